@@ -1,0 +1,67 @@
+/// \file colormap.cpp
+/// viridis, the colour map of every attention heatmap, and the masked-cell colour.
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "views.hpp"
+
+namespace attnlab::views {
+namespace {
+
+/// One stop of the colour map: position t in [0, 1] and its sRGB colour.
+struct Stop {
+  double t;
+  unsigned rgb;  ///< 0xRRGGBB.
+};
+
+/// matplotlib's viridis (van der Walt & Smith 2015) sampled at t = k/8 and t = k/10, 17 stops;
+/// linear interpolation in RGB between them stays within one 8-bit step of the 256-entry table.
+// clang-format off
+constexpr std::array<Stop, 17> kViridisStops{{
+    {0.000, 0x440154}, {0.100, 0x482576}, {0.125, 0x472d7b}, {0.200, 0x414487},
+    {0.250, 0x3b528b}, {0.300, 0x35608d}, {0.375, 0x2c728e}, {0.400, 0x2a788e},
+    {0.500, 0x21908c}, {0.600, 0x22a884}, {0.625, 0x27ad81}, {0.700, 0x43bf71},
+    {0.750, 0x5dc863}, {0.800, 0x7ad151}, {0.875, 0xaadc32}, {0.900, 0xbbdf27},
+    {1.000, 0xfde725},
+}};
+// clang-format on
+
+QColor toColor(unsigned rgb) {
+  return QColor(static_cast<int>((rgb >> 16) & 0xff), static_cast<int>((rgb >> 8) & 0xff),
+                static_cast<int>(rgb & 0xff));
+}
+
+}  // namespace
+
+QColor viridis(double t) {
+  if (!std::isfinite(t)) return kMaskedColor;
+  t = std::clamp(t, 0.0, 1.0);
+  // The first stop whose position is ≥ t; interpolate from the one before it.
+  const auto* upper =
+      std::lower_bound(kViridisStops.begin(), kViridisStops.end(), t,
+                       [](const Stop& stop, double value) { return stop.t < value; });
+  if (upper == kViridisStops.begin()) return toColor(upper->rgb);
+  const auto* lower = upper - 1;
+  const double f = (t - lower->t) / (upper->t - lower->t);
+  const QColor a = toColor(lower->rgb);
+  const QColor b = toColor(upper->rgb);
+  auto mix = [f](int x, int y) { return static_cast<int>(std::lround(x + f * (y - x))); };
+  return QColor(mix(a.red(), b.red()), mix(a.green(), b.green()), mix(a.blue(), b.blue()));
+}
+
+QCPColorGradient viridisGradient() {
+  QCPColorGradient gradient;
+  gradient.clearColorStops();
+  for (const Stop& stop : kViridisStops) gradient.setColorStopAt(stop.t, toColor(stop.rgb));
+  gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+  gradient.setLevelCount(350);
+  gradient.setNanHandling(QCPColorGradient::nhNanColor);
+  gradient.setNanColor(kMaskedColor);
+  return gradient;
+}
+
+}  // namespace attnlab::views

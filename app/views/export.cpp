@@ -1,0 +1,126 @@
+/// \file export.cpp
+/// Writes a drawn plot to PNG (raster), SVG or PDF (vector).
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSvgGenerator>
+#include <cmath>
+#include <string>
+
+#include "attnlab/error.hpp"
+#include "views.hpp"
+
+namespace attnlab::views {
+namespace {
+
+/// Largest edge of a written image in device pixels (QPainter's raster engine limit is 32767).
+constexpr double kMaxPixels = 16384;
+
+std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
+
+[[noreturn]] void failIo(const QString& path, const QString& reason) {
+  throw Error(ErrorCode::kIo, "cannot write " + utf8(path) + ": " + utf8(reason));
+}
+
+/// Throws kIo when path cannot be created or overwritten; the message carries the OS's reason.
+void checkWritable(const QString& path) {
+  const QFileInfo info(path);
+  if (info.isDir()) failIo(path, QStringLiteral("it is a folder"));
+  const QDir folder = info.absoluteDir();
+  if (!folder.exists()) {
+    failIo(path, QStringLiteral("folder %1 does not exist")
+                     .arg(QDir::toNativeSeparators(folder.absolutePath())));
+  }
+  const bool existed = info.exists();
+  QFile probe(path);
+  if (!probe.open(QIODevice::WriteOnly | QIODevice::Append)) failIo(path, probe.errorString());
+  probe.close();
+  if (!existed) probe.remove();
+}
+
+/// After a writer reported success: the file must exist and be non-empty.
+void checkWritten(const QString& path, const char* what) {
+  const QFileInfo info(path);
+  if (!info.exists() || info.size() == 0) {
+    QFile::remove(path);
+    failIo(path, QStringLiteral("the %1 writer produced no output").arg(QLatin1String(what)));
+  }
+}
+
+void writeSvg(QCustomPlot& plot, const QString& path, const ImageSize& size) {
+  QSvgGenerator generator;
+  generator.setFileName(path);
+  generator.setSize(QSize(size.width, size.height));
+  generator.setViewBox(QRect(0, 0, size.width, size.height));
+  // Same resolution as the screen the layout is measured on, so text keeps its size.
+  generator.setResolution(plot.logicalDpiX());
+  generator.setTitle(QStringLiteral("Attention Lab"));
+  generator.setDescription(
+      QStringLiteral("Attention Lab plot, %1 × %2 px").arg(size.width).arg(size.height));
+  QCPPainter painter;
+  if (!painter.begin(&generator)) failIo(path, QStringLiteral("the SVG writer could not open it"));
+  painter.setMode(QCPPainter::pmVectorized);  // no pixmap caches: text and lines stay vector
+  painter.setMode(QCPPainter::pmNoCaching);
+  plot.toPainter(&painter, size.width, size.height);
+  if (!painter.end()) failIo(path, QStringLiteral("the SVG writer failed"));
+}
+
+}  // namespace
+
+std::optional<ImageFormat> imageFormatForPath(const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == QLatin1String("png")) return ImageFormat::kPng;
+  if (suffix == QLatin1String("svg")) return ImageFormat::kSvg;
+  if (suffix == QLatin1String("pdf")) return ImageFormat::kPdf;
+  return std::nullopt;
+}
+
+void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size) {
+  if (size.width <= 0 || size.height <= 0 || !(size.scale > 0) || !std::isfinite(size.scale)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "image size must be positive, got " + std::to_string(size.width) + " x " +
+                    std::to_string(size.height) + " at scale " + std::to_string(size.scale));
+  }
+  if (size.width * size.scale > kMaxPixels || size.height * size.scale > kMaxPixels) {
+    throw Error(ErrorCode::kInvalidArgument, "image too large: " + std::to_string(size.width) +
+                                                 " x " + std::to_string(size.height) +
+                                                 " at scale " + std::to_string(size.scale) +
+                                                 " exceeds 16384 pixels on a side");
+  }
+  const std::optional<ImageFormat> format = imageFormatForPath(path);
+  if (!format) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "unknown image format for " + utf8(path) + ": use .png, .svg or .pdf");
+  }
+  checkWritable(path);
+
+  switch (*format) {
+    case ImageFormat::kPng: {
+      // Resolution scales with `scale` so a 2× image keeps its physical size in documents.
+      const int dpi = static_cast<int>(std::lround(96 * size.scale));
+      if (!plot.savePng(path, size.width, size.height, size.scale, -1, dpi)) {
+        QFile::remove(path);
+        failIo(path, QStringLiteral("the PNG writer failed"));
+      }
+      checkWritten(path, "PNG");
+      break;
+    }
+    case ImageFormat::kSvg:
+      writeSvg(plot, path, size);
+      checkWritten(path, "SVG");
+      break;
+    case ImageFormat::kPdf:
+      if (!plot.savePdf(path, size.width, size.height, QCP::epNoCosmetic,
+                        QStringLiteral("Attention Lab"), QStringLiteral("Attention Lab plot"))) {
+        QFile::remove(path);
+        failIo(path, QStringLiteral("the PDF writer failed"));
+      }
+      checkWritten(path, "PDF");
+      break;
+  }
+}
+
+}  // namespace attnlab::views

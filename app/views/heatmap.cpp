@@ -1,0 +1,535 @@
+/// \file heatmap.cpp
+/// Attention heatmaps: one head, or every head in a grid sharing one colour scale.
+/// Rows are queries (top to bottom), columns are keys (left to right), cells are weights.
+
+#include <qcustomplot.h>
+
+#include <QFontMetricsF>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attnlab/error.hpp"
+#include "views.hpp"
+
+namespace attnlab::views {
+namespace {
+
+/// Object name of the margin groups the views create, so clearPlot can delete them.
+constexpr char kMarginGroupName[] = "attnlab_views_margin_group";
+/// Tokens longer than this many characters are elided in tick labels.
+constexpr int kMaxLabelChars = 14;
+/// Single heatmaps up to this many tokens per side print each weight in its cell.
+constexpr int kMaxAnnotatedTokens = 10;
+/// Most tick labels one grid panel carries per axis before thinning out.
+constexpr int kGridMaxLabels = 24;
+/// Most tick labels a single heatmap carries per axis.
+constexpr int kSingleMaxLabels = 50;
+/// Largest map (cells) that SVG and PDF get as vector rectangles; bigger maps are embedded images.
+constexpr int kMaxVectorCells = 160 * 160;
+
+/// Pixel layout of the default image sizes; the label density is computed from the same numbers.
+constexpr double kSingleMarginX = 290;  ///< Query labels and title + colour scale.
+constexpr double kSingleMarginY = 210;  ///< Title + key labels + masked note.
+constexpr double kPanelMarginX = 110;   ///< One grid panel: query labels.
+constexpr double kPanelMarginY = 120;   ///< One grid panel: "head k" + key labels.
+constexpr double kGridMarginX = 140;    ///< Colour scale of a grid.
+constexpr double kGridMarginY = 90;     ///< Overall title (+ masked note) of a grid.
+
+/// Text sizes in points.
+struct Fonts {
+  double title;
+  double panel_title;
+  double axis_title;
+  double tick;
+  double note;
+  double cell;
+};
+constexpr Fonts kSingleFonts{15, 12, 12, 11, 10, 10};
+constexpr Fonts kGridFonts{15, 11, 10, 8.5, 10, 8};
+/// The smallest size a title shrinks to before it wraps onto a second line.
+constexpr double kMinTitlePoints = 12;
+
+QFont sizedFont(const QCustomPlot& plot, double point_size, bool bold = false) {
+  // The widget's (application's) font: its family falls back through fontconfig to Noto CJK and
+  // Noto Color Emoji, so Chinese tokens and emoji render as glyphs.
+  QFont font = plot.font();
+  font.setPointSizeF(point_size);
+  font.setBold(bold);
+  return font;
+}
+
+/// Edge length of one cell in pixels for n_q × n_k cells in an image of defaultHeatmapSize.
+double singleCellPixels(int n_q, int n_k) {
+  const double n = std::max(n_q, n_k);
+  return std::max(std::clamp(1200.0 / n, 2.0, 48.0), 320.0 / n);
+}
+double panelCellPixels(int n_q, int n_k) {
+  const double n = std::max(n_q, n_k);
+  return std::max(std::clamp(400.0 / n, 1.5, 32.0), 180.0 / n);
+}
+
+/// How a token reads as a tick label: elided when long, whitespace made visible.
+QString tickLabel(const QString& token) {
+  QString text = token.trimmed().isEmpty() ? QStringLiteral("␣") : token;
+  text.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+  if (text.size() <= kMaxLabelChars) return text;
+  int cut = kMaxLabelChars - 1;
+  if (text.at(cut - 1).isHighSurrogate()) --cut;  // never split a surrogate pair (emoji)
+  return text.left(cut) + QStringLiteral("…");
+}
+
+/// tokens when it has n entries, the indices 0 … n−1 when it is empty; throws otherwise.
+QStringList labelsFor(const QStringList& tokens, int n, const char* what) {
+  if (tokens.isEmpty()) {
+    QStringList indices;
+    for (int i = 0; i < n; ++i) indices << QString::number(i);
+    return indices;
+  }
+  if (tokens.size() != n) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string(what) + " has " + std::to_string(tokens.size()) +
+                    " entries but the result has " + std::to_string(n));
+  }
+  QStringList labels;
+  for (const QString& token : tokens) labels << tickLabel(token);
+  return labels;
+}
+
+/// Label every step-th token so that labels `extent_px` tall never overlap cells `cell_px` wide.
+int labelStep(double cell_px, double extent_px, int n, int max_labels) {
+  int step = std::max(1, static_cast<int>(std::ceil((extent_px + 2.0) / cell_px)));
+  if (max_labels > 0 && n > max_labels) {
+    step = std::max(step, static_cast<int>(std::ceil(static_cast<double>(n) / max_labels)));
+  }
+  return step;
+}
+
+/// Ticks at token positions 0, step, 2·step …; thinned labels carry their position ("#13 the").
+QSharedPointer<QCPAxisTickerText> tokenTicker(const QStringList& labels, int step) {
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int i = 0; i < labels.size(); i += step) {
+    ticker->addTick(i,
+                    step == 1 ? labels.at(i) : QStringLiteral("#%1 %2").arg(i).arg(labels.at(i)));
+  }
+  ticker->setSubTickCount(0);
+  return ticker;
+}
+
+/// The note under a heatmap whose mask hides cells.
+QString maskedNote(Mask mask) {
+  return mask == Mask::kCausal
+             ? QStringLiteral("grey = masked (causal: a query cannot see later keys)")
+             : QStringLiteral("grey = masked");
+}
+
+bool anyMasked(const AttentionResult& result) {
+  for (int i = 0; i < result.nQ(); ++i) {
+    for (int j = 0; j < result.nK(); ++j) {
+      if (isMasked(result.mask, i, j, result.nK())) return true;
+    }
+  }
+  return false;
+}
+
+void checkResult(const AttentionResult& result) {
+  if (result.heads() < 1 || result.nQ() < 1 || result.nK() < 1) {
+    throw Error(ErrorCode::kInvalidArgument, "nothing to draw: the result has no weights");
+  }
+  const auto expected = static_cast<std::size_t>(result.heads()) * result.nQ() * result.nK();
+  if (result.weights.data.size() != expected) {
+    throw Error(ErrorCode::kInvalidArgument, "the result's weights do not match its shape");
+  }
+}
+
+/// "scaled dot-product · head 3 · d_k = 8 · scaled 1/√d_k · causal mask · cross-attention".
+QString titleText(const AttentionResult& result, const RunLabel& label, const QString& heads) {
+  QStringList parts{mechanismTitle(label.spec.mechanism), heads,
+                    QStringLiteral("d_k = %1").arg(label.spec.resolvedDk())};
+  // "additive · … · additive" says nothing twice; additive with a temperature does say "T = …".
+  if (label.spec.mechanism != Mechanism::kAdditive || label.spec.temperature) {
+    parts << scalingText(label.spec);
+  }
+  if (result.mask == Mask::kCausal) parts << QStringLiteral("causal mask");
+  if (label.cross) parts << QStringLiteral("cross-attention");
+  if (!label.extra.isEmpty()) parts << label.extra;
+  return parts.join(QStringLiteral(" · "));
+}
+
+QCPTextElement* addText(QCustomPlot& plot, QCPLayoutGrid* layout, int row, int column,
+                        const QString& text, const QFont& font, const QColor& color = Qt::black) {
+  auto* element = new QCPTextElement(&plot, text, font);
+  element->setTextColor(color);
+  layout->addElement(row, column, element);
+  return element;
+}
+
+/// Adds the title in row 0 of the plot layout, shrunk (down to kMinTitlePoints) to fit
+/// width_px, and wrapped after the head part when it still does not fit.
+void addTitle(QCustomPlot& plot, const QString& title, double point_size, double width_px) {
+  QFont font = sizedFont(plot, point_size, true);
+  // Keep a margin: text measured here can come out a little wider in the exported image.
+  const double available = 0.85 * width_px - 24;
+  while (font.pointSizeF() > kMinTitlePoints &&
+         QFontMetricsF(font).horizontalAdvance(title) > available) {
+    font.setPointSizeF(font.pointSizeF() - 0.5);
+  }
+  QString text = title;
+  if (QFontMetricsF(font).horizontalAdvance(title) > available) {
+    // "mechanism · head k" on the first line, the settings on the second.
+    const QString separator = QStringLiteral(" · ");
+    const int second = title.indexOf(separator, title.indexOf(separator) + 1);
+    if (second > 0) text = title.left(second) + QLatin1Char('\n') + title.mid(second + 3);
+  }
+  QCPTextElement* element = addText(plot, plot.plotLayout(), 0, 0, text, font);
+  element->setObjectName(QStringLiteral("title"));
+}
+
+/// A QCPColorMap that paints its cells as filled rectangles when the painter is vectorized (SVG,
+/// PDF export), so exported heatmaps stay sharp at any zoom and stay editable; on screen and in
+/// PNG it draws the usual image. Maps above kMaxVectorCells keep the image everywhere.
+class CellColorMap : public QCPColorMap {
+ public:
+  using QCPColorMap::QCPColorMap;
+
+ protected:
+  void draw(QCPPainter* painter) override {
+    QCPColorMapData* cells = data();  // cell() is not const in QCustomPlot 2.1
+    const int key_size = cells->keySize();
+    const int value_size = cells->valueSize();
+    if (!painter->modes().testFlag(QCPPainter::pmVectorized) || key_size < 2 || value_size < 2 ||
+        key_size * value_size > kMaxVectorCells || !keyAxis() || !valueAxis()) {
+      QCPColorMap::draw(painter);
+      return;
+    }
+    QCPColorGradient colors = gradient();
+    const QCPRange range = dataRange();
+    const double half_key = 0.5 * cells->keyRange().size() / (key_size - 1);
+    const double half_value = 0.5 * cells->valueRange().size() / (value_size - 1);
+    // A quarter pixel of overlap hides the hairline seams viewers draw between abutting fills.
+    constexpr double kOverlap = 0.25;
+    painter->setPen(Qt::NoPen);
+    painter->setAntialiasing(false);
+    auto colorOf = [&](int k, int v) {
+      const double z = cells->cell(k, v);
+      return std::isnan(z) ? colors.nanColor().rgb() : colors.color(z, range);
+    };
+    for (int v = 0; v < value_size; ++v) {
+      // One rectangle per run of equal colours along the row (masked triangles become one each).
+      int run_start = 0;
+      QRgb run_color = colorOf(0, v);
+      for (int k = 1; k <= key_size; ++k) {
+        const QRgb color = k < key_size ? colorOf(k, v) : 0;
+        if (k < key_size && color == run_color) continue;
+        double first_key = 0, value = 0, last_key = 0, unused = 0;
+        cells->cellToCoord(run_start, v, &first_key, &value);
+        cells->cellToCoord(k - 1, v, &last_key, &unused);
+        const QPointF a = coordsToPixels(first_key - half_key, value - half_value);
+        const QPointF b = coordsToPixels(last_key + half_key, value + half_value);
+        const QRectF rect =
+            QRectF(a, b).normalized().adjusted(-kOverlap, -kOverlap, kOverlap, kOverlap);
+        painter->setBrush(QColor::fromRgb(run_color));
+        painter->drawRect(rect);
+        run_start = k;
+        run_color = color;
+      }
+    }
+  }
+};
+
+QCPColorScale* addColorScale(QCustomPlot& plot, QCPLayoutGrid* layout, int row, int column,
+                             const Fonts& fonts) {
+  auto* scale = new QCPColorScale(&plot);
+  layout->addElement(row, column, scale);
+  scale->setType(QCPAxis::atRight);
+  scale->setGradient(viridisGradient());
+  scale->setDataRange(QCPRange(0.0, 1.0));
+  scale->setLabel(QStringLiteral("attention weight"));
+  scale->setBarWidth(18);
+  scale->setRangeDrag(false);
+  scale->setRangeZoom(false);
+  scale->axis()->setLabelFont(sizedFont(plot, fonts.axis_title));
+  scale->axis()->setTickLabelFont(sizedFont(plot, fonts.tick));
+  scale->axis()->ticker()->setTickCount(5);
+  return scale;
+}
+
+struct PanelSetup {
+  const Fonts* fonts;
+  double cell_px;    ///< Expected cell edge at the default image size.
+  int max_labels;    ///< Most labels per axis (0: no limit beyond overlap).
+  bool key_title;    ///< "key" above the key labels.
+  bool query_title;  ///< "query" left of the query labels.
+  bool annotate;     ///< Print weights in the cells.
+};
+
+/// Sets up rect's axes for head `head` and adds its colour map; returns the map.
+QCPColorMap* drawPanel(QCustomPlot& plot, QCPAxisRect* rect, const AttentionResult& result,
+                       int head, const QStringList& query_labels, const QStringList& key_labels,
+                       const PanelSetup& setup) {
+  const int n_q = result.nQ();
+  const int n_k = result.nK();
+  QCPAxis* keys = rect->axis(QCPAxis::atTop);
+  QCPAxis* queries = rect->axis(QCPAxis::atLeft);
+  rect->axis(QCPAxis::atBottom)->setVisible(false);
+  rect->axis(QCPAxis::atRight)->setVisible(false);
+  rect->setRangeDrag(Qt::Orientations());
+  rect->setRangeZoom(Qt::Orientations());
+  keys->setVisible(true);
+
+  const QFont tick_font = sizedFont(plot, setup.fonts->tick);
+  const QFontMetricsF metrics(tick_font);
+  const QPen frame_pen(QColor(0x60, 0x60, 0x60), 1.0);
+  auto style = [&](QCPAxis* axis, int n, const QStringList& labels, int step, const QString& title,
+                   bool show_title) {
+    axis->setTicker(tokenTicker(labels, step));
+    axis->setTickLabelFont(tick_font);
+    axis->setTickLength(0, 3);
+    axis->setSubTicks(false);
+    axis->setTickPen(frame_pen);
+    axis->setBasePen(frame_pen);
+    axis->setTickLabelPadding(3);
+    axis->grid()->setVisible(false);
+    axis->setRange(-0.5, n - 0.5);
+    if (show_title) {
+      axis->setLabel(title);
+      axis->setLabelFont(sizedFont(plot, setup.fonts->axis_title, true));
+      axis->setLabelPadding(6);
+    }
+  };
+
+  // Keys across the top: upright while every label fits its column, else rotated 90°.
+  double widest = 0;
+  for (const QString& label : key_labels)
+    widest = std::max(widest, metrics.horizontalAdvance(label));
+  const int upright_step = labelStep(setup.cell_px, widest, n_k, setup.max_labels);
+  const int rotated_step = labelStep(setup.cell_px, metrics.height(), n_k, setup.max_labels);
+  const bool rotate = upright_step > rotated_step;
+  style(keys, n_k, key_labels, rotate ? rotated_step : upright_step, QStringLiteral("key"),
+        setup.key_title);
+  if (rotate) keys->setTickLabelRotation(-90);
+  style(queries, n_q, query_labels,
+        labelStep(setup.cell_px, metrics.height(), n_q, setup.max_labels), QStringLiteral("query"),
+        setup.query_title);
+  queries->setRangeReversed(true);  // query 0 at the top, like reading a matrix
+
+  auto* map = new CellColorMap(keys, queries);
+  map->setInterpolate(false);
+  map->setTightBoundary(false);
+  map->setGradient(viridisGradient());
+  map->setDataRange(QCPRange(0.0, 1.0));
+  map->setName(QStringLiteral("head %1").arg(head));
+  // A 1-wide QCPColorMap has zero width on screen: store a single key (query) as two half cells.
+  const int key_cells = n_k == 1 ? 2 : n_k;
+  const int query_cells = n_q == 1 ? 2 : n_q;
+  map->data()->setSize(key_cells, query_cells);
+  map->data()->setRange(n_k == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, n_k - 1),
+                        n_q == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, n_q - 1));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int cq = 0; cq < query_cells; ++cq) {
+    const int i = n_q == 1 ? 0 : cq;
+    for (int ck = 0; ck < key_cells; ++ck) {
+      const int j = n_k == 1 ? 0 : ck;
+      const double w = isMasked(result.mask, i, j, n_k) ? nan : result.weights(head, i, j);
+      map->data()->setCell(ck, cq, w);
+    }
+  }
+
+  if (setup.annotate) {
+    const QFont cell_font = sizedFont(plot, setup.fonts->cell);
+    for (int i = 0; i < n_q; ++i) {
+      for (int j = 0; j < n_k; ++j) {
+        if (isMasked(result.mask, i, j, n_k)) continue;
+        const double w = result.weights(head, i, j);
+        auto* text = new QCPItemText(&plot);
+        text->setClipAxisRect(rect);
+        text->position->setAxes(keys, queries);
+        text->position->setCoords(j, i);
+        text->setText(QString::number(w, 'f', 2));
+        text->setFont(cell_font);
+        // viridis is dark below ~0.55: white text there, black on the green and yellow end.
+        text->setColor(w < 0.55 ? Qt::white : Qt::black);
+        text->setSelectable(false);
+      }
+    }
+  }
+  return map;
+}
+
+/// Puts the plot's convenience pointers on rect's axes (xAxis2 = keys, yAxis = queries).
+void adoptAxes(QCustomPlot& plot, QCPAxisRect* rect) {
+  plot.xAxis = rect->axis(QCPAxis::atBottom);
+  plot.yAxis = rect->axis(QCPAxis::atLeft);
+  plot.xAxis2 = rect->axis(QCPAxis::atTop);
+  plot.yAxis2 = rect->axis(QCPAxis::atRight);
+}
+
+QCPMarginGroup* newMarginGroup(QCustomPlot& plot) {
+  auto* group = new QCPMarginGroup(&plot);
+  group->setObjectName(QLatin1String(kMarginGroupName));
+  return group;
+}
+
+}  // namespace
+
+QString mechanismTitle(Mechanism mechanism) {
+  switch (mechanism) {
+    case Mechanism::kAdditive:
+      return QStringLiteral("additive");
+    case Mechanism::kDot:
+      return QStringLiteral("dot-product");
+    case Mechanism::kScaled:
+      return QStringLiteral("scaled dot-product");
+  }
+  return QStringLiteral("attention");
+}
+
+QString scalingText(const AttentionSpec& spec) {
+  if (spec.temperature) return QStringLiteral("T = %1").arg(*spec.temperature, 0, 'g', 4);
+  switch (spec.mechanism) {
+    case Mechanism::kAdditive:
+      return QStringLiteral("additive");
+    case Mechanism::kDot:
+      return QStringLiteral("unscaled");
+    case Mechanism::kScaled:
+      return QStringLiteral("scaled 1/√d_k");
+  }
+  return {};
+}
+
+void clearPlot(QCustomPlot& plot) {
+  plot.clearItems();
+  plot.clearPlottables();
+  plot.plotLayout()->clear();
+  const auto groups = plot.findChildren<QCPMarginGroup*>(QLatin1String(kMarginGroupName),
+                                                         Qt::FindDirectChildrenOnly);
+  for (QCPMarginGroup* group : groups) delete group;
+  plot.xAxis = plot.yAxis = plot.xAxis2 = plot.yAxis2 = nullptr;
+  plot.legend = nullptr;
+}
+
+void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
+                 const QStringList& query_tokens, const QStringList& key_tokens,
+                 const RunLabel& label) {
+  checkResult(result);
+  if (head < 0 || head >= result.heads()) {
+    throw Error(ErrorCode::kInvalidArgument, "head " + std::to_string(head) +
+                                                 " does not exist (the result has " +
+                                                 std::to_string(result.heads()) + " heads)");
+  }
+  const QStringList query_labels = labelsFor(query_tokens, result.nQ(), "query_tokens");
+  const QStringList key_labels = labelsFor(key_tokens, result.nK(), "key_tokens");
+  const double cell_px = singleCellPixels(result.nQ(), result.nK());
+  Fonts fonts = kSingleFonts;
+  fonts.tick = std::clamp(cell_px / 4.0, kSingleFonts.tick, 14.0);  // big tokens when few
+
+  clearPlot(plot);
+  QCPLayoutGrid* layout = plot.plotLayout();
+  layout->setRowSpacing(4);
+  addTitle(plot, titleText(result, label, QStringLiteral("head %1").arg(head)), fonts.title,
+           defaultHeatmapSize(result.nQ(), result.nK(), 1).width);
+
+  auto* body = new QCPLayoutGrid;
+  layout->addElement(1, 0, body);
+  auto* rect = new QCPAxisRect(&plot);
+  body->addElement(0, 0, rect);
+  QCPColorScale* scale = addColorScale(plot, body, 0, 1, fonts);
+  body->setColumnStretchFactor(1, 0.01);
+  QCPMarginGroup* group = newMarginGroup(plot);
+  rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+  scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+
+  const PanelSetup setup{
+      &fonts, cell_px, kSingleMaxLabels,
+      true,   true,    std::max(result.nQ(), result.nK()) <= kMaxAnnotatedTokens};
+  QCPColorMap* map = drawPanel(plot, rect, result, head, query_labels, key_labels, setup);
+  map->setColorScale(scale);
+
+  if (anyMasked(result)) {
+    QCPTextElement* note = addText(plot, layout, 2, 0, maskedNote(result.mask),
+                                   sizedFont(plot, fonts.note), QColor(0x50, 0x50, 0x50));
+    note->setTextFlags(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  adoptAxes(plot, rect);
+}
+
+void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStringList& query_tokens,
+                  const QStringList& key_tokens, const RunLabel& label) {
+  checkResult(result);
+  const int h = result.heads();
+  const QStringList query_labels = labelsFor(query_tokens, result.nQ(), "query_tokens");
+  const QStringList key_labels = labelsFor(key_tokens, result.nK(), "key_tokens");
+  const double cell_px = panelCellPixels(result.nQ(), result.nK());
+  Fonts fonts = kGridFonts;
+  fonts.tick = std::clamp(cell_px / 2.8, kGridFonts.tick, kSingleFonts.tick);  // CJK stays legible
+  const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(h))));
+
+  clearPlot(plot);
+  QCPLayoutGrid* layout = plot.plotLayout();
+  layout->setRowSpacing(4);
+  const QString heads = h == 1 ? QStringLiteral("1 head") : QStringLiteral("%1 heads").arg(h);
+  addTitle(plot, titleText(result, label, heads), fonts.title,
+           defaultHeatmapSize(result.nQ(), result.nK(), h).width);
+
+  auto* body = new QCPLayoutGrid;
+  layout->addElement(1, 0, body);
+  auto* panels = new QCPLayoutGrid;
+  body->addElement(0, 0, panels);
+  panels->setColumnSpacing(14);
+  panels->setRowSpacing(10);
+  QCPColorScale* scale = addColorScale(plot, body, 0, 1, kSingleFonts);
+  body->setColumnStretchFactor(1, 0.01);
+
+  PanelSetup setup{&fonts, cell_px, kGridMaxLabels, false, false, false};
+  QCPMarginGroup* group = newMarginGroup(plot);
+  QCPAxisRect* first = nullptr;
+  for (int k = 0; k < h; ++k) {
+    auto* panel = new QCPLayoutGrid;
+    panels->addElement(k / columns, k % columns, panel);
+    panel->setRowSpacing(0);
+    addText(plot, panel, 0, 0, QStringLiteral("head %1").arg(k),
+            sizedFont(plot, fonts.panel_title, true));
+    auto* rect = new QCPAxisRect(&plot);
+    panel->addElement(1, 0, rect);
+    rect->setMarginGroup(QCP::msAll, group);
+    setup.key_title = k < columns;         // first row
+    setup.query_title = k % columns == 0;  // first column
+    QCPColorMap* map = drawPanel(plot, rect, result, k, query_labels, key_labels, setup);
+    map->setColorScale(scale);
+    if (!first) first = rect;
+  }
+  // Keep empty slots of the last row the same size as the others.
+  const int rows = (h + columns - 1) / columns;
+  panels->expandTo(rows, columns);
+
+  if (anyMasked(result)) {
+    QCPTextElement* note = addText(plot, layout, 2, 0, maskedNote(result.mask),
+                                   sizedFont(plot, fonts.note), QColor(0x50, 0x50, 0x50));
+    note->setTextFlags(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  adoptAxes(plot, first);
+}
+
+ImageSize defaultHeatmapSize(int n_q, int n_k, int heads_in_image) {
+  n_q = std::max(1, n_q);
+  n_k = std::max(1, n_k);
+  const int h = std::max(1, heads_in_image);
+  ImageSize size;
+  if (h == 1) {
+    const double cell = singleCellPixels(n_q, n_k);
+    size.width = static_cast<int>(std::clamp(kSingleMarginX + n_k * cell, 500.0, 1600.0));
+    size.height = static_cast<int>(std::clamp(kSingleMarginY + n_q * cell, 500.0, 1600.0));
+    return size;
+  }
+  const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(h))));
+  const int rows = (h + columns - 1) / columns;
+  const double cell = panelCellPixels(n_q, n_k);
+  const double panel_w = kPanelMarginX + n_k * cell;
+  const double panel_h = kPanelMarginY + n_q * cell;
+  size.width = static_cast<int>(std::clamp(kGridMarginX + columns * panel_w, 500.0, 2600.0));
+  size.height = static_cast<int>(std::clamp(kGridMarginY + rows * panel_h, 400.0, 2600.0));
+  return size;
+}
+
+}  // namespace attnlab::views

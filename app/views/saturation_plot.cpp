@@ -1,0 +1,270 @@
+/// \file saturation_plot.cpp
+/// The softmax-saturation plot: how peaked the attention rows get as d_k grows, with and without
+/// the 1/√d_k scale (Vaswani et al. 2017, §3.2.1).
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "views.hpp"
+
+namespace attnlab::views {
+namespace {
+
+// Okabe–Ito colours: distinguishable with every common colour-vision deficiency and in grey.
+const QColor kMaxWeightColor(0x00, 0x72, 0xb2);  // blue
+const QColor kEntropyColor(0xd5, 0x5e, 0x00);    // vermillion
+const QColor kMarkerLineColor(0x55, 0x55, 0x55);
+
+QFont sizedFont(const QCustomPlot& plot, double point_size, bool bold = false) {
+  QFont font = plot.font();  // application font; fontconfig supplies CJK / emoji fallbacks
+  font.setPointSizeF(point_size);
+  font.setBold(bold);
+  return font;
+}
+
+std::vector<SaturationPoint> sortedByDk(std::vector<SaturationPoint> points) {
+  std::sort(points.begin(), points.end(),
+            [](const SaturationPoint& a, const SaturationPoint& b) { return a.d_k < b.d_k; });
+  points.erase(std::remove_if(points.begin(), points.end(),
+                              [](const SaturationPoint& p) { return p.d_k < 1; }),
+               points.end());
+  return points;
+}
+
+double valueOf(const SaturationPoint& point, bool entropy) {
+  return entropy ? point.mean_norm_entropy : point.mean_max_weight;
+}
+
+/// The curve's value at d (linear interpolation in log2 d_k, constant beyond the ends).
+std::optional<double> valueAt(const std::vector<SaturationPoint>& points, double d, bool entropy) {
+  if (points.empty()) return std::nullopt;
+  if (d <= points.front().d_k) return valueOf(points.front(), entropy);
+  if (d >= points.back().d_k) return valueOf(points.back(), entropy);
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    if (d <= points[i].d_k) {
+      const double x0 = std::log2(points[i - 1].d_k);
+      const double x1 = std::log2(points[i].d_k);
+      const double f = x1 > x0 ? (std::log2(d) - x0) / (x1 - x0) : 1.0;
+      return valueOf(points[i - 1], entropy) +
+             f * (valueOf(points[i], entropy) - valueOf(points[i - 1], entropy));
+    }
+  }
+  return valueOf(points.back(), entropy);
+}
+
+QCPGraph* addSeries(QCustomPlot& plot, QCPAxis* x, QCPAxis* y,
+                    const std::vector<SaturationPoint>& points, bool entropy) {
+  QCPGraph* graph = plot.addGraph(x, y);
+  QVector<double> keys;
+  QVector<double> values;
+  for (const SaturationPoint& point : points) {
+    keys << point.d_k;
+    values << valueOf(point, entropy);
+  }
+  graph->setData(keys, values, true);
+  return graph;
+}
+
+}  // namespace
+
+void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
+                    const std::optional<SaturationAnalysis>& sentence, int current_d_k,
+                    bool current_scaled) {
+  clearPlot(plot);
+  QCPLayoutGrid* layout = plot.plotLayout();
+  layout->setRowSpacing(6);
+
+  auto* title = new QCPTextElement(
+      &plot, QStringLiteral("Softmax saturation vs d_k (n_k = %1 keys)").arg(model.n_k),
+      sizedFont(plot, 15, true));
+  layout->addElement(0, 0, title);
+
+  auto* rect = new QCPAxisRect(&plot);
+  layout->addElement(1, 0, rect);
+  rect->setRangeDrag(Qt::Orientations());
+  rect->setRangeZoom(Qt::Orientations());
+  QCPAxis* x = rect->axis(QCPAxis::atBottom);
+  QCPAxis* y = rect->axis(QCPAxis::atLeft);
+  const QFont tick_font = sizedFont(plot, 11);
+  const QFont label_font = sizedFont(plot, 12);
+  const QPen grid_pen(QColor(0xdd, 0xdd, 0xdd), 1.0, Qt::SolidLine);
+  for (QCPAxis* axis : {x, y}) {
+    axis->setTickLabelFont(tick_font);
+    axis->setLabelFont(label_font);
+    axis->grid()->setPen(grid_pen);
+    axis->grid()->setZeroLinePen(grid_pen);
+    axis->setSubTicks(false);
+  }
+
+  // x: d_k on a base-2 log axis, one labelled tick per power of two (1 2 4 … 1024).
+  x->setScaleType(QCPAxis::stLogarithmic);
+  auto log_ticker = QSharedPointer<QCPAxisTickerLog>::create();
+  log_ticker->setLogBase(2);
+  log_ticker->setSubTickCount(0);
+  log_ticker->setTickCount(16);
+  x->setTicker(log_ticker);
+  x->setNumberFormat(QStringLiteral("g"));
+  x->setNumberPrecision(6);
+  x->setLabel(QStringLiteral("d_k (log₂ scale)"));
+  y->setLabel(QStringLiteral("mean over rows"));
+  y->setRange(-0.02, 1.04);
+  y->ticker()->setTickCount(6);
+
+  const std::vector<SaturationPoint> scaled = sortedByDk(model.scaled);
+  const std::vector<SaturationPoint> unscaled = sortedByDk(model.unscaled);
+
+  // Four model curves: colour = quantity, line style = scaling; the current scaling is thicker.
+  struct CurveSpec {
+    const std::vector<SaturationPoint>* points;
+    bool entropy;
+    bool scaled;
+    QString name;
+  };
+  const CurveSpec curves[] = {
+      {&scaled, false, true, QStringLiteral("max weight, scaled 1/√d_k")},
+      {&unscaled, false, false, QStringLiteral("max weight, unscaled")},
+      {&scaled, true, true, QStringLiteral("entropy / ln n_k, scaled 1/√d_k")},
+      {&unscaled, true, false, QStringLiteral("entropy / ln n_k, unscaled")},
+  };
+  std::vector<QCPGraph*> legend_graphs;
+  for (const CurveSpec& curve : curves) {
+    QCPGraph* graph = addSeries(plot, x, y, *curve.points, curve.entropy);
+    QPen pen(curve.entropy ? kEntropyColor : kMaxWeightColor,
+             curve.scaled == current_scaled ? 3.0 : 2.0);
+    pen.setStyle(curve.scaled ? Qt::SolidLine : Qt::DashLine);
+    pen.setCapStyle(Qt::FlatCap);
+    graph->setPen(pen);
+    graph->setName(curve.name);
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), 4));
+    legend_graphs.push_back(graph);
+  }
+
+  // The sentence's own points: filled markers for scaled, hollow for unscaled, same colours.
+  double min_d = 1;
+  double max_d = 1024;
+  if (!scaled.empty() || !unscaled.empty()) {
+    min_d = std::min(scaled.empty() ? 1e9 : scaled.front().d_k,
+                     unscaled.empty() ? 1e9 : unscaled.front().d_k);
+    max_d = std::max(scaled.empty() ? 0 : scaled.back().d_k,
+                     unscaled.empty() ? 0 : unscaled.back().d_k);
+  }
+  if (sentence) {
+    const std::vector<SaturationPoint> s_scaled = sortedByDk(sentence->scaled);
+    const std::vector<SaturationPoint> s_unscaled = sortedByDk(sentence->unscaled);
+    for (const auto* points : {&s_scaled, &s_unscaled}) {
+      const bool is_scaled = points == &s_scaled;
+      for (bool entropy : {false, true}) {
+        QCPGraph* graph = addSeries(plot, x, y, *points, entropy);
+        const QColor color = entropy ? kEntropyColor : kMaxWeightColor;
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(
+            QCPScatterStyle(is_scaled ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle,
+                            QPen(color, 2.0), is_scaled ? QBrush(color) : QBrush(Qt::white), 9));
+        graph->setName(QStringLiteral("this sentence"));
+      }
+      if (!points->empty()) {
+        min_d = std::min<double>(min_d, points->front().d_k);
+        max_d = std::max<double>(max_d, points->back().d_k);
+      }
+    }
+    // One legend entry for the four marker series: a neutral marker and the key in words.
+    QCPGraph* key = plot.addGraph(x, y);
+    key->setLineStyle(QCPGraph::lsNone);
+    key->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDisc, QPen(Qt::darkGray, 2.0), QBrush(Qt::darkGray), 9));
+    key->setName(
+        QStringLiteral("this sentence (n_k = %1): ● scaled, ○ unscaled").arg(sentence->n_k));
+    legend_graphs.push_back(key);
+  }
+
+  // The current setting: a vertical line at d_k and emphasised points on the current curves.
+  if (current_d_k >= 1) {
+    min_d = std::min<double>(min_d, current_d_k);
+    max_d = std::max<double>(max_d, current_d_k);
+    const double d = current_d_k;
+    auto* line = new QCPItemStraightLine(&plot);
+    line->setClipAxisRect(rect);
+    line->point1->setAxes(x, y);
+    line->point2->setAxes(x, y);
+    line->point1->setCoords(d, 0.0);
+    line->point2->setCoords(d, 1.0);
+    line->setPen(QPen(kMarkerLineColor, 1.5, Qt::DotLine));
+    line->setSelectable(false);
+
+    const std::vector<SaturationPoint>& current = current_scaled ? scaled : unscaled;
+    for (bool entropy : {false, true}) {
+      const std::optional<double> value = valueAt(current, d, entropy);
+      if (!value) continue;
+      const QColor color = entropy ? kEntropyColor : kMaxWeightColor;
+      auto* tracer = new QCPItemTracer(&plot);
+      tracer->setClipAxisRect(rect);
+      tracer->position->setAxes(x, y);
+      tracer->position->setCoords(d, *value);
+      tracer->setStyle(QCPItemTracer::tsCircle);
+      tracer->setSize(15);
+      tracer->setPen(QPen(Qt::black, 2.0));
+      tracer->setBrush(color);
+      tracer->setSelectable(false);
+
+      auto* value_text = new QCPItemText(&plot);
+      value_text->setClipAxisRect(rect);
+      value_text->position->setAxes(x, y);
+      value_text->position->setCoords(d, *value);
+      value_text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+      value_text->setPadding(QMargins(10, 0, 0, 6));
+      value_text->setText(QString::number(*value, 'f', 2));
+      value_text->setFont(sizedFont(plot, 11, true));
+      value_text->setColor(color.darker(120));
+      value_text->setSelectable(false);
+    }
+  }
+
+  // x range: the data, half an octave of air on both sides.
+  x->setRange(min_d / std::sqrt(2.0), max_d * std::sqrt(2.0));
+
+  if (current_d_k >= 1) {
+    // The label sits at the top of the marker line, on whichever side has more room.
+    const double d = current_d_k;
+    const bool right_half = std::log(d / x->range().lower) > std::log(x->range().upper / d);
+    auto* label = new QCPItemText(&plot);
+    label->setClipAxisRect(rect);
+    label->position->setAxes(x, y);
+    label->position->setCoords(d, 1.02);
+    label->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    label->setPadding(QMargins(4, 2, 4, 2));
+    label->setText(
+        QStringLiteral("d_k = %1 (%2)")
+            .arg(current_d_k)
+            .arg(current_scaled ? QStringLiteral("scaled") : QStringLiteral("unscaled")));
+    label->setFont(sizedFont(plot, 11, true));
+    label->setColor(Qt::black);
+    label->setBrush(QColor(255, 255, 255, 220));
+    label->setSelectable(false);
+  }
+
+  // Legend below the axes, two columns: scaled | unscaled.
+  auto* legend = new QCPLegend;
+  layout->addElement(2, 0, legend);
+  legend->setLayer(QStringLiteral("legend"));
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(2);
+  legend->setFont(sizedFont(plot, 10.5));
+  legend->setBorderPen(Qt::NoPen);
+  legend->setIconSize(36, 14);
+  legend->setRowSpacing(2);
+  legend->setColumnSpacing(24);
+  layout->setRowStretchFactor(2, 0.001);
+  for (QCPGraph* graph : legend_graphs) graph->addToLegend(legend);
+
+  plot.xAxis = x;
+  plot.yAxis = y;
+  plot.xAxis2 = rect->axis(QCPAxis::atTop);
+  plot.yAxis2 = rect->axis(QCPAxis::atRight);
+  plot.legend = legend;
+}
+
+}  // namespace attnlab::views

@@ -1,0 +1,59 @@
+#pragma once
+/// \file backend.hpp
+/// Compute backends behind one interface, and the choice between them.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+
+namespace attnlab {
+
+/// A device that computes attention. Implementations: the CPU reference (Eigen); OpenCL later.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// "cpu" or "opencl".
+  virtual std::string name() const = 0;
+  /// Human-readable device name (CPU model or OpenCL device).
+  virtual std::string device() const = 0;
+  /// Computes scores, weights, head outputs and statistics; see computeAttentionCpu for the
+  /// contract every backend follows. Throws Error on invalid shapes or backend failure.
+  virtual AttentionResult compute(const AttentionInputs& inputs, const AttentionSpec& spec) = 0;
+};
+
+/// The CPU reference backend.
+std::unique_ptr<Backend> makeCpuBackend();
+
+/// A chosen backend plus, when a requested accelerator could not be used, why.
+struct BackendChoice {
+  std::unique_ptr<Backend> backend;
+  std::string fallback_reason;  ///< Empty when the requested backend is the one returned.
+};
+
+/// Picks a backend by name: "cpu", "opencl" or "auto" (OpenCL when a device can run the kernels,
+/// else CPU). `device_index` selects among OpenCL devices in listOpenClDevices() order.
+/// Falls back to the CPU with a reason when OpenCL cannot be used.
+/// Throws Error(kInvalidArgument) for an unknown name.
+BackendChoice selectBackend(std::string_view name, int device_index = 0);
+
+/// One OpenCL device as the ICD loader reports it.
+struct DeviceInfo {
+  std::string platform;  ///< Platform name, e.g. "Portable Computing Language".
+  std::string name;      ///< Device name.
+  std::string type;      ///< "cpu", "gpu", "accelerator" or "other".
+  std::string version;   ///< CL_DEVICE_VERSION string.
+  int compute_units = 0;
+  unsigned long long global_memory_bytes = 0;
+};
+
+/// Lists OpenCL devices across platforms. On failure (no ICD, no platform, built without OpenCL)
+/// returns an empty list and sets *why to the reason when why is not null.
+std::vector<DeviceInfo> listOpenClDevices(std::string* why = nullptr);
+
+/// A short description of the host CPU (model name from /proc/cpuinfo where available).
+std::string cpuDeviceName();
+
+}  // namespace attnlab

@@ -1,0 +1,30 @@
+#pragma once
+/// \file io.hpp
+/// Raw-data export: NPY (NumPy's format, version 1.0, little-endian float32) and CSV.
+
+#include <string>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/tokenizer.hpp"
+
+namespace attnlab {
+
+/// Writes a float32 array of the given shape (row-major, C order) as an NPY v1.0 file readable by
+/// numpy.load. Throws Error(kIo) naming the path when it cannot be written, and
+/// Error(kInvalidArgument) when the shape's product differs from data's size.
+void writeNpy(const std::string& path, const std::vector<long long>& shape,
+              const std::vector<float>& data);
+
+/// Writes attention as CSV in long form, one line per (head, query, key):
+/// `head,query,query_token,key,key_token,score,weight,masked` with tokens quoted per RFC 4180 and
+/// numbers printed to float32 round-trip precision. `head` < 0 writes every head.
+/// Throws Error(kIo) naming the path when it cannot be written.
+void writeAttentionCsv(const std::string& path, const AttentionResult& result,
+                       const std::vector<Token>& query_tokens,
+                       const std::vector<Token>& key_tokens, int head);
+
+/// Quotes a CSV field when it contains a comma, quote or line break (RFC 4180).
+std::string csvField(const std::string& text);
+
+}  // namespace attnlab

@@ -1,0 +1,177 @@
+// The CPU reference attention (Eigen). Every other backend is checked against this file.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/error.hpp"
+
+namespace attnlab {
+
+bool softmaxRow(const float* scores, float* p, int n, int lo, int hi) {
+  std::fill(p, p + n, 0.0f);
+  lo = std::max(lo, 0);
+  hi = std::min(hi, n);
+  if (lo >= hi) return false;
+  float m = -std::numeric_limits<float>::infinity();
+  for (int j = lo; j < hi; ++j) m = std::max(m, scores[j]);
+  if (std::isinf(m) && m > 0) {
+    // Overflowed scores: the +inf keys share the weight equally (the limit of the softmax).
+    int count = 0;
+    for (int j = lo; j < hi; ++j) count += std::isinf(scores[j]) && scores[j] > 0;
+    for (int j = lo; j < hi; ++j) p[j] = (std::isinf(scores[j]) && scores[j] > 0) ? 1.0f / count : 0;
+    return true;
+  }
+  if (std::isinf(m)) {
+    // Every visible score is −inf: treat the row as uniform over the visible keys.
+    for (int j = lo; j < hi; ++j) p[j] = 1.0f / static_cast<float>(hi - lo);
+    return true;
+  }
+  double sum = 0;
+  for (int j = lo; j < hi; ++j) {
+    p[j] = std::exp(scores[j] - m);  // ≤ 1; exp of a very negative number underflows to 0.
+    sum += p[j];
+  }
+  const float inv = static_cast<float>(1.0 / sum);  // sum ≥ 1 (the maximum contributes 1).
+  for (int j = lo; j < hi; ++j) p[j] *= inv;
+  return true;
+}
+
+RowStats rowStats(const float* p, int n, int n_visible) {
+  RowStats s;
+  double sum_sq = 0, sum_cube = 0, entropy = 0, max_w = 0, total = 0;
+  for (int j = 0; j < n; ++j) {
+    const double pj = p[j];
+    total += pj;
+    max_w = std::max(max_w, pj);
+    sum_sq += pj * pj;
+    sum_cube += pj * pj * pj;
+    if (pj > 0) entropy -= pj * std::log(pj);
+  }
+  if (total == 0) return s;  // fully masked row: all statistics 0
+  s.max_weight = max_w;
+  s.entropy = std::max(0.0, entropy);
+  s.normalized_entropy =
+      n_visible > 1 ? std::clamp(s.entropy / std::log(static_cast<double>(n_visible)), 0.0, 1.0)
+                    : 0.0;
+  s.effective_keys = std::exp(s.entropy);
+  // ‖diag(p) − p pᵀ‖_F² = Σ p_j² − 2 Σ p_j³ + (Σ p_j²)².
+  s.jacobian_norm = std::sqrt(std::max(0.0, sum_sq - 2 * sum_cube + sum_sq * sum_sq));
+  return s;
+}
+
+namespace {
+
+void checkShapes(const AttentionInputs& in, const AttentionSpec& spec) {
+  std::ostringstream msg;
+  const int h = in.q.h;
+  if (h < 1 || in.k.h != h || in.v.h != h) {
+    msg << "q, k and v must have the same number of heads ≥ 1 (got " << in.q.h << ", " << in.k.h
+        << ", " << in.v.h << ")";
+  } else if (in.q.cols != in.k.cols) {
+    msg << "queries and keys must have the same width d_k (got " << in.q.cols << " and "
+        << in.k.cols << ")";
+  } else if (in.k.rows != in.v.rows) {
+    msg << "keys and values must have the same count n_k (got " << in.k.rows << " and "
+        << in.v.rows << ")";
+  } else if (in.q.rows < 1 || in.k.rows < 1) {
+    msg << "need at least one query and one key (got n_q = " << in.q.rows
+        << ", n_k = " << in.k.rows << ")";
+  } else if (spec.mask == Mask::kCausal && in.q.rows != in.k.rows) {
+    msg << "the causal mask applies to self-attention only (n_q = " << in.q.rows
+        << ", n_k = " << in.k.rows << ")";
+  } else if (spec.mechanism == Mechanism::kAdditive &&
+             (in.w_a.h != h || in.u_a.h != h || in.v_a.h != h || in.w_a.rows != in.q.cols ||
+              in.u_a.rows != in.k.cols || in.w_a.cols != in.u_a.cols ||
+              in.v_a.cols != in.w_a.cols || in.v_a.rows != 1)) {
+    msg << "additive attention needs W_a, U_a [h, d_k, d_a] and v [h, 1, d_a]";
+  }
+  if (!msg.str().empty()) throw Error(ErrorCode::kInvalidArgument, msg.str());
+}
+
+// Additive scores for one head: e_ij = Σ_a v_a tanh(A_ia + B_ja), A = Q W_a, B = K U_a.
+// A and B are formed in double so that huge finite inputs cannot overflow to inf − inf = NaN.
+void additiveScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>& k,
+                    const Eigen::Map<const Matrix>& w_a, const Eigen::Map<const Matrix>& u_a,
+                    const Eigen::Map<const Matrix>& v_a, double scale, Eigen::Map<Matrix> s) {
+  const Eigen::MatrixXd a = q.cast<double>() * w_a.cast<double>();  // [n_q, d_a]
+  const Eigen::MatrixXd b = k.cast<double>() * u_a.cast<double>();  // [n_k, d_a]
+  const Eigen::Index d_a = a.cols();
+  for (Eigen::Index i = 0; i < s.rows(); ++i) {
+    for (Eigen::Index j = 0; j < s.cols(); ++j) {
+      double e = 0;
+      for (Eigen::Index c = 0; c < d_a; ++c) e += v_a(0, c) * std::tanh(a(i, c) + b(j, c));
+      s(i, j) = static_cast<float>(scale * e);
+    }
+  }
+}
+
+// Dot-product scores S = (scale·Q) Kᵀ for one head on Eigen's float GEMM. Finite inputs can still
+// overflow float32 (1e30 · 1e30); such rows are recomputed in double and clamped to ±FLT_MAX, so
+// the scores stay finite and ordered and the softmax never sees inf − inf.
+void dotScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>& k, double scale,
+               Eigen::Map<Matrix> s) {
+  // Scale Q before the product: Eigen keeps (αQ)·Kᵀ on its fast GEMM path, whereas (Q·Kᵀ)·α
+  // falls back to a slow lazy product (10× at n = 4096).
+  s.noalias() = (static_cast<float>(scale) * q) * k.transpose();
+  if (s.allFinite()) return;
+  constexpr double kMax = std::numeric_limits<float>::max();
+  for (Eigen::Index i = 0; i < s.rows(); ++i) {
+    if (s.row(i).allFinite()) continue;
+    const Eigen::RowVectorXd qi = scale * q.row(i).cast<double>();
+    for (Eigen::Index j = 0; j < s.cols(); ++j) {
+      const double d = qi.dot(k.row(j).cast<double>());
+      s(i, j) = static_cast<float>(std::clamp(d, -kMax, kMax));
+    }
+  }
+}
+
+}  // namespace
+
+AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSpec& spec) {
+  checkShapes(in, spec);
+  const int h = in.q.h, n_q = in.q.rows, n_k = in.k.rows, d_v = in.v.cols;
+  AttentionResult r;
+  r.mechanism = spec.mechanism;
+  r.mask = spec.mask;
+  r.scale = spec.scoreScale(in.q.cols);
+  r.scores = Tensor3(h, n_q, n_k);
+  r.weights = Tensor3(h, n_q, n_k);
+  r.head_outputs = Tensor3(h, n_q, d_v);
+  r.stats.resize(h);
+  r.backend = "cpu";
+
+  for (int head = 0; head < h; ++head) {
+    auto s = r.scores.head(head);
+    if (spec.mechanism == Mechanism::kAdditive) {
+      additiveScores(in.q.head(head), in.k.head(head), in.w_a.head(head), in.u_a.head(head),
+                     in.v_a.head(head), r.scale, s);
+    } else {
+      dotScores(in.q.head(head), in.k.head(head), r.scale, s);
+    }
+    auto p = r.weights.head(head);
+    HeadStats& st = r.stats[head];
+    st.max_weight.resize(n_q);
+    st.entropy.resize(n_q);
+    st.normalized_entropy.resize(n_q);
+    st.effective_keys.resize(n_q);
+    st.jacobian_norm.resize(n_q);
+    for (int i = 0; i < n_q; ++i) {
+      const auto [lo, hi] = visibleKeys(spec.mask, i, n_k);
+      softmaxRow(r.scores.row(head, i), r.weights.row(head, i), n_k, lo, hi);
+      const RowStats rs = rowStats(r.weights.row(head, i), n_k, hi - lo);
+      st.max_weight[i] = static_cast<float>(rs.max_weight);
+      st.entropy[i] = static_cast<float>(rs.entropy);
+      st.normalized_entropy[i] = static_cast<float>(rs.normalized_entropy);
+      st.effective_keys[i] = static_cast<float>(rs.effective_keys);
+      st.jacobian_norm[i] = static_cast<float>(rs.jacobian_norm);
+    }
+    // A fully masked row has zero weights, hence a zero output row.
+    r.head_outputs.head(head).noalias() = p * in.v.head(head);
+  }
+  return r;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,210 @@
+// attention-lab-cli run in-process: every subcommand and format, and the usage errors.
+
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli.hpp"
+
+namespace {
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+CliResult runCli(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = attnlab::cli::run(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+QByteArray readFile(const std::string& path) {
+  QFile f(QString::fromStdString(path));
+  REQUIRE(f.open(QIODevice::ReadOnly));
+  return f.readAll();
+}
+
+// Exit 2 with exactly one line on stderr containing `needle`.
+void requireUsageError(const std::vector<std::string>& args, const std::string& needle) {
+  const CliResult r = runCli(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 2);
+  REQUIRE(r.err.find(needle) != std::string::npos);
+  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+const std::string kCat = "The cat sat on the mat because it was tired.";
+
+}  // namespace
+
+TEST_CASE("compute prints JSON with tokens, heads, weights and stats", "[cli][compute]") {
+  const CliResult r = runCli({"compute", "--text", kCat, "--heads", "4", "--d-model", "32",
+                              "--backend", "cpu"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["backend"] == "cpu");
+  CHECK(j["mechanism"] == "scaled");
+  CHECK(j["attention"] == "self");
+  CHECK(j["d_k"] == 8);
+  REQUIRE(j["query_tokens"].size() == 11);
+  CHECK(j["query_tokens"][10] == ".");
+  CHECK(j["key_tokens"] == j["query_tokens"]);
+  REQUIRE(j["heads"].size() == 4);
+  const auto& w = j["heads"][3]["weights"];
+  REQUIRE(w.size() == 11);
+  REQUIRE(w[0].size() == 11);
+  double sum = 0;
+  for (const auto& x : w[5]) sum += x.get<double>();
+  CHECK(std::abs(sum - 1.0) < 1e-6);
+  CHECK(j["stats"]["entropy"].size() == 4);
+  CHECK(j["stats"]["jacobian_norm"][0].size() == 11);
+  CHECK(j["output"].size() == 11);
+  CHECK(j["output"][0].size() == 32);
+  CHECK_FALSE(j.contains("fallback_reason"));
+}
+
+TEST_CASE("compute: cross-attention, causal, fallback reason", "[cli][compute]") {
+  const CliResult cross = runCli({"compute", "--text", "Le chat dort .", "--source",
+                                  "The cat sleeps", "--heads", "2", "--d-model", "16"});
+  REQUIRE(cross.code == 0);
+  const auto j = nlohmann::json::parse(cross.out);
+  CHECK(j["attention"] == "cross");
+  CHECK(j["heads"][0]["weights"].size() == 4);     // n_target rows
+  CHECK(j["heads"][0]["weights"][0].size() == 3);  // n_source columns
+  CHECK(j["backend"] == "cpu");
+  CHECK(j.contains("fallback_reason"));  // auto without OpenCL kernels says why
+
+  const CliResult causal = runCli({"compute", "--causal", "--heads", "1", "--d-model", "8",
+                                   "--backend", "cpu"});
+  REQUIRE(causal.code == 0);
+  const auto c = nlohmann::json::parse(causal.out);
+  CHECK(c["mask"] == "causal");
+  CHECK(c["heads"][0]["weights"][0][1] == 0.0);
+  CHECK(c["heads"][0]["weights"][0][0] == 1.0);
+}
+
+TEST_CASE("render writes every format", "[cli][render]") {
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const std::string base = dir.path().toStdString() + "/";
+
+  SECTION("PNG of one head at the asked size and scale") {
+    const std::string path = base + "head.png";
+    const CliResult r = runCli({"render", "--text", kCat, "--head", "2", "--out", path,
+                                "--width", "640", "--height", "480", "--scale", "2"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out == path + "\n");
+    const QByteArray bytes = readFile(path);
+    REQUIRE(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+    const QImage image(QString::fromStdString(path));
+    CHECK(image.width() == 1280);
+    CHECK(image.height() == 960);
+  }
+  SECTION("PNG grid of all heads") {
+    const std::string path = base + "heads.png";
+    const CliResult r = runCli({"render", "--text", kCat, "--mechanism", "scaled", "--heads",
+                                "8", "--d-model", "64", "--head", "all", "--out", path});
+    REQUIRE(r.code == 0);
+    const QImage image(QString::fromStdString(path));
+    CHECK(image.width() > 600);
+    CHECK(image.height() > 400);
+  }
+  SECTION("SVG is vector") {
+    const std::string path = base + "heads.svg";
+    REQUIRE(runCli({"render", "--out", path}).code == 0);
+    const QByteArray svg = readFile(path);
+    CHECK(svg.contains("<svg"));
+    CHECK((svg.contains("<path") || svg.contains("<polyline") || svg.contains("<rect")));
+  }
+  SECTION("PDF") {
+    const std::string path = base + "head.pdf";
+    REQUIRE(runCli({"render", "--head", "0", "--out", path}).code == 0);
+    CHECK(readFile(path).startsWith("%PDF"));
+  }
+  SECTION("CSV holds the raw weights") {
+    const std::string path = base + "head.csv";
+    REQUIRE(runCli({"render", "--text", "a b c", "--head", "1", "--out", path}).code == 0);
+    const QByteArray csv = readFile(path);
+    CHECK(csv.startsWith("head,query,query_token,key,key_token,score,weight,masked\n"));
+    CHECK(csv.count('\n') == 1 + 9);
+  }
+  SECTION("NPY holds [h, n_q, n_k] float32, readable by numpy.load") {
+    const std::string path = base + "weights.npy";
+    REQUIRE(runCli({"render", "--text", "a b c", "--heads", "2", "--d-model", "8", "--out",
+                    path}).code == 0);
+    const QByteArray npy = readFile(path);
+    REQUIRE(npy.startsWith("\x93NUMPY"));
+    CHECK(npy.contains("'shape': (2, 3, 3)"));
+    // When Debian's python3-numpy is present (scripts/setup installs it), load it for real.
+    if (std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0) {
+      const std::string cmd = "/usr/bin/python3 -c \"import numpy as np; a = np.load('" + path +
+                              "'); assert a.shape == (2, 3, 3) and a.dtype == np.float32; "
+                              "assert abs(a.sum(axis=2) - 1).max() < 1e-6\"";
+      CHECK(std::system(cmd.c_str()) == 0);
+    } else {
+      WARN("numpy not installed: numpy.load check skipped");
+    }
+  }
+}
+
+TEST_CASE("saturation writes a plot and a CSV", "[cli][saturation]") {
+  QTemporaryDir dir;
+  const std::string png = dir.path().toStdString() + "/sat.png";
+  const CliResult r = runCli({"saturation", "--d-k", "1,4,16,64,256", "--samples", "200",
+                              "--out", png, "--width", "700", "--height", "500"});
+  REQUIRE(r.code == 0);
+  const QImage image(QString::fromStdString(png));
+  CHECK(image.width() == 700);
+  CHECK(image.height() == 500);
+  const std::string csv = dir.path().toStdString() + "/sat.csv";
+  REQUIRE(runCli({"saturation", "--d-k", "8,512", "--samples", "100", "--no-scale", "--text",
+                  kCat, "--out", csv}).code == 0);
+  const QByteArray text = readFile(csv);
+  CHECK(text.startsWith("source,scaling,n_k,d_k,"));
+  CHECK(text.contains("monte_carlo,unscaled,11,512,"));
+  CHECK(text.contains("sentence,scaled,11,8,"));
+  const std::string svg = dir.path().toStdString() + "/sat.svg";
+  REQUIRE(runCli({"saturation", "--samples", "50", "--out", svg}).code == 0);
+  CHECK(readFile(svg).contains("<svg"));
+}
+
+TEST_CASE("info lists the backends", "[cli][info]") {
+  const CliResult r = runCli({"info"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("cpu") != std::string::npos);
+  CHECK(r.out.find("opencl") != std::string::npos);
+}
+
+TEST_CASE("bad input exits 2 with one line naming the problem", "[cli][errors]") {
+  QTemporaryDir dir;
+  const std::string out = dir.path().toStdString() + "/x.png";
+  requireUsageError({"compute", "--text", ""}, "the text is empty");
+  requireUsageError({"compute", "--text", "   \t "}, "only white space");
+  requireUsageError({"compute", "--text", "caf\xc3"}, "invalid UTF-8 at byte offset 3");
+  requireUsageError({"compute", "--heads", "3", "--d-model", "64"},
+                    "heads (3) must divide d_model (64)");
+  requireUsageError({"compute", "--mechanism", "cosine"}, "unknown mechanism 'cosine'");
+  requireUsageError({"compute", "--d-k", "0"}, "--d-k must be between 1 and");
+  requireUsageError({"render", "--out", dir.path().toStdString() + "/no/such/dir/x.png"},
+                    "does not exist");
+  requireUsageError({"render", "--out", dir.path().toStdString() + "/x.bmp"}, "unknown format");
+  requireUsageError({"render"}, "--out FILE is required");
+  requireUsageError({"compute", "--causal", "--source", "abc"}, "self-attention only");
+  requireUsageError({"compute", "--temperature", "0"}, "--temperature must be > 0");
+  requireUsageError({"compute", "--heads", "x"}, "--heads expects a whole number");
+  requireUsageError({"compute", "--bogus"}, "unknown option '--bogus'");
+  requireUsageError({"frobnicate"}, "unknown command 'frobnicate'");
+  requireUsageError({}, "no command given");
+  requireUsageError({"render", "--head", "9", "--heads", "8", "--out", out}, "--head must be");
+  requireUsageError({"compute", "--model", "/tmp"}, "--model");
+  requireUsageError({"saturation", "--d-k", "1,0,4", "--out", out}, "--d-k must be between");
+  requireUsageError({"info", "--text", "x"}, "does not apply");
+}
