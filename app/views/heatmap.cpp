@@ -55,7 +55,7 @@ QFont sizedFont(const QCustomPlot& plot, double point_size, bool bold = false) {
   // The widget's (application's) font: its family falls back through fontconfig to Noto CJK and
   // Noto Color Emoji, so Chinese tokens and emoji render as glyphs.
   QFont font = plot.font();
-  font.setPointSizeF(point_size);
+  font.setPointSizeF(point_size * fontScale(plot));
   font.setBold(bold);
   return font;
 }
@@ -68,6 +68,22 @@ double singleCellPixels(int n_q, int n_k) {
 double panelCellPixels(int n_q, int n_k) {
   const double n = std::max(n_q, n_k);
   return std::max(std::clamp(400.0 / n, 1.5, 32.0), 180.0 / n);
+}
+
+/// Cell edge in pixels where the plot is a widget on screen: its own size decides, not the export
+/// size (about 0.65 of a panel goes to cells, the rest to labels and titles).
+/// Returns `image_px` for an offscreen plot (CLI, export).
+double onScreenCellPixels(const QCustomPlot& plot, int n_q, int n_k, int heads, double image_px) {
+  if (!plot.isVisible() || plot.width() < 100 || plot.height() < 100) return image_px;
+  const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
+  const int rows = (heads + columns - 1) / columns;
+  const double panel = std::min((plot.width() - 140.0) / columns, (plot.height() - 60.0) / rows);
+  return std::max(1.0, 0.65 * panel / std::max(n_q, n_k));
+}
+
+/// The width a title must fit: the widget's on screen, the export image's offscreen.
+double titleWidth(const QCustomPlot& plot, int image_width) {
+  return plot.isVisible() && plot.width() >= 100 ? plot.width() : image_width;
 }
 
 /// How a token reads as a tick label: elided when long, whitespace made visible.
@@ -165,13 +181,14 @@ QCPTextElement* addText(QCustomPlot& plot, QCPLayoutGrid* layout, int row, int c
   return element;
 }
 
-/// Adds the title in row 0 of the plot layout, shrunk (down to kMinTitlePoints) to fit
-/// width_px, and wrapped after the head part when it still does not fit.
-void addTitle(QCustomPlot& plot, const QString& title, double point_size, double width_px) {
+/// The title's text and font: shrunk (down to kMinTitlePoints) to fit width_px, and wrapped after
+/// the head part when it still does not fit.
+std::pair<QString, QFont> fitTitle(const QCustomPlot& plot, const QString& title,
+                                   double point_size, double width_px) {
   QFont font = sizedFont(plot, point_size, true);
   // Keep a margin: text measured here can come out a little wider in the exported image.
   const double available = 0.85 * width_px - 24;
-  while (font.pointSizeF() > kMinTitlePoints &&
+  while (font.pointSizeF() > kMinTitlePoints * fontScale(plot) &&
          QFontMetricsF(font).horizontalAdvance(title) > available) {
     font.setPointSizeF(font.pointSizeF() - 0.5);
   }
@@ -182,6 +199,12 @@ void addTitle(QCustomPlot& plot, const QString& title, double point_size, double
     const int second = title.indexOf(separator, title.indexOf(separator) + 1);
     if (second > 0) text = title.left(second) + QLatin1Char('\n') + title.mid(second + 3);
   }
+  return {text, font};
+}
+
+/// Adds the title in row 0 of the plot layout (see fitTitle).
+void addTitle(QCustomPlot& plot, const QString& title, double point_size, double width_px) {
+  const auto [text, font] = fitTitle(plot, title, point_size, width_px);
   QCPTextElement* element = addText(plot, plot.plotLayout(), 0, 0, text, font);
   element->setObjectName(QStringLiteral("title"));
 }
@@ -264,6 +287,43 @@ struct PanelSetup {
   bool annotate;     ///< Print weights in the cells.
 };
 
+/// Writes head `head`'s weights into map's cells (NaN where masked); a dimension of size 1 is two
+/// identical half cells. map's data must already have the matching size.
+void fillCells(QCPColorMap& map, const AttentionResult& result, int head) {
+  const int n_q = result.nQ();
+  const int n_k = result.nK();
+  const int key_cells = n_k == 1 ? 2 : n_k;
+  const int query_cells = n_q == 1 ? 2 : n_q;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  QCPColorMapData* cells = map.data();
+  for (int cq = 0; cq < query_cells; ++cq) {
+    const int i = n_q == 1 ? 0 : cq;
+    const float* row = result.weights.row(head, i);
+    const auto [lo, hi] = visibleKeys(result.mask, i, n_k);
+    for (int ck = 0; ck < key_cells; ++ck) {
+      const int j = n_k == 1 ? 0 : ck;
+      cells->setCell(ck, cq, j < lo || j >= hi ? nan : static_cast<double>(row[j]));
+    }
+  }
+}
+
+/// Name of the plot property that records what a drawHeatmap / drawHeadGrid call laid out, so
+/// updateWeights can tell whether new weights fit the existing layout.
+constexpr char kLayoutProperty[] = "attnlabViewsLayout";
+
+/// What decides the layout apart from the weights: which picture, head, shape, mask, labels.
+QString layoutKey(const AttentionResult& result, int head, const QStringList& query_tokens,
+                  const QStringList& key_tokens, bool cross) {
+  return QStringLiteral("%1|%2|%3|%4|%5|%6|%7\x1f%8")
+      .arg(head)
+      .arg(result.heads())
+      .arg(result.nQ())
+      .arg(result.nK())
+      .arg(static_cast<int>(result.mask))
+      .arg(cross ? 1 : 0)
+      .arg(query_tokens.join(QChar(0x1e)), key_tokens.join(QChar(0x1e)));
+}
+
 /// Sets up rect's axes for head `head` and adds its colour map; returns the map.
 QCPColorMap* drawPanel(QCustomPlot& plot, QCPAxisRect* rect, const AttentionResult& result,
                        int head, const QStringList& query_labels, const QStringList& key_labels,
@@ -299,13 +359,14 @@ QCPColorMap* drawPanel(QCustomPlot& plot, QCPAxisRect* rect, const AttentionResu
     }
   };
 
-  // Keys across the top: upright while every label fits its column, else rotated 90°.
+  // Keys across the top: upright while every label fits its column, else rotated 90°; thinned
+  // labels carry their position ("#12 the") and are always rotated.
   double widest = 0;
   for (const QString& label : key_labels)
     widest = std::max(widest, metrics.horizontalAdvance(label));
   const int upright_step = labelStep(setup.cell_px, widest, n_k, setup.max_labels);
   const int rotated_step = labelStep(setup.cell_px, metrics.height(), n_k, setup.max_labels);
-  const bool rotate = upright_step > rotated_step;
+  const bool rotate = upright_step > 1 || rotated_step > 1;
   style(keys, n_k, key_labels, rotate ? rotated_step : upright_step, QStringLiteral("key"),
         setup.key_title);
   if (rotate) keys->setTickLabelRotation(-90);
@@ -326,15 +387,7 @@ QCPColorMap* drawPanel(QCustomPlot& plot, QCPAxisRect* rect, const AttentionResu
   map->data()->setSize(key_cells, query_cells);
   map->data()->setRange(n_k == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, n_k - 1),
                         n_q == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, n_q - 1));
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int cq = 0; cq < query_cells; ++cq) {
-    const int i = n_q == 1 ? 0 : cq;
-    for (int ck = 0; ck < key_cells; ++ck) {
-      const int j = n_k == 1 ? 0 : ck;
-      const double w = isMasked(result.mask, i, j, n_k) ? nan : result.weights(head, i, j);
-      map->data()->setCell(ck, cq, w);
-    }
-  }
+  fillCells(*map, result, head);
 
   if (setup.annotate) {
     const QFont cell_font = sizedFont(plot, setup.fonts->cell);
@@ -385,6 +438,16 @@ QString mechanismTitle(Mechanism mechanism) {
   return QStringLiteral("attention");
 }
 
+void setFontScale(QCustomPlot& plot, double factor) {
+  plot.setProperty("attnlabViewsFontScale", factor > 0 && std::isfinite(factor) ? factor : 1.0);
+}
+
+double fontScale(const QCustomPlot& plot) {
+  bool ok = false;
+  const double factor = plot.property("attnlabViewsFontScale").toDouble(&ok);
+  return ok && factor > 0 ? factor : 1.0;
+}
+
 QString scalingText(const AttentionSpec& spec) {
   if (spec.temperature) return QStringLiteral("T = %1").arg(*spec.temperature, 0, 'g', 4);
   switch (spec.mechanism) {
@@ -420,7 +483,8 @@ void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
   }
   const QStringList query_labels = labelsFor(query_tokens, result.nQ(), "query_tokens");
   const QStringList key_labels = labelsFor(key_tokens, result.nK(), "key_tokens");
-  const double cell_px = singleCellPixels(result.nQ(), result.nK());
+  const double cell_px = onScreenCellPixels(plot, result.nQ(), result.nK(), 1,
+                                            singleCellPixels(result.nQ(), result.nK()));
   Fonts fonts = kSingleFonts;
   fonts.tick = std::clamp(cell_px / 4.0, kSingleFonts.tick, 14.0);  // big tokens when few
 
@@ -428,7 +492,7 @@ void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
   QCPLayoutGrid* layout = plot.plotLayout();
   layout->setRowSpacing(4);
   addTitle(plot, titleText(result, label, QStringLiteral("head %1").arg(head)), fonts.title,
-           defaultHeatmapSize(result.nQ(), result.nK(), 1).width);
+           titleWidth(plot, defaultHeatmapSize(result.nQ(), result.nK(), 1).width));
 
   auto* body = new QCPLayoutGrid;
   layout->addElement(1, 0, body);
@@ -452,6 +516,10 @@ void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
     note->setTextFlags(Qt::AlignRight | Qt::AlignVCenter);
   }
   adoptAxes(plot, rect);
+  // Annotated maps print weights as items, which a weights-only update would leave stale.
+  plot.setProperty(kLayoutProperty,
+                   setup.annotate ? QString()
+                                  : layoutKey(result, head, query_tokens, key_tokens, label.cross));
 }
 
 void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStringList& query_tokens,
@@ -460,7 +528,8 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
   const int h = result.heads();
   const QStringList query_labels = labelsFor(query_tokens, result.nQ(), "query_tokens");
   const QStringList key_labels = labelsFor(key_tokens, result.nK(), "key_tokens");
-  const double cell_px = panelCellPixels(result.nQ(), result.nK());
+  const double cell_px = onScreenCellPixels(plot, result.nQ(), result.nK(), h,
+                                            panelCellPixels(result.nQ(), result.nK()));
   Fonts fonts = kGridFonts;
   fonts.tick = std::clamp(cell_px / 2.8, kGridFonts.tick, kSingleFonts.tick);  // CJK stays legible
   const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(h))));
@@ -470,7 +539,7 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
   layout->setRowSpacing(4);
   const QString heads = h == 1 ? QStringLiteral("1 head") : QStringLiteral("%1 heads").arg(h);
   addTitle(plot, titleText(result, label, heads), fonts.title,
-           defaultHeatmapSize(result.nQ(), result.nK(), h).width);
+           titleWidth(plot, defaultHeatmapSize(result.nQ(), result.nK(), h).width));
 
   auto* body = new QCPLayoutGrid;
   layout->addElement(1, 0, body);
@@ -509,6 +578,45 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
     note->setTextFlags(Qt::AlignRight | Qt::AlignVCenter);
   }
   adoptAxes(plot, first);
+  plot.setProperty(kLayoutProperty, layoutKey(result, -1, query_tokens, key_tokens, label.cross));
+}
+
+bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
+                   const QStringList& query_tokens, const QStringList& key_tokens,
+                   const RunLabel& label) {
+  if (result.heads() < 1 || result.nQ() < 1 || result.nK() < 1 ||
+      result.weights.data.size() !=
+          static_cast<std::size_t>(result.heads()) * result.nQ() * result.nK()) {
+    return false;
+  }
+  if (head >= result.heads()) return false;
+  const QString key = layoutKey(result, head, query_tokens, key_tokens, label.cross);
+  if (plot.property(kLayoutProperty).toString() != key) return false;
+  const int maps = head < 0 ? result.heads() : 1;
+  if (plot.plottableCount() != maps) return false;
+  std::vector<QCPColorMap*> colour_maps;
+  for (int k = 0; k < maps; ++k) {
+    auto* map = qobject_cast<QCPColorMap*>(plot.plottable(k));
+    if (!map) return false;
+    colour_maps.push_back(map);
+  }
+  for (int k = 0; k < maps; ++k) fillCells(*colour_maps[k], result, head < 0 ? k : head);
+
+  // The title names d_k and the scaling, which may have changed.
+  for (QCPLayoutElement* element : plot.plotLayout()->elements(false)) {
+    auto* text = qobject_cast<QCPTextElement*>(element);
+    if (!text || text->objectName() != QLatin1String("title")) continue;
+    const int h = result.heads();
+    const QString heads = head >= 0   ? QStringLiteral("head %1").arg(head)
+                          : h == 1    ? QStringLiteral("1 head")
+                                      : QStringLiteral("%1 heads").arg(h);
+    const ImageSize size = defaultHeatmapSize(result.nQ(), result.nK(), head >= 0 ? 1 : h);
+    const auto [title, font] =
+        fitTitle(plot, titleText(result, label, heads), kSingleFonts.title, size.width);
+    text->setText(title);
+    text->setFont(font);
+  }
+  return true;
 }
 
 ImageSize defaultHeatmapSize(int n_q, int n_k, int heads_in_image) {

@@ -21,7 +21,7 @@ const QColor kMarkerLineColor(0x55, 0x55, 0x55);
 
 QFont sizedFont(const QCustomPlot& plot, double point_size, bool bold = false) {
   QFont font = plot.font();  // application font; fontconfig supplies CJK / emoji fallbacks
-  font.setPointSizeF(point_size);
+  font.setPointSizeF(point_size * fontScale(plot));
   font.setBold(bold);
   return font;
 }

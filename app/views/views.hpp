@@ -88,6 +88,23 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
                     const std::optional<SaturationAnalysis>& sentence, int current_d_k,
                     bool current_scaled);
 
+/// Multiplies every font size the draw* functions use for `plot` by `factor` (1, the default, is
+/// what the CLI draws; the window's presentation mode uses about 1.6). Stored on the plot, so it
+/// applies to the next draw* call. Non-positive or non-finite factors reset it to 1.
+void setFontScale(QCustomPlot& plot, double factor);
+/// The factor set by setFontScale (1 when none was set).
+double fontScale(const QCustomPlot& plot);
+
+/// Replaces the weights shown by the last drawHeatmap (head ≥ 0) or drawHeadGrid (head = −1)
+/// call on plot with result's, and updates the title (d_k, scaling), without rebuilding axes,
+/// labels or colour scale: the cheap path while only d_k, the scaling, the temperature or the seed
+/// change. Returns false, changing nothing, when result does not fit the existing layout (other
+/// head count, n_q, n_k, mask, tokens or cross flag, or a map with weights printed in its cells);
+/// then call the draw function. Does not replot.
+bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
+                   const QStringList& query_tokens, const QStringList& key_tokens,
+                   const RunLabel& label);
+
 /// Image formats the views can write.
 enum class ImageFormat { kPng, kSvg, kPdf };
 

@@ -3,6 +3,9 @@
 #include <fstream>
 
 #include "attnlab/error.hpp"
+#ifdef ATTNLAB_WITH_OPENCL
+#include "opencl/opencl_backend.hpp"
+#endif
 
 namespace attnlab {
 
@@ -38,25 +41,31 @@ std::string cpuDeviceName() {
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
 
-BackendChoice selectBackend(std::string_view name, int device_index) {
+BackendChoice selectBackend(std::string_view name, int device_index, BuildMode mode) {
   if (name != "auto" && name != "cpu" && name != "opencl")
     throw Error(ErrorCode::kInvalidArgument,
                 "unknown backend '" + std::string(name) + "' (use auto, cpu or opencl)");
   BackendChoice choice;
-  choice.backend = makeCpuBackend();
-  if (name == "cpu") return choice;
+  if (name == "cpu") {
+    choice.backend = makeCpuBackend();
+    return choice;
+  }
   std::string why;
   const auto devices = listOpenClDevices(&why);
-  if (devices.empty()) {
-    choice.fallback_reason = why.empty() ? "no OpenCL device found" : why;
-  } else if (device_index < 0 || device_index >= static_cast<int>(devices.size())) {
+  if (!devices.empty() && (device_index < 0 || device_index >= static_cast<int>(devices.size())))
     throw Error(ErrorCode::kInvalidArgument,
                 "OpenCL device " + std::to_string(device_index) + " does not exist (there are " +
                     std::to_string(devices.size()) + "; see the info command)");
-  } else {
-    choice.fallback_reason = "the OpenCL attention kernels are not part of this build yet; "
-                             "computed on the CPU reference";
+#ifdef ATTNLAB_WITH_OPENCL
+  if (!devices.empty()) {
+    choice.backend = opencl::makeAcceleratedBackend(device_index, mode);
+    return choice;
   }
+#else
+  (void)mode;
+#endif
+  choice.backend = makeCpuBackend();
+  choice.fallback_reason = why.empty() ? "no OpenCL device found" : why;
   return choice;
 }
 

@@ -145,9 +145,12 @@ TEST_CASE("backend selection falls back to the CPU with a reason", "[backend]") 
   const BackendChoice cpu = selectBackend("cpu");
   CHECK(cpu.backend->name() == "cpu");
   CHECK(cpu.fallback_reason.empty());
-  const BackendChoice autoChoice = selectBackend("auto");
-  CHECK(autoChoice.backend->name() == "cpu");
-  CHECK_FALSE(autoChoice.fallback_reason.empty());
+  std::string why;
+  if (listOpenClDevices(&why).empty()) {
+    const BackendChoice autoChoice = selectBackend("auto");
+    CHECK(autoChoice.backend->name() == "cpu");
+    CHECK(autoChoice.fallback_reason == why);
+  }
   CHECK_THROWS_WITH(selectBackend("cuda"), Catch::Contains("unknown backend 'cuda'"));
 }
 

@@ -33,11 +33,21 @@ struct BackendChoice {
   std::string fallback_reason;  ///< Empty when the requested backend is the one returned.
 };
 
-/// Picks a backend by name: "cpu", "opencl" or "auto" (OpenCL when a device can run the kernels,
+/// When an OpenCL backend builds its kernel programs (PoCL: ~0.6–1 s cold, ~30 ms from its cache).
+enum class BuildMode {
+  kWait,        ///< Before the first result (the CLI, explicit --backend opencl).
+  kBackground,  ///< In the background; results come from the CPU until the programs are ready,
+                ///< so the window's first picture never waits on the compiler.
+};
+
+/// Picks a backend by name: "cpu", "opencl" or "auto" (OpenCL when a device builds the kernels,
 /// else CPU). `device_index` selects among OpenCL devices in listOpenClDevices() order.
-/// Falls back to the CPU with a reason when OpenCL cannot be used.
-/// Throws Error(kInvalidArgument) for an unknown name.
-BackendChoice selectBackend(std::string_view name, int device_index = 0);
+/// Without a usable OpenCL device the CPU backend is returned with fallback_reason set; with one,
+/// every later failure (build error, CL_OUT_OF_RESOURCES, allocation failure) falls back to the
+/// CPU for that result and says so in AttentionResult::fallback_reason.
+/// Throws Error(kInvalidArgument) for an unknown name or a device index that does not exist.
+BackendChoice selectBackend(std::string_view name, int device_index = 0,
+                            BuildMode mode = BuildMode::kWait);
 
 /// One OpenCL device as the ICD loader reports it.
 struct DeviceInfo {

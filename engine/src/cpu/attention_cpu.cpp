@@ -7,6 +7,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "cpu/attention_cpu.hpp"
 
 namespace attnlab {
 
@@ -62,9 +63,7 @@ RowStats rowStats(const float* p, int n, int n_visible) {
   return s;
 }
 
-namespace {
-
-void checkShapes(const AttentionInputs& in, const AttentionSpec& spec) {
+void checkAttentionInputs(const AttentionInputs& in, const AttentionSpec& spec) {
   std::ostringstream msg;
   const int h = in.q.h;
   if (h < 1 || in.k.h != h || in.v.h != h) {
@@ -90,6 +89,30 @@ void checkShapes(const AttentionInputs& in, const AttentionSpec& spec) {
   }
   if (!msg.str().empty()) throw Error(ErrorCode::kInvalidArgument, msg.str());
 }
+
+void fillRowStats(AttentionResult& r) {
+  const int h = r.heads(), n_q = r.nQ(), n_k = r.nK();
+  r.stats.assign(h, HeadStats{});
+  for (int head = 0; head < h; ++head) {
+    HeadStats& st = r.stats[head];
+    st.max_weight.resize(n_q);
+    st.entropy.resize(n_q);
+    st.normalized_entropy.resize(n_q);
+    st.effective_keys.resize(n_q);
+    st.jacobian_norm.resize(n_q);
+    for (int i = 0; i < n_q; ++i) {
+      const auto [lo, hi] = visibleKeys(r.mask, i, n_k);
+      const RowStats rs = rowStats(r.weights.row(head, i), n_k, hi - lo);
+      st.max_weight[i] = static_cast<float>(rs.max_weight);
+      st.entropy[i] = static_cast<float>(rs.entropy);
+      st.normalized_entropy[i] = static_cast<float>(rs.normalized_entropy);
+      st.effective_keys[i] = static_cast<float>(rs.effective_keys);
+      st.jacobian_norm[i] = static_cast<float>(rs.jacobian_norm);
+    }
+  }
+}
+
+namespace {
 
 // Additive scores for one head: e_ij = Σ_a v_a tanh(A_ia + B_ja), A = Q W_a, B = K U_a.
 // A and B are formed in double so that huge finite inputs cannot overflow to inf − inf = NaN.
@@ -131,7 +154,7 @@ void dotScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>
 }  // namespace
 
 AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSpec& spec) {
-  checkShapes(in, spec);
+  checkAttentionInputs(in, spec);
   const int h = in.q.h, n_q = in.q.rows, n_k = in.k.rows, d_v = in.v.cols;
   AttentionResult r;
   r.mechanism = spec.mechanism;
@@ -140,7 +163,6 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   r.scores = Tensor3(h, n_q, n_k);
   r.weights = Tensor3(h, n_q, n_k);
   r.head_outputs = Tensor3(h, n_q, d_v);
-  r.stats.resize(h);
   r.backend = "cpu";
 
   for (int head = 0; head < h; ++head) {
@@ -152,25 +174,14 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
       dotScores(in.q.head(head), in.k.head(head), r.scale, s);
     }
     auto p = r.weights.head(head);
-    HeadStats& st = r.stats[head];
-    st.max_weight.resize(n_q);
-    st.entropy.resize(n_q);
-    st.normalized_entropy.resize(n_q);
-    st.effective_keys.resize(n_q);
-    st.jacobian_norm.resize(n_q);
     for (int i = 0; i < n_q; ++i) {
       const auto [lo, hi] = visibleKeys(spec.mask, i, n_k);
       softmaxRow(r.scores.row(head, i), r.weights.row(head, i), n_k, lo, hi);
-      const RowStats rs = rowStats(r.weights.row(head, i), n_k, hi - lo);
-      st.max_weight[i] = static_cast<float>(rs.max_weight);
-      st.entropy[i] = static_cast<float>(rs.entropy);
-      st.normalized_entropy[i] = static_cast<float>(rs.normalized_entropy);
-      st.effective_keys[i] = static_cast<float>(rs.effective_keys);
-      st.jacobian_norm[i] = static_cast<float>(rs.jacobian_norm);
     }
     // A fully masked row has zero weights, hence a zero output row.
     r.head_outputs.head(head).noalias() = p * in.v.head(head);
   }
+  fillRowStats(r);
   return r;
 }
 

@@ -1,0 +1,257 @@
+#include "compute_worker.hpp"
+
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attnlab/error.hpp"
+#include "attnlab/tokenizer.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+constexpr int kHistogramBins = 40;
+
+QStringList toStrings(const std::vector<Token>& tokens) {
+  QStringList list;
+  list.reserve(static_cast<qsizetype>(tokens.size()));
+  for (const Token& t : tokens) list << QString::fromStdString(t.text);
+  return list;
+}
+
+/// Per-row mean entropy over heads, ln(visible keys), the score histogram and the largest weight.
+void summarize(ComputeResult& r) {
+  const AttentionResult& a = r.run.attention;
+  const int h = a.heads(), n_q = a.nQ(), n_k = a.nK();
+  r.row_entropy.assign(n_q, 0.0);
+  r.row_max_entropy.assign(n_q, 0.0);
+  for (int i = 0; i < n_q; ++i) {
+    double sum = 0;
+    for (int k = 0; k < h; ++k) sum += a.stats[k].entropy[i];
+    r.row_entropy[i] = h > 0 ? sum / h : 0;
+    const auto [lo, hi] = visibleKeys(a.mask, i, n_k);
+    r.row_max_entropy[i] = hi - lo > 0 ? std::log(static_cast<double>(hi - lo)) : 0;
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, max_w = 0;
+  for (int k = 0; k < h; ++k) {
+    for (int i = 0; i < n_q; ++i) {
+      const auto [first, last] = visibleKeys(a.mask, i, n_k);
+      const float* s = a.scores.row(k, i);
+      const float* w = a.weights.row(k, i);
+      for (int j = first; j < last; ++j) {
+        lo = std::min(lo, static_cast<double>(s[j]));
+        hi = std::max(hi, static_cast<double>(s[j]));
+        max_w = std::max(max_w, static_cast<double>(w[j]));
+      }
+    }
+  }
+  r.max_weight = max_w;
+  if (!(hi >= lo)) return;
+  if (hi - lo < 1e-9) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  r.histogram.lo = lo;
+  r.histogram.hi = hi;
+  r.histogram.count.assign(kHistogramBins, 0.0);
+  const double width = (hi - lo) / kHistogramBins;
+  for (int k = 0; k < h; ++k) {
+    for (int i = 0; i < n_q; ++i) {
+      const auto [first, last] = visibleKeys(a.mask, i, n_k);
+      const float* s = a.scores.row(k, i);
+      for (int j = first; j < last; ++j) {
+        const int bin = std::clamp(static_cast<int>((s[j] - lo) / width), 0, kHistogramBins - 1);
+        r.histogram.count[bin] += 1;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ComputeWorker::ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest)
+    : latest_(std::move(latest)) {}
+
+Backend& ComputeWorker::backendFor(const LabSettings& settings, std::string& fallback_reason) {
+  const QString key = settings.backend + QLatin1Char(':') + QString::number(settings.device);
+  if (!backend_ || key != backend_key_) {
+    // "auto" builds its OpenCL programs in the background (results come from the CPU until they
+    // are ready), so the first picture never waits on the kernel compiler; an explicit "opencl"
+    // waits, as asked.
+    const BuildMode mode = settings.backend == QLatin1String("opencl") ? BuildMode::kWait
+                                                                        : BuildMode::kBackground;
+    BackendChoice choice = selectBackend(settings.backend.toStdString(), settings.device, mode);
+    backend_ = std::move(choice.backend);
+    backend_fallback_ = choice.fallback_reason;
+    backend_key_ = key;
+  }
+  fallback_reason = backend_fallback_;
+  return *backend_;
+}
+
+void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
+  if (generation < latest_->load()) return;  // superseded while queued: skip the work
+  QElapsedTimer timer;
+  timer.start();
+  auto result = std::make_shared<ComputeResult>();
+  result->generation = generation;
+  result->settings = settings;
+  try {
+    result->spec = settings.toSpec();
+    const std::string text = settings.text.toStdString();
+    const std::optional<std::string> source =
+        settings.cross() ? std::optional<std::string>(settings.source.toStdString())
+                         : std::nullopt;
+    // Refuse input that would take seconds and gigabytes before doing any of it.
+    const std::size_t n_q = tokenize(text).size();
+    const std::size_t n_k = source ? tokenize(*source).size() : n_q;
+    if (n_q > static_cast<std::size_t>(kMaxTokens) || n_k > static_cast<std::size_t>(kMaxTokens)) {
+      throw Error(ErrorCode::kInvalidInput,
+                  "the text has " + std::to_string(std::max(n_q, n_k)) +
+                      " tokens; the window shows at most " + std::to_string(kMaxTokens));
+    }
+    if (source && n_k == 0) throw Error(ErrorCode::kInvalidInput, "the source text is empty");
+    if (!model_ || !model_->sameWeights(result->spec, settings.seed, true)) {
+      QElapsedTimer model_timer;
+      model_timer.start();
+      model_.reset();  // free the old weights first (they can be large at d_k = 1024)
+      model_ = std::make_unique<SyntheticModel>(result->spec, settings.seed, true);
+      result->model_ms = model_timer.nsecsElapsed() / 1e6;
+    }
+    if (generation < latest_->load()) return;
+    std::string fallback;
+    Backend& backend = backendFor(settings, fallback);
+    result->run = runSynthetic(*model_, result->spec, text, source, backend);
+    // A reason from the compute itself (kernels still building, an OpenCL failure) wins over the
+    // one from choosing the backend (no device).
+    if (result->run.attention.fallback_reason.empty())
+      result->run.attention.fallback_reason = fallback;
+    result->query_tokens = toStrings(result->run.query_tokens);
+    result->key_tokens = toStrings(result->run.key_tokens);
+    summarize(*result);
+  } catch (const Error& e) {
+    result->error = QString::fromStdString(e.what());
+  } catch (const std::bad_alloc&) {
+    result->error = QStringLiteral("not enough memory for these settings");
+  } catch (const std::exception& e) {
+    result->error = QStringLiteral("internal error: %1").arg(QString::fromStdString(e.what()));
+  }
+  result->total_ms = timer.nsecsElapsed() / 1e6;
+  emit finished(std::move(result));
+}
+
+ComputeController::ComputeController(QObject* parent)
+    : QObject(parent), latest_(std::make_shared<std::atomic<quint64>>(0)) {
+  qRegisterMetaType<ResultPtr>();
+  qRegisterMetaType<LabSettings>();
+  worker_ = new ComputeWorker(latest_);
+  worker_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+  connect(worker_, &ComputeWorker::finished, this, &ComputeController::accept,
+          Qt::QueuedConnection);
+  thread_.setObjectName(QStringLiteral("attention-lab compute"));
+  thread_.start();
+}
+
+ComputeController::~ComputeController() {
+  latest_->store(std::numeric_limits<quint64>::max());  // queued requests become stale
+  thread_.quit();
+  thread_.wait();
+}
+
+quint64 ComputeController::request(const LabSettings& settings) {
+  const quint64 generation = ++generation_;
+  latest_->store(generation);
+  ComputeWorker* worker = worker_;
+  QMetaObject::invokeMethod(
+      worker_, [worker, generation, settings] { worker->compute(generation, settings); },
+      Qt::QueuedConnection);
+  return generation;
+}
+
+void ComputeController::listDevices() {
+  QPointer<ComputeController> self(this);
+  QMetaObject::invokeMethod(
+      worker_,
+      [self] {
+        QStringList names;
+        for (const DeviceInfo& d : listOpenClDevices()) {
+          names << QStringLiteral("%1 (%2)").arg(QString::fromStdString(d.name),
+                                                 QString::fromStdString(d.platform));
+        }
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, names] {
+              if (self) emit self->devicesListed(names);
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
+}
+
+bool ComputeController::accept(const ResultPtr& result) {
+  if (!result || result->generation != generation_) {
+    ++dropped_;
+    return false;
+  }
+  delivered_ = result->generation;
+  emit resultReady(result);
+  return true;
+}
+
+SaturationCache::SaturationCache(QObject* parent) : QObject(parent) {
+  pool_.setMaxThreadCount(1);
+}
+
+SaturationCache::~SaturationCache() { pool_.waitForDone(); }
+
+int SaturationCache::samplesFor(int n_k) { return std::clamp(32000 / std::max(1, n_k), 200, 2000); }
+
+std::shared_ptr<const SaturationAnalysis> SaturationCache::get(int n_k, std::uint64_t seed) {
+  const Key key{n_k, seed};
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  wanted_ = key;
+  if (!running_) startNext();
+  return nullptr;
+}
+
+void SaturationCache::startNext() {
+  if (!wanted_ || cache_.count(*wanted_)) {
+    wanted_.reset();
+    return;
+  }
+  running_ = wanted_;
+  wanted_.reset();
+  const Key key = *running_;
+  QPointer<SaturationCache> self(this);
+  QThreadPool* pool = &pool_;
+  (void)QtConcurrent::run(pool, [self, key] {
+    std::shared_ptr<const SaturationAnalysis> analysis;
+    try {
+      SaturationConfig config;
+      config.n_k = key.first;
+      config.seed = key.second;
+      config.samples = samplesFor(key.first);
+      analysis = std::make_shared<const SaturationAnalysis>(saturationMonteCarlo(config));
+    } catch (const std::exception&) {
+      analysis = std::make_shared<const SaturationAnalysis>();
+    }
+    if (!self) return;
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, key, analysis] {
+          if (!self) return;
+          self->cache_[key] = analysis;
+          self->running_.reset();
+          emit self->ready(key.first, key.second);
+          self->startNext();
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+}  // namespace attnlab::gui

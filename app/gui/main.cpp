@@ -1,0 +1,106 @@
+/// \file main.cpp
+/// attention-lab: the window. Takes the CLI's run options (--text, --source, --mechanism, …) plus
+/// --screenshot FILE (render after the first result, save the window, exit), --lang en|zh_CN,
+/// --presentation and --head N.
+
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QTimer>
+#include <cstdio>
+
+#include "lab_settings.hpp"
+#include "main_window.hpp"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: attention-lab [--text TEXT] [--source TEXT] [--mechanism additive|dot|scaled]\n"
+    "         [--causal] [--heads H] [--d-model D] [--d-k K] [--seed S] [--temperature T]\n"
+    "         [--no-scale] [--backend auto|cpu|opencl] [--device N]\n"
+    "         [--lang en|zh_CN] [--presentation] [--head N] [--screenshot FILE.png]\n";
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
+  QApplication::setApplicationName(QStringLiteral("attention-lab"));
+  QApplication::setApplicationDisplayName(QStringLiteral("Attention Lab"));
+  QApplication::setDesktopFileName(QStringLiteral("attention-lab"));
+  attnlab::gui::initResources();
+
+  QStringList args = QApplication::arguments();
+  args.removeFirst();
+  attnlab::gui::WindowOptions options;
+  QStringList rest;
+  const bool has_run_options = !args.isEmpty();
+  if (const QString error = attnlab::gui::parseCommandLine(args, options.settings, rest);
+      !error.isEmpty()) {
+    std::fprintf(stderr, "attention-lab: %s\n%s", qPrintable(error), kUsage);
+    return 2;
+  }
+  QString screenshot;
+  for (int i = 0; i < rest.size(); ++i) {
+    const QString& arg = rest.at(i);
+    auto value = [&](QString& out) {
+      if (i + 1 >= rest.size()) return false;
+      out = rest.at(++i);
+      return true;
+    };
+    QString v;
+    if (arg == QLatin1String("--screenshot") && value(screenshot)) continue;
+    if (arg == QLatin1String("--lang") && value(options.language)) continue;
+    if (arg == QLatin1String("--presentation")) {
+      options.presentation = true;
+      continue;
+    }
+    if (arg == QLatin1String("--head") && value(v)) {
+      bool ok = false;
+      options.head = v.toInt(&ok);
+      if (ok && options.head >= 0) continue;
+    }
+    if (arg == QLatin1String("--help") || arg == QLatin1String("-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "attention-lab: unknown or incomplete option '%s'\n%s", qPrintable(arg),
+                 kUsage);
+    return 2;
+  }
+  if (!screenshot.isEmpty()) {
+    if (!QFileInfo(screenshot).absoluteDir().exists()) {
+      std::fprintf(stderr, "attention-lab: --screenshot: the folder of %s does not exist\n",
+                   qPrintable(screenshot));
+      return 2;
+    }
+    // A screenshot shows exactly the command line's settings, and leaves the stored ones alone.
+    options.restore_settings = false;
+    options.persist = false;
+  } else if (has_run_options) {
+    options.restore_settings = false;  // the command line wins over the last session
+  }
+
+  attnlab::gui::MainWindow window(options);
+  window.show();
+  if (!screenshot.isEmpty()) {
+    QObject::connect(&window, &attnlab::gui::MainWindow::pictureReady, &window, [&] {
+      static bool taken = false;
+      if (taken) return;
+      taken = true;
+      // Let the queued replots and the layout settle, then grab what is on screen.
+      QTimer::singleShot(400, &window, [&] {
+        const bool ok = window.grab().save(screenshot);
+        if (!ok) std::fprintf(stderr, "attention-lab: cannot write %s\n", qPrintable(screenshot));
+        std::printf("%s\n", qPrintable(screenshot));
+        QApplication::exit(ok ? 0 : 1);
+      });
+    });
+    QTimer::singleShot(60000, &window, [] {
+      std::fprintf(stderr, "attention-lab: no picture after 60 s\n");
+      QApplication::exit(1);
+    });
+  }
+  return QApplication::exec();
+}

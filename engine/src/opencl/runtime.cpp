@@ -1,0 +1,347 @@
+#include "opencl/runtime.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "attnlab/error.hpp"
+
+namespace attnlab::opencl {
+
+std::vector<cl::Device> allDevices();  // devices.cpp: the order of listOpenClDevices()
+
+const std::map<std::string, std::string_view>& embeddedKernels();  // generated at build time
+
+namespace {
+
+constexpr int kCpuRows = 4;      // ROWS: query rows per work-item in the CPU materialised path
+constexpr int kCpuBlock = 8;     // BK: keys per block in the CPU fused kernel
+constexpr int kGpuQueries = 64;  // BQ: queries per work-group in the GPU fused kernel
+constexpr int kGpuKeys = 16;     // BKG: keys per local-memory tile in the GPU fused kernel
+constexpr int kGpuTile = 16;     // TILE: edge of the GPU materialised tiles
+
+std::size_t roundUp(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
+
+// Runs f, turning an OpenCL exception into Error(kBackend) naming the call and the code.
+template <typename F>
+auto checked(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const cl::Error& e) {
+    throw Error(ErrorCode::kBackend,
+                std::string(e.what()) + " failed: " + errorName(e.err()));
+  }
+}
+
+// [h, rows, cols] → [h, cols, rows_pad] (zero padding), times scale.
+std::vector<float> transposeHeads(const Tensor3& t, std::size_t rows_pad, float scale = 1.0f) {
+  std::vector<float> out(static_cast<std::size_t>(t.h) * t.cols * rows_pad, 0.0f);
+  for (int k = 0; k < t.h; ++k)
+    for (int i = 0; i < t.rows; ++i)
+      for (int c = 0; c < t.cols; ++c)
+        out[(static_cast<std::size_t>(k) * t.cols + c) * rows_pad + i] = scale * t(k, i, c);
+  return out;
+}
+
+}  // namespace
+
+std::pair<int, int> visibleRange(const MaskParams& m, int i, int n_k) {
+  int hi = m.causal ? std::clamp(i + 1 + m.offset, 0, n_k) : n_k;
+  int lo = (m.causal && m.window > 0) ? std::clamp(i + m.offset - m.window + 1, 0, hi) : 0;
+  return {lo, hi};
+}
+
+std::string errorName(cl_int code) {
+  switch (code) {
+    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+    case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
+    case CL_COMPILER_NOT_AVAILABLE: return "CL_COMPILER_NOT_AVAILABLE";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+    case CL_INVALID_DEVICE: return "CL_INVALID_DEVICE";
+    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    case CL_INVALID_BUILD_OPTIONS: return "CL_INVALID_BUILD_OPTIONS";
+    case CL_INVALID_KERNEL_NAME: return "CL_INVALID_KERNEL_NAME";
+    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
+    case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case CL_PLATFORM_NOT_FOUND_KHR: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL driver installed)";
+    default: return "OpenCL error " + std::to_string(code);
+  }
+}
+
+std::string kernelSource(const std::string& file) {
+  if (const char* dir = std::getenv("ATTNLAB_KERNEL_DIR"); dir && *dir) {
+    const std::string path = std::string(dir) + "/" + file;
+    std::ifstream in(path);
+    if (!in)
+      throw Error(ErrorCode::kBackend,
+                  "ATTNLAB_KERNEL_DIR is set but " + path + " cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  const auto& kernels = embeddedKernels();
+  auto it = kernels.find(file);
+  if (it == kernels.end()) throw Error(ErrorCode::kInternal, "no embedded kernel " + file);
+  return std::string(it->second);
+}
+
+Runtime::Runtime(int device_index, std::optional<Variant> variant) {
+  std::vector<cl::Device> devices = checked([] { return allDevices(); });
+  if (devices.empty()) throw Error(ErrorCode::kBackend, "no OpenCL device found");
+  if (device_index < 0 || device_index >= static_cast<int>(devices.size()))
+    throw Error(ErrorCode::kInvalidArgument,
+                "OpenCL device " + std::to_string(device_index) + " does not exist (there are " +
+                    std::to_string(devices.size()) + "; see the info command)");
+  device_ = devices[device_index];
+  checked([&] {
+    context_ = cl::Context(device_);
+    queue_ = cl::CommandQueue(context_, device_);
+    device_name_ = device_.getInfo<CL_DEVICE_NAME>();
+    const bool cpu = (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
+    variant_ = variant.value_or(cpu ? Variant::kCpu : Variant::kGpu);
+    return 0;
+  });
+}
+
+std::string Runtime::buildOptions(int d_k, int d_v) const {
+  std::ostringstream o;
+  // -w: PoCL warns that float16 arguments change the ABI without AVX-512 (harmless, and printed
+  // on stderr for every build); kernels are kept warning-free with clang -Wall separately.
+  o << "-cl-std=CL1.2 -w -D D_K=" << d_k << " -D D_V=" << d_v << " -D ROWS=" << kCpuRows
+    << " -D BK=" << kCpuBlock << " -D BQ=" << kGpuQueries << " -D BKG=" << kGpuKeys
+    << " -D TILE=" << kGpuTile;
+  return o.str();
+}
+
+cl::Program& Runtime::program(const std::string& file, int d_k, int d_v) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const auto key = std::make_tuple(file, d_k, d_v);
+  if (auto it = programs_.find(key); it != programs_.end()) return it->second;
+  const std::string source = kernelSource(file);
+  const std::string options = buildOptions(d_k, d_v);
+  const auto start = std::chrono::steady_clock::now();
+  cl::Program program = checked([&] { return cl::Program(context_, source); });
+  try {
+    program.build({device_}, options.c_str());
+  } catch (const cl::Error& e) {
+    std::string log;
+    try {
+      log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+    } catch (const cl::Error&) {
+    }
+    throw Error(ErrorCode::kBackend,
+                "clBuildProgram failed for " + file + " (" + options + "): " + errorName(e.err()),
+                log);
+  }
+  last_build_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return programs_.emplace(key, std::move(program)).first->second;
+}
+
+void Runtime::prepare(int d_k, int d_v) {
+  for (const char* file : {"materialized_attention.cl", "flash_attention.cl",
+                           "pool_attention.cl", "additive_attention.cl"})
+    program(file, d_k, d_v);
+}
+
+bool Runtime::prepared(int d_k, int d_v) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  return programs_.count({"materialized_attention.cl", d_k, d_v}) &&
+         programs_.count({"flash_attention.cl", d_k, d_v}) &&
+         programs_.count({"pool_attention.cl", d_k, d_v}) &&
+         programs_.count({"additive_attention.cl", d_k, d_v});
+}
+
+cl::Buffer Runtime::upload(const std::vector<float>& data) {
+  return cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                    std::max<std::size_t>(1, data.size()) * sizeof(float),
+                    const_cast<float*>(data.data()));
+}
+
+cl::Buffer Runtime::scratch(std::size_t floats) {
+  return cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(1, floats) * sizeof(float));
+}
+
+void Runtime::download(const cl::Buffer& buffer, std::vector<float>& data) {
+  if (!data.empty())
+    queue_.enqueueReadBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(float), data.data());
+}
+
+Materialized Runtime::materialize(const Tensor3& q, const Tensor3& k, const MaskParams& mask) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols;
+  cl::Program& prog = program("materialized_attention.cl", d_k, d_k);
+  return checked([&] {
+    Materialized out{Tensor3(h, n_q, n_k), Tensor3(h, n_q, n_k),
+                     std::vector<float>(static_cast<std::size_t>(h) * n_q)};
+    const cl::Buffer qb = upload(q.data);
+    cl::Buffer lse = scratch(out.lse.size());
+    cl::Buffer s = scratch(out.scores.data.size()), p = scratch(out.weights.data.size());
+    const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+    if (variant_ == Variant::kCpu) {
+      const std::size_t nk_pad = roundUp(n_k, 16);
+      const cl::Buffer kt = upload(transposeHeads(k, nk_pad));
+      cl::Kernel pass1(prog, "row_lse_cpu");
+      pass1.setArg(0, qb), pass1.setArg(1, kt), pass1.setArg(2, lse), pass1.setArg(3, n_q);
+      pass1.setArg(4, n_k), pass1.setArg(5, static_cast<cl_int>(nk_pad)), pass1.setArg(6, causal);
+      pass1.setArg(7, offset), pass1.setArg(8, window);
+      queue_.enqueueNDRangeKernel(pass1, cl::NullRange,
+                                  cl::NDRange(roundUp(n_q, kCpuRows) / kCpuRows, h),
+                                  cl::NDRange(1, 1));
+      cl::Kernel pass2(prog, "write_probs_cpu");
+      pass2.setArg(0, qb), pass2.setArg(1, kt), pass2.setArg(2, lse), pass2.setArg(3, s);
+      pass2.setArg(4, p), pass2.setArg(5, n_q), pass2.setArg(6, n_k);
+      pass2.setArg(7, static_cast<cl_int>(nk_pad)), pass2.setArg(8, causal);
+      pass2.setArg(9, offset), pass2.setArg(10, window);
+      queue_.enqueueNDRangeKernel(
+          pass2, cl::NullRange, cl::NDRange(nk_pad / 16, roundUp(n_q, kCpuRows) / kCpuRows, h),
+          cl::NDRange(1, 1, 1));
+    } else {
+      const cl::Buffer kb = upload(k.data);
+      cl::Kernel pass1(prog, "row_lse_gpu");
+      pass1.setArg(0, qb), pass1.setArg(1, kb), pass1.setArg(2, lse), pass1.setArg(3, n_q);
+      pass1.setArg(4, n_k), pass1.setArg(5, causal), pass1.setArg(6, offset);
+      pass1.setArg(7, window);
+      const std::size_t group = kGpuTile * kGpuTile;
+      queue_.enqueueNDRangeKernel(pass1, cl::NullRange, cl::NDRange(roundUp(n_q, group), h),
+                                  cl::NDRange(group, 1));
+      cl::Kernel pass2(prog, "write_probs_gpu");
+      pass2.setArg(0, qb), pass2.setArg(1, kb), pass2.setArg(2, lse), pass2.setArg(3, s);
+      pass2.setArg(4, p), pass2.setArg(5, n_q), pass2.setArg(6, n_k), pass2.setArg(7, causal);
+      pass2.setArg(8, offset), pass2.setArg(9, window);
+      queue_.enqueueNDRangeKernel(
+          pass2, cl::NullRange, cl::NDRange(roundUp(n_k, kGpuTile), roundUp(n_q, kGpuTile), h),
+          cl::NDRange(kGpuTile, kGpuTile, 1));
+    }
+    download(lse, out.lse);
+    download(s, out.scores.data);
+    download(p, out.weights.data);
+    return out;
+  });
+}
+
+Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
+                     const MaskParams& mask) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_v = v.cols;
+  cl::Program& prog = program("flash_attention.cl", d_k, d_v);
+  return checked([&] {
+    Fused out{Tensor3(h, n_q, d_v), std::vector<float>(static_cast<std::size_t>(h) * n_q)};
+    const cl::Buffer kb = upload(k.data), vb = upload(v.data);
+    cl::Buffer ob = scratch(out.output.data.size()), lse = scratch(out.lse.size());
+    const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+    if (variant_ == Variant::kCpu) {
+      const std::size_t nq_pad = roundUp(n_q, 16);
+      const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
+      cl::Kernel kernel(prog, "flash_fwd_cpu");
+      kernel.setArg(0, qt), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, ob);
+      kernel.setArg(4, lse), kernel.setArg(5, n_q), kernel.setArg(6, n_k);
+      kernel.setArg(7, static_cast<cl_int>(nq_pad)), kernel.setArg(8, causal);
+      kernel.setArg(9, offset), kernel.setArg(10, window);
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
+                                  cl::NDRange(1, 1));
+    } else {
+      const cl::Buffer qb = upload(q.data);
+      cl::Kernel kernel(prog, "flash_fwd_gpu");
+      kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, ob);
+      kernel.setArg(4, lse), kernel.setArg(5, n_q), kernel.setArg(6, n_k);
+      kernel.setArg(7, causal), kernel.setArg(8, offset), kernel.setArg(9, window);
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange,
+                                  cl::NDRange(roundUp(n_q, kGpuQueries), h),
+                                  cl::NDRange(kGpuQueries, 1));
+    }
+    download(ob, out.output.data);
+    download(lse, out.lse);
+    return out;
+  });
+}
+
+Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const std::vector<float>& lse,
+                     const MaskParams& mask, int b) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (b < 1) throw Error(ErrorCode::kInvalidArgument, "the pooling block must be at least 1");
+  const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols;
+  const int nb_q = (n_q + b - 1) / b, nb_k = (n_k + b - 1) / b;
+  cl::Program& prog = program("pool_attention.cl", d_k, d_k);
+  return checked([&] {
+    Pooled out{Tensor3(h, nb_q, nb_k), Tensor3(h, nb_q, nb_k)};
+    const cl::Buffer qb = upload(q.data), kb = upload(k.data), lb = upload(lse);
+    cl::Buffer mean = scratch(out.mean.data.size()), max = scratch(out.max.data.size());
+    cl::Kernel kernel(prog, "pool_probs");
+    kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, lb), kernel.setArg(3, mean);
+    kernel.setArg(4, max), kernel.setArg(5, n_q), kernel.setArg(6, n_k), kernel.setArg(7, b);
+    kernel.setArg(8, static_cast<cl_int>(mask.causal)), kernel.setArg(9, mask.offset);
+    kernel.setArg(10, mask.window);
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_k, nb_q, h));
+    download(mean, out.mean.data);
+    download(max, out.max.data);
+    return out;
+  });
+}
+
+Tensor3 Runtime::weightsTimesValues(const Tensor3& p, const Tensor3& v) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const int h = p.h, n_q = p.rows, n_k = p.cols, d_v = v.cols;
+  cl::Program& prog = program("additive_attention.cl", v.cols, v.cols);
+  return checked([&] {
+    Tensor3 out(h, n_q, d_v);
+    const cl::Buffer pb = upload(p.data), vb = upload(v.data);
+    cl::Buffer ob = scratch(out.data.size());
+    cl::Kernel kernel(prog, "weights_times_values");
+    kernel.setArg(0, pb), kernel.setArg(1, vb), kernel.setArg(2, ob), kernel.setArg(3, n_q);
+    kernel.setArg(4, n_k), kernel.setArg(5, d_v);
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(d_v, n_q, h));
+    download(ob, out.data);
+    return out;
+  });
+}
+
+Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3& w_a,
+                               const Tensor3& u_a, const Tensor3& v_a, double scale,
+                               const MaskParams& mask, const Tensor3& v, Tensor3* output) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_a = w_a.cols;
+  cl::Program& prog = program("additive_attention.cl", d_k, d_k);
+  Materialized out = checked([&] {
+    Materialized m{Tensor3(h, n_q, n_k), Tensor3(h, n_q, n_k),
+                   std::vector<float>(static_cast<std::size_t>(h) * n_q)};
+    const cl::Buffer qb = upload(q.data), kb = upload(k.data), wb = upload(w_a.data),
+                     ub = upload(u_a.data), vab = upload(v_a.data);
+    cl::Buffer a = scratch(static_cast<std::size_t>(h) * n_q * d_a);
+    cl::Buffer bk = scratch(static_cast<std::size_t>(h) * n_k * d_a);
+    cl::Kernel project(prog, "project_rows");
+    project.setArg(0, qb), project.setArg(1, wb), project.setArg(2, a), project.setArg(3, n_q);
+    project.setArg(4, d_k), project.setArg(5, d_a);
+    queue_.enqueueNDRangeKernel(project, cl::NullRange, cl::NDRange(d_a, n_q, h));
+    project.setArg(0, kb), project.setArg(1, ub), project.setArg(2, bk), project.setArg(3, n_k);
+    queue_.enqueueNDRangeKernel(project, cl::NullRange, cl::NDRange(d_a, n_k, h));
+    cl::Buffer s = scratch(m.scores.data.size()), p = scratch(m.weights.data.size());
+    cl::Buffer lse = scratch(m.lse.size());
+    cl::Kernel scores(prog, "additive_scores");
+    scores.setArg(0, a), scores.setArg(1, bk), scores.setArg(2, vab), scores.setArg(3, s);
+    scores.setArg(4, n_q), scores.setArg(5, n_k), scores.setArg(6, d_a);
+    scores.setArg(7, static_cast<cl_float>(scale));
+    queue_.enqueueNDRangeKernel(scores, cl::NullRange, cl::NDRange(n_k, n_q, h));
+    cl::Kernel softmax(prog, "softmax_rows");
+    softmax.setArg(0, s), softmax.setArg(1, p), softmax.setArg(2, lse), softmax.setArg(3, n_q);
+    softmax.setArg(4, n_k), softmax.setArg(5, static_cast<cl_int>(mask.causal));
+    softmax.setArg(6, mask.offset), softmax.setArg(7, mask.window);
+    queue_.enqueueNDRangeKernel(softmax, cl::NullRange, cl::NDRange(n_q, h));
+    download(s, m.scores.data);
+    download(p, m.weights.data);
+    download(lse, m.lse);
+    return m;
+  });
+  if (output) *output = weightsTimesValues(out.weights, v);
+  return out;
+}
+
+}  // namespace attnlab::opencl

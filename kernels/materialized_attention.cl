@@ -1,0 +1,199 @@
+// The materialised path the heatmaps need: scores S and attention weights P for every
+// (query, key), computed in tiles in two passes.
+//   pass 1 (row_lse_*): for each query row, the row maximum m and sum l gathered across key tiles
+//     with the online softmax (Milakov & Gimelshein 2018, arXiv:1805.02867); writes
+//     L = m + log(l) (−INFINITY for a row with no visible key).
+//   pass 2 (write_probs_*): recomputes each tile of S and writes S and P = exp(S − L), already
+//     normalised; masked entries of P are exactly 0 (S keeps the unmasked score).
+//
+// Build options (-D): D_K; ROWS (query rows per work-item, CPU variant); TILE (GPU tile edge).
+// Shapes (row-major, h = last global dimension):
+//   q [h, n_q, D_K] pre-scaled; kt [h, D_K, nk_pad] (K transposed, zero-padded to a multiple of
+//   16; CPU variant); k [h, n_k, D_K] (GPU variant); lse [h, n_q]; s, p [h, n_q, n_k].
+// Mask: as in flash_attention.cl (causal with offset, optional window).
+
+#ifndef D_K
+#define D_K 64
+#endif
+#ifndef ROWS
+#define ROWS 4
+#endif
+#ifndef TILE
+#define TILE 16
+#endif
+
+inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
+  int hi = causal ? clamp(i + 1 + offset, 0, n_k) : n_k;
+  int lo = (causal && window > 0) ? clamp(i + offset - window + 1, 0, hi) : 0;
+  return (int2)(lo, hi);
+}
+
+#define IOTA16 ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+
+// CPU variant of pass 1: ROWS query rows per work-item; 16 keys per step, one per lane, loaded
+// contiguously from K transposed; running max and sum kept per lane and reduced once at the end.
+__kernel void row_lse_cpu(__global const float* restrict q, __global const float* restrict kt,
+                          __global float* restrict lse, const int n_q, const int n_k,
+                          const int nk_pad, const int causal, const int offset, const int window) {
+  const int r0 = (int)get_global_id(0) * ROWS;
+  const int head = (int)get_global_id(1);
+  if (r0 >= n_q) return;
+  const int rows = min(ROWS, n_q - r0);
+  q += ((size_t)head * n_q + r0) * D_K;
+  kt += (size_t)head * D_K * nk_pad;
+  int2 range[ROWS];
+  float16 m[ROWS], l[ROWS];
+  for (int r = 0; r < ROWS; ++r) {
+    range[r] = visible_keys(min(r0 + r, n_q - 1), n_k, causal, offset, window);
+    m[r] = (float16)(-INFINITY);
+    l[r] = (float16)(0.0f);
+  }
+  const int j_begin = range[0].x & ~15;
+  const int j_end = range[rows - 1].y;
+  for (int jb = j_begin; jb < j_end; jb += 16) {
+    float16 s[ROWS];
+    for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
+    for (int c = 0; c < D_K; ++c) {
+      const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
+      for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
+    }
+    const int16 cols = (int16)(jb) + IOTA16;
+    for (int r = 0; r < ROWS; ++r) {
+      const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y));
+      const float16 sr = select((float16)(-INFINITY), s[r], visible);
+      const float16 m_new = fmax(m[r], sr);
+      const float16 m_ref = select(m_new, (float16)(0.0f), isinf(m_new));  // never −inf − (−inf)
+      l[r] = l[r] * exp(m[r] - m_ref) + exp(sr - m_ref);
+      m[r] = m_new;
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    float mv[16], lv[16];
+    vstore16(m[r], 0, mv);
+    vstore16(l[r], 0, lv);
+    float big = -INFINITY;
+    for (int t = 0; t < 16; ++t) big = fmax(big, mv[t]);
+    float sum = 0.0f;
+    if (big > -INFINITY)
+      for (int t = 0; t < 16; ++t) sum += lv[t] > 0.0f ? lv[t] * exp(mv[t] - big) : 0.0f;
+    lse[(size_t)head * n_q + r0 + r] = sum > 0.0f ? big + log(sum) : -INFINITY;
+  }
+}
+
+// CPU variant of pass 2: ROWS rows × 16 keys per work-item, written with vector stores.
+// Global size (nk_pad / 16, ceil(n_q / ROWS), h).
+__kernel void write_probs_cpu(__global const float* restrict q, __global const float* restrict kt,
+                              __global const float* restrict lse, __global float* restrict s_out,
+                              __global float* restrict p_out, const int n_q, const int n_k,
+                              const int nk_pad, const int causal, const int offset,
+                              const int window) {
+  const int jb = (int)get_global_id(0) * 16;
+  const int r0 = (int)get_global_id(1) * ROWS;
+  const int head = (int)get_global_id(2);
+  if (r0 >= n_q || jb >= n_k) return;
+  const int rows = min(ROWS, n_q - r0);
+  q += ((size_t)head * n_q + r0) * D_K;
+  kt += (size_t)head * D_K * nk_pad;
+  float16 s[ROWS];
+  for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
+  for (int c = 0; c < D_K; ++c) {
+    const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
+    for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
+  }
+  const int16 cols = (int16)(jb) + IOTA16;
+  const bool full = jb + 16 <= n_k;
+  for (int r = 0; r < rows; ++r) {
+    const int i = r0 + r;
+    const int2 range = visible_keys(i, n_k, causal, offset, window);
+    const float row_lse = lse[(size_t)head * n_q + i];
+    const int16 visible = (cols >= (int16)(range.x)) & (cols < (int16)(range.y)) &
+                          (int16)(row_lse > -INFINITY ? -1 : 0);
+    const float16 p = select((float16)(0.0f), exp(s[r] - row_lse), visible);
+    const size_t base = ((size_t)head * n_q + i) * n_k + jb;
+    if (full) {
+      vstore16(s[r], 0, s_out + base);
+      vstore16(p, 0, p_out + base);
+    } else {
+      float sv[16], pv[16];
+      vstore16(s[r], 0, sv);
+      vstore16(p, 0, pv);
+      for (int t = 0; t < n_k - jb; ++t) {
+        s_out[base + t] = sv[t];
+        p_out[base + t] = pv[t];
+      }
+    }
+  }
+}
+
+// GPU variant of pass 1: TILE·TILE work-items per group, one query row each, K streamed through
+// local memory TILE keys at a time. Local size (TILE·TILE, 1), global (ceil(n_q/TILE²)·TILE², h).
+__kernel void row_lse_gpu(__global const float* restrict q, __global const float* restrict k,
+                          __global float* restrict lse, const int n_q, const int n_k,
+                          const int causal, const int offset, const int window) {
+  __local float k_tile[TILE * D_K];
+  const int group = TILE * TILE;
+  const int lid = (int)get_local_id(0);
+  const int first = (int)get_group_id(0) * group;
+  const int i = first + lid;
+  const int head = (int)get_global_id(1);
+  const int last = min(first + group - 1, n_q - 1);
+  q += (size_t)head * n_q * D_K;
+  k += (size_t)head * n_k * D_K;
+  const int2 range = visible_keys(min(i, n_q - 1), n_k, causal, offset, window);
+  const int j_begin = visible_keys(first, n_k, causal, offset, window).x;
+  const int j_end = visible_keys(last, n_k, causal, offset, window).y;
+  float qi[D_K];
+  for (int c = 0; c < D_K; ++c) qi[c] = i < n_q ? q[(size_t)i * D_K + c] : 0.0f;
+  float m = -INFINITY, l = 0.0f;
+  for (int jb = j_begin; jb < j_end; jb += TILE) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int idx = lid; idx < TILE * D_K; idx += group) {
+      const int j = jb + idx / D_K;
+      k_tile[idx] = j < j_end ? k[(size_t)j * D_K + idx % D_K] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i < n_q) {
+      const int t_begin = max(range.x - jb, 0), t_end = min(range.y - jb, TILE);
+      for (int t = t_begin; t < t_end; ++t) {
+        float s = 0.0f;
+        for (int c = 0; c < D_K; ++c) s = fma(qi[c], k_tile[t * D_K + c], s);
+        const float m_new = fmax(m, s);
+        l = l * exp(m - m_new) + exp(s - m_new);
+        m = m_new;
+      }
+    }
+  }
+  if (i < n_q) lse[(size_t)head * n_q + i] = l > 0.0f ? m + log(l) : -INFINITY;
+}
+
+// GPU variant of pass 2: a TILE × TILE tile of (query, key) per work-group, Q and K tiles staged in
+// local memory TILE features at a time (the classic tiled matrix product).
+// Local size (TILE, TILE, 1); global (ceil(n_k/TILE)·TILE, ceil(n_q/TILE)·TILE, h).
+__kernel void write_probs_gpu(__global const float* restrict q, __global const float* restrict k,
+                              __global const float* restrict lse, __global float* restrict s_out,
+                              __global float* restrict p_out, const int n_q, const int n_k,
+                              const int causal, const int offset, const int window) {
+  __local float q_tile[TILE][TILE];
+  __local float k_tile[TILE][TILE + 1];
+  const int tj = (int)get_local_id(0), ti = (int)get_local_id(1);
+  const int j = (int)get_global_id(0), i = (int)get_global_id(1);
+  const int head = (int)get_global_id(2);
+  const int i_base = (int)get_group_id(1) * TILE, j_base = (int)get_group_id(0) * TILE;
+  q += (size_t)head * n_q * D_K;
+  k += (size_t)head * n_k * D_K;
+  float s = 0.0f;
+  for (int c0 = 0; c0 < D_K; c0 += TILE) {
+    const int qi = i_base + ti, kj = j_base + ti, c = c0 + tj;
+    q_tile[ti][tj] = (qi < n_q && c < D_K) ? q[(size_t)qi * D_K + c] : 0.0f;
+    k_tile[ti][tj] = (kj < n_k && c < D_K) ? k[(size_t)kj * D_K + c] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int t = 0; t < TILE; ++t) s = fma(q_tile[ti][t], k_tile[tj][t], s);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (i >= n_q || j >= n_k) return;
+  const int2 range = visible_keys(i, n_k, causal, offset, window);
+  const float row_lse = lse[(size_t)head * n_q + i];
+  const size_t idx = ((size_t)head * n_q + i) * n_k + j;
+  s_out[idx] = s;
+  p_out[idx] = (j >= range.x && j < range.y && row_lse > -INFINITY) ? exp(s - row_lse) : 0.0f;
+}

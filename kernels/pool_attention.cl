@@ -1,0 +1,48 @@
+// Block-pooled attention weights: the mean and the maximum of P over b × b blocks, recomputed from
+// Q, K and the saved L = m + log(l) (see flash_attention.cl) so an overview heatmap of a long
+// sequence never moves n² values to the host. Cells past the edge are not counted; masked cells
+// count as 0 in the mean.
+//
+// Build options (-D): D_K. Shapes: q [h, n_q, D_K] pre-scaled, k [h, n_k, D_K], lse [h, n_q];
+// mean_out, max_out [h, nb_q, nb_k] with nb = ceil(n / b). Global size (nb_k, nb_q, h).
+
+#ifndef D_K
+#define D_K 64
+#endif
+
+inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
+  int hi = causal ? clamp(i + 1 + offset, 0, n_k) : n_k;
+  int lo = (causal && window > 0) ? clamp(i + offset - window + 1, 0, hi) : 0;
+  return (int2)(lo, hi);
+}
+
+__kernel void pool_probs(__global const float* restrict q, __global const float* restrict k,
+                         __global const float* restrict lse, __global float* restrict mean_out,
+                         __global float* restrict max_out, const int n_q, const int n_k,
+                         const int b, const int causal, const int offset, const int window) {
+  const int bj = (int)get_global_id(0), bi = (int)get_global_id(1);
+  const int head = (int)get_global_id(2);
+  const int nb_k = (int)get_global_size(0), nb_q = (int)get_global_size(1);
+  q += (size_t)head * n_q * D_K;
+  k += (size_t)head * n_k * D_K;
+  const int i_end = min(n_q, (bi + 1) * b), j_end = min(n_k, (bj + 1) * b);
+  float sum = 0.0f, largest = 0.0f;
+  for (int i = bi * b; i < i_end; ++i) {
+    const float row_lse = lse[(size_t)head * n_q + i];
+    if (!(row_lse > -INFINITY)) continue;
+    const int2 range = visible_keys(i, n_k, causal, offset, window);
+    __global const float* qi = q + (size_t)i * D_K;
+    for (int j = max(bj * b, range.x); j < min(j_end, range.y); ++j) {
+      __global const float* kj = k + (size_t)j * D_K;
+      float s = 0.0f;
+      for (int c = 0; c < D_K; ++c) s = fma(qi[c], kj[c], s);
+      const float p = exp(s - row_lse);
+      sum += p;
+      largest = fmax(largest, p);
+    }
+  }
+  const int cells = (i_end - bi * b) * (j_end - bj * b);
+  const size_t out = ((size_t)head * nb_q + bi) * nb_k + bj;
+  mean_out[out] = cells > 0 ? sum / (float)cells : 0.0f;
+  max_out[out] = largest;
+}

@@ -1,0 +1,329 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>attnlab::gui::MainWindow</name>
+    <message>
+        <source>Export image</source>
+        <translation>导出图像</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>File (.png, .svg, .pdf)</source>
+        <translation>文件（.png、.svg、.pdf）</translation>
+    </message>
+    <message>
+        <source>Width (px)</source>
+        <translation>宽度（像素）</translation>
+    </message>
+    <message>
+        <source>Height (px)</source>
+        <translation>高度（像素）</translation>
+    </message>
+    <message>
+        <source>Scale (PNG pixel ratio)</source>
+        <translation>缩放（PNG 像素比）</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.svg *.pdf)</source>
+        <translation>图像 (*.png *.svg *.pdf)</translation>
+    </message>
+    <message>
+        <source>About Attention Lab</source>
+        <translation>关于注意力实验室</translation>
+    </message>
+    <message>
+        <source>Attention Lab: attention heatmaps per head and softmax saturation, computed by a synthetic transformer layer on this computer.</source>
+        <translation>注意力实验室：在本机用合成的 Transformer 层计算每个头的注意力热力图与 softmax 饱和。</translation>
+    </message>
+    <message>
+        <source>Attention Lab</source>
+        <translation>注意力实验室</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Text (queries; recomputed as you type)</source>
+        <translation>文本（查询；输入时自动重新计算）</translation>
+    </message>
+    <message>
+        <source>Type a sentence…</source>
+        <translation>输入一个句子…</translation>
+    </message>
+    <message>
+        <source>Source (optional: keys and values → cross-attention)</source>
+        <translation>源文本（可选：键和值 → 交叉注意力）</translation>
+    </message>
+    <message>
+        <source>Empty: self-attention</source>
+        <translation>留空：自注意力</translation>
+    </message>
+    <message>
+        <source>Mechanism</source>
+        <translation>机制</translation>
+    </message>
+    <message>
+        <source>additive (Bahdanau)</source>
+        <translation>加性（Bahdanau）</translation>
+    </message>
+    <message>
+        <source>dot-product</source>
+        <translation>点积</translation>
+    </message>
+    <message>
+        <source>Scale scores by 1/√d_k</source>
+        <translation>分数乘以 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>Temperature T</source>
+        <translation>温度 T</translation>
+    </message>
+    <message>
+        <source>d_k</source>
+        <translation>d_k</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <source>Causal mask (decoder)</source>
+        <translation>因果掩码（解码器）</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Shortcuts: Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K scaling · F5 presentation · Esc back to all heads</source>
+        <translation>快捷键：Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K 切换缩放 · F5 演示模式 · Esc 返回全部头</translation>
+    </message>
+    <message>
+        <source>← All heads</source>
+        <translation>← 全部头</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Current head as image…</source>
+        <translation>当前头导出为图像…</translation>
+    </message>
+    <message>
+        <source>All heads as image…</source>
+        <translation>全部头导出为图像…</translation>
+    </message>
+    <message>
+        <source>Saturation plot as image…</source>
+        <translation>饱和曲线导出为图像…</translation>
+    </message>
+    <message>
+        <source>Matrices as CSV or NPY…</source>
+        <translation>矩阵导出为 CSV 或 NPY…</translation>
+    </message>
+    <message>
+        <source>Copy current head image</source>
+        <translation>复制当前头图像</translation>
+    </message>
+    <message>
+        <source>Copy all heads image</source>
+        <translation>复制全部头图像</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>E&amp;xamples</source>
+        <translation>示例(&amp;X)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Toggle 1/√d_k scaling</source>
+        <translation>切换 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>d_k × 2</source>
+        <translation>d_k × 2</translation>
+    </message>
+    <message>
+        <source>d_k ÷ 2</source>
+        <translation>d_k ÷ 2</translation>
+    </message>
+    <message>
+        <source>All heads</source>
+        <translation>全部头</translation>
+    </message>
+    <message>
+        <source>Presentation mode</source>
+        <translation>演示模式</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统语言</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Overview: %1 query tokens × %2 key tokens — labels thinned out; hover a cell to read its tokens, click a head to enlarge it.</source>
+        <translation>概览：%1 个查询词元 × %2 个键词元——标签已稀疏显示；悬停单元格查看词元，点击某个头将其放大。</translation>
+    </message>
+    <message>
+        <source>%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover a cell for its weight, click a head to enlarge it</source>
+        <translation>%1 个查询词元 × %2 个键词元 · 行是查询，列是键 · 悬停单元格查看权重，点击某个头将其放大</translation>
+    </message>
+    <message>
+        <source>Head %1 of %2 · click a row (query) to see its softmax over the keys</source>
+        <translation>第 %1 个头（共 %2 个）· 点击一行（查询）查看它对各键的 softmax</translation>
+    </message>
+    <message>
+        <source>attention weight</source>
+        <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>Click a row of the map
+to see its softmax</source>
+        <translation>点击热力图的一行
+查看其 softmax</translation>
+    </message>
+    <message>
+        <source>query %1 %2: softmax over keys</source>
+        <translation>查询 %1 %2：对各键的 softmax</translation>
+    </message>
+    <message>
+        <source>Computing the saturation curves for %1 keys…</source>
+        <translation>正在计算 %1 个键的饱和曲线…</translation>
+    </message>
+    <message>
+        <source>Entropy of each query row (mean over heads)</source>
+        <translation>每个查询行的熵（各头平均）</translation>
+    </message>
+    <message>
+        <source>nats</source>
+        <translation>奈特</translation>
+    </message>
+    <message>
+        <source>entropy H</source>
+        <translation>熵 H</translation>
+    </message>
+    <message>
+        <source>uniform row: ln(visible keys)</source>
+        <translation>均匀行：ln(可见键数)</translation>
+    </message>
+    <message>
+        <source>Histogram of this sentence's scores (all heads)</source>
+        <translation>本句分数的直方图（全部头）</translation>
+    </message>
+    <message>
+        <source>score (logit after scaling); spread %1 … %2</source>
+        <translation>分数（缩放后的 logit）；范围 %1 … %2</translation>
+    </message>
+    <message>
+        <source>cells</source>
+        <translation>单元格数</translation>
+    </message>
+    <message>
+        <source>Computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source>computed in %1 ms (attention run %2 ms)</source>
+        <translation>计算用时 %1 毫秒（注意力 %2 毫秒）</translation>
+    </message>
+    <message>
+        <source> · new weights drawn in %1 ms</source>
+        <translation> · 新权重生成用时 %1 毫秒</translation>
+    </message>
+    <message>
+        <source> · %1 × %2 tokens, %3 heads</source>
+        <translation> · %1 × %2 个词元，%3 个头</translation>
+    </message>
+    <message>
+        <source>Not recomputed: %1</source>
+        <translation>未重新计算：%1</translation>
+    </message>
+    <message>
+        <source>backend: %1 (%2)</source>
+        <translation>后端：%1（%2）</translation>
+    </message>
+    <message>
+        <source> · %1 requested, fell back: %2</source>
+        <translation> · 请求 %1，已回退：%2</translation>
+    </message>
+    <message>
+        <source>In use: %1</source>
+        <translation>正在使用：%1</translation>
+    </message>
+    <message>
+        <source>head %1 · query %2 %3 → key %4 %5</source>
+        <translation>头 %1 · 查询 %2 %3 → 键 %4 %5</translation>
+    </message>
+    <message>
+        <source>%1: masked</source>
+        <translation>%1：已掩码</translation>
+    </message>
+    <message>
+        <source>%1: weight %2, score %3</source>
+        <translation>%1：权重 %2，分数 %3</translation>
+    </message>
+    <message>
+        <source>Image copied to the clipboard</source>
+        <translation>图像已复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>已写入 %1</translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <source>Export matrices</source>
+        <translation>导出矩阵</translation>
+    </message>
+    <message>
+        <source>CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)</source>
+        <translation>CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)</translation>
+    </message>
+    <message>
+        <source>scaled dot-product</source>
+        <translation>缩放点积</translation>
+    </message>
+</context>
+</TS>

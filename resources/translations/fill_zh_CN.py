@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Fills the Simplified Chinese translations of attention_lab_zh_CN.ts after lupdate.
+
+Run from the repository root after `lupdate app/gui -ts resources/translations/attention_lab_zh_CN.ts`.
+Strings missing here stay unfinished (lrelease then shows the English text)."""
+import sys
+import xml.etree.ElementTree as ET
+
+ZH = {
+    "Export image": "导出图像",
+    "Browse…": "浏览…",
+    "File (.png, .svg, .pdf)": "文件（.png、.svg、.pdf）",
+    "Width (px)": "宽度（像素）",
+    "Height (px)": "高度（像素）",
+    "Scale (PNG pixel ratio)": "缩放（PNG 像素比）",
+    "Images (*.png *.svg *.pdf)": "图像 (*.png *.svg *.pdf)",
+    "About Attention Lab": "关于注意力实验室",
+    "Attention Lab: attention heatmaps per head and softmax saturation, computed by a synthetic transformer layer on this computer.":
+        "注意力实验室：在本机用合成的 Transformer 层计算每个头的注意力热力图与 softmax 饱和。",
+    "Attention Lab": "注意力实验室",
+    "Inputs": "输入",
+    "Text (queries; recomputed as you type)": "文本（查询；输入时自动重新计算）",
+    "Type a sentence…": "输入一个句子…",
+    "Source (optional: keys and values → cross-attention)": "源文本（可选：键和值 → 交叉注意力）",
+    "Empty: self-attention": "留空：自注意力",
+    "Mechanism": "机制",
+    "additive (Bahdanau)": "加性（Bahdanau）",
+    "dot-product": "点积",
+    "scaled dot-product": "缩放点积",
+    "Scale scores by 1/√d_k": "分数乘以 1/√d_k 缩放",
+    "Temperature T": "温度 T",
+    "d_k": "d_k",
+    "Heads": "头数",
+    "d_model": "d_model",
+    "Causal mask (decoder)": "因果掩码（解码器）",
+    "Seed": "随机种子",
+    "Backend": "后端",
+    "auto": "自动",
+    "CPU": "CPU",
+    "Shortcuts: Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K scaling · F5 presentation · Esc back to all heads":
+        "快捷键：Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K 切换缩放 · F5 演示模式 · Esc 返回全部头",
+    "← All heads": "← 全部头",
+    "&File": "文件(&F)",
+    "&Export": "导出(&E)",
+    "Current head as image…": "当前头导出为图像…",
+    "All heads as image…": "全部头导出为图像…",
+    "Saturation plot as image…": "饱和曲线导出为图像…",
+    "Matrices as CSV or NPY…": "矩阵导出为 CSV 或 NPY…",
+    "Copy current head image": "复制当前头图像",
+    "Copy all heads image": "复制全部头图像",
+    "&Quit": "退出(&Q)",
+    "E&xamples": "示例(&X)",
+    "&View": "视图(&V)",
+    "Toggle 1/√d_k scaling": "切换 1/√d_k 缩放",
+    "d_k × 2": "d_k × 2",
+    "d_k ÷ 2": "d_k ÷ 2",
+    "All heads": "全部头",
+    "Presentation mode": "演示模式",
+    "&Language": "语言(&L)",
+    "System language": "跟随系统语言",
+    "&Help": "帮助(&H)",
+    "Overview: %1 query tokens × %2 key tokens — labels thinned out; hover a cell to read its tokens, click a head to enlarge it.":
+        "概览：%1 个查询词元 × %2 个键词元——标签已稀疏显示；悬停单元格查看词元，点击某个头将其放大。",
+    "%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover a cell for its weight, click a head to enlarge it":
+        "%1 个查询词元 × %2 个键词元 · 行是查询，列是键 · 悬停单元格查看权重，点击某个头将其放大",
+    "Head %1 of %2 · click a row (query) to see its softmax over the keys":
+        "第 %1 个头（共 %2 个）· 点击一行（查询）查看它对各键的 softmax",
+    "attention weight": "注意力权重",
+    "Click a row of the map\nto see its softmax": "点击热力图的一行\n查看其 softmax",
+    "query %1 %2: softmax over keys": "查询 %1 %2：对各键的 softmax",
+    "Computing the saturation curves for %1 keys…": "正在计算 %1 个键的饱和曲线…",
+    "Entropy of each query row (mean over heads)": "每个查询行的熵（各头平均）",
+    "nats": "奈特",
+    "entropy H": "熵 H",
+    "uniform row: ln(visible keys)": "均匀行：ln(可见键数)",
+    "Histogram of this sentence's scores (all heads)": "本句分数的直方图（全部头）",
+    "score (logit after scaling); spread %1 … %2": "分数（缩放后的 logit）；范围 %1 … %2",
+    "cells": "单元格数",
+    "Computing…": "计算中…",
+    "computed in %1 ms (attention run %2 ms)": "计算用时 %1 毫秒（注意力 %2 毫秒）",
+    " · new weights drawn in %1 ms": " · 新权重生成用时 %1 毫秒",
+    " · %1 × %2 tokens, %3 heads": " · %1 × %2 个词元，%3 个头",
+    "Not recomputed: %1": "未重新计算：%1",
+    "backend: %1 (%2)": "后端：%1（%2）",
+    " · %1 requested, fell back: %2": " · 请求 %1，已回退：%2",
+    "In use: %1": "正在使用：%1",
+    "head %1 · query %2 %3 → key %4 %5": "头 %1 · 查询 %2 %3 → 键 %4 %5",
+    "%1: masked": "%1：已掩码",
+    "%1: weight %2, score %3": "%1：权重 %2，分数 %3",
+    "Image copied to the clipboard": "图像已复制到剪贴板",
+    "Wrote %1": "已写入 %1",
+    "Export failed: %1": "导出失败：%1",
+    "Export matrices": "导出矩阵",
+    "CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)":
+        "CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)",
+}
+
+path = sys.argv[1] if len(sys.argv) > 1 else "resources/translations/attention_lab_zh_CN.ts"
+tree = ET.parse(path)
+missing = []
+for message in tree.getroot().iter("message"):
+    source = message.find("source").text or ""
+    translation = message.find("translation")
+    if source in ZH:
+        translation.text = ZH[source]
+        translation.attrib.pop("type", None)
+    else:
+        missing.append(source)
+tree.getroot().set("language", "zh_CN")
+with open(path, "wb") as f:
+    f.write(b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n')
+    tree.write(f, encoding="utf-8", xml_declaration=False)
+    f.write(b"\n")
+for source in missing:
+    print("untranslated:", repr(source), file=sys.stderr)
