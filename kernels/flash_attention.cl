@@ -6,7 +6,8 @@
 // exp(S − L). Extra memory: O(n·d), never n².
 //
 // Build options (-D): D_K, D_V (widths per head), BK (keys per block, CPU variant), BQ and BKG
-// (queries per work-group and keys per local-memory tile, GPU variant).
+// (queries per work-group and keys per local-memory tile, GPU variant). The loops over the BK
+// keys of a block are unrolled so their accumulators live in registers (2× on PoCL).
 //
 // Shapes (row-major, h = global id 1):
 //   cpu: qt [h, D_K, nq_pad] (Q transposed, pre-scaled), k [h, n_k, D_K], v [h, n_k, D_V]
@@ -72,15 +73,30 @@ __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const fl
 
   for (int jb = j_begin; jb < j_end; jb += BK) {
     const int count = min(BK, j_end - jb);
+    // Scores of BK keys for the 16 queries: BK accumulators stay in registers while each q[c] is
+    // loaded once; every update is one FMA broadcasting a K element.
     float16 s[BK];
+#pragma unroll
+    for (int t = 0; t < BK; ++t) s[t] = (float16)(0.0f);
+    if (count == BK) {
+      for (int c = 0; c < D_K; ++c) {
+        const float16 qc = q[c];
+#pragma unroll
+        for (int t = 0; t < BK; ++t) s[t] = fma(qc, (float16)(k[(size_t)(jb + t) * D_K + c]), s[t]);
+      }
+    } else {
+      for (int c = 0; c < D_K; ++c) {
+        const float16 qc = q[c];
+        for (int t = 0; t < count; ++t)
+          s[t] = fma(qc, (float16)(k[(size_t)(jb + t) * D_K + c]), s[t]);
+      }
+    }
     float16 block_max = (float16)(-INFINITY);
-    for (int t = 0; t < count; ++t) {
+#pragma unroll
+    for (int t = 0; t < BK; ++t) {
       const int j = jb + t;
-      __global const float* kj = k + (size_t)j * D_K;
-      float16 dot = (float16)(0.0f);
-      for (int c = 0; c < D_K; ++c) dot = fma(q[c], (float16)(kj[c]), dot);
-      const int16 visible = ((int16)(j) >= lo) & ((int16)(j) < hi);
-      s[t] = select((float16)(-INFINITY), dot, visible);
+      const int16 visible = ((int16)(j) >= lo) & ((int16)(j) < hi) & (int16)(t < count ? -1 : 0);
+      s[t] = select((float16)(-INFINITY), s[t], visible);
       block_max = fmax(block_max, s[t]);
     }
     const float16 m_new = fmax(m, block_max);
@@ -89,12 +105,25 @@ __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const fl
     const float16 m_ref = select(m_new, (float16)(0.0f), isinf(m_new));
     const float16 correction = exp(m - m_ref);
     l *= correction;
-    for (int c = 0; c < D_V; ++c) acc[c] *= correction;
-    for (int t = 0; t < count; ++t) {
-      const float16 p = exp(s[t] - m_ref);
-      l += p;
-      __global const float* vj = v + (size_t)(jb + t) * D_V;
-      for (int c = 0; c < D_V; ++c) acc[c] = fma(p, (float16)(vj[c]), acc[c]);
+#pragma unroll
+    for (int t = 0; t < BK; ++t) {
+      s[t] = exp(s[t] - m_ref);  // now the unnormalised weights p
+      l += s[t];
+    }
+    // Rescale and accumulate: each acc[c] is loaded and stored once per block of BK keys.
+    if (count == BK) {
+      for (int c = 0; c < D_V; ++c) {
+        float16 a = acc[c] * correction;
+#pragma unroll
+        for (int t = 0; t < BK; ++t) a = fma(s[t], (float16)(v[(size_t)(jb + t) * D_V + c]), a);
+        acc[c] = a;
+      }
+    } else {
+      for (int c = 0; c < D_V; ++c) {
+        float16 a = acc[c] * correction;
+        for (int t = 0; t < count; ++t) a = fma(s[t], (float16)(v[(size_t)(jb + t) * D_V + c]), a);
+        acc[c] = a;
+      }
     }
     m = m_new;
   }

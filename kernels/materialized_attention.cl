@@ -52,12 +52,15 @@ __kernel void row_lse_cpu(__global const float* restrict q, __global const float
   const int j_end = range[rows - 1].y;
   for (int jb = j_begin; jb < j_end; jb += 16) {
     float16 s[ROWS];
+#pragma unroll
     for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
     for (int c = 0; c < D_K; ++c) {
       const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
+#pragma unroll
       for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
     }
     const int16 cols = (int16)(jb) + IOTA16;
+#pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y));
       const float16 sr = select((float16)(-INFINITY), s[r], visible);
@@ -80,46 +83,54 @@ __kernel void row_lse_cpu(__global const float* restrict q, __global const float
   }
 }
 
-// CPU variant of pass 2: ROWS rows × 16 keys per work-item, written with vector stores.
-// Global size (nk_pad / 16, ceil(n_q / ROWS), h).
+// CPU variant of pass 2: ROWS query rows per work-item, looping over all keys 16 at a time and
+// writing with vector stores (few, long work-items: PoCL pays per work-group launched).
+// Global size (ceil(n_q / ROWS), h).
 __kernel void write_probs_cpu(__global const float* restrict q, __global const float* restrict kt,
                               __global const float* restrict lse, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
                               const int nk_pad, const int causal, const int offset,
                               const int window) {
-  const int jb = (int)get_global_id(0) * 16;
-  const int r0 = (int)get_global_id(1) * ROWS;
-  const int head = (int)get_global_id(2);
-  if (r0 >= n_q || jb >= n_k) return;
+  const int r0 = (int)get_global_id(0) * ROWS;
+  const int head = (int)get_global_id(1);
+  if (r0 >= n_q) return;
   const int rows = min(ROWS, n_q - r0);
   q += ((size_t)head * n_q + r0) * D_K;
   kt += (size_t)head * D_K * nk_pad;
-  float16 s[ROWS];
-  for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
-  for (int c = 0; c < D_K; ++c) {
-    const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
-    for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
+  int2 range[ROWS];
+  float row_lse[ROWS];
+  for (int r = 0; r < ROWS; ++r) {
+    const int i = min(r0 + r, n_q - 1);
+    range[r] = visible_keys(i, n_k, causal, offset, window);
+    row_lse[r] = lse[(size_t)head * n_q + i];
   }
-  const int16 cols = (int16)(jb) + IOTA16;
-  const bool full = jb + 16 <= n_k;
-  for (int r = 0; r < rows; ++r) {
-    const int i = r0 + r;
-    const int2 range = visible_keys(i, n_k, causal, offset, window);
-    const float row_lse = lse[(size_t)head * n_q + i];
-    const int16 visible = (cols >= (int16)(range.x)) & (cols < (int16)(range.y)) &
-                          (int16)(row_lse > -INFINITY ? -1 : 0);
-    const float16 p = select((float16)(0.0f), exp(s[r] - row_lse), visible);
-    const size_t base = ((size_t)head * n_q + i) * n_k + jb;
-    if (full) {
-      vstore16(s[r], 0, s_out + base);
-      vstore16(p, 0, p_out + base);
-    } else {
-      float sv[16], pv[16];
-      vstore16(s[r], 0, sv);
-      vstore16(p, 0, pv);
-      for (int t = 0; t < n_k - jb; ++t) {
-        s_out[base + t] = sv[t];
-        p_out[base + t] = pv[t];
+  for (int jb = 0; jb < n_k; jb += 16) {
+    float16 s[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
+    for (int c = 0; c < D_K; ++c) {
+      const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
+    }
+    const int16 cols = (int16)(jb) + IOTA16;
+    const bool full = jb + 16 <= n_k;
+    for (int r = 0; r < rows; ++r) {
+      const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y)) &
+                            (int16)(row_lse[r] > -INFINITY ? -1 : 0);
+      const float16 p = select((float16)(0.0f), exp(s[r] - row_lse[r]), visible);
+      const size_t base = ((size_t)head * n_q + r0 + r) * n_k + jb;
+      if (full) {
+        vstore16(s[r], 0, s_out + base);
+        vstore16(p, 0, p_out + base);
+      } else {
+        float sv[16], pv[16];
+        vstore16(s[r], 0, sv);
+        vstore16(p, 0, pv);
+        for (int t = 0; t < n_k - jb; ++t) {
+          s_out[base + t] = sv[t];
+          p_out[base + t] = pv[t];
+        }
       }
     }
   }

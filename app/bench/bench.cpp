@@ -4,7 +4,10 @@
 // runSynthetic (tokenize, embed, project, attention, W_O) after a warm-up, median of many runs,
 // and the one-off cost of drawing a SyntheticModel's weights.
 //
-//   attention-lab-bench [--runs N]
+// With OpenCL: Eigen materialised vs OpenCL tiled materialised vs OpenCL fused (bench.hpp).
+//
+//   attention-lab-bench [--runs N] [--sizes 512,1024,…] [--heads 1,8] [--device N]
+//                       [--csv FILE] [--no-opencl]
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +19,7 @@
 
 #include "attnlab/backend.hpp"
 #include "attnlab/synthetic.hpp"
+#include "bench/bench.hpp"
 
 namespace {
 
@@ -42,10 +46,40 @@ std::string sentenceOf(int tokens) {
 
 }  // namespace
 
+std::vector<int> parseList(const char* text) {
+  std::vector<int> list;
+  for (const char* p = text; *p;) {
+    list.push_back(std::atoi(p));
+    while (*p && *p != ',') ++p;
+    if (*p == ',') ++p;
+  }
+  return list;
+}
+
 int main(int argc, char** argv) {
   int runs = 200;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--runs") == 0) runs = std::max(5, std::atoi(argv[i + 1]));
+  bool with_opencl = true;
+  attnlab::bench::OpenClBenchOptions cl;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--runs") == 0 && has_value) {
+      runs = std::max(5, std::atoi(argv[++i]));
+      cl.runs = cl.runs_large = std::max(5, runs / 40);
+    } else if (std::strcmp(argv[i], "--sizes") == 0 && has_value) {
+      cl.sizes = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--heads") == 0 && has_value) {
+      cl.heads = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--device") == 0 && has_value) {
+      cl.device = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--csv") == 0 && has_value) {
+      cl.csv_path = argv[++i];
+    } else if (std::strcmp(argv[i], "--no-opencl") == 0) {
+      with_opencl = false;
+    } else {
+      std::fprintf(stderr, "attention-lab-bench: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
 
   const Case cases[] = {
       {"cat sentence (11 tokens), h=8, d_model=64", 0, 8, 64},
@@ -76,5 +110,17 @@ int main(int argc, char** argv) {
     std::printf("| %s | %.2f | %.3f | %.3f |\n", c.name, build_ms, median(times),
                 times[times.size() * 9 / 10]);
   }
+#ifdef ATTNLAB_WITH_OPENCL
+  if (with_opencl) {
+    try {
+      return attnlab::bench::runOpenClBench(cl);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attention-lab-bench: OpenCL part skipped: %s\n", e.what());
+      return 1;
+    }
+  }
+#else
+  (void)with_opencl;
+#endif
   return 0;
 }

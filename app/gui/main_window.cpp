@@ -57,6 +57,25 @@ void initResources() { initAttentionLabResources(); }
 
 namespace {
 
+/// The plot's font at `points` times the views' font scale (presentation mode enlarges it).
+QFont panelFont(const QCustomPlot& plot, double points, bool bold = false) {
+  QFont f = plot.font();
+  f.setPointSizeF(points * views::fontScale(plot));
+  f.setBold(bold);
+  return f;
+}
+
+/// Clears plot and lays out a bold title over one fixed (no drag, no zoom) axis rect.
+QCPAxisRect* titledPanel(QCustomPlot& plot, const QString& title) {
+  views::clearPlot(plot);
+  plot.plotLayout()->addElement(0, 0, new QCPTextElement(&plot, title, panelFont(plot, 11, true)));
+  auto* rect = new QCPAxisRect(&plot);
+  plot.plotLayout()->addElement(1, 0, rect);
+  rect->setRangeDrag(Qt::Orientations());
+  rect->setRangeZoom(Qt::Orientations());
+  return rect;
+}
+
 /// Beyond this many tokens per side the grid is an overview (labels thinned, a note says so).
 constexpr int kOverviewTokens = 40;
 /// Milliseconds of quiet typing before the text is recomputed.
@@ -900,22 +919,11 @@ void MainWindow::drawSaturationPanel() {
 
 void MainWindow::drawEntropy() {
   QCustomPlot& plot = *entropy_plot_;
-  views::clearPlot(plot);
-  const double scale = views::fontScale(plot);
-  auto font = [&](double points, bool bold = false) {
-    QFont f = plot.font();
-    f.setPointSizeF(points * scale);
-    f.setBold(bold);
-    return f;
+  const auto font = [&plot](double points, bool bold = false) {
+    return panelFont(plot, points, bold);
   };
   const int n_q = shown_->run.attention.nQ();
-  plot.plotLayout()->addElement(
-      0, 0, new QCPTextElement(&plot, tr("Entropy of each query row (mean over heads)"),
-                               font(11, true)));
-  auto* rect = new QCPAxisRect(&plot);
-  plot.plotLayout()->addElement(1, 0, rect);
-  rect->setRangeDrag(Qt::Orientations());
-  rect->setRangeZoom(Qt::Orientations());
+  QCPAxisRect* rect = titledPanel(plot, tr("Entropy of each query row (mean over heads)"));
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -971,22 +979,11 @@ void MainWindow::drawEntropy() {
 
 void MainWindow::drawHistogram() {
   QCustomPlot& plot = *histogram_plot_;
-  views::clearPlot(plot);
-  const double scale = views::fontScale(plot);
-  auto font = [&](double points, bool bold = false) {
-    QFont f = plot.font();
-    f.setPointSizeF(points * scale);
-    f.setBold(bold);
-    return f;
+  const auto font = [&plot](double points, bool bold = false) {
+    return panelFont(plot, points, bold);
   };
   const ScoreHistogram& hist = shown_->histogram;
-  plot.plotLayout()->addElement(
-      0, 0, new QCPTextElement(&plot, tr("Histogram of this sentence's scores (all heads)"),
-                               font(11, true)));
-  auto* rect = new QCPAxisRect(&plot);
-  plot.plotLayout()->addElement(1, 0, rect);
-  rect->setRangeDrag(Qt::Orientations());
-  rect->setRangeZoom(Qt::Orientations());
+  QCPAxisRect* rect = titledPanel(plot, tr("Histogram of this sentence's scores (all heads)"));
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   x->setLabel(tr("score (logit after scaling); spread %1 … %2")

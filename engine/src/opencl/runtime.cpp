@@ -17,7 +17,7 @@ const std::map<std::string, std::string_view>& embeddedKernels();  // generated 
 namespace {
 
 constexpr int kCpuRows = 4;      // ROWS: query rows per work-item in the CPU materialised path
-constexpr int kCpuBlock = 8;     // BK: keys per block in the CPU fused kernel
+constexpr int kCpuBlock = 6;     // BK: keys per block in the CPU fused kernel
 constexpr int kGpuQueries = 64;  // BQ: queries per work-group in the GPU fused kernel
 constexpr int kGpuKeys = 16;     // BKG: keys per local-memory tile in the GPU fused kernel
 constexpr int kGpuTile = 16;     // TILE: edge of the GPU materialised tiles
@@ -175,44 +175,70 @@ void Runtime::download(const cl::Buffer& buffer, std::vector<float>& data) {
     queue_.enqueueReadBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(float), data.data());
 }
 
-Materialized Runtime::materialize(const Tensor3& q, const Tensor3& k, const MaskParams& mask) {
+Materialized Runtime::materialize(const Tensor3& q, const Tensor3& k, const MaskParams& mask,
+                                  const std::vector<float>* known_lse) {
+  Materialized out;
+  materializeInto(q, k, mask, known_lse, out);
+  return out;
+}
+
+void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskParams& mask,
+                              const std::vector<float>* known_lse, Materialized& out) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols;
   cl::Program& prog = program("materialized_attention.cl", d_k, d_k);
-  return checked([&] {
-    Materialized out{Tensor3(h, n_q, n_k), Tensor3(h, n_q, n_k),
-                     std::vector<float>(static_cast<std::size_t>(h) * n_q)};
+  auto reshape = [](Tensor3& t, int a, int b, int c) {
+    if (t.h != a || t.rows != b || t.cols != c) t = Tensor3(a, b, c);
+  };
+  reshape(out.scores, h, n_q, n_k);
+  reshape(out.weights, h, n_q, n_k);
+  out.lse.resize(static_cast<std::size_t>(h) * n_q);
+  if (known_lse && known_lse->size() != out.lse.size())
+    throw Error(ErrorCode::kInvalidArgument, "known_lse must hold h·n_q values");
+  checked([&] {
     const cl::Buffer qb = upload(q.data);
-    cl::Buffer lse = scratch(out.lse.size());
-    cl::Buffer s = scratch(out.scores.data.size()), p = scratch(out.weights.data.size());
+    cl::Buffer lse = known_lse ? upload(*known_lse) : scratch(out.lse.size());
+    // The n² results: written in place in host memory on CPU devices, copied back on GPUs.
+    const bool in_place = variant_ == Variant::kCpu;
+    auto result_buffer = [&](std::vector<float>& host) {
+      return in_place ? cl::Buffer(context_, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR,
+                                   std::max<std::size_t>(1, host.size()) * sizeof(float),
+                                   host.data())
+                      : scratch(host.size());
+    };
+    cl::Buffer s = result_buffer(out.scores.data), p = result_buffer(out.weights.data);
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
     if (variant_ == Variant::kCpu) {
       const std::size_t nk_pad = roundUp(n_k, 16);
       const cl::Buffer kt = upload(transposeHeads(k, nk_pad));
-      cl::Kernel pass1(prog, "row_lse_cpu");
-      pass1.setArg(0, qb), pass1.setArg(1, kt), pass1.setArg(2, lse), pass1.setArg(3, n_q);
-      pass1.setArg(4, n_k), pass1.setArg(5, static_cast<cl_int>(nk_pad)), pass1.setArg(6, causal);
-      pass1.setArg(7, offset), pass1.setArg(8, window);
-      queue_.enqueueNDRangeKernel(pass1, cl::NullRange,
-                                  cl::NDRange(roundUp(n_q, kCpuRows) / kCpuRows, h),
-                                  cl::NDRange(1, 1));
+      if (!known_lse) {
+        cl::Kernel pass1(prog, "row_lse_cpu");
+        pass1.setArg(0, qb), pass1.setArg(1, kt), pass1.setArg(2, lse), pass1.setArg(3, n_q);
+        pass1.setArg(4, n_k), pass1.setArg(5, static_cast<cl_int>(nk_pad));
+        pass1.setArg(6, causal), pass1.setArg(7, offset), pass1.setArg(8, window);
+        queue_.enqueueNDRangeKernel(pass1, cl::NullRange,
+                                    cl::NDRange(roundUp(n_q, kCpuRows) / kCpuRows, h),
+                                    cl::NDRange(1, 1));
+      }
       cl::Kernel pass2(prog, "write_probs_cpu");
       pass2.setArg(0, qb), pass2.setArg(1, kt), pass2.setArg(2, lse), pass2.setArg(3, s);
       pass2.setArg(4, p), pass2.setArg(5, n_q), pass2.setArg(6, n_k);
       pass2.setArg(7, static_cast<cl_int>(nk_pad)), pass2.setArg(8, causal);
       pass2.setArg(9, offset), pass2.setArg(10, window);
-      queue_.enqueueNDRangeKernel(
-          pass2, cl::NullRange, cl::NDRange(nk_pad / 16, roundUp(n_q, kCpuRows) / kCpuRows, h),
-          cl::NDRange(1, 1, 1));
+      queue_.enqueueNDRangeKernel(pass2, cl::NullRange,
+                                  cl::NDRange(roundUp(n_q, kCpuRows) / kCpuRows, h),
+                                  cl::NDRange(1, 1));
     } else {
       const cl::Buffer kb = upload(k.data);
-      cl::Kernel pass1(prog, "row_lse_gpu");
-      pass1.setArg(0, qb), pass1.setArg(1, kb), pass1.setArg(2, lse), pass1.setArg(3, n_q);
-      pass1.setArg(4, n_k), pass1.setArg(5, causal), pass1.setArg(6, offset);
-      pass1.setArg(7, window);
-      const std::size_t group = kGpuTile * kGpuTile;
-      queue_.enqueueNDRangeKernel(pass1, cl::NullRange, cl::NDRange(roundUp(n_q, group), h),
-                                  cl::NDRange(group, 1));
+      if (!known_lse) {
+        cl::Kernel pass1(prog, "row_lse_gpu");
+        pass1.setArg(0, qb), pass1.setArg(1, kb), pass1.setArg(2, lse), pass1.setArg(3, n_q);
+        pass1.setArg(4, n_k), pass1.setArg(5, causal), pass1.setArg(6, offset);
+        pass1.setArg(7, window);
+        const std::size_t group = kGpuTile * kGpuTile;
+        queue_.enqueueNDRangeKernel(pass1, cl::NullRange, cl::NDRange(roundUp(n_q, group), h),
+                                    cl::NDRange(group, 1));
+      }
       cl::Kernel pass2(prog, "write_probs_gpu");
       pass2.setArg(0, qb), pass2.setArg(1, kb), pass2.setArg(2, lse), pass2.setArg(3, s);
       pass2.setArg(4, p), pass2.setArg(5, n_q), pass2.setArg(6, n_k), pass2.setArg(7, causal);
@@ -221,10 +247,25 @@ Materialized Runtime::materialize(const Tensor3& q, const Tensor3& k, const Mask
           pass2, cl::NullRange, cl::NDRange(roundUp(n_k, kGpuTile), roundUp(n_q, kGpuTile), h),
           cl::NDRange(kGpuTile, kGpuTile, 1));
     }
-    download(lse, out.lse);
-    download(s, out.scores.data);
-    download(p, out.weights.data);
-    return out;
+    if (known_lse) {
+      out.lse = *known_lse;
+    } else {
+      download(lse, out.lse);
+    }
+    if (in_place) {
+      // Mapping synchronises the host pointer with what the kernels wrote (no copy on PoCL).
+      for (cl::Buffer* b : {&s, &p}) {
+        void* mapped = queue_.enqueueMapBuffer(*b, CL_TRUE, CL_MAP_READ, 0,
+                                               std::max<std::size_t>(1, out.scores.data.size()) *
+                                                   sizeof(float));
+        queue_.enqueueUnmapMemObject(*b, mapped);
+      }
+      queue_.finish();
+    } else {
+      download(s, out.scores.data);
+      download(p, out.weights.data);
+    }
+    return 0;
   });
 }
 

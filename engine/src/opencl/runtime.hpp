@@ -74,8 +74,14 @@ class Runtime {
   bool prepared(int d_k, int d_v);
 
   /// Two-pass tiled scores and weights. q_scaled [h, n_q, d_k] (already multiplied by the scale),
-  /// k [h, n_k, d_k].
-  Materialized materialize(const Tensor3& q_scaled, const Tensor3& k, const MaskParams& mask);
+  /// k [h, n_k, d_k]. With `known_lse` (L from a fused run of the same inputs) pass 1 is skipped.
+  Materialized materialize(const Tensor3& q_scaled, const Tensor3& k, const MaskParams& mask,
+                           const std::vector<float>* known_lse = nullptr);
+  /// As materialize, writing into `out` (its tensors are reused when the shapes match, so a
+  /// caller that keeps `out` pays for no allocation). On CPU devices the kernels write straight
+  /// into out's memory (CL_MEM_USE_HOST_PTR), so the n² results are never copied.
+  void materializeInto(const Tensor3& q_scaled, const Tensor3& k, const MaskParams& mask,
+                       const std::vector<float>* known_lse, Materialized& out);
   /// FlashAttention-2-style fused output. v [h, n_k, d_v].
   Fused fused(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v, const MaskParams& mask);
   /// Mean and max of P over b × b blocks, from the saved lse (one fused or materialised run).
