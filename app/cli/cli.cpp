@@ -393,14 +393,17 @@ int commandSaturation(const Args& a, std::ostream& out, std::ostream& /*err*/) {
   if (auto v = a.get("--keys")) config.n_k = static_cast<int>(parseInteger("--keys", *v, 1, 65536));
   if (auto v = a.get("--samples")) config.samples = static_cast<int>(parseInteger("--samples", *v, 2, 1000000));
   if (auto v = a.get("--seed")) config.seed = static_cast<std::uint64_t>(parseInteger("--seed", *v, 0, (1LL << 53)));
-  int mark = 64;
+  // The marked d_k defaults to the one render would use (d_model / heads, or --d-k's first value
+  // when it names one), so the plot describes the same setting as the heatmaps.
+  Args spec_args = a;
+  spec_args.values.erase("--d-k");
+  const RunSettings settings = parseSettings(spec_args);
+  int mark = config.d_k.size() == 1 ? config.d_k.front() : settings.spec.resolvedDk();
   if (auto v = a.get("--mark")) mark = static_cast<int>(parseInteger("--mark", *v, 1, 16384));
   std::optional<SaturationAnalysis> sentence;
   if (a.has("--text")) {
-    // The --d-k option here is the list, so parse the sentence's own settings without it.
-    Args spec_args = a;
-    spec_args.values.erase("--d-k");
-    const RunSettings s = parseSettings(spec_args);
+    // --d-k here is the list, so the sentence's own settings were parsed without it.
+    const RunSettings& s = settings;
     sentence = saturationOfSentence(s.spec, s.seed, s.positions, s.text, s.source, config.d_k);
     config.n_k = sentence->n_k;  // compare like with like: as many keys as the sentence has
   }
@@ -472,7 +475,8 @@ saturation:
   --d-k LIST             d_k values, e.g. 1,2,4,...,1024 (default)
   --keys N               keys per softmax row (default 16; the sentence's count with --text)
   --samples N            Monte-Carlo rows per d_k (default 2000)   --seed S
-  --mark K               the d_k to mark (default 64)   --no-scale  mark the unscaled curves
+  --mark K               the d_k to mark (default: d_model / heads, as render uses)
+  --no-scale             mark the unscaled curves
   --text TEXT            add the sentence's own points (with --heads, --d-model, --causal ...)
 exit status: 0 success, 2 bad arguments or input (one line on stderr), 1 internal error
 )";

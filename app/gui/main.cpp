@@ -12,6 +12,7 @@
 
 #include "lab_settings.hpp"
 #include "main_window.hpp"
+#include "views/views.hpp"
 
 namespace {
 
@@ -24,6 +25,7 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  attnlab::views::installQuietMessageHandler();
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
   QApplication::setApplicationName(QStringLiteral("attention-lab"));
@@ -97,6 +99,13 @@ int main(int argc, char* argv[]) {
         QApplication::exit(ok ? 0 : 1);
       });
     });
+    // Bad input in a scripted screenshot is the caller's mistake: say it on one line, exit 2,
+    // as the command line does.
+    QObject::connect(&window, &attnlab::gui::MainWindow::inputRejected, &window,
+                     [](const QString& message) {
+                       std::fprintf(stderr, "attention-lab: %s\n", qPrintable(message));
+                       QApplication::exit(2);
+                     });
     QTimer::singleShot(60000, &window, [] {
       std::fprintf(stderr, "attention-lab: no picture after 60 s\n");
       QApplication::exit(1);

@@ -709,6 +709,7 @@ void MainWindow::onResult(const ResultPtr& result) {
     message_label_->setText(result->error);
     message_label_->show();
     updateStatus();
+    emit inputRejected(result->error);
     return;
   }
   last_error_.clear();
@@ -839,27 +840,24 @@ void MainWindow::applyRowHighlight() {
 }
 
 void MainWindow::drawRow() {
-  views::clearPlot(*row_plot_);
-  const double font_scale = views::fontScale(*row_plot_);
-  auto font = [&](double points, bool bold = false) {
-    QFont f = row_plot_->font();
-    f.setPointSizeF(points * font_scale);
-    f.setBold(bold);
-    return f;
+  const auto font = [this](double points, bool bold = false) {
+    return panelFont(*row_plot_, points, bold);
   };
   const AttentionResult& r = shown_->run.attention;
   const int head = std::clamp(enlarged_head_, 0, r.heads() - 1);
-  auto* title = new QCPTextElement(row_plot_, QString(), font(11, true));
-  row_plot_->plotLayout()->addElement(0, 0, title);
-  auto* rect = new QCPAxisRect(row_plot_);
-  row_plot_->plotLayout()->addElement(1, 0, rect);
-  rect->setRangeDrag(Qt::Orientations());
-  rect->setRangeZoom(Qt::Orientations());
+  QCPAxisRect* rect = titledPanel(*row_plot_, QString());
+  auto* title = static_cast<QCPTextElement*>(row_plot_->plotLayout()->element(0, 0));
+  title->setFont(font(10, true));
   QCPAxis* keys = rect->axis(QCPAxis::atLeft);
   QCPAxis* weights = rect->axis(QCPAxis::atBottom);
   keys->setRangeReversed(true);  // key 0 at the top
   keys->setRange(-0.5, r.nK() - 0.5);
   weights->setRange(0, 1.0);
+  // 0, 0.5, 1 only: a narrow panel has no room for more.
+  auto weight_ticks = QSharedPointer<QCPAxisTickerText>::create();
+  weight_ticks->addTicks({{0.0, QStringLiteral("0")}, {0.5, QStringLiteral("0.5")},
+                          {1.0, QStringLiteral("1")}});
+  weights->setTicker(weight_ticks);
   weights->setLabel(tr("attention weight"));
   weights->setLabelFont(font(10));
   weights->setTickLabelFont(font(9));
@@ -875,11 +873,11 @@ void MainWindow::drawRow() {
   keys->setTicker(ticker);
   keys->setSubTicks(false);
   if (selected_row_ < 0 || selected_row_ >= r.nQ()) {
-    title->setText(tr("Click a row of the map\nto see its softmax"));
+    title->setText(tr("Click a row\nto see its softmax"));
     queueReplot(row_plot_);
     return;
   }
-  title->setText(tr("query %1 %2: softmax over keys")
+  title->setText(tr("query %1 %2:\nsoftmax over keys")
                      .arg(selected_row_)
                      .arg(quoted(shown_->query_tokens.value(selected_row_))));
   auto* bars = new QCPBars(keys, weights);

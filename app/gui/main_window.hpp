@@ -128,6 +128,8 @@ class MainWindow : public QMainWindow {
  signals:
   /// A result and the saturation curves are on screen (first time and after every change).
   void pictureReady();
+  /// The settings were rejected (empty text, invalid settings); `message` is the inline text.
+  void inputRejected(const QString& message);
 
  protected:
   void changeEvent(QEvent* event) override;

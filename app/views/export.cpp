@@ -123,4 +123,18 @@ void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size) {
   }
 }
 
+namespace {
+QtMessageHandler g_default_handler = nullptr;
+
+void quietMessageHandler(QtMsgType type, const QMessageLogContext& context,
+                         const QString& message) {
+  if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set"))) return;
+  if (g_default_handler) g_default_handler(type, context, message);
+}
+}  // namespace
+
+void installQuietMessageHandler() {
+  if (!g_default_handler) g_default_handler = qInstallMessageHandler(quietMessageHandler);
+}
+
 }  // namespace attnlab::views

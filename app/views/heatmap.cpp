@@ -136,8 +136,8 @@ QSharedPointer<QCPAxisTickerText> tokenTicker(const QStringList& labels, int ste
 /// The note under a heatmap whose mask hides cells.
 QString maskedNote(Mask mask) {
   return mask == Mask::kCausal
-             ? QStringLiteral("grey = masked (causal: a query cannot see later keys)")
-             : QStringLiteral("grey = masked");
+             ? viewText("grey = masked (causal: a query cannot see later keys)")
+             : viewText("grey = masked");
 }
 
 bool anyMasked(const AttentionResult& result) {
@@ -167,8 +167,8 @@ QString titleText(const AttentionResult& result, const RunLabel& label, const QS
   if (label.spec.mechanism != Mechanism::kAdditive || label.spec.temperature) {
     parts << scalingText(label.spec);
   }
-  if (result.mask == Mask::kCausal) parts << QStringLiteral("causal mask");
-  if (label.cross) parts << QStringLiteral("cross-attention");
+  if (result.mask == Mask::kCausal) parts << viewText("causal mask");
+  if (label.cross) parts << viewText("cross-attention");
   if (!label.extra.isEmpty()) parts << label.extra;
   return parts.join(QStringLiteral(" · "));
 }
@@ -268,7 +268,7 @@ QCPColorScale* addColorScale(QCustomPlot& plot, QCPLayoutGrid* layout, int row, 
   scale->setType(QCPAxis::atRight);
   scale->setGradient(viridisGradient());
   scale->setDataRange(QCPRange(0.0, 1.0));
-  scale->setLabel(QStringLiteral("attention weight"));
+  scale->setLabel(viewText("attention weight"));
   scale->setBarWidth(18);
   scale->setRangeDrag(false);
   scale->setRangeZoom(false);
@@ -367,11 +367,11 @@ QCPColorMap* drawPanel(QCustomPlot& plot, QCPAxisRect* rect, const AttentionResu
   const int upright_step = labelStep(setup.cell_px, widest, n_k, setup.max_labels);
   const int rotated_step = labelStep(setup.cell_px, metrics.height(), n_k, setup.max_labels);
   const bool rotate = upright_step > 1 || rotated_step > 1;
-  style(keys, n_k, key_labels, rotate ? rotated_step : upright_step, QStringLiteral("key"),
+  style(keys, n_k, key_labels, rotate ? rotated_step : upright_step, viewText("key"),
         setup.key_title);
   if (rotate) keys->setTickLabelRotation(-90);
   style(queries, n_q, query_labels,
-        labelStep(setup.cell_px, metrics.height(), n_q, setup.max_labels), QStringLiteral("query"),
+        labelStep(setup.cell_px, metrics.height(), n_q, setup.max_labels), viewText("query"),
         setup.query_title);
   queries->setRangeReversed(true);  // query 0 at the top, like reading a matrix
 
@@ -380,7 +380,7 @@ QCPColorMap* drawPanel(QCustomPlot& plot, QCPAxisRect* rect, const AttentionResu
   map->setTightBoundary(false);
   map->setGradient(viridisGradient());
   map->setDataRange(QCPRange(0.0, 1.0));
-  map->setName(QStringLiteral("head %1").arg(head));
+  map->setName(viewText("head %1").arg(head));
   // A 1-wide QCPColorMap has zero width on screen: store a single key (query) as two half cells.
   const int key_cells = n_k == 1 ? 2 : n_k;
   const int query_cells = n_q == 1 ? 2 : n_q;
@@ -429,13 +429,13 @@ QCPMarginGroup* newMarginGroup(QCustomPlot& plot) {
 QString mechanismTitle(Mechanism mechanism) {
   switch (mechanism) {
     case Mechanism::kAdditive:
-      return QStringLiteral("additive");
+      return viewText("additive");
     case Mechanism::kDot:
-      return QStringLiteral("dot-product");
+      return viewText("dot-product");
     case Mechanism::kScaled:
-      return QStringLiteral("scaled dot-product");
+      return viewText("scaled dot-product");
   }
-  return QStringLiteral("attention");
+  return viewText("attention");
 }
 
 void setFontScale(QCustomPlot& plot, double factor) {
@@ -452,11 +452,11 @@ QString scalingText(const AttentionSpec& spec) {
   if (spec.temperature) return QStringLiteral("T = %1").arg(*spec.temperature, 0, 'g', 4);
   switch (spec.mechanism) {
     case Mechanism::kAdditive:
-      return QStringLiteral("additive");
+      return viewText("additive");
     case Mechanism::kDot:
-      return QStringLiteral("unscaled");
+      return viewText("unscaled");
     case Mechanism::kScaled:
-      return QStringLiteral("scaled 1/√d_k");
+      return viewText("scaled 1/√d_k");
   }
   return {};
 }
@@ -491,7 +491,7 @@ void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
   clearPlot(plot);
   QCPLayoutGrid* layout = plot.plotLayout();
   layout->setRowSpacing(4);
-  addTitle(plot, titleText(result, label, QStringLiteral("head %1").arg(head)), fonts.title,
+  addTitle(plot, titleText(result, label, viewText("head %1").arg(head)), fonts.title,
            titleWidth(plot, defaultHeatmapSize(result.nQ(), result.nK(), 1).width));
 
   auto* body = new QCPLayoutGrid;
@@ -537,7 +537,7 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
   clearPlot(plot);
   QCPLayoutGrid* layout = plot.plotLayout();
   layout->setRowSpacing(4);
-  const QString heads = h == 1 ? QStringLiteral("1 head") : QStringLiteral("%1 heads").arg(h);
+  const QString heads = h == 1 ? viewText("1 head") : viewText("%1 heads").arg(h);
   addTitle(plot, titleText(result, label, heads), fonts.title,
            titleWidth(plot, defaultHeatmapSize(result.nQ(), result.nK(), h).width));
 
@@ -557,7 +557,7 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
     auto* panel = new QCPLayoutGrid;
     panels->addElement(k / columns, k % columns, panel);
     panel->setRowSpacing(0);
-    addText(plot, panel, 0, 0, QStringLiteral("head %1").arg(k),
+    addText(plot, panel, 0, 0, viewText("head %1").arg(k),
             sizedFont(plot, fonts.panel_title, true));
     auto* rect = new QCPAxisRect(&plot);
     panel->addElement(1, 0, rect);
@@ -607,9 +607,9 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
     auto* text = qobject_cast<QCPTextElement*>(element);
     if (!text || text->objectName() != QLatin1String("title")) continue;
     const int h = result.heads();
-    const QString heads = head >= 0   ? QStringLiteral("head %1").arg(head)
-                          : h == 1    ? QStringLiteral("1 head")
-                                      : QStringLiteral("%1 heads").arg(h);
+    const QString heads = head >= 0   ? viewText("head %1").arg(head)
+                          : h == 1    ? viewText("1 head")
+                                      : viewText("%1 heads").arg(h);
     const ImageSize size = defaultHeatmapSize(result.nQ(), result.nK(), head >= 0 ? 1 : h);
     const auto [title, font] =
         fitTitle(plot, titleText(result, label, heads), kSingleFonts.title, size.width);

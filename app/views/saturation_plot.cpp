@@ -79,7 +79,7 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   layout->setRowSpacing(6);
 
   auto* title = new QCPTextElement(
-      &plot, QStringLiteral("Softmax saturation vs d_k (n_k = %1 keys)").arg(model.n_k),
+      &plot, viewText("Softmax saturation vs d_k (n_k = %1 keys)").arg(model.n_k),
       sizedFont(plot, 15, true));
   layout->addElement(0, 0, title);
 
@@ -109,8 +109,8 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   x->setTicker(log_ticker);
   x->setNumberFormat(QStringLiteral("g"));
   x->setNumberPrecision(6);
-  x->setLabel(QStringLiteral("d_k (log₂ scale)"));
-  y->setLabel(QStringLiteral("mean over rows"));
+  x->setLabel(viewText("d_k (log₂ scale)"));
+  y->setLabel(viewText("mean over rows"));
   y->setRange(-0.02, 1.04);
   y->ticker()->setTickCount(6);
 
@@ -125,10 +125,10 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
     QString name;
   };
   const CurveSpec curves[] = {
-      {&scaled, false, true, QStringLiteral("max weight, scaled 1/√d_k")},
-      {&unscaled, false, false, QStringLiteral("max weight, unscaled")},
-      {&scaled, true, true, QStringLiteral("entropy / ln n_k, scaled 1/√d_k")},
-      {&unscaled, true, false, QStringLiteral("entropy / ln n_k, unscaled")},
+      {&scaled, false, true, viewText("max weight, scaled 1/√d_k")},
+      {&unscaled, false, false, viewText("max weight, unscaled")},
+      {&scaled, true, true, viewText("entropy / ln n_k, scaled 1/√d_k")},
+      {&unscaled, true, false, viewText("entropy / ln n_k, unscaled")},
   };
   std::vector<QCPGraph*> legend_graphs;
   for (const CurveSpec& curve : curves) {
@@ -164,7 +164,7 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
         graph->setScatterStyle(
             QCPScatterStyle(is_scaled ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle,
                             QPen(color, 2.0), is_scaled ? QBrush(color) : QBrush(Qt::white), 9));
-        graph->setName(QStringLiteral("this sentence"));
+        graph->setName(viewText("this sentence"));
       }
       if (!points->empty()) {
         min_d = std::min<double>(min_d, points->front().d_k);
@@ -177,7 +177,7 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
     key->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDisc, QPen(Qt::darkGray, 2.0), QBrush(Qt::darkGray), 9));
     key->setName(
-        QStringLiteral("this sentence (n_k = %1): ● scaled, ○ unscaled").arg(sentence->n_k));
+        viewText("this sentence (n_k = %1): ● scaled, ○ unscaled").arg(sentence->n_k));
     legend_graphs.push_back(key);
   }
 
@@ -239,7 +239,7 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
     label->setText(
         QStringLiteral("d_k = %1 (%2)")
             .arg(current_d_k)
-            .arg(current_scaled ? QStringLiteral("scaled") : QStringLiteral("unscaled")));
+            .arg(current_scaled ? viewText("scaled") : viewText("unscaled")));
     label->setFont(sizedFont(plot, 11, true));
     label->setColor(Qt::black);
     label->setBrush(QColor(255, 255, 255, 220));

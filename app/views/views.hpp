@@ -5,6 +5,7 @@
 /// image export (PNG, SVG, PDF).
 
 #include <QColor>
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -17,6 +18,13 @@ class QCustomPlot;
 class QCPColorGradient;
 
 namespace attnlab::views {
+
+/// Text drawn in the pictures (titles, axis names, legends), translated in context
+/// "attnlab::views" when the application has installed a translator (the window's Chinese UI);
+/// the CLI installs none and draws English.
+inline QString viewText(const char* source) {
+  return QCoreApplication::translate("attnlab::views", source);
+}
 
 /// The perceptually uniform colour map used for attention weights (stops sampled from matplotlib's
 /// viridis, van der Walt & Smith 2015). t in [0, 1] → dark purple … yellow.
@@ -126,6 +134,11 @@ struct ImageSize {
 /// file cannot be opened or a writer fails, and Error(kInvalidArgument) for an unknown suffix, a
 /// non-positive size or scale, or more than 16384 pixels on a side.
 void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size);
+
+/// Drops Qt's "QStandardPaths: XDG_RUNTIME_DIR not set" notice (usual for root and in CI; Qt then
+/// uses a private folder anyway) and passes every other message on. Call before QApplication:
+/// the CLI's and the window's stderr is for one-line problems.
+void installQuietMessageHandler();
 
 /// A good default image size for a heatmap of n_q × n_k cells (heads_in_image = 1: cells up to
 /// 48 px, roughly square, each side clamped to [500, 1600] px) or a grid of that many heads

@@ -19,9 +19,12 @@ text="The cat sat on the mat because it was tired."
 common=(--text "$text" --heads 4 --seed 1)
 
 for dk in 8 512; do
-  "$cli" render "${common[@]}" --d-k "$dk" --d-model 256 --head all --out "$out/1-scaled-dk$dk.png"
+  # 1a/1b: scaled, 2a/2b: unscaled (a = d_k 8, b = d_k 512), so a sorted listing reads in order.
+  letter=$([ "$dk" = 8 ] && echo a || echo b)
+  "$cli" render "${common[@]}" --d-k "$dk" --d-model 256 --head all \
+    --out "$out/1$letter-scaled-dk$dk.png"
   "$cli" render "${common[@]}" --d-k "$dk" --d-model 256 --head all --no-scale \
-    --out "$out/2-unscaled-dk$dk.png"
+    --out "$out/2$letter-unscaled-dk$dk.png"
 done
 "$cli" render "${common[@]}" --d-model 64 --head 0 --out "$out/3-encoder-no-mask.png"
 "$cli" render "${common[@]}" --d-model 64 --head 0 --causal --out "$out/4-decoder-causal.png"

@@ -216,14 +216,16 @@
         <translation>注意力权重</translation>
     </message>
     <message>
-        <source>Click a row of the map
+        <source>Click a row
 to see its softmax</source>
-        <translation>点击热力图的一行
+        <translation>点击一行
 查看其 softmax</translation>
     </message>
     <message>
-        <source>query %1 %2: softmax over keys</source>
-        <translation>查询 %1 %2：对各键的 softmax</translation>
+        <source>query %1 %2:
+softmax over keys</source>
+        <translation>查询 %1 %2：
+对各键的 softmax</translation>
     </message>
     <message>
         <source>Computing the saturation curves for %1 keys…</source>
@@ -324,6 +326,113 @@ to see its softmax</source>
     <message>
         <source>scaled dot-product</source>
         <translation>缩放点积</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::views</name>
+    <message>
+        <source>grey = masked (causal: a query cannot see later keys)</source>
+        <translation>灰色 = 已遮蔽（因果：查询看不到后面的键）</translation>
+    </message>
+    <message>
+        <source>grey = masked</source>
+        <translation>灰色 = 已遮蔽</translation>
+    </message>
+    <message>
+        <source>causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>attention weight</source>
+        <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>additive</source>
+        <translation>加性</translation>
+    </message>
+    <message>
+        <source>dot-product</source>
+        <translation>点积</translation>
+    </message>
+    <message>
+        <source>scaled dot-product</source>
+        <translation>缩放点积</translation>
+    </message>
+    <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>unscaled</source>
+        <translation>未缩放</translation>
+    </message>
+    <message>
+        <source>scaled 1/√d_k</source>
+        <translation>按 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>scaled</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>1 head</source>
+        <translation>1 个头</translation>
+    </message>
+    <message>
+        <source>%1 heads</source>
+        <translation>%1 个头</translation>
+    </message>
+    <message>
+        <source>Softmax saturation vs d_k (n_k = %1 keys)</source>
+        <translation>Softmax 饱和与 d_k（n_k = %1 个键）</translation>
+    </message>
+    <message>
+        <source>d_k (log₂ scale)</source>
+        <translation>d_k（log₂ 刻度）</translation>
+    </message>
+    <message>
+        <source>mean over rows</source>
+        <translation>各行平均</translation>
+    </message>
+    <message>
+        <source>max weight, scaled 1/√d_k</source>
+        <translation>最大权重，按 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>max weight, unscaled</source>
+        <translation>最大权重，未缩放</translation>
+    </message>
+    <message>
+        <source>entropy / ln n_k, scaled 1/√d_k</source>
+        <translation>熵 / ln n_k，按 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>entropy / ln n_k, unscaled</source>
+        <translation>熵 / ln n_k，未缩放</translation>
+    </message>
+    <message>
+        <source>this sentence</source>
+        <translation>本句</translation>
+    </message>
+    <message>
+        <source>this sentence (n_k = %1): ● scaled, ○ unscaled</source>
+        <translation>本句（n_k = %1）：● 缩放，○ 未缩放</translation>
     </message>
 </context>
 </TS>
