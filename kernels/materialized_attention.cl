@@ -30,6 +30,19 @@ inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
 
 #define IOTA16 ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 
+// Scores of ROWS query rows (q, row-major) against keys jb … jb + 15 of K transposed (kt, rows
+// padded to nk_pad): one vector load of 16 keys per feature, broadcast FMAs per row.
+inline void score_tile(__global const float* restrict q, __global const float* restrict kt,
+                       const int nk_pad, const int jb, float16* s) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
+  for (int c = 0; c < D_K; ++c) {
+    const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
+  }
+}
+
 // CPU variant of pass 1: ROWS query rows per work-item; 16 keys per step, one per lane, loaded
 // contiguously from K transposed; running max and sum kept per lane and reduced once at the end.
 __kernel void row_lse_cpu(__global const float* restrict q, __global const float* restrict kt,
@@ -52,13 +65,7 @@ __kernel void row_lse_cpu(__global const float* restrict q, __global const float
   const int j_end = range[rows - 1].y;
   for (int jb = j_begin; jb < j_end; jb += 16) {
     float16 s[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
-    for (int c = 0; c < D_K; ++c) {
-      const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
-    }
+    score_tile(q, kt, nk_pad, jb, s);
     const int16 cols = (int16)(jb) + IOTA16;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
@@ -106,13 +113,7 @@ __kernel void write_probs_cpu(__global const float* restrict q, __global const f
   }
   for (int jb = 0; jb < n_k; jb += 16) {
     float16 s[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
-    for (int c = 0; c < D_K; ++c) {
-      const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
-    }
+    score_tile(q, kt, nk_pad, jb, s);
     const int16 cols = (int16)(jb) + IOTA16;
     const bool full = jb + 16 <= n_k;
     for (int r = 0; r < rows; ++r) {
