@@ -274,7 +274,11 @@ QCPColorScale* addColorScale(QCustomPlot& plot, QCPLayoutGrid* layout, int row, 
   scale->setRangeZoom(false);
   scale->axis()->setLabelFont(sizedFont(plot, fonts.axis_title));
   scale->axis()->setTickLabelFont(sizedFont(plot, fonts.tick));
-  scale->axis()->ticker()->setTickCount(5);
+  // Fixed ticks 0, 0.2 … 1: both ends always labelled, whatever the bar's height.
+  auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+  ticker->setTickStep(0.2);
+  ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+  scale->axis()->setTicker(ticker);
   return scale;
 }
 
@@ -543,6 +547,7 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
 
   auto* body = new QCPLayoutGrid;
   layout->addElement(1, 0, body);
+  body->setMargins(QMargins(0, 0, 0, 10));  // room below the bar for its "0" label
   auto* panels = new QCPLayoutGrid;
   body->addElement(0, 0, panels);
   panels->setColumnSpacing(14);
