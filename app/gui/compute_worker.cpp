@@ -1,5 +1,11 @@
 #include "compute_worker.hpp"
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <QElapsedTimer>
 #include <QMetaObject>
 #include <QPointer>
@@ -154,6 +160,14 @@ ComputeController::ComputeController(QObject* parent)
   connect(worker_, &ComputeWorker::finished, this, &ComputeController::accept,
           Qt::QueuedConnection);
   thread_.setObjectName(QStringLiteral("attention-lab compute"));
+#ifdef __linux__
+  // The compute thread (and the OpenMP and OpenCL threads it starts, which inherit its nice value)
+  // runs at nice 5: it still gets the CPU, but the GUI thread wins it first, so dragging a slider
+  // never waits behind a computation on a 2-core machine.
+  connect(&thread_, &QThread::started, worker_, [] {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+  }, Qt::DirectConnection);
+#endif
   thread_.start();
 }
 
