@@ -181,22 +181,19 @@ RunSettings parseSettings(const Args& a) {
 
 struct Computed {
   RunSettings settings;
-  LabRun run;
-  std::string fallback_reason;
+  LabRun run;  ///< run.attention.fallback_reason says why OpenCL was not used, if it was not.
 };
 
 Computed compute(const Args& a, std::ostream& err) {
-  Computed c{parseSettings(a), {}, {}};
+  Computed c{parseSettings(a), {}};
   // The CLI makes one picture: waiting for the OpenCL programs costs less than computing twice.
   BackendChoice choice = selectBackend(c.settings.backend, c.settings.device, BuildMode::kWait);
   const SyntheticModel model(c.settings.spec, c.settings.seed, c.settings.positions);
   c.run = runSynthetic(model, c.settings.spec, c.settings.text, c.settings.source,
                        *choice.backend);
-  if (c.run.attention.fallback_reason.empty())
-    c.run.attention.fallback_reason = choice.fallback_reason;
-  c.fallback_reason = c.run.attention.fallback_reason;
-  if (!c.fallback_reason.empty() && c.settings.backend == "opencl")
-    err << "attention-lab-cli: note: computed on the CPU: " << c.fallback_reason << "\n";
+  const std::string& reason = c.run.attention.fallback_reason;
+  if (!reason.empty() && c.settings.backend == "opencl")
+    err << "attention-lab-cli: note: computed on the CPU: " << reason << "\n";
   return c;
 }
 
@@ -264,7 +261,7 @@ nlohmann::json resultJson(const Computed& c) {
   nlohmann::json j;
   j["backend"] = r.backend;
   j["device"] = r.device;
-  if (!c.fallback_reason.empty()) j["fallback_reason"] = c.fallback_reason;
+  if (!r.fallback_reason.empty()) j["fallback_reason"] = r.fallback_reason;
   j["mechanism"] = toString(spec.mechanism);
   j["mask"] = toString(spec.mask);
   j["attention"] = c.run.cross ? "cross" : "self";

@@ -82,7 +82,7 @@ void summarize(ComputeResult& r) {
 ComputeWorker::ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest)
     : latest_(std::move(latest)) {}
 
-Backend& ComputeWorker::backendFor(const LabSettings& settings, std::string& fallback_reason) {
+Backend& ComputeWorker::backendFor(const LabSettings& settings) {
   const QString key = settings.backend + QLatin1Char(':') + QString::number(settings.device);
   if (!backend_ || key != backend_key_) {
     // "auto" builds its OpenCL programs in the background (results come from the CPU until they
@@ -91,11 +91,9 @@ Backend& ComputeWorker::backendFor(const LabSettings& settings, std::string& fal
     const BuildMode mode = settings.backend == QLatin1String("opencl") ? BuildMode::kWait
                                                                         : BuildMode::kBackground;
     BackendChoice choice = selectBackend(settings.backend.toStdString(), settings.device, mode);
-    backend_ = std::move(choice.backend);
-    backend_fallback_ = choice.fallback_reason;
+    backend_ = std::move(choice.backend);  // its results say why OpenCL was not used
     backend_key_ = key;
   }
-  fallback_reason = backend_fallback_;
   return *backend_;
 }
 
@@ -129,13 +127,7 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
       result->model_ms = model_timer.nsecsElapsed() / 1e6;
     }
     if (generation < latest_->load()) return;
-    std::string fallback;
-    Backend& backend = backendFor(settings, fallback);
-    result->run = runSynthetic(*model_, result->spec, text, source, backend);
-    // A reason from the compute itself (kernels still building, an OpenCL failure) wins over the
-    // one from choosing the backend (no device).
-    if (result->run.attention.fallback_reason.empty())
-      result->run.attention.fallback_reason = fallback;
+    result->run = runSynthetic(*model_, result->spec, text, source, backendFor(settings));
     result->query_tokens = toStrings(result->run.query_tokens);
     result->key_tokens = toStrings(result->run.key_tokens);
     summarize(*result);

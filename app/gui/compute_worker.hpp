@@ -68,13 +68,12 @@ class ComputeWorker : public QObject {
   void finished(attnlab::gui::ResultPtr result);
 
  private:
-  Backend& backendFor(const LabSettings& settings, std::string& fallback_reason);
+  Backend& backendFor(const LabSettings& settings);
 
   std::shared_ptr<std::atomic<quint64>> latest_;
   std::unique_ptr<SyntheticModel> model_;  // rebuilt only when sameWeights() is false
   std::unique_ptr<Backend> backend_;
   QString backend_key_;
-  std::string backend_fallback_;
 };
 
 /// The GUI-thread side: owns the worker thread, numbers requests, drops stale results.

@@ -11,15 +11,22 @@ namespace attnlab {
 
 namespace {
 
+// The CPU reference; when it stands in for OpenCL, every result carries the reason.
 class CpuBackend final : public Backend {
  public:
+  explicit CpuBackend(std::string fallback_reason = {})
+      : fallback_reason_(std::move(fallback_reason)) {}
   std::string name() const override { return "cpu"; }
   std::string device() const override { return cpuDeviceName(); }
   AttentionResult compute(const AttentionInputs& inputs, const AttentionSpec& spec) override {
     AttentionResult r = computeAttentionCpu(inputs, spec);
     r.device = device();
+    r.fallback_reason = fallback_reason_;
     return r;
   }
+
+ private:
+  std::string fallback_reason_;
 };
 
 }  // namespace
@@ -64,8 +71,8 @@ BackendChoice selectBackend(std::string_view name, int device_index, BuildMode m
 #else
   (void)mode;
 #endif
-  choice.backend = makeCpuBackend();
   choice.fallback_reason = why.empty() ? "no OpenCL device found" : why;
+  choice.backend = std::make_unique<CpuBackend>(choice.fallback_reason);
   return choice;
 }
 

@@ -153,6 +153,14 @@ std::vector<float> outputScale(const Tensor3& weights, const Tensor3& v) {
   return scale.data;
 }
 
+// Scores, weights and outputs of an OpenCL result against the CPU reference (v: the values).
+void requireParity(const AttentionResult& gpu, const AttentionResult& cpu, const Tensor3& v) {
+  requireClose(gpu.scores.data, cpu.scores.data, kScores);
+  requireClose(gpu.weights.data, cpu.weights.data, kWeights);
+  requireClose(gpu.head_outputs.data, cpu.head_outputs.data, kOutputs,
+               outputScale(cpu.weights, v));
+}
+
 const char* variantName(Variant v) { return v == Variant::kCpu ? "cpu-shaped" : "gpu-shaped"; }
 
 }  // namespace
@@ -177,10 +185,7 @@ TEST_CASE("OpenCL parity with the CPU reference (dot and scaled)", "[opencl][par
   const AttentionResult cpu = computeAttentionCpu(in, spec);
   const AttentionResult gpu = opencl::computeOnDevice(*rt, in, spec);
   CHECK(gpu.backend == "opencl");
-  requireClose(gpu.scores.data, cpu.scores.data, kScores);
-  requireClose(gpu.weights.data, cpu.weights.data, kWeights);
-  requireClose(gpu.head_outputs.data, cpu.head_outputs.data, kOutputs,
-               outputScale(cpu.weights, in.v));
+  requireParity(gpu, cpu, in.v);
 }
 
 TEST_CASE("OpenCL parity with the CPU reference (additive)", "[opencl][parity][additive]") {
@@ -201,10 +206,7 @@ TEST_CASE("OpenCL parity with the CPU reference (additive)", "[opencl][parity][a
                             << " layout=" << layout);
   const AttentionResult cpu = computeAttentionCpu(in, spec);
   const AttentionResult gpu = opencl::computeOnDevice(*rt, in, spec);
-  requireClose(gpu.scores.data, cpu.scores.data, kScores);
-  requireClose(gpu.weights.data, cpu.weights.data, kWeights);
-  requireClose(gpu.head_outputs.data, cpu.head_outputs.data, kOutputs,
-               outputScale(cpu.weights, in.v));
+  requireParity(gpu, cpu, in.v);
 }
 
 TEST_CASE("additive at n = 1000 matches the CPU", "[opencl][parity][additive]") {

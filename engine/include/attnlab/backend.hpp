@@ -42,7 +42,8 @@ enum class BuildMode {
 
 /// Picks a backend by name: "cpu", "opencl" or "auto" (OpenCL when a device builds the kernels,
 /// else CPU). `device_index` selects among OpenCL devices in listOpenClDevices() order.
-/// Without a usable OpenCL device the CPU backend is returned with fallback_reason set; with one,
+/// Without a usable OpenCL device the CPU backend is returned with fallback_reason set (and set
+/// on every AttentionResult it computes); with one,
 /// every later failure (build error, CL_OUT_OF_RESOURCES, allocation failure) falls back to the
 /// CPU for that result and says so in AttentionResult::fallback_reason.
 /// Throws Error(kInvalidArgument) for an unknown name or a device index that does not exist.
