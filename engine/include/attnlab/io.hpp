@@ -24,6 +24,15 @@ void writeAttentionCsv(const std::string& path, const AttentionResult& result,
                        const std::vector<Token>& query_tokens,
                        const std::vector<Token>& key_tokens, int head);
 
+/// Writes several layers' attention (a pretrained model's) as CSV in long form, one line per
+/// (layer, head, query, key): `layer,head,query,query_token,key,key_token,score,weight,masked`;
+/// layers[r] is layer layer_indices[r]; tokens label both queries and keys (self-attention).
+/// `head` < 0 writes every head. Throws Error(kIo) naming the path when it cannot be written and
+/// Error(kInvalidArgument) when the sizes disagree.
+void writeLayersCsv(const std::string& path, const std::vector<AttentionResult>& layers,
+                    const std::vector<int>& layer_indices, const std::vector<Token>& tokens,
+                    int head);
+
 /// Quotes a CSV field when it contains a comma, quote or line break (RFC 4180).
 std::string csvField(const std::string& text);
 

@@ -75,6 +75,29 @@ std::string csvField(const std::string& text) {
   return quoted;
 }
 
+namespace {
+
+/// The CSV lines of one result's heads, each prefixed by `prefix` ("" or "3,").
+void writeCsvRows(std::ofstream& out, const std::string& prefix, const AttentionResult& result,
+                  const std::vector<Token>& query_tokens, const std::vector<Token>& key_tokens,
+                  int head) {
+  if (head >= result.heads())
+    throw Error(ErrorCode::kInvalidArgument, "head " + std::to_string(head) + " does not exist");
+  const int first = head < 0 ? 0 : head, last = head < 0 ? result.heads() : head + 1;
+  for (int h = first; h < last; ++h) {
+    for (int i = 0; i < result.nQ(); ++i) {
+      for (int j = 0; j < result.nK(); ++j) {
+        out << prefix << h << ',' << i << ',' << csvField(query_tokens.at(i).text) << ',' << j
+            << ',' << csvField(key_tokens.at(j).text) << ',' << formatFloat(result.scores(h, i, j))
+            << ',' << formatFloat(result.weights(h, i, j)) << ','
+            << (isMasked(result.mask, i, j, result.nK()) ? 1 : 0) << '\n';
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void writeAttentionCsv(const std::string& path, const AttentionResult& result,
                        const std::vector<Token>& query_tokens,
                        const std::vector<Token>& key_tokens, int head) {
@@ -82,16 +105,23 @@ void writeAttentionCsv(const std::string& path, const AttentionResult& result,
     throw Error(ErrorCode::kInvalidArgument, "head " + std::to_string(head) + " does not exist");
   std::ofstream out = openForWriting(path);
   out << "head,query,query_token,key,key_token,score,weight,masked\n";
-  const int first = head < 0 ? 0 : head, last = head < 0 ? result.heads() : head + 1;
-  for (int h = first; h < last; ++h) {
-    for (int i = 0; i < result.nQ(); ++i) {
-      for (int j = 0; j < result.nK(); ++j) {
-        out << h << ',' << i << ',' << csvField(query_tokens.at(i).text) << ',' << j << ','
-            << csvField(key_tokens.at(j).text) << ',' << formatFloat(result.scores(h, i, j))
-            << ',' << formatFloat(result.weights(h, i, j)) << ','
-            << (isMasked(result.mask, i, j, result.nK()) ? 1 : 0) << '\n';
-      }
-    }
+  writeCsvRows(out, "", result, query_tokens, key_tokens, head);
+  finish(out, path);
+}
+
+void writeLayersCsv(const std::string& path, const std::vector<AttentionResult>& layers,
+                    const std::vector<int>& layer_indices, const std::vector<Token>& tokens,
+                    int head) {
+  if (layers.size() != layer_indices.size())
+    throw Error(ErrorCode::kInvalidArgument, "one layer index per layer result is needed");
+  for (const AttentionResult& r : layers) {
+    if (head >= r.heads())
+      throw Error(ErrorCode::kInvalidArgument, "head " + std::to_string(head) + " does not exist");
+  }
+  std::ofstream out = openForWriting(path);
+  out << "layer,head,query,query_token,key,key_token,score,weight,masked\n";
+  for (std::size_t r = 0; r < layers.size(); ++r) {
+    writeCsvRows(out, std::to_string(layer_indices[r]) + ",", layers[r], tokens, tokens, head);
   }
   finish(out, path);
 }

@@ -1,0 +1,103 @@
+#pragma once
+/// \file model_tokenizer.hpp
+/// The tokenizers of pretrained models, reproducing HuggingFace's so that the token list equals
+/// the model's input ids: BERT's WordPiece (BasicTokenizer + greedy longest-match-first) and
+/// GPT-2's byte-level BPE (Radford et al. 2019, §2.2; Sennrich et al. 2016).
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab {
+
+/// A text (or sentence pair) as a model receives it. All vectors have one entry per token.
+struct Encoding {
+  std::vector<int> ids;  ///< Input ids, special tokens included, in model order.
+  /// Readable UTF-8 label per token, for axes: WordPiece pieces as in the vocabulary ("##ing",
+  /// "[UNK]"); GPT-2 tokens decoded from bytes, each space shown as "␣" (U+2423), a newline as
+  /// "↵" (U+21B5), a tab as "⇥" (U+21E5), other control characters (C0, DEL, C1) and the bytes
+  /// of a UTF-8 character the token covers only partly as "\xNN" hex (upper case, e.g. "\xF0");
+  /// special tokens as written ("<|endoftext|>"); never U+FFFD.
+  std::vector<std::string> labels;
+  std::vector<int> type_ids;  ///< token_type_ids (BERT segment A = 0, B = 1); 0 for GPT-2.
+  std::vector<bool> special;  ///< True for special tokens ([CLS], [SEP], <|endoftext|> ...).
+};
+
+/// A pretrained model's tokenizer.
+class ModelTokenizer {
+ public:
+  virtual ~ModelTokenizer() = default;
+  /// Encodes text, or the pair (text, pair) where the model supports pairs, exactly as
+  /// HuggingFace's tokenizer with its default arguments (add_special_tokens=True, no truncation,
+  /// no padding): BERT gives [CLS] text [SEP] (pair: [CLS] text [SEP] pair [SEP]), GPT-2 the BPE
+  /// tokens only. Special-token strings written in the text ("[SEP]", "<|endoftext|>") are
+  /// recognised as the special token, matched exactly as written, as HuggingFace does. Returns
+  /// n tokens in model order; n is not limited (callers check the model's maximum length).
+  /// Safe to call from several threads at once.
+  /// Throws Error(kInvalidInput) for invalid UTF-8 ("invalid UTF-8 at byte offset N (reason)",
+  /// prefixed "second text: " for the pair) or an empty encoding (GPT-2 given ""),
+  /// Error(kInvalidArgument) for a pair given to a tokenizer without pair support (GPT-2).
+  virtual Encoding encode(std::string_view text,
+                          std::optional<std::string_view> pair = std::nullopt) const = 0;
+  /// Number of entries in the vocabulary (ids are in [0, vocabSize())).
+  virtual int vocabSize() const = 0;
+  /// "wordpiece" or "bpe".
+  virtual std::string kind() const = 0;
+};
+
+/// Options of BERT's BasicTokenizer as tokenizer_config.json gives them.
+struct WordPieceOptions {
+  bool do_lower_case = true;
+  /// Strip accents (NFD, drop Mn marks); unset = follow do_lower_case, as HuggingFace does.
+  std::optional<bool> strip_accents;
+  bool tokenize_chinese_chars = true;  ///< Each CJK ideograph becomes a word of its own.
+  int max_input_chars_per_word = 100;  ///< Longer words become [UNK].
+  std::string unk_token = "[UNK]";
+  std::string cls_token = "[CLS]";
+  std::string sep_token = "[SEP]";
+  std::string pad_token = "[PAD]";
+  std::string mask_token = "[MASK]";
+};
+
+/// Loads a WordPiece tokenizer from vocab.txt (one piece per line, id = line number from 0; a
+/// trailing "\r" is not part of the piece). The options' special tokens found in the vocabulary
+/// are the special-token strings recognised in the text.
+/// Normalization follows HuggingFace tokenizers' BertNormalizer, including its Unicode tables:
+/// character classes come from utf8proc, corrected to the older tables HuggingFace uses for
+/// "other", punctuation and nonspacing-mark characters, and its CJK range that leaves out
+/// U+2B820..2B91F; every single code point was checked against tokenizers 0.23.3.
+/// Throws Error(kIo) when the file cannot be read, Error(kInvalidInput) when the vocabulary lacks
+/// the unknown, [CLS] or [SEP] token (naming it) or has a duplicate piece (naming both lines).
+std::unique_ptr<ModelTokenizer> loadWordPiece(const std::filesystem::path& vocab_txt,
+                                              const WordPieceOptions& options);
+
+/// Loads GPT-2's byte-level BPE from vocab.json + merges.txt (a first line "#version ..." is
+/// skipped; "<|endoftext|>", when in the vocabulary, is the special token recognised in the
+/// text), or from tokenizer.json (HuggingFace tokenizers' format; merges as "a b" strings or
+/// [a, b] pairs; every entry of added_tokens is recognised in the text, special or not, and
+/// the ByteLevel pre-tokenizer's add_prefix_space and use_regex are followed).
+/// As in HuggingFace, a byte missing from the vocabulary is dropped (unless model.unk_token is
+/// set); vocabSize() is the largest id + 1.
+/// Throws Error(kIo) for an unreadable file, Error(kInvalidInput) for malformed JSON or merges
+/// (naming the file and line/entry), a merge whose parts or result are missing from the
+/// vocabulary, or a tokenizer.json this class cannot reproduce (a normalizer, a pre-tokenizer
+/// other than ByteLevel, a post-processor other than ByteLevel, a non-BPE model, BPE dropout,
+/// byte fallback or subword prefixes / suffixes).
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vocab_json,
+                                                 const std::filesystem::path& merges_txt);
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& tokenizer_json);
+
+/// Loads the tokenizer of a HuggingFace model directory for model_type "bert" (vocab.txt +
+/// tokenizer_config.json, options as written there: do_lower_case, strip_accents,
+/// tokenize_chinese_chars and the special token names, as strings or {"content": ...}; without
+/// tokenizer_config.json, WordPieceOptions' defaults) or "gpt2" (vocab.json + merges.txt, else
+/// tokenizer.json). Throws Error(kInvalidArgument) naming any other model type, Error(kIo) naming
+/// a missing folder or file, Error(kInvalidInput) for a malformed tokenizer_config.json (naming
+/// the key) or as the loaders above.
+std::unique_ptr<ModelTokenizer> loadModelTokenizer(const std::filesystem::path& dir,
+                                                   std::string_view model_type);
+
+}  // namespace attnlab

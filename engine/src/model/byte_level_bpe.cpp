@@ -1,0 +1,664 @@
+/// \file byte_level_bpe.cpp
+/// GPT-2's byte-level BPE (Radford et al. 2019, §2.2; Sennrich et al. 2016), reproducing
+/// HuggingFace tokenizers' ByteLevel pre-tokenizer + BPE model as GPT-2's tokenizer.json
+/// configures them:
+/// 1. Added tokens ("<|endoftext|>") written in the text are split out first, matched exactly.
+/// 2. Each remaining piece is pre-tokenized with GPT-2's pattern
+///      's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+///    implemented by hand below (every position starts a match, so one left-to-right scan
+///    reproduces the regex), with letters and numbers from utf8proc's general categories and \s
+///    the White_Space property.
+/// 3. Each pre-token's UTF-8 bytes are mapped to the printable "byte-level" alphabet (bytes
+///    '!'..'~', '¡'..'¬', '®'..'ÿ' stand for themselves, the other 68 bytes for U+0100 upward in
+///    byte order) and merged by BPE: repeatedly the adjacent pair with the lowest merge rank,
+///    leftmost first. Results are cached per pre-token.
+/// GPT-2 adds no special tokens (HF GPT2Tokenizer's default add_bos_token = false).
+/// Checked against tokenizers 0.23.3: its ByteLevel pre-tokenizer puts every code point
+/// U+0001..10FFFF in the same class (letter, number, space, other) as classify() below; with
+/// byte-level BPEs trained by its ByteLevelBPETokenizer (753 and 8000 tokens) and the tiny GPT-2
+/// fixture, every code point in a text mixing it with letters, digits, apostrophes and white
+/// space, and 200 000 random texts (white space of every kind, contractions, digits, CJK, emoji
+/// ZWJ sequences, combining marks, <|endoftext|>), give the same ids.
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "attnlab/error.hpp"
+#include "attnlab/model_tokenizer.hpp"
+#include "model/tokenizer_common.hpp"
+#include "text/unicode_tables.hpp"
+
+namespace attnlab {
+namespace {
+
+using Json = nlohmann::json;
+
+/// Byte → code point of the byte-level alphabet (GPT-2's bytes_to_unicode).
+const std::array<char32_t, 256>& byteToUnicode() {
+  static const std::array<char32_t, 256> table = [] {
+    std::array<char32_t, 256> t{};
+    char32_t next = 0x100;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+      t[static_cast<std::size_t>(b)] = printable ? static_cast<char32_t>(b) : next++;
+    }
+    return t;
+  }();
+  return table;
+}
+
+/// Code point of the byte-level alphabet → byte; -1 for code points outside it.
+int unicodeToByte(char32_t c) {
+  static const std::array<int, 0x144> table = [] {
+    std::array<int, 0x144> t{};
+    t.fill(-1);
+    const auto& forward = byteToUnicode();
+    for (int b = 0; b < 256; ++b) t[forward[static_cast<std::size_t>(b)]] = b;
+    return t;
+  }();
+  return c < table.size() ? table[c] : -1;
+}
+
+/// A merge rule: applying it to the pair gives `result`; lower rank applies first.
+struct Merge {
+  int rank = 0;
+  int result = 0;
+};
+
+std::uint64_t pairKey(int left, int right) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) |
+         static_cast<std::uint32_t>(right);
+}
+
+/// A token from added_tokens: split out of the text before pre-tokenization.
+struct AddedToken {
+  std::string content;
+  int id = 0;
+  bool special = true;
+};
+
+/// Everything a byte-level BPE tokenizer is built from.
+struct BpeData {
+  std::unordered_map<std::string, int> vocab;
+  std::unordered_map<std::uint64_t, Merge> merges;
+  std::vector<AddedToken> added;
+  bool add_prefix_space = false;  ///< ByteLevel pre-tokenizer: prepend ' ' to each text piece.
+  bool use_regex = true;          ///< ByteLevel pre-tokenizer: split with GPT-2's pattern.
+  bool ignore_merges = false;     ///< BPE: a pre-token found whole in the vocabulary is kept.
+  int unk_id = -1;                ///< BPE: id for characters missing from the vocabulary.
+  bool fuse_unk = false;          ///< BPE: consecutive unknown characters give one unknown id.
+};
+
+/// Character classes of GPT-2's pattern.
+enum class CharClass { kLetter, kNumber, kSpace, kOther };
+
+using model_text::CodeRange;
+using model_text::inRanges;
+
+// Letters and numbers assigned in Unicode 16.0, which HuggingFace tokenizers' regex engine
+// (Oniguruma in tokenizers 0.23.3) knows and utf8proc 2.8 (Unicode 15.0) sees as unassigned.
+// Found by classifying every code point with both, as the file comment describes; a newer
+// utf8proc classifies them itself. Sorted, for binary search.
+constexpr CodeRange kNewLetters[] = {
+    {0x1C89, 0x1C8A},   {0xA7CB, 0xA7CD},   {0xA7DA, 0xA7DC},   {0x105C0, 0x105F3},
+    {0x10D4A, 0x10D65}, {0x10D6F, 0x10D85}, {0x10EC2, 0x10EC4}, {0x11380, 0x11389},
+    {0x1138B, 0x1138B}, {0x1138E, 0x1138E}, {0x11390, 0x113B5}, {0x113B7, 0x113B7},
+    {0x113D1, 0x113D1}, {0x113D3, 0x113D3}, {0x11BC0, 0x11BE0}, {0x13460, 0x143FA},
+    {0x16100, 0x1611D}, {0x16D40, 0x16D6C}, {0x18CFF, 0x18CFF}, {0x1E5D0, 0x1E5ED},
+    {0x1E5F0, 0x1E5F0}, {0x2EBF0, 0x2EE5D},
+};
+constexpr CodeRange kNewNumbers[] = {
+    {0x10D40, 0x10D49}, {0x116D0, 0x116E3}, {0x11BF0, 0x11BF9}, {0x16130, 0x16139},
+    {0x16D70, 0x16D79}, {0x1CCF0, 0x1CCF9}, {0x1E5F1, 0x1E5FA},
+};
+
+CharClass classify(char32_t c) {
+  if (unicode::isWhiteSpace(c)) return CharClass::kSpace;
+  const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+  if (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_LO) return CharClass::kLetter;
+  if (cat >= UTF8PROC_CATEGORY_ND && cat <= UTF8PROC_CATEGORY_NO) return CharClass::kNumber;
+  if (cat == UTF8PROC_CATEGORY_CN) {
+    if (inRanges(kNewLetters, c)) return CharClass::kLetter;
+    if (inRanges(kNewNumbers, c)) return CharClass::kNumber;
+  }
+  return CharClass::kOther;
+}
+
+/// Length in code points of the pre-token starting at cps[i] (GPT-2's pattern; see file comment).
+std::size_t preTokenLength(const std::u32string& cps, std::size_t i) {
+  const std::size_t n = cps.size();
+  const char32_t c = cps[i];
+  // 's|'t|'re|'ve|'m|'ll|'d (ASCII apostrophe, lower case only)
+  if (c == U'\'' && i + 1 < n) {
+    const char32_t d = cps[i + 1];
+    if (d == U's' || d == U't' || d == U'm' || d == U'd') return 2;
+    if (i + 2 < n) {
+      const char32_t e = cps[i + 2];
+      if ((d == U'r' && e == U'e') || (d == U'v' && e == U'e') || (d == U'l' && e == U'l')) {
+        return 3;
+      }
+    }
+  }
+  // ' ?\p{L}+', ' ?\p{N}+', ' ?[^\s\p{L}\p{N}]+': an optional space, then a run of one class.
+  std::size_t k = i;
+  if (c == U' ' && i + 1 < n && classify(cps[i + 1]) != CharClass::kSpace) k = i + 1;
+  const CharClass cls = classify(cps[k]);
+  if (cls != CharClass::kSpace) {
+    std::size_t j = k + 1;
+    while (j < n && classify(cps[j]) == cls) ++j;
+    return j - i;
+  }
+  // '\s+(?!\S)|\s+': a run of white space; when a non-space follows, the run gives up its last
+  // character (which then starts the next pre-token) unless that leaves nothing.
+  std::size_t j = i + 1;
+  while (j < n && classify(cps[j]) == CharClass::kSpace) ++j;
+  if (j == n || j - i == 1) return j - i;
+  return j - i - 1;
+}
+
+/// True when bytes[i..] starts with a complete, valid UTF-8 sequence of `length` bytes.
+bool validSequence(std::string_view bytes, std::size_t i, std::size_t& length) {
+  const auto lead = static_cast<unsigned char>(bytes[i]);
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;
+  } else {
+    return false;
+  }
+  if (i + length > bytes.size()) return false;
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto b = static_cast<unsigned char>(bytes[i + k]);
+    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return false;
+  }
+  return true;
+}
+
+void appendHex(std::string& out, unsigned char b) {
+  static const char* const kDigits = "0123456789ABCDEF";
+  out += "\\x";
+  out.push_back(kDigits[b >> 4]);
+  out.push_back(kDigits[b & 0xF]);
+}
+
+/// A readable label for a token's raw bytes (see Encoding::labels).
+std::string byteLabel(std::string_view bytes) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    if (b < 0x80) {
+      if (b == ' ') {
+        out += "\u2423";
+      } else if (b == '\n') {
+        out += "\u21B5";
+      } else if (b == '\t') {
+        out += "\u21E5";
+      } else if (b < 0x20 || b == 0x7F) {
+        appendHex(out, b);
+      } else {
+        out.push_back(static_cast<char>(b));
+      }
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    if (validSequence(bytes, i, length)) {
+      if (b == 0xC2 && static_cast<unsigned char>(bytes[i + 1]) < 0xA0 &&
+          static_cast<unsigned char>(bytes[i + 1]) >= 0x80) {
+        // C1 control characters U+0080..009F: invisible, shown as hex.
+        appendHex(out, b);
+        appendHex(out, static_cast<unsigned char>(bytes[i + 1]));
+      } else {
+        out.append(bytes.substr(i, length));
+      }
+      i += length;
+    } else {
+      appendHex(out, b);
+      ++i;
+    }
+  }
+  return out;
+}
+
+/// GPT-2's tokenizer.
+class ByteLevelBpeTokenizer final : public ModelTokenizer {
+ public:
+  explicit ByteLevelBpeTokenizer(BpeData data) : data_(std::move(data)) {
+    int max_id = -1;
+    for (const auto& [token, id] : data_.vocab) max_id = std::max(max_id, id);
+    for (const auto& added : data_.added) max_id = std::max(max_id, added.id);
+    tokens_.resize(static_cast<std::size_t>(max_id + 1));
+    for (const auto& [token, id] : data_.vocab) tokens_[static_cast<std::size_t>(id)] = token;
+    is_added_.assign(tokens_.size(), false);
+    for (const auto& added : data_.added) {
+      tokens_[static_cast<std::size_t>(added.id)] = added.content;
+      is_added_[static_cast<std::size_t>(added.id)] = true;
+      added_strings_.push_back(added.content);
+    }
+    const auto& table = byteToUnicode();
+    for (int b = 0; b < 256; ++b) {
+      std::string s;
+      model_text::appendUtf8(s, table[static_cast<std::size_t>(b)]);
+      byte_strings_[static_cast<std::size_t>(b)] = s;
+      const auto it = data_.vocab.find(s);
+      byte_ids_[static_cast<std::size_t>(b)] = it == data_.vocab.end() ? -1 : it->second;
+    }
+  }
+
+  Encoding encode(std::string_view text, std::optional<std::string_view> pair) const override {
+    if (pair) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "sentence pairs need a BERT-family model (GPT-2's tokenizer takes one text)");
+    }
+    (void)model_text::decodeInput(text, false);
+    Encoding out;
+    for (const auto& segment : model_text::splitSpecials(text, added_strings_)) {
+      if (segment.special >= 0) {
+        const AddedToken& added = data_.added[static_cast<std::size_t>(segment.special)];
+        out.ids.push_back(added.id);
+        out.labels.push_back(added.content);
+        out.type_ids.push_back(0);
+        out.special.push_back(added.special);
+        continue;
+      }
+      appendPiece(text.substr(segment.begin, segment.end - segment.begin), out);
+    }
+    if (out.ids.empty()) {
+      throw Error(ErrorCode::kInvalidInput, "the text is empty: there is nothing to tokenize");
+    }
+    return out;
+  }
+
+  int vocabSize() const override { return static_cast<int>(tokens_.size()); }
+  std::string kind() const override { return "bpe"; }
+
+ private:
+  /// Pre-tokenizes and encodes a piece of text without added tokens.
+  void appendPiece(std::string_view piece, Encoding& out) const {
+    std::string prefixed;
+    if (data_.add_prefix_space && piece.front() != ' ') {
+      prefixed = " " + std::string(piece);
+      piece = prefixed;
+    }
+    if (!data_.use_regex) {
+      appendWord(piece, out);
+      return;
+    }
+    const std::u32string cps = decodeUtf8(piece);
+    std::size_t i = 0;
+    std::size_t byte = 0;
+    while (i < cps.size()) {
+      const std::size_t length = preTokenLength(cps, i);
+      std::size_t bytes = 0;
+      for (std::size_t k = i; k < i + length; ++k) bytes += model_text::utf8Length(cps[k]);
+      appendWord(piece.substr(byte, bytes), out);
+      i += length;
+      byte += bytes;
+    }
+  }
+
+  /// BPE on one pre-token's bytes; appends its tokens.
+  void appendWord(std::string_view word, Encoding& out) const {
+    std::vector<int> ids;
+    bool cached = false;
+    {
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      const auto it = cache_.find(std::string(word));
+      if (it != cache_.end()) {
+        ids = it->second;
+        cached = true;
+      }
+    }
+    if (!cached) {
+      ids = bpe(word);
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      if (cache_.size() < kCacheCapacity) cache_.emplace(std::string(word), ids);
+    }
+    for (int id : ids) {
+      out.ids.push_back(id);
+      out.labels.push_back(label(id));
+      out.type_ids.push_back(0);
+      out.special.push_back(false);
+    }
+  }
+
+  /// The token ids of one pre-token's bytes.
+  std::vector<int> bpe(std::string_view word) const {
+    if (data_.ignore_merges) {
+      std::string mapped;
+      for (char b : word) mapped += byte_strings_[static_cast<unsigned char>(b)];
+      const auto it = data_.vocab.find(mapped);
+      if (it != data_.vocab.end()) return {it->second};
+    }
+    // Symbols as a doubly linked list over the bytes; a merged-away symbol has len 0.
+    struct Symbol {
+      int id;
+      int prev;
+      int next;
+      int len;
+    };
+    std::vector<Symbol> symbols;
+    symbols.reserve(word.size());
+    auto push = [&](int id, int len) {
+      const int index = static_cast<int>(symbols.size());
+      if (index > 0) symbols.back().next = index;
+      symbols.push_back({id, index - 1, -1, len});
+    };
+    bool last_unknown = false;
+    for (char ch : word) {
+      const int id = byte_ids_[static_cast<unsigned char>(ch)];
+      if (id >= 0) {
+        push(id, 1);
+        last_unknown = false;
+      } else if (data_.unk_id >= 0) {
+        if (data_.fuse_unk && last_unknown) {
+          ++symbols.back().len;
+        } else {
+          push(data_.unk_id, 1);
+        }
+        last_unknown = true;
+      }
+      // Without an unknown token HuggingFace drops a byte missing from the vocabulary.
+    }
+
+    struct Candidate {
+      int rank;
+      int pos;
+      int result;
+      bool operator>(const Candidate& o) const {
+        return rank != o.rank ? rank > o.rank : pos > o.pos;
+      }
+    };
+    std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> queue;
+    auto consider = [&](int pos) {
+      const int next = symbols[static_cast<std::size_t>(pos)].next;
+      if (next < 0) return;
+      const auto it = data_.merges.find(pairKey(symbols[static_cast<std::size_t>(pos)].id,
+                                                symbols[static_cast<std::size_t>(next)].id));
+      if (it != data_.merges.end()) queue.push({it->second.rank, pos, it->second.result});
+    };
+    for (int pos = 0; pos + 1 < static_cast<int>(symbols.size()); ++pos) consider(pos);
+    while (!queue.empty()) {
+      const Candidate top = queue.top();
+      queue.pop();
+      Symbol& left = symbols[static_cast<std::size_t>(top.pos)];
+      if (left.len == 0 || left.next < 0) continue;
+      Symbol& right = symbols[static_cast<std::size_t>(left.next)];
+      // Skip stale candidates: the pair at this position changed since it was queued.
+      const auto it = data_.merges.find(pairKey(left.id, right.id));
+      if (it == data_.merges.end() || it->second.result != top.result) continue;
+      left.id = top.result;
+      left.len += right.len;
+      right.len = 0;
+      left.next = right.next;
+      if (left.next >= 0) symbols[static_cast<std::size_t>(left.next)].prev = top.pos;
+      if (left.prev >= 0) consider(left.prev);
+      consider(top.pos);
+    }
+    std::vector<int> ids;
+    for (const Symbol& s : symbols) {
+      if (s.len > 0) ids.push_back(s.id);
+    }
+    return ids;
+  }
+
+  /// The label of token `id` (see Encoding::labels).
+  std::string label(int id) const {
+    const std::string& token = tokens_[static_cast<std::size_t>(id)];
+    if (is_added_[static_cast<std::size_t>(id)]) return token;
+    std::string bytes;
+    for (char32_t c : decodeUtf8(token)) {
+      const int b = unicodeToByte(c);
+      if (b < 0) return token;  // not a byte-level token: show it as written
+      bytes.push_back(static_cast<char>(b));
+    }
+    return byteLabel(bytes);
+  }
+
+  static constexpr std::size_t kCacheCapacity = 10000;
+
+  BpeData data_;
+  std::vector<std::string> tokens_;         ///< id → token as in the vocabulary
+  std::vector<bool> is_added_;              ///< id → from added_tokens
+  std::vector<std::string> added_strings_;  ///< added tokens' contents, as in data_.added
+  std::array<std::string, 256> byte_strings_;
+  std::array<int, 256> byte_ids_{};  ///< byte → id of its one-byte token, -1 if missing
+  mutable std::mutex cache_mutex_;
+  mutable std::unordered_map<std::string, std::vector<int>> cache_;  ///< pre-token → ids
+};
+
+[[noreturn]] void throwInvalid(const std::string& message) {
+  throw Error(ErrorCode::kInvalidInput, message);
+}
+
+Json parseJson(const std::filesystem::path& path, std::string_view hint) {
+  const std::string content = model_text::readFile(path, hint);
+  try {
+    return Json::parse(content);
+  } catch (const Json::exception& e) {
+    throwInvalid(path.filename().string() + ": malformed JSON (" + e.what() + ")");
+  }
+}
+
+/// Reads a {token: id} object; `where` names it in errors.
+std::unordered_map<std::string, int> readVocab(const Json& json, const std::string& where) {
+  if (!json.is_object()) throwInvalid(where + ": expected an object {token: id}");
+  std::unordered_map<std::string, int> vocab;
+  vocab.reserve(json.size());
+  std::unordered_map<int, std::string> seen;
+  seen.reserve(json.size());
+  for (const auto& [token, value] : json.items()) {
+    if (!value.is_number_integer() || value.get<long long>() < 0 ||
+        value.get<long long>() > 100'000'000) {
+      throwInvalid(where + ": token \"" + token + "\" has id " + value.dump() +
+                   " (expected an integer in [0, 1e8])");
+    }
+    const int id = value.get<int>();
+    const auto [it, inserted] = seen.emplace(id, token);
+    if (!inserted) {
+      throwInvalid(where + ": id " + std::to_string(id) + " is given to both \"" + it->second +
+                   "\" and \"" + token + "\"");
+    }
+    vocab.emplace(token, id);
+  }
+  return vocab;
+}
+
+/// Adds merge (left, right) with `rank`; `where` names the file and line or entry in errors.
+void addMerge(BpeData& data, const std::string& left, const std::string& right, int rank,
+              const std::string& where) {
+  const auto l = data.vocab.find(left);
+  const auto r = data.vocab.find(right);
+  const auto result = data.vocab.find(left + right);
+  const std::string* missing = l == data.vocab.end()   ? &left
+                               : r == data.vocab.end() ? &right
+                                                       : nullptr;
+  if (missing != nullptr) {
+    throwInvalid(where + ": merge \"" + left + " " + right + "\" uses \"" + *missing +
+                 "\", which is not in the vocabulary");
+  }
+  if (result == data.vocab.end()) {
+    throwInvalid(where + ": the result of merge \"" + left + " " + right + "\" (\"" + left + right +
+                 "\") is not in the vocabulary");
+  }
+  // A repeated pair keeps its last rank, as HuggingFace's map does.
+  data.merges[pairKey(l->second, r->second)] = {rank, result->second};
+}
+
+/// Splits "a b" into its two tokens; false unless there is exactly one space between non-empty
+/// tokens.
+bool splitMerge(std::string_view line, std::string& left, std::string& right) {
+  const std::size_t space = line.find(' ');
+  if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
+      line.find(' ', space + 1) != std::string_view::npos) {
+    return false;
+  }
+  left.assign(line.substr(0, space));
+  right.assign(line.substr(space + 1));
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vocab_json,
+                                                 const std::filesystem::path& merges_txt) {
+  BpeData data;
+  const std::string vocab_name = vocab_json.filename().string();
+  data.vocab = readVocab(
+      parseJson(vocab_json, "a GPT-2 model folder needs vocab.json and merges.txt"), vocab_name);
+
+  const std::string merges_name = merges_txt.filename().string();
+  const std::string content =
+      model_text::readFile(merges_txt, "a GPT-2 model folder needs vocab.json and merges.txt");
+  std::size_t begin = 0;
+  int line_number = 0;
+  int rank = 0;
+  std::string left;
+  std::string right;
+  while (begin < content.size()) {
+    std::size_t end = content.find('\n', begin);
+    if (end == std::string::npos) end = content.size();
+    std::string_view line(content.data() + begin, end - begin);
+    begin = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line_number == 1 && line.rfind("#version", 0) == 0) continue;
+    const std::string where = merges_name + " line " + std::to_string(line_number);
+    if (!splitMerge(line, left, right)) {
+      throwInvalid(where + ": expected two tokens separated by one space, got \"" +
+                   std::string(line) + "\"");
+    }
+    addMerge(data, left, right, rank++, where);
+  }
+
+  // GPT2Tokenizer's bos, eos and unk token.
+  const auto eot = data.vocab.find("<|endoftext|>");
+  if (eot != data.vocab.end()) data.added.push_back({eot->first, eot->second, true});
+  return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));
+}
+
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& tokenizer_json) {
+  const std::string name = tokenizer_json.filename().string();
+  const Json json = parseJson(tokenizer_json,
+                              "a GPT-2 model folder needs tokenizer.json, or "
+                              "vocab.json and merges.txt");
+  auto unsupported = [&](const std::string& what) {
+    throwInvalid(name + ": " + what + " is not supported (GPT-2's byte-level BPE expected)");
+  };
+  if (!json.is_object() || !json.contains("model") || !json["model"].is_object()) {
+    throwInvalid(name + ": no \"model\" object");
+  }
+  const Json& model = json["model"];
+  if (model.contains("type") && model["type"] != "BPE") {
+    unsupported("model type " + model["type"].dump());
+  }
+  for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (model.contains(key) && !model[key].is_null() && model[key] != "") {
+      unsupported(std::string("model.") + key + " " + model[key].dump());
+    }
+  }
+  if (model.contains("dropout") && model["dropout"].is_number() &&
+      model["dropout"].get<double>() > 0.0) {
+    unsupported("BPE dropout (random segmentation)");
+  }
+  if (model.value("byte_fallback", false)) unsupported("model.byte_fallback");
+  if (json.contains("normalizer") && !json["normalizer"].is_null()) {
+    unsupported("normalizer " + json["normalizer"].value("type", std::string("?")));
+  }
+
+  BpeData data;
+  if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
+    const Json& pre = json["pre_tokenizer"];
+    if (!pre.is_object() || pre.value("type", std::string()) != "ByteLevel") {
+      unsupported("pre_tokenizer " +
+                  (pre.is_object() ? pre.value("type", std::string("?")) : pre.dump()));
+    }
+    data.add_prefix_space = pre.value("add_prefix_space", false);
+    data.use_regex = pre.value("use_regex", true);
+  }
+  if (json.contains("post_processor") && !json["post_processor"].is_null()) {
+    const std::string type = json["post_processor"].value("type", std::string("?"));
+    if (type != "ByteLevel") unsupported("post_processor " + type);
+  }
+
+  if (!model.contains("vocab")) throwInvalid(name + ": model.vocab is missing");
+  data.vocab = readVocab(model["vocab"], name + ": model.vocab");
+  data.ignore_merges = model.value("ignore_merges", false);
+  data.fuse_unk = model.value("fuse_unk", false);
+  if (model.contains("unk_token") && model["unk_token"].is_string()) {
+    const auto it = data.vocab.find(model["unk_token"].get<std::string>());
+    if (it == data.vocab.end()) {
+      throwInvalid(name + ": model.unk_token " + model["unk_token"].dump() +
+                   " is not in the vocabulary");
+    }
+    data.unk_id = it->second;
+  }
+
+  if (!model.contains("merges") || !model["merges"].is_array()) {
+    throwInvalid(name + ": model.merges is missing or not an array");
+  }
+  int rank = 0;
+  std::string left;
+  std::string right;
+  for (const Json& entry : model["merges"]) {
+    const std::string where = name + ": model.merges entry " + std::to_string(rank);
+    if (entry.is_string()) {
+      if (!splitMerge(entry.get<std::string>(), left, right)) {
+        throwInvalid(where + ": expected \"a b\", got " + entry.dump());
+      }
+    } else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() &&
+               entry[1].is_string()) {
+      left = entry[0].get<std::string>();
+      right = entry[1].get<std::string>();
+    } else {
+      throwInvalid(where + ": expected \"a b\" or [\"a\", \"b\"], got " + entry.dump());
+    }
+    addMerge(data, left, right, rank++, where);
+  }
+
+  if (json.contains("added_tokens") && json["added_tokens"].is_array()) {
+    int index = 0;
+    for (const Json& entry : json["added_tokens"]) {
+      const std::string where = name + ": added_tokens entry " + std::to_string(index++);
+      if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_number_integer() ||
+          entry["id"].get<long long>() < 0 || entry["id"].get<long long>() > 100'000'000 ||
+          !entry.contains("content") || !entry["content"].is_string()) {
+        throwInvalid(where + ": expected {\"id\": integer, \"content\": string, ...}");
+      }
+      AddedToken added{entry["content"].get<std::string>(), entry["id"].get<int>(),
+                       entry.value("special", false)};
+      const auto it = data.vocab.find(added.content);
+      if (it != data.vocab.end() && it->second != added.id) {
+        throwInvalid(where + ": \"" + added.content + "\" has id " + std::to_string(added.id) +
+                     " but " + std::to_string(it->second) + " in model.vocab");
+      }
+      if (added.content.empty()) continue;
+      data.added.push_back(std::move(added));
+    }
+  }
+  return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));
+}
+
+}  // namespace attnlab

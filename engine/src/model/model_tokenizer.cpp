@@ -1,0 +1,109 @@
+/// \file model_tokenizer.cpp
+/// Picks and configures a pretrained model's tokenizer from its HuggingFace model folder.
+
+#include "attnlab/model_tokenizer.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "attnlab/error.hpp"
+#include "model/tokenizer_common.hpp"
+
+namespace attnlab {
+namespace {
+
+using Json = nlohmann::json;
+
+[[noreturn]] void throwInvalid(const std::string& message) {
+  throw Error(ErrorCode::kInvalidInput, message);
+}
+
+/// Reads a boolean option; absent or null leaves `value` unchanged.
+void readBool(const Json& config, const char* key, const std::string& file, bool& value) {
+  if (!config.contains(key) || config[key].is_null()) return;
+  if (!config[key].is_boolean()) {
+    throwInvalid(file + ": \"" + key + "\" should be true or false, not " + config[key].dump());
+  }
+  value = config[key].get<bool>();
+}
+
+/// Reads a special token's name, written as a string or as {"content": string, ...}.
+void readToken(const Json& config, const char* key, const std::string& file, std::string& value) {
+  if (!config.contains(key) || config[key].is_null()) return;
+  const Json& entry = config[key];
+  if (entry.is_string()) {
+    value = entry.get<std::string>();
+  } else if (entry.is_object() && entry.contains("content") && entry["content"].is_string()) {
+    value = entry["content"].get<std::string>();
+  } else {
+    throwInvalid(file + ": \"" + key + "\" should be a string or {\"content\": string}, not " +
+                 entry.dump());
+  }
+}
+
+/// BERT's options from tokenizer_config.json; HuggingFace's defaults when the file is missing.
+WordPieceOptions readWordPieceOptions(const std::filesystem::path& config_path) {
+  WordPieceOptions options;
+  if (!std::filesystem::exists(config_path)) return options;
+  const std::string file = config_path.filename().string();
+  const std::string content = model_text::readFile(config_path);
+  Json config;
+  try {
+    config = Json::parse(content);
+  } catch (const Json::exception& e) {
+    throwInvalid(file + ": malformed JSON (" + e.what() + ")");
+  }
+  if (!config.is_object()) throwInvalid(file + ": expected a JSON object");
+  readBool(config, "do_lower_case", file, options.do_lower_case);
+  readBool(config, "tokenize_chinese_chars", file, options.tokenize_chinese_chars);
+  if (config.contains("strip_accents") && !config["strip_accents"].is_null()) {
+    bool strip = false;
+    readBool(config, "strip_accents", file, strip);
+    options.strip_accents = strip;
+  }
+  readToken(config, "unk_token", file, options.unk_token);
+  readToken(config, "cls_token", file, options.cls_token);
+  readToken(config, "sep_token", file, options.sep_token);
+  readToken(config, "pad_token", file, options.pad_token);
+  readToken(config, "mask_token", file, options.mask_token);
+  return options;
+}
+
+}  // namespace
+
+std::unique_ptr<ModelTokenizer> loadModelTokenizer(const std::filesystem::path& dir,
+                                                   std::string_view model_type) {
+  namespace fs = std::filesystem;
+  if (model_type != "bert" && model_type != "gpt2") {
+    throw Error(ErrorCode::kInvalidArgument,
+                "model type \"" + std::string(model_type) +
+                    "\" has no tokenizer here (supported: bert, gpt2)");
+  }
+  if (!fs::is_directory(dir)) {
+    throw Error(ErrorCode::kIo, "model folder " + dir.string() + " does not exist");
+  }
+  if (model_type == "bert") {
+    const fs::path vocab = dir / "vocab.txt";
+    if (!fs::exists(vocab)) {
+      throw Error(ErrorCode::kIo, vocab.string() +
+                                      " not found: a BERT model folder needs its vocab.txt "
+                                      "(copy it from the model's HuggingFace repository)");
+    }
+    return loadWordPiece(vocab, readWordPieceOptions(dir / "tokenizer_config.json"));
+  }
+  const fs::path vocab = dir / "vocab.json";
+  const fs::path merges = dir / "merges.txt";
+  if (fs::exists(vocab) && fs::exists(merges)) return loadByteLevelBpe(vocab, merges);
+  const fs::path tokenizer = dir / "tokenizer.json";
+  if (fs::exists(tokenizer)) return loadByteLevelBpe(tokenizer);
+  const fs::path missing = fs::exists(vocab) ? merges : vocab;
+  throw Error(ErrorCode::kIo, missing.string() +
+                                  " not found: a GPT-2 model folder needs vocab.json and "
+                                  "merges.txt, or tokenizer.json (copy them from the model's "
+                                  "HuggingFace repository)");
+}
+
+}  // namespace attnlab

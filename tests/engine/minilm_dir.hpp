@@ -1,0 +1,52 @@
+#pragma once
+// Where the real-model tests find all-MiniLM-L6-v2 (fetched by scripts/fetch-model).
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnlab::test {
+
+inline bool inCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
+/// all-MiniLM-L6-v2's folder: $ATTNLAB_MINILM_DIR (scripts/test sets it), else scripts/fetch-model's
+/// cache ($ATTNLAB_MODEL_CACHE, $XDG_CACHE_HOME/attention-lab/models, ~/.cache/attention-lab/models).
+inline std::optional<std::filesystem::path> miniLmDir() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (const char* dir = std::getenv("ATTNLAB_MINILM_DIR"); dir && *dir) candidates.emplace_back(dir);
+  if (const char* cache = std::getenv("ATTNLAB_MODEL_CACHE"); cache && *cache) {
+    candidates.push_back(fs::path(cache) / "all-MiniLM-L6-v2");
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    candidates.push_back(fs::path(xdg) / "attention-lab/models/all-MiniLM-L6-v2");
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    candidates.push_back(fs::path(home) / ".cache/attention-lab/models/all-MiniLM-L6-v2");
+  }
+  for (const fs::path& dir : candidates) {
+    if (fs::exists(dir / "model.safetensors") && fs::exists(dir / "vocab.txt")) return dir;
+  }
+  return std::nullopt;
+}
+
+/// The MiniLM folder, or a visible skip — a failure when CI=true, since CI must run the real model.
+inline std::optional<std::filesystem::path> requireMiniLm() {
+  auto dir = miniLmDir();
+  if (!dir) {
+    const char* message =
+        "all-MiniLM-L6-v2 not found (run scripts/fetch-model or set ATTNLAB_MINILM_DIR); "
+        "this real-model test is skipped";
+    if (inCi()) FAIL(message);
+    WARN(message);
+  }
+  return dir;
+}
+
+}  // namespace attnlab::test
