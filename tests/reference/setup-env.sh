@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Makes the Python environment that tests/reference/make_goldens.py runs in: a venv at
+# build/reference-venv on Debian's /usr/bin/python3 (3.11), seeing Debian's python3-torch 1.13
+# (CPU only) and python3-numpy through --system-site-packages, plus pinned HuggingFace packages
+# from PyPI. PyPI's torch is never installed (it would pull gigabytes of CUDA libraries).
+#
+#   tests/reference/setup-env.sh     # then: build/reference-venv/bin/python tests/reference/make_goldens.py
+#
+# transformers 4.49 is the newest release that still runs on torch 1.13 (4.50 imports
+# torch.distributed.tensor, which 1.13 lacks). Safe to run repeatedly. Needs root or sudo only
+# when a Debian package is missing.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+venv="$root/build/reference-venv"
+python=/usr/bin/python3
+pins=(
+  "transformers==4.49.0"
+  "tokenizers==0.21.4"
+  "safetensors==0.8.0"
+  "huggingface-hub==0.36.2"
+)
+
+packages=(python3-torch python3-numpy python3-venv python3-pip libopenblas0-pthread)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo="sudo"
+    else
+      echo "setup-env: missing packages (${missing[*]}) and not root; run as root or install sudo" >&2
+      exit 1
+    fi
+  fi
+  echo "setup-env: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup-env: creating $venv" >&2
+  mkdir -p "$(dirname "$venv")"
+  "$python" -m venv --system-site-packages "$venv"
+fi
+
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
+
+# Torch must be Debian's: a PyPI torch in the venv would shadow it.
+"$venv/bin/python" - <<'EOF'
+import sys
+import torch, transformers, tokenizers, safetensors, numpy
+if not torch.__file__.startswith("/usr/lib/python3/dist-packages/"):
+    sys.exit(f"setup-env: torch comes from {torch.__file__}, expected Debian's python3-torch")
+print(f"setup-env: torch {torch.__version__}, transformers {transformers.__version__}, "
+      f"tokenizers {tokenizers.__version__}, safetensors {safetensors.__version__}, "
+      f"numpy {numpy.__version__}", file=sys.stderr)
+EOF
