@@ -6,8 +6,12 @@
 //
 // With OpenCL: Eigen materialised vs OpenCL tiled materialised vs OpenCL fused (bench.hpp).
 //
+// With --model DIR: a pretrained model's load time and forward pass with every layer's attention
+// kept (the model view), at 32, 128 and 512 tokens.
+//
 //   attention-lab-bench [--runs N] [--sizes 512,1024,…] [--heads 1,8] [--device N]
 //                       [--csv FILE] [--no-opencl]
+//   attention-lab-bench --model DIR [--runs N]
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "attnlab/backend.hpp"
+#include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
 #include "bench/bench.hpp"
 
@@ -44,6 +49,55 @@ std::string sentenceOf(int tokens) {
   return text;
 }
 
+/// Words that tokenize to one WordPiece / BPE token each in common vocabularies.
+std::string wordsText(int words) {
+  static const char* const kWords[] = {"the", "cat", "sat", "on", "mat", "because", "it", "was",
+                                       "tired", "and", "then", "a", "dog", "came", "in", "to"};
+  std::string text;
+  for (int i = 0; i < words; ++i) text.append(kWords[i % 16]).append(" ");
+  return text;
+}
+
+int runModelBench(const std::string& dir, int runs) {
+  std::vector<double> loads;
+  std::unique_ptr<attnlab::PretrainedModel> model;
+  for (int r = 0; r < 5; ++r) {
+    model = attnlab::PretrainedModel::load(dir);
+    loads.push_back(model->loadMs());
+  }
+  const attnlab::ModelConfig& c = model->config();
+  auto cpu = attnlab::makeCpuBackend();
+  std::printf("model: %s (%s, %d layers × %d heads, d_model %d)\ndevice: %s\n\n",
+              model->name().c_str(), c.model_type.c_str(), c.layers, c.heads, c.d_model,
+              cpu->device().c_str());
+  std::printf("load (config + safetensors + tokenizer): first %.1f ms, median of 5 %.1f ms\n\n",
+              loads.front(), median(loads));
+  std::printf("| tokens | heads captured | forward median (ms) | p90 (ms) |\n|---:|---:|---:|---:|\n");
+  for (int target : {32, 128, 512}) {
+    if (target > c.max_positions) continue;
+    // Grow the text until it gives `target` tokens (special tokens included).
+    int words = target;
+    std::string text = wordsText(words);
+    while (words > 1 && static_cast<int>(model->tokenizer().encode(text).ids.size()) > target) {
+      text = wordsText(--words);
+    }
+    const attnlab::ModelRunOptions all_layers;
+    for (int w = 0; w < 3; ++w) model->run(text, std::nullopt, all_layers, *cpu);
+    std::vector<double> times;
+    int n = 0, captured = 0;
+    for (int r = 0; r < runs; ++r) {
+      const auto start = Clock::now();
+      const attnlab::ModelRun run = model->run(text, std::nullopt, all_layers, *cpu);
+      times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      n = static_cast<int>(run.encoding.ids.size());
+      captured = static_cast<int>(run.attention.size()) * c.heads;
+    }
+    std::sort(times.begin(), times.end());
+    std::printf("| %d | %d | %.2f | %.2f |\n", n, captured, median(times), times[times.size() * 9 / 10]);
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::vector<int> parseList(const char* text) {
@@ -58,6 +112,7 @@ std::vector<int> parseList(const char* text) {
 
 int main(int argc, char** argv) {
   int runs = 200;
+  std::string model_dir;
   bool with_opencl = true;
   attnlab::bench::OpenClBenchOptions cl;
   for (int i = 1; i < argc; ++i) {
@@ -73,6 +128,8 @@ int main(int argc, char** argv) {
       cl.device = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--csv") == 0 && has_value) {
       cl.csv_path = argv[++i];
+    } else if (std::strcmp(argv[i], "--model") == 0 && has_value) {
+      model_dir = argv[++i];
     } else if (std::strcmp(argv[i], "--no-opencl") == 0) {
       with_opencl = false;
     } else {
@@ -81,6 +138,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!model_dir.empty()) {
+    try {
+      return runModelBench(model_dir, runs);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attention-lab-bench: %s\n", e.what());
+      return 2;
+    }
+  }
   const Case cases[] = {
       {"cat sentence (11 tokens), h=8, d_model=64", 0, 8, 64},
       {"32 tokens, h=8, d_model=512", 32, 8, 512},

@@ -16,6 +16,7 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/io.hpp"
+#include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
 #include "attnlab/synthetic.hpp"
 #include "views/views.hpp"
@@ -36,8 +37,9 @@ const std::set<std::string> kValueOptions = {
     "--text",  "--source", "--mechanism", "--heads", "--d-model", "--d-k",    "--d-v",
     "--d-a",   "--seed",   "--temperature", "--backend", "--device", "--model", "--layer",
     "--head",  "--out",    "--width",  "--height", "--scale",  "--keys",   "--samples",
-    "--mark",  "--values"};
-const std::set<std::string> kFlagOptions = {"--causal", "--no-scale", "--no-positions", "--help"};
+    "--mark",  "--values", "--pair"};
+const std::set<std::string> kFlagOptions = {"--causal", "--no-scale", "--no-positions", "--help",
+                                            "--hide-special"};
 
 struct Args {
   std::string command;
@@ -141,12 +143,17 @@ struct RunSettings {
 const std::set<std::string> kSpecOptions = {
     "--text", "--source", "--mechanism", "--causal", "--heads", "--d-model", "--d-k", "--d-v",
     "--d-a", "--seed", "--temperature", "--no-scale", "--no-positions", "--backend", "--device",
-    "--model", "--layer"};
+    "--model", "--layer", "--pair", "--hide-special"};
+
+// Options of the synthetic lab that a pretrained model decides for itself.
+const char* const kSyntheticOnly[] = {"--source", "--heads", "--d-model", "--d-k", "--d-v",
+                                      "--d-a", "--seed", "--no-positions", "--causal"};
 
 RunSettings parseSettings(const Args& a) {
-  if (a.has("--model") || a.has("--layer"))
-    throw UsageError{"--model and --layer need pretrained-model support, which this build does "
-                     "not have yet; use the synthetic lab (omit --model)"};
+  for (const char* name : {"--layer", "--pair", "--hide-special"}) {
+    if (a.has(name) || a.flag(name))
+      throw UsageError{std::string(name) + " applies to a pretrained model; add --model DIR"};
+  }
   RunSettings s;
   if (auto v = a.get("--text")) s.text = *v;
   s.source = a.get("--source");
@@ -195,6 +202,112 @@ Computed compute(const Args& a, std::ostream& err) {
   if (!reason.empty() && c.settings.backend == "opencl")
     err << "attention-lab-cli: note: computed on the CPU: " << reason << "\n";
   return c;
+}
+
+// ---- pretrained models (--model DIR) --------------------------------------------------------
+
+struct ModelSettings {
+  std::string dir;
+  std::string text = kDefaultText;
+  std::optional<std::string> pair;
+  ModelRunOptions options;  ///< options.layer unset = every layer
+  bool hide_special = false;
+  std::string backend = "auto";
+  int device = 0;
+};
+
+struct ModelComputed {
+  ModelSettings settings;
+  std::unique_ptr<PretrainedModel> model;
+  ModelRun run;
+};
+
+ModelSettings parseModelSettings(const Args& a) {
+  for (const char* name : kSyntheticOnly) {
+    if (a.has(name) || a.flag(name))
+      throw UsageError{std::string(name) + " does not apply with --model (the model decides it" +
+                       (std::string(name) == "--source" ? "; for a BERT sentence pair use --pair)" : ")")};
+  }
+  ModelSettings s;
+  s.dir = *a.get("--model");
+  if (auto v = a.get("--text")) s.text = *v;
+  s.pair = a.get("--pair");
+  if (auto v = a.get("--mechanism")) {
+    const Mechanism m = parseMechanism(*v);
+    if (m == Mechanism::kAdditive)
+      throw UsageError{"--mechanism additive does not apply with --model (its heads are dot-product "
+                       "attention); use scaled or dot"};
+    s.options.mechanism = m;
+  }
+  if (a.flag("--no-scale")) {
+    if (s.options.mechanism && *s.options.mechanism != Mechanism::kScaled)
+      throw UsageError{"--no-scale applies to the scaled mechanism only"};
+    s.options.mechanism = Mechanism::kDot;
+  }
+  if (auto v = a.get("--temperature")) {
+    const double t = parseNumber("--temperature", *v);
+    if (t <= 0) throw UsageError{"--temperature must be > 0 (got " + *v + ")"};
+    s.options.temperature = t;
+  }
+  if (auto v = a.get("--layer"); v && *v != "all")
+    s.options.layer = static_cast<int>(parseInteger("--layer", *v, 0, 1023));
+  s.hide_special = a.flag("--hide-special");
+  if (auto v = a.get("--backend")) s.backend = *v;
+  if (auto v = a.get("--device")) s.device = static_cast<int>(parseInteger("--device", *v, 0, 1023));
+  return s;
+}
+
+ModelComputed computeModel(const Args& a, std::ostream& err) {
+  ModelComputed c;
+  c.settings = parseModelSettings(a);
+  BackendChoice choice = selectBackend(c.settings.backend, c.settings.device, BuildMode::kWait);
+  c.model = PretrainedModel::load(c.settings.dir);
+  if (c.settings.options.layer && *c.settings.options.layer >= c.model->config().layers)
+    throw UsageError{"--layer " + std::to_string(*c.settings.options.layer) + " does not exist: " +
+                     c.model->name() + " has layers 0–" + std::to_string(c.model->config().layers - 1) +
+                     " (or use all)"};
+  std::optional<std::string_view> pair;
+  if (c.settings.pair) pair = *c.settings.pair;
+  c.run = c.model->run(c.settings.text, pair, c.settings.options, *choice.backend);
+  const std::string& reason = c.run.attention.front().fallback_reason;
+  if (!reason.empty() && c.settings.backend == "opencl")
+    err << "attention-lab-cli: note: computed on the CPU: " << reason << "\n";
+  return c;
+}
+
+/// The spec a model run used, for titles and JSON.
+AttentionSpec modelSpec(const ModelComputed& c) {
+  AttentionSpec spec;
+  spec.mechanism = c.run.attention.front().mechanism;
+  spec.mask = c.model->config().mask();
+  spec.heads = c.model->config().heads;
+  spec.d_model = c.model->config().d_model;
+  spec.temperature = c.settings.options.temperature;
+  return spec;
+}
+
+/// The run's layers and labels after the --hide-special display filter.
+struct ModelPicture {
+  std::vector<AttentionResult> layers;
+  QStringList labels;
+  bool filtered = false;
+};
+
+ModelPicture modelPicture(const ModelComputed& c) {
+  ModelPicture p;
+  const Encoding& e = c.run.encoding;
+  std::vector<bool> keep(e.ids.size(), true);
+  if (c.settings.hide_special) {
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = !e.special[i];
+    if (std::none_of(keep.begin(), keep.end(), [](bool k) { return k; }))
+      throw UsageError{"--hide-special would hide every token"};
+    p.filtered = std::find(keep.begin(), keep.end(), false) != keep.end();
+  }
+  for (std::size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) p.labels << QString::fromStdString(e.labels[i]);
+  for (const AttentionResult& r : c.run.attention)
+    p.layers.push_back(p.filtered ? views::keepTokens(r, keep) : r);
+  return p;
 }
 
 QStringList labels(const std::vector<Token>& tokens) {
@@ -255,6 +368,81 @@ nlohmann::json tokensJson(const std::vector<Token>& tokens) {
   return list;
 }
 
+/// "heads" (scores, weights, output per head) and "stats" of one result.
+void headsJson(const AttentionResult& r, nlohmann::json& j) {
+  nlohmann::json heads = nlohmann::json::array();
+  nlohmann::json stats = {{"max_weight", nlohmann::json::array()},
+                          {"entropy", nlohmann::json::array()},
+                          {"normalized_entropy", nlohmann::json::array()},
+                          {"effective_keys", nlohmann::json::array()},
+                          {"jacobian_norm", nlohmann::json::array()}};
+  for (int h = 0; h < r.heads(); ++h) {
+    heads.push_back({{"head", h},
+                     {"scores", matrixJson(r.scores, h)},
+                     {"weights", matrixJson(r.weights, h)},
+                     {"output", matrixJson(r.head_outputs, h)}});
+    const HeadStats& st = r.stats[h];
+    stats["max_weight"].push_back(st.max_weight);
+    stats["entropy"].push_back(st.entropy);
+    stats["normalized_entropy"].push_back(st.normalized_entropy);
+    stats["effective_keys"].push_back(st.effective_keys);
+    stats["jacobian_norm"].push_back(st.jacobian_norm);
+  }
+  j["heads"] = std::move(heads);
+  j["stats"] = std::move(stats);
+}
+
+nlohmann::json modelJson(const ModelComputed& c) {
+  const AttentionResult& first = c.run.attention.front();
+  const ModelConfig& config = c.model->config();
+  const AttentionSpec spec = modelSpec(c);
+  const Encoding& e = c.run.encoding;
+  nlohmann::json j;
+  j["backend"] = first.backend;
+  j["device"] = first.device;
+  if (!first.fallback_reason.empty()) j["fallback_reason"] = first.fallback_reason;
+  j["model"] = c.model->name();
+  j["model_type"] = config.model_type;
+  j["mechanism"] = toString(spec.mechanism);
+  j["mask"] = toString(spec.mask);
+  j["attention"] = "self";
+  j["layers_total"] = config.layers;
+  j["h"] = config.heads;
+  j["d_model"] = config.d_model;
+  j["d_k"] = config.dK();
+  j["d_v"] = config.dK();
+  j["scale"] = first.scale;
+  if (spec.temperature) j["temperature"] = *spec.temperature;
+  if (c.settings.options.layer) {
+    j["layer"] = *c.settings.options.layer;
+  } else {
+    j["layer"] = "all";
+  }
+  j["load_ms"] = c.model->loadMs();
+  j["compute_ms"] = c.run.compute_ms;
+  j["tokens"] = e.labels;
+  j["query_tokens"] = e.labels;
+  j["key_tokens"] = e.labels;
+  j["input_ids"] = e.ids;
+  j["token_type_ids"] = e.type_ids;
+  nlohmann::json special = nlohmann::json::array();
+  for (bool b : e.special) special.push_back(b);
+  j["special"] = std::move(special);
+  if (c.settings.options.layer) {
+    headsJson(first, j);  // one layer: "heads" and "stats" as for the synthetic lab
+    return j;
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (std::size_t l = 0; l < c.run.attention.size(); ++l) {
+    nlohmann::json layer;
+    layer["layer"] = c.run.layers[l];
+    headsJson(c.run.attention[l], layer);
+    layers.push_back(std::move(layer));
+  }
+  j["layers"] = std::move(layers);
+  return j;
+}
+
 nlohmann::json resultJson(const Computed& c) {
   const AttentionResult& r = c.run.attention;
   const AttentionSpec& spec = c.settings.spec;
@@ -277,26 +465,7 @@ nlohmann::json resultJson(const Computed& c) {
   j["compute_ms"] = c.run.compute_ms;
   j["query_tokens"] = tokensJson(c.run.query_tokens);
   j["key_tokens"] = tokensJson(c.run.key_tokens);
-  nlohmann::json heads = nlohmann::json::array();
-  nlohmann::json stats = {{"max_weight", nlohmann::json::array()},
-                          {"entropy", nlohmann::json::array()},
-                          {"normalized_entropy", nlohmann::json::array()},
-                          {"effective_keys", nlohmann::json::array()},
-                          {"jacobian_norm", nlohmann::json::array()}};
-  for (int h = 0; h < r.heads(); ++h) {
-    heads.push_back({{"head", h},
-                     {"scores", matrixJson(r.scores, h)},
-                     {"weights", matrixJson(r.weights, h)},
-                     {"output", matrixJson(r.head_outputs, h)}});
-    const HeadStats& st = r.stats[h];
-    stats["max_weight"].push_back(st.max_weight);
-    stats["entropy"].push_back(st.entropy);
-    stats["normalized_entropy"].push_back(st.normalized_entropy);
-    stats["effective_keys"].push_back(st.effective_keys);
-    stats["jacobian_norm"].push_back(st.jacobian_norm);
-  }
-  j["heads"] = std::move(heads);
-  j["stats"] = std::move(stats);
+  headsJson(r, j);
   nlohmann::json output = nlohmann::json::array();
   for (Eigen::Index i = 0; i < c.run.output.rows(); ++i) {
     nlohmann::json row = nlohmann::json::array();
@@ -311,8 +480,70 @@ nlohmann::json resultJson(const Computed& c) {
 
 int commandCompute(const Args& a, std::ostream& out, std::ostream& err) {
   allowOnly(a, kSpecOptions);
+  if (a.has("--model")) {
+    if (a.flag("--hide-special"))
+      throw UsageError{"--hide-special is a display filter for render; compute reports every token"};
+    out << modelJson(computeModel(a, err)).dump() << "\n";
+    return kExitOk;
+  }
   const Computed c = compute(a, err);
   out << resultJson(c).dump() << "\n";
+  return kExitOk;
+}
+
+/// render --model: one layer → a head grid (or one head); every layer → the model view.
+int renderModel(const Args& a, const std::string& format, std::ostream& out, std::ostream& err) {
+  const std::string head_arg = a.get("--head").value_or("all");
+  const std::string values = a.get("--values").value_or("weights");
+  const ModelComputed c = computeModel(a, err);
+  const ModelPicture picture = modelPicture(c);
+  const AttentionResult& first = picture.layers.front();
+  int head = -1;
+  if (head_arg != "all") head = static_cast<int>(parseInteger("--head", head_arg, 0, first.heads() - 1));
+  const std::string path = *a.get("--out");
+  const auto n = static_cast<int>(picture.labels.size());
+
+  if (format == "csv") {
+    std::vector<Token> tokens;
+    for (const QString& label : picture.labels) tokens.push_back(Token{label.toStdString()});
+    writeLayersCsv(path, picture.layers, c.run.layers, tokens, head);
+  } else if (format == "npy") {
+    // [layers, h, n, n] (or [layers, n, n] for one head); one layer keeps the synthetic shapes.
+    std::vector<float> data;
+    for (const AttentionResult& r : picture.layers) {
+      const Tensor3& t = values == "scores" ? r.scores : r.weights;
+      const auto begin = t.data.begin() + (head < 0 ? 0 : static_cast<std::ptrdiff_t>(head) * n * n);
+      data.insert(data.end(), begin, head < 0 ? t.data.end() : begin + n * n);
+    }
+    std::vector<long long> shape;
+    if (picture.layers.size() > 1) shape.push_back(static_cast<long long>(picture.layers.size()));
+    if (head < 0) shape.push_back(first.heads());
+    shape.insert(shape.end(), {n, n});
+    writeNpy(path, shape, data);
+  } else {
+    QCustomPlot plot;
+    QString extra = QString::fromStdString(c.model->name());
+    if (picture.filtered) extra += views::viewText(" · special tokens hidden (weights not renormalised)");
+    views::ImageSize size;
+    if (picture.layers.size() > 1 && head < 0) {
+      views::RunLabel label{modelSpec(c), false, extra};
+      views::drawModelGrid(plot, picture.layers, c.run.layers, picture.labels, label);
+      size = imageSize(a, views::defaultModelGridSize(n, static_cast<int>(picture.layers.size()), first.heads()));
+    } else if (picture.layers.size() > 1) {
+      throw UsageError{"--head N with --layer all: pick one layer with --layer L"};
+    } else {
+      views::RunLabel label{modelSpec(c), false,
+                            views::viewText("layer %1").arg(c.run.layers.front()) + QStringLiteral(" · ") + extra};
+      if (head < 0) {
+        views::drawHeadGrid(plot, first, picture.labels, picture.labels, label);
+      } else {
+        views::drawHeatmap(plot, first, head, picture.labels, picture.labels, label);
+      }
+      size = imageSize(a, views::defaultHeatmapSize(n, n, head < 0 ? first.heads() : 1));
+    }
+    views::exportPlot(plot, QString::fromStdString(path), size);
+  }
+  out << path << "\n";
   return kExitOk;
 }
 
@@ -325,6 +556,7 @@ int commandRender(const Args& a, std::ostream& out, std::ostream& err) {
   const std::string values = a.get("--values").value_or("weights");
   if (values != "weights" && values != "scores")
     throw UsageError{"--values must be weights or scores (got '" + values + "')"};
+  if (a.has("--model")) return renderModel(a, format, out, err);
   const Computed c = compute(a, err);
   const AttentionResult& r = c.run.attention;
   int head = -1;  // all
@@ -463,6 +695,13 @@ options for compute and render:
   --seed S               seed of the synthetic embeddings and weights (default 0)
   --no-positions         leave out the sinusoidal position encoding
   --backend B            auto | cpu | opencl (default auto)   --device N   OpenCL device index
+pretrained models (HuggingFace folders: BERT family, GPT-2):
+  --model DIR            run the model's real forward pass (scripts/fetch-model gets all-MiniLM-L6-v2)
+  --layer L|all          the layer to show, 0-based (default all: render draws layers x heads)
+  --pair TEXT            BERT sentence pair: [CLS] text [SEP] pair [SEP]
+  --hide-special         render: leave out [CLS], [SEP] ... rows and columns (not renormalised)
+  (with --model: --mechanism scaled|dot, --no-scale and --temperature still apply; --heads,
+   --d-model, --d-k, --seed, --causal and --source do not)
 render:
   --head N|all           one head or every head in a grid (default all)
   --out FILE             output file; the suffix picks the format

@@ -624,6 +624,160 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
   return true;
 }
 
+namespace {
+constexpr double kThumbMin = 60, kThumbMax = 150;
+double thumbnailPixels(int n_tokens) { return std::clamp(8.0 * n_tokens, kThumbMin, kThumbMax); }
+}  // namespace
+
+ImageSize defaultModelGridSize(int n_tokens, int layers, int heads) {
+  const double thumb = thumbnailPixels(std::max(1, n_tokens));
+  ImageSize size;
+  size.width = static_cast<int>(std::clamp(90 + 140 + std::max(1, heads) * (thumb + 8), 500.0, 3000.0));
+  size.height = static_cast<int>(std::clamp(150 + 60 + std::max(1, layers) * (thumb + 8), 400.0, 3000.0));
+  return size;
+}
+
+void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
+                   const std::vector<int>& layer_indices, const QStringList& tokens,
+                   const RunLabel& label) {
+  if (layers.empty() || layers.size() != layer_indices.size()) {
+    throw Error(ErrorCode::kInvalidArgument, "a model view needs one layer index per layer result");
+  }
+  for (const AttentionResult& r : layers) {
+    checkResult(r);
+    if (r.heads() != layers.front().heads() || r.nQ() != layers.front().nQ() ||
+        r.nK() != layers.front().nK()) {
+      throw Error(ErrorCode::kInvalidArgument, "the layers of a model view differ in shape");
+    }
+  }
+  const AttentionResult& first_layer = layers.front();
+  const int h = first_layer.heads();
+  const auto rows = static_cast<int>(layers.size());
+  const Fonts& fonts = kGridFonts;
+
+  clearPlot(plot);
+  QCPLayoutGrid* layout = plot.plotLayout();
+  layout->setRowSpacing(4);
+  QStringList parts;
+  if (!label.extra.isEmpty()) parts << label.extra;
+  parts << viewText("%1 layers × %2 heads").arg(rows).arg(h)
+        << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk()) << scalingText(label.spec);
+  if (first_layer.mask == Mask::kCausal) parts << viewText("causal mask");
+  addTitle(plot, parts.join(QStringLiteral(" · ")), fonts.title,
+           titleWidth(plot, defaultModelGridSize(first_layer.nQ(), rows, h).width));
+
+  auto* body = new QCPLayoutGrid;
+  layout->addElement(1, 0, body);
+  body->setMargins(QMargins(0, 0, 0, 10));
+  auto* panels = new QCPLayoutGrid;
+  body->addElement(0, 0, panels);
+  panels->setColumnSpacing(6);
+  panels->setRowSpacing(6);
+  QCPColorScale* scale = addColorScale(plot, body, 0, 1, kSingleFonts);
+  body->setColumnStretchFactor(1, 0.01);
+
+  const QFont header_font = sizedFont(plot, fonts.panel_title, true);
+  for (int k = 0; k < h; ++k) addText(plot, panels, 0, k + 1, viewText("head %1").arg(k), header_font);
+  QCPMarginGroup* group = newMarginGroup(plot);
+  const QStringList no_labels;
+  PanelSetup setup{&fonts, thumbnailPixels(first_layer.nQ()) / first_layer.nQ(), 1, false, false, false};
+  QCPAxisRect* first = nullptr;
+  for (int r = 0; r < rows; ++r) {
+    QCPTextElement* header = addText(
+        plot, panels, r + 1, 0, viewText("layer %1").arg(layer_indices[static_cast<std::size_t>(r)]),
+        header_font);
+    // A text element's own size hint caps its row at one text line; the thumbnails need more.
+    header->setMaximumSize(QWIDGETSIZE_MAX, 100000);
+    for (int k = 0; k < h; ++k) {
+      auto* rect = new QCPAxisRect(&plot);
+      panels->addElement(r + 1, k + 1, rect);
+      rect->setMarginGroup(QCP::msAll, group);
+      rect->setAutoMargins(QCP::msNone);
+      rect->setMargins(QMargins(1, 1, 1, 1));
+      QCPColorMap* map = drawPanel(plot, rect, layers[static_cast<std::size_t>(r)], k,
+                                   labelsFor(no_labels, first_layer.nQ(), "tokens"),
+                                   labelsFor(no_labels, first_layer.nK(), "tokens"), setup);
+      for (QCPAxis* axis : {rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atLeft)}) {
+        axis->setTickLabels(false);
+        axis->setTicks(false);
+      }
+      map->setColorScale(scale);
+      if (!first) first = rect;
+    }
+  }
+  panels->setColumnStretchFactor(0, 0.01);
+  panels->setRowStretchFactor(0, 0.01);
+
+  // The tokens, so a thumbnail's rows and columns can be read: "0 [CLS] · 1 the · 2 cat …".
+  QStringList listed;
+  for (int i = 0; i < tokens.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(tickLabel(tokens[i]));
+  const QFontMetricsF note_metrics(sizedFont(plot, fonts.note));
+  QString line = viewText("tokens (rows = queries, columns = keys): ") + listed.join(QStringLiteral(" · "));
+  const double width = 0.92 * defaultModelGridSize(first_layer.nQ(), rows, h).width;
+  line = note_metrics.elidedText(line, Qt::ElideRight, width);
+  int row = 2;
+  QCPTextElement* list = addText(plot, layout, row++, 0, line, sizedFont(plot, fonts.note),
+                                 QColor(0x30, 0x30, 0x30));
+  list->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+  if (anyMasked(first_layer)) {
+    QCPTextElement* note = addText(plot, layout, row++, 0, maskedNote(first_layer.mask),
+                                   sizedFont(plot, fonts.note), QColor(0x50, 0x50, 0x50));
+    note->setTextFlags(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  // The thumbnails take every pixel the text rows do not need.
+  layout->setRowStretchFactor(0, 0.001);
+  for (int r = 2; r < row; ++r) layout->setRowStretchFactor(r, 0.001);
+  adoptAxes(plot, first);
+  plot.setProperty(kLayoutProperty, QString());
+}
+
+AttentionResult keepTokens(const AttentionResult& result, const std::vector<bool>& keep) {
+  if (result.nQ() != result.nK() || keep.size() != static_cast<std::size_t>(result.nQ())) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "a token filter needs a self-attention result and one flag per token");
+  }
+  std::vector<int> kept;
+  for (int i = 0; i < result.nQ(); ++i) {
+    if (keep[static_cast<std::size_t>(i)]) kept.push_back(i);
+  }
+  if (kept.empty()) throw Error(ErrorCode::kInvalidArgument, "the filter hides every token");
+  const auto n = static_cast<int>(kept.size());
+  AttentionResult out;
+  out.mechanism = result.mechanism;
+  out.mask = result.mask;
+  out.scale = result.scale;
+  out.backend = result.backend;
+  out.device = result.device;
+  out.fallback_reason = result.fallback_reason;
+  const bool has_scores = result.scores.data.size() == result.weights.data.size();
+  out.scores = has_scores ? Tensor3(result.heads(), n, n) : Tensor3();
+  out.weights = Tensor3(result.heads(), n, n);
+  const Tensor3& outputs = result.head_outputs;
+  const bool has_outputs = outputs.h == result.heads() && outputs.rows == result.nQ();
+  out.head_outputs = has_outputs ? Tensor3(outputs.h, n, outputs.cols) : Tensor3();
+  for (int k = 0; k < result.heads(); ++k) {
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (has_scores) out.scores(k, a, b) = result.scores(k, kept[a], kept[b]);
+        out.weights(k, a, b) = result.weights(k, kept[a], kept[b]);
+      }
+      if (has_outputs) std::copy_n(outputs.row(k, kept[a]), outputs.cols, out.head_outputs.row(k, a));
+    }
+  }
+  for (const HeadStats& st : result.stats) {
+    HeadStats filtered;
+    for (int i : kept) {
+      filtered.max_weight.push_back(st.max_weight.at(i));
+      filtered.entropy.push_back(st.entropy.at(i));
+      filtered.normalized_entropy.push_back(st.normalized_entropy.at(i));
+      filtered.effective_keys.push_back(st.effective_keys.at(i));
+      filtered.jacobian_norm.push_back(st.jacobian_norm.at(i));
+    }
+    out.stats.push_back(std::move(filtered));
+  }
+  return out;
+}
+
 ImageSize defaultHeatmapSize(int n_q, int n_k, int heads_in_image) {
   n_q = std::max(1, n_q);
   n_k = std::max(1, n_k);

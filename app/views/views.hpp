@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 #include <optional>
+#include <vector>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/saturation.hpp"
@@ -83,6 +84,24 @@ void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
 void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStringList& query_tokens,
                   const QStringList& key_tokens, const RunLabel& label);
 
+/// Draws a model view: one thumbnail heatmap per (layer, head) — rows are the entries of `layers`
+/// (top = first), columns are heads — sharing one 0–1 colour scale, with "layer l" row headers
+/// (l from layer_indices) and "head k" column headers. Each thumbnail has rows = queries and
+/// columns = keys like drawHeatmap but no token labels (the tokens are listed under the grid,
+/// elided when long). Title: "<extra> · L layers × h heads · d_k = … · <scaling>[ · causal mask]".
+/// Plottable r·h + k is layer entry r, head k's QCPColorMap (same layout as drawHeatmap's);
+/// plot.axisRects() are in the same order. Throws Error(kInvalidArgument) when layers is empty,
+/// the sizes disagree, or a result is empty.
+void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
+                   const std::vector<int>& layer_indices, const QStringList& tokens,
+                   const RunLabel& label);
+
+/// A display filter: result restricted to the tokens with keep[i] true (rows and columns of a
+/// self-attention result, in order; statistics rows likewise). Weights are NOT renormalised, so
+/// rows may sum to less than 1 — callers say so on screen. keep must have n_q == n_k entries.
+/// Throws Error(kInvalidArgument) for a non-square result, a wrong-sized keep or keeping nothing.
+AttentionResult keepTokens(const AttentionResult& result, const std::vector<bool>& keep);
+
 /// Draws the saturation plot: x = d_k on a log2 axis (ticks 1 2 4 … 1024), y = mean max weight
 /// (blue) and mean normalised entropy (orange) in [0, 1], scaled (solid) and unscaled (dashed)
 /// curves from `model` (Monte-Carlo; the current scaling's pair drawn thicker), the sentence's own
@@ -144,5 +163,8 @@ void installQuietMessageHandler();
 /// 48 px, roughly square, each side clamped to [500, 1600] px) or a grid of that many heads
 /// (panels of up to 32 px cells, ⌈√h⌉ columns, each side clamped to [400, 2600] px). Scale 1.
 ImageSize defaultHeatmapSize(int n_q, int n_k, int heads_in_image);
+
+/// A good default image size for drawModelGrid: thumbnails of 60–150 px.
+ImageSize defaultModelGridSize(int n_tokens, int layers, int heads);
 
 }  // namespace attnlab::views

@@ -211,7 +211,106 @@ TEST_CASE("bad input exits 2 with one line naming the problem", "[cli][errors]")
   requireUsageError({"frobnicate"}, "unknown command 'frobnicate'");
   requireUsageError({}, "no command given");
   requireUsageError({"render", "--head", "9", "--heads", "8", "--out", out}, "--head must be");
-  requireUsageError({"compute", "--model", "/tmp"}, "--model");
+  requireUsageError({"compute", "--model", "/tmp"}, "config.json");
+  requireUsageError({"compute", "--layer", "2"}, "--layer applies to a pretrained model; add --model DIR");
   requireUsageError({"saturation", "--d-k", "1,0,4", "--out", out}, "--d-k must be between");
   requireUsageError({"info", "--text", "x"}, "does not apply");
+}
+
+namespace {
+const std::string kTinyGpt2 = std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2";
+
+/// Reads an NPY file's shape (the header's 'shape': (…) tuple).
+std::vector<int> npyShape(const std::string& path) {
+  const QByteArray bytes = readFile(path);
+  const int open = bytes.indexOf("'shape': (") + 10;
+  const int close = bytes.indexOf(')', open);
+  std::vector<int> shape;
+  for (const QByteArray& part : bytes.mid(open, close - open).split(','))
+    if (!part.trimmed().isEmpty()) shape.push_back(part.trimmed().toInt());
+  return shape;
+}
+}  // namespace
+
+TEST_CASE("--model: a real forward pass's layers in JSON, NPY, CSV and pictures", "[cli][model]") {
+  QTemporaryDir dir;
+  const std::string d = dir.path().toStdString();
+
+  SECTION("compute: every layer, or one") {
+    const CliResult all = runCli({"compute", "--model", kTinyGpt2, "--text", "the cat sat"});
+    INFO(all.err);
+    REQUIRE(all.code == 0);
+    const auto j = nlohmann::json::parse(all.out);
+    CHECK(j["model"] == "tiny-gpt2");
+    CHECK(j["model_type"] == "gpt2");
+    CHECK(j["layer"] == "all");
+    CHECK(j["mask"] == "causal");
+    CHECK(j["layers"].size() == 2);
+    CHECK(j["h"] == 4);
+    const std::size_t n = j["input_ids"].size();
+    CHECK(j["tokens"].size() == n);
+    CHECK(j["layers"][1]["heads"][3]["weights"].size() == n);
+
+    const CliResult one = runCli({"compute", "--model", kTinyGpt2, "--text", "the cat sat", "--layer", "1",
+                                  "--no-scale"});
+    REQUIRE(one.code == 0);
+    const auto k = nlohmann::json::parse(one.out);
+    CHECK(k["layer"] == 1);
+    CHECK(k["mechanism"] == "dot");
+    CHECK_FALSE(k.contains("layers"));
+    REQUIRE(k["heads"].size() == 4);
+    CHECK(k["stats"]["entropy"].size() == 4);
+  }
+  SECTION("NPY of every layer is [L, h, n, n]; --hide-special drops <|endoftext|>") {
+    const std::string npy = d + "/all.npy";
+    REQUIRE(runCli({"render", "--model", kTinyGpt2, "--text", "the cat<|endoftext|>sat", "--out", npy}).code == 0);
+    const std::vector<int> shape = npyShape(npy);
+    REQUIRE(shape.size() == 4);
+    CHECK(shape[0] == 2);
+    CHECK(shape[1] == 4);
+    const std::string hidden = d + "/hidden.npy";
+    REQUIRE(runCli({"render", "--model", kTinyGpt2, "--text", "the cat<|endoftext|>sat", "--hide-special",
+                    "--layer", "0", "--head", "1", "--out", hidden}).code == 0);
+    CHECK(npyShape(hidden) == std::vector<int>{shape[2] - 1, shape[3] - 1});
+  }
+  SECTION("CSV has a layer column and one line per (layer, head, query, key)") {
+    const std::string csv = d + "/all.csv";
+    REQUIRE(runCli({"render", "--model", kTinyGpt2, "--text", "a b", "--out", csv}).code == 0);
+    const QList<QByteArray> lines = readFile(csv).trimmed().split('\n');
+    CHECK(lines.front() == "layer,head,query,query_token,key,key_token,score,weight,masked");
+    CHECK(lines.size() == 1 + 2 * 4 * 2 * 2);  // 2 layers × 4 heads × ("a", "␣b")²
+  }
+  SECTION("bad combinations exit 2 with one line") {
+    requireUsageError({"compute", "--model", kTinyGpt2, "--heads", "4"}, "--heads does not apply with --model");
+    requireUsageError({"compute", "--model", kTinyGpt2, "--source", "x"}, "--pair");
+    requireUsageError({"compute", "--model", kTinyGpt2, "--layer", "2"}, "--layer 2 does not exist");
+    requireUsageError({"compute", "--model", kTinyGpt2, "--pair", "b"}, "sentence pairs need a BERT-family model");
+    requireUsageError({"compute", "--model", kTinyGpt2, "--mechanism", "additive"}, "dot-product attention");
+    requireUsageError({"compute", "--model", d + "/none"}, "does not exist");
+  }
+}
+
+TEST_CASE("--model all-MiniLM-L6-v2: render --layer all shows 72 heads", "[cli][model][minilm]") {
+  const char* env = std::getenv("ATTNLAB_MINILM_DIR");
+  if (env == nullptr || !QFile::exists(QString::fromUtf8(env) + "/model.safetensors")) {
+    const char* ci = std::getenv("CI");
+    if (ci != nullptr && std::string(ci) == "true") FAIL("ATTNLAB_MINILM_DIR is not set in CI");
+    WARN("all-MiniLM-L6-v2 not found (scripts/test sets ATTNLAB_MINILM_DIR); skipped");
+    return;
+  }
+  QTemporaryDir dir;
+  const std::string png = dir.path().toStdString() + "/model.png";
+  const CliResult r = runCli({"render", "--model", env, "--layer", "all", "--text", kCat, "--out", png});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const QImage image(QString::fromStdString(png));
+  CHECK(image.width() > 1000);
+  const std::string npy = dir.path().toStdString() + "/model.npy";
+  REQUIRE(runCli({"render", "--model", env, "--text", kCat, "--out", npy}).code == 0);
+  CHECK(npyShape(npy) == std::vector<int>{6, 12, 13, 13});  // [CLS] + 11 words + . + [SEP] = 13
+  const CliResult pair = runCli({"compute", "--model", env, "--text", "a cat", "--pair", "it sat", "--layer", "0"});
+  REQUIRE(pair.code == 0);
+  const auto j = nlohmann::json::parse(pair.out);
+  CHECK(j["tokens"] == nlohmann::json({"[CLS]", "a", "cat", "[SEP]", "it", "sat", "[SEP]"}));
+  CHECK(j["token_type_ids"] == nlohmann::json({0, 0, 0, 0, 1, 1, 1}));
 }

@@ -18,7 +18,12 @@
 
 namespace {
 
+using attnlab::AttentionInputs;
 using attnlab::AttentionResult;
+using attnlab::AttentionSpec;
+using attnlab::Error;
+using attnlab::Tensor3;
+using attnlab::computeAttentionCpu;
 using attnlab::ErrorCode;
 using attnlab::Mask;
 using attnlab::Mechanism;
@@ -609,4 +614,57 @@ TEST_CASE("views draw Chinese, emoji, long and many tokens (look images)", "[vie
   save(QStringLiteral("saturation.svg"), {900, 600, 1.0});
   views::drawSaturation(plot, fakeSaturation(16), std::nullopt, 8, true);
   save(QStringLiteral("saturation_scaled_2x.png"), {900, 600, 2.0});
+}
+
+TEST_CASE("drawModelGrid: one thumbnail per layer and head, layer and head headers", "[views][model]") {
+  // 3 layers × 4 heads of 5 tokens, causal like GPT-2.
+  std::vector<AttentionResult> layers;
+  for (unsigned l = 0; l < 3; ++l) layers.push_back(randomResult(4, 5, 5, Mask::kCausal, 2.0, 100 + l));
+  const QStringList tokens{"a", "b", "c", "d", "e"};
+  QCustomPlot plot;
+  views::RunLabel label{scaledLabel().spec, false, QStringLiteral("tiny")};
+  views::drawModelGrid(plot, layers, {0, 1, 2}, tokens, label);
+  REQUIRE(plot.plottableCount() == 12);
+  CHECK(plot.axisRectCount() == 12);
+  // Plottable r·h + k is layer r, head k: rows = queries (reversed axis), columns = keys.
+  auto* map = qobject_cast<QCPColorMap*>(plot.plottable(2 * 4 + 3));
+  REQUIRE(map);
+  CHECK(map->valueAxis()->rangeReversed());
+  CHECK(map->data()->cell(1, 3) == Approx(layers[2].weights(3, 3, 1)));
+  CHECK(std::isnan(map->data()->cell(3, 1)));
+  CHECK(map->keyAxis()->axisRect() == plot.axisRects().at(11));
+  const QStringList texts = layoutTexts(plot);
+  CHECK(texts.contains(QStringLiteral("layer 2")));
+  CHECK(texts.contains(QStringLiteral("head 3")));
+  bool titled = false;
+  for (const QString& t : texts) titled = titled || t.startsWith(QStringLiteral("tiny · 3 layers × 4 heads"));
+  CHECK(titled);
+  CHECK_THROWS_AS(views::drawModelGrid(plot, layers, {0, 1}, tokens, label), Error);
+  const views::ImageSize size = views::defaultModelGridSize(13, 6, 12);
+  CHECK(size.width > size.height);
+}
+
+TEST_CASE("keepTokens drops rows and columns without renormalising", "[views][model]") {
+  AttentionInputs in;
+  in.q = Tensor3(2, 4, 3);
+  in.k = Tensor3(2, 4, 3);
+  in.v = Tensor3(2, 4, 3);
+  for (std::size_t i = 0; i < in.q.data.size(); ++i) {
+    in.q.data[i] = std::sin(1.0f + i);
+    in.k.data[i] = std::cos(2.0f * i);
+    in.v.data[i] = 0.1f * i;
+  }
+  AttentionSpec spec;
+  spec.heads = 2;
+  spec.d_model = 6;
+  const AttentionResult full = computeAttentionCpu(in, spec);
+  const AttentionResult kept = views::keepTokens(full, {false, true, true, false});
+  REQUIRE(kept.nQ() == 2);
+  REQUIRE(kept.nK() == 2);
+  CHECK(kept.weights(1, 0, 1) == full.weights(1, 1, 2));
+  CHECK(kept.stats[1].entropy[1] == full.stats[1].entropy[2]);
+  double row_sum = kept.weights(0, 0, 0) + kept.weights(0, 0, 1);
+  CHECK(row_sum < 1.0);  // weights on the hidden tokens are not redistributed
+  CHECK_THROWS_AS(views::keepTokens(full, {false, false, false, false}), Error);
+  CHECK_THROWS_AS(views::keepTokens(full, {true}), Error);
 }

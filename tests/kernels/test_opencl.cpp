@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "attnlab/pretrained.hpp"
 #include "attnlab/attention.hpp"
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
@@ -396,4 +397,33 @@ TEST_CASE("a kernel build failure falls back to the CPU with the build log", "[o
   unsetenv("ATTNLAB_KERNEL_DIR");
   CHECK(run.attention.backend == "cpu");
   CHECK(run.attention.fallback_reason.find("clBuildProgram failed") != std::string::npos);
+}
+
+TEST_CASE("a pretrained model's forward pass on OpenCL matches the CPU, layer by layer",
+          "[opencl][pretrained]") {
+  if (!runtimeFor(Variant::kCpu)) return;
+  // The tiny GPT-2 fixture: causal, d_k = 16; every layer's attention goes through the backend,
+  // so a kernel error would also shift the later layers.
+  const auto model = PretrainedModel::load(std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2");
+  BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
+  REQUIRE(choice.fallback_reason.empty());
+  auto cpu = makeCpuBackend();
+  const std::string text = "The cat sat on the mat because it was tired. 我的猫很累 😀";
+  for (const std::optional<Mechanism> mechanism : {std::optional<Mechanism>{}, std::optional(Mechanism::kDot)}) {
+    ModelRunOptions options;
+    options.mechanism = mechanism;
+    const ModelRun on_cpu = model->run(text, std::nullopt, options, *cpu);
+    const ModelRun on_cl = model->run(text, std::nullopt, options, *choice.backend);
+    REQUIRE(on_cl.attention.size() == on_cpu.attention.size());
+    for (std::size_t l = 0; l < on_cpu.attention.size(); ++l) {
+      INFO("layer " << l);
+      CHECK(on_cl.attention[l].backend == "opencl");
+      const std::vector<float>& a = on_cpu.attention[l].weights.data;
+      const std::vector<float>& b = on_cl.attention[l].weights.data;
+      REQUIRE(a.size() == b.size());
+      double worst = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - b[i]));
+      CHECK(worst <= 1e-4);  // the HuggingFace tolerance, after the layers compound the differences
+    }
+  }
 }
