@@ -422,6 +422,20 @@ void adoptAxes(QCustomPlot& plot, QCPAxisRect* rect) {
   plot.yAxis2 = rect->axis(QCPAxis::atRight);
 }
 
+/// Row 1 of the plot layout: a grid for the panels (returned) and the shared colour scale beside it.
+std::pair<QCPLayoutGrid*, QCPColorScale*> addPanelArea(QCustomPlot& plot, int spacing_x, int spacing_y) {
+  auto* body = new QCPLayoutGrid;
+  plot.plotLayout()->addElement(1, 0, body);
+  body->setMargins(QMargins(0, 0, 0, 10));  // room below the bar for its "0" label
+  auto* panels = new QCPLayoutGrid;
+  body->addElement(0, 0, panels);
+  panels->setColumnSpacing(spacing_x);
+  panels->setRowSpacing(spacing_y);
+  QCPColorScale* scale = addColorScale(plot, body, 0, 1, kSingleFonts);
+  body->setColumnStretchFactor(1, 0.01);
+  return {panels, scale};
+}
+
 QCPMarginGroup* newMarginGroup(QCustomPlot& plot) {
   auto* group = new QCPMarginGroup(&plot);
   group->setObjectName(QLatin1String(kMarginGroupName));
@@ -545,15 +559,7 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
   addTitle(plot, titleText(result, label, heads), fonts.title,
            titleWidth(plot, defaultHeatmapSize(result.nQ(), result.nK(), h).width));
 
-  auto* body = new QCPLayoutGrid;
-  layout->addElement(1, 0, body);
-  body->setMargins(QMargins(0, 0, 0, 10));  // room below the bar for its "0" label
-  auto* panels = new QCPLayoutGrid;
-  body->addElement(0, 0, panels);
-  panels->setColumnSpacing(14);
-  panels->setRowSpacing(10);
-  QCPColorScale* scale = addColorScale(plot, body, 0, 1, kSingleFonts);
-  body->setColumnStretchFactor(1, 0.01);
+  const auto [panels, scale] = addPanelArea(plot, 14, 10);
 
   PanelSetup setup{&fonts, cell_px, kGridMaxLabels, false, false, false};
   QCPMarginGroup* group = newMarginGroup(plot);
@@ -666,15 +672,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   addTitle(plot, parts.join(QStringLiteral(" · ")), fonts.title,
            titleWidth(plot, defaultModelGridSize(first_layer.nQ(), rows, h).width));
 
-  auto* body = new QCPLayoutGrid;
-  layout->addElement(1, 0, body);
-  body->setMargins(QMargins(0, 0, 0, 10));
-  auto* panels = new QCPLayoutGrid;
-  body->addElement(0, 0, panels);
-  panels->setColumnSpacing(6);
-  panels->setRowSpacing(6);
-  QCPColorScale* scale = addColorScale(plot, body, 0, 1, kSingleFonts);
-  body->setColumnStretchFactor(1, 0.01);
+  const auto [panels, scale] = addPanelArea(plot, 6, 6);
 
   const QFont header_font = sizedFont(plot, fonts.panel_title, true);
   for (int k = 0; k < h; ++k) addText(plot, panels, 0, k + 1, viewText("head %1").arg(k), header_font);

@@ -183,6 +183,27 @@ Matrix mergeHeads(const Tensor3& heads) {
   return out;
 }
 
+/// One transformer block's weights; both architectures have the same pieces (only their order and
+/// the LayerNorm placement differ). qkv packs W_Q | W_K | W_V as [d_model, 3·d_model].
+struct BlockWeights {
+  Dense qkv, out, ff_in, ff_out;
+  Vector ln1_gamma, ln1_beta, ln2_gamma, ln2_beta;
+};
+
+/// Multi-head self-attention from packed projections qkv [n, 3·d_model]: splits the heads,
+/// computes on `backend` (the result lands in *attention) and returns the concatenated head
+/// outputs [n, d_model].
+Matrix attend(const Matrix& qkv, const ModelConfig& config, const AttentionSpec& spec,
+              Backend& backend, AttentionResult* attention) {
+  const int d = config.dK();
+  AttentionInputs inputs;
+  splitHeads(qkv, 0, config.heads, d, &inputs.q);
+  splitHeads(qkv, config.d_model, config.heads, d, &inputs.k);
+  splitHeads(qkv, 2 * static_cast<Eigen::Index>(config.d_model), config.heads, d, &inputs.v);
+  *attention = backend.compute(inputs, spec);
+  return mergeHeads(attention->head_outputs);
+}
+
 // --- BERT (Devlin et al. 2019; HuggingFace's BertModel layout) ---------------------------------
 
 class BertModel final : public PretrainedModel {
@@ -199,7 +220,7 @@ class BertModel final : public PretrainedModel {
     activation_ = parseActivation(c.activation);
     for (int l = 0; l < c.layers; ++l) {
       const std::string p = "encoder.layer." + std::to_string(l) + ".";
-      Layer layer;
+      BlockWeights layer;
       const Dense q = w.linear(p + "attention.self.query", c.d_model, c.d_model);
       const Dense k = w.linear(p + "attention.self.key", c.d_model, c.d_model);
       const Dense v = w.linear(p + "attention.self.value", c.d_model, c.d_model);
@@ -236,15 +257,8 @@ class BertModel final : public PretrainedModel {
 
   Matrix layer(int l, const Matrix& x, const AttentionSpec& spec, Backend& backend,
                AttentionResult* attention) const override {
-    const Layer& layer = layers_[static_cast<std::size_t>(l)];
-    const int d = config_.dK();
-    const Matrix qkv = layer.qkv.apply(x);
-    AttentionInputs inputs;
-    splitHeads(qkv, 0, config_.heads, d, &inputs.q);
-    splitHeads(qkv, config_.d_model, config_.heads, d, &inputs.k);
-    splitHeads(qkv, 2 * static_cast<Eigen::Index>(config_.d_model), config_.heads, d, &inputs.v);
-    *attention = backend.compute(inputs, spec);
-    const Matrix context = mergeHeads(attention->head_outputs);
+    const BlockWeights& layer = layers_[static_cast<std::size_t>(l)];
+    const Matrix context = attend(layer.qkv.apply(x), config_, spec, backend, attention);
     const Matrix h1 = layerNorm(layer.out.apply(context) + x, layer.ln1_gamma, layer.ln1_beta,
                                 config_.layer_norm_eps);
     Matrix ff = layer.ff_in.apply(h1);
@@ -254,14 +268,10 @@ class BertModel final : public PretrainedModel {
   }
 
  private:
-  struct Layer {
-    Dense qkv, out, ff_in, ff_out;
-    Vector ln1_gamma, ln1_beta, ln2_gamma, ln2_beta;
-  };
   Matrix word_, position_, type_;
   Vector ln_gamma_, ln_beta_;
   Activation activation_ = Activation::kGeluErf;
-  std::vector<Layer> layers_;
+  std::vector<BlockWeights> layers_;
 };
 
 // --- GPT-2 (Radford et al. 2019; HuggingFace's GPT2Model layout) -------------------------------
@@ -277,7 +287,7 @@ class Gpt2Model final : public PretrainedModel {
     activation_ = parseActivation(c.activation);
     for (int l = 0; l < c.layers; ++l) {
       const std::string p = "h." + std::to_string(l) + ".";
-      Layer layer;
+      BlockWeights layer;
       layer.ln1_gamma = w.vector(p + "ln_1.weight", c.d_model);
       layer.ln1_beta = w.vector(p + "ln_1.bias", c.d_model);
       layer.qkv = w.conv1d(p + "attn.c_attn", c.d_model, 3 * c.d_model);
@@ -302,16 +312,9 @@ class Gpt2Model final : public PretrainedModel {
 
   Matrix layer(int l, const Matrix& x, const AttentionSpec& spec, Backend& backend,
                AttentionResult* attention) const override {
-    const Layer& layer = layers_[static_cast<std::size_t>(l)];
-    const int d = config_.dK();
+    const BlockWeights& layer = layers_[static_cast<std::size_t>(l)];
     const Matrix a = layerNorm(x, layer.ln1_gamma, layer.ln1_beta, config_.layer_norm_eps);
-    const Matrix qkv = layer.qkv.apply(a);
-    AttentionInputs inputs;
-    splitHeads(qkv, 0, config_.heads, d, &inputs.q);
-    splitHeads(qkv, config_.d_model, config_.heads, d, &inputs.k);
-    splitHeads(qkv, 2 * static_cast<Eigen::Index>(config_.d_model), config_.heads, d, &inputs.v);
-    *attention = backend.compute(inputs, spec);
-    const Matrix h1 = x + layer.out.apply(mergeHeads(attention->head_outputs));
+    const Matrix h1 = x + layer.out.apply(attend(layer.qkv.apply(a), config_, spec, backend, attention));
     Matrix ff =
         layer.ff_in.apply(layerNorm(h1, layer.ln2_gamma, layer.ln2_beta, config_.layer_norm_eps));
     activate(ff, activation_);
@@ -319,13 +322,9 @@ class Gpt2Model final : public PretrainedModel {
   }
 
  private:
-  struct Layer {
-    Dense qkv, out, ff_in, ff_out;
-    Vector ln1_gamma, ln1_beta, ln2_gamma, ln2_beta;
-  };
   Matrix token_, position_;
   Activation activation_ = Activation::kGeluTanh;
-  std::vector<Layer> layers_;
+  std::vector<BlockWeights> layers_;
 };
 
 }  // namespace
