@@ -16,6 +16,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "views/views.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -30,8 +31,8 @@ QStringList toStrings(const std::vector<Token>& tokens) {
 }
 
 /// Per-row mean entropy over heads, ln(visible keys), the score histogram and the largest weight.
-void summarize(ComputeResult& r) {
-  const AttentionResult& a = r.run.attention;
+PanelSummary summarize(const AttentionResult& a) {
+  PanelSummary r;
   const int h = a.heads(), n_q = a.nQ(), n_k = a.nK();
   r.row_entropy.assign(n_q, 0.0);
   r.row_max_entropy.assign(n_q, 0.0);
@@ -56,7 +57,7 @@ void summarize(ComputeResult& r) {
     }
   }
   r.max_weight = max_w;
-  if (!(hi >= lo)) return;
+  if (!(hi >= lo)) return r;
   if (hi - lo < 1e-9) {
     lo -= 0.5;
     hi += 0.5;
@@ -75,9 +76,39 @@ void summarize(ComputeResult& r) {
       }
     }
   }
+  return r;
+}
+
+/// Everything a forward pass depends on, as one comparable string.
+QString runKey(const LabSettings& s, const std::optional<std::string>& pair) {
+  return QStringList{s.model_dir,
+                     s.text,
+                     pair ? QString::fromStdString(*pair) : QStringLiteral("\x01"),
+                     s.scaled ? QStringLiteral("scaled") : QStringLiteral("dot"),
+                     s.use_temperature ? QString::number(s.temperature, 'g', 17) : QString(),
+                     QString::number(s.layer),
+                     s.backend,
+                     QString::number(s.device)}
+      .join(QChar(0x1f));
 }
 
 }  // namespace
+
+const AttentionResult& ComputeResult::attention(int entry) const {
+  if (!model) return run.attention;
+  return layers().at(static_cast<std::size_t>(entry));
+}
+
+const std::vector<AttentionResult>& ComputeResult::layers() const {
+  static const std::vector<AttentionResult> kNone;
+  if (!filtered.empty()) return filtered;
+  return model_run ? model_run->attention : kNone;
+}
+
+const std::vector<int>& ComputeResult::layerIndices() const {
+  static const std::vector<int> kNone;
+  return model_run ? model_run->layers : kNone;
+}
 
 ComputeWorker::ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest)
     : latest_(std::move(latest)) {}
@@ -105,6 +136,12 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
   result->generation = generation;
   result->settings = settings;
   try {
+    if (settings.pretrained()) {
+      if (!computeModel(generation, settings, *result)) return;
+      result->total_ms = timer.nsecsElapsed() / 1e6;
+      emit finished(std::move(result));
+      return;
+    }
     result->spec = settings.toSpec();
     const std::string text = settings.text.toStdString();
     const std::optional<std::string> source =
@@ -130,7 +167,7 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
     result->run = runSynthetic(*model_, result->spec, text, source, backendFor(settings));
     result->query_tokens = toStrings(result->run.query_tokens);
     result->key_tokens = toStrings(result->run.key_tokens);
-    summarize(*result);
+    result->summaries.push_back(summarize(result->run.attention));
   } catch (const Error& e) {
     result->error = QString::fromStdString(e.what());
   } catch (const std::bad_alloc&) {
@@ -142,6 +179,101 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
   emit finished(std::move(result));
 }
 
+bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings,
+                                 ComputeResult& result) {
+  try {
+    if (!pretrained_ || pretrained_info_->dir != settings.model_dir) {
+      emit modelLoading(generation, settings.model_dir);
+      QElapsedTimer load_timer;
+      load_timer.start();
+      // Loaded beside the current model, so a folder that fails leaves the last good one in place.
+      std::unique_ptr<PretrainedModel> loaded =
+          PretrainedModel::load(std::filesystem::path(settings.model_dir.toStdString()));
+      auto info = std::make_shared<ModelInfo>();
+      info->dir = settings.model_dir;
+      info->name = QString::fromStdString(loaded->name());
+      info->config = loaded->config();
+      info->load_ms = loaded->loadMs();
+      pretrained_ = std::move(loaded);
+      pretrained_info_ = std::move(info);
+      last_run_.reset();
+      result.model_ms = load_timer.nsecsElapsed() / 1e6;
+    }
+  } catch (const Error& e) {
+    result.model_error = true;
+    result.error = QString::fromStdString(e.what());
+    return true;
+  } catch (const std::bad_alloc&) {
+    result.model_error = true;
+    result.error = QStringLiteral("not enough memory to load this model");
+    return true;
+  } catch (const std::exception& e) {
+    result.model_error = true;
+    result.error = QString::fromStdString(e.what());
+    return true;
+  }
+  if (generation < latest_->load()) return false;
+  const ModelConfig& config = pretrained_->config();
+  result.model = pretrained_info_;
+  if (settings.text.trimmed().isEmpty()) throw Error(ErrorCode::kInvalidInput, "the text is empty");
+  if (settings.layer >= config.layers) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "layer " + std::to_string(settings.layer) + " does not exist: " +
+                    pretrained_->name() + " has layers 0–" + std::to_string(config.layers - 1));
+  }
+  // A second sentence only where the model takes pairs (BERT); GPT-2's field is disabled.
+  std::optional<std::string> pair;
+  if (config.architecture == Architecture::kBert && !settings.pair.trimmed().isEmpty()) {
+    pair = settings.pair.toStdString();
+  }
+  const QString key = runKey(settings, pair);
+  if (!last_run_ || key != last_run_key_) {
+    last_run_.reset();
+    const std::string text = settings.text.toStdString();
+    std::optional<std::string_view> pair_view;
+    if (pair) pair_view = *pair;
+    last_run_ = std::make_shared<const ModelRun>(
+        pretrained_->run(text, pair_view, settings.toModelOptions(), backendFor(settings)));
+    last_run_key_ = key;
+  }
+  result.model_run = last_run_;
+  const Encoding& encoding = last_run_->encoding;
+
+  // The display filter: special tokens out of rows and columns, weights as computed.
+  std::vector<bool> keep(encoding.ids.size(), true);
+  if (settings.hide_special) {
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = !encoding.special[i];
+    if (std::none_of(keep.begin(), keep.end(), [](bool k) { return k; })) {
+      throw Error(ErrorCode::kInvalidInput,
+                  "every token is a special token: hiding them would leave nothing to show");
+    }
+    result.special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
+  }
+  if (result.special_hidden) {
+    for (const AttentionResult& a : last_run_->attention) {
+      result.filtered.push_back(views::keepTokens(a, keep));
+    }
+  }
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i]) continue;
+    result.run.query_tokens.push_back(Token{encoding.labels[i], 0, 0, 0, 0});
+    result.query_tokens << QString::fromStdString(encoding.labels[i]);
+  }
+  result.run.key_tokens = result.run.query_tokens;
+  result.key_tokens = result.query_tokens;
+  result.run.compute_ms = last_run_->compute_ms;
+
+  const AttentionResult& first = last_run_->attention.front();
+  result.spec.mechanism = first.mechanism;
+  result.spec.mask = config.mask();
+  result.spec.heads = config.heads;
+  result.spec.d_model = config.d_model;
+  result.spec.d_k = config.dK();
+  if (settings.use_temperature) result.spec.temperature = settings.temperature;
+  for (const AttentionResult& a : result.layers()) result.summaries.push_back(summarize(a));
+  return true;
+}
+
 ComputeController::ComputeController(QObject* parent)
     : QObject(parent), latest_(std::make_shared<std::atomic<quint64>>(0)) {
   qRegisterMetaType<ResultPtr>();
@@ -151,6 +283,12 @@ ComputeController::ComputeController(QObject* parent)
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
   connect(worker_, &ComputeWorker::finished, this, &ComputeController::accept,
           Qt::QueuedConnection);
+  connect(
+      worker_, &ComputeWorker::modelLoading, this,
+      [this](quint64 generation, const QString& dir) {
+        if (generation == generation_) emit modelLoading(dir);
+      },
+      Qt::QueuedConnection);
   thread_.setObjectName(QStringLiteral("attention-lab compute"));
 #ifdef __linux__
   // The compute thread (and the OpenMP and OpenCL threads it starts, which inherit its nice value)

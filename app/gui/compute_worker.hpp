@@ -3,7 +3,9 @@
 /// The window's computation off the GUI thread. ComputeController (GUI thread) numbers every
 /// request with a generation; ComputeWorker (its own QThread) skips requests that a newer one has
 /// already superseded, keeps one SyntheticModel and one backend between requests, and returns
-/// immutable ComputeResults; the controller forwards only the newest and drops stale ones.
+/// immutable ComputeResults; the controller forwards only the newest and drops stale ones. With a
+/// pretrained model folder the worker also loads the model (once per folder; a folder that fails
+/// to load leaves the previous model in place) and runs its forward pass.
 /// SaturationCache runs the Monte-Carlo saturation curves on a thread pool, once per (n_k, seed).
 
 #include <QObject>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "attnlab/backend.hpp"
+#include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
 #include "attnlab/synthetic.hpp"
 #include "lab_settings.hpp"
@@ -32,22 +35,58 @@ struct ScoreHistogram {
   std::vector<double> count;  ///< Cells per bin.
 };
 
+/// What the side panels draw for one attention result (one layer of a model).
+struct PanelSummary {
+  std::vector<double> row_entropy;      ///< Per query row, entropy in nats averaged over heads.
+  std::vector<double> row_max_entropy;  ///< Per query row, ln(visible keys): the uniform row.
+  ScoreHistogram histogram;             ///< Scores of every head and visible cell.
+  double max_weight = 0;  ///< Largest weight over all heads (what the maps plot at most).
+};
+
+/// A loaded pretrained model, as the window describes it.
+struct ModelInfo {
+  QString dir;         ///< The folder, absolute.
+  QString name;        ///< The folder's name, e.g. "all-MiniLM-L6-v2".
+  ModelConfig config;  ///< Layers, heads, d_model, architecture (mask, pairs).
+  double load_ms = 0;  ///< Time PretrainedModel::load took, ms.
+};
+
 /// One finished request: the run and what the panels draw from it, computed on the worker so the
 /// GUI thread only copies numbers into plots. Immutable once emitted.
+///
+/// Synthetic lab: one attention result, run.attention. Pretrained model: one result per captured
+/// layer (`layers()`, layer numbers in `layerIndices()`), rows and columns both the model's tokens
+/// after the display filter (special tokens left out when settings.hide_special; weights are not
+/// renormalised then). `attention(entry)` reads either uniformly; entry 0 is the synthetic run or
+/// the first captured layer.
 struct ComputeResult {
   quint64 generation = 0;     ///< The request's number (see ComputeController::request).
   LabSettings settings;       ///< What was asked for.
   QString error;              ///< Non-empty: the one-line reason nothing was computed.
-  AttentionSpec spec;         ///< The resolved spec (valid when error is empty).
-  LabRun run;                 ///< Tokens, scores, weights [h, n_q, n_k], statistics, output.
+  bool model_error = false;   ///< The error is the model folder's: it did not load.
+  AttentionSpec spec;         ///< The resolved spec (valid when error is empty); for a model the
+                              ///< mechanism, mask, h, d_model and temperature of its run.
+  LabRun run;                 ///< Synthetic: tokens, scores, weights [h, n_q, n_k], statistics,
+                              ///< output. Model: the shown tokens only (query = key tokens).
   QStringList query_tokens;   ///< run.query_tokens as QStrings (rows).
   QStringList key_tokens;     ///< run.key_tokens as QStrings (columns).
-  std::vector<double> row_entropy;      ///< Per query row, entropy in nats averaged over heads.
-  std::vector<double> row_max_entropy;  ///< Per query row, ln(visible keys): the uniform row.
-  ScoreHistogram histogram;   ///< Scores of every head and visible cell.
-  double max_weight = 0;      ///< Largest weight over all heads (what the maps plot at most).
-  double model_ms = 0;        ///< Time spent drawing new weights (0 when the model was reused).
+  std::shared_ptr<const ModelInfo> model;     ///< The model (null in the synthetic lab).
+  std::shared_ptr<const ModelRun> model_run;  ///< The forward pass, every token (model only).
+  std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
+                                          ///< when nothing is hidden.
+  bool special_hidden = false;            ///< Special tokens were left out of the pictures.
+  std::vector<PanelSummary> summaries;    ///< One per entry (see attention()).
+  double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
   double total_ms = 0;        ///< Worker time for this request, ms.
+
+  /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
+  int entries() const { return model ? static_cast<int>(layers().size()) : 1; }
+  /// Attention result `entry` (0 ≤ entry < entries()), shown tokens only.
+  const AttentionResult& attention(int entry = 0) const;
+  /// A model's shown layers, in layer order (empty in the synthetic lab).
+  const std::vector<AttentionResult>& layers() const;
+  /// The model layer number of each entry of layers() (empty in the synthetic lab).
+  const std::vector<int>& layerIndices() const;
 };
 /// Results travel between threads as shared immutable objects.
 using ResultPtr = std::shared_ptr<const ComputeResult>;
@@ -66,14 +105,23 @@ class ComputeWorker : public QObject {
  signals:
   /// A request finished (successfully or with an error).
   void finished(attnlab::gui::ResultPtr result);
+  /// Request `generation` starts loading the model folder `dir` (takes a fraction of a second).
+  void modelLoading(quint64 generation, QString dir);
 
  private:
   Backend& backendFor(const LabSettings& settings);
+  /// The pretrained-model half of compute(); false when a newer request superseded this one.
+  bool computeModel(quint64 generation, const LabSettings& settings, ComputeResult& result);
 
   std::shared_ptr<std::atomic<quint64>> latest_;
   std::unique_ptr<SyntheticModel> model_;  // rebuilt only when sameWeights() is false
   std::unique_ptr<Backend> backend_;
   QString backend_key_;
+  std::unique_ptr<PretrainedModel> pretrained_;  // the last folder that loaded
+  std::shared_ptr<const ModelInfo> pretrained_info_;
+  /// The last forward pass and what it was run with: toggling the display filter reuses it.
+  std::shared_ptr<const ModelRun> last_run_;
+  QString last_run_key_;
 };
 
 /// The GUI-thread side: owns the worker thread, numbers requests, drops stale results.
@@ -105,6 +153,8 @@ class ComputeController : public QObject {
   void resultReady(attnlab::gui::ResultPtr result);
   /// "name (platform)" of every OpenCL device, in listOpenClDevices order (GUI thread).
   void devicesListed(QStringList devices);
+  /// The newest request is loading the model folder `dir` (GUI thread).
+  void modelLoading(QString dir);
 
  private:
   QThread thread_;

@@ -1,8 +1,11 @@
 #include "lab_settings.hpp"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QSettings>
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "attnlab/error.hpp"
 
@@ -30,6 +33,14 @@ AttentionSpec LabSettings::toSpec() const {
   return spec;
 }
 
+ModelRunOptions LabSettings::toModelOptions() const {
+  ModelRunOptions options;
+  options.mechanism = scaled ? Mechanism::kScaled : Mechanism::kDot;
+  if (use_temperature) options.temperature = temperature;
+  if (layer >= 0) options.layer = layer;
+  return options;
+}
+
 namespace {
 
 bool toInt(const QString& text, long long lo, long long hi, long long& out) {
@@ -44,10 +55,18 @@ bool toInt(const QString& text, long long lo, long long hi, long long& out) {
 
 QString parseCommandLine(const QStringList& args, LabSettings& s, QStringList& rest) {
   const QStringList value_options = {
-      QStringLiteral("--text"),    QStringLiteral("--source"), QStringLiteral("--mechanism"),
-      QStringLiteral("--heads"),   QStringLiteral("--d-model"), QStringLiteral("--d-k"),
-      QStringLiteral("--seed"),    QStringLiteral("--temperature"), QStringLiteral("--backend"),
-      QStringLiteral("--device")};
+      QStringLiteral("--text"),   QStringLiteral("--source"),      QStringLiteral("--mechanism"),
+      QStringLiteral("--heads"),  QStringLiteral("--d-model"),     QStringLiteral("--d-k"),
+      QStringLiteral("--seed"),   QStringLiteral("--temperature"), QStringLiteral("--backend"),
+      QStringLiteral("--device"), QStringLiteral("--model"),       QStringLiteral("--layer"),
+      QStringLiteral("--pair")};
+  // Whether an option was given (as "--name value", "--name=value" or a flag).
+  const auto given = [&args](const char* name) {
+    const QString option = QString::fromLatin1(name);
+    return std::any_of(args.begin(), args.end(), [&option](const QString& a) {
+      return a == option || a.startsWith(option + QLatin1Char('='));
+    });
+  };
   bool no_scale = false;
   for (int i = 0; i < args.size(); ++i) {
     QString name = args.at(i);
@@ -64,6 +83,10 @@ QString parseCommandLine(const QStringList& args, LabSettings& s, QStringList& r
     }
     if (name == QLatin1String("--no-scale")) {
       no_scale = true;
+      continue;
+    }
+    if (name == QLatin1String("--hide-special")) {
+      s.hide_special = true;
       continue;
     }
     if (!value_options.contains(name)) {
@@ -113,6 +136,43 @@ QString parseCommandLine(const QStringList& args, LabSettings& s, QStringList& r
     } else if (name == QLatin1String("--device")) {
       if (!toInt(value, 0, 1023, n)) return QStringLiteral("--device must be 0 … 1023");
       s.device = static_cast<int>(n);
+    } else if (name == QLatin1String("--model")) {
+      if (value.isEmpty()) return QStringLiteral("--model needs a folder");
+      s.model_dir = QDir::cleanPath(QFileInfo(value).absoluteFilePath());
+    } else if (name == QLatin1String("--layer")) {
+      if (value == QLatin1String("all")) {
+        s.layer = -1;
+      } else {
+        if (!toInt(value, 0, 1023, n))
+          return QStringLiteral("--layer must be a layer number or all");
+        s.layer = static_cast<int>(n);
+      }
+    } else if (name == QLatin1String("--pair")) {
+      s.pair = value;
+    }
+  }
+  // The same combinations as attention-lab-cli refuses.
+  if (s.pretrained()) {
+    for (const char* option : {"--source", "--heads", "--d-model", "--d-k", "--seed", "--causal"}) {
+      if (given(option)) {
+        return QStringLiteral("%1 does not apply with --model (the model decides it%2)")
+            .arg(QLatin1String(option),
+                 std::string_view(option) == "--source"
+                     ? QStringLiteral("; for a BERT sentence pair use --pair")
+                     : QString());
+      }
+    }
+    if (s.mechanism == Mechanism::kAdditive) {
+      return QStringLiteral(
+          "--mechanism additive does not apply with --model (its heads are "
+          "dot-product attention); use scaled or dot");
+    }
+  } else {
+    for (const char* option : {"--layer", "--pair", "--hide-special"}) {
+      if (given(option)) {
+        return QStringLiteral("%1 applies to a pretrained model; add --model DIR")
+            .arg(QLatin1String(option));
+      }
     }
   }
   // Without --d-k the CLI uses d_model / heads; so does the window.
@@ -150,6 +210,10 @@ void saveSettings(QSettings& store, const LabSettings& s) {
   store.setValue(QStringLiteral("seed"), QString::number(s.seed));
   store.setValue(QStringLiteral("backend"), s.backend);
   store.setValue(QStringLiteral("device"), s.device);
+  store.setValue(QStringLiteral("model"), s.model_dir);
+  store.setValue(QStringLiteral("layer"), s.layer);
+  store.setValue(QStringLiteral("pair"), s.pair);
+  store.setValue(QStringLiteral("hide_special"), s.hide_special);
   store.endGroup();
 }
 
@@ -179,6 +243,11 @@ LabSettings loadSettings(QSettings& store) {
     s.backend = QStringLiteral("auto");
   }
   s.device = std::max(0, store.value(QStringLiteral("device"), 0).toInt());
+  // A folder that no longer loads is the window's to report (it falls back to the synthetic lab).
+  s.model_dir = store.value(QStringLiteral("model")).toString();
+  s.layer = std::clamp(store.value(QStringLiteral("layer"), -1).toInt(), -1, 1023);
+  s.pair = store.value(QStringLiteral("pair")).toString();
+  s.hide_special = store.value(QStringLiteral("hide_special"), false).toBool();
   store.endGroup();
   return s;
 }

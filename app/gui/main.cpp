@@ -1,5 +1,6 @@
 /// \file main.cpp
-/// attention-lab: the window. Takes the CLI's run options (--text, --source, --mechanism, …) plus
+/// attention-lab: the window. Takes the CLI's run options (--text, --source, --mechanism, …, and
+/// --model DIR --layer L|all --pair TEXT --hide-special for a pretrained model) plus
 /// --screenshot FILE (render after the first result, save the window, exit), --lang en|zh_CN,
 /// --presentation and --head N.
 
@@ -20,6 +21,7 @@ constexpr char kUsage[] =
     "usage: attention-lab [--text TEXT] [--source TEXT] [--mechanism additive|dot|scaled]\n"
     "         [--causal] [--heads H] [--d-model D] [--d-k K] [--seed S] [--temperature T]\n"
     "         [--no-scale] [--backend auto|cpu|opencl] [--device N]\n"
+    "         [--model DIR [--layer L|all] [--pair TEXT] [--hide-special]]\n"
     "         [--lang en|zh_CN] [--presentation] [--head N] [--screenshot FILE.png]\n";
 
 }  // namespace

@@ -197,6 +197,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     restoreState(store.value(QStringLiteral("window/state")).toByteArray());
     main_splitter_->restoreState(store.value(QStringLiteral("window/splitter")).toByteArray());
     if (language.isEmpty()) language = store.value(QStringLiteral("ui/language")).toString();
+    recent_models_ = store.value(QStringLiteral("models/recent")).toStringList();
   }
   setLanguage(language);
 
@@ -204,6 +205,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   debounce_.setInterval(kTypingDebounceMs);
   connect(&debounce_, &QTimer::timeout, this, &MainWindow::requestNow);
   connect(controller_.get(), &ComputeController::resultReady, this, &MainWindow::onResult);
+  connect(controller_.get(), &ComputeController::modelLoading, this, [this](const QString& dir) {
+    const QString name = QFileInfo(dir).fileName();
+    status_time_->setText(tr("Loading %1…").arg(name));
+    model_info_label_->setText(tr("Loading %1…").arg(name));
+  });
   connect(&saturation_cache_, &SaturationCache::ready, this, [this] {
     panel_dirty_ = true;
     scheduleRender();
@@ -228,9 +234,33 @@ void MainWindow::buildUi() {
   auto* inputs = new QWidget;
   auto* inputs_layout = new QVBoxLayout(inputs);
   auto* form = new QFormLayout;
+  form_ = form;
   inputs_layout->addLayout(form);
   inputs_layout->addStretch(1);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  // Where the attention comes from: the synthetic lab or a pretrained model folder.
+  model_label_ = new QLabel;
+  auto* model_row = new QHBoxLayout;
+  model_combo_ = new QComboBox;
+  model_combo_->setObjectName(QStringLiteral("modelSource"));
+  model_combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  model_combo_->setMinimumContentsLength(8);
+  open_model_button_ = new QPushButton;
+  model_row->addWidget(model_combo_, 1);
+  model_row->addWidget(open_model_button_);
+  model_info_label_ = new QLabel;
+  model_info_label_->setObjectName(QStringLiteral("modelInfo"));
+  model_info_label_->setWordWrap(true);
+  model_info_label_->setStyleSheet(QStringLiteral("color: #404040;"));
+  model_message_ = new QLabel;
+  model_message_->setObjectName(QStringLiteral("modelMessage"));
+  model_message_->setWordWrap(true);
+  model_message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  model_message_->hide();
+  form->addRow(model_label_);
+  form->addRow(model_row);
+  form->addRow(model_info_label_);
+  form->addRow(model_message_);
   text_label_ = new QLabel;
   text_edit_ = new QPlainTextEdit;
   text_edit_->setObjectName(QStringLiteral("text"));
@@ -242,18 +272,33 @@ void MainWindow::buildUi() {
   source_edit_->setObjectName(QStringLiteral("source"));
   source_edit_->setTabChangesFocus(true);
   source_edit_->setMaximumHeight(70);
+  pair_label_ = new QLabel;
+  pair_edit_ = new QPlainTextEdit;
+  pair_edit_->setObjectName(QStringLiteral("pair"));
+  pair_edit_->setTabChangesFocus(true);
+  pair_edit_->setMaximumHeight(70);
   message_label_ = new QLabel;
   message_label_->setObjectName(QStringLiteral("inputMessage"));
   message_label_->setWordWrap(true);
   message_label_->setStyleSheet(QStringLiteral(
       "QLabel { color: #a40000; background: #fdecea; border: 1px solid #e0a0a0; "
       "border-radius: 3px; padding: 4px; }"));
+  model_message_->setStyleSheet(message_label_->styleSheet());
   message_label_->hide();
   form->addRow(text_label_);
   form->addRow(text_edit_);
   form->addRow(source_label_);
   form->addRow(source_edit_);
+  form->addRow(pair_label_);
+  form->addRow(pair_edit_);
   form->addRow(message_label_);
+  layer_label_ = new QLabel;
+  layer_combo_ = new QComboBox;
+  layer_combo_->setObjectName(QStringLiteral("layer"));
+  form->addRow(layer_label_, layer_combo_);
+  hide_special_check_ = new QCheckBox;
+  hide_special_check_->setObjectName(QStringLiteral("hideSpecial"));
+  form->addRow(hide_special_check_);
 
   mechanism_label_ = new QLabel;
   mechanism_combo_ = new QComboBox;
@@ -322,6 +367,7 @@ void MainWindow::buildUi() {
   // Heads: grid page and enlarged-head page.
   heads_stack_ = new QStackedWidget;
   auto* grid_page = new QWidget;
+  grid_page_ = grid_page;
   auto* grid_layout = new QVBoxLayout(grid_page);
   grid_layout->setContentsMargins(0, 0, 0, 0);
   grid_note_ = new QLabel;
@@ -330,7 +376,15 @@ void MainWindow::buildUi() {
   grid_plot_ = newPlot(grid_page);
   grid_plot_->setObjectName(QStringLiteral("gridPlot"));
   grid_layout->addWidget(grid_note_);
-  grid_layout->addWidget(grid_plot_, 1);
+  // The plot fills the page unless fitModelGrid caps its size (the model view keeps its
+  // thumbnails square); the stretch-0 spacers then take the rest: centred, at the top.
+  auto* plot_row = new QHBoxLayout;
+  plot_row->addStretch(0);
+  plot_row->addWidget(grid_plot_, 1);
+  plot_row->addStretch(0);
+  grid_layout->addLayout(plot_row, 1);
+  grid_layout->addStretch(0);
+  connect(grid_plot_, &QCustomPlot::afterLayout, this, &MainWindow::fitModelGrid);
   heads_stack_->addWidget(grid_page);
 
   auto* head_page = new QWidget;
@@ -390,6 +444,23 @@ void MainWindow::buildUi() {
   connect(source_edit_, &QPlainTextEdit::textChanged, this, [this] {
     if (!updating_widgets_) debounce_.start();
   });
+  connect(pair_edit_, &QPlainTextEdit::textChanged, this, [this] {
+    if (!updating_widgets_) debounce_.start();
+  });
+  connect(model_combo_, &QComboBox::activated, this, [this](int index) {
+    const QString dir = model_combo_->itemData(index).toString();
+    if (dir.isEmpty()) {
+      showSyntheticLab();
+    } else {
+      openModelFolder(dir);
+    }
+  });
+  connect(open_model_button_, &QPushButton::clicked, this, &MainWindow::askOpenModelFolder);
+  connect(layer_combo_, &QComboBox::currentIndexChanged, this, [this] {
+    if (updating_widgets_) return;
+    setLayer(layer_combo_->currentData().toInt());
+  });
+  connect(hide_special_check_, &QCheckBox::toggled, this, &MainWindow::inputsChanged);
   // Dot and scaled differ only by the 1/√d_k factor: the check box and the combo stay in step.
   connect(mechanism_combo_, &QComboBox::currentIndexChanged, this, [this] {
     const auto mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
@@ -441,6 +512,10 @@ void MainWindow::buildUi() {
 
 void MainWindow::buildMenus() {
   file_menu_ = menuBar()->addMenu(QString());
+  open_model_action_ = file_menu_->addAction(QString());
+  open_model_action_->setShortcut(QKeySequence::Open);
+  synthetic_action_ = file_menu_->addAction(QString());
+  file_menu_->addSeparator();
   export_menu_ = file_menu_->addMenu(QString());
   export_head_action_ = export_menu_->addAction(QString());
   export_grid_action_ = export_menu_->addAction(QString());
@@ -490,6 +565,8 @@ void MainWindow::buildMenus() {
   help_menu_ = menuBar()->addMenu(QString());
   about_action_ = help_menu_->addAction(QString());
 
+  connect(open_model_action_, &QAction::triggered, this, &MainWindow::askOpenModelFolder);
+  connect(synthetic_action_, &QAction::triggered, this, &MainWindow::showSyntheticLab);
   connect(export_head_action_, &QAction::triggered, this,
           [this] { askExportImage(ExportTarget::kCurrentHead); });
   connect(export_grid_action_, &QAction::triggered, this,
@@ -523,15 +600,31 @@ void MainWindow::buildMenus() {
   connect(language_zh_action_, &QAction::triggered, this,
           [this] { setLanguage(QStringLiteral("zh_CN")); });
   connect(about_action_, &QAction::triggered, this, [this] {
-    QMessageBox::about(this, tr("About Attention Lab"),
-                       tr("Attention Lab: attention heatmaps per head and softmax saturation, "
-                          "computed by a synthetic transformer layer on this computer."));
+    QMessageBox::about(
+        this, tr("About Attention Lab"),
+        tr("Attention Lab: attention heatmaps per head and softmax saturation, "
+           "computed by a synthetic transformer layer on this computer.") +
+            QStringLiteral("\n\n") +
+            tr("File → Open model folder… shows the attention of a real pretrained "
+               "model (a HuggingFace folder: BERT family or GPT-2), layer by layer."));
   });
 }
 
 void MainWindow::retranslateUi() {
   setWindowTitle(tr("Attention Lab"));
   controls_dock_->setWindowTitle(tr("Inputs"));
+  model_label_->setText(tr("Attention from"));
+  open_model_button_->setText(tr("Open…"));
+  open_model_button_->setToolTip(
+      tr("Open a pretrained model folder (HuggingFace: config.json, "
+         "model.safetensors, tokenizer files)"));
+  pair_label_->setText(tr("Second sentence (optional: a BERT sentence pair)"));
+  pair_edit_->setPlaceholderText(tr("Empty: one sentence · [CLS] text [SEP] pair [SEP]"));
+  layer_label_->setText(tr("Layer"));
+  hide_special_check_->setText(tr("Hide special tokens ([CLS], [SEP], <|endoftext|>)"));
+  hide_special_check_->setToolTip(
+      tr("A display filter: the rows and columns of special tokens are left out; the weights are "
+         "not renormalised, so rows may sum to less than 1."));
   text_label_->setText(tr("Text (queries; recomputed as you type)"));
   text_edit_->setPlaceholderText(tr("Type a sentence…"));
   source_label_->setText(tr("Source (optional: keys and values → cross-attention)"));
@@ -555,6 +648,8 @@ void MainWindow::retranslateUi() {
   back_button_->setText(tr("← All heads"));
 
   file_menu_->setTitle(tr("&File"));
+  open_model_action_->setText(tr("Open model folder…"));
+  synthetic_action_->setText(tr("Synthetic lab"));
   export_menu_->setTitle(tr("&Export"));
   export_head_action_->setText(tr("Current head as image…"));
   export_grid_action_->setText(tr("All heads as image…"));
@@ -574,6 +669,9 @@ void MainWindow::retranslateUi() {
   language_system_action_->setText(tr("System language"));
   help_menu_->setTitle(tr("&Help"));
   about_action_->setText(tr("About Attention Lab"));
+  refillModelCombo();
+  refillLayerCombo();
+  updateModeWidgets();
   updateStatus();
   // Notes and panel titles carry translated words: draw again.
   heads_dirty_ = single_dirty_ = panel_dirty_ = true;
@@ -647,11 +745,26 @@ LabSettings MainWindow::settings() const {
   } else {
     s.backend = QStringLiteral("auto");
   }
+  s.model_dir = model_dir_;
+  s.layer = layer_;
+  s.pair = pair_edit_->toPlainText();
+  s.hide_special = hide_special_check_->isChecked();
+  if (s.pretrained()) {
+    // The widgets show the model's shapes; the synthetic lab's own inputs wait in synthetic_.
+    s.mechanism = synthetic_.additive ? Mechanism::kAdditive : Mechanism::kScaled;
+    s.scaled = scaling_check_->isChecked();
+    s.d_k = synthetic_.d_k;
+    s.heads = synthetic_.heads;
+    s.d_model = synthetic_.d_model;
+    s.causal = synthetic_.causal;
+    s.seed = static_cast<std::uint64_t>(synthetic_.seed);
+  }
   return s;
 }
 
 void MainWindow::setSettings(const LabSettings& s) {
   updating_widgets_ = true;
+  switchSource(QString());  // the synthetic widgets take s's values first
   if (text_edit_->toPlainText() != s.text) text_edit_->setPlainText(s.text);
   if (source_edit_->toPlainText() != s.source) source_edit_->setPlainText(s.source);
   mechanism_combo_->setCurrentIndex(s.mechanism == Mechanism::kAdditive ? 0 : s.scaled ? 2 : 1);
@@ -669,11 +782,210 @@ void MainWindow::setSettings(const LabSettings& s) {
   wanted_backend_ = QStringLiteral("%1:%2").arg(s.backend).arg(s.device);
   const int index = backend_combo_->findData(wanted_backend_);
   backend_combo_->setCurrentIndex(index >= 0 ? index : 0);
+  if (pair_edit_->toPlainText() != s.pair) pair_edit_->setPlainText(s.pair);
+  hide_special_check_->setChecked(s.hide_special);
+  layer_ = s.layer;
+  if (s.pretrained()) rememberModel(s.model_dir);
+  switchSource(s.model_dir);
   updating_widgets_ = false;
   requestNow();
 }
 
+void MainWindow::switchSource(const QString& dir) {
+  const bool was_updating = updating_widgets_;
+  updating_widgets_ = true;
+  if (model_dir_.isEmpty() && !dir.isEmpty()) {
+    // Into model mode: keep the synthetic lab's inputs for the way back.
+    synthetic_.additive =
+        static_cast<Mechanism>(mechanism_combo_->currentData().toInt()) == Mechanism::kAdditive;
+    synthetic_.d_k = dk_spin_->value();
+    synthetic_.heads = heads_spin_->value();
+    synthetic_.d_model = d_model_spin_->value();
+    synthetic_.causal = causal_check_->isChecked();
+    synthetic_.seed = seed_spin_->value();
+  } else if (!model_dir_.isEmpty() && dir.isEmpty()) {
+    // Back to the synthetic lab: its inputs as they were.
+    mechanism_combo_->setCurrentIndex(synthetic_.additive           ? 0
+                                      : scaling_check_->isChecked() ? 2
+                                                                    : 1);
+    dk_spin_->setValue(synthetic_.d_k);
+    dk_slider_->setValue(static_cast<int>(std::lround(std::log2(std::max(1, synthetic_.d_k)))));
+    heads_spin_->setValue(synthetic_.heads);
+    d_model_spin_->setValue(synthetic_.d_model);
+    causal_check_->setChecked(synthetic_.causal);
+    seed_spin_->setValue(synthetic_.seed);
+  }
+  model_dir_ = dir;
+  updating_widgets_ = was_updating;
+  refillModelCombo();
+  refillLayerCombo();
+  updateModeWidgets();
+}
+
+void MainWindow::updateModeWidgets() {
+  const bool model = !model_dir_.isEmpty();
+  const ModelInfo* info =
+      shown_ && shown_->model && shown_->model->dir == model_dir_ ? shown_->model.get() : nullptr;
+  const bool was_updating = updating_widgets_;
+  updating_widgets_ = true;
+  const QString decided =
+      !model ? QString()
+      : info ? tr("Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.")
+                   .arg(info->name)
+                   .arg(info->config.layers)
+                   .arg(info->config.heads)
+                   .arg(info->config.d_model)
+                   .arg(info->config.dK())
+                   .arg(info->config.mask() == Mask::kCausal ? tr("causal mask") : tr("no mask"))
+             : tr("Decided by the model.");
+  for (QWidget* w : std::initializer_list<QWidget*>{
+           mechanism_combo_, dk_slider_, dk_spin_, heads_spin_, d_model_spin_, causal_check_,
+           seed_spin_, mechanism_label_, dk_label_, heads_label_, d_model_label_, seed_label_}) {
+    w->setEnabled(!model);
+    w->setToolTip(decided);
+  }
+  // Whole form rows, so hidden rows leave no gap (and no stale geometry).
+  form_->setRowVisible(source_label_, !model);
+  form_->setRowVisible(source_edit_, !model);
+  form_->setRowVisible(pair_label_, model);
+  form_->setRowVisible(pair_edit_, model);
+  const bool pairs = !info || info->config.architecture == Architecture::kBert;
+  pair_edit_->setEnabled(pairs);
+  pair_label_->setEnabled(pairs);
+  pair_edit_->setToolTip(pairs ? QString()
+                               : tr("%1 is a GPT-2: it reads one text, no sentence pairs.")
+                                     .arg(info ? info->name : QString()));
+  form_->setRowVisible(layer_combo_, model);
+  form_->setRowVisible(hide_special_check_, model);
+  synthetic_action_->setEnabled(model);
+  if (model) {
+    // The model's own values, shown (disabled) where the synthetic lab's inputs are.
+    mechanism_combo_->setCurrentIndex(scaling_check_->isChecked() ? 2 : 1);
+    scaling_check_->setEnabled(true);
+    if (info) {
+      dk_spin_->setValue(std::min(kMaxDk, info->config.dK()));
+      dk_slider_->setValue(
+          static_cast<int>(std::lround(std::log2(std::max(1, info->config.dK())))));
+      heads_spin_->setValue(std::min(heads_spin_->maximum(), info->config.heads));
+      d_model_spin_->setValue(std::min(d_model_spin_->maximum(), info->config.d_model));
+      causal_check_->setChecked(info->config.mask() == Mask::kCausal);
+    }
+  } else {
+    scaling_check_->setEnabled(static_cast<Mechanism>(mechanism_combo_->currentData().toInt()) !=
+                               Mechanism::kAdditive);
+  }
+  if (model) {
+    model_info_label_->setText(
+        info ? tr("%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms")
+                   .arg(info->name, QString::fromStdString(info->config.model_type))
+                   .arg(info->config.layers)
+                   .arg(info->config.heads)
+                   .arg(info->config.d_model)
+                   .arg(info->load_ms, 0, 'f', 0)
+             : tr("Loading %1…").arg(QFileInfo(model_dir_).fileName()));
+    model_info_label_->setToolTip(model_dir_);
+  }
+  form_->setRowVisible(model_info_label_, model);
+  export_grid_action_->setText(model && layer_ < 0 ? tr("All layers × heads as image…")
+                                                   : tr("All heads as image…"));
+  copy_grid_action_->setText(model && layer_ < 0 ? tr("Copy all layers × heads image")
+                                                 : tr("Copy all heads image"));
+  updating_widgets_ = was_updating;
+}
+
+void MainWindow::refillModelCombo() {
+  const bool was_updating = updating_widgets_;
+  updating_widgets_ = true;
+  model_combo_->clear();
+  model_combo_->addItem(tr("Synthetic lab (random weights)"), QString());
+  for (const QString& dir : recent_models_) {
+    model_combo_->addItem(QFileInfo(dir).fileName(), dir);
+    model_combo_->setItemData(model_combo_->count() - 1, dir, Qt::ToolTipRole);
+  }
+  const int index = model_combo_->findData(model_dir_);
+  model_combo_->setCurrentIndex(std::max(0, index));
+  model_combo_->setToolTip(model_dir_);
+  updating_widgets_ = was_updating;
+}
+
+void MainWindow::refillLayerCombo() {
+  const bool was_updating = updating_widgets_;
+  updating_widgets_ = true;
+  const ModelInfo* info =
+      shown_ && shown_->model && shown_->model->dir == model_dir_ ? shown_->model.get() : nullptr;
+  // Until the model has loaded, offer what is asked for.
+  const int layers = info ? info->config.layers : layer_ + 1;
+  layer_combo_->clear();
+  layer_combo_->addItem(tr("All layers (model view)"), -1);
+  for (int l = 0; l < layers; ++l) layer_combo_->addItem(tr("Layer %1").arg(l), l);
+  layer_combo_->setCurrentIndex(std::max(0, layer_combo_->findData(layer_)));
+  updating_widgets_ = was_updating;
+}
+
+void MainWindow::rememberModel(const QString& dir) {
+  recent_models_.removeAll(dir);
+  recent_models_.prepend(dir);
+  while (recent_models_.size() > 8) recent_models_.removeLast();
+  if (options_.persist) QSettings().setValue(QStringLiteral("models/recent"), recent_models_);
+}
+
+void MainWindow::askOpenModelFolder() {
+  QSettings store;
+  QString start = model_dir_;
+  if (start.isEmpty() && !recent_models_.isEmpty()) start = recent_models_.first();
+  if (start.isEmpty())
+    start = store.value(QStringLiteral("models/folder"), QDir::homePath()).toString();
+  const QString dir = QFileDialog::getExistingDirectory(
+      this, tr("Open model folder (config.json, model.safetensors, tokenizer)"), start,
+      QFileDialog::ShowDirsOnly);
+  if (dir.isEmpty()) return;
+  if (options_.persist)
+    store.setValue(QStringLiteral("models/folder"), QFileInfo(dir).absolutePath());
+  openModelFolder(dir);
+}
+
+void MainWindow::openModelFolder(const QString& dir) {
+  const QString clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+  model_message_->hide();
+  model_message_->clear();
+  if (clean == model_dir_) return;
+  layer_ = -1;  // a new model opens on its model view
+  enlarged_head_ = -1;
+  heads_stack_->setCurrentIndex(0);
+  rememberModel(clean);
+  switchSource(clean);
+  status_time_->setText(tr("Loading %1…").arg(QFileInfo(clean).fileName()));
+  requestNow();
+}
+
+void MainWindow::showSyntheticLab() {
+  model_message_->hide();
+  model_message_->clear();
+  if (model_dir_.isEmpty()) return;
+  enlarged_head_ = -1;
+  heads_stack_->setCurrentIndex(0);
+  switchSource(QString());
+  requestNow();
+}
+
+void MainWindow::setLayer(int layer) {
+  layer = std::max(-1, layer);
+  if (layer == layer_) return;
+  layer_ = layer;
+  const bool was_updating = updating_widgets_;
+  updating_widgets_ = true;
+  layer_combo_->setCurrentIndex(std::max(0, layer_combo_->findData(layer_)));
+  updating_widgets_ = was_updating;
+  updateModeWidgets();
+  if (!updating_widgets_) inputsChanged();
+}
+
+QString MainWindow::modelMessage() const {
+  return model_message_->isHidden() ? QString() : model_message_->text();
+}
+
 void MainWindow::setDk(int d_k) {
+  if (!model_dir_.isEmpty()) return;  // the model decides d_k
   d_k = std::clamp(d_k, 1, kMaxDk);
   updating_widgets_ = true;
   dk_spin_->setValue(d_k);
@@ -703,6 +1015,30 @@ void MainWindow::requestNow() {
 // ---- results and drawing -----------------------------------------------------------------------
 
 void MainWindow::onResult(const ResultPtr& result) {
+  if (result->model_error) {
+    // The folder did not load: say so beside the model choice, go back to what is on screen (or
+    // the synthetic lab) and keep the picture.
+    const QString dir = result->settings.model_dir;
+    const QString fallback =
+        shown_ && shown_->settings.model_dir != dir ? shown_->settings.model_dir : QString();
+    const QString message =
+        fallback.isEmpty() ? tr("Cannot open the model folder %1: %2 — showing the synthetic lab.")
+                                 .arg(QDir::toNativeSeparators(dir), result->error)
+                           : tr("Cannot open the model folder %1: %2 — still showing %3.")
+                                 .arg(QDir::toNativeSeparators(dir), result->error,
+                                      QFileInfo(fallback).fileName());
+    model_message_->setText(message);
+    model_message_->show();
+    recent_models_.removeAll(dir);
+    if (options_.persist) QSettings().setValue(QStringLiteral("models/recent"), recent_models_);
+    if (model_dir_ == dir) {
+      if (!fallback.isEmpty()) layer_ = shown_->settings.layer;
+      switchSource(fallback);
+      requestNow();  // whatever else changed meanwhile (the text) still applies
+    }
+    emit inputRejected(message);
+    return;
+  }
   if (!result->error.isEmpty()) {
     // Keep the last good picture; say what is wrong beside the input.
     last_error_ = result->error;
@@ -751,18 +1087,32 @@ void MainWindow::render() {
   render_scheduled_ = false;
   bool new_result = false;
   if (pending_) {
-    const bool shape_changed = !shown_ || shown_->run.attention.heads() !=
-                                              pending_->run.attention.heads();
+    // What the grid page shows: synthetic heads, one model layer's heads, or the model view.
+    const auto kind = [](const ComputeResult& r) {
+      return !r.model ? 0 : r.settings.layer < 0 ? 2 : 1;
+    };
+    const bool kind_changed = shown_ && kind(*shown_) != kind(*pending_);
+    const bool model_changed = !shown_ || shown_->model != pending_->model;
     shown_ = std::move(pending_);
     pending_.reset();
     ++results_shown_;
     new_result = true;
     heads_dirty_ = single_dirty_ = panel_dirty_ = true;
-    const int h = shown_->run.attention.heads();
+    const int h = shown_->attention(0).heads();
     if (selected_head_ >= h) selected_head_ = 0;
     if (enlarged_head_ >= h) enlarged_head_ = 0;
-    if (selected_row_ >= shown_->run.attention.nQ()) selected_row_ = -1;
-    (void)shape_changed;
+    if (enlarged_entry_ >= shown_->entries()) enlarged_entry_ = 0;
+    if (selected_row_ >= shown_->attention(0).nQ()) selected_row_ = -1;
+    if (kind_changed && heads_stack_->currentIndex() == 1 && !presentation_) {
+      // Another kind of grid (e.g. one layer → every layer): start from its overview.
+      enlarged_head_ = -1;
+      heads_stack_->setCurrentIndex(0);
+    }
+    if (model_changed) {
+      refillLayerCombo();
+      updateModeWidgets();
+    }
+    if (kind_changed || results_shown_ == 1) fitSplitterToModelView();
   }
   if (!shown_) return;
   if (heads_stack_->currentIndex() == 0) {
@@ -773,22 +1123,85 @@ void MainWindow::render() {
   if (panel_dirty_ && saturation_panel_->isVisible()) drawSaturationPanel();
   if (panel_dirty_ && !saturation_panel_->isVisible()) {
     // Hidden (presentation mode): drawn when shown again; the screenshot still waits for it.
-    saturation_shown_ = saturation_cache_.get(shown_->run.attention.nK(), shown_->settings.seed) !=
-                        nullptr;
+    saturation_shown_ =
+        saturation_cache_.get(focusAttention().nK(), shown_->settings.seed) != nullptr;
   }
   if (new_result) updateStatus();
   if (saturation_shown_) emit pictureReady();
 }
 
-views::RunLabel MainWindow::runLabel() const {
-  return {shown_->spec, shown_->run.cross, {}};
+views::RunLabel MainWindow::runLabel(int entry) const {
+  views::RunLabel label{shown_->spec, shown_->run.cross, {}};
+  if (!shown_->model) return label;
+  QStringList parts;
+  if (entry >= 0) {
+    parts << views::viewText("layer %1")
+                 .arg(shown_->layerIndices().at(static_cast<std::size_t>(entry)));
+  }
+  parts << shown_->model->name;
+  label.extra = parts.join(QStringLiteral(" · "));
+  if (shown_->special_hidden) {
+    label.extra += views::viewText(" · special tokens hidden (weights not renormalised)");
+  }
+  return label;
+}
+
+bool MainWindow::modelView() const { return shown_ && shown_->model && shown_->settings.layer < 0; }
+
+int MainWindow::focusEntry() const {
+  if (!shown_) return 0;
+  if (modelView() && heads_stack_->currentIndex() == 1) {
+    return std::clamp(enlarged_entry_, 0, shown_->entries() - 1);
+  }
+  return 0;
+}
+
+int MainWindow::focusLayer() const {
+  if (!shown_ || !shown_->model) return -1;
+  return shown_->layerIndices().at(static_cast<std::size_t>(focusEntry()));
+}
+
+int MainWindow::enlargedLayer() const {
+  if (!shown_ || !shown_->model || heads_stack_->currentIndex() != 1 || enlarged_head_ < 0) {
+    return -1;
+  }
+  return focusLayer();
+}
+
+int MainWindow::markerDk() const {
+  if (!model_dir_.isEmpty() && shown_ && shown_->model) return shown_->model->config.dK();
+  return settings().d_k;
+}
+
+QString MainWindow::hiddenNote() const {
+  return shown_ && shown_->special_hidden
+             ? tr("special tokens hidden — weights not renormalised (rows may sum to less than 1)")
+             : QString();
 }
 
 void MainWindow::drawHeads(bool force) {
   heads_dirty_ = false;
-  const AttentionResult& r = shown_->run.attention;
+  fit_passes_ = 0;
+  const QString hidden = hiddenNote();
+  if (modelView()) {
+    const AttentionResult& first = shown_->attention(0);
+    QString note = tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, "
+                      "columns are keys · click one to enlarge it")
+                       .arg(shown_->model->name)
+                       .arg(shown_->entries())
+                       .arg(first.heads())
+                       .arg(first.nQ());
+    if (!hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
+    grid_note_->setText(note);
+    views::setFontScale(*grid_plot_, modelViewFontScale());
+    views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(),
+                         shown_->query_tokens, runLabel(-1));
+    queueReplot(grid_plot_);
+    return;
+  }
+  const AttentionResult& r = shown_->attention(0);
   const bool overview = std::max(r.nQ(), r.nK()) > kOverviewTokens;
-  grid_note_->setText(
+  QString note =
       overview ? tr("Overview: %1 query tokens × %2 key tokens — labels thinned out; hover a cell "
                     "to read its tokens, click a head to enlarge it.")
                      .arg(r.nQ())
@@ -796,7 +1209,14 @@ void MainWindow::drawHeads(bool force) {
                : tr("%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover "
                     "a cell for its weight, click a head to enlarge it")
                      .arg(r.nQ())
-                     .arg(r.nK()));
+                     .arg(r.nK());
+  if (!hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
+  grid_note_->setText(note);
+  const double scale = presentation_ ? kPresentationFontScale : 1.0;
+  if (views::fontScale(*grid_plot_) != scale) {
+    views::setFontScale(*grid_plot_, scale);
+    force = true;
+  }
   // Same layout (only d_k, scaling, temperature or seed changed): refill the cells in place.
   if (force || !views::updateWeights(*grid_plot_, r, -1, shown_->query_tokens,
                                      shown_->key_tokens, runLabel())) {
@@ -807,26 +1227,122 @@ void MainWindow::drawHeads(bool force) {
 
 void MainWindow::drawSingleHead(bool force) {
   single_dirty_ = false;
-  const AttentionResult& r = shown_->run.attention;
+  const int entry = focusEntry();
+  const AttentionResult& r = shown_->attention(entry);
   const int head = std::clamp(enlarged_head_, 0, r.heads() - 1);
-  head_note_->setText(tr("Head %1 of %2 · click a row (query) to see its softmax over the keys")
-                          .arg(head)
-                          .arg(r.heads()));
-  if (force || !views::updateWeights(*head_plot_, r, head, shown_->query_tokens,
-                                     shown_->key_tokens, runLabel())) {
+  QString note =
+      shown_->model
+          ? tr("Layer %1 · head %2 of %3 · click a row (query) to see its softmax over the keys")
+                .arg(focusLayer())
+                .arg(head)
+                .arg(r.heads())
+          : tr("Head %1 of %2 · click a row (query) to see its softmax over the keys")
+                .arg(head)
+                .arg(r.heads());
+  if (const QString hidden = hiddenNote(); !hidden.isEmpty())
+    note += QStringLiteral(" · ") + hidden;
+  head_note_->setText(note);
+  back_button_->setText(modelView() ? tr("← All layers") : tr("← All heads"));
+  if (force || !views::updateWeights(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
+                                     runLabel(entry))) {
     views::drawHeatmap(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
-                       runLabel());
+                       runLabel(entry));
   }
   applyRowHighlight();
   queueReplot(head_plot_);
   drawRow();
 }
 
+void MainWindow::fitSplitterToModelView() {
+  const QList<int> sizes = main_splitter_->sizes();
+  if (sizes.size() != 2) return;
+  const int total = sizes[0] + sizes[1];
+  if (shown_ && shown_->model) {
+    // The model view's h columns with a "head k" header at 0.8 of the export font, plus the layer
+    // headers and the colour scale: the grid takes up to that much (one layer's head grid as
+    // well, so switching layers keeps the layout), the side panels keep at least 440 px.
+    const int h = shown_->attention(0).heads();
+    const int wanted = std::min(total - 440, h * 54 + 150);
+    if (sizes[0] >= wanted || total <= 0) return;
+    if (splitter_before_model_view_.isEmpty()) splitter_before_model_view_ = sizes;
+    main_splitter_->setSizes({wanted, total - wanted});
+  } else if (!splitter_before_model_view_.isEmpty()) {
+    main_splitter_->setSizes(splitter_before_model_view_);
+    splitter_before_model_view_.clear();
+  }
+}
+
+double MainWindow::modelViewFontScale() const {
+  // The model view's text (layer and head headers, colour scale, title) is sized for an exported
+  // image; on screen its h columns share the page's width, so the text shrinks until a "head 11"
+  // header fits its column, but not below 0.65 (about 7 pt).
+  const int h = shown_->attention(0).heads();
+  QFont header = grid_plot_->font();
+  header.setPointSizeF(11);
+  header.setBold(true);
+  const QFontMetricsF metrics(header);
+  const double column = metrics.horizontalAdvance(views::viewText("head %1").arg(h - 1)) + 6;
+  const double row_header =
+      metrics.horizontalAdvance(views::viewText("layer %1").arg(shown_->layerIndices().back())) +
+      12;
+  constexpr double kColourScale = 80;  // bar, tick labels and the rotated axis title, at scale 1
+  constexpr double kSpacing = 6;       // between thumbnails, not scaled
+  const double width = std::max(1, grid_page_->contentsRect().width());
+  const double fit = (width - kSpacing * h) / (h * column + row_header + kColourScale);
+  return std::clamp(fit, 0.65, 1.0);
+}
+
+void MainWindow::fitModelGrid() {
+  constexpr int kMax = QWIDGETSIZE_MAX;
+  if (!modelView() || grid_plot_->plottableCount() == 0) {
+    if (grid_plot_->maximumSize() != QSize(kMax, kMax)) grid_plot_->setMaximumSize(kMax, kMax);
+    return;
+  }
+  // The page's width decides the model view's text size: redraw when it changed since.
+  if (std::abs(modelViewFontScale() - views::fontScale(*grid_plot_)) > 0.02) {
+    heads_dirty_ = true;
+    scheduleRender();
+    return;
+  }
+  const int avail_w = grid_page_->contentsRect().width();
+  const int avail_h =
+      grid_page_->contentsRect().height() - grid_note_->height() - grid_page_->layout()->spacing();
+  if (QSize(avail_w, avail_h) != fit_avail_) {
+    fit_avail_ = QSize(avail_w, avail_h);
+    fit_passes_ = 0;
+  }
+  // The title may wrap differently at another width, which changes the fixed parts a little: a
+  // few passes at most per draw and page size.
+  if (fit_passes_ >= 4) return;
+  // Thumbnails in rows (layers) × columns (heads).
+  const int columns = shown_->attention(0).heads();
+  const int rows = shown_->entries();
+  auto* map = qobject_cast<QCPColorMap*>(grid_plot_->plottable(0));
+  if (!map || !map->keyAxis()) return;
+  const QRect panel = map->keyAxis()->axisRect()->rect();
+  if (panel.width() <= 0 || panel.height() <= 0) return;
+  // Everything but the thumbnails (headers, colour scale, title, token line) keeps its size when
+  // the plot is resized; so the largest square thumbnail that fits the page gives the plot size.
+  const QSize now = grid_plot_->size();
+  const int fixed_w = now.width() - columns * panel.width();
+  const int fixed_h = now.height() - rows * panel.height();
+  const int side = std::max(8, std::min((avail_w - fixed_w) / columns, (avail_h - fixed_h) / rows));
+  const QSize target(std::min(avail_w, fixed_w + columns * side),
+                     std::min(avail_h, fixed_h + rows * side));
+  // Within a couple of pixels is square enough (and stops the resize ↔ layout loop).
+  if (std::abs(target.width() - now.width()) <= 2 &&
+      std::abs(target.height() - now.height()) <= 2) {
+    return;
+  }
+  ++fit_passes_;
+  grid_plot_->setMaximumSize(target);
+}
+
 void MainWindow::applyRowHighlight() {
   if (row_highlight_) head_plot_->removeItem(row_highlight_.data());
   row_highlight_.clear();
   if (!shown_ || selected_row_ < 0 || !head_plot_->xAxis2 || !head_plot_->yAxis) return;
-  const int n_k = shown_->run.attention.nK();
+  const int n_k = focusAttention().nK();
   auto* rect = new QCPItemRect(head_plot_);
   rect->setClipAxisRect(head_plot_->yAxis->axisRect());
   rect->topLeft->setAxes(head_plot_->xAxis2, head_plot_->yAxis);
@@ -843,7 +1359,7 @@ void MainWindow::drawRow() {
   const auto font = [this](double points, bool bold = false) {
     return panelFont(*row_plot_, points, bold);
   };
-  const AttentionResult& r = shown_->run.attention;
+  const AttentionResult& r = focusAttention();
   const int head = std::clamp(enlarged_head_, 0, r.heads() - 1);
   QCPAxisRect* rect = titledPanel(*row_plot_, QString());
   auto* title = static_cast<QCPTextElement*>(row_plot_->plotLayout()->element(0, 0));
@@ -894,13 +1410,12 @@ void MainWindow::drawRow() {
 }
 
 void MainWindow::drawSaturationPanel() {
-  const AttentionResult& r = shown_->run.attention;
+  const AttentionResult& r = focusAttention();
   const LabSettings current = settings();
   const std::shared_ptr<const SaturationAnalysis> model =
       saturation_cache_.get(r.nK(), shown_->settings.seed);
   if (model && !model->scaled.empty()) {
-    views::drawSaturation(*saturation_plot_, *model, std::nullopt, current.d_k,
-                          current.scaled);
+    views::drawSaturation(*saturation_plot_, *model, std::nullopt, markerDk(), current.scaled);
     saturation_shown_ = true;
     panel_dirty_ = false;
   } else {
@@ -920,8 +1435,12 @@ void MainWindow::drawEntropy() {
   const auto font = [&plot](double points, bool bold = false) {
     return panelFont(plot, points, bold);
   };
-  const int n_q = shown_->run.attention.nQ();
-  QCPAxisRect* rect = titledPanel(plot, tr("Entropy of each query row (mean over heads)"));
+  const PanelSummary& summary = shown_->summaries.at(static_cast<std::size_t>(focusEntry()));
+  const int n_q = focusAttention().nQ();
+  QCPAxisRect* rect = titledPanel(
+      plot, shown_->model
+                ? tr("Entropy of each query row, layer %1 (mean over heads)").arg(focusLayer())
+                : tr("Entropy of each query row (mean over heads)"));
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -941,15 +1460,15 @@ void MainWindow::drawEntropy() {
   y->setLabelFont(font(9));
   y->setTickLabelFont(font(8.5));
   double top = 0.1;
-  for (double e : shown_->row_max_entropy) top = std::max(top, e);
+  for (double e : summary.row_max_entropy) top = std::max(top, e);
   y->setRange(0, top * 1.1);
 
   auto* bars = new QCPBars(x, y);
   QVector<double> keys, values, uniform;
   for (int i = 0; i < n_q; ++i) {
     keys << i;
-    values << shown_->row_entropy[i];
-    uniform << shown_->row_max_entropy[i];
+    values << summary.row_entropy[i];
+    uniform << summary.row_max_entropy[i];
   }
   bars->setData(keys, values, true);
   bars->setWidth(0.75);
@@ -980,8 +1499,12 @@ void MainWindow::drawHistogram() {
   const auto font = [&plot](double points, bool bold = false) {
     return panelFont(plot, points, bold);
   };
-  const ScoreHistogram& hist = shown_->histogram;
-  QCPAxisRect* rect = titledPanel(plot, tr("Histogram of this sentence's scores (all heads)"));
+  const ScoreHistogram& hist =
+      shown_->summaries.at(static_cast<std::size_t>(focusEntry())).histogram;
+  QCPAxisRect* rect = titledPanel(
+      plot, shown_->model
+                ? tr("Histogram of this sentence's scores (layer %1, all heads)").arg(focusLayer())
+                : tr("Histogram of this sentence's scores (all heads)"));
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   x->setLabel(tr("score (logit after scaling); spread %1 … %2")
@@ -1021,20 +1544,33 @@ void MainWindow::updateStatus() {
     return;
   }
   const ComputeResult& r = *shown_;
-  QString time = tr("computed in %1 ms (attention run %2 ms)")
-                     .arg(r.total_ms, 0, 'f', 1)
-                     .arg(r.run.compute_ms, 0, 'f', 1);
-  if (r.model_ms > 0) time += tr(" · new weights drawn in %1 ms").arg(r.model_ms, 0, 'f', 1);
-  time += tr(" · %1 × %2 tokens, %3 heads")
-              .arg(r.run.attention.nQ())
-              .arg(r.run.attention.nK())
-              .arg(r.run.attention.heads());
+  const AttentionResult& a = r.attention(0);
+  QString time;
+  if (r.model) {
+    time = tr("computed in %1 ms (forward pass %2 ms)")
+               .arg(r.total_ms, 0, 'f', 0)
+               .arg(r.run.compute_ms, 0, 'f', 0);
+    if (r.model_ms > 0) time += tr(" · model loaded in %1 ms").arg(r.model_ms, 0, 'f', 0);
+    time +=
+        r.settings.layer < 0
+            ? tr(" · %1 tokens · %2 layers × %3 heads").arg(a.nQ()).arg(r.entries()).arg(a.heads())
+            : tr(" · %1 tokens · layer %2 of %3 · %4 heads")
+                  .arg(a.nQ())
+                  .arg(r.settings.layer)
+                  .arg(r.model->config.layers)
+                  .arg(a.heads());
+  } else {
+    time = tr("computed in %1 ms (attention run %2 ms)")
+               .arg(r.total_ms, 0, 'f', 1)
+               .arg(r.run.compute_ms, 0, 'f', 1);
+    if (r.model_ms > 0) time += tr(" · new weights drawn in %1 ms").arg(r.model_ms, 0, 'f', 1);
+    time += tr(" · %1 × %2 tokens, %3 heads").arg(a.nQ()).arg(a.nK()).arg(a.heads());
+  }
   if (!last_error_.isEmpty()) time = tr("Not recomputed: %1").arg(last_error_);
   status_time_->setText(time);
   QString backend = tr("backend: %1 (%2)")
-                        .arg(QString::fromStdString(r.run.attention.backend),
-                             QString::fromStdString(r.run.attention.device));
-  const QString fallback = QString::fromStdString(r.run.attention.fallback_reason);
+                        .arg(QString::fromStdString(a.backend), QString::fromStdString(a.device));
+  const QString fallback = QString::fromStdString(a.fallback_reason);
   if (!fallback.isEmpty() && r.settings.backend != QLatin1String("cpu")) {
     backend += tr(" · %1 requested, fell back: %2").arg(r.settings.backend, fallback);
   }
@@ -1045,25 +1581,36 @@ void MainWindow::updateStatus() {
 
 // ---- interaction -------------------------------------------------------------------------------
 
-std::optional<std::tuple<int, int, int>> MainWindow::cellAt(QCustomPlot* plot,
-                                                            const QPointF& pos) const {
+std::optional<std::tuple<int, int, int, int>> MainWindow::cellAt(QCustomPlot* plot,
+                                                                 const QPointF& pos) const {
   if (!shown_) return std::nullopt;
-  const AttentionResult& r = shown_->run.attention;
-  const Hit hit = hitTest(plot, pos, r.nQ(), r.nK());
+  const AttentionResult& first = shown_->attention(0);
+  const Hit hit = hitTest(plot, pos, first.nQ(), first.nK());
   if (hit.map < 0) return std::nullopt;
-  const int head = plot == grid_plot_ ? hit.map : std::clamp(enlarged_head_, 0, r.heads() - 1);
-  return std::make_tuple(head, hit.row, hit.column);
+  if (plot == grid_plot_) {
+    // The model view's plottable r·h + k is entry r, head k; a head grid's k is head k.
+    const int h = first.heads();
+    if (modelView()) return std::make_tuple(hit.map / h, hit.map % h, hit.row, hit.column);
+    return std::make_tuple(0, hit.map, hit.row, hit.column);
+  }
+  const int entry = focusEntry();
+  return std::make_tuple(entry, std::clamp(enlarged_head_, 0, first.heads() - 1), hit.row,
+                         hit.column);
 }
 
 void MainWindow::onPlotClick(QCustomPlot* plot, QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return;
   const auto cell = cellAt(plot, event->position());
   if (!cell) return;
-  const auto [head, row, column] = *cell;
+  const auto [entry, head, row, column] = *cell;
   (void)column;
   if (plot == grid_plot_) {
     selected_row_ = row;
-    enlargeHead(head);
+    if (modelView()) {
+      enlargeLayerHead(shown_->layerIndices().at(static_cast<std::size_t>(entry)), head);
+    } else {
+      enlargeHead(head);
+    }
   } else if (row >= 0) {
     selectRow(row);
   }
@@ -1071,26 +1618,35 @@ void MainWindow::onPlotClick(QCustomPlot* plot, QMouseEvent* event) {
 
 void MainWindow::onPlotHover(QCustomPlot* plot, QMouseEvent* event) {
   const auto cell = cellAt(plot, event->position());
-  if (!cell || std::get<1>(*cell) < 0) {
+  if (!cell || std::get<2>(*cell) < 0) {
     QToolTip::hideText();
     return;
   }
-  const auto [head, row, column] = *cell;
-  QToolTip::showText(event->globalPosition().toPoint(), cellText(head, row, column), plot);
+  const auto [entry, head, row, column] = *cell;
+  QToolTip::showText(event->globalPosition().toPoint(), cellTextOf(entry, head, row, column), plot);
 }
 
 QString MainWindow::cellText(int head, int query, int key) const {
-  if (!shown_) return {};
-  const AttentionResult& r = shown_->run.attention;
+  return shown_ ? cellTextOf(focusEntry(), head, query, key) : QString();
+}
+
+QString MainWindow::cellTextOf(int entry, int head, int query, int key) const {
+  if (!shown_ || entry < 0 || entry >= shown_->entries()) return {};
+  const AttentionResult& r = shown_->attention(entry);
   if (head < 0 || head >= r.heads() || query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) {
     return {};
   }
-  const QString where = tr("head %1 · query %2 %3 → key %4 %5")
-                            .arg(head)
-                            .arg(query)
-                            .arg(quoted(shown_->query_tokens.value(query)))
-                            .arg(key)
-                            .arg(quoted(shown_->key_tokens.value(key)));
+  QString where = tr("head %1 · query %2 %3 → key %4 %5")
+                      .arg(head)
+                      .arg(query)
+                      .arg(quoted(shown_->query_tokens.value(query)))
+                      .arg(key)
+                      .arg(quoted(shown_->key_tokens.value(key)));
+  if (shown_->model) {
+    where = tr("layer %1 · %2")
+                .arg(shown_->layerIndices().at(static_cast<std::size_t>(entry)))
+                .arg(where);
+  }
   if (isMasked(r.mask, query, key, r.nK())) return tr("%1: masked").arg(where);
   return tr("%1: weight %2, score %3")
       .arg(where)
@@ -1099,22 +1655,42 @@ QString MainWindow::cellText(int head, int query, int key) const {
 }
 
 void MainWindow::enlargeHead(int head) {
-  if (!shown_ || head < 0 || head >= shown_->run.attention.heads()) return;
+  if (!shown_ || head < 0 || head >= shown_->attention(0).heads()) return;
   enlarged_head_ = head;
   selected_head_ = head;
   heads_stack_->setCurrentIndex(1);
   drawSingleHead(true);
+  if (modelView()) {
+    // The side panels follow the enlarged layer.
+    panel_dirty_ = true;
+    scheduleRender();
+  }
+}
+
+void MainWindow::enlargeLayerHead(int layer, int head) {
+  if (!shown_ || !shown_->model) return;
+  const std::vector<int>& indices = shown_->layerIndices();
+  const auto it = std::find(indices.begin(), indices.end(), layer);
+  if (it == indices.end()) return;
+  enlarged_entry_ = static_cast<int>(it - indices.begin());
+  enlargeHead(head);
 }
 
 void MainWindow::showGrid() {
   if (presentation_) setPresentationMode(false);
+  const bool panel_follows = modelView() && heads_stack_->currentIndex() == 1;
   enlarged_head_ = -1;
   heads_stack_->setCurrentIndex(0);
-  if (shown_) drawHeads(false);
+  // The model view has no cheap refill: redraw it only when a newer result arrived meanwhile.
+  if (shown_ && (heads_dirty_ || !modelView())) drawHeads(false);
+  if (panel_follows) {
+    panel_dirty_ = true;
+    scheduleRender();
+  }
 }
 
 void MainWindow::selectRow(int row) {
-  if (!shown_ || row < 0 || row >= shown_->run.attention.nQ()) return;
+  if (!shown_ || row < 0 || row >= shown_->attention(0).nQ()) return;
   selected_row_ = row;
   if (heads_stack_->currentIndex() != 1) {
     enlargeHead(std::max(0, selected_head_));
@@ -1129,57 +1705,85 @@ void MainWindow::selectRow(int row) {
 
 views::ImageSize MainWindow::defaultExportSize(ExportTarget target) const {
   if (target == ExportTarget::kSaturation || !shown_) return {900, 600, 1.0};
-  const AttentionResult& r = shown_->run.attention;
+  const AttentionResult& r = focusAttention();
+  if (target == ExportTarget::kAllHeads && modelView()) {
+    return views::defaultModelGridSize(r.nQ(), shown_->entries(), r.heads());
+  }
   return views::defaultHeatmapSize(r.nQ(), r.nK(),
                                    target == ExportTarget::kAllHeads ? r.heads() : 1);
 }
+
+namespace {
+
+/// Draws the picture of target into plot: what the window shows, at export fonts.
+void drawTarget(QCustomPlot& plot, ExportTarget target, const ComputeResult& shown, int entry,
+                int head, const views::RunLabel& label, const views::RunLabel& grid_label,
+                bool model_view) {
+  const AttentionResult& r = shown.attention(entry);
+  if (target == ExportTarget::kAllHeads && model_view) {
+    views::drawModelGrid(plot, shown.layers(), shown.layerIndices(), shown.query_tokens,
+                         grid_label);
+  } else if (target == ExportTarget::kAllHeads) {
+    views::drawHeadGrid(plot, r, shown.query_tokens, shown.key_tokens, label);
+  } else {
+    views::drawHeatmap(plot, r, std::clamp(head, 0, r.heads() - 1), shown.query_tokens,
+                       shown.key_tokens, label);
+  }
+}
+
+}  // namespace
 
 void MainWindow::exportImage(ExportTarget target, const QString& path,
                              const views::ImageSize& size) {
   if (!shown_) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
   QCustomPlot plot;  // offscreen, default fonts: the same picture the CLI writes
-  const AttentionResult& r = shown_->run.attention;
-  switch (target) {
-    case ExportTarget::kCurrentHead:
-      views::drawHeatmap(plot, r, std::clamp(selected_head_, 0, r.heads() - 1),
-                         shown_->query_tokens, shown_->key_tokens, runLabel());
-      break;
-    case ExportTarget::kAllHeads:
-      views::drawHeadGrid(plot, r, shown_->query_tokens, shown_->key_tokens, runLabel());
-      break;
-    case ExportTarget::kSaturation: {
-      SaturationConfig config;
-      config.n_k = r.nK();
-      config.seed = shown_->settings.seed;
-      config.samples = SaturationCache::samplesFor(r.nK());
-      std::shared_ptr<const SaturationAnalysis> model =
-          saturation_cache_.get(r.nK(), shown_->settings.seed);
-      const SaturationAnalysis analysis = model ? *model : saturationMonteCarlo(config);
-      const LabSettings current = settings();
-      views::drawSaturation(plot, analysis, std::nullopt, current.d_k, current.scaled);
-      break;
-    }
+  const int entry = focusEntry();
+  const AttentionResult& r = focusAttention();
+  if (target == ExportTarget::kSaturation) {
+    SaturationConfig config;
+    config.n_k = r.nK();
+    config.seed = shown_->settings.seed;
+    config.samples = SaturationCache::samplesFor(r.nK());
+    std::shared_ptr<const SaturationAnalysis> model =
+        saturation_cache_.get(r.nK(), shown_->settings.seed);
+    const SaturationAnalysis analysis = model ? *model : saturationMonteCarlo(config);
+    views::drawSaturation(plot, analysis, std::nullopt, markerDk(), settings().scaled);
+  } else {
+    drawTarget(plot, target, *shown_, entry, selected_head_, runLabel(entry), runLabel(-1),
+               modelView());
   }
   views::exportPlot(plot, path, size);
 }
 
 void MainWindow::exportMatrices(const QString& path, int head) {
   if (!shown_) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
-  const AttentionResult& r = shown_->run.attention;
-  if (head >= r.heads()) throw Error(ErrorCode::kInvalidArgument, "no such head");
+  const AttentionResult& first = shown_->attention(0);
+  if (head >= first.heads()) throw Error(ErrorCode::kInvalidArgument, "no such head");
   const QString suffix = QFileInfo(path).suffix().toLower();
   const std::string file = path.toStdString();
+  // The synthetic run, or the model's shown layers (one, or every one in the model view).
+  std::vector<const AttentionResult*> results;
+  for (int e = 0; e < shown_->entries(); ++e) results.push_back(&shown_->attention(e));
   if (suffix == QLatin1String("csv")) {
-    writeAttentionCsv(file, r, shown_->run.query_tokens, shown_->run.key_tokens, head);
-  } else if (suffix == QLatin1String("npy")) {
-    const Tensor3& t = r.weights;
-    if (head < 0) {
-      writeNpy(file, {t.h, t.rows, t.cols}, t.data);
+    if (shown_->model) {
+      writeLayersCsv(file, shown_->layers(), shown_->layerIndices(), shown_->run.query_tokens,
+                     head);
     } else {
-      const auto begin = t.data.begin() + static_cast<std::ptrdiff_t>(head) * t.rows * t.cols;
-      writeNpy(file, {t.rows, t.cols},
-               std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(t.rows) * t.cols));
+      writeAttentionCsv(file, first, shown_->run.query_tokens, shown_->run.key_tokens, head);
     }
+  } else if (suffix == QLatin1String("npy")) {
+    // [h, n_q, n_k] (or [n_q, n_k] for one head); several layers add a leading [L].
+    std::vector<float> data;
+    const long long per_head = static_cast<long long>(first.nQ()) * first.nK();
+    for (const AttentionResult* r : results) {
+      const auto begin = r->weights.data.begin() + (head < 0 ? 0 : head * per_head);
+      data.insert(data.end(), begin, head < 0 ? r->weights.data.end() : begin + per_head);
+    }
+    std::vector<long long> shape;
+    if (results.size() > 1) shape.push_back(static_cast<long long>(results.size()));
+    if (head < 0) shape.push_back(first.heads());
+    shape.insert(shape.end(), {first.nQ(), first.nK()});
+    writeNpy(file, shape, data);
   } else {
     throw Error(ErrorCode::kInvalidArgument,
                 "unknown matrix format for " + file + ": use .csv or .npy");
@@ -1189,13 +1793,9 @@ void MainWindow::exportMatrices(const QString& path, int head) {
 void MainWindow::copyImage(ExportTarget target) {
   if (!shown_) return;
   QCustomPlot plot;
-  const AttentionResult& r = shown_->run.attention;
-  if (target == ExportTarget::kAllHeads) {
-    views::drawHeadGrid(plot, r, shown_->query_tokens, shown_->key_tokens, runLabel());
-  } else {
-    views::drawHeatmap(plot, r, std::clamp(selected_head_, 0, r.heads() - 1),
-                       shown_->query_tokens, shown_->key_tokens, runLabel());
-  }
+  const int entry = focusEntry();
+  drawTarget(plot, target == ExportTarget::kAllHeads ? target : ExportTarget::kCurrentHead, *shown_,
+             entry, selected_head_, runLabel(entry), runLabel(-1), modelView());
   const views::ImageSize size = defaultExportSize(target);
   QGuiApplication::clipboard()->setImage(plot.toPixmap(size.width, size.height).toImage());
   statusBar()->showMessage(tr("Image copied to the clipboard"), 4000);
@@ -1205,10 +1805,16 @@ void MainWindow::askExportImage(ExportTarget target) {
   if (!shown_) return;
   QSettings store;
   const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
-  const QString name = target == ExportTarget::kSaturation ? QStringLiteral("saturation.png")
-                       : target == ExportTarget::kAllHeads
-                           ? QStringLiteral("attention-heads.png")
-                           : QStringLiteral("attention-head%1.png").arg(selected_head_);
+  QString name = target == ExportTarget::kSaturation ? QStringLiteral("saturation.png")
+                 : target == ExportTarget::kAllHeads
+                     ? (modelView() ? QStringLiteral("attention-layers.png")
+                                    : QStringLiteral("attention-heads.png"))
+                     : QStringLiteral("attention-head%1.png").arg(selected_head_);
+  if (shown_->model && target != ExportTarget::kSaturation &&
+      !(target == ExportTarget::kAllHeads && modelView())) {
+    name.replace(QStringLiteral("attention-"),
+                 QStringLiteral("attention-layer%1-").arg(focusLayer()));
+  }
   ImageExportDialog dialog(this, folder, name, defaultExportSize(target));
   if (dialog.exec() != QDialog::Accepted) return;
   try {
@@ -1226,7 +1832,8 @@ void MainWindow::askExportMatrices() {
   const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export matrices"), QDir(folder).filePath(QStringLiteral("attention.csv")),
-      tr("CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)"));
+      modelView() ? tr("CSV, every layer and head (*.csv);;NumPy weights [L, h, n, n] (*.npy)")
+                  : tr("CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)"));
   if (path.isEmpty()) return;
   try {
     exportMatrices(path, -1);

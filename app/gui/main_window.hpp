@@ -2,6 +2,9 @@
 /// \file main_window.hpp
 /// The Attention Lab window: inputs on the left, one heatmap per head in the middle (click one to
 /// enlarge it, click a row for its softmax as a bar chart), the saturation panel on the right.
+/// The attention comes from the synthetic lab or from a pretrained model folder (File → Open
+/// model folder…): then a layer selector shows one layer's heads, or every layer × head as
+/// thumbnails (the model view; click one to enlarge it).
 /// Computation runs on ComputeController's worker thread; this class only touches widgets, on the
 /// GUI thread, and redraws at most once per event-loop pass however many results arrive.
 
@@ -24,6 +27,7 @@ class QCPItemRect;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QDockWidget;
+class QFormLayout;
 class QLabel;
 class QMenu;
 class QMouseEvent;
@@ -39,7 +43,7 @@ namespace attnlab::gui {
 /// Which picture an export or the clipboard gets.
 enum class ExportTarget {
   kCurrentHead,  ///< The enlarged (or last selected) head.
-  kAllHeads,     ///< Every head in one grid.
+  kAllHeads,     ///< Every head in one grid (a model's every layer × head when all are shown).
   kSaturation,   ///< The saturation curves with the current d_k marked.
 };
 
@@ -75,11 +79,38 @@ class MainWindow : public QMainWindow {
   QString inputMessage() const;
   /// The line above the grid ("11 tokens", or the overview note for long input).
   QString gridNote() const;
-  /// "query i 'token' → key j 'token': weight w, score s" for the current result.
+  /// "query i 'token' → key j 'token': weight w, score s" for the current result (a model: the
+  /// layer in focus, see focusLayer()).
   QString cellText(int head, int query, int key) const;
 
-  /// Enlarges head (shows it alone with the row bar chart). Ignored when out of range.
+  /// Opens a pretrained model folder (what File → Open model folder… does after its dialog): the
+  /// model loads on the worker thread, every layer is shown, the folder is remembered. A folder
+  /// that does not load is reported by modelMessage() and the previous source stays.
+  void openModelFolder(const QString& dir);
+  /// Back to the synthetic lab (File → Synthetic lab), with its own d_k, heads, … as they were.
+  void showSyntheticLab();
+  /// The model folder in use, or empty for the synthetic lab.
+  QString modelDir() const { return model_dir_; }
+  /// The model layer to show, 0-based, or −1 for every layer (the model view). Recomputes.
+  void setLayer(int layer);
+  /// The layer setting (−1 = every layer).
+  int layer() const { return layer_; }
+  /// True when the grid page shows a model's layers × heads thumbnails.
+  bool modelView() const;
+  /// The inline message about the model folder (load errors), or empty.
+  QString modelMessage() const;
+
+  /// Enlarges head (shows it alone with the row bar chart). Ignored when out of range. In the
+  /// model view: that head of the layer in focus.
   void enlargeHead(int head);
+  /// Model: enlarges head `head` of model layer `layer` (a thumbnail's click). Ignored when that
+  /// layer is not shown or the head is out of range.
+  void enlargeLayerHead(int layer, int head);
+  /// The model layer of the enlarged head, or −1 (grid shown, or the synthetic lab).
+  int enlargedLayer() const;
+  /// The model layer whose attention the enlarged head, the row chart and the side panels show:
+  /// the enlarged one in the model view, else the shown one (first captured); −1 when synthetic.
+  int focusLayer() const;
   /// Back to the grid of every head.
   void showGrid();
   /// Highlights query row `row` of the enlarged head and shows its softmax as bars.
@@ -95,7 +126,9 @@ class MainWindow : public QMainWindow {
   /// The default export size of a picture (fits the tokens, like the CLI).
   views::ImageSize defaultExportSize(ExportTarget target) const;
   /// Writes the weights and scores as CSV (long form) or the weights as NPY ([h, n_q, n_k], or
-  /// [n_q, n_k] for one head), by suffix; head < 0 = every head. Throws attnlab::Error.
+  /// [n_q, n_k] for one head), by suffix; head < 0 = every head. A model's shown layers: CSV with
+  /// a layer column, NPY [L, h, n, n] when every layer is shown ([L, n, n] for one head), the
+  /// shown tokens only. Throws attnlab::Error.
   void exportMatrices(const QString& path, int head);
   /// Renders a picture at its default size and puts it on the clipboard.
   void copyImage(ExportTarget target);
@@ -120,6 +153,12 @@ class MainWindow : public QMainWindow {
   QCustomPlot* saturationPlot() const { return saturation_plot_; }
   QCustomPlot* entropyPlot() const { return entropy_plot_; }
   QCustomPlot* histogramPlot() const { return histogram_plot_; }
+  QPlainTextEdit* pairEdit() const { return pair_edit_; }
+  QComboBox* layerCombo() const { return layer_combo_; }
+  QComboBox* modelCombo() const { return model_combo_; }
+  QCheckBox* hideSpecialCheck() const { return hide_special_check_; }
+  QAction* openModelAction() const { return open_model_action_; }
+  QAction* syntheticAction() const { return synthetic_action_; }
   QMenu* fileMenu() const { return file_menu_; }
   QAction* scalingAction() const { return scaling_action_; }
   QAction* dkUpAction() const { return dk_up_action_; }
@@ -142,6 +181,15 @@ class MainWindow : public QMainWindow {
   void retranslateUi();
   void loadExamples();
   void fillBackends();
+  void askOpenModelFolder();
+  /// Switches the source of attention to dir ("" = synthetic) without recomputing: stashes or
+  /// restores the synthetic-only inputs and updates which widgets apply.
+  void switchSource(const QString& dir);
+  /// Enables, hides and fills the inputs for the current source (model values when known).
+  void updateModeWidgets();
+  void refillLayerCombo();
+  void refillModelCombo();
+  void rememberModel(const QString& dir);
   void setDk(int d_k);
   void inputsChanged();
   void requestNow();
@@ -155,6 +203,14 @@ class MainWindow : public QMainWindow {
   void drawHeads(bool force);
   void drawSingleHead(bool force);
   void drawRow();
+  /// Model view: caps the grid plot's size so its thumbnails are square (after each layout of the
+  /// plot). Head grids (synthetic, one model layer) fill the page as before.
+  void fitModelGrid();
+  /// Font factor of the model view on screen: as large as lets every head header fit.
+  double modelViewFontScale() const;
+  /// A model: widens the grid's side of the splitter so the model view's h thumbnails fit (the
+  /// sizes before are restored back in the synthetic lab).
+  void fitSplitterToModelView();
   void drawSaturationPanel();
   void drawEntropy();
   void drawHistogram();
@@ -162,11 +218,22 @@ class MainWindow : public QMainWindow {
   void applyRowHighlight();
   void onPlotClick(QCustomPlot* plot, QMouseEvent* event);
   void onPlotHover(QCustomPlot* plot, QMouseEvent* event);
-  std::optional<std::tuple<int, int, int>> cellAt(QCustomPlot* plot, const QPointF& pos) const;
+  /// (entry, head, query, key) under pos; query and key −1 outside the cells.
+  std::optional<std::tuple<int, int, int, int>> cellAt(QCustomPlot* plot, const QPointF& pos) const;
+  QString cellTextOf(int entry, int head, int query, int key) const;
+  /// Index into shown_'s entries of the layer in focus (0 in the synthetic lab).
+  int focusEntry() const;
+  const AttentionResult& focusAttention() const { return shown_->attention(focusEntry()); }
+  /// d_k the saturation marker shows: the model's in model mode, else the input's.
+  int markerDk() const;
+  /// The note under the pictures about hidden special tokens, or empty.
+  QString hiddenNote() const;
   void askExportImage(ExportTarget target);
   void askExportMatrices();
   void persistState();
-  views::RunLabel runLabel() const;
+  /// The title words of a picture of entry (a model layer: "layer l · name"); entry < 0: the
+  /// model view's (no layer).
+  views::RunLabel runLabel(int entry = 0) const;
 
   WindowOptions options_;
   std::unique_ptr<ComputeController> controller_;
@@ -179,6 +246,7 @@ class MainWindow : public QMainWindow {
   bool heads_dirty_ = true, single_dirty_ = true, panel_dirty_ = true;
   int results_shown_ = 0;
   int enlarged_head_ = -1;
+  int enlarged_entry_ = 0;  // model view: the entry (layer) of the enlarged thumbnail
   int selected_head_ = 0;
   int selected_row_ = -1;
   bool presentation_ = false;
@@ -188,9 +256,33 @@ class MainWindow : public QMainWindow {
   QString last_error_;
   QString wanted_backend_ = QStringLiteral("auto:0");  // "name:device", kept until listed
   QTimer debounce_;
+  QString model_dir_;  // "" = the synthetic lab
+  int layer_ = -1;     // model: layer shown, −1 = every layer
+  QStringList recent_models_;
+  QList<int> splitter_before_model_view_;
+  int fit_passes_ = 0;
+  QSize fit_avail_;
+  /// The synthetic lab's own inputs while a model is shown (the widgets show the model's).
+  struct SyntheticInputs {
+    bool additive = false;
+    int d_k = 8, heads = 8, d_model = 64;
+    bool causal = false;
+    int seed = 0;
+  } synthetic_;
 
   // inputs
   QDockWidget* controls_dock_ = nullptr;
+  QFormLayout* form_ = nullptr;
+  QLabel* model_label_ = nullptr;
+  QComboBox* model_combo_ = nullptr;
+  QPushButton* open_model_button_ = nullptr;
+  QLabel* model_info_label_ = nullptr;
+  QLabel* model_message_ = nullptr;
+  QLabel* layer_label_ = nullptr;
+  QComboBox* layer_combo_ = nullptr;
+  QCheckBox* hide_special_check_ = nullptr;
+  QLabel* pair_label_ = nullptr;
+  QPlainTextEdit* pair_edit_ = nullptr;
   QLabel* text_label_ = nullptr;
   QPlainTextEdit* text_edit_ = nullptr;
   QLabel* source_label_ = nullptr;
@@ -219,6 +311,7 @@ class MainWindow : public QMainWindow {
   // pictures
   QSplitter* main_splitter_ = nullptr;
   QStackedWidget* heads_stack_ = nullptr;
+  QWidget* grid_page_ = nullptr;
   QLabel* grid_note_ = nullptr;
   QCustomPlot* grid_plot_ = nullptr;
   QPushButton* back_button_ = nullptr;
@@ -243,6 +336,8 @@ class MainWindow : public QMainWindow {
   QMenu* view_menu_ = nullptr;
   QMenu* language_menu_ = nullptr;
   QMenu* help_menu_ = nullptr;
+  QAction* open_model_action_ = nullptr;
+  QAction* synthetic_action_ = nullptr;
   QAction* export_head_action_ = nullptr;
   QAction* export_grid_action_ = nullptr;
   QAction* export_saturation_action_ = nullptr;

@@ -692,6 +692,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
       rect->setMarginGroup(QCP::msAll, group);
       rect->setAutoMargins(QCP::msNone);
       rect->setMargins(QMargins(1, 1, 1, 1));
+      rect->setMinimumSize(12, 12);  // QCustomPlot's default 50 px overfills a narrow window
       QCPColorMap* map = drawPanel(plot, rect, layers[static_cast<std::size_t>(r)], k,
                                    labelsFor(no_labels, first_layer.nQ(), "tokens"),
                                    labelsFor(no_labels, first_layer.nK(), "tokens"), setup);
@@ -711,7 +712,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   for (int i = 0; i < tokens.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(tickLabel(tokens[i]));
   const QFontMetricsF note_metrics(sizedFont(plot, fonts.note));
   QString line = viewText("tokens (rows = queries, columns = keys): ") + listed.join(QStringLiteral(" · "));
-  const double width = 0.92 * defaultModelGridSize(first_layer.nQ(), rows, h).width;
+  const double width = 0.92 * titleWidth(plot, defaultModelGridSize(first_layer.nQ(), rows, h).width);
   line = note_metrics.elidedText(line, Qt::ElideRight, width);
   int row = 2;
   QCPTextElement* list = addText(plot, layout, row++, 0, line, sizedFont(plot, fonts.note),

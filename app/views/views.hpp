@@ -90,7 +90,8 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
 /// columns = keys like drawHeatmap but no token labels (the tokens are listed under the grid,
 /// elided when long). Title: "<extra> · L layers × h heads · d_k = … · <scaling>[ · causal mask]".
 /// Plottable r·h + k is layer entry r, head k's QCPColorMap (same layout as drawHeatmap's);
-/// plot.axisRects() are in the same order. Throws Error(kInvalidArgument) when layers is empty,
+/// plot.axisRects() are in the same order; thumbnails may shrink to 12 px in a small widget, and the
+/// token line is elided to the widget's width on screen (the export width otherwise). Throws Error(kInvalidArgument) when layers is empty,
 /// the sizes disagree, or a result is empty.
 void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
                    const std::vector<int>& layer_indices, const QStringList& tokens,

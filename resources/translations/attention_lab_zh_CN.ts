@@ -327,6 +327,158 @@ softmax over keys</source>
         <source>scaled dot-product</source>
         <translation>缩放点积</translation>
     </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>File → Open model folder… shows the attention of a real pretrained model (a HuggingFace folder: BERT family or GPT-2), layer by layer.</source>
+        <translation>文件 → 打开模型文件夹… 可逐层显示真实预训练模型（HuggingFace 文件夹：BERT 系列或 GPT-2）的注意力。</translation>
+    </message>
+    <message>
+        <source>Attention from</source>
+        <translation>注意力来源</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>打开…</translation>
+    </message>
+    <message>
+        <source>Open a pretrained model folder (HuggingFace: config.json, model.safetensors, tokenizer files)</source>
+        <translation>打开预训练模型文件夹（HuggingFace：config.json、model.safetensors、分词器文件）</translation>
+    </message>
+    <message>
+        <source>Second sentence (optional: a BERT sentence pair)</source>
+        <translation>第二个句子（可选：BERT 句对）</translation>
+    </message>
+    <message>
+        <source>Empty: one sentence · [CLS] text [SEP] pair [SEP]</source>
+        <translation>留空：单句 · [CLS] 文本 [SEP] 句对 [SEP]</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Hide special tokens ([CLS], [SEP], &lt;|endoftext|&gt;)</source>
+        <translation>隐藏特殊词元（[CLS]、[SEP]、&lt;|endoftext|&gt;）</translation>
+    </message>
+    <message>
+        <source>A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.</source>
+        <translation>仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。</translation>
+    </message>
+    <message>
+        <source>Open model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Synthetic lab</source>
+        <translation>合成实验室</translation>
+    </message>
+    <message>
+        <source>Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.</source>
+        <translation>由模型决定：%1 有 %2 层 × %3 个头，d_model = %4，d_k = %5，%6。</translation>
+    </message>
+    <message>
+        <source>causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>no mask</source>
+        <translation>无掩码</translation>
+    </message>
+    <message>
+        <source>Decided by the model.</source>
+        <translation>由模型决定。</translation>
+    </message>
+    <message>
+        <source>%1 is a GPT-2: it reads one text, no sentence pairs.</source>
+        <translation>%1 是 GPT-2：只读一段文本，不支持句对。</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms</source>
+        <translation>%1 · %2 · %3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒</translation>
+    </message>
+    <message>
+        <source>All layers × heads as image…</source>
+        <translation>全部层 × 头导出为图像…</translation>
+    </message>
+    <message>
+        <source>Copy all layers × heads image</source>
+        <translation>复制全部层 × 头图像</translation>
+    </message>
+    <message>
+        <source>Synthetic lab (random weights)</source>
+        <translation>合成实验室（随机权重）</translation>
+    </message>
+    <message>
+        <source>All layers (model view)</source>
+        <translation>全部层（模型视图）</translation>
+    </message>
+    <message>
+        <source>Layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>Open model folder (config.json, model.safetensors, tokenizer)</source>
+        <translation>打开模型文件夹（config.json、model.safetensors、分词器）</translation>
+    </message>
+    <message>
+        <source>Cannot open the model folder %1: %2 — showing the synthetic lab.</source>
+        <translation>无法打开模型文件夹 %1：%2——改为显示合成实验室。</translation>
+    </message>
+    <message>
+        <source>Cannot open the model folder %1: %2 — still showing %3.</source>
+        <translation>无法打开模型文件夹 %1：%2——仍显示 %3。</translation>
+    </message>
+    <message>
+        <source>special tokens hidden — weights not renormalised (rows may sum to less than 1)</source>
+        <translation>已隐藏特殊词元——权重未重新归一化（各行之和可能小于 1）</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns are keys · click one to enlarge it</source>
+        <translation>%1 · %2 层 × %3 个头 · %4 个词元 · 每个缩略图：行是查询，列是键 · 点击可放大</translation>
+    </message>
+    <message>
+        <source>Layer %1 · head %2 of %3 · click a row (query) to see its softmax over the keys</source>
+        <translation>第 %1 层 · 第 %2 个头（共 %3 个）· 点击一行（查询）查看它对各键的 softmax</translation>
+    </message>
+    <message>
+        <source>← All layers</source>
+        <translation>← 全部层</translation>
+    </message>
+    <message>
+        <source>Entropy of each query row, layer %1 (mean over heads)</source>
+        <translation>第 %1 层每个查询行的熵（各头平均）</translation>
+    </message>
+    <message>
+        <source>Histogram of this sentence's scores (layer %1, all heads)</source>
+        <translation>本句分数的直方图（第 %1 层，全部头）</translation>
+    </message>
+    <message>
+        <source>computed in %1 ms (forward pass %2 ms)</source>
+        <translation>计算用时 %1 毫秒（前向传播 %2 毫秒）</translation>
+    </message>
+    <message>
+        <source> · model loaded in %1 ms</source>
+        <translation> · 模型加载用时 %1 毫秒</translation>
+    </message>
+    <message>
+        <source> · %1 tokens · %2 layers × %3 heads</source>
+        <translation> · %1 个词元 · %2 层 × %3 个头</translation>
+    </message>
+    <message>
+        <source> · %1 tokens · layer %2 of %3 · %4 heads</source>
+        <translation> · %1 个词元 · 第 %2 层（共 %3 层）· %4 个头</translation>
+    </message>
+    <message>
+        <source>layer %1 · %2</source>
+        <translation>第 %1 层 · %2</translation>
+    </message>
+    <message>
+        <source>CSV, every layer and head (*.csv);;NumPy weights [L, h, n, n] (*.npy)</source>
+        <translation>CSV，全部层和头 (*.csv);;NumPy 权重 [L, h, n, n] (*.npy)</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::views</name>
@@ -433,6 +585,22 @@ softmax over keys</source>
     <message>
         <source>this sentence (n_k = %1): ● scaled, ○ unscaled</source>
         <translation>本句（n_k = %1）：● 缩放，○ 未缩放</translation>
+    </message>
+    <message>
+        <source>%1 layers × %2 heads</source>
+        <translation>%1 层 × %2 个头</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>tokens (rows = queries, columns = keys): </source>
+        <translation>词元（行是查询，列是键）：</translation>
+    </message>
+    <message>
+        <source> · special tokens hidden (weights not renormalised)</source>
+        <translation> · 已隐藏特殊词元（权重未重新归一化）</translation>
     </message>
 </context>
 </TS>

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fills the Simplified Chinese translations of attention_lab_zh_CN.ts after lupdate.
 
-Run from the repository root after `lupdate app/gui -ts resources/translations/attention_lab_zh_CN.ts`.
+Run from the repository root after
+`lupdate -locations none app/gui -ts resources/translations/attention_lab_zh_CN.ts`.
 Strings missing here stay unfinished (lrelease then shows the English text)."""
 import sys
 import xml.etree.ElementTree as ET
@@ -34,6 +35,10 @@ ZH = {
     'entropy / ln n_k, unscaled': '熵 / ln n_k，未缩放',
     'this sentence': '本句',
     'this sentence (n_k = %1): ● scaled, ○ unscaled': '本句（n_k = %1）：● 缩放，○ 未缩放',
+    '%1 layers × %2 heads': '%1 层 × %2 个头',
+    'layer %1': '第 %1 层',
+    'tokens (rows = queries, columns = keys): ': '词元（行是查询，列是键）：',
+    ' · special tokens hidden (weights not renormalised)': ' · 已隐藏特殊词元（权重未重新归一化）',
     "Export image": "导出图像",
     "Browse…": "浏览…",
     "File (.png, .svg, .pdf)": "文件（.png、.svg、.pdf）",
@@ -120,10 +125,88 @@ ZH = {
     "Export matrices": "导出矩阵",
     "CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)":
         "CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)",
+    # pretrained models (issue 5)
+    "Loading %1…": "正在加载 %1…",
+    "File → Open model folder… shows the attention of a real pretrained model (a HuggingFace folder: BERT family or GPT-2), layer by layer.":
+        "文件 → 打开模型文件夹… 可逐层显示真实预训练模型（HuggingFace 文件夹：BERT 系列或 GPT-2）的注意力。",
+    "Attention from": "注意力来源",
+    "Open…": "打开…",
+    "Open a pretrained model folder (HuggingFace: config.json, model.safetensors, tokenizer files)":
+        "打开预训练模型文件夹（HuggingFace：config.json、model.safetensors、分词器文件）",
+    "Second sentence (optional: a BERT sentence pair)": "第二个句子（可选：BERT 句对）",
+    "Empty: one sentence · [CLS] text [SEP] pair [SEP]": "留空：单句 · [CLS] 文本 [SEP] 句对 [SEP]",
+    "Layer": "层",
+    "Hide special tokens ([CLS], [SEP], <|endoftext|>)": "隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）",
+    "A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.":
+        "仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。",
+    "Open model folder…": "打开模型文件夹…",
+    "Synthetic lab": "合成实验室",
+    "Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.":
+        "由模型决定：%1 有 %2 层 × %3 个头，d_model = %4，d_k = %5，%6。",
+    "causal mask": "因果掩码",
+    "no mask": "无掩码",
+    "Decided by the model.": "由模型决定。",
+    "%1 is a GPT-2: it reads one text, no sentence pairs.": "%1 是 GPT-2：只读一段文本，不支持句对。",
+    "%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms":
+        "%1 · %2 · %3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒",
+    "All layers × heads as image…": "全部层 × 头导出为图像…",
+    "Copy all layers × heads image": "复制全部层 × 头图像",
+    "Synthetic lab (random weights)": "合成实验室（随机权重）",
+    "All layers (model view)": "全部层（模型视图）",
+    "Layer %1": "第 %1 层",
+    "Open model folder (config.json, model.safetensors, tokenizer)":
+        "打开模型文件夹（config.json、model.safetensors、分词器）",
+    "Cannot open the model folder %1: %2 — showing the synthetic lab.":
+        "无法打开模型文件夹 %1：%2——改为显示合成实验室。",
+    "Cannot open the model folder %1: %2 — still showing %3.":
+        "无法打开模型文件夹 %1：%2——仍显示 %3。",
+    "special tokens hidden — weights not renormalised (rows may sum to less than 1)":
+        "已隐藏特殊词元——权重未重新归一化（各行之和可能小于 1）",
+    "%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns are keys · click one to enlarge it":
+        "%1 · %2 层 × %3 个头 · %4 个词元 · 每个缩略图：行是查询，列是键 · 点击可放大",
+    "Layer %1 · head %2 of %3 · click a row (query) to see its softmax over the keys":
+        "第 %1 层 · 第 %2 个头（共 %3 个）· 点击一行（查询）查看它对各键的 softmax",
+    "← All layers": "← 全部层",
+    "Entropy of each query row, layer %1 (mean over heads)": "第 %1 层每个查询行的熵（各头平均）",
+    "Histogram of this sentence's scores (layer %1, all heads)": "本句分数的直方图（第 %1 层，全部头）",
+    "computed in %1 ms (forward pass %2 ms)": "计算用时 %1 毫秒（前向传播 %2 毫秒）",
+    " · model loaded in %1 ms": " · 模型加载用时 %1 毫秒",
+    " · %1 tokens · %2 layers × %3 heads": " · %1 个词元 · %2 层 × %3 个头",
+    " · %1 tokens · layer %2 of %3 · %4 heads": " · %1 个词元 · 第 %2 层（共 %3 层）· %4 个头",
+    "layer %1 · %2": "第 %1 层 · %2",
+    "CSV, every layer and head (*.csv);;NumPy weights [L, h, n, n] (*.npy)":
+        "CSV，全部层和头 (*.csv);;NumPy 权重 [L, h, n, n] (*.npy)",
 }
+
+# Strings the views draw (context attnlab::views): lupdate does not see viewText, so they are
+# added to the .ts here when missing.
+VIEWS_ADDED = [
+    '%1 layers × %2 heads',
+    'layer %1',
+    'tokens (rows = queries, columns = keys): ',
+    ' · special tokens hidden (weights not renormalised)',
+]
 
 path = sys.argv[1] if len(sys.argv) > 1 else "resources/translations/attention_lab_zh_CN.ts"
 tree = ET.parse(path)
+for context in tree.getroot().iter("context"):
+    if context.findtext("name") != "attnlab::views":
+        continue
+    present = {m.findtext("source") for m in context.iter("message")}
+    for source in VIEWS_ADDED:
+        if source in present:
+            continue
+        # Laid out as lupdate writes it, so a later lupdate run leaves the file unchanged.
+        context[-1].tail = "\n    "
+        message = ET.SubElement(context, "message")
+        message.text = "\n        "
+        message.tail = "\n"
+        element = ET.SubElement(message, "source")
+        element.text = source
+        element.tail = "\n        "
+        element = ET.SubElement(message, "translation")
+        element.text = ""
+        element.tail = "\n    "
 missing = []
 for message in tree.getroot().iter("message"):
     source = message.find("source").text or ""

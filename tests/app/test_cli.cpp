@@ -232,7 +232,7 @@ std::vector<int> npyShape(const std::string& path) {
 }
 }  // namespace
 
-TEST_CASE("--model: a real forward pass's layers in JSON, NPY, CSV and pictures", "[cli][model]") {
+TEST_CASE("model: a real forward pass's layers in JSON, NPY, CSV and pictures", "[cli][model]") {
   QTemporaryDir dir;
   const std::string d = dir.path().toStdString();
 
@@ -290,7 +290,7 @@ TEST_CASE("--model: a real forward pass's layers in JSON, NPY, CSV and pictures"
   }
 }
 
-TEST_CASE("--model all-MiniLM-L6-v2: render --layer all shows 72 heads", "[cli][model][minilm]") {
+TEST_CASE("model all-MiniLM-L6-v2: render --layer all shows 72 heads", "[cli][model][minilm]") {
   const char* env = std::getenv("ATTNLAB_MINILM_DIR");
   if (env == nullptr || !QFile::exists(QString::fromUtf8(env) + "/model.safetensors")) {
     const char* ci = std::getenv("CI");

@@ -1,17 +1,23 @@
 /// \file test_main_window.cpp
 /// The window, driven in-process on the offscreen platform: heatmaps per head labelled with the
 /// tokens, the scaling toggle and the saturation marker, cross-attention shapes, every export,
-/// stale results, the event loop while d_k is dragged, and the Chinese interface.
+/// stale results, the event loop while d_k is dragged, the Chinese interface, and a pretrained
+/// model folder (tests/data/models/tiny-gpt2: 2 layers × 4 heads): the model view, the layer
+/// selector, thumbnails enlarging their (layer, head), a folder that does not load, the
+/// special-token filter, the exports and the remembered folder.
 
 #include <qcustomplot.h>
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QMenu>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -24,12 +30,14 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "lab_settings.hpp"
 #include "main_window.hpp"
 
 using attnlab::gui::ExportTarget;
 using attnlab::gui::LabSettings;
 using attnlab::gui::MainWindow;
 using attnlab::gui::WindowOptions;
+namespace views = attnlab::views;
 
 namespace {
 
@@ -87,6 +95,37 @@ T* firstItem(QCustomPlot* plot) {
 
 int tokenCount(const QString& text) {
   return static_cast<int>(attnlab::tokenize(text.toStdString()).size());
+}
+
+/// The tiny GPT-2 kept in the repository (2 layers, 4 heads, d_model 64, vocabulary of 800).
+QString tinyGpt2() {
+  return QDir::cleanPath(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/models/tiny-gpt2"));
+}
+
+/// Waits until the newest request's result is on screen and the grid's layout has settled.
+bool waitForModel(MainWindow& window) {
+  if (!waitFor(window, window.settings())) return false;
+  QTest::qWait(150);  // the model view fits its size to square thumbnails: one more layout pass
+  return true;
+}
+
+/// A model folder whose config.json names an architecture the engine does not have.
+void writeT5Folder(const QString& dir) {
+  QFile config(QDir(dir).filePath(QStringLiteral("config.json")));
+  QVERIFY(config.open(QIODevice::WriteOnly));
+  config.write(R"({"model_type": "t5", "d_model": 64, "num_heads": 4, "num_layers": 2})");
+}
+
+/// A picture's title: the views' "title" element, else (the side panels) the first text element.
+QString titleOf(QCustomPlot* plot) {
+  QString first;
+  for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+    auto* text = qobject_cast<QCPTextElement*>(element);
+    if (!text) continue;
+    if (text->objectName() == QLatin1String("title")) return text->text();
+    if (first.isEmpty()) first = text->text();
+  }
+  return first;
 }
 
 }  // namespace
@@ -369,6 +408,288 @@ class MainWindowTest : public QObject {
     QVERIFY2(worst_ms < 50.0, qPrintable(QStringLiteral("worst gap %1 ms").arg(worst_ms)));
   }
 
+  void openingAModelShowsEveryLayerAndHead() {
+    MainWindow window(testOptions());
+    window.show();
+    QVERIFY(waitFor(window, window.settings()));
+    window.openModelFolder(tinyGpt2());  // what File → Open model folder… calls after its dialog
+    QCOMPARE(window.modelDir(), tinyGpt2());
+    QVERIFY(waitForModel(window));
+    const auto shown = window.currentResult();
+    QVERIFY(shown->model);
+    QCOMPARE(shown->model->name, QStringLiteral("tiny-gpt2"));
+    QCOMPARE(shown->entries(), 2);
+    QVERIFY(window.modelView());
+    // Layers × heads thumbnails, rows = queries and columns = keys of the model's own tokens.
+    const int n = shown->attention(0).nQ();
+    QCOMPARE(window.gridPlot()->plottableCount(), 2 * 4);
+    for (int k = 0; k < 8; ++k) {
+      QCOMPARE(mapOf(window.gridPlot(), k)->data()->keySize(), n);
+      QCOMPARE(mapOf(window.gridPlot(), k)->data()->valueSize(), n);
+    }
+    QVERIFY(titleOf(window.gridPlot()).contains(QStringLiteral("tiny-gpt2")));
+    // The model decides the shapes: the synthetic inputs are disabled and show its values.
+    QVERIFY(!window.dkSpin()->isEnabled());
+    QCOMPARE(window.dkSpin()->value(), 16);  // 64 / 4
+    QVERIFY(window.scalingCheck()->isEnabled());
+    QVERIFY(!window.pairEdit()->isEnabled());   // GPT-2 reads one text
+    QCOMPARE(window.layerCombo()->count(), 3);  // all layers, layer 0, layer 1
+    // GPT-2 is causal: keys after the query are masked (NaN cells) in every thumbnail.
+    QVERIFY(std::isnan(mapOf(window.gridPlot(), 0)->data()->cell(n - 1, 0)));
+
+    // Typing recomputes on the worker as before.
+    window.textEdit()->clear();
+    QTest::keyClicks(window.textEdit(), QStringLiteral("hello world"));
+    QVERIFY(waitForModel(window));
+    QCOMPARE(window.currentResult()->settings.text, QStringLiteral("hello world"));
+    QVERIFY(window.currentResult()->attention(0).nQ() != n);
+
+    // The scaling toggle still applies to a real model.
+    const double scale = window.currentResult()->attention(0).scale;
+    window.scalingAction()->trigger();
+    QVERIFY(waitForModel(window));
+    QCOMPARE(window.currentResult()->attention(0).scale, 1.0);
+    QVERIFY(std::abs(scale - 0.25) < 1e-6);  // 1/√16
+
+    // And back to the synthetic lab, with its own d_k.
+    window.syntheticAction()->trigger();
+    QVERIFY(window.modelDir().isEmpty());
+    QVERIFY(waitFor(window, window.settings()));
+    QVERIFY(!window.currentResult()->model);
+    QVERIFY(window.dkSpin()->isEnabled());
+    QCOMPARE(window.dkSpin()->value(), 8);
+    QCOMPARE(window.gridPlot()->plottableCount(), 8);
+  }
+
+  void layerSelectorSwitchesBetweenModelViewAndHeadGrid() {
+    MainWindow window(testOptions());
+    window.show();
+    window.openModelFolder(tinyGpt2());
+    QVERIFY(waitForModel(window));
+    QVERIFY(window.modelView());
+    QCOMPARE(window.gridPlot()->plottableCount(), 8);
+
+    window.layerCombo()->setCurrentIndex(window.layerCombo()->findData(1));  // "Layer 1"
+    QCOMPARE(window.layer(), 1);
+    QVERIFY(waitForModel(window));
+    QVERIFY(!window.modelView());
+    QCOMPARE(window.currentResult()->entries(), 1);
+    QCOMPARE(window.currentResult()->layerIndices().front(), 1);
+    QCOMPARE(window.gridPlot()->plottableCount(), 4);  // one layer's heads, with token labels
+    QVERIFY(!tickLabels(mapOf(window.gridPlot(), 0)->keyAxis()).isEmpty());
+    QVERIFY2(titleOf(window.gridPlot()).contains(QStringLiteral("layer 1 · tiny-gpt2")),
+             qPrintable(titleOf(window.gridPlot())));
+    QVERIFY(window.cellText(2, 1, 0).startsWith(QStringLiteral("layer 1 · head 2 · query 1")));
+
+    window.layerCombo()->setCurrentIndex(0);  // "All layers"
+    QCOMPARE(window.layer(), -1);
+    QVERIFY(waitForModel(window));
+    QVERIFY(window.modelView());
+    QCOMPARE(window.gridPlot()->plottableCount(), 8);
+  }
+
+  void clickingAThumbnailEnlargesThatLayerAndHead() {
+    MainWindow window(testOptions());
+    window.resize(1500, 920);
+    window.show();
+    window.openModelFolder(tinyGpt2());
+    QVERIFY(waitForModel(window));
+    const int h = 4;
+    // Plottable r·h + k is layer r, head k: layer 1, head 2 is number 6.
+    QCPColorMap* map = mapOf(window.gridPlot(), 1 * h + 2);
+    const QPointF cell(map->keyAxis()->coordToPixel(1), map->valueAxis()->coordToPixel(2));
+    QTest::mouseClick(window.gridPlot(), Qt::LeftButton, {}, cell.toPoint());
+    QCOMPARE(window.enlargedLayer(), 1);
+    QCOMPARE(window.enlargedHead(), 2);
+    QCOMPARE(window.selectedRow(), 2);
+    QCOMPARE(window.focusLayer(), 1);
+    QCOMPARE(window.headPlot()->plottableCount(), 1);
+    QCOMPARE(window.headPlot()->plottable(0)->name(), QStringLiteral("head 2"));
+    QVERIFY2(titleOf(window.headPlot()).contains(QStringLiteral("layer 1")),
+             qPrintable(titleOf(window.headPlot())));
+    // The enlarged map holds exactly layer 1, head 2's weights.
+    const attnlab::AttentionResult& layer1 = window.currentResult()->attention(1);
+    QCPColorMapData* data = mapOf(window.headPlot(), 0)->data();
+    QCOMPARE(data->keySize(), layer1.nK());
+    QCOMPARE(data->cell(0, 2), static_cast<double>(layer1.weights(2, 2, 0)));
+    // The side panels follow the enlarged layer; back to the model view with Escape.
+    QTRY_VERIFY_WITH_TIMEOUT(titleOf(window.entropyPlot()).contains(QStringLiteral("layer 1")),
+                             kWaitMs);
+    QTest::keyClick(&window, Qt::Key_Escape);
+    QCOMPARE(window.enlargedLayer(), -1);
+    QCOMPARE(window.focusLayer(), 0);
+    // enlargeLayerHead is the same path without the mouse; a layer that is not shown is ignored.
+    window.enlargeLayerHead(0, 3);
+    QCOMPARE(window.enlargedLayer(), 0);
+    QCOMPARE(window.enlargedHead(), 3);
+    window.showGrid();
+    window.enlargeLayerHead(5, 0);
+    QCOMPARE(window.enlargedLayer(), -1);
+  }
+
+  void brokenModelFolderShowsInlineErrorAndKeepsPicture() {
+    MainWindow window(testOptions());
+    window.show();
+    window.openModelFolder(tinyGpt2());
+    QVERIFY(waitForModel(window));
+    const int maps = window.gridPlot()->plottableCount();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    writeT5Folder(dir.path());
+    window.openModelFolder(dir.path());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.modelMessage().isEmpty(), kWaitMs);
+    QVERIFY2(window.modelMessage().contains(QStringLiteral("t5")),
+             qPrintable(window.modelMessage()));
+    // The window goes back to the model on screen; its picture stays.
+    QCOMPARE(window.modelDir(), tinyGpt2());
+    QVERIFY(waitForModel(window));
+    QCOMPARE(window.currentResult()->model->name, QStringLiteral("tiny-gpt2"));
+    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    QVERIFY(!window.modelMessage().isEmpty());  // still said, until the next choice
+
+    // A folder without config.json, from the synthetic lab: the lab stays.
+    window.showSyntheticLab();
+    QVERIFY(window.modelMessage().isEmpty());
+    QVERIFY(waitFor(window, window.settings()));
+    QTemporaryDir empty;
+    window.openModelFolder(empty.path());
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelMessage().contains(QStringLiteral("config.json")),
+                             kWaitMs);
+    QVERIFY(window.modelDir().isEmpty());
+    QVERIFY(waitFor(window, window.settings()));
+    QVERIFY(!window.currentResult()->model);
+  }
+
+  void hidingSpecialTokensDropsTheirRowsAndColumns() {
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s = window.settings();
+    s.model_dir = tinyGpt2();
+    s.layer = 0;
+    s.text = QStringLiteral("<|endoftext|>the cat sat");  // <|endoftext|> is GPT-2's special token
+    window.setSettings(s);
+    QVERIFY(waitForModel(window));
+    const auto all = window.currentResult();
+    const int n = all->attention(0).nQ();
+    QVERIFY(all->model_run->encoding.special.front());
+    QCOMPARE(mapOf(window.gridPlot(), 0)->data()->keySize(), n);
+    QVERIFY(!window.gridNote().contains(QStringLiteral("special tokens hidden")));
+
+    window.hideSpecialCheck()->setChecked(true);
+    QVERIFY(waitForModel(window));
+    const auto filtered = window.currentResult();
+    QVERIFY(filtered->special_hidden);
+    QCOMPARE(filtered->attention(0).nQ(), n - 1);
+    QCOMPARE(mapOf(window.gridPlot(), 0)->data()->keySize(), n - 1);
+    QCOMPARE(mapOf(window.gridPlot(), 0)->data()->valueSize(), n - 1);
+    QVERIFY(!filtered->query_tokens.contains(QStringLiteral("<|endoftext|>")));
+    QVERIFY(window.gridNote().contains(QStringLiteral("weights not renormalised")));
+    QVERIFY(titleOf(window.gridPlot()).contains(QStringLiteral("special tokens hidden")));
+    // Not renormalised: the weights are the model's, the special column left out.
+    QCOMPARE(filtered->attention(0).weights(1, 1, 0), all->attention(0).weights(1, 2, 1));
+    // The same forward pass: toggling the filter does not rerun the model.
+    QCOMPARE(filtered->model_run, all->model_run);
+  }
+
+  void modelExportsWriteEveryLayer() {
+    MainWindow window(testOptions());
+    window.show();
+    window.openModelFolder(tinyGpt2());
+    QVERIFY(waitForModel(window));
+    const int n = window.currentResult()->attention(0).nQ();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    window.exportMatrices(dir.filePath("layers.npy"), -1);
+    QFile npy(dir.filePath("layers.npy"));
+    QVERIFY(npy.open(QIODevice::ReadOnly));
+    QVERIFY2(npy.read(128).contains(QStringLiteral("(2, 4, %1, %1)").arg(n).toLatin1()),
+             "NPY shape [L, h, n, n]");
+    window.exportMatrices(dir.filePath("layers.csv"), -1);
+    QFile csv(dir.filePath("layers.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QVERIFY(csv.readLine().startsWith("layer,head,query,query_token,key,key_token"));
+    for (const QString& suffix :
+         {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+      const QString path = dir.filePath(QStringLiteral("layers.") + suffix);
+      window.exportImage(ExportTarget::kAllHeads, path,
+                         window.defaultExportSize(ExportTarget::kAllHeads));
+      QVERIFY2(QFileInfo(path).size() > 1000, qPrintable(path));
+    }
+    const views::ImageSize grid = window.defaultExportSize(ExportTarget::kAllHeads);
+    QCOMPARE(QImage(dir.filePath("layers.png")).size(), QSize(grid.width, grid.height));
+    window.exportImage(ExportTarget::kSaturation, dir.filePath("saturation.png"), {640, 480, 1.0});
+    QVERIFY(!QImage(dir.filePath("saturation.png")).isNull());
+
+    // One layer: the synthetic shapes, [h, n, n].
+    window.setLayer(1);
+    QVERIFY(waitForModel(window));
+    window.exportMatrices(dir.filePath("layer1.npy"), -1);
+    QFile one(dir.filePath("layer1.npy"));
+    QVERIFY(one.open(QIODevice::ReadOnly));
+    QVERIFY(one.read(128).contains(QStringLiteral("(4, %1, %1)").arg(n).toLatin1()));
+    window.enlargeHead(3);
+    window.exportImage(ExportTarget::kCurrentHead, dir.filePath("head.png"), {500, 500, 1.0});
+    QVERIFY(!QImage(dir.filePath("head.png")).isNull());
+  }
+
+  void rememberedModelFolderReopensOrFallsBack() {
+    QTemporaryDir broken;
+    QVERIFY(broken.isValid());
+    writeT5Folder(broken.path());
+    for (const QString& folder : {tinyGpt2(), broken.path()}) {
+      {
+        QSettings store;
+        LabSettings s;
+        s.model_dir = folder;
+        attnlab::gui::saveSettings(store, s);
+      }
+      WindowOptions options = testOptions();
+      options.restore_settings = true;  // read the stored inputs; persist stays off
+      MainWindow window(options);
+      window.show();
+      if (folder == tinyGpt2()) {
+        QCOMPARE(window.modelDir(), folder);
+        QVERIFY(waitForModel(window));
+        QVERIFY(window.currentResult()->model);
+        QVERIFY(window.modelMessage().isEmpty());
+      } else {
+        // Says so inline and shows the synthetic lab instead.
+        QTRY_VERIFY_WITH_TIMEOUT(!window.modelMessage().isEmpty(), kWaitMs);
+        QVERIFY(window.modelMessage().contains(QStringLiteral("synthetic lab")));
+        QVERIFY(window.modelDir().isEmpty());
+        QVERIFY(waitFor(window, window.settings()));
+        QVERIFY(!window.currentResult()->model);
+      }
+    }
+    QSettings().clear();
+  }
+
+  void commandLineTakesModelOptions() {
+    LabSettings s;
+    QStringList rest;
+    QCOMPARE(attnlab::gui::parseCommandLine(
+                 {"--model", tinyGpt2(), "--layer", "1", "--hide-special", "--no-scale"}, s, rest),
+             QString());
+    QCOMPARE(s.model_dir, tinyGpt2());
+    QCOMPARE(s.layer, 1);
+    QVERIFY(s.hide_special);
+    QVERIFY(!s.scaled);
+    QVERIFY(rest.isEmpty());
+    LabSettings all;
+    QCOMPARE(attnlab::gui::parseCommandLine({"--model=tests", "--layer=all"}, all, rest),
+             QString());
+    QCOMPARE(all.layer, -1);
+    QVERIFY(QFileInfo(all.model_dir).isAbsolute());
+    LabSettings bad;
+    QVERIFY(attnlab::gui::parseCommandLine({"--layer", "1"}, bad, rest).contains("--model"));
+    QVERIFY(attnlab::gui::parseCommandLine({"--model", "m", "--heads", "4"}, bad, rest)
+                .contains("does not apply"));
+    QVERIFY(attnlab::gui::parseCommandLine({"--model", "m", "--mechanism", "additive"}, bad, rest)
+                .contains("additive"));
+    QVERIFY(attnlab::gui::parseCommandLine({"--model", "m", "--layer", "x"}, bad, rest)
+                .contains("--layer"));
+  }
+
   void switchingToChineseChangesTheMenus() {
     MainWindow window(testOptions());
     window.show();
@@ -377,6 +698,10 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.language(), QStringLiteral("zh_CN"));
     QCOMPARE(window.fileMenu()->title(), QStringLiteral("文件(&F)"));
     QCOMPARE(window.scalingAction()->text(), QStringLiteral("切换 1/√d_k 缩放"));
+    QCOMPARE(window.openModelAction()->text(), QStringLiteral("打开模型文件夹…"));
+    QCOMPARE(window.layerCombo()->itemText(0), QStringLiteral("全部层（模型视图）"));
+    QCOMPARE(window.hideSpecialCheck()->text(),
+             QStringLiteral("隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）"));
     window.setLanguage(QStringLiteral("en"));
     QCOMPARE(window.fileMenu()->title(), QStringLiteral("&File"));
   }
