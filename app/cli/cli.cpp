@@ -495,6 +495,9 @@ int commandCompute(const Args& a, std::ostream& out, std::ostream& err) {
 int renderModel(const Args& a, const std::string& format, std::ostream& out, std::ostream& err) {
   const std::string head_arg = a.get("--head").value_or("all");
   const std::string values = a.get("--values").value_or("weights");
+  const auto layer_arg = a.get("--layer");
+  if (head_arg != "all" && (!layer_arg || *layer_arg == "all"))
+    throw UsageError{"--head N needs one layer: add --layer L (every layer is --head all)"};
   const ModelComputed c = computeModel(a, err);
   const ModelPicture picture = modelPicture(c);
   const AttentionResult& first = picture.layers.front();
@@ -529,8 +532,6 @@ int renderModel(const Args& a, const std::string& format, std::ostream& out, std
       views::RunLabel label{modelSpec(c), false, extra};
       views::drawModelGrid(plot, picture.layers, c.run.layers, picture.labels, label);
       size = imageSize(a, views::defaultModelGridSize(n, static_cast<int>(picture.layers.size()), first.heads()));
-    } else if (picture.layers.size() > 1) {
-      throw UsageError{"--head N with --layer all: pick one layer with --layer L"};
     } else {
       views::RunLabel label{modelSpec(c), false,
                             views::viewText("layer %1").arg(c.run.layers.front()) + QStringLiteral(" · ") + extra};

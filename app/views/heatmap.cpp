@@ -181,8 +181,33 @@ QCPTextElement* addText(QCustomPlot& plot, QCPLayoutGrid* layout, int row, int c
   return element;
 }
 
-/// The title's text and font: shrunk (down to kMinTitlePoints) to fit width_px, and wrapped after
-/// the head part when it still does not fit.
+/// Joins parts with " · ", starting a new line (without the separator) whenever the next part
+/// would make the line wider than width_px. At most max_lines lines; parts that do not fit then are
+/// counted as "… +k more" at the end of the last line.
+QString wrapParts(const QStringList& parts, const QFontMetricsF& metrics, double width_px,
+                  int max_lines = 1000) {
+  const QString separator = QStringLiteral(" · ");
+  QStringList lines;
+  QString line;
+  for (int i = 0; i < parts.size(); ++i) {
+    const QString candidate = line.isEmpty() ? parts[i] : line + separator + parts[i];
+    if (line.isEmpty() || metrics.horizontalAdvance(candidate) <= width_px) {
+      line = candidate;
+      continue;
+    }
+    if (lines.size() + 1 == max_lines) {
+      lines << line + viewText(" … +%1 more").arg(parts.size() - i);
+      return lines.join(QLatin1Char('\n'));
+    }
+    lines << line;
+    line = parts[i];
+  }
+  if (!line.isEmpty()) lines << line;
+  return lines.join(QLatin1Char('\n'));
+}
+
+/// The title's text and font: shrunk (down to kMinTitlePoints) to fit width_px, then wrapped at
+/// its " · " separators onto as many lines as it needs.
 std::pair<QString, QFont> fitTitle(const QCustomPlot& plot, const QString& title,
                                    double point_size, double width_px) {
   QFont font = sizedFont(plot, point_size, true);
@@ -192,14 +217,9 @@ std::pair<QString, QFont> fitTitle(const QCustomPlot& plot, const QString& title
          QFontMetricsF(font).horizontalAdvance(title) > available) {
     font.setPointSizeF(font.pointSizeF() - 0.5);
   }
-  QString text = title;
-  if (QFontMetricsF(font).horizontalAdvance(title) > available) {
-    // "mechanism · head k" on the first line, the settings on the second.
-    const QString separator = QStringLiteral(" · ");
-    const int second = title.indexOf(separator, title.indexOf(separator) + 1);
-    if (second > 0) text = title.left(second) + QLatin1Char('\n') + title.mid(second + 3);
-  }
-  return {text, font};
+  const QFontMetricsF metrics(font);
+  if (metrics.horizontalAdvance(title) <= available) return {title, font};
+  return {wrapParts(title.split(QStringLiteral(" · ")), metrics, available), font};
 }
 
 /// Adds the title in row 0 of the plot layout (see fitTitle).
@@ -707,16 +727,16 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   panels->setColumnStretchFactor(0, 0.01);
   panels->setRowStretchFactor(0, 0.01);
 
-  // The tokens, so a thumbnail's rows and columns can be read: "0 [CLS] · 1 the · 2 cat …".
+  // The tokens, so a thumbnail's rows and columns can be read: "0 [CLS] · 1 the · 2 cat …",
+  // wrapped onto up to four lines.
   QStringList listed;
   for (int i = 0; i < tokens.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(tickLabel(tokens[i]));
-  const QFontMetricsF note_metrics(sizedFont(plot, fonts.note));
-  QString line = viewText("tokens (rows = queries, columns = keys): ") + listed.join(QStringLiteral(" · "));
+  if (!listed.isEmpty()) listed.front().prepend(viewText("tokens (rows = queries, columns = keys): "));
+  const QFont note_font = sizedFont(plot, fonts.note);
   const double width = 0.92 * titleWidth(plot, defaultModelGridSize(first_layer.nQ(), rows, h).width);
-  line = note_metrics.elidedText(line, Qt::ElideRight, width);
+  const QString line = wrapParts(listed, QFontMetricsF(note_font), width, 4);
   int row = 2;
-  QCPTextElement* list = addText(plot, layout, row++, 0, line, sizedFont(plot, fonts.note),
-                                 QColor(0x30, 0x30, 0x30));
+  QCPTextElement* list = addText(plot, layout, row++, 0, line, note_font, QColor(0x30, 0x30, 0x30));
   list->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
   if (anyMasked(first_layer)) {
     QCPTextElement* note = addText(plot, layout, row++, 0, maskedNote(first_layer.mask),

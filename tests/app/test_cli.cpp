@@ -287,6 +287,9 @@ TEST_CASE("model: a real forward pass's layers in JSON, NPY, CSV and pictures", 
     requireUsageError({"compute", "--model", kTinyGpt2, "--pair", "b"}, "sentence pairs need a BERT-family model");
     requireUsageError({"compute", "--model", kTinyGpt2, "--mechanism", "additive"}, "dot-product attention");
     requireUsageError({"compute", "--model", d + "/none"}, "does not exist");
+    requireUsageError({"compute", "--model", kTinyGpt2, "--text", " "}, "only white space");
+    requireUsageError({"render", "--model", kTinyGpt2, "--head", "0", "--out", d + "/h.npy"},
+                      "--head N needs one layer");
   }
 }
 

@@ -93,7 +93,8 @@ class PretrainedModel {
   double loadMs() const { return load_ms_; }
 
   /// Tokenizes text (and `pair`, BERT only: [CLS] a [SEP] b [SEP]) and runs the forward pass up to
-  /// the last layer to keep, on `backend`. Throws Error(kInvalidInput) for empty text, invalid
+  /// the last layer to keep, on `backend`. Throws Error(kInvalidInput) for empty or white-space-only
+  /// text or pair (the synthetic lab's rule), invalid
   /// UTF-8 or more tokens than the model's max_positions; Error(kInvalidArgument) for additive
   /// attention, a layer out of range, a pair for GPT-2, or an invalid temperature.
   ModelRun run(std::string_view text, std::optional<std::string_view> pair,

@@ -11,6 +11,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/safetensors.hpp"
+#include "attnlab/tokenizer.hpp"
 
 namespace attnlab {
 namespace {
@@ -390,7 +391,9 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
   const auto t0 = Clock::now();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    throw Error(ErrorCode::kIo, "model folder " + dir.string() + " does not exist");
+    throw Error(ErrorCode::kIo, std::filesystem::exists(dir, ec)
+                                    ? dir.string() + " is a file; --model takes the model's folder"
+                                    : "model folder " + dir.string() + " does not exist");
   }
   ModelConfig config = readModelConfig(dir / "config.json");
   const std::filesystem::path weights = dir / "model.safetensors";
@@ -432,6 +435,16 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
     throw Error(ErrorCode::kInvalidArgument,
                 "sentence pairs need a BERT-family model; " + name_ + " is " + config_.model_type);
   }
+  // The same rule as the synthetic lab: nothing but white space or control characters is no text
+  // (a model would otherwise show its special tokens alone).
+  auto requireText = [](std::string_view t, const char* what) {
+    if (tokenize(t).empty()) {
+      throw Error(ErrorCode::kInvalidInput, std::string(what) +
+                                                (t.empty() ? " is empty" : " has no tokens (only white space)"));
+    }
+  };
+  requireText(text, "the text");
+  if (pair) requireText(*pair, "the second text (--pair)");
   Encoding encoding = tokenizer_->encode(text, pair);
   ModelRun run = runIds(encoding, options, backend);
   run.encoding = std::move(encoding);
