@@ -73,9 +73,33 @@ double panelCellPixels(int n_q, int n_k) {
 /// Cell edge in pixels where the plot is a widget on screen: its own size decides, not the export
 /// size (about 0.65 of a panel goes to cells, the rest to labels and titles).
 /// Returns `image_px` for an offscreen plot (CLI, export).
+bool onScreen(const QCustomPlot& plot) {
+  return plot.isVisible() && plot.width() >= 100 && plot.height() >= 100;
+}
+
+/// Columns of a head grid: ⌈√h⌉ for images; on screen, the count that gives the largest cells in
+/// the widget's actual shape (a tall, narrow panel wants fewer columns).
+int gridColumns(const QCustomPlot& plot, int heads, int n_q, int n_k) {
+  const int square = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
+  if (!onScreen(plot) || heads <= 1) return square;
+  int best = square;
+  double best_cell = 0;
+  for (int columns = 1; columns <= heads; ++columns) {
+    const int rows = (heads + columns - 1) / columns;
+    const double cell = std::min((plot.width() - 140.0) / columns - kPanelMarginX * 0.6,
+                                 (plot.height() - 60.0) / rows - kPanelMarginY * 0.6) /
+                        std::max(n_q, n_k);
+    if (cell > best_cell * 1.05) {  // ties go to fewer columns
+      best_cell = cell;
+      best = columns;
+    }
+  }
+  return best;
+}
+
 double onScreenCellPixels(const QCustomPlot& plot, int n_q, int n_k, int heads, double image_px) {
-  if (!plot.isVisible() || plot.width() < 100 || plot.height() < 100) return image_px;
-  const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
+  if (!onScreen(plot)) return image_px;
+  const int columns = gridColumns(plot, heads, n_q, n_k);
   const int rows = (heads + columns - 1) / columns;
   const double panel = std::min((plot.width() - 140.0) / columns, (plot.height() - 60.0) / rows);
   return std::max(1.0, 0.65 * panel / std::max(n_q, n_k));
@@ -83,7 +107,7 @@ double onScreenCellPixels(const QCustomPlot& plot, int n_q, int n_k, int heads, 
 
 /// The width a title must fit: the widget's on screen, the export image's offscreen.
 double titleWidth(const QCustomPlot& plot, int image_width) {
-  return plot.isVisible() && plot.width() >= 100 ? plot.width() : image_width;
+  return onScreen(plot) ? plot.width() : image_width;
 }
 
 /// How a token reads as a tick label: elided when long, whitespace made visible.
@@ -570,7 +594,7 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
                                             panelCellPixels(result.nQ(), result.nK()));
   Fonts fonts = kGridFonts;
   fonts.tick = std::clamp(cell_px / 2.8, kGridFonts.tick, kSingleFonts.tick);  // CJK stays legible
-  const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(h))));
+  const int columns = gridColumns(plot, h, result.nQ(), result.nK());
 
   clearPlot(plot);
   QCPLayoutGrid* layout = plot.plotLayout();

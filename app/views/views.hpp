@@ -77,7 +77,8 @@ void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
                  const QStringList& query_tokens, const QStringList& key_tokens,
                  const RunLabel& label);
 
-/// Draws every head of result in one grid (columns = ⌈√h⌉) sharing one colour scale, each panel
+/// Draws every head of result in one grid (columns = ⌈√h⌉ in images; on screen the count that
+/// gives the largest cells in the widget's shape) sharing one colour scale, each panel
 /// titled "head k" (0-based); the overall title as in drawHeatmap with "h heads" for the head.
 /// Plottable k is head k's QCPColorMap (same layout as in drawHeatmap). Every panel carries token
 /// labels while they fit (up to about 24 tokens), then every k-th. Throws like drawHeatmap.
