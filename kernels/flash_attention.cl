@@ -5,9 +5,10 @@
 // output is divided by l and L = m + log(l) is saved so any tile of P can be recomputed later as
 // exp(S − L). Extra memory: O(n·d), never n².
 //
-// Build options (-D): D_K, D_V (widths per head), BK (keys per block, CPU variant), BQ and BKG
-// (queries per work-group and keys per local-memory tile, GPU variant). The loops over the BK
-// keys of a block are unrolled so their accumulators live in registers (2× on PoCL).
+// Build options (-D): D_K, D_V (widths per head); CPU variant: BK (keys per block), BKS (keys per
+// pass of the score loop), BDV (output columns per pass of the P·V loop); GPU variant: BQ and BKG
+// (queries per work-group and keys per local-memory tile). The CPU loops are register-blocked
+// (2·BKS score and 2·BDV output accumulators) and unrolled so they stay in registers.
 //
 // Shapes (row-major, h = global id 1):
 //   cpu: qt [h, D_K, nq_pad] (Q transposed, pre-scaled), k [h, n_k, D_K], v [h, n_k, D_V]
@@ -23,7 +24,13 @@
 #define D_V D_K
 #endif
 #ifndef BK
-#define BK 8
+#define BK 24
+#endif
+#ifndef BKS
+#define BKS 6
+#endif
+#ifndef BDV
+#define BDV 4
 #endif
 #ifndef BQ
 #define BQ 64
@@ -39,9 +46,40 @@ inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
   return (int2)(lo, hi);
 }
 
-// CPU variant: each work-item owns 16 queries, one per lane of a float16. Every score update is
-// one FMA broadcasting a K element; the running max and sum are vectors, so no horizontal
-// reduction per score; the accumulator lives in private memory. Use with a work-group size of 1.
+// e^x for the CPU variant's softmax arguments (x ≤ RESCALE_AT, or −∞): 2^y with y = x·log2(e)
+// split as n + f, n = round(y), f in [−½, ½]; 2^f by the Cephes exp2f polynomial (relative error
+// ≈ 2e-7), 2^n written into the exponent bits. y is clamped at −127, where 2^n is 0, so e^−∞ = 0
+// exactly; e^0 = 1 exactly. Inlined FMAs instead of the library exp, whose range checks and
+// rounding cost as much again on PoCL.
+inline float16 exp_weights(float16 x) {
+  const float16 y0 = x * M_LOG2E_F;
+  // select rather than max: max is undefined for infinite arguments in OpenCL C.
+  const float16 y = select(y0, (float16)(-127.0f), y0 < (float16)(-127.0f));
+  // Adding 1.5·2^23 rounds y to the nearest integer n, held in the low mantissa bits of t.
+  const float16 t = y + (float16)(12582912.0f);
+  const float16 f = y - (t - (float16)(12582912.0f));
+  float16 p = (float16)(1.535336188319500e-4f);
+  p = fma(p, f, (float16)(1.339887440266574e-3f));
+  p = fma(p, f, (float16)(9.618437357674640e-3f));
+  p = fma(p, f, (float16)(5.550332471162809e-2f));
+  p = fma(p, f, (float16)(2.402264791363012e-1f));
+  p = fma(p, f, (float16)(6.931472028550421e-1f));
+  p = fma(p, f, (float16)(1.0f));
+  // as_int(t) = 0x4B400000 + n; shifted left by 23, only n + 127 remains: the bits of 2^n.
+  return p * as_float16((as_int16(t) + 127) << 23);
+}
+
+// The CPU variant rescales only when a lane's block maximum exceeds its reference m by more than
+// this (in nats): weights are then at most e^RESCALE_AT, far from overflow, and since L = m + log l
+// uses the same m the result is exact up to rounding. Rescaling (64 vector multiplies) becomes rare.
+#define RESCALE_AT 8.0f
+
+// CPU variant: each work-item owns 16 queries, one per lane of a float16, and walks the keys in
+// blocks of BK: scores BKS keys at a time (2·BKS accumulators in registers; every update is one
+// FMA broadcasting a K element), then the block maximum and the weights as vectors (no horizontal
+// reduction per score), then P·V over BDV output columns at a time (2·BDV accumulators in
+// registers for the whole block, so the private accumulator is loaded and stored once per
+// block). Use with a work-group size of 1.
 __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const float* restrict k,
                             __global const float* restrict v, __global float* restrict o,
                             __global float* restrict lse, const int n_q, const int n_k,
@@ -60,72 +98,88 @@ __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const fl
   const int16 lo = (causal && window > 0) ? clamp(rows + (offset - window + 1), (int16)0, hi)
                                           : (int16)0;
   // lo and hi grow with the row, so the block's key range runs from row i0's lo to the last
-  // row's hi: key blocks above the causal diagonal are never visited.
-  const int j_begin = visible_keys(i0, n_k, causal, offset, window).x;
-  const int j_end = visible_keys(last, n_k, causal, offset, window).y;
+  // row's hi (key blocks above the causal diagonal are never visited), and keys in
+  // [last row's lo, row i0's hi) are visible to every lane.
+  const int2 first_range = visible_keys(i0, n_k, causal, offset, window);
+  const int2 last_range = visible_keys(last, n_k, causal, offset, window);
+  const int j_begin = first_range.x, j_end = last_range.y;
 
   float16 q[D_K];
   for (int c = 0; c < D_K; ++c) q[c] = vload16(0, qt + (size_t)c * nq_pad);
   float16 acc[D_V];
   for (int c = 0; c < D_V; ++c) acc[c] = (float16)(0.0f);
-  float16 m = (float16)(-INFINITY);
+  float16 m = (float16)(-INFINITY);  // reference maximum per lane (see RESCALE_AT)
   float16 l = (float16)(0.0f);
 
   for (int jb = j_begin; jb < j_end; jb += BK) {
     const int count = min(BK, j_end - jb);
-    // Scores of BK keys for the 16 queries: BK accumulators stay in registers while each q[c] is
-    // loaded once; every update is one FMA broadcasting a K element.
     float16 s[BK];
+    int t0 = 0;
+    for (; t0 + BKS <= count; t0 += BKS) {
+      float16 r[BKS];
 #pragma unroll
-    for (int t = 0; t < BK; ++t) s[t] = (float16)(0.0f);
-    if (count == BK) {
+      for (int t = 0; t < BKS; ++t) r[t] = (float16)(0.0f);
+      __global const float* kb = k + (size_t)(jb + t0) * D_K;
       for (int c = 0; c < D_K; ++c) {
         const float16 qc = q[c];
 #pragma unroll
-        for (int t = 0; t < BK; ++t) s[t] = fma(qc, (float16)(k[(size_t)(jb + t) * D_K + c]), s[t]);
+        for (int t = 0; t < BKS; ++t) r[t] = fma(qc, (float16)(kb[t * D_K + c]), r[t]);
       }
-    } else {
-      for (int c = 0; c < D_K; ++c) {
-        const float16 qc = q[c];
-        for (int t = 0; t < count; ++t)
-          s[t] = fma(qc, (float16)(k[(size_t)(jb + t) * D_K + c]), s[t]);
-      }
-    }
-    float16 block_max = (float16)(-INFINITY);
 #pragma unroll
-    for (int t = 0; t < BK; ++t) {
-      const int j = jb + t;
-      const int16 visible = ((int16)(j) >= lo) & ((int16)(j) < hi) & (int16)(t < count ? -1 : 0);
-      s[t] = select((float16)(-INFINITY), s[t], visible);
-      block_max = fmax(block_max, s[t]);
+      for (int t = 0; t < BKS; ++t) s[t0 + t] = r[t];
     }
-    const float16 m_new = fmax(m, block_max);
+    for (; t0 < count; ++t0) {  // the last keys of the range, one at a time
+      __global const float* kb = k + (size_t)(jb + t0) * D_K;
+      float16 r = (float16)(0.0f);
+      for (int c = 0; c < D_K; ++c) r = fma(q[c], (float16)(kb[c]), r);
+      s[t0] = r;
+    }
+    if (count < BK || jb < last_range.x || jb + BK > first_range.y) {
+      for (int t = 0; t < BK; ++t) {
+        const int j = jb + t;
+        const int16 visible = ((int16)(j) >= lo) & ((int16)(j) < hi) & (int16)(t < count ? -1 : 0);
+        s[t] = select((float16)(-INFINITY), s[t], visible);
+      }
+    }
+    float16 block_max = s[0];  // select rather than fmax (slower) or max (undefined for −inf)
+#pragma unroll
+    for (int t = 1; t < BK; ++t) block_max = select(block_max, s[t], s[t] > block_max);
+    const int16 raise = block_max > m + (float16)(RESCALE_AT);  // false while both are −inf
+    if (any(raise)) {
+      const float16 m_new = select(m, block_max, raise);
+      // 0 where m was −inf (acc and l are 0 there); lanes that keep m (perhaps −inf) keep 1.
+      const float16 correction = select((float16)(1.0f), exp_weights(m - m_new), raise);
+      l *= correction;
+      for (int c = 0; c < D_V; ++c) acc[c] *= correction;
+      m = m_new;
+    }
     // A lane that has seen no visible key keeps m = −inf; subtract 0 there instead, so that
-    // −inf − (−inf) is never formed (exp(−inf − 0) = 0 leaves l and acc at 0).
-    const float16 m_ref = select(m_new, (float16)(0.0f), isinf(m_new));
-    const float16 correction = exp(m - m_ref);
-    l *= correction;
-#pragma unroll
+    // −inf − (−inf) is never formed (e^(−inf − 0) = 0 leaves l and acc at 0).
+    const float16 m_ref = select(m, (float16)(0.0f), isinf(m));
+#pragma unroll 4
     for (int t = 0; t < BK; ++t) {
-      s[t] = exp(s[t] - m_ref);  // now the unnormalised weights p
+      s[t] = exp_weights(s[t] - m_ref);  // now the unnormalised weights p
       l += s[t];
     }
-    // Rescale and accumulate: each acc[c] is loaded and stored once per block of BK keys.
-    if (count == BK) {
-      for (int c = 0; c < D_V; ++c) {
-        float16 a = acc[c] * correction;
+    for (int c0 = 0; c0 + BDV <= D_V; c0 += BDV) {
+      float16 a[BDV];
 #pragma unroll
-        for (int t = 0; t < BK; ++t) a = fma(s[t], (float16)(v[(size_t)(jb + t) * D_V + c]), a);
-        acc[c] = a;
+      for (int u = 0; u < BDV; ++u) a[u] = acc[c0 + u];
+      __global const float* vb = v + (size_t)jb * D_V + c0;
+#pragma unroll 4
+      for (int t = 0; t < count; ++t) {
+        const float16 p = s[t];
+#pragma unroll
+        for (int u = 0; u < BDV; ++u) a[u] = fma(p, (float16)(vb[t * D_V + u]), a[u]);
       }
-    } else {
-      for (int c = 0; c < D_V; ++c) {
-        float16 a = acc[c] * correction;
-        for (int t = 0; t < count; ++t) a = fma(s[t], (float16)(v[(size_t)(jb + t) * D_V + c]), a);
-        acc[c] = a;
-      }
+#pragma unroll
+      for (int u = 0; u < BDV; ++u) acc[c0 + u] = a[u];
     }
-    m = m_new;
+    for (int c = D_V / BDV * BDV; c < D_V; ++c) {  // columns left over when BDV ∤ D_V
+      float16 a = acc[c];
+      for (int t = 0; t < count; ++t) a = fma(s[t], (float16)(v[(size_t)(jb + t) * D_V + c]), a);
+      acc[c] = a;
+    }
   }
 
   const int16 empty = (l == (float16)(0.0f));

@@ -28,6 +28,28 @@ inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
   return (int2)(lo, hi);
 }
 
+// e^x by 2^y, y = x·log2(e) = n + f (n = round(y), f in [−½, ½]): 2^f by the Cephes exp2f
+// polynomial (relative error ≈ 2e-7), 2^n written into the exponent bits; y is clamped at −127,
+// where 2^n is 0. For x ≤ 88 (here x = S − L ≤ 0; a row with no visible key gives +∞ → NaN, which
+// the caller's select discards); e^0 = 1 exactly. Cheaper than the library exp on PoCL.
+inline float16 exp_weights(float16 x) {
+  const float16 y0 = x * M_LOG2E_F;
+  // select rather than max: max is undefined for infinite arguments in OpenCL C.
+  const float16 y = select(y0, (float16)(-127.0f), y0 < (float16)(-127.0f));
+  // Adding 1.5·2^23 rounds y to the nearest integer n, held in the low mantissa bits of t.
+  const float16 t = y + (float16)(12582912.0f);
+  const float16 f = y - (t - (float16)(12582912.0f));
+  float16 p = (float16)(1.535336188319500e-4f);
+  p = fma(p, f, (float16)(1.339887440266574e-3f));
+  p = fma(p, f, (float16)(9.618437357674640e-3f));
+  p = fma(p, f, (float16)(5.550332471162809e-2f));
+  p = fma(p, f, (float16)(2.402264791363012e-1f));
+  p = fma(p, f, (float16)(6.931472028550421e-1f));
+  p = fma(p, f, (float16)(1.0f));
+  // as_int(t) = 0x4B400000 + n; shifted left by 23, only n + 127 remains: the bits of 2^n.
+  return p * as_float16((as_int16(t) + 127) << 23);
+}
+
 #define IOTA16 ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 
 // Scores of ROWS query rows (q, row-major) against keys jb … jb + 15 of K transposed (kt, rows
@@ -119,7 +141,7 @@ __kernel void write_probs_cpu(__global const float* restrict q, __global const f
     for (int r = 0; r < rows; ++r) {
       const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y)) &
                             (int16)(row_lse[r] > -INFINITY ? -1 : 0);
-      const float16 p = select((float16)(0.0f), exp(s[r] - row_lse[r]), visible);
+      const float16 p = select((float16)(0.0f), exp_weights(s[r] - row_lse[r]), visible);
       const size_t base = ((size_t)head * n_q + r0 + r) * n_k + jb;
       if (full) {
         vstore16(s[r], 0, s_out + base);
