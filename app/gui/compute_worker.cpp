@@ -215,7 +215,6 @@ bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings
   if (generation < latest_->load()) return false;
   const ModelConfig& config = pretrained_->config();
   result.model = pretrained_info_;
-  if (settings.text.trimmed().isEmpty()) throw Error(ErrorCode::kInvalidInput, "the text is empty");
   if (settings.layer >= config.layers) {
     throw Error(ErrorCode::kInvalidArgument,
                 "layer " + std::to_string(settings.layer) + " does not exist: " +
