@@ -296,13 +296,8 @@ struct ModelPicture {
 ModelPicture modelPicture(const ModelComputed& c) {
   ModelPicture p;
   const Encoding& e = c.run.encoding;
-  std::vector<bool> keep(e.ids.size(), true);
-  if (c.settings.hide_special) {
-    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = !e.special[i];
-    if (std::none_of(keep.begin(), keep.end(), [](bool k) { return k; }))
-      throw UsageError{"--hide-special would hide every token"};
-    p.filtered = std::find(keep.begin(), keep.end(), false) != keep.end();
-  }
+  const std::vector<bool> keep = views::specialTokenFilter(e, c.settings.hide_special);
+  p.filtered = std::find(keep.begin(), keep.end(), false) != keep.end();
   for (std::size_t i = 0; i < keep.size(); ++i)
     if (keep[i]) p.labels << QString::fromStdString(e.labels[i]);
   for (const AttentionResult& r : c.run.attention)

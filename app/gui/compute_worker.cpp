@@ -215,11 +215,6 @@ bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings
   if (generation < latest_->load()) return false;
   const ModelConfig& config = pretrained_->config();
   result.model = pretrained_info_;
-  if (settings.layer >= config.layers) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "layer " + std::to_string(settings.layer) + " does not exist: " +
-                    pretrained_->name() + " has layers 0–" + std::to_string(config.layers - 1));
-  }
   // A second sentence only where the model takes pairs (BERT); GPT-2's field is disabled.
   std::optional<std::string> pair;
   if (config.architecture == Architecture::kBert && !settings.pair.trimmed().isEmpty()) {
@@ -239,15 +234,8 @@ bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings
   const Encoding& encoding = last_run_->encoding;
 
   // The display filter: special tokens out of rows and columns, weights as computed.
-  std::vector<bool> keep(encoding.ids.size(), true);
-  if (settings.hide_special) {
-    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = !encoding.special[i];
-    if (std::none_of(keep.begin(), keep.end(), [](bool k) { return k; })) {
-      throw Error(ErrorCode::kInvalidInput,
-                  "every token is a special token: hiding them would leave nothing to show");
-    }
-    result.special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
-  }
+  const std::vector<bool> keep = views::specialTokenFilter(encoding, settings.hide_special);
+  result.special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
   if (result.special_hidden) {
     for (const AttentionResult& a : last_run_->attention) {
       result.filtered.push_back(views::keepTokens(a, keep));

@@ -774,6 +774,17 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   plot.setProperty(kLayoutProperty, QString());
 }
 
+std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide) {
+  std::vector<bool> keep(encoding.ids.size(), true);
+  if (!hide) return keep;
+  for (std::size_t i = 0; i < keep.size() && i < encoding.special.size(); ++i) keep[i] = !encoding.special[i];
+  if (std::find(keep.begin(), keep.end(), true) == keep.end()) {
+    throw Error(ErrorCode::kInvalidInput,
+                "every token is a special token: hiding them would leave nothing to show");
+  }
+  return keep;
+}
+
 AttentionResult keepTokens(const AttentionResult& result, const std::vector<bool>& keep) {
   if (result.nQ() != result.nK() || keep.size() != static_cast<std::size_t>(result.nQ())) {
     throw Error(ErrorCode::kInvalidArgument,

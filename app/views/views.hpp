@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/model_tokenizer.hpp"
 #include "attnlab/saturation.hpp"
 #include "attnlab/spec.hpp"
 
@@ -103,6 +104,11 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
 /// rows may sum to less than 1 — callers say so on screen. keep must have n_q == n_k entries.
 /// Throws Error(kInvalidArgument) for a non-square result, a wrong-sized keep or keeping nothing.
 AttentionResult keepTokens(const AttentionResult& result, const std::vector<bool>& keep);
+
+/// The keep flags of the "hide special tokens" filter for a model's encoding: false for each
+/// special token ([CLS], [SEP], <|endoftext|> …), true otherwise; all true when `hide` is false.
+/// Throws Error(kInvalidInput) when hiding would leave no token.
+std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide);
 
 /// Draws the saturation plot: x = d_k on a log2 axis (ticks 1 2 4 … 1024), y = mean max weight
 /// (blue) and mean normalised entropy (orange) in [0, 1], scaled (solid) and unscaled (dashed)
