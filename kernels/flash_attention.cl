@@ -80,11 +80,18 @@ inline float16 exp_weights(float16 x) {
 // reduction per score), then P·V over BDV output columns at a time (2·BDV accumulators in
 // registers for the whole block, so the private accumulator is loaded and stored once per
 // block). Use with a work-group size of 1.
-__kernel void flash_fwd_cpu(__global const float* restrict qt, __global const float* restrict k,
-                            __global const float* restrict v, __global float* restrict o,
-                            __global float* restrict lse, const int n_q, const int n_k,
-                            const int nq_pad, const int causal, const int offset,
-                            const int window) {
+//
+// With `materialize` (flash_probs_cpu) the same pass also gives the heatmaps' S and P, so no score
+// is computed twice: the key loop covers every key (blocks the mask hides get their scores and
+// nothing else), each block of S is stored as it is computed (before the mask), and once the
+// rows' L is known P = exp(S − L) is written from the S rows this work-item has just stored
+// (still in its cache). s_out, p_out [h, n_q, n_k].
+inline void flash_rows_cpu(__global const float* restrict qt, __global const float* restrict k,
+                           __global const float* restrict v, __global float* restrict o,
+                           __global float* restrict lse, const int n_q, const int n_k,
+                           const int nq_pad, const int causal, const int offset, const int window,
+                           __global float* restrict s_out, __global float* restrict p_out,
+                           const int materialize) {
   const int i0 = (int)get_global_id(0) * 16;
   const int head = (int)get_global_id(1);
   if (i0 >= n_q) return;
@@ -111,8 +118,10 @@ __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const fl
   float16 m = (float16)(-INFINITY);  // reference maximum per lane (see RESCALE_AT)
   float16 l = (float16)(0.0f);
 
-  for (int jb = j_begin; jb < j_end; jb += BK) {
-    const int count = min(BK, j_end - jb);
+  const int lanes = last - i0 + 1;
+  const int loop_begin = materialize ? 0 : j_begin, loop_end = materialize ? n_k : j_end;
+  for (int jb = loop_begin; jb < loop_end; jb += BK) {
+    const int count = min(BK, loop_end - jb);
     float16 s[BK];
     int t0 = 0;
     for (; t0 + BKS <= count; t0 += BKS) {
@@ -133,6 +142,16 @@ __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const fl
       float16 r = (float16)(0.0f);
       for (int c = 0; c < D_K; ++c) r = fma(q[c], (float16)(kb[c]), r);
       s[t0] = r;
+    }
+    if (materialize) {
+      // Lanes hold rows: through a private block, so that each S row is written contiguously.
+      float block[16 * BK];
+      for (int t = 0; t < count; ++t) vstore16(s[t], t, block);
+      for (int r = 0; r < lanes; ++r) {
+        __global float* row = s_out + ((size_t)head * n_q + i0 + r) * n_k + jb;
+        for (int t = 0; t < count; ++t) row[t] = block[t * 16 + r];
+      }
+      if (jb + count <= j_begin || jb >= j_end) continue;  // no lane sees these keys
     }
     if (count < BK || jb < last_range.x || jb + BK > first_range.y) {
       for (int t = 0; t < BK; ++t) {
@@ -186,13 +205,56 @@ __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const fl
   const float16 inv = select((float16)(1.0f) / l, (float16)(0.0f), empty);
   const float16 row_lse = select(m + log(l), (float16)(-INFINITY), empty);
   float tmp[16];
-  const int lanes = last - i0 + 1;
   for (int c = 0; c < D_V; ++c) {
     vstore16(acc[c] * inv, 0, tmp);
     for (int r = 0; r < lanes; ++r) o[((size_t)head * n_q + i0 + r) * D_V + c] = tmp[r];
   }
   vstore16(row_lse, 0, tmp);
   for (int r = 0; r < lanes; ++r) lse[(size_t)head * n_q + i0 + r] = tmp[r];
+  if (!materialize) return;
+
+  const int16 iota = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int r = 0; r < lanes; ++r) {
+    const float row_l = tmp[r];
+    const int2 range = visible_keys(i0 + r, n_k, causal, offset, window);
+    const size_t base = ((size_t)head * n_q + i0 + r) * n_k;
+    // Keys 16 at a time; the last partial group through a private copy.
+    for (int j = 0; j < n_k; j += 16) {
+      const int16 cols = (int16)(j) + iota;
+      const int16 visible = (cols >= (int16)(range.x)) & (cols < (int16)(range.y)) &
+                            (int16)(row_l > -INFINITY ? -1 : 0);
+      if (j + 16 <= n_k) {
+        const float16 sv = vload16(0, s_out + base + j);
+        vstore16(select((float16)(0.0f), exp_weights(sv - row_l), visible), 0, p_out + base + j);
+      } else {
+        float part[16];
+        for (int t = 0; t < 16; ++t) part[t] = j + t < n_k ? s_out[base + j + t] : 0.0f;
+        vstore16(select((float16)(0.0f), exp_weights(vload16(0, part) - row_l), visible), 0,
+                 part);
+        for (int t = 0; j + t < n_k; ++t) p_out[base + j + t] = part[t];
+      }
+    }
+  }
+}
+
+// The fused output and L only. Global size (nq_pad / 16, h), work-group size 1.
+__kernel void flash_fwd_cpu(__global const float* restrict qt, __global const float* restrict k,
+                            __global const float* restrict v, __global float* restrict o,
+                            __global float* restrict lse, const int n_q, const int n_k,
+                            const int nq_pad, const int causal, const int offset,
+                            const int window) {
+  flash_rows_cpu(qt, k, v, o, lse, n_q, n_k, nq_pad, causal, offset, window, 0, 0, 0);
+}
+
+// The fused output and L, plus the scores S and weights P (the materialised path on CPU devices).
+// Global size (nq_pad / 16, h), work-group size 1.
+__kernel void flash_probs_cpu(__global const float* restrict qt, __global const float* restrict k,
+                              __global const float* restrict v, __global float* restrict o,
+                              __global float* restrict lse, __global float* restrict s_out,
+                              __global float* restrict p_out, const int n_q, const int n_k,
+                              const int nq_pad, const int causal, const int offset,
+                              const int window) {
+  flash_rows_cpu(qt, k, v, o, lse, n_q, n_k, nq_pad, causal, offset, window, s_out, p_out, 1);
 }
 
 // GPU variant: a work-group of BQ work-items, one query each, streams K and V through local

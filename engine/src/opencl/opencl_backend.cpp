@@ -28,12 +28,12 @@ AttentionResult computeOnDevice(Runtime& rt, const AttentionInputs& in, const At
   } else {
     Tensor3 q_scaled = in.q;
     for (float& x : q_scaled.data) x *= static_cast<float>(r.scale);
-    // The fused kernel gives the outputs and L = m + log l; pass 2 then writes S and P from L.
-    Fused f = rt.fused(q_scaled, in.k, in.v, mask);
-    Materialized m = rt.materialize(q_scaled, in.k, mask, &f.lse);
-    r.scores = std::move(m.scores);
-    r.weights = std::move(m.weights);
-    r.head_outputs = std::move(f.output);
+    // The outputs, L = m + log l, S and P (one kernel on CPU devices, fused + pass 2 on GPUs).
+    Attended a;
+    rt.attendInto(q_scaled, in.k, in.v, mask, a);
+    r.scores = std::move(a.scores);
+    r.weights = std::move(a.weights);
+    r.head_outputs = std::move(a.output);
   }
   fillRowStats(r);
   return r;

@@ -55,6 +55,21 @@ std::vector<float> transposeHeads(const Tensor3& t, std::size_t rows_pad, float 
   return out;
 }
 
+// [h, rows, cols] → [h, rows, cols_pad], zero-padded columns.
+std::vector<float> padColumns(const Tensor3& t, std::size_t cols_pad) {
+  std::vector<float> out(static_cast<std::size_t>(t.h) * t.rows * cols_pad, 0.0f);
+  for (int k = 0; k < t.h; ++k)
+    for (int i = 0; i < t.rows; ++i)
+      std::copy_n(t.data.begin() + (static_cast<std::ptrdiff_t>(k) * t.rows + i) * t.cols,
+                  t.cols, out.begin() + (static_cast<std::ptrdiff_t>(k) * t.rows + i) * cols_pad);
+  return out;
+}
+
+// Gives t the shape [a, b, c], keeping its memory when it already has that shape.
+void reshape(Tensor3& t, int a, int b, int c) {
+  if (t.h != a || t.rows != b || t.cols != c) t = Tensor3(a, b, c);
+}
+
 }  // namespace
 
 std::pair<int, int> visibleRange(const MaskParams& m, int i, int n_k) {
@@ -180,9 +195,29 @@ cl::Buffer Runtime::scratch(std::size_t floats) {
   return cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(1, floats) * sizeof(float));
 }
 
-void Runtime::download(const cl::Buffer& buffer, std::vector<float>& data) {
-  if (!data.empty())
-    queue_.enqueueReadBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(float), data.data());
+void Runtime::downloadAll(
+    std::initializer_list<std::pair<const cl::Buffer*, std::vector<float>*>> pairs) {
+  for (const auto& [buffer, host] : pairs)
+    if (!host->empty())
+      queue_.enqueueReadBuffer(*buffer, CL_FALSE, 0, host->size() * sizeof(float), host->data());
+  queue_.finish();
+}
+
+cl::Buffer Runtime::hostResult(std::vector<float>& host) {
+  return cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                    std::max<std::size_t>(1, host.size()) * sizeof(float), host.data());
+}
+
+void Runtime::syncHost(std::initializer_list<cl::Buffer*> buffers) {
+  // Mapping makes what the kernels wrote visible at the host pointer (no copy on PoCL). The maps
+  // are queued without blocking and waited for once: each blocking call costs a round trip.
+  std::vector<void*> mapped;
+  for (cl::Buffer* b : buffers)
+    mapped.push_back(queue_.enqueueMapBuffer(*b, CL_FALSE, CL_MAP_READ, 0,
+                                             b->getInfo<CL_MEM_SIZE>()));
+  for (std::size_t i = 0; i < mapped.size(); ++i)
+    queue_.enqueueUnmapMemObject(*buffers.begin()[i], mapped[i]);
+  queue_.finish();
 }
 
 Materialized Runtime::materialize(const Tensor3& q, const Tensor3& k, const MaskParams& mask,
@@ -197,9 +232,6 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols;
   cl::Program& prog = program("materialized_attention.cl", d_k, d_k);
-  auto reshape = [](Tensor3& t, int a, int b, int c) {
-    if (t.h != a || t.rows != b || t.cols != c) t = Tensor3(a, b, c);
-  };
   reshape(out.scores, h, n_q, n_k);
   reshape(out.weights, h, n_q, n_k);
   out.lse.resize(static_cast<std::size_t>(h) * n_q);
@@ -207,16 +239,12 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
     throw Error(ErrorCode::kInvalidArgument, "known_lse must hold h·n_q values");
   checked([&] {
     const cl::Buffer qb = upload(q.data);
-    cl::Buffer lse = known_lse ? upload(*known_lse) : scratch(out.lse.size());
-    // The n² results: written in place in host memory on CPU devices, copied back on GPUs.
+    // The results: written in place in host memory on CPU devices, copied back on GPUs.
     const bool in_place = variant_ == Variant::kCpu;
-    auto result_buffer = [&](std::vector<float>& host) {
-      return in_place ? cl::Buffer(context_, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR,
-                                   std::max<std::size_t>(1, host.size()) * sizeof(float),
-                                   host.data())
-                      : scratch(host.size());
-    };
-    cl::Buffer s = result_buffer(out.scores.data), p = result_buffer(out.weights.data);
+    cl::Buffer lse = known_lse ? upload(*known_lse)
+                               : (in_place ? hostResult(out.lse) : scratch(out.lse.size()));
+    cl::Buffer s = in_place ? hostResult(out.scores.data) : scratch(out.scores.data.size());
+    cl::Buffer p = in_place ? hostResult(out.weights.data) : scratch(out.weights.data.size());
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
     if (variant_ == Variant::kCpu) {
       // Rows of K transposed are an odd number of 64-byte lines apart, so the D_K rows a score
@@ -262,21 +290,11 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
     }
     if (known_lse) {
       out.lse = *known_lse;
+      if (in_place) syncHost({&s, &p});
+      else downloadAll({{&s, &out.scores.data}, {&p, &out.weights.data}});
     } else {
-      download(lse, out.lse);
-    }
-    if (in_place) {
-      // Mapping synchronises the host pointer with what the kernels wrote (no copy on PoCL).
-      for (cl::Buffer* b : {&s, &p}) {
-        void* mapped = queue_.enqueueMapBuffer(*b, CL_TRUE, CL_MAP_READ, 0,
-                                               std::max<std::size_t>(1, out.scores.data.size()) *
-                                                   sizeof(float));
-        queue_.enqueueUnmapMemObject(*b, mapped);
-      }
-      queue_.finish();
-    } else {
-      download(s, out.scores.data);
-      download(p, out.weights.data);
+      if (in_place) syncHost({&s, &p, &lse});
+      else downloadAll({{&s, &out.scores.data}, {&p, &out.weights.data}, {&lse, &out.lse}});
     }
     return 0;
   });
@@ -290,9 +308,9 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
   return checked([&] {
     Fused out{Tensor3(h, n_q, d_v), std::vector<float>(static_cast<std::size_t>(h) * n_q)};
     const cl::Buffer kb = upload(k.data), vb = upload(v.data);
-    cl::Buffer ob = scratch(out.output.data.size()), lse = scratch(out.lse.size());
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
     if (variant_ == Variant::kCpu) {
+      cl::Buffer ob = hostResult(out.output.data), lse = hostResult(out.lse);
       const std::size_t nq_pad = roundUp(n_q, 16);
       const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
       cl::Kernel kernel(prog, "flash_fwd_cpu");
@@ -302,7 +320,9 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
       kernel.setArg(9, offset), kernel.setArg(10, window);
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
                                   cl::NDRange(1, 1));
+      syncHost({&ob, &lse});
     } else {
+      cl::Buffer ob = scratch(out.output.data.size()), lse = scratch(out.lse.size());
       const cl::Buffer qb = upload(q.data);
       cl::Kernel kernel(prog, "flash_fwd_gpu");
       kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, ob);
@@ -311,10 +331,43 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange,
                                   cl::NDRange(roundUp(n_q, kGpuQueries), h),
                                   cl::NDRange(kGpuQueries, 1));
+      downloadAll({{&ob, &out.output.data}, {&lse, &out.lse}});
     }
-    download(ob, out.output.data);
-    download(lse, out.lse);
     return out;
+  });
+}
+
+void Runtime::attendInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
+                         const MaskParams& mask, Attended& out) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (variant_ != Variant::kCpu) {
+    Fused f = fused(q, k, v, mask);
+    materializeInto(q, k, mask, &f.lse, out);
+    out.output = std::move(f.output);
+    return;
+  }
+  const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_v = v.cols;
+  cl::Program& prog = program("flash_attention.cl", d_k, d_v);
+  reshape(out.scores, h, n_q, n_k);
+  reshape(out.weights, h, n_q, n_k);
+  reshape(out.output, h, n_q, d_v);
+  out.lse.resize(static_cast<std::size_t>(h) * n_q);
+  checked([&] {
+    const std::size_t nq_pad = roundUp(n_q, 16);
+    const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
+    const cl::Buffer kb = upload(k.data), vb = upload(v.data);
+    cl::Buffer ob = hostResult(out.output.data), lse = hostResult(out.lse);
+    cl::Buffer s = hostResult(out.scores.data), p = hostResult(out.weights.data);
+    cl::Kernel kernel(prog, "flash_probs_cpu");
+    kernel.setArg(0, qt), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, ob);
+    kernel.setArg(4, lse), kernel.setArg(5, s), kernel.setArg(6, p), kernel.setArg(7, n_q);
+    kernel.setArg(8, n_k), kernel.setArg(9, static_cast<cl_int>(nq_pad));
+    kernel.setArg(10, static_cast<cl_int>(mask.causal)), kernel.setArg(11, mask.offset);
+    kernel.setArg(12, mask.window);
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
+                                cl::NDRange(1, 1));
+    syncHost({&ob, &lse, &s, &p});
+    return 0;
   });
 }
 
@@ -335,25 +388,7 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const std::vector<float
     kernel.setArg(8, static_cast<cl_int>(mask.causal)), kernel.setArg(9, mask.offset);
     kernel.setArg(10, mask.window);
     queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_k, nb_q, h));
-    download(mean, out.mean.data);
-    download(max, out.max.data);
-    return out;
-  });
-}
-
-Tensor3 Runtime::weightsTimesValues(const Tensor3& p, const Tensor3& v) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  const int h = p.h, n_q = p.rows, n_k = p.cols, d_v = v.cols;
-  cl::Program& prog = program("additive_attention.cl", v.cols, v.cols);
-  return checked([&] {
-    Tensor3 out(h, n_q, d_v);
-    const cl::Buffer pb = upload(p.data), vb = upload(v.data);
-    cl::Buffer ob = scratch(out.data.size());
-    cl::Kernel kernel(prog, "weights_times_values");
-    kernel.setArg(0, pb), kernel.setArg(1, vb), kernel.setArg(2, ob), kernel.setArg(3, n_q);
-    kernel.setArg(4, n_k), kernel.setArg(5, d_v);
-    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(d_v, n_q, h));
-    download(ob, out.data);
+    downloadAll({{&mean, &out.mean.data}, {&max, &out.max.data}});
     return out;
   });
 }
@@ -362,40 +397,86 @@ Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3
                                const Tensor3& u_a, const Tensor3& v_a, double scale,
                                const MaskParams& mask, const Tensor3& v, Tensor3* output) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_a = w_a.cols;
+  const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_a = w_a.cols, d_v = v.cols;
   cl::Program& prog = program("additive_attention.cl", d_k, d_k);
-  Materialized out = checked([&] {
-    Materialized m{Tensor3(h, n_q, n_k), Tensor3(h, n_q, n_k),
-                   std::vector<float>(static_cast<std::size_t>(h) * n_q)};
+  const bool cpu = variant_ == Variant::kCpu;
+  Materialized m{Tensor3(h, n_q, n_k), Tensor3(h, n_q, n_k),
+                 std::vector<float>(static_cast<std::size_t>(h) * n_q)};
+  if (output) reshape(*output, h, n_q, d_v);
+  checked([&] {
     const cl::Buffer qb = upload(q.data), kb = upload(k.data), wb = upload(w_a.data),
                      ub = upload(u_a.data), vab = upload(v_a.data);
+    // The results: written in place in host memory on CPU devices, copied back on GPUs.
+    auto result = [&](std::vector<float>& host) {
+      return cpu ? hostResult(host) : scratch(host.size());
+    };
+    cl::Buffer s = result(m.scores.data), p = result(m.weights.data), lse = result(m.lse);
     cl::Buffer a = scratch(static_cast<std::size_t>(h) * n_q * d_a);
-    cl::Buffer bk = scratch(static_cast<std::size_t>(h) * n_k * d_a);
-    cl::Kernel project(prog, "project_rows");
+    cl::Kernel project(prog, "project_rows");  // A = Q W_a
     project.setArg(0, qb), project.setArg(1, wb), project.setArg(2, a), project.setArg(3, n_q);
     project.setArg(4, d_k), project.setArg(5, d_a);
     queue_.enqueueNDRangeKernel(project, cl::NullRange, cl::NDRange(d_a, n_q, h));
-    project.setArg(0, kb), project.setArg(1, ub), project.setArg(2, bk), project.setArg(3, n_k);
-    queue_.enqueueNDRangeKernel(project, cl::NullRange, cl::NDRange(d_a, n_k, h));
-    cl::Buffer s = scratch(m.scores.data.size()), p = scratch(m.weights.data.size());
-    cl::Buffer lse = scratch(m.lse.size());
-    cl::Kernel scores(prog, "additive_scores");
-    scores.setArg(0, a), scores.setArg(1, bk), scores.setArg(2, vab), scores.setArg(3, s);
-    scores.setArg(4, n_q), scores.setArg(5, n_k), scores.setArg(6, d_a);
-    scores.setArg(7, static_cast<cl_float>(scale));
-    queue_.enqueueNDRangeKernel(scores, cl::NullRange, cl::NDRange(n_k, n_q, h));
-    cl::Kernel softmax(prog, "softmax_rows");
+    if (cpu) {
+      // Bᵀ = (K U_a)ᵀ with key rows padded to 16, so 16 keys are one vector load.
+      const std::size_t nk_pad = roundUp(n_k, 16);
+      const std::size_t bkt_size = static_cast<std::size_t>(h) * d_a * nk_pad;
+      cl::Buffer bkt = scratch(bkt_size);
+      queue_.enqueueFillBuffer(bkt, 0.0f, 0, bkt_size * sizeof(float));
+      cl::Kernel project_t(prog, "project_rows_transposed");
+      project_t.setArg(0, kb), project_t.setArg(1, ub), project_t.setArg(2, bkt);
+      project_t.setArg(3, n_k), project_t.setArg(4, d_k), project_t.setArg(5, d_a);
+      project_t.setArg(6, static_cast<cl_int>(nk_pad));
+      queue_.enqueueNDRangeKernel(project_t, cl::NullRange, cl::NDRange(d_a, n_k, h));
+      cl::Kernel scores(prog, "additive_scores_cpu");
+      scores.setArg(0, a), scores.setArg(1, bkt), scores.setArg(2, vab), scores.setArg(3, s);
+      scores.setArg(4, n_q), scores.setArg(5, n_k), scores.setArg(6, static_cast<cl_int>(nk_pad));
+      scores.setArg(7, d_a), scores.setArg(8, static_cast<cl_float>(scale));
+      queue_.enqueueNDRangeKernel(scores, cl::NullRange, cl::NDRange(n_q, h), cl::NDRange(1, 1));
+    } else {
+      cl::Buffer bk = scratch(static_cast<std::size_t>(h) * n_k * d_a);  // B = K U_a
+      project.setArg(0, kb), project.setArg(1, ub), project.setArg(2, bk), project.setArg(3, n_k);
+      queue_.enqueueNDRangeKernel(project, cl::NullRange, cl::NDRange(d_a, n_k, h));
+      cl::Kernel scores(prog, "additive_scores");
+      scores.setArg(0, a), scores.setArg(1, bk), scores.setArg(2, vab), scores.setArg(3, s);
+      scores.setArg(4, n_q), scores.setArg(5, n_k), scores.setArg(6, d_a);
+      scores.setArg(7, static_cast<cl_float>(scale));
+      queue_.enqueueNDRangeKernel(scores, cl::NullRange, cl::NDRange(n_k, n_q, h));
+    }
+    cl::Kernel softmax(prog, cpu ? "softmax_rows_cpu" : "softmax_rows");
     softmax.setArg(0, s), softmax.setArg(1, p), softmax.setArg(2, lse), softmax.setArg(3, n_q);
     softmax.setArg(4, n_k), softmax.setArg(5, static_cast<cl_int>(mask.causal));
     softmax.setArg(6, mask.offset), softmax.setArg(7, mask.window);
-    queue_.enqueueNDRangeKernel(softmax, cl::NullRange, cl::NDRange(n_q, h));
-    download(s, m.scores.data);
-    download(p, m.weights.data);
-    download(lse, m.lse);
-    return m;
+    queue_.enqueueNDRangeKernel(softmax, cl::NullRange, cl::NDRange(n_q, h),
+                                cpu ? cl::NDRange(1, 1) : cl::NullRange);
+    if (!output) {
+      if (cpu) syncHost({&s, &p, &lse});
+      else downloadAll({{&s, &m.scores.data}, {&p, &m.weights.data}, {&lse, &m.lse}});
+      return 0;
+    }
+    // O = P V from P still on the device.
+    cl::Buffer o = result(output->data);
+    if (cpu) {
+      const std::size_t dv_pad = roundUp(d_v, 16);
+      const cl::Buffer vpad = upload(padColumns(v, dv_pad));
+      cl::Kernel pv(prog, "weights_times_values_cpu");
+      pv.setArg(0, p), pv.setArg(1, vpad), pv.setArg(2, o), pv.setArg(3, n_q), pv.setArg(4, n_k);
+      pv.setArg(5, d_v), pv.setArg(6, static_cast<cl_int>(dv_pad));
+      queue_.enqueueNDRangeKernel(pv, cl::NullRange,
+                                  cl::NDRange(dv_pad / 16, roundUp(n_q, kCpuRows) / kCpuRows, h),
+                                  cl::NDRange(1, 1, 1));
+      syncHost({&s, &p, &lse, &o});
+    } else {
+      const cl::Buffer vb = upload(v.data);
+      cl::Kernel pv(prog, "weights_times_values");
+      pv.setArg(0, p), pv.setArg(1, vb), pv.setArg(2, o), pv.setArg(3, n_q), pv.setArg(4, n_k);
+      pv.setArg(5, d_v);
+      queue_.enqueueNDRangeKernel(pv, cl::NullRange, cl::NDRange(d_v, n_q, h));
+      downloadAll({{&s, &m.scores.data}, {&p, &m.weights.data}, {&lse, &m.lse},
+                   {&o, &output->data}});
+    }
+    return 0;
   });
-  if (output) *output = weightsTimesValues(out.weights, v);
-  return out;
+  return m;
 }
 
 }  // namespace attnlab::opencl

@@ -5,6 +5,7 @@
 // expose yet (causal offset, window).
 
 #include <CL/opencl.hpp>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -50,6 +51,11 @@ struct Fused {
   std::vector<float> lse;  ///< [h·n_q].
 };
 
+/// The materialised path with the outputs: everything one heatmap call needs.
+struct Attended : Materialized {
+  Tensor3 output;  ///< [h, n_q, d_v], P V.
+};
+
 /// Block-pooled weights.
 struct Pooled {
   Tensor3 mean;  ///< [h, ceil(n_q / b), ceil(n_k / b)], masked cells counted as 0.
@@ -82,6 +88,13 @@ class Runtime {
   /// into out's memory (CL_MEM_USE_HOST_PTR), so the n² results are never copied.
   void materializeInto(const Tensor3& q_scaled, const Tensor3& k, const MaskParams& mask,
                        const std::vector<float>* known_lse, Materialized& out);
+  /// The outputs, L, S and P of one attention call (what computeOnDevice returns), written into
+  /// `out` (reused when the shapes match). CPU devices: one kernel (flash_probs_cpu) stores S as
+  /// its fused key loop computes it and then P = exp(S − L) from that S, so no score is computed
+  /// twice; the n² results land in out's memory (CL_MEM_USE_HOST_PTR). GPU devices: the fused
+  /// kernel, then pass 2 of the tiled kernels from its L.
+  void attendInto(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v,
+                  const MaskParams& mask, Attended& out);
   /// FlashAttention-2-style fused output. v [h, n_k, d_v].
   Fused fused(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v, const MaskParams& mask);
   /// Mean and max of P over b × b blocks, from the saved lse (one fused or materialised run).
@@ -92,8 +105,6 @@ class Runtime {
   Materialized additive(const Tensor3& q, const Tensor3& k, const Tensor3& w_a,
                         const Tensor3& u_a, const Tensor3& v_a, double scale,
                         const MaskParams& mask, const Tensor3& v, Tensor3* output);
-  /// P V on the device: p [h, n_q, n_k], v [h, n_k, d_v].
-  Tensor3 weightsTimesValues(const Tensor3& p, const Tensor3& v);
 
   /// Wall time of the most recent program build in ms (0 when served from the cache).
   double lastBuildMs() const { return last_build_ms_; }
@@ -103,7 +114,12 @@ class Runtime {
   std::string buildOptions(int d_k, int d_v) const;
   cl::Buffer upload(const std::vector<float>& data);
   cl::Buffer scratch(std::size_t floats);
-  void download(const cl::Buffer& buffer, std::vector<float>& data);
+  /// Copies every (buffer, host vector) pair back with one wait.
+  void downloadAll(std::initializer_list<std::pair<const cl::Buffer*, std::vector<float>*>> pairs);
+  /// A buffer the kernels write straight into `host` (CPU devices: no copy back).
+  cl::Buffer hostResult(std::vector<float>& host);
+  /// Waits for the queue and makes the buffers' host memory current (map, unmap, one finish).
+  void syncHost(std::initializer_list<cl::Buffer*> buffers);
 
   cl::Device device_;
   cl::Context context_;
