@@ -20,17 +20,27 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Median wall time in ms of `runs` calls after one warm-up.
-double medianMs(int runs, const std::function<void()>& f) {
-  f();
-  std::vector<double> times;
+// Median wall time in ms of each path over `runs` rounds, after one warm-up call of each. The
+// paths take turns within a round, so a noisy interval of the machine hits all of them alike and
+// their ratios stay fair. A null function is skipped (its time is NaN).
+std::vector<double> medianMs(int runs, const std::vector<std::function<void()>>& paths) {
+  for (const auto& f : paths)
+    if (f) f();
+  std::vector<std::vector<double>> times(paths.size());
   for (int r = 0; r < runs; ++r) {
-    const auto start = Clock::now();
-    f();
-    times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    for (std::size_t p = 0; p < paths.size(); ++p) {
+      if (!paths[p]) continue;
+      const auto start = Clock::now();
+      paths[p]();
+      times[p].push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::vector<double> medians;
+  for (auto& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t.empty() ? NAN : t[t.size() / 2]);
+  }
+  return medians;
 }
 
 // The reference path: S = (αQ)Kᵀ, row softmax (max subtracted), O = P V, per head on Eigen.
@@ -110,19 +120,25 @@ int runOpenClBench(const OpenClBenchOptions& options) {
         const int runs = n >= 8192 ? options.runs_large : options.runs;
         const opencl::MaskParams mask{causal, 0, 0};
 
-        double eigen_ms = NAN, tiled_ms = NAN;
+        // Eigen: P for one head at a time. Tiled, what the heatmaps use: outputs, L, S and P,
+        // into memory kept between runs (as Eigen keeps its P). Fused: outputs and L only.
+        Matrix p;
+        Tensor3 o;
+        opencl::Attended a;
         if (eigen_fits) {
-          Matrix p(n, n);
-          Tensor3 o(h, n, d);
-          eigen_ms = medianMs(runs, [&] { eigenMaterialized(q, k, v, scale, causal, p, o); });
+          p.resize(n, n);
+          o = Tensor3(h, n, d);
         }
-        if (tiled_fits) {
-          // What the heatmaps use: outputs, L, S and P, into memory kept between runs (as Eigen
-          // keeps its P).
-          opencl::Attended a;
-          tiled_ms = medianMs(runs, [&] { rt.attendInto(q_scaled, k, v, mask, a); });
-        }
-        const double fused_ms = medianMs(runs, [&] { rt.fused(q_scaled, k, v, mask); });
+        const std::vector<double> ms = medianMs(
+            runs,
+            {eigen_fits ? std::function<void()>(
+                              [&] { eigenMaterialized(q, k, v, scale, causal, p, o); })
+                        : nullptr,
+             tiled_fits
+                 ? std::function<void()>([&] { rt.attendInto(q_scaled, k, v, mask, a); })
+                 : nullptr,
+             [&] { rt.fused(q_scaled, k, v, mask); }});
+        const double eigen_ms = ms[0], tiled_ms = ms[1], fused_ms = ms[2];
         auto gflops = [&](double ms) { return flop / (ms * 1e6); };
         auto cell = [](double x, const char* fmt) {
           char buf[32];
