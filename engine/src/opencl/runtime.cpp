@@ -191,6 +191,13 @@ cl::Buffer Runtime::upload(const std::vector<float>& data) {
                     const_cast<float*>(data.data()));
 }
 
+cl::Buffer Runtime::view(const std::vector<float>& data) {
+  if (variant_ != Variant::kCpu) return upload(data);
+  return cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                    std::max<std::size_t>(1, data.size()) * sizeof(float),
+                    const_cast<float*>(data.data()));
+}
+
 cl::Buffer Runtime::scratch(std::size_t floats) {
   return cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(1, floats) * sizeof(float));
 }
@@ -238,10 +245,10 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
   if (known_lse && known_lse->size() != out.lse.size())
     throw Error(ErrorCode::kInvalidArgument, "known_lse must hold h·n_q values");
   checked([&] {
-    const cl::Buffer qb = upload(q.data);
+    const cl::Buffer qb = view(q.data);
     // The results: written in place in host memory on CPU devices, copied back on GPUs.
     const bool in_place = variant_ == Variant::kCpu;
-    cl::Buffer lse = known_lse ? upload(*known_lse)
+    cl::Buffer lse = known_lse ? view(*known_lse)
                                : (in_place ? hostResult(out.lse) : scratch(out.lse.size()));
     cl::Buffer s = in_place ? hostResult(out.scores.data) : scratch(out.scores.data.size());
     cl::Buffer p = in_place ? hostResult(out.weights.data) : scratch(out.weights.data.size());
@@ -270,7 +277,7 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
                                   cl::NDRange(roundUp(n_q, kCpuRows) / kCpuRows, h),
                                   cl::NDRange(1, 1));
     } else {
-      const cl::Buffer kb = upload(k.data);
+      const cl::Buffer kb = view(k.data);
       if (!known_lse) {
         cl::Kernel pass1(prog, "row_lse_gpu");
         pass1.setArg(0, qb), pass1.setArg(1, kb), pass1.setArg(2, lse), pass1.setArg(3, n_q);
@@ -307,7 +314,7 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
   cl::Program& prog = program("flash_attention.cl", d_k, d_v);
   return checked([&] {
     Fused out{Tensor3(h, n_q, d_v), std::vector<float>(static_cast<std::size_t>(h) * n_q)};
-    const cl::Buffer kb = upload(k.data), vb = upload(v.data);
+    const cl::Buffer kb = view(k.data), vb = view(v.data);
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
     if (variant_ == Variant::kCpu) {
       cl::Buffer ob = hostResult(out.output.data), lse = hostResult(out.lse);
@@ -323,7 +330,7 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
       syncHost({&ob, &lse});
     } else {
       cl::Buffer ob = scratch(out.output.data.size()), lse = scratch(out.lse.size());
-      const cl::Buffer qb = upload(q.data);
+      const cl::Buffer qb = view(q.data);
       cl::Kernel kernel(prog, "flash_fwd_gpu");
       kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, ob);
       kernel.setArg(4, lse), kernel.setArg(5, n_q), kernel.setArg(6, n_k);
@@ -355,7 +362,7 @@ void Runtime::attendInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
   checked([&] {
     const std::size_t nq_pad = roundUp(n_q, 16);
     const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
-    const cl::Buffer kb = upload(k.data), vb = upload(v.data);
+    const cl::Buffer kb = view(k.data), vb = view(v.data);
     cl::Buffer ob = hostResult(out.output.data), lse = hostResult(out.lse);
     cl::Buffer s = hostResult(out.scores.data), p = hostResult(out.weights.data);
     cl::Kernel kernel(prog, "flash_probs_cpu");
@@ -380,7 +387,7 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const std::vector<float
   cl::Program& prog = program("pool_attention.cl", d_k, d_k);
   return checked([&] {
     Pooled out{Tensor3(h, nb_q, nb_k), Tensor3(h, nb_q, nb_k)};
-    const cl::Buffer qb = upload(q.data), kb = upload(k.data), lb = upload(lse);
+    const cl::Buffer qb = view(q.data), kb = view(k.data), lb = view(lse);
     cl::Buffer mean = scratch(out.mean.data.size()), max = scratch(out.max.data.size());
     cl::Kernel kernel(prog, "pool_probs");
     kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, lb), kernel.setArg(3, mean);
@@ -404,8 +411,8 @@ Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3
                  std::vector<float>(static_cast<std::size_t>(h) * n_q)};
   if (output) reshape(*output, h, n_q, d_v);
   checked([&] {
-    const cl::Buffer qb = upload(q.data), kb = upload(k.data), wb = upload(w_a.data),
-                     ub = upload(u_a.data), vab = upload(v_a.data);
+    const cl::Buffer qb = view(q.data), kb = view(k.data), wb = view(w_a.data),
+                     ub = view(u_a.data), vab = view(v_a.data);
     // The results: written in place in host memory on CPU devices, copied back on GPUs.
     auto result = [&](std::vector<float>& host) {
       return cpu ? hostResult(host) : scratch(host.size());
@@ -466,7 +473,7 @@ Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3
                                   cl::NDRange(1, 1, 1));
       syncHost({&s, &p, &lse, &o});
     } else {
-      const cl::Buffer vb = upload(v.data);
+      const cl::Buffer vb = view(v.data);
       cl::Kernel pv(prog, "weights_times_values");
       pv.setArg(0, p), pv.setArg(1, vb), pv.setArg(2, o), pv.setArg(3, n_q), pv.setArg(4, n_k);
       pv.setArg(5, d_v);

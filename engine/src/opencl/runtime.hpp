@@ -114,6 +114,8 @@ class Runtime {
   std::string buildOptions(int d_k, int d_v) const;
   cl::Buffer upload(const std::vector<float>& data);
   cl::Buffer scratch(std::size_t floats);
+  /// Read-only input the kernels read in place on CPU devices (data must outlive the call).
+  cl::Buffer view(const std::vector<float>& data);
   /// Copies every (buffer, host vector) pair back with one wait.
   void downloadAll(std::initializer_list<std::pair<const cl::Buffer*, std::vector<float>*>> pairs);
   /// A buffer the kernels write straight into `host` (CPU devices: no copy back).
