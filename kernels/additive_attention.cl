@@ -20,17 +20,35 @@ inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
   return (int2)(lo, hi);
 }
 
+// Stores the first min(count, 16) lanes of x at dst.
+inline void store_lanes(const float16 x, __global float* dst, const int count) {
+  if (count >= 16) {
+    vstore16(x, 0, dst);
+  } else {
+    float part[16];
+    vstore16(x, 0, part);
+    for (int t = 0; t < count; ++t) dst[t] = part[t];
+  }
+}
+
+// (x w)[head, row, col].
+inline float projected(__global const float* restrict x, __global const float* restrict w,
+                       const int n, const int d_in, const int d_out, const int head,
+                       const int row, const int col) {
+  __global const float* xr = x + ((size_t)head * n + row) * d_in;
+  __global const float* wh = w + (size_t)head * d_in * d_out;
+  float sum = 0.0f;
+  for (int c = 0; c < d_in; ++c) sum = fma(xr[c], wh[(size_t)c * d_out + col], sum);
+  return sum;
+}
+
 // y = x w per head. Global size (d_out, n, h).
 __kernel void project_rows(__global const float* restrict x, __global const float* restrict w,
                            __global float* restrict y, const int n, const int d_in,
                            const int d_out) {
   const int col = (int)get_global_id(0), row = (int)get_global_id(1);
   const int head = (int)get_global_id(2);
-  __global const float* xr = x + ((size_t)head * n + row) * d_in;
-  __global const float* wh = w + (size_t)head * d_in * d_out;
-  float sum = 0.0f;
-  for (int c = 0; c < d_in; ++c) sum = fma(xr[c], wh[(size_t)c * d_out + col], sum);
-  y[((size_t)head * n + row) * d_out + col] = sum;
+  y[((size_t)head * n + row) * d_out + col] = projected(x, w, n, d_in, d_out, head, row, col);
 }
 
 // yt = (x w)ᵀ per head, rows padded to n_pad. Global size (d_out, n, h).
@@ -40,11 +58,8 @@ __kernel void project_rows_transposed(__global const float* restrict x,
                                       const int d_out, const int n_pad) {
   const int col = (int)get_global_id(0), row = (int)get_global_id(1);
   const int head = (int)get_global_id(2);
-  __global const float* xr = x + ((size_t)head * n + row) * d_in;
-  __global const float* wh = w + (size_t)head * d_in * d_out;
-  float sum = 0.0f;
-  for (int c = 0; c < d_in; ++c) sum = fma(xr[c], wh[(size_t)c * d_out + col], sum);
-  yt[((size_t)head * d_out + col) * n_pad + row] = sum;
+  yt[((size_t)head * d_out + col) * n_pad + row] =
+      projected(x, w, n, d_in, d_out, head, row, col);
 }
 
 // CPU variant of the scores: one query row per work-item, its keys 16 at a time (one per lane,
@@ -64,14 +79,7 @@ __kernel void additive_scores_cpu(__global const float* restrict a,
     for (int c = 0; c < d_a; ++c)
       e = fma((float16)(vh[c]), tanh((float16)(ai[c]) + vload16(0, bh + (size_t)c * nk_pad + j0)),
               e);
-    e *= scale;
-    if (j0 + 16 <= n_k) {
-      vstore16(e, 0, row + j0);
-    } else {
-      float part[16];
-      vstore16(e, 0, part);
-      for (int t = 0; j0 + t < n_k; ++t) row[j0 + t] = part[t];
-    }
+    store_lanes(e * scale, row + j0, n_k - j0);
   }
 }
 
@@ -146,13 +154,7 @@ __kernel void softmax_rows_cpu(__global const float* restrict s, __global float*
     VISIBLE_SCORES(j0, x);
     const float16 e = exp(x - m_ref);  // exactly 0 where masked
     lv += e;
-    if (j0 + 16 <= n_k) {
-      vstore16(e, 0, p + base + j0);
-    } else {
-      float part[16];
-      vstore16(e, 0, part);
-      for (int t = 0; j0 + t < n_k; ++t) p[base + j0 + t] = part[t];
-    }
+    store_lanes(e, p + base + j0, n_k - j0);
   }
 #undef VISIBLE_SCORES
   float l = 0.0f;
@@ -196,15 +198,6 @@ __kernel void weights_times_values_cpu(__global const float* restrict p,
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) acc[r] = fma((float16)(pr[r][j]), vj, acc[r]);
   }
-  const int cols = min(16, d_v - c0);
-  for (int r = 0; r < rows; ++r) {
-    __global float* out = o + ((size_t)head * n_q + r0 + r) * d_v + c0;
-    if (cols == 16) {
-      vstore16(acc[r], 0, out);
-    } else {
-      float part[16];
-      vstore16(acc[r], 0, part);
-      for (int t = 0; t < cols; ++t) out[t] = part[t];
-    }
-  }
+  for (int r = 0; r < rows; ++r)
+    store_lanes(acc[r], o + ((size_t)head * n_q + r0 + r) * d_v + c0, d_v - c0);
 }
