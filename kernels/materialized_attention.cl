@@ -5,6 +5,8 @@
 //     L = m + log(l) (−INFINITY for a row with no visible key).
 //   pass 2 (write_probs_*): recomputes each tile of S and writes S and P = exp(S − L), already
 //     normalised; masked entries of P are exactly 0 (S keeps the unmasked score).
+// On CPU devices the heatmaps take S and P from flash_probs_cpu (flash_attention.cl) instead, which
+// never computes a score twice; this file also holds the CPU variant of the block-pooled weights.
 //
 // Build options (-D): D_K; ROWS (query rows per work-item, CPU variant); TILE (GPU tile edge).
 // Shapes (row-major, h = last global dimension):
@@ -52,16 +54,21 @@ inline float16 exp_weights(float16 x) {
 
 #define IOTA16 ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 
-// Scores of ROWS query rows (q, row-major) against keys jb … jb + 15 of K transposed (kt, rows
+// Scores of ROWS query rows (q, row-major; only the first `rows` exist, the others repeat the
+// last so nothing past the buffer is read) against keys jb … jb + 15 of K transposed (kt, rows
 // padded to nk_pad): one vector load of 16 keys per feature, broadcast FMAs per row.
 inline void score_tile(__global const float* restrict q, __global const float* restrict kt,
-                       const int nk_pad, const int jb, float16* s) {
+                       const int nk_pad, const int jb, const int rows, float16* s) {
+  __global const float* qr[ROWS];
 #pragma unroll
-  for (int r = 0; r < ROWS; ++r) s[r] = (float16)(0.0f);
+  for (int r = 0; r < ROWS; ++r) {
+    s[r] = (float16)(0.0f);
+    qr[r] = q + min(r, rows - 1) * D_K;
+  }
   for (int c = 0; c < D_K; ++c) {
     const float16 kc = vload16(0, kt + (size_t)c * nk_pad + jb);
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(q[r * D_K + c]), kc, s[r]);
+    for (int r = 0; r < ROWS; ++r) s[r] = fma((float16)(qr[r][c]), kc, s[r]);
   }
 }
 
@@ -87,7 +94,7 @@ __kernel void row_lse_cpu(__global const float* restrict q, __global const float
   const int j_end = range[rows - 1].y;
   for (int jb = j_begin; jb < j_end; jb += 16) {
     float16 s[ROWS];
-    score_tile(q, kt, nk_pad, jb, s);
+    score_tile(q, kt, nk_pad, jb, rows, s);
     const int16 cols = (int16)(jb) + IOTA16;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
@@ -135,7 +142,7 @@ __kernel void write_probs_cpu(__global const float* restrict q, __global const f
   }
   for (int jb = 0; jb < n_k; jb += 16) {
     float16 s[ROWS];
-    score_tile(q, kt, nk_pad, jb, s);
+    score_tile(q, kt, nk_pad, jb, rows, s);
     const int16 cols = (int16)(jb) + IOTA16;
     const bool full = jb + 16 <= n_k;
     for (int r = 0; r < rows; ++r) {
@@ -230,4 +237,59 @@ __kernel void write_probs_gpu(__global const float* restrict q, __global const f
   const size_t idx = ((size_t)head * n_q + i) * n_k + j;
   s_out[idx] = s;
   p_out[idx] = (j >= range.x && j < range.y && row_lse > -INFINITY) ? exp(s - row_lse) : 0.0f;
+}
+
+// CPU variant of the block-pooled weights (pool_probs in pool_attention.cl), kept in this file for
+// its score tile and exponential: one block row of P per work-item, ROWS query rows at a time
+// against 16 keys of K transposed; each lane's weight goes to its block's sum and maximum in the
+// output row, which only this work-item writes. Global size (nb_q, h), work-group size 1.
+__kernel void pool_probs_cpu(__global const float* restrict q, __global const float* restrict kt,
+                             __global const float* restrict lse, __global float* restrict mean_out,
+                             __global float* restrict max_out, const int n_q, const int n_k,
+                             const int nk_pad, const int b, const int nb_k, const int causal,
+                             const int offset, const int window) {
+  const int bi = (int)get_global_id(0), head = (int)get_global_id(1);
+  const int nb_q = (int)get_global_size(0);
+  __global float* sums = mean_out + ((size_t)head * nb_q + bi) * nb_k;
+  __global float* maxima = max_out + ((size_t)head * nb_q + bi) * nb_k;
+  for (int bj = 0; bj < nb_k; ++bj) {
+    sums[bj] = 0.0f;
+    maxima[bj] = 0.0f;
+  }
+  const int i_begin = bi * b, i_end = min(n_q, i_begin + b);
+  kt += (size_t)head * D_K * nk_pad;
+  for (int r0 = i_begin; r0 < i_end; r0 += ROWS) {
+    const int rows = min(ROWS, i_end - r0);
+    int2 range[ROWS];
+    float row_lse[ROWS];
+    for (int r = 0; r < ROWS; ++r) {
+      range[r] = r < rows ? visible_keys(r0 + r, n_k, causal, offset, window) : (int2)(0, 0);
+      row_lse[r] = lse[(size_t)head * n_q + min(r0 + r, n_q - 1)];
+    }
+    // Visible ranges grow with the row: from the first row's lo to the last row's hi.
+    const int j_end = range[rows - 1].y;
+    for (int jb = range[0].x & ~15; jb < j_end; jb += 16) {
+      float16 s[ROWS];
+      score_tile(q + ((size_t)head * n_q + r0) * D_K, kt, nk_pad, jb, rows, s);
+      const int16 cols = (int16)(jb) + IOTA16;
+      float16 total = (float16)(0.0f), top = (float16)(0.0f);
+      for (int r = 0; r < rows; ++r) {
+        const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y)) &
+                              (int16)(row_lse[r] > -INFINITY ? -1 : 0);
+        const float16 p = select((float16)(0.0f), exp_weights(s[r] - row_lse[r]), visible);
+        total += p;
+        top = fmax(top, p);
+      }
+      float tv[16], mv[16];
+      vstore16(total, 0, tv);
+      vstore16(top, 0, mv);
+      for (int t = 0; t < 16 && jb + t < n_k; ++t) {
+        const int bj = (jb + t) / b;
+        sums[bj] += tv[t];
+        maxima[bj] = fmax(maxima[bj], mv[t]);
+      }
+    }
+  }
+  for (int bj = 0; bj < nb_k; ++bj)
+    sums[bj] /= (float)((i_end - i_begin) * (min(n_k, (bj + 1) * b) - bj * b));
 }

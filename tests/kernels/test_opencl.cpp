@@ -263,29 +263,32 @@ TEST_CASE("the fused output equals P V from the materialised path", "[opencl][fu
 
 TEST_CASE("block-pooled P equals pooling the CPU P", "[opencl][pool]") {
   const Variant variant = GENERATE(Variant::kCpu, Variant::kGpu);
-  const int b = GENERATE(1, 4, 7);
-  const bool causal = GENERATE(false, true);
+  const int b = GENERATE(1, 4, 7, 32);
+  // 0 self, 1 causal, 2 causal with a window of 5, 3 causal with offset −3 (rows 0–2 see no
+  // key), 4 cross (37 keys).
+  const int layout = GENERATE(0, 1, 2, 3, 4);
   Runtime* rt = runtimeFor(variant);
   if (!rt) return;
-  const int n = 100;
-  const AttentionInputs in = randomInputs(3, n, n, 16, 16, 17);
-  const MaskParams mask{causal, 0, 0};
+  const int n_q = 100, n_k = layout == 4 ? 37 : n_q;
+  const MaskParams mask{layout >= 1 && layout <= 3, layout == 3 ? -3 : 0, layout == 2 ? 5 : 0};
+  INFO(variantName(variant) << " b=" << b << " layout=" << layout);
+  const AttentionInputs in = randomInputs(3, n_q, n_k, 16, 16, 17);
   const Tensor3 q = scaledQ(in.q, 0.25);
   const Reference ref = referenceWithMask(in, 0.25, mask);
   const opencl::Fused f = rt->fused(q, in.k, in.v, mask);
   const opencl::Pooled pooled = rt->pool(q, in.k, f.lse, mask, b);
-  const int nb = (n + b - 1) / b;
-  REQUIRE(pooled.mean.rows == nb);
-  REQUIRE(pooled.mean.cols == nb);
-  Tensor3 mean(3, nb, nb), max(3, nb, nb);
+  const int nb_q = (n_q + b - 1) / b, nb_k = (n_k + b - 1) / b;
+  REQUIRE(pooled.mean.rows == nb_q);
+  REQUIRE(pooled.mean.cols == nb_k);
+  Tensor3 mean(3, nb_q, nb_k), max(3, nb_q, nb_k);
   for (int k = 0; k < 3; ++k) {
-    for (int bi = 0; bi < nb; ++bi) {
-      for (int bj = 0; bj < nb; ++bj) {
+    for (int bi = 0; bi < nb_q; ++bi) {
+      for (int bj = 0; bj < nb_k; ++bj) {
         double sum = 0;
         float largest = 0;
         int cells = 0;
-        for (int i = bi * b; i < std::min(n, (bi + 1) * b); ++i)
-          for (int j = bj * b; j < std::min(n, (bj + 1) * b); ++j, ++cells) {
+        for (int i = bi * b; i < std::min(n_q, (bi + 1) * b); ++i)
+          for (int j = bj * b; j < std::min(n_k, (bj + 1) * b); ++j, ++cells) {
             sum += ref.weights(k, i, j);
             largest = std::max(largest, ref.weights(k, i, j));
           }

@@ -65,6 +65,15 @@ std::vector<float> padColumns(const Tensor3& t, std::size_t cols_pad) {
   return out;
 }
 
+// The row length of K transposed for the CPU materialised kernels: a multiple of 16 floats and an
+// odd number of 64-byte lines, so the D_K rows a score tile reads fall into different L1 sets (a
+// 4 KiB multiple put them all in one set).
+std::size_t paddedKeyRows(int n_k) {
+  std::size_t nk_pad = roundUp(n_k, 16);
+  if ((nk_pad / 16) % 2 == 0) nk_pad += 16;
+  return nk_pad;
+}
+
 // Gives t the shape [a, b, c], keeping its memory when it already has that shape.
 void reshape(Tensor3& t, int a, int b, int c) {
   if (t.h != a || t.rows != b || t.cols != c) t = Tensor3(a, b, c);
@@ -254,10 +263,7 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
     cl::Buffer p = in_place ? hostResult(out.weights.data) : scratch(out.weights.data.size());
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
     if (variant_ == Variant::kCpu) {
-      // Rows of K transposed are an odd number of 64-byte lines apart, so the D_K rows a score
-      // tile reads fall into different L1 sets (a 4 KiB multiple put them all in one set).
-      std::size_t nk_pad = roundUp(n_k, 16);
-      if ((nk_pad / 16) % 2 == 0) nk_pad += 16;
+      const std::size_t nk_pad = paddedKeyRows(n_k);
       const cl::Buffer kt = upload(transposeHeads(k, nk_pad));
       if (!known_lse) {
         cl::Kernel pass1(prog, "row_lse_cpu");
@@ -384,18 +390,33 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const std::vector<float
   if (b < 1) throw Error(ErrorCode::kInvalidArgument, "the pooling block must be at least 1");
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols;
   const int nb_q = (n_q + b - 1) / b, nb_k = (n_k + b - 1) / b;
-  cl::Program& prog = program("pool_attention.cl", d_k, d_k);
+  const bool cpu = variant_ == Variant::kCpu;
+  cl::Program& prog = program(cpu ? "materialized_attention.cl" : "pool_attention.cl", d_k, d_k);
   return checked([&] {
     Pooled out{Tensor3(h, nb_q, nb_k), Tensor3(h, nb_q, nb_k)};
-    const cl::Buffer qb = view(q.data), kb = view(k.data), lb = view(lse);
-    cl::Buffer mean = scratch(out.mean.data.size()), max = scratch(out.max.data.size());
-    cl::Kernel kernel(prog, "pool_probs");
-    kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, lb), kernel.setArg(3, mean);
-    kernel.setArg(4, max), kernel.setArg(5, n_q), kernel.setArg(6, n_k), kernel.setArg(7, b);
-    kernel.setArg(8, static_cast<cl_int>(mask.causal)), kernel.setArg(9, mask.offset);
-    kernel.setArg(10, mask.window);
-    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_k, nb_q, h));
-    downloadAll({{&mean, &out.mean.data}, {&max, &out.max.data}});
+    const cl::Buffer qb = view(q.data), lb = view(lse);
+    const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+    if (cpu) {
+      cl::Buffer mean = hostResult(out.mean.data), max = hostResult(out.max.data);
+      const std::size_t nk_pad = paddedKeyRows(n_k);
+      const cl::Buffer kt = upload(transposeHeads(k, nk_pad));
+      cl::Kernel kernel(prog, "pool_probs_cpu");
+      kernel.setArg(0, qb), kernel.setArg(1, kt), kernel.setArg(2, lb), kernel.setArg(3, mean);
+      kernel.setArg(4, max), kernel.setArg(5, n_q), kernel.setArg(6, n_k);
+      kernel.setArg(7, static_cast<cl_int>(nk_pad)), kernel.setArg(8, b), kernel.setArg(9, nb_k);
+      kernel.setArg(10, causal), kernel.setArg(11, offset), kernel.setArg(12, window);
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_q, h), cl::NDRange(1, 1));
+      syncHost({&mean, &max});
+    } else {
+      cl::Buffer mean = scratch(out.mean.data.size()), max = scratch(out.max.data.size());
+      const cl::Buffer kb = view(k.data);
+      cl::Kernel kernel(prog, "pool_probs");
+      kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, lb), kernel.setArg(3, mean);
+      kernel.setArg(4, max), kernel.setArg(5, n_q), kernel.setArg(6, n_k), kernel.setArg(7, b);
+      kernel.setArg(8, causal), kernel.setArg(9, offset), kernel.setArg(10, window);
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_k, nb_q, h));
+      downloadAll({{&mean, &out.mean.data}, {&max, &out.max.data}});
+    }
     return out;
   });
 }
