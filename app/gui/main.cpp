@@ -10,6 +10,7 @@
 #include <QPixmap>
 #include <QTimer>
 #include <cstdio>
+#include <cstring>
 
 #include "lab_settings.hpp"
 #include "main_window.hpp"
@@ -27,6 +28,13 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // Before QApplication, which needs a display: `--help` works on a headless machine too.
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
   attnlab::views::installQuietMessageHandler();
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
@@ -64,10 +72,6 @@ int main(int argc, char* argv[]) {
       bool ok = false;
       options.head = v.toInt(&ok);
       if (ok && options.head >= 0) continue;
-    }
-    if (arg == QLatin1String("--help") || arg == QLatin1String("-h")) {
-      std::fputs(kUsage, stdout);
-      return 0;
     }
     std::fprintf(stderr, "attention-lab: unknown or incomplete option '%s'\n%s", qPrintable(arg),
                  kUsage);

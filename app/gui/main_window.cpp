@@ -343,6 +343,7 @@ void MainWindow::buildUi() {
   form->addRow(seed_label_, seed_spin_);
   backend_label_ = new QLabel;
   backend_combo_ = new QComboBox;
+  backend_combo_->setObjectName(QStringLiteral("backend"));
   form->addRow(backend_label_, backend_combo_);
   backend_used_label_ = new QLabel;
   backend_used_label_->setWordWrap(true);
@@ -710,13 +711,29 @@ void MainWindow::fillBackends() {
               backend_combo_->addItem(QStringLiteral("OpenCL: %1").arg(devices.at(i)),
                                       QStringLiteral("opencl:%1").arg(i));
             }
-            const int index = backend_combo_->findData(wanted_backend_);
-            const bool changed = index >= 0 && index != backend_combo_->currentIndex();
-            if (changed) backend_combo_->setCurrentIndex(index);
+            devices_listed_ = true;
+            const bool changed = selectWantedBackend();
             updating_widgets_ = false;
             if (changed) inputsChanged();
           });
   controller_->listDevices();
+}
+
+bool MainWindow::selectWantedBackend() {
+  int index = backend_combo_->findData(wanted_backend_);
+  if (index < 0 && devices_listed_ && wanted_backend_.startsWith(QLatin1String("opencl:"))) {
+    // Asked for (command line, last session) but not on this machine: the request keeps an entry
+    // of its own, so the window says why it cannot be used (an error, or the CPU's fallback
+    // reason) instead of quietly computing with another backend.
+    backend_combo_->addItem(
+        tr("OpenCL device %1 (not found)").arg(wanted_backend_.section(QLatin1Char(':'), 1)),
+        wanted_backend_);
+    index = backend_combo_->count() - 1;
+  }
+  index = std::max(index, 0);
+  const bool changed = index != backend_combo_->currentIndex();
+  backend_combo_->setCurrentIndex(index);
+  return changed;
 }
 
 // ---- inputs ------------------------------------------------------------------------------------
@@ -780,8 +797,7 @@ void MainWindow::setSettings(const LabSettings& s) {
   causal_check_->setChecked(s.causal);
   seed_spin_->setValue(static_cast<int>(std::min<std::uint64_t>(s.seed, 1000000000)));
   wanted_backend_ = QStringLiteral("%1:%2").arg(s.backend).arg(s.device);
-  const int index = backend_combo_->findData(wanted_backend_);
-  backend_combo_->setCurrentIndex(index >= 0 ? index : 0);
+  selectWantedBackend();
   if (pair_edit_->toPlainText() != s.pair) pair_edit_->setPlainText(s.pair);
   hide_special_check_->setChecked(s.hide_special);
   layer_ = s.layer;

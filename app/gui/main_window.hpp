@@ -181,6 +181,8 @@ class MainWindow : public QMainWindow {
   void retranslateUi();
   void loadExamples();
   void fillBackends();
+  /// Selects wanted_backend_ in the backend box (see the definition). True when that changed it.
+  bool selectWantedBackend();
   void askOpenModelFolder();
   /// Switches the source of attention to dir ("" = synthetic) without recomputing: stashes or
   /// restores the synthetic-only inputs and updates which widgets apply.
@@ -255,6 +257,7 @@ class MainWindow : public QMainWindow {
   QString language_ = QStringLiteral("en");
   QString last_error_;
   QString wanted_backend_ = QStringLiteral("auto:0");  // "name:device", kept until listed
+  bool devices_listed_ = false;
   QTimer debounce_;
   QString model_dir_;  // "" = the synthetic lab
   int layer_ = -1;     // model: layer shown, −1 = every layer

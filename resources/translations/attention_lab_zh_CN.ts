@@ -479,6 +479,10 @@ softmax over keys</source>
         <source>CSV, every layer and head (*.csv);;NumPy weights [L, h, n, n] (*.npy)</source>
         <translation>CSV，全部层和头 (*.csv);;NumPy 权重 [L, h, n, n] (*.npy)</translation>
     </message>
+    <message>
+        <source>OpenCL device %1 (not found)</source>
+        <translation>OpenCL 设备 %1（未找到）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::views</name>

@@ -115,6 +115,7 @@ ZH = {
     "Not recomputed: %1": "未重新计算：%1",
     "backend: %1 (%2)": "后端：%1（%2）",
     " · %1 requested, fell back: %2": " · 请求 %1，已回退：%2",
+    "OpenCL device %1 (not found)": "OpenCL 设备 %1（未找到）",
     "In use: %1": "正在使用：%1",
     "head %1 · query %2 %3 → key %4 %5": "头 %1 · 查询 %2 %3 → 键 %4 %5",
     "%1: masked": "%1：已掩码",

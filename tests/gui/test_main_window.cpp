@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "lab_settings.hpp"
@@ -688,6 +689,34 @@ class MainWindowTest : public QObject {
                 .contains("additive"));
     QVERIFY(attnlab::gui::parseCommandLine({"--model", "m", "--layer", "x"}, bad, rest)
                 .contains("--layer"));
+  }
+
+  void anOpenClDeviceThatIsNotThereIsSaidNotSwapped() {
+    MainWindow window(testOptions());
+    window.show();
+    QVERIFY(waitFor(window, window.settings()));
+    auto* backend = window.findChild<QComboBox*>(QStringLiteral("backend"));
+    QVERIFY(backend);
+    // Once the devices are listed, asking for device 99 keeps that request in the box.
+    QTRY_VERIFY_WITH_TIMEOUT(backend->count() > 2 || !attnlab::listOpenClDevices().size(),
+                             kWaitMs);
+    LabSettings s = window.settings();
+    s.backend = QStringLiteral("opencl");
+    s.device = 99;
+    window.setSettings(s);
+    QCOMPARE(backend->currentData().toString(), QStringLiteral("opencl:99"));
+    QVERIFY(backend->currentText().contains(QStringLiteral("not found")));
+    QCOMPARE(window.settings().backend, QStringLiteral("opencl"));
+    QCOMPARE(window.settings().device, 99);
+    if (!attnlab::listOpenClDevices().empty()) {
+      // With devices present, a wrong index is an error beside the input, as on the command line.
+      QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("OpenCL device 99")),
+                               kWaitMs);
+    } else {
+      // Without any, the CPU answers and says why.
+      QVERIFY(waitFor(window, window.settings()));
+      QVERIFY(!window.currentResult()->attention().fallback_reason.empty());
+    }
   }
 
   void switchingToChineseChangesTheMenus() {

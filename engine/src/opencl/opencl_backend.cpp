@@ -2,6 +2,7 @@
 
 #include <future>
 #include <memory>
+#include <sstream>
 
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
@@ -41,6 +42,20 @@ AttentionResult computeOnDevice(Runtime& rt, const AttentionInputs& in, const At
 
 namespace {
 
+// The fallback reason for an engine error: its message, plus the first error line of the build log
+// when a kernel build failed (the whole log stays in Error::buildLog()).
+std::string reasonOf(const Error& e) {
+  std::string reason = e.what();
+  std::istringstream log(e.buildLog());
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("error") != std::string::npos) {
+      reason += " — " + line;
+      break;
+    }
+  }
+  return reason;
+}
+
 // OpenCL when its programs are ready, the CPU reference otherwise — always saying why.
 class AcceleratedBackend final : public Backend {
  public:
@@ -73,7 +88,7 @@ class AcceleratedBackend final : public Backend {
     try {
       rt = runtime_.get();
     } catch (const Error& e) {
-      return onCpu(in, spec, e.what());
+      return onCpu(in, spec, reasonOf(e));
     }
     const int d_k = in.q.cols, d_v = in.v.cols;
     if (!rt->prepared(d_k, d_v)) {
@@ -87,7 +102,7 @@ class AcceleratedBackend final : public Backend {
       return computeOnDevice(*rt, in, spec);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kBackend) throw;
-      return onCpu(in, spec, e.what());
+      return onCpu(in, spec, reasonOf(e));
     }
   }
 
