@@ -110,10 +110,11 @@ int runOpenClBench(const OpenClBenchOptions& options) {
         const double flop = 4.0 * n * n * d * h;
         const double n2 = static_cast<double>(n) * n;
         // Extra memory beyond Q, K, V and O: Eigen holds one head's P (n² floats, reused per
-        // head); the tiled path holds S and P for all heads on the device and the host; the fused
-        // path holds Q transposed and L (O(n·d)).
+        // head); the tiled path holds S and P for all heads (on CPU devices only in host memory,
+        // which the kernel writes in place; GPUs hold a device copy too); the fused path holds Q
+        // transposed and L (O(n·d)).
         const double eigen_bytes = n2 * 4;
-        const double tiled_bytes = 4.0 * h * n2 * 4;
+        const double tiled_bytes = (rt.variant() == opencl::Variant::kCpu ? 2.0 : 4.0) * h * n2 * 4;
         const double fused_bytes = static_cast<double>(h) * n * (d + 1) * 4;
         const bool eigen_fits = n2 * 4 * h <= options.max_materialized_bytes;
         const bool tiled_fits = tiled_bytes <= options.max_materialized_bytes;
