@@ -211,28 +211,26 @@ cl::Buffer Runtime::scratch(std::size_t floats) {
   return cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(1, floats) * sizeof(float));
 }
 
-void Runtime::downloadAll(
-    std::initializer_list<std::pair<const cl::Buffer*, std::vector<float>*>> pairs) {
-  for (const auto& [buffer, host] : pairs)
-    if (!host->empty())
-      queue_.enqueueReadBuffer(*buffer, CL_FALSE, 0, host->size() * sizeof(float), host->data());
-  queue_.finish();
-}
-
-cl::Buffer Runtime::hostResult(std::vector<float>& host) {
+cl::Buffer Runtime::resultBuffer(std::vector<float>& host) {
+  if (variant_ != Variant::kCpu) return scratch(host.size());
   return cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
                     std::max<std::size_t>(1, host.size()) * sizeof(float), host.data());
 }
 
-void Runtime::syncHost(std::initializer_list<cl::Buffer*> buffers) {
-  // Mapping makes what the kernels wrote visible at the host pointer (no copy on PoCL). The maps
-  // are queued without blocking and waited for once: each blocking call costs a round trip.
+void Runtime::collect(std::initializer_list<std::pair<cl::Buffer*, std::vector<float>*>> results) {
+  // Every command is queued without blocking and waited for once: each blocking call costs a
+  // round trip (~25 µs on PoCL). On CPU devices mapping makes what the kernels wrote visible at
+  // the host pointer (no copy); elsewhere the results are read back.
   std::vector<void*> mapped;
-  for (cl::Buffer* b : buffers)
-    mapped.push_back(queue_.enqueueMapBuffer(*b, CL_FALSE, CL_MAP_READ, 0,
-                                             b->getInfo<CL_MEM_SIZE>()));
+  for (const auto& [buffer, host] : results) {
+    if (variant_ == Variant::kCpu)
+      mapped.push_back(queue_.enqueueMapBuffer(*buffer, CL_FALSE, CL_MAP_READ, 0,
+                                               buffer->getInfo<CL_MEM_SIZE>()));
+    else if (!host->empty())
+      queue_.enqueueReadBuffer(*buffer, CL_FALSE, 0, host->size() * sizeof(float), host->data());
+  }
   for (std::size_t i = 0; i < mapped.size(); ++i)
-    queue_.enqueueUnmapMemObject(*buffers.begin()[i], mapped[i]);
+    queue_.enqueueUnmapMemObject(*results.begin()[i].first, mapped[i]);
   queue_.finish();
 }
 
@@ -255,12 +253,8 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
     throw Error(ErrorCode::kInvalidArgument, "known_lse must hold h·n_q values");
   checked([&] {
     const cl::Buffer qb = view(q.data);
-    // The results: written in place in host memory on CPU devices, copied back on GPUs.
-    const bool in_place = variant_ == Variant::kCpu;
-    cl::Buffer lse = known_lse ? view(*known_lse)
-                               : (in_place ? hostResult(out.lse) : scratch(out.lse.size()));
-    cl::Buffer s = in_place ? hostResult(out.scores.data) : scratch(out.scores.data.size());
-    cl::Buffer p = in_place ? hostResult(out.weights.data) : scratch(out.weights.data.size());
+    cl::Buffer lse = known_lse ? view(*known_lse) : resultBuffer(out.lse);
+    cl::Buffer s = resultBuffer(out.scores.data), p = resultBuffer(out.weights.data);
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
     if (variant_ == Variant::kCpu) {
       const std::size_t nk_pad = paddedKeyRows(n_k);
@@ -303,11 +297,9 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
     }
     if (known_lse) {
       out.lse = *known_lse;
-      if (in_place) syncHost({&s, &p});
-      else downloadAll({{&s, &out.scores.data}, {&p, &out.weights.data}});
+      collect({{&s, &out.scores.data}, {&p, &out.weights.data}});
     } else {
-      if (in_place) syncHost({&s, &p, &lse});
-      else downloadAll({{&s, &out.scores.data}, {&p, &out.weights.data}, {&lse, &out.lse}});
+      collect({{&s, &out.scores.data}, {&p, &out.weights.data}, {&lse, &out.lse}});
     }
     return 0;
   });
@@ -322,8 +314,8 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
     Fused out{Tensor3(h, n_q, d_v), std::vector<float>(static_cast<std::size_t>(h) * n_q)};
     const cl::Buffer kb = view(k.data), vb = view(v.data);
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+    cl::Buffer ob = resultBuffer(out.output.data), lse = resultBuffer(out.lse);
     if (variant_ == Variant::kCpu) {
-      cl::Buffer ob = hostResult(out.output.data), lse = hostResult(out.lse);
       const std::size_t nq_pad = roundUp(n_q, 16);
       const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
       cl::Kernel kernel(prog, "flash_fwd_cpu");
@@ -333,9 +325,7 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
       kernel.setArg(9, offset), kernel.setArg(10, window);
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
                                   cl::NDRange(1, 1));
-      syncHost({&ob, &lse});
     } else {
-      cl::Buffer ob = scratch(out.output.data.size()), lse = scratch(out.lse.size());
       const cl::Buffer qb = view(q.data);
       cl::Kernel kernel(prog, "flash_fwd_gpu");
       kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, ob);
@@ -344,8 +334,8 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v,
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange,
                                   cl::NDRange(roundUp(n_q, kGpuQueries), h),
                                   cl::NDRange(kGpuQueries, 1));
-      downloadAll({{&ob, &out.output.data}, {&lse, &out.lse}});
     }
+    collect({{&ob, &out.output.data}, {&lse, &out.lse}});
     return out;
   });
 }
@@ -369,8 +359,8 @@ void Runtime::attendInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
     const std::size_t nq_pad = roundUp(n_q, 16);
     const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
     const cl::Buffer kb = view(k.data), vb = view(v.data);
-    cl::Buffer ob = hostResult(out.output.data), lse = hostResult(out.lse);
-    cl::Buffer s = hostResult(out.scores.data), p = hostResult(out.weights.data);
+    cl::Buffer ob = resultBuffer(out.output.data), lse = resultBuffer(out.lse);
+    cl::Buffer s = resultBuffer(out.scores.data), p = resultBuffer(out.weights.data);
     cl::Kernel kernel(prog, "flash_probs_cpu");
     kernel.setArg(0, qt), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, ob);
     kernel.setArg(4, lse), kernel.setArg(5, s), kernel.setArg(6, p), kernel.setArg(7, n_q);
@@ -379,7 +369,8 @@ void Runtime::attendInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
     kernel.setArg(12, mask.window);
     queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
                                 cl::NDRange(1, 1));
-    syncHost({&ob, &lse, &s, &p});
+    collect({{&ob, &out.output.data}, {&lse, &out.lse}, {&s, &out.scores.data},
+             {&p, &out.weights.data}});
     return 0;
   });
 }
@@ -396,8 +387,8 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const std::vector<float
     Pooled out{Tensor3(h, nb_q, nb_k), Tensor3(h, nb_q, nb_k)};
     const cl::Buffer qb = view(q.data), lb = view(lse);
     const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+    cl::Buffer mean = resultBuffer(out.mean.data), max = resultBuffer(out.max.data);
     if (cpu) {
-      cl::Buffer mean = hostResult(out.mean.data), max = hostResult(out.max.data);
       const std::size_t nk_pad = paddedKeyRows(n_k);
       const cl::Buffer kt = upload(transposeHeads(k, nk_pad));
       cl::Kernel kernel(prog, "pool_probs_cpu");
@@ -406,17 +397,15 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const std::vector<float
       kernel.setArg(7, static_cast<cl_int>(nk_pad)), kernel.setArg(8, b), kernel.setArg(9, nb_k);
       kernel.setArg(10, causal), kernel.setArg(11, offset), kernel.setArg(12, window);
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_q, h), cl::NDRange(1, 1));
-      syncHost({&mean, &max});
     } else {
-      cl::Buffer mean = scratch(out.mean.data.size()), max = scratch(out.max.data.size());
       const cl::Buffer kb = view(k.data);
       cl::Kernel kernel(prog, "pool_probs");
       kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, lb), kernel.setArg(3, mean);
       kernel.setArg(4, max), kernel.setArg(5, n_q), kernel.setArg(6, n_k), kernel.setArg(7, b);
       kernel.setArg(8, causal), kernel.setArg(9, offset), kernel.setArg(10, window);
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_k, nb_q, h));
-      downloadAll({{&mean, &out.mean.data}, {&max, &out.max.data}});
     }
+    collect({{&mean, &out.mean.data}, {&max, &out.max.data}});
     return out;
   });
 }
@@ -434,11 +423,8 @@ Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3
   checked([&] {
     const cl::Buffer qb = view(q.data), kb = view(k.data), wb = view(w_a.data),
                      ub = view(u_a.data), vab = view(v_a.data);
-    // The results: written in place in host memory on CPU devices, copied back on GPUs.
-    auto result = [&](std::vector<float>& host) {
-      return cpu ? hostResult(host) : scratch(host.size());
-    };
-    cl::Buffer s = result(m.scores.data), p = result(m.weights.data), lse = result(m.lse);
+    cl::Buffer s = resultBuffer(m.scores.data), p = resultBuffer(m.weights.data);
+    cl::Buffer lse = resultBuffer(m.lse);
     cl::Buffer a = scratch(static_cast<std::size_t>(h) * n_q * d_a);
     cl::Kernel project(prog, "project_rows");  // A = Q W_a
     project.setArg(0, qb), project.setArg(1, wb), project.setArg(2, a), project.setArg(3, n_q);
@@ -477,12 +463,11 @@ Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3
     queue_.enqueueNDRangeKernel(softmax, cl::NullRange, cl::NDRange(n_q, h),
                                 cpu ? cl::NDRange(1, 1) : cl::NullRange);
     if (!output) {
-      if (cpu) syncHost({&s, &p, &lse});
-      else downloadAll({{&s, &m.scores.data}, {&p, &m.weights.data}, {&lse, &m.lse}});
+      collect({{&s, &m.scores.data}, {&p, &m.weights.data}, {&lse, &m.lse}});
       return 0;
     }
     // O = P V from P still on the device.
-    cl::Buffer o = result(output->data);
+    cl::Buffer o = resultBuffer(output->data);
     if (cpu) {
       const std::size_t dv_pad = roundUp(d_v, 16);
       const cl::Buffer vpad = upload(padColumns(v, dv_pad));
@@ -492,16 +477,14 @@ Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3
       queue_.enqueueNDRangeKernel(pv, cl::NullRange,
                                   cl::NDRange(dv_pad / 16, roundUp(n_q, kCpuRows) / kCpuRows, h),
                                   cl::NDRange(1, 1, 1));
-      syncHost({&s, &p, &lse, &o});
     } else {
       const cl::Buffer vb = view(v.data);
       cl::Kernel pv(prog, "weights_times_values");
       pv.setArg(0, p), pv.setArg(1, vb), pv.setArg(2, o), pv.setArg(3, n_q), pv.setArg(4, n_k);
       pv.setArg(5, d_v);
       queue_.enqueueNDRangeKernel(pv, cl::NullRange, cl::NDRange(d_v, n_q, h));
-      downloadAll({{&s, &m.scores.data}, {&p, &m.weights.data}, {&lse, &m.lse},
-                   {&o, &output->data}});
     }
+    collect({{&s, &m.scores.data}, {&p, &m.weights.data}, {&lse, &m.lse}, {&o, &output->data}});
     return 0;
   });
   return m;

@@ -116,12 +116,11 @@ class Runtime {
   cl::Buffer scratch(std::size_t floats);
   /// Read-only input the kernels read in place on CPU devices (data must outlive the call).
   cl::Buffer view(const std::vector<float>& data);
-  /// Copies every (buffer, host vector) pair back with one wait.
-  void downloadAll(std::initializer_list<std::pair<const cl::Buffer*, std::vector<float>*>> pairs);
-  /// A buffer the kernels write straight into `host` (CPU devices: no copy back).
-  cl::Buffer hostResult(std::vector<float>& host);
-  /// Waits for the queue and makes the buffers' host memory current (map, unmap, one finish).
-  void syncHost(std::initializer_list<cl::Buffer*> buffers);
+  /// A buffer for a result that ends in `host`: on CPU devices the kernels write host's memory in
+  /// place (CL_MEM_USE_HOST_PTR); elsewhere device memory that collect() reads back.
+  cl::Buffer resultBuffer(std::vector<float>& host);
+  /// Waits for the queue once and brings every (resultBuffer, host) pair up to date.
+  void collect(std::initializer_list<std::pair<cl::Buffer*, std::vector<float>*>> results);
 
   cl::Device device_;
   cl::Context context_;
