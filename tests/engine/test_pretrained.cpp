@@ -233,7 +233,9 @@ TEST_CASE("pretrained: bad model folders and inputs are clear errors", "[pretrai
     CHECK_THROWS_WITH(model->run(" \t\n", std::nullopt, {}, *backend), Catch::Contains("only white space"));
     CHECK_THROWS_WITH(model->run("the", std::string_view(""), {}, *backend),
                       Catch::Contains("the second text (--pair) is empty"));
-    requireLoadError(root / "ok/config.json", ErrorCode::kIo, "is a file; --model takes the model's folder");
+    requireLoadError(root / "ok/config.json", ErrorCode::kIo,
+                     "is neither a model folder nor a GGUF file (--model takes a HuggingFace "
+                     "model folder or a .gguf file)");
     ModelRunOptions layer9;
     layer9.layer = 9;
     CHECK_THROWS_WITH(model->run("the cat", std::nullopt, layer9, *backend),

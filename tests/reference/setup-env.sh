@@ -19,6 +19,8 @@ pins=(
   "tokenizers==0.21.4"
   "safetensors==0.8.0"
   "huggingface-hub==0.36.2"
+  "gguf==0.19.0"
+  "accelerate==0.34.2"
 )
 
 packages=(python3-torch python3-numpy python3-venv python3-pip libopenblas0-pthread)

@@ -13,6 +13,8 @@
 
 namespace attnlab {
 
+class GgufFile;
+
 /// A text (or sentence pair) as a model receives it. All vectors have one entry per token.
 struct Encoding {
   std::vector<int> ids;  ///< Input ids, special tokens included, in model order.
@@ -44,6 +46,11 @@ class ModelTokenizer {
                           std::optional<std::string_view> pair = std::nullopt) const = 0;
   /// Number of entries in the vocabulary (ids are in [0, vocabSize())).
   virtual int vocabSize() const = 0;
+  /// The readable label of token `id` as Encoding::labels shows it (e.g. for next-token
+  /// predictions); "" for an id outside [0, vocabSize()) or one the vocabulary leaves unused.
+  virtual std::string tokenLabel(int id) const = 0;
+  /// True for a special token ([CLS], <|endoftext|>, a GGUF control token ...).
+  virtual bool isSpecial(int id) const = 0;
   /// "wordpiece" or "bpe".
   virtual std::string kind() const = 0;
 };
@@ -99,5 +106,29 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
 /// the key) or as the loaders above.
 std::unique_ptr<ModelTokenizer> loadModelTokenizer(const std::filesystem::path& dir,
                                                    std::string_view model_type);
+
+/// The pre-tokenizers (GGUF tokenizer.ggml.pre) loadGgufTokenizer reproduces, comma-separated.
+std::string supportedGgufPreTokenizers();
+
+/// Loads the tokenizer stored in a GGUF file's metadata (llama.cpp's tokenizer.ggml.* keys):
+/// - tokenizer.ggml.model = "gpt2": byte-level BPE from tokenizer.ggml.tokens (id = index) and
+///   tokenizer.ggml.merges ("a b" strings, rank = index), the same implementation as
+///   loadByteLevelBpe, with the pre-tokenizer tokenizer.ggml.pre names: "gpt-2" (GPT-2's
+///   pattern), "smollm", "starcoder", "refact" (every digit its own piece, then GPT-2's pattern;
+///   llama.cpp's llama-vocab.cpp and HuggingFace's Digits(individual_digits) + ByteLevel).
+/// - tokenizer.ggml.model = "llama": SentencePiece-style BPE (Kudo & Richardson 2018) from the
+///   tokens and tokenizer.ggml.scores: spaces become "▁", a "▁" is prepended
+///   (tokenizer.ggml.add_space_prefix, default true), the adjacent pair whose merged piece has the
+///   highest score is merged first (leftmost on ties), and characters missing from the vocabulary
+///   fall back to their UTF-8 bytes <0xNN>.
+/// Control tokens (token_type 3) are special: written in the text they are recognised, and they
+/// are marked special; user-defined tokens (type 4) are recognised but not special.
+/// tokenizer.ggml.bos_token_id is put first when tokenizer.ggml.add_bos_token is true (default:
+/// true for "llama", false for "gpt2"), eos_token_id last when add_eos_token is true.
+/// Throws Error(kInvalidArgument) naming an unsupported tokenizer model or pre-tokenizer (and the
+/// supported ones), Error(kInvalidInput) for missing or inconsistent metadata (naming the key: no
+/// tokens, a token_type or scores array of another length, a merge whose parts are not tokens, a
+/// BOS/EOS id outside the vocabulary).
+std::unique_ptr<ModelTokenizer> loadGgufTokenizer(const GgufFile& file);
 
 }  // namespace attnlab

@@ -1,11 +1,12 @@
 #pragma once
 /// \file pretrained.hpp
 /// Real pretrained transformers read from a HuggingFace model folder (config.json,
-/// model.safetensors, tokenizer files): BERT (Devlin et al. 2019; covers MiniLM and
-/// sentence-transformers' all-MiniLM-L6-v2) and GPT-2 (Radford et al. 2019). The engine runs the
-/// model's own forward pass in float32 and keeps every layer's per-head scores and weights; the
-/// attention inside each layer goes through a Backend, so what the heatmaps show is exactly what
-/// the next layer received.
+/// model.safetensors, tokenizer files) or a GGUF file (llama.cpp's format, weights dequantised):
+/// BERT (Devlin et al. 2019; covers MiniLM and sentence-transformers' all-MiniLM-L6-v2), GPT-2
+/// (Radford et al. 2019) and Llama (Touvron et al. 2023; SmolLM2, TinyLlama, Llama 2/3 layouts:
+/// RMSNorm, RoPE, grouped-query attention, SwiGLU). The engine runs the model's own forward pass
+/// in float32 and keeps every layer's per-head scores and weights; the attention inside each layer
+/// goes through a Backend, so what the heatmaps show is exactly what the next layer received.
 
 #include <filesystem>
 #include <memory>
@@ -25,27 +26,61 @@ namespace attnlab {
 enum class Architecture {
   kBert,  ///< Post-LayerNorm encoder, bidirectional self-attention, learned absolute positions.
   kGpt2,  ///< Pre-LayerNorm decoder, causal self-attention, learned absolute positions.
+  /// Pre-RMSNorm decoder, causal self-attention with RoPE on queries and keys and grouped-query
+  /// attention, SwiGLU feed-forward (Touvron et al. 2023, §2.2).
+  kLlama,
 };
 
-/// What config.json says, reduced to what the forward pass needs.
+/// "bert", "gpt2" or "llama".
+std::string toString(Architecture architecture);
+
+/// What config.json (or a GGUF file's llama.* keys) says, reduced to what the forward pass needs.
 struct ModelConfig {
   Architecture architecture = Architecture::kBert;
-  std::string model_type;     ///< "bert" or "gpt2", as written in config.json.
-  int layers = 0;             ///< num_hidden_layers / n_layer.
-  int heads = 0;              ///< num_attention_heads / n_head.
-  int d_model = 0;            ///< hidden_size / n_embd.
+  std::string model_type;     ///< "bert", "gpt2" or "llama" (config.json's model_type).
+  std::string format;         ///< Where the weights came from: "safetensors" or "gguf".
+  /// The weights' element type as stored: the GGUF type holding most bytes ("Q4_1", "F16" ...)
+  /// or the safetensors dtype of the embedding ("F32", "BF16" ...). Computation is float32.
+  std::string weight_type;
+  int layers = 0;             ///< num_hidden_layers / n_layer / block_count.
+  int heads = 0;              ///< Query heads h: num_attention_heads / n_head / head_count.
+  /// K/V heads G (grouped-query attention, G divides h; Ainslie et al. 2023): num_key_value_heads
+  /// / head_count_kv. Equal to heads for BERT and GPT-2 (multi-head attention).
+  int kv_heads = 0;
+  int d_model = 0;            ///< hidden_size / n_embd / embedding_length.
   int d_ff = 0;               ///< intermediate_size / n_inner (GPT-2 default 4·d_model).
-  int max_positions = 0;      ///< max_position_embeddings / n_positions: the longest input.
+  int max_positions = 0;      ///< max_position_embeddings / n_positions / context_length.
   int vocab_size = 0;
-  int type_vocab_size = 0;    ///< BERT's segment count (0 for GPT-2).
-  double layer_norm_eps = 0;  ///< layer_norm_eps / layer_norm_epsilon.
-  std::string activation;     ///< hidden_act / activation_function: gelu, gelu_new, relu ...
-  bool scale_attention = true;  ///< GPT-2's scale_attn_weights; always true for BERT.
+  int type_vocab_size = 0;    ///< BERT's segment count (0 otherwise).
+  /// layer_norm_eps / layer_norm_epsilon; Llama: the RMSNorm epsilon (rms_norm_eps,
+  /// attention.layer_norm_rms_epsilon).
+  double layer_norm_eps = 0;
+  std::string activation;     ///< hidden_act / activation_function: gelu, gelu_new, relu, silu.
+  bool scale_attention = true;  ///< GPT-2's scale_attn_weights; always true otherwise.
+  /// Width of one head (d_k = d_v) when given explicitly (head_dim / attention.key_length);
+  /// 0 means d_model / heads.
+  int head_dim = 0;
+  /// RoPE base (Su et al. 2021; rope_theta / rope.freq_base, e.g. 100000 for SmolLM2); 0 for
+  /// models without RoPE.
+  double rope_base = 0;
+  int rope_dims = 0;              ///< Dimensions rotated per head (the whole head here); 0: none.
+  bool tied_embeddings = false;   ///< The output layer is the token embedding (Llama, GPT-2).
 
-  /// d_k = d_v = d_model / heads.
-  int dK() const { return heads > 0 ? d_model / heads : 0; }
-  /// The mask the architecture uses: none for BERT, causal for GPT-2.
-  Mask mask() const { return architecture == Architecture::kGpt2 ? Mask::kCausal : Mask::kNone; }
+  /// d_k = d_v: head_dim, else d_model / heads.
+  int dK() const { return head_dim > 0 ? head_dim : (heads > 0 ? d_model / heads : 0); }
+  /// The mask the architecture uses: none for BERT, causal for GPT-2 and Llama.
+  Mask mask() const { return architecture == Architecture::kBert ? Mask::kNone : Mask::kCausal; }
+  /// The K/V head query head i reads (see kvHeadOf in spec.hpp): i for multi-head attention.
+  int kvHeadOf(int query_head) const {
+    return attnlab::kvHeadOf(query_head, heads, kv_heads > 0 ? kv_heads : heads);
+  }
+  /// Bytes a float32 KV cache needs per token for the whole model: 2 (K and V) · layers ·
+  /// kv_heads · d_k · 4.
+  long long kvCacheBytesPerToken() const {
+    return 2LL * layers * (kv_heads > 0 ? kv_heads : heads) * dK() * 4;
+  }
+  /// The same for multi-head attention with as many K/V heads as query heads: what GQA saves.
+  long long mhaKvCacheBytesPerToken() const { return 2LL * layers * heads * dK() * 4; }
 };
 
 /// Reads config.json. Throws Error(kIo) when missing, Error(kInvalidInput) for malformed JSON or a
@@ -62,6 +97,18 @@ struct ModelRunOptions {
   std::optional<double> temperature;
   /// The layer whose attention is kept; unset keeps every layer. Layers are 0-based.
   std::optional<int> layer;
+  /// How many next-token predictions to return for the last position (0: none). With an output
+  /// layer (Llama, GPT-2) the pass then runs through every layer even when `layer` is set.
+  int next_tokens = 5;
+};
+
+/// One next-token prediction: softmax over the vocabulary of the output layer's logits for the
+/// last position (the tied embedding for SmolLM2 and GPT-2).
+struct NextToken {
+  int id = 0;
+  std::string label;        ///< As Encoding::labels shows tokens ("␣cat").
+  double probability = 0;   ///< In [0, 1].
+  double logit = 0;
 };
 
 /// One forward pass with the captured attention.
@@ -71,23 +118,36 @@ struct ModelRun {
   /// and weights [h, n, n], head outputs [h, n, d_k], per-row statistics.
   std::vector<AttentionResult> attention;
   std::vector<int> layers;  ///< The layer index of each entry of `attention`.
+  /// For each query head i (h entries) the K/V head it reads (grouped-query attention; i for
+  /// multi-head attention), the same in every layer. The backend received K and V repeated per
+  /// query head, so attention[l].heads() == h always.
+  std::vector<int> kv_head;
+  int kv_heads = 0;         ///< G, the number of distinct K/V heads.
   Matrix hidden;            ///< The last computed layer's output hidden states [n, d_model].
+  /// The most probable next tokens after the last position, most probable first (empty for
+  /// models without an output layer, i.e. BERT, or when ModelRunOptions::next_tokens is 0).
+  std::vector<NextToken> next_tokens;
   double compute_ms = 0;    ///< Wall time of tokenize + forward pass, ms.
 };
 
 /// A loaded model: config, weights (float32 in memory) and tokenizer.
 class PretrainedModel {
  public:
-  /// Loads a HuggingFace model folder. Throws Error(kIo) naming a missing or unreadable file,
-  /// Error(kInvalidInput) for a malformed safetensors file or a missing / wrongly shaped weight
-  /// (naming the tensor), Error(kInvalidArgument) for an unknown architecture.
-  static std::unique_ptr<PretrainedModel> load(const std::filesystem::path& dir);
+  /// Loads a HuggingFace model folder (model_type bert, gpt2 or llama) or a GGUF file
+  /// (general.architecture llama; any file that starts with the GGUF magic). Throws Error(kIo)
+  /// naming a missing or unreadable file (or a file that is neither a folder nor GGUF),
+  /// Error(kInvalidInput) for a malformed safetensors or GGUF file (one line naming the fault:
+  /// see GgufFile), a missing / wrongly shaped weight (naming the tensor), a tensor type that
+  /// cannot be dequantised (naming it), head_count_kv not dividing head_count,
+  /// Error(kInvalidArgument) for an unknown architecture or tokenizer (naming it).
+  static std::unique_ptr<PretrainedModel> load(const std::filesystem::path& path);
   virtual ~PretrainedModel() = default;
 
   const ModelConfig& config() const { return config_; }
   const ModelTokenizer& tokenizer() const { return *tokenizer_; }
-  /// The folder's name, e.g. "all-MiniLM-L6-v2".
+  /// The folder's name, e.g. "all-MiniLM-L6-v2", or the GGUF file's name without ".gguf".
   const std::string& name() const { return name_; }
+  /// What load() was given: the folder or the .gguf file.
   const std::filesystem::path& directory() const { return dir_; }
   /// Time taken by load(), ms.
   double loadMs() const { return load_ms_; }
@@ -109,6 +169,14 @@ class PretrainedModel {
   /// Layer l applied to hidden states x [n, d_model]; writes the layer's attention into *attention.
   virtual Matrix layer(int l, const Matrix& x, const AttentionSpec& spec, Backend& backend,
                        AttentionResult* attention) const = 0;
+  /// True when the model has an output layer (next-token predictions).
+  virtual bool hasOutputLayer() const { return false; }
+  /// The output layer's logits [vocab] for the last row of the final hidden states; empty for
+  /// models without one.
+  virtual Eigen::VectorXf logits(const Matrix& hidden) const {
+    (void)hidden;
+    return {};
+  }
 
   ModelConfig config_;
   std::unique_ptr<ModelTokenizer> tokenizer_;

@@ -66,6 +66,15 @@ inline std::pair<int, int> visibleKeys(Mask mask, int i, int n_k) {
   return {0, n_k};
 }
 
+/// Grouped-query attention (Ainslie et al. 2023, "GQA", §2.2; multi-query attention: Shazeer
+/// 2019): h query heads share G key/value heads, G dividing h, in groups of h/G consecutive query
+/// heads. Query head i uses K/V head ⌊i·G/h⌋ (HuggingFace's repeat_kv: i / (h/G)). G = h is
+/// multi-head attention, G = 1 multi-query attention. Requires 0 ≤ i < h and G dividing h (not
+/// checked here: callers validate G).
+inline int kvHeadOf(int query_head, int heads, int kv_heads) {
+  return static_cast<int>(static_cast<long long>(query_head) * kv_heads / heads);
+}
+
 /// True when the mask hides key j from query i. Shapes: i in [0, n_q), j in [0, n_k).
 inline bool isMasked(Mask mask, int i, int j, int n_k) {
   auto [lo, hi] = visibleKeys(mask, i, n_k);

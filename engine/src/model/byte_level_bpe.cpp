@@ -38,6 +38,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/model_tokenizer.hpp"
+#include "model/byte_level_bpe.hpp"
 #include "model/tokenizer_common.hpp"
 #include "text/unicode_tables.hpp"
 
@@ -72,35 +73,10 @@ int unicodeToByte(char32_t c) {
   return c < table.size() ? table[c] : -1;
 }
 
-/// A merge rule: applying it to the pair gives `result`; lower rank applies first.
-struct Merge {
-  int rank = 0;
-  int result = 0;
-};
-
-std::uint64_t pairKey(int left, int right) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) |
-         static_cast<std::uint32_t>(right);
-}
-
-/// A token from added_tokens: split out of the text before pre-tokenization.
-struct AddedToken {
-  std::string content;
-  int id = 0;
-  bool special = true;
-};
-
-/// Everything a byte-level BPE tokenizer is built from.
-struct BpeData {
-  std::unordered_map<std::string, int> vocab;
-  std::unordered_map<std::uint64_t, Merge> merges;
-  std::vector<AddedToken> added;
-  bool add_prefix_space = false;  ///< ByteLevel pre-tokenizer: prepend ' ' to each text piece.
-  bool use_regex = true;          ///< ByteLevel pre-tokenizer: split with GPT-2's pattern.
-  bool ignore_merges = false;     ///< BPE: a pre-token found whole in the vocabulary is kept.
-  int unk_id = -1;                ///< BPE: id for characters missing from the vocabulary.
-  bool fuse_unk = false;          ///< BPE: consecutive unknown characters give one unknown id.
-};
+using bpe::AddedToken;
+using bpe::BpeData;
+using bpe::Merge;
+using bpe::pairKey;
 
 /// Character classes of GPT-2's pattern.
 enum class CharClass { kLetter, kNumber, kSpace, kOther };
@@ -252,9 +228,11 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     tokens_.resize(static_cast<std::size_t>(max_id + 1));
     for (const auto& [token, id] : data_.vocab) tokens_[static_cast<std::size_t>(id)] = token;
     is_added_.assign(tokens_.size(), false);
+    is_special_.assign(tokens_.size(), false);
     for (const auto& added : data_.added) {
       tokens_[static_cast<std::size_t>(added.id)] = added.content;
       is_added_[static_cast<std::size_t>(added.id)] = true;
+      is_special_[static_cast<std::size_t>(added.id)] = added.special;
       added_strings_.push_back(added.content);
     }
     const auto& table = byteToUnicode();
@@ -274,6 +252,7 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     }
     (void)model_text::decodeInput(text, false);
     Encoding out;
+    for (int id : data_.prefix_ids) appendSpecial(id, out);
     for (const auto& segment : model_text::splitSpecials(text, added_strings_)) {
       if (segment.special >= 0) {
         const AddedToken& added = data_.added[static_cast<std::size_t>(segment.special)];
@@ -285,6 +264,7 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
       }
       appendPiece(text.substr(segment.begin, segment.end - segment.begin), out);
     }
+    for (int id : data_.suffix_ids) appendSpecial(id, out);
     if (out.ids.empty()) {
       throw Error(ErrorCode::kInvalidInput, "the text is empty: there is nothing to tokenize");
     }
@@ -292,11 +272,46 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   }
 
   int vocabSize() const override { return static_cast<int>(tokens_.size()); }
+  std::string tokenLabel(int id) const override {
+    return id >= 0 && id < vocabSize() ? label(id) : std::string();
+  }
+  bool isSpecial(int id) const override {
+    return id >= 0 && id < vocabSize() && is_special_[static_cast<std::size_t>(id)];
+  }
   std::string kind() const override { return "bpe"; }
 
  private:
-  /// Pre-tokenizes and encodes a piece of text without added tokens.
+  void appendSpecial(int id, Encoding& out) const {
+    out.ids.push_back(id);
+    out.labels.push_back(label(id));
+    out.type_ids.push_back(0);
+    out.special.push_back(true);
+  }
+
+  /// Splits a piece of text without added tokens into digits and the runs between them
+  /// (BpeData::split_digits), then pre-tokenizes each run.
   void appendPiece(std::string_view piece, Encoding& out) const {
+    if (!data_.split_digits) {
+      appendRun(piece, out);
+      return;
+    }
+    const std::u32string cps = decodeUtf8(piece);
+    std::size_t byte = 0;
+    std::size_t run_begin = 0;
+    for (char32_t c : cps) {
+      const std::size_t length = model_text::utf8Length(c);
+      if (classify(c) == CharClass::kNumber) {
+        if (run_begin < byte) appendRun(piece.substr(run_begin, byte - run_begin), out);
+        appendRun(piece.substr(byte, length), out);
+        run_begin = byte + length;
+      }
+      byte += length;
+    }
+    if (run_begin < piece.size()) appendRun(piece.substr(run_begin), out);
+  }
+
+  /// Pre-tokenizes and encodes a run of text without added tokens.
+  void appendRun(std::string_view piece, Encoding& out) const {
     std::string prefixed;
     if (data_.add_prefix_space && piece.front() != ' ') {
       prefixed = " " + std::string(piece);
@@ -442,6 +457,7 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   BpeData data_;
   std::vector<std::string> tokens_;         ///< id → token as in the vocabulary
   std::vector<bool> is_added_;              ///< id → from added_tokens
+  std::vector<bool> is_special_;            ///< id → an added token marked special
   std::vector<std::string> added_strings_;  ///< added tokens' contents, as in data_.added
   std::array<std::string, 256> byte_strings_;
   std::array<int, 256> byte_ids_{};  ///< byte → id of its one-byte token, -1 if missing
@@ -486,7 +502,10 @@ std::unordered_map<std::string, int> readVocab(const Json& json, const std::stri
   return vocab;
 }
 
-/// Adds merge (left, right) with `rank`; `where` names the file and line or entry in errors.
+}  // namespace
+
+namespace bpe {
+
 void addMerge(BpeData& data, const std::string& left, const std::string& right, int rank,
               const std::string& where) {
   const auto l = data.vocab.find(left);
@@ -507,8 +526,6 @@ void addMerge(BpeData& data, const std::string& left, const std::string& right, 
   data.merges[pairKey(l->second, r->second)] = {rank, result->second};
 }
 
-/// Splits "a b" into its two tokens; false unless there is exactly one space between non-empty
-/// tokens.
 bool splitMerge(std::string_view line, std::string& left, std::string& right) {
   const std::size_t space = line.find(' ');
   if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
@@ -518,6 +535,56 @@ bool splitMerge(std::string_view line, std::string& left, std::string& right) {
   left.assign(line.substr(0, space));
   right.assign(line.substr(space + 1));
   return true;
+}
+
+std::unique_ptr<ModelTokenizer> makeByteLevelBpe(BpeData data) {
+  return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));
+}
+
+}  // namespace bpe
+
+using bpe::addMerge;
+using bpe::splitMerge;
+
+namespace {
+
+/// The post-processor: ByteLevel (adds nothing) or TemplateProcessing of the form
+/// [special …] $A [special …] (a Llama tokenizer's BOS), alone or in a Sequence.
+void readPostProcessor(const Json& post, const std::string& name, BpeData& data) {
+  const std::string type = post.is_object() ? post.value("type", std::string("?")) : "?";
+  if (type == "ByteLevel") return;
+  if (type == "Sequence" && post.contains("processors") && post["processors"].is_array()) {
+    for (const Json& p : post["processors"]) readPostProcessor(p, name, data);
+    return;
+  }
+  if (type != "TemplateProcessing" || !post.contains("single") || !post["single"].is_array()) {
+    throwInvalid(name + ": post_processor " + type + " is not supported (ByteLevel or a "
+                 "TemplateProcessing that adds special tokens around $A are)");
+  }
+  bool seen_sequence = false;
+  for (const Json& piece : post["single"]) {
+    if (piece.contains("Sequence")) {
+      seen_sequence = true;
+      continue;
+    }
+    const Json* special = piece.contains("SpecialToken") ? &piece["SpecialToken"] : nullptr;
+    if (special == nullptr || !special->contains("id") || !(*special)["id"].is_string() ||
+        !post.contains("special_tokens") ||
+        !post["special_tokens"].contains((*special)["id"].get<std::string>())) {
+      throwInvalid(name + ": post_processor TemplateProcessing entry " + piece.dump() +
+                   " is not supported");
+    }
+    const Json& entry = post["special_tokens"][(*special)["id"].get<std::string>()];
+    if (!entry.contains("ids") || !entry["ids"].is_array()) {
+      throwInvalid(name + ": post_processor special token " + entry.dump() + " has no ids");
+    }
+    for (const Json& id : entry["ids"]) {
+      if (!id.is_number_integer() || id.get<long long>() < 0) {
+        throwInvalid(name + ": post_processor special token id " + id.dump() + " is not valid");
+      }
+      (seen_sequence ? data.suffix_ids : data.prefix_ids).push_back(id.get<int>());
+    }
+  }
 }
 
 }  // namespace
@@ -589,18 +656,27 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
   }
 
   BpeData data;
+  data.origin = name;
   if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
     const Json& pre = json["pre_tokenizer"];
-    if (!pre.is_object() || pre.value("type", std::string()) != "ByteLevel") {
-      unsupported("pre_tokenizer " +
-                  (pre.is_object() ? pre.value("type", std::string("?")) : pre.dump()));
+    auto typeOf = [](const Json& j) {
+      return j.is_object() ? j.value("type", std::string("?")) : j.dump();
+    };
+    const Json* byte_level = &pre;
+    // SmolLM2 / StarCoder: Sequence [Digits(individual_digits), ByteLevel].
+    if (typeOf(pre) == "Sequence" && pre.contains("pretokenizers") &&
+        pre["pretokenizers"].is_array() && pre["pretokenizers"].size() == 2 &&
+        typeOf(pre["pretokenizers"][0]) == "Digits" &&
+        pre["pretokenizers"][0].value("individual_digits", false)) {
+      data.split_digits = true;
+      byte_level = &pre["pretokenizers"][1];
     }
-    data.add_prefix_space = pre.value("add_prefix_space", false);
-    data.use_regex = pre.value("use_regex", true);
+    if (typeOf(*byte_level) != "ByteLevel") unsupported("pre_tokenizer " + typeOf(pre));
+    data.add_prefix_space = byte_level->value("add_prefix_space", false);
+    data.use_regex = byte_level->value("use_regex", true);
   }
   if (json.contains("post_processor") && !json["post_processor"].is_null()) {
-    const std::string type = json["post_processor"].value("type", std::string("?"));
-    if (type != "ByteLevel") unsupported("post_processor " + type);
+    readPostProcessor(json["post_processor"], name, data);
   }
 
   if (!model.contains("vocab")) throwInvalid(name + ": model.vocab is missing");
@@ -656,6 +732,17 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
       }
       if (added.content.empty()) continue;
       data.added.push_back(std::move(added));
+    }
+  }
+  int max_id = -1;
+  for (const auto& [token, id] : data.vocab) max_id = std::max(max_id, id);
+  for (const auto& added : data.added) max_id = std::max(max_id, added.id);
+  for (const auto* ids : {&data.prefix_ids, &data.suffix_ids}) {
+    for (int id : *ids) {
+      if (id > max_id) {
+        throwInvalid(name + ": post_processor adds token id " + std::to_string(id) +
+                     ", which is not in the vocabulary");
+      }
     }
   }
   return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));

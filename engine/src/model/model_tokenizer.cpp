@@ -77,10 +77,10 @@ WordPieceOptions readWordPieceOptions(const std::filesystem::path& config_path) 
 std::unique_ptr<ModelTokenizer> loadModelTokenizer(const std::filesystem::path& dir,
                                                    std::string_view model_type) {
   namespace fs = std::filesystem;
-  if (model_type != "bert" && model_type != "gpt2") {
+  if (model_type != "bert" && model_type != "gpt2" && model_type != "llama") {
     throw Error(ErrorCode::kInvalidArgument,
                 "model type \"" + std::string(model_type) +
-                    "\" has no tokenizer here (supported: bert, gpt2)");
+                    "\" has no tokenizer here (supported: bert, gpt2, llama)");
   }
   if (!fs::is_directory(dir)) {
     throw Error(ErrorCode::kIo, "model folder " + dir.string() + " does not exist");
@@ -93,6 +93,15 @@ std::unique_ptr<ModelTokenizer> loadModelTokenizer(const std::filesystem::path& 
                                       "(copy it from the model's HuggingFace repository)");
     }
     return loadWordPiece(vocab, readWordPieceOptions(dir / "tokenizer_config.json"));
+  }
+  if (model_type == "llama") {
+    // Llama-family folders with a byte-level BPE (SmolLM2, Llama 3) keep it in tokenizer.json.
+    const fs::path tokenizer = dir / "tokenizer.json";
+    if (!fs::exists(tokenizer)) {
+      throw Error(ErrorCode::kIo, tokenizer.string() +
+                                      " not found: a Llama model folder needs tokenizer.json");
+    }
+    return loadByteLevelBpe(tokenizer);
   }
   const fs::path vocab = dir / "vocab.json";
   const fs::path merges = dir / "merges.txt";

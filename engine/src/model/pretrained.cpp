@@ -3,6 +3,7 @@
 
 #include "attnlab/pretrained.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -10,8 +11,10 @@
 #include <sstream>
 
 #include "attnlab/error.hpp"
+#include "attnlab/gguf.hpp"
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "model/llama.hpp"
 
 namespace attnlab {
 namespace {
@@ -81,15 +84,17 @@ Matrix layerNorm(const Matrix& x, const Vector& gamma, const Vector& beta, doubl
   return out;
 }
 
-enum class Activation { kGeluErf, kGeluTanh, kRelu };
+enum class Activation { kGeluErf, kGeluTanh, kRelu, kSilu };
 
 Activation parseActivation(const std::string& name) {
   if (name == "gelu") return Activation::kGeluErf;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
     return Activation::kGeluTanh;
   if (name == "relu") return Activation::kRelu;
-  throw Error(ErrorCode::kInvalidArgument, "config.json: activation \"" + name +
-                                               "\" is not supported (gelu, gelu_new, relu are)");
+  if (name == "silu" || name == "swish") return Activation::kSilu;
+  throw Error(ErrorCode::kInvalidArgument,
+              "config.json: activation \"" + name +
+                  "\" is not supported (gelu, gelu_new, relu, silu are)");
 }
 
 void activate(Matrix& x, Activation activation) {
@@ -108,6 +113,9 @@ void activate(Matrix& x, Activation activation) {
       break;
     case Activation::kRelu:
       for (Eigen::Index i = 0; i < n; ++i) p[i] = p[i] > 0 ? p[i] : 0.0f;
+      break;
+    case Activation::kSilu:  // x σ(x) (Elfwing, Uchibe & Doya 2018)
+      for (Eigen::Index i = 0; i < n; ++i) p[i] = p[i] / (1.0f + std::exp(-p[i]));
       break;
   }
 }
@@ -285,6 +293,11 @@ class Gpt2Model final : public PretrainedModel {
     const WeightReader w(file, findPrefix(file, "wte.weight", {"transformer."}));
     token_ = w.matrix("wte.weight", c.vocab_size, c.d_model);
     position_ = w.matrix("wpe.weight", c.max_positions, c.d_model);
+    // The final LayerNorm feeds the (tied) language-model head: only the predictions need it.
+    if (file.contains(prefix(file) + "ln_f.weight")) {
+      lnf_gamma_ = w.vector("ln_f.weight", c.d_model);
+      lnf_beta_ = w.vector("ln_f.bias", c.d_model);
+    }
     activation_ = parseActivation(c.activation);
     for (int l = 0; l < c.layers; ++l) {
       const std::string p = "h." + std::to_string(l) + ".";
@@ -322,11 +335,51 @@ class Gpt2Model final : public PretrainedModel {
     return h1 + layer.ff_out.apply(ff);
   }
 
+  bool hasOutputLayer() const override { return lnf_gamma_.size() > 0; }
+  Eigen::VectorXf logits(const Matrix& hidden) const override {
+    if (lnf_gamma_.size() == 0) return {};
+    const Matrix last =
+        layerNorm(hidden.bottomRows(1), lnf_gamma_, lnf_beta_, config_.layer_norm_eps);
+    return token_ * last.row(0).transpose();
+  }
+
  private:
+  static std::string prefix(const SafeTensors& file) {
+    return file.contains("wte.weight") ? "" : "transformer.";
+  }
   Matrix token_, position_;
+  Vector lnf_gamma_, lnf_beta_;
   Activation activation_ = Activation::kGeluTanh;
   std::vector<BlockWeights> layers_;
 };
+
+/// The k most probable tokens of softmax(logits), most probable first (softmax in double with
+/// the maximum subtracted).
+std::vector<NextToken> topTokens(const Eigen::VectorXf& logits, int k, const ModelTokenizer& tok) {
+  const auto n = static_cast<int>(logits.size());
+  if (n == 0) return {};
+  const double m = logits.maxCoeff();
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - m);
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  const int top = std::min(k, n);
+  std::partial_sort(order.begin(), order.begin() + top, order.end(), [&](int a, int b) {
+    return logits[a] != logits[b] ? logits[a] > logits[b] : a < b;
+  });
+  std::vector<NextToken> out;
+  for (int r = 0; r < top; ++r) {
+    const int id = order[static_cast<std::size_t>(r)];
+    NextToken t;
+    t.id = id;
+    t.label = tok.tokenLabel(id);
+    if (t.label.empty()) t.label = "#" + std::to_string(id);
+    t.logit = logits[id];
+    t.probability = std::exp(t.logit - m) / sum;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -373,13 +426,53 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
       throw Error(ErrorCode::kInvalidArgument,
                   "config.json: scale_attn_by_inverse_layer_idx is not supported");
     }
+  } else if (type == "llama") {
+    c.architecture = Architecture::kLlama;
+    c.layers = intField(config, {"num_hidden_layers"});
+    c.heads = intField(config, {"num_attention_heads"});
+    c.kv_heads = intField(config, {"num_key_value_heads"}, c.heads);
+    c.d_model = intField(config, {"hidden_size"});
+    c.d_ff = intField(config, {"intermediate_size"});
+    c.max_positions = intField(config, {"max_position_embeddings"});
+    c.vocab_size = intField(config, {"vocab_size"});
+    c.layer_norm_eps = numberField(config, "rms_norm_eps", 1e-6);
+    c.rope_base = numberField(config, "rope_theta", 10000.0);
+    c.activation = stringField(config, "hidden_act", "silu");
+    c.tied_embeddings = boolField(config, "tie_word_embeddings", false);
+    c.head_dim = intField(config, {"head_dim"}, c.d_model % c.heads == 0 ? c.d_model / c.heads : 0);
+    if (c.head_dim <= 0) badConfig("head_dim is needed when heads do not divide hidden_size");
+    c.rope_dims = c.head_dim;
+    if (c.heads % c.kv_heads != 0) {
+      badConfig("num_key_value_heads (" + std::to_string(c.kv_heads) +
+                ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
+    }
+    if (c.head_dim % 2 != 0) badConfig("head_dim must be even for RoPE");
+    if (const auto it = config.find("rope_scaling"); it != config.end() && !it->is_null()) {
+      const std::string kind = it->is_object() ? it->value("rope_type", it->value("type", "?")) : "?";
+      if (kind != "default") {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "config.json: rope_scaling \"" + kind + "\" is not supported");
+      }
+    }
+    for (const char* bias : {"attention_bias", "mlp_bias"}) {
+      if (boolField(config, bias, false)) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    std::string("config.json: ") + bias + " is not supported");
+      }
+    }
+    if (c.activation != "silu") {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "config.json: hidden_act \"" + c.activation + "\" is not supported (silu is)");
+    }
   } else if (type.empty()) {
-    badConfig("missing model_type (supported: bert, gpt2)");
+    badConfig("missing model_type (supported: bert, gpt2, llama)");
   } else {
     throw Error(ErrorCode::kInvalidArgument,
-                "model_type \"" + type + "\" is not supported (supported: bert, gpt2)");
+                "model_type \"" + type + "\" is not supported (supported: bert, gpt2, llama)");
   }
-  if (c.d_model % c.heads != 0) {
+  c.format = "safetensors";
+  if (c.kv_heads == 0) c.kv_heads = c.heads;
+  if (c.head_dim == 0 && c.d_model % c.heads != 0) {
     badConfig("heads (" + std::to_string(c.heads) + ") must divide the hidden size (" +
               std::to_string(c.d_model) + ")");
   }
@@ -387,43 +480,76 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
   return c;
 }
 
-std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::path& dir) {
+std::string toString(Architecture architecture) {
+  switch (architecture) {
+    case Architecture::kBert:
+      return "bert";
+    case Architecture::kGpt2:
+      return "gpt2";
+    case Architecture::kLlama:
+      return "llama";
+  }
+  return "?";
+}
+
+std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::path& path) {
   const auto t0 = Clock::now();
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    throw Error(ErrorCode::kIo, std::filesystem::exists(dir, ec)
-                                    ? dir.string() + " is a file; --model takes the model's folder"
-                                    : "model folder " + dir.string() + " does not exist");
-  }
-  ModelConfig config = readModelConfig(dir / "config.json");
-  const std::filesystem::path weights = dir / "model.safetensors";
-  if (!std::filesystem::exists(weights, ec)) {
-    throw Error(ErrorCode::kIo,
-                "cannot read " + weights.string() +
-                    ": the model folder needs model.safetensors (PyTorch .bin files are not read)");
-  }
   std::unique_ptr<PretrainedModel> model;
-  {
-    const SafeTensors file(weights);  // unmapped once the weights are copied out
-    if (config.architecture == Architecture::kBert) {
-      model = std::make_unique<BertModel>(std::move(config), file);
-    } else {
-      model = std::make_unique<Gpt2Model>(std::move(config), file);
+  if (std::filesystem::is_regular_file(path, ec)) {
+    if (!isGgufFile(path)) {
+      throw Error(ErrorCode::kIo, path.string() +
+                                      " is neither a model folder nor a GGUF file (--model takes "
+                                      "a HuggingFace model folder or a .gguf file)");
+    }
+    const GgufFile file(path);  // unmapped once the weights are dequantised
+    ModelConfig config = llama::configFromGguf(file);
+    auto tokenizer = loadGgufTokenizer(file);  // before the weights: a bad tokenizer fails fast
+    model = llama::fromGguf(std::move(config), file);
+    model->tokenizer_ = std::move(tokenizer);
+    model->name_ = path.stem().string();
+  } else {
+    const std::filesystem::path& dir = path;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      throw Error(ErrorCode::kIo, std::filesystem::exists(dir, ec)
+                                      ? dir.string() + " is not a model folder or a GGUF file"
+                                      : "model folder " + dir.string() + " does not exist");
+    }
+    ModelConfig config = readModelConfig(dir / "config.json");
+    const std::filesystem::path weights = dir / "model.safetensors";
+    if (!std::filesystem::exists(weights, ec)) {
+      throw Error(ErrorCode::kIo,
+                  "cannot read " + weights.string() +
+                      ": the model folder needs model.safetensors (PyTorch .bin files are not read)");
+    }
+    {
+      const SafeTensors file(weights);  // unmapped once the weights are copied out
+      switch (config.architecture) {
+        case Architecture::kBert:
+          model = std::make_unique<BertModel>(std::move(config), file);
+          break;
+        case Architecture::kGpt2:
+          model = std::make_unique<Gpt2Model>(std::move(config), file);
+          break;
+        case Architecture::kLlama:
+          model = llama::fromSafetensors(std::move(config), file);
+          break;
+      }
+    }
+    model->tokenizer_ = loadModelTokenizer(dir, model->config_.model_type);
+    model->name_ = std::filesystem::absolute(dir, ec).lexically_normal().filename().string();
+    if (model->name_.empty()) {
+      model->name_ =
+          std::filesystem::absolute(dir, ec).lexically_normal().parent_path().filename().string();
     }
   }
-  model->tokenizer_ = loadModelTokenizer(dir, model->config_.model_type);
   if (model->tokenizer_->vocabSize() > model->config_.vocab_size) {
     throw Error(ErrorCode::kInvalidInput,
                 "the tokenizer has " + std::to_string(model->tokenizer_->vocabSize()) +
                     " entries but the model only " + std::to_string(model->config_.vocab_size) +
                     " embeddings (tokenizer files from another model?)");
   }
-  model->dir_ = dir;
-  model->name_ = std::filesystem::absolute(dir, ec).lexically_normal().filename().string();
-  if (model->name_.empty()) {
-    model->name_ =
-        std::filesystem::absolute(dir, ec).lexically_normal().parent_path().filename().string();
-  }
+  model->dir_ = path;
   model->load_ms_ = msSince(t0);
   return model;
 }
@@ -482,12 +608,17 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
                                                  " does not exist: " + name_ + " has layers 0–" +
                                                  std::to_string(config_.layers - 1));
   }
+  if (options.next_tokens < 0) {
+    throw Error(ErrorCode::kInvalidArgument, "the number of next-token predictions must be ≥ 0");
+  }
   AttentionSpec spec;
   spec.mechanism =
       options.mechanism.value_or(config_.scale_attention ? Mechanism::kScaled : Mechanism::kDot);
   spec.mask = config_.mask();
   spec.heads = config_.heads;
   spec.d_model = config_.d_model;
+  spec.d_k = config_.dK();
+  spec.d_v = config_.dK();
   spec.temperature = options.temperature;
   spec.validate();
 
@@ -496,7 +627,11 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   run.encoding.type_ids = encoding.type_ids;
   run.encoding.special.assign(encoding.ids.size(), false);
   for (int id : encoding.ids) run.encoding.labels.push_back(std::to_string(id));
-  const int last = options.layer ? *options.layer : config_.layers - 1;
+  run.kv_heads = config_.kv_heads > 0 ? config_.kv_heads : config_.heads;
+  for (int i = 0; i < config_.heads; ++i) run.kv_head.push_back(config_.kvHeadOf(i));
+  // Predictions need the whole pass; without them the pass stops at the layer asked for.
+  const bool predict = options.next_tokens > 0 && hasOutputLayer();
+  const int last = options.layer && !predict ? *options.layer : config_.layers - 1;
   Matrix x = embed(encoding);
   for (int l = 0; l <= last; ++l) {
     AttentionResult attention;
@@ -506,9 +641,11 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
       run.layers.push_back(l);
     }
   }
+  if (predict) run.next_tokens = topTokens(logits(x), options.next_tokens, *tokenizer_);
   run.hidden = std::move(x);
   run.compute_ms = msSince(t0);
   return run;
 }
+
 
 }  // namespace attnlab

@@ -251,6 +251,12 @@ class WordPieceTokenizer final : public ModelTokenizer {
   }
 
   int vocabSize() const override { return static_cast<int>(pieces_.size()); }
+  std::string tokenLabel(int id) const override {
+    return id >= 0 && id < vocabSize() ? pieces_[static_cast<std::size_t>(id)] : std::string();
+  }
+  bool isSpecial(int id) const override {
+    return std::find(special_ids_.begin(), special_ids_.end(), id) != special_ids_.end();
+  }
   std::string kind() const override { return "wordpiece"; }
 
  private:

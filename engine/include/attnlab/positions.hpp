@@ -1,0 +1,64 @@
+#pragma once
+/// \file positions.hpp
+/// Rotary position embeddings (RoPE; Su, Lu, Pan, Murtadha, Wen & Liu 2021, "RoFormer: Enhanced
+/// Transformer with Rotary Position Embedding", §3.2–3.4). Shared by the Llama-family models and
+/// the synthetic lab.
+///
+/// RoPE rotates each pair of dimensions (2m, 2m + 1) of a query or key at position p by the angle
+/// p·θ_m, θ_m = base^(−2m/d) (eq. 15 with base 10000 in the paper; Llama-family models set their
+/// own base, e.g. rope.freq_base = 100000 for SmolLM2). Because rotations compose,
+/// (R_p q)·(R_s k) = q·R_(s−p) k: the score depends on the content and on the offset s − p only
+/// (eq. 16). Rotations keep ‖q‖ and ‖k‖.
+///
+/// Two layouts of the pairs exist in practice: the paper's interleaved one (pair m = dimensions
+/// 2m and 2m + 1; llama.cpp, GGUF files) and HuggingFace's "rotate half" (pair m = dimensions m
+/// and m + d/2; LlamaModel). They are the same rotation after a fixed permutation of the
+/// dimensions of each head, which llama.cpp's converter applies to the rows of W_Q and W_K; since
+/// q·k is unchanged when q and k are permuted alike, either layout gives identical scores.
+/// The engine rotates interleaved pairs and converts HuggingFace weights with
+/// permuteRotateHalfRows().
+
+#include <vector>
+
+#include "attnlab/tensor.hpp"
+
+namespace attnlab {
+
+/// θ_m = base^(−2m/d) for m in [0, d/2), the rotation frequency of pair m in radians per position
+/// (Su et al. 2021, eq. 15). Computed in float32 exactly as HuggingFace's LlamaRotaryEmbedding
+/// does (1 / base^(float(2m) / d)), so the engine's angles equal its angles.
+/// Requires d even and > 0, base > 0 (not checked: callers validate the model's settings).
+std::vector<float> ropeFrequencies(int d, double base);
+
+/// cos and sin of p·θ_m for positions p in [first, first + n) and pairs m in [0, rotary_dims/2).
+/// Angles are formed as float32 products p·θ_m (as HuggingFace does), cos and sin rounded from
+/// double. Layout: cos and sin [n, rotary_dims/2], row-major.
+struct RopeTable {
+  int positions = 0;    ///< n
+  int rotary_dims = 0;  ///< Dimensions rotated per head (even); the rest pass unchanged.
+  int first = 0;        ///< Position of row 0.
+  std::vector<float> cos, sin;
+};
+
+/// Builds the table for n positions from `first`. Throws Error(kInvalidArgument) when
+/// rotary_dims is odd or ≤ 0, n < 0, or base ≤ 0.
+RopeTable makeRopeTable(int n, int rotary_dims, double base, int first = 0);
+
+/// Rotates heads in place: x holds rows of `heads` consecutive head vectors of width d_head
+/// ([n, heads·d_head] row-major with row stride `row_stride` floats); for row i (position
+/// first + i) and every head, pair (2m, 2m + 1) for m < rotary_dims/2 becomes
+/// (x₀ cos − x₁ sin, x₀ sin + x₁ cos) (Su et al. 2021, eq. 34). Throws Error(kInvalidArgument)
+/// when the table has fewer than n rows or d_head < rotary_dims.
+void applyRope(float* x, int n, int heads, int d_head, int row_stride, const RopeTable& table);
+
+/// The rotate-half → interleaved permutation of one head of width d (even): entry j is the
+/// rotate-half dimension that interleaved dimension j holds, i.e. 2m + s ← m + s·d/2 for
+/// s ∈ {0, 1}. (llama.cpp's convert_hf_to_gguf.py `permute` applies it to W_Q and W_K.)
+std::vector<int> rotateHalfToInterleaved(int d);
+
+/// Reorders the rows of a projection stored [heads·d, in] (PyTorch's [out, in]) head by head with
+/// rotateHalfToInterleaved(d), turning HuggingFace's W_Q or W_K into the interleaved layout.
+/// Throws Error(kInvalidArgument) unless w has heads·d rows and d is even.
+Matrix permuteRotateHalfRows(const Matrix& w, int heads, int d);
+
+}  // namespace attnlab

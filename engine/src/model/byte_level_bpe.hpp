@@ -1,0 +1,69 @@
+#pragma once
+/// \file byte_level_bpe.hpp
+/// Private to the engine: the data a byte-level BPE tokenizer (GPT-2's, SmolLM2's) is built from,
+/// so that tokenizer.json, vocab.json + merges.txt and GGUF metadata all feed one implementation
+/// (byte_level_bpe.cpp).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "attnlab/model_tokenizer.hpp"
+
+namespace attnlab::bpe {
+
+/// A merge rule: applying it to the pair gives `result`; lower rank applies first.
+struct Merge {
+  int rank = 0;
+  int result = 0;
+};
+
+/// The key of the pair (left, right) in BpeData::merges.
+inline std::uint64_t pairKey(int left, int right) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) |
+         static_cast<std::uint32_t>(right);
+}
+
+/// A token from added_tokens (or a GGUF control / user-defined token): split out of the text
+/// before pre-tokenization, matched exactly as written.
+struct AddedToken {
+  std::string content;
+  int id = 0;
+  bool special = true;  ///< Shown as special (hidden by "hide special tokens").
+};
+
+/// Everything a byte-level BPE tokenizer is built from.
+struct BpeData {
+  std::unordered_map<std::string, int> vocab;  ///< byte-level token string → id
+  std::unordered_map<std::uint64_t, Merge> merges;
+  std::vector<AddedToken> added;
+  bool add_prefix_space = false;  ///< ByteLevel pre-tokenizer: prepend ' ' to each text piece.
+  bool use_regex = true;          ///< ByteLevel pre-tokenizer: split with GPT-2's pattern.
+  /// Digits(individual_digits = true) before ByteLevel: every \p{N} character is a piece of its
+  /// own (HuggingFace's SmolLM2 / StarCoder tokenizers; llama.cpp's "smollm", "starcoder",
+  /// "refact" pre-tokenizers).
+  bool split_digits = false;
+  bool ignore_merges = false;  ///< BPE: a pre-token found whole in the vocabulary is kept.
+  int unk_id = -1;             ///< BPE: id for characters missing from the vocabulary.
+  bool fuse_unk = false;       ///< BPE: consecutive unknown characters give one unknown id.
+  std::vector<int> prefix_ids;  ///< Added before the text (BOS), marked special.
+  std::vector<int> suffix_ids;  ///< Added after the text (EOS), marked special.
+  std::string origin;           ///< Named in errors ("tokenizer.json", "GGUF metadata").
+};
+
+/// Adds merge (left, right) with `rank`. Throws Error(kInvalidInput) prefixed with `where` when a
+/// part or the result is not in the vocabulary.
+void addMerge(BpeData& data, const std::string& left, const std::string& right, int rank,
+              const std::string& where);
+
+/// Splits "a b" into its two tokens; false unless there is exactly one space between non-empty
+/// tokens.
+bool splitMerge(std::string_view line, std::string& left, std::string& right);
+
+/// The tokenizer for `data`. Ids of added tokens, prefix and suffix ids must be valid (callers
+/// check them against the vocabulary).
+std::unique_ptr<ModelTokenizer> makeByteLevelBpe(BpeData data);
+
+}  // namespace attnlab::bpe

@@ -1,0 +1,379 @@
+// The Llama architecture (Touvron et al. 2023, "LLaMA", §2.2): pre-RMSNorm blocks, RoPE on queries
+// and keys, grouped-query attention, SwiGLU feed-forward, optional tied embeddings; from GGUF files
+// (llama.cpp's tensor names, weights dequantised) and HuggingFace folders (LlamaForCausalLM).
+
+#include "model/llama.hpp"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "attnlab/error.hpp"
+#include "attnlab/positions.hpp"
+
+namespace attnlab::llama {
+namespace {
+
+/// The pieces of the checkpoint, named per format by tensorName().
+enum class Part { kEmbed, kOutputNorm, kOutput, kAttnNorm, kQ, kK, kV, kO, kFfnNorm, kGate, kUp, kDown };
+
+std::string ggufName(Part part, int l) {
+  const std::string b = "blk." + std::to_string(l) + ".";
+  switch (part) {
+    case Part::kEmbed: return "token_embd.weight";
+    case Part::kOutputNorm: return "output_norm.weight";
+    case Part::kOutput: return "output.weight";
+    case Part::kAttnNorm: return b + "attn_norm.weight";
+    case Part::kQ: return b + "attn_q.weight";
+    case Part::kK: return b + "attn_k.weight";
+    case Part::kV: return b + "attn_v.weight";
+    case Part::kO: return b + "attn_output.weight";
+    case Part::kFfnNorm: return b + "ffn_norm.weight";
+    case Part::kGate: return b + "ffn_gate.weight";
+    case Part::kUp: return b + "ffn_up.weight";
+    case Part::kDown: return b + "ffn_down.weight";
+  }
+  return {};
+}
+
+std::string hfName(Part part, int l) {
+  const std::string b = "model.layers." + std::to_string(l) + ".";
+  switch (part) {
+    case Part::kEmbed: return "model.embed_tokens.weight";
+    case Part::kOutputNorm: return "model.norm.weight";
+    case Part::kOutput: return "lm_head.weight";
+    case Part::kAttnNorm: return b + "input_layernorm.weight";
+    case Part::kQ: return b + "self_attn.q_proj.weight";
+    case Part::kK: return b + "self_attn.k_proj.weight";
+    case Part::kV: return b + "self_attn.v_proj.weight";
+    case Part::kO: return b + "self_attn.o_proj.weight";
+    case Part::kFfnNorm: return b + "post_attention_layernorm.weight";
+    case Part::kGate: return b + "mlp.gate_proj.weight";
+    case Part::kUp: return b + "mlp.up_proj.weight";
+    case Part::kDown: return b + "mlp.down_proj.weight";
+  }
+  return {};
+}
+
+/// Reads one part into rows [row0, row0 + rows) of `dst` (which has `cols` columns), checking
+/// the shape: a GGUF tensor is dequantised in place, a safetensors tensor converted.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual bool has(Part part, int l) const = 0;
+  virtual void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
+                    Eigen::Index row0) const = 0;
+  Matrix matrix(Part part, int l, Eigen::Index rows, Eigen::Index cols) const {
+    Matrix m(rows, cols);
+    read(part, l, rows, cols, m, 0);
+    return m;
+  }
+  Vector vector(Part part, int l, Eigen::Index n) const {
+    Matrix m(1, n);
+    read(part, l, 1, n, m, 0);
+    return Eigen::Map<const Vector>(m.data(), n);
+  }
+  /// Converts W_Q / W_K rows to the interleaved RoPE layout (HuggingFace weights only).
+  virtual bool rotateHalf() const = 0;
+};
+
+class GgufSource final : public Source {
+ public:
+  explicit GgufSource(const GgufFile& file) : file_(file) {}
+  bool has(Part part, int l) const override { return file_.findTensor(ggufName(part, l)); }
+  void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
+            Eigen::Index row0) const override {
+    file_.readInto(ggufName(part, l), rows, cols, dst.data() + row0 * dst.cols());
+  }
+  bool rotateHalf() const override { return false; }
+
+ private:
+  const GgufFile& file_;
+};
+
+class SafetensorsSource final : public Source {
+ public:
+  SafetensorsSource(const SafeTensors& file, std::string prefix)
+      : file_(file), prefix_(std::move(prefix)) {}
+  bool has(Part part, int l) const override { return file_.contains(name(part, l)); }
+  void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
+            Eigen::Index row0) const override {
+    const std::string n = name(part, l);
+    const TensorView& t = file_.tensor(n);
+    const bool vector = rows == 1 && t.shape.size() == 1;
+    if (!vector) {
+      dst.middleRows(row0, rows) = file_.matrix(n, rows, cols);
+      return;
+    }
+    if (t.shape[0] != cols) {
+      throw Error(ErrorCode::kInvalidInput, file_.path().filename().string() + ": tensor " + n +
+                                                " should have shape [" + std::to_string(cols) + "]");
+    }
+    const std::vector<float> v = file_.floats(n);
+    dst.row(row0) = Eigen::Map<const Eigen::RowVectorXf>(v.data(), cols);
+  }
+  bool rotateHalf() const override { return true; }
+
+ private:
+  std::string name(Part part, int l) const {
+    std::string n = hfName(part, l);
+    // Checkpoints saved from LlamaModel (not ForCausalLM) have no "model." prefix.
+    if (prefix_.empty() && n.rfind("model.", 0) == 0) n = n.substr(6);
+    return n;
+  }
+  const SafeTensors& file_;
+  std::string prefix_;
+};
+
+/// RMSNorm (Zhang & Sennrich 2019, eq. 4) of each row: x / √(mean(x²) + eps) · g, the mean in
+/// double, then HuggingFace's order (x times the inverse root, then the gain).
+Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
+  Matrix out(x.rows(), x.cols());
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const double ms = x.row(i).cast<double>().squaredNorm() / static_cast<double>(x.cols());
+    const auto inv = static_cast<float>(1.0 / std::sqrt(static_cast<float>(ms) + eps));
+    out.row(i) = ((x.row(i).array() * inv) * gain.transpose().array()).matrix();
+  }
+  return out;
+}
+
+struct LlamaLayer {
+  Vector attn_norm, ffn_norm;
+  Matrix wqkv;   // [(h + 2G)·d_k, d_model]: W_Q rows, then W_K, then W_V (RoPE-interleaved Q, K)
+  Matrix wo;     // [d_model, h·d_k]
+  Matrix wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
+  Matrix wdown;  // [d_model, d_ff]
+};
+
+class LlamaModel final : public PretrainedModel {
+ public:
+  LlamaModel(ModelConfig config, const Source& w) {
+    config_ = std::move(config);
+    const ModelConfig& c = config_;
+    const int d = c.dK();
+    const Eigen::Index q_rows = static_cast<Eigen::Index>(c.heads) * d;
+    const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
+    embed_ = w.matrix(Part::kEmbed, 0, c.vocab_size, c.d_model);
+    out_norm_ = w.vector(Part::kOutputNorm, 0, c.d_model);
+    if (!c.tied_embeddings) output_ = w.matrix(Part::kOutput, 0, c.vocab_size, c.d_model);
+    layers_.resize(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+      LlamaLayer& layer = layers_[static_cast<std::size_t>(l)];
+      layer.attn_norm = w.vector(Part::kAttnNorm, l, c.d_model);
+      layer.ffn_norm = w.vector(Part::kFfnNorm, l, c.d_model);
+      layer.wqkv.resize(q_rows + 2 * kv_rows, c.d_model);
+      w.read(Part::kQ, l, q_rows, c.d_model, layer.wqkv, 0);
+      w.read(Part::kK, l, kv_rows, c.d_model, layer.wqkv, q_rows);
+      w.read(Part::kV, l, kv_rows, c.d_model, layer.wqkv, q_rows + kv_rows);
+      if (w.rotateHalf()) {
+        layer.wqkv.topRows(q_rows) = permuteRotateHalfRows(layer.wqkv.topRows(q_rows), c.heads, d);
+        layer.wqkv.middleRows(q_rows, kv_rows) =
+            permuteRotateHalfRows(layer.wqkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
+      }
+      layer.wo = w.matrix(Part::kO, l, c.d_model, q_rows);
+      layer.wgu.resize(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
+      w.read(Part::kGate, l, c.d_ff, c.d_model, layer.wgu, 0);
+      w.read(Part::kUp, l, c.d_ff, c.d_model, layer.wgu, c.d_ff);
+      layer.wdown = w.matrix(Part::kDown, l, c.d_model, c.d_ff);
+    }
+  }
+
+ protected:
+  Matrix embed(const Encoding& e) const override {
+    Matrix x(static_cast<Eigen::Index>(e.ids.size()), config_.d_model);
+    for (std::size_t i = 0; i < e.ids.size(); ++i) {
+      x.row(static_cast<Eigen::Index>(i)) = embed_.row(e.ids[i]);
+    }
+    return x;
+  }
+
+  Matrix layer(int l, const Matrix& x, const AttentionSpec& spec, Backend& backend,
+               AttentionResult* attention) const override {
+    const ModelConfig& c = config_;
+    const LlamaLayer& layer = layers_[static_cast<std::size_t>(l)];
+    const auto n = static_cast<int>(x.rows());
+    const int d = c.dK();
+    const int h = c.heads;
+    const int g = c.kv_heads;
+
+    Matrix qkv = rmsNorm(x, layer.attn_norm, c.layer_norm_eps) * layer.wqkv.transpose();
+    std::shared_ptr<const RopeTable> rope;
+    {
+      // cos/sin for the longest input so far (the model's context at most), built once.
+      std::lock_guard<std::mutex> lock(rope_mutex_);
+      if (!rope_ || rope_->positions < n) {
+        rope_ = std::make_shared<RopeTable>(makeRopeTable(n, c.rope_dims, c.rope_base));
+      }
+      rope = rope_;
+    }
+    const auto stride = static_cast<int>(qkv.cols());
+    applyRope(qkv.data(), n, h, d, stride, *rope);                                      // queries
+    applyRope(qkv.data() + static_cast<std::ptrdiff_t>(h) * d, n, g, d, stride, *rope);  // keys
+
+    // The backend takes one K/V slice per query head: repeat each K/V head for its group
+    // (HuggingFace's repeat_kv).
+    AttentionInputs in;
+    in.q = Tensor3(h, n, d);
+    in.k = Tensor3(h, n, d);
+    in.v = Tensor3(h, n, d);
+    for (int i = 0; i < h; ++i) {
+      const Eigen::Index kv = kvHeadOf(i, h, g);
+      in.q.head(i) = qkv.middleCols(static_cast<Eigen::Index>(i) * d, d);
+      in.k.head(i) = qkv.middleCols((static_cast<Eigen::Index>(h) + kv) * d, d);
+      in.v.head(i) = qkv.middleCols((static_cast<Eigen::Index>(h) + g + kv) * d, d);
+    }
+    *attention = backend.compute(in, spec);
+
+    Matrix context(n, static_cast<Eigen::Index>(h) * d);
+    for (int i = 0; i < h; ++i) {
+      context.middleCols(static_cast<Eigen::Index>(i) * d, d) = attention->head_outputs.head(i);
+    }
+    Matrix h1 = x;
+    h1.noalias() += context * layer.wo.transpose();
+
+    // SwiGLU (Shazeer 2020, eq. 6): W_down (SiLU(x W_gate) ⊙ x W_up).
+    const Matrix gu = rmsNorm(h1, layer.ffn_norm, c.layer_norm_eps) * layer.wgu.transpose();
+    Matrix act(n, c.d_ff);
+    const auto ff = static_cast<Eigen::Index>(c.d_ff);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const auto gate = gu.row(i).head(ff).array();
+      const auto up = gu.row(i).tail(ff).array();
+      // SiLU(z) = z·σ(z) (Elfwing et al. 2018; HuggingFace's nn.functional.silu).
+      act.row(i) = (gate / (1.0f + (-gate).exp()) * up).matrix();
+    }
+    h1.noalias() += act * layer.wdown.transpose();
+    return h1;
+  }
+
+  bool hasOutputLayer() const override { return true; }
+  Eigen::VectorXf logits(const Matrix& hidden) const override {
+    const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);
+    const Matrix& head = config_.tied_embeddings ? embed_ : output_;
+    return head * last.row(0).transpose();
+  }
+
+ private:
+  Matrix embed_;   // [vocab, d_model]
+  Matrix output_;  // [vocab, d_model]; empty with tied embeddings
+  Vector out_norm_;
+  std::vector<LlamaLayer> layers_;
+  mutable std::mutex rope_mutex_;
+  mutable std::shared_ptr<const RopeTable> rope_;
+};
+
+[[noreturn]] void badKey(const GgufFile& file, const std::string& what) {
+  throw Error(ErrorCode::kInvalidInput, file.path().filename().string() + ": " + what);
+}
+
+int positiveKey(const GgufFile& file, const std::string& key, std::optional<int> fallback) {
+  const std::optional<std::int64_t> v = file.integer(key);
+  if (!v) {
+    if (fallback) return *fallback;
+    badKey(file, "missing " + key);
+  }
+  if (*v <= 0 || *v > (1 << 30)) {
+    badKey(file, key + " must be a positive integer, not " + std::to_string(*v));
+  }
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+ModelConfig configFromGguf(const GgufFile& file) {
+  const std::string arch = file.requireString("general.architecture");
+  if (arch != "llama") {
+    throw Error(ErrorCode::kInvalidArgument,
+                file.path().filename().string() + ": general.architecture \"" + arch +
+                    "\" is not supported (llama is)");
+  }
+  ModelConfig c;
+  c.architecture = Architecture::kLlama;
+  c.model_type = "llama";
+  c.format = "gguf";
+  c.layers = positiveKey(file, "llama.block_count", std::nullopt);
+  c.d_model = positiveKey(file, "llama.embedding_length", std::nullopt);
+  c.d_ff = positiveKey(file, "llama.feed_forward_length", std::nullopt);
+  c.heads = positiveKey(file, "llama.attention.head_count", std::nullopt);
+  c.kv_heads = positiveKey(file, "llama.attention.head_count_kv", c.heads);
+  c.max_positions = positiveKey(file, "llama.context_length", std::nullopt);
+  if (c.heads % c.kv_heads != 0) {
+    badKey(file, "llama.attention.head_count_kv (" + std::to_string(c.kv_heads) +
+                     ") does not divide llama.attention.head_count (" + std::to_string(c.heads) +
+                     ")");
+  }
+  const int default_dk = c.d_model % c.heads == 0 ? c.d_model / c.heads : 0;
+  c.head_dim = positiveKey(file, "llama.attention.key_length",
+                           default_dk > 0 ? std::optional<int>(default_dk) : std::nullopt);
+  if (positiveKey(file, "llama.attention.value_length", c.head_dim) != c.head_dim) {
+    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() +
+                                                 ": llama.attention.value_length differs from "
+                                                 "key_length, which is not supported");
+  }
+  c.rope_dims = positiveKey(file, "llama.rope.dimension_count", c.head_dim);
+  if (c.rope_dims != c.head_dim) {
+    throw Error(ErrorCode::kInvalidArgument,
+                file.path().filename().string() + ": llama.rope.dimension_count " +
+                    std::to_string(c.rope_dims) + " differs from the head width " +
+                    std::to_string(c.head_dim) + " (partial rotary is not supported)");
+  }
+  c.rope_base = file.number("llama.rope.freq_base").value_or(10000.0);
+  if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) {
+    badKey(file, "llama.rope.freq_base must be a positive number");
+  }
+  if (const auto scaling = file.string("llama.rope.scaling.type");
+      scaling && *scaling != "none") {
+    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() +
+                                                 ": RoPE scaling \"" + *scaling +
+                                                 "\" is not supported");
+  }
+  c.layer_norm_eps = file.number("llama.attention.layer_norm_rms_epsilon").value_or(1e-5);
+  if (!(c.layer_norm_eps > 0)) badKey(file, "llama.attention.layer_norm_rms_epsilon must be > 0");
+  const GgufTensor* embed = file.findTensor("token_embd.weight");
+  const auto n_tokens = static_cast<int>(file.strings("tokenizer.ggml.tokens").size());
+  c.vocab_size = positiveKey(file, "llama.vocab_size",
+                             embed != nullptr ? std::optional<int>(static_cast<int>(embed->rows()))
+                             : n_tokens > 0   ? std::optional<int>(n_tokens)
+                                              : std::nullopt);
+  c.tied_embeddings = file.findTensor("output.weight") == nullptr;
+  c.activation = "silu";
+  std::uint32_t common_type = 0;
+  std::size_t common_bytes = 0;
+  std::map<std::uint32_t, std::size_t> bytes_by_type;
+  for (const GgufTensor& t : file.tensors()) bytes_by_type[t.type] += t.bytes;
+  for (const auto& [type, bytes] : bytes_by_type) {
+    if (bytes > common_bytes) {
+      common_type = type;
+      common_bytes = bytes;
+    }
+  }
+  c.weight_type = ggmlTypeName(common_type);
+  return c;
+}
+
+std::unique_ptr<PretrainedModel> fromGguf(ModelConfig config, const GgufFile& file) {
+  return std::make_unique<LlamaModel>(std::move(config), GgufSource(file));
+}
+
+std::unique_ptr<PretrainedModel> fromSafetensors(ModelConfig config, const SafeTensors& file) {
+  const bool prefixed = file.contains("model.embed_tokens.weight");
+  if (!prefixed && !file.contains("embed_tokens.weight")) {
+    throw Error(ErrorCode::kInvalidInput,
+                file.path().filename().string() +
+                    " has no tensor model.embed_tokens.weight (is it a Llama checkpoint?)");
+  }
+  if (config.tied_embeddings == false && !file.contains("lm_head.weight")) {
+    throw Error(ErrorCode::kInvalidInput, file.path().filename().string() +
+                                              " has no tensor lm_head.weight (config.json says "
+                                              "tie_word_embeddings is false)");
+  }
+  config.format = "safetensors";
+  const TensorView& e = file.tensor(prefixed ? "model.embed_tokens.weight" : "embed_tokens.weight");
+  config.weight_type = std::string(dtypeName(e.dtype));
+  return std::make_unique<LlamaModel>(std::move(config),
+                                      SafetensorsSource(file, prefixed ? "model." : ""));
+}
+
+}  // namespace attnlab::llama

@@ -1,0 +1,150 @@
+#pragma once
+// Writes small GGUF files for tests, including deliberately broken ones: metadata of every value
+// type, tensors of any ggml type from raw bytes, and hooks to corrupt the result.
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace attnlab::test {
+
+/// Builds a GGUF file in memory, field by field (little-endian, as the format is).
+class GgufBuilder {
+ public:
+  explicit GgufBuilder(std::uint32_t version = 3) : version_(version) {}
+
+  // Raw appends into the key/value area.
+  template <typename T>
+  static void put(std::vector<unsigned char>& out, T value) {
+    unsigned char b[sizeof(T)];
+    std::memcpy(b, &value, sizeof(T));
+    out.insert(out.end(), b, b + sizeof(T));
+  }
+  static void putString(std::vector<unsigned char>& out, const std::string& s) {
+    put<std::uint64_t>(out, s.size());
+    out.insert(out.end(), s.begin(), s.end());
+  }
+
+  GgufBuilder& u32(const std::string& key, std::uint32_t v) { return scalar(key, 4, v); }
+  GgufBuilder& i32(const std::string& key, std::int32_t v) { return scalar(key, 5, v); }
+  GgufBuilder& f32(const std::string& key, float v) { return scalar(key, 6, v); }
+  GgufBuilder& boolean(const std::string& key, bool v) {
+    return scalar(key, 7, static_cast<std::uint8_t>(v));
+  }
+  GgufBuilder& u64(const std::string& key, std::uint64_t v) { return scalar(key, 10, v); }
+  GgufBuilder& str(const std::string& key, const std::string& v) {
+    putString(kv_, key);
+    put<std::uint32_t>(kv_, 8);
+    putString(kv_, v);
+    ++kv_count_;
+    return *this;
+  }
+  GgufBuilder& strings(const std::string& key, const std::vector<std::string>& v) {
+    putString(kv_, key);
+    put<std::uint32_t>(kv_, 9);
+    put<std::uint32_t>(kv_, 8);
+    put<std::uint64_t>(kv_, v.size());
+    for (const auto& s : v) putString(kv_, s);
+    ++kv_count_;
+    return *this;
+  }
+  GgufBuilder& i32s(const std::string& key, const std::vector<std::int32_t>& v) {
+    putString(kv_, key);
+    put<std::uint32_t>(kv_, 9);
+    put<std::uint32_t>(kv_, 5);
+    put<std::uint64_t>(kv_, v.size());
+    for (auto x : v) put(kv_, x);
+    ++kv_count_;
+    return *this;
+  }
+  GgufBuilder& f32s(const std::string& key, const std::vector<float>& v) {
+    putString(kv_, key);
+    put<std::uint32_t>(kv_, 9);
+    put<std::uint32_t>(kv_, 6);
+    put<std::uint64_t>(kv_, v.size());
+    for (auto x : v) put(kv_, x);
+    ++kv_count_;
+    return *this;
+  }
+  /// A key whose value bytes are written by hand (type + value), for odd or broken values.
+  GgufBuilder& raw(const std::string& key, std::uint32_t type,
+                   const std::vector<unsigned char>& value) {
+    putString(kv_, key);
+    put<std::uint32_t>(kv_, type);
+    kv_.insert(kv_.end(), value.begin(), value.end());
+    ++kv_count_;
+    return *this;
+  }
+
+  /// A tensor of ggml type `type` with dims ne (innermost first) and its raw bytes.
+  GgufBuilder& tensor(const std::string& name, std::uint32_t type, std::vector<std::int64_t> ne,
+                      std::vector<unsigned char> bytes) {
+    tensors_.push_back({name, type, std::move(ne), std::move(bytes)});
+    return *this;
+  }
+  /// A float32 tensor; `ne` innermost first (a [rows, cols] matrix is ne = {cols, rows}).
+  GgufBuilder& tensorF32(const std::string& name, std::vector<std::int64_t> ne,
+                         const std::vector<float>& values) {
+    std::vector<unsigned char> bytes(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return tensor(name, 0, std::move(ne), std::move(bytes));
+  }
+
+  std::vector<unsigned char> bytes(std::uint32_t alignment = 32) const {
+    std::vector<unsigned char> out = {'G', 'G', 'U', 'F'};
+    put<std::uint32_t>(out, version_);
+    put<std::uint64_t>(out, tensors_.size());
+    put<std::uint64_t>(out, kv_count_);
+    out.insert(out.end(), kv_.begin(), kv_.end());
+    std::uint64_t offset = 0;
+    std::vector<std::uint64_t> offsets;
+    for (const auto& t : tensors_) {
+      putString(out, t.name);
+      put<std::uint32_t>(out, static_cast<std::uint32_t>(t.ne.size()));
+      for (auto d : t.ne) put<std::int64_t>(out, d);
+      put<std::uint32_t>(out, t.type);
+      put<std::uint64_t>(out, offset);
+      offsets.push_back(offset);
+      offset += (t.bytes.size() + alignment - 1) / alignment * alignment;
+    }
+    while (out.size() % alignment != 0) out.push_back(0);
+    for (std::size_t i = 0; i < tensors_.size(); ++i) {
+      out.insert(out.end(), tensors_[i].bytes.begin(), tensors_[i].bytes.end());
+      while (out.size() % alignment != 0) out.push_back(0);
+    }
+    return out;
+  }
+
+ private:
+  template <typename T>
+  GgufBuilder& scalar(const std::string& key, std::uint32_t type, T v) {
+    putString(kv_, key);
+    put<std::uint32_t>(kv_, type);
+    put<T>(kv_, v);
+    ++kv_count_;
+    return *this;
+  }
+  struct Tensor {
+    std::string name;
+    std::uint32_t type;
+    std::vector<std::int64_t> ne;
+    std::vector<unsigned char> bytes;
+  };
+  std::uint32_t version_;
+  std::vector<unsigned char> kv_;
+  std::uint64_t kv_count_ = 0;
+  std::vector<Tensor> tensors_;
+};
+
+/// Writes bytes to a file (replacing it) and returns its path.
+inline std::filesystem::path writeBytes(const std::filesystem::path& path,
+                                        const std::vector<unsigned char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+}  // namespace attnlab::test
