@@ -13,6 +13,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/positions.hpp"
+#include "model/linear.hpp"
 
 namespace attnlab::llama {
 namespace {
@@ -199,7 +200,7 @@ class LlamaModel final : public PretrainedModel {
     const int h = c.heads;
     const int g = c.kv_heads;
 
-    Matrix qkv = rmsNorm(x, layer.attn_norm, c.layer_norm_eps) * layer.wqkv.transpose();
+    Matrix qkv = linear::timesTransposed(rmsNorm(x, layer.attn_norm, c.layer_norm_eps), layer.wqkv);
     std::shared_ptr<const RopeTable> rope;
     {
       // cos/sin for the longest input so far (the model's context at most), built once.
@@ -231,11 +232,10 @@ class LlamaModel final : public PretrainedModel {
     for (int i = 0; i < h; ++i) {
       context.middleCols(static_cast<Eigen::Index>(i) * d, d) = attention->head_outputs.head(i);
     }
-    Matrix h1 = x;
-    h1.noalias() += context * layer.wo.transpose();
+    Matrix h1 = x + linear::timesTransposed(context, layer.wo);
 
     // SwiGLU (Shazeer 2020, eq. 6): W_down (SiLU(x W_gate) ⊙ x W_up).
-    const Matrix gu = rmsNorm(h1, layer.ffn_norm, c.layer_norm_eps) * layer.wgu.transpose();
+    const Matrix gu = linear::timesTransposed(rmsNorm(h1, layer.ffn_norm, c.layer_norm_eps), layer.wgu);
     Matrix act(n, c.d_ff);
     const auto ff = static_cast<Eigen::Index>(c.d_ff);
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -244,8 +244,7 @@ class LlamaModel final : public PretrainedModel {
       // SiLU(z) = z·σ(z) (Elfwing et al. 2018; HuggingFace's nn.functional.silu).
       act.row(i) = (gate / (1.0f + (-gate).exp()) * up).matrix();
     }
-    h1.noalias() += act * layer.wdown.transpose();
-    return h1;
+    return h1 + linear::timesTransposed(act, layer.wdown);
   }
 
   bool hasOutputLayer() const override { return true; }

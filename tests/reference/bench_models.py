@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Speed of Attention Lab's model forward pass beside HuggingFace transformers (and llama.cpp when
+llama-cpp-python happens to be installed), on the same inputs, in the same run.
+
+For each model (all-MiniLM-L6-v2, SmolLM2-135M-Instruct Q4_1 GGUF) and each length (32, 128, 512
+tokens) it times, in alternating rounds so that both see the same machine load:
+  - attention-lab-bench --model PATH --tokens N (one forward pass with every layer's and head's
+    attention kept, the model view);
+  - transformers: one forward pass with output_attentions=True (eager attention, float32,
+    torch.set_num_threads(2)) on the same token ids;
+  - llama.cpp (optional peer, never a dependency): prompt evaluation of the same ids with
+    2 threads (llama-cpp-python's Llama.eval), SmolLM2 only.
+and prints a Markdown table with medians and the ratio HF / ours (> 1: we are faster).
+
+    build/reference-venv/bin/python tests/reference/bench_models.py [--rounds 7]
+        [--bench build/release/app/attention-lab-bench]
+
+The inputs are the bench's own: "the cat sat on the mat because …" repeated until the model's
+tokenizer gives N tokens (special tokens included); the C++ bench prints the ids it used, and
+this script feeds the same ids to transformers.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def fetch(name):
+    return Path(subprocess.run([str(ROOT / "scripts/fetch-model"), name], check=True,
+                               capture_output=True, text=True).stdout.strip())
+
+
+def ours(bench, model, tokens, runs):
+    """(median ms, ids) of attention-lab-bench --model MODEL --tokens N --runs R --json."""
+    out = subprocess.run([str(bench), "--model", str(model), "--tokens", str(tokens), "--runs",
+                          str(runs), "--json"], check=True, capture_output=True, text=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+@torch.no_grad()
+def hf_time(model, ids, runs):
+    x = torch.tensor([ids])
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        model(x, output_attentions=True)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def llama_cpp_time(path, ids, runs):
+    try:
+        from llama_cpp import Llama
+    except ImportError:
+        return None
+    llm = getattr(llama_cpp_time, "cache", {}).get(str(path))
+    if llm is None:
+        llm = Llama(model_path=str(path), n_threads=2, n_threads_batch=2, n_ctx=1024,
+                    n_batch=512, verbose=False)
+        llama_cpp_time.cache = {str(path): llm}
+    times = []
+    for _ in range(runs):
+        llm.reset()
+        t0 = time.perf_counter()
+        llm.eval(ids)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bench", type=Path, default=ROOT / "build/release/app/attention-lab-bench")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--lengths", default="32,128,512")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    lengths = [int(x) for x in args.lengths.split(",")]
+
+    from make_llama_goldens import load_gguf_model
+    minilm_dir, smollm = fetch("minilm"), fetch("smollm2")
+    t0 = time.perf_counter()
+    hf_minilm = transformers.AutoModel.from_pretrained(minilm_dir, attn_implementation="eager").eval()
+    hf_minilm_load = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    hf_smol = load_gguf_model(smollm)
+    hf_smol_load = (time.perf_counter() - t0) * 1e3
+
+    rows = []
+    for label, path, hf_model, hf_load in [("all-MiniLM-L6-v2", minilm_dir, hf_minilm, hf_minilm_load),
+                                           ("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol, hf_smol_load)]:
+        for n in lengths:
+            mine, theirs, peer = [], [], []
+            info = None
+            for r in range(args.rounds):
+                runs = 3 if n >= 512 else 10
+                info = ours(args.bench, path, n, runs)
+                mine.append(info["forward_ms"])
+                theirs.append(hf_time(hf_model, info["ids"], runs))
+                if "SmolLM2" in label:
+                    t = llama_cpp_time(path, info["ids"], runs)
+                    if t is not None:
+                        peer.append(t)
+            m, h = statistics.median(mine), statistics.median(theirs)
+            p = statistics.median(peer) if peer else None
+            rows.append((label, len(info["ids"]), m, h, h / m, p, info))
+            print(f"{label} n={len(info['ids'])}: ours {m:.1f} ms, HF {h:.1f} ms, ratio {h / m:.2f}"
+                  + (f", llama.cpp {p:.1f} ms" if p else ""), file=sys.stderr)
+
+    print(f"\ntorch {torch.__version__}, transformers {transformers.__version__}, "
+          f"{torch.get_num_threads()} threads; medians of {args.rounds} alternating rounds\n")
+    print("| model | tokens | Attention Lab (ms) | HuggingFace (ms) | HF / ours | llama.cpp (ms) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, n, m, h, ratio, p, _ in rows:
+        print(f"| {label} | {n} | {m:.1f} | {h:.1f} | {ratio:.2f}× | "
+              + (f"{p:.0f}" if p else "not installed") + " |")
+    print()
+    for label, path, hf_load in [("all-MiniLM-L6-v2", minilm_dir, hf_minilm_load),
+                                 ("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol_load)]:
+        info = next(r[6] for r in rows if r[0] == label)
+        print(f"{label}: load {info['load_ms']:.0f} ms (HF {hf_load:.0f} ms), resident memory "
+              f"{info['rss_mb']:.0f} MB after the runs (peak {info['peak_rss_mb']:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
