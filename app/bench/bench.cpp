@@ -6,12 +6,15 @@
 //
 // With OpenCL: Eigen materialised vs OpenCL tiled materialised vs OpenCL fused (bench.hpp).
 //
-// With --model DIR: a pretrained model's load time and forward pass with every layer's attention
-// kept (the model view), at 32, 128 and 512 tokens.
+// With --model DIR or FILE.gguf: a pretrained model's load time, resident memory, KV-cache size
+// and forward pass with every layer's attention kept (the model view), at 32, 128 and 512 tokens;
+// tests/reference/bench_models.py runs it beside HuggingFace transformers and prints the ratio.
 //
 //   attention-lab-bench [--runs N] [--sizes 512,1024,…] [--heads 1,8] [--device N]
 //                       [--csv FILE] [--no-opencl]
-//   attention-lab-bench --model DIR [--runs N]
+//   attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]
+
+#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -58,34 +61,103 @@ std::string wordsText(int words) {
   return text;
 }
 
-int runModelBench(const std::string& dir, int runs) {
+/// A /proc/self/status field in MB ("VmRSS", "VmHWM"); 0 where unavailable.
+double statusMb(const char* field) {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  double kb = 0;
+  const std::size_t len = std::strlen(field);
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, field, len) == 0 && line[len] == ':') kb = std::atof(line + len + 1);
+  }
+  std::fclose(f);
+  return kb / 1024.0;
+}
+
+/// Floating-point operations of one forward pass at n tokens as the engine computes it: the dense
+/// products (2 per multiply-add) and, per layer and head, Q Kᵀ and P V over all n² pairs (the
+/// causal half included: the CPU reference computes it). Element-wise work is not counted.
+double forwardFlops(const attnlab::ModelConfig& c, int n) {
+  const double d = c.d_model, dk = c.dK(), h = c.heads;
+  const double g = c.kv_heads > 0 ? c.kv_heads : c.heads;
+  const double dense = c.architecture == attnlab::Architecture::kLlama
+                           ? d * (h + 2 * g) * dk + h * dk * d + 3 * d * c.d_ff
+                           : 4 * d * d + 2 * d * c.d_ff;
+  return c.layers * (2.0 * n * dense + 4.0 * h * n * double(n) * dk);
+}
+
+/// Text of `target` tokens (special tokens included), grown word by word.
+std::string textOfTokens(const attnlab::PretrainedModel& model, int target) {
+  int words = target;
+  std::string text = wordsText(words);
+  while (words > 1 && static_cast<int>(model.tokenizer().encode(text).ids.size()) > target) {
+    text = wordsText(--words);
+  }
+  return text;
+}
+
+/// --model PATH --tokens N --json: one line of JSON for tests/reference/bench_models.py.
+int runModelJson(const std::string& path, int tokens, int runs) {
+  const auto model = attnlab::PretrainedModel::load(path);
+  const double load_ms = model->loadMs();
+  auto cpu = attnlab::makeCpuBackend();
+  const std::string text = textOfTokens(*model, tokens);
+  const attnlab::ModelRunOptions options;
+  model->run(text, std::nullopt, options, *cpu);  // warm-up
+  std::vector<double> times;
+  attnlab::Encoding encoding;
+  for (int r = 0; r < runs; ++r) {
+    const auto start = Clock::now();
+    const attnlab::ModelRun run = model->run(text, std::nullopt, options, *cpu);
+    times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    encoding = run.encoding;
+  }
+  std::printf("{\"forward_ms\": %.3f, \"load_ms\": %.3f, \"rss_mb\": %.1f, \"peak_rss_mb\": %.1f, "
+              "\"gflops\": %.4f, \"ids\": [",
+              median(times), load_ms, statusMb("VmRSS"), statusMb("VmHWM"),
+              forwardFlops(model->config(), static_cast<int>(encoding.ids.size())) / 1e9);
+  for (std::size_t i = 0; i < encoding.ids.size(); ++i) {
+    std::printf("%s%d", i ? ", " : "", encoding.ids[i]);
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
+int runModelBench(const std::string& path, int runs, const std::vector<int>& lengths) {
   std::vector<double> loads;
   std::unique_ptr<attnlab::PretrainedModel> model;
+  double rss_loaded = 0;
   for (int r = 0; r < 5; ++r) {
-    model = attnlab::PretrainedModel::load(dir);
+    model.reset();
+    model = attnlab::PretrainedModel::load(path);
     loads.push_back(model->loadMs());
+    if (r == 0) rss_loaded = statusMb("VmRSS");
   }
   const attnlab::ModelConfig& c = model->config();
   auto cpu = attnlab::makeCpuBackend();
-  std::printf("model: %s (%s, %d layers × %d heads, d_model %d)\ndevice: %s\n\n",
-              model->name().c_str(), c.model_type.c_str(), c.layers, c.heads, c.d_model,
-              cpu->device().c_str());
-  std::printf("load (config + safetensors + tokenizer): first %.1f ms, median of 5 %.1f ms\n\n",
-              loads.front(), median(loads));
-  std::printf("| tokens | heads captured | forward median (ms) | p90 (ms) |\n|---:|---:|---:|---:|\n");
-  for (int target : {32, 128, 512}) {
+  std::printf("model: %s (%s from %s %s, %d layers × %d heads", model->name().c_str(),
+              c.model_type.c_str(), c.format.c_str(), c.weight_type.c_str(), c.layers, c.heads);
+  if (c.kv_heads != c.heads) std::printf(" sharing %d K/V heads", c.kv_heads);
+  std::printf(", d_model %d)\ndevice: %s, %d threads\n\n", c.d_model, cpu->device().c_str(),
+              omp_get_max_threads());
+  std::printf("load (weights dequantised/copied + tokenizer): first %.1f ms, median of 5 %.1f ms; "
+              "resident memory after the first load %.0f MB\n",
+              loads.front(), median(loads), rss_loaded);
+  std::printf("KV cache (float32, all layers): %lld bytes per token; with one K/V head per query "
+              "head (MHA) %lld\n\n",
+              c.kvCacheBytesPerToken(), c.mhaKvCacheBytesPerToken());
+  std::printf("| tokens | heads captured | forward median (ms) | p90 (ms) | GFLOP/s |\n"
+              "|---:|---:|---:|---:|---:|\n");
+  for (int target : lengths) {
     if (target > c.max_positions) continue;
-    // Grow the text until it gives `target` tokens (special tokens included).
-    int words = target;
-    std::string text = wordsText(words);
-    while (words > 1 && static_cast<int>(model->tokenizer().encode(text).ids.size()) > target) {
-      text = wordsText(--words);
-    }
+    const std::string text = textOfTokens(*model, target);
     const attnlab::ModelRunOptions all_layers;
-    for (int w = 0; w < 3; ++w) model->run(text, std::nullopt, all_layers, *cpu);
+    for (int w = 0; w < 2; ++w) model->run(text, std::nullopt, all_layers, *cpu);
     std::vector<double> times;
     int n = 0, captured = 0;
-    for (int r = 0; r < runs; ++r) {
+    const int reps = target >= 512 ? std::max(3, runs / 20) : runs;
+    for (int r = 0; r < reps; ++r) {
       const auto start = Clock::now();
       const attnlab::ModelRun run = model->run(text, std::nullopt, all_layers, *cpu);
       times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
@@ -93,8 +165,11 @@ int runModelBench(const std::string& dir, int runs) {
       captured = static_cast<int>(run.attention.size()) * c.heads;
     }
     std::sort(times.begin(), times.end());
-    std::printf("| %d | %d | %.2f | %.2f |\n", n, captured, median(times), times[times.size() * 9 / 10]);
+    std::printf("| %d | %d | %.2f | %.2f | %.1f |\n", n, captured, median(times),
+                times[times.size() * 9 / 10], forwardFlops(c, n) / median(times) / 1e6);
   }
+  std::printf("\nresident memory after the runs: %.0f MB (peak %.0f MB)\n", statusMb("VmRSS"),
+              statusMb("VmHWM"));
   return 0;
 }
 
@@ -113,6 +188,8 @@ std::vector<int> parseList(const char* text) {
 int main(int argc, char** argv) {
   int runs = 200;
   std::string model_dir;
+  std::vector<int> lengths = {32, 128, 512};
+  bool json = false;
   bool with_opencl = true;
   attnlab::bench::OpenClBenchOptions cl;
   for (int i = 1; i < argc; ++i) {
@@ -134,12 +211,18 @@ int main(int argc, char** argv) {
           "  attention-lab-bench [--runs N] [--sizes 512,1024,...] [--heads 1,8] [--device N]\n"
           "                      [--csv FILE] [--no-opencl]\n"
           "      synthetic-lab latency, then Eigen vs OpenCL tiled vs OpenCL fused attention\n"
-          "  attention-lab-bench --model DIR [--runs N]\n"
-          "      a pretrained model: load time and the forward pass at 32, 128, 512 tokens\n"
+          "  attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]\n"
+          "      a pretrained model: load time, resident memory, KV-cache size and the forward\n"
+          "      pass with every head's attention kept (--json: one length, one line of JSON with\n"
+          "      the ids, for tests/reference/bench_models.py)\n"
           "For stable figures: OMP_WAIT_POLICY=passive POCL_AFFINITY=1 on a quiet machine.\n");
       return 0;
     } else if (std::strcmp(argv[i], "--model") == 0 && has_value) {
       model_dir = argv[++i];
+    } else if (std::strcmp(argv[i], "--tokens") == 0 && has_value) {
+      lengths = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--json") == 0) {
+      json = true;
     } else if (std::strcmp(argv[i], "--no-opencl") == 0) {
       with_opencl = false;
     } else {
@@ -150,7 +233,8 @@ int main(int argc, char** argv) {
 
   if (!model_dir.empty()) {
     try {
-      return runModelBench(model_dir, runs);
+      if (json) return runModelJson(model_dir, lengths.empty() ? 32 : lengths.front(), runs);
+      return runModelBench(model_dir, runs, lengths);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attention-lab-bench: %s\n", e.what());
       return 2;

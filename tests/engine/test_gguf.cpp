@@ -291,3 +291,12 @@ TEST_CASE("broken GGUF files give one line naming the fault", "[gguf]") {
                                                         "cannot dequantise"));
   }
 }
+
+TEST_CASE("a GGUF file held in memory reads as from disk", "[gguf]") {
+  const std::vector<unsigned char> good = validFile().bytes();
+  const GgufFile file(reinterpret_cast<const std::byte*>(good.data()), good.size(), "mem.gguf");
+  CHECK(file.string("general.architecture") == "llama");
+  CHECK(file.matrix("a", 2, 4)(1, 3) == 8.0f);
+  CHECK_THROWS_WITH(GgufFile(reinterpret_cast<const std::byte*>(good.data()), 10, "mem.gguf"),
+                    Catch::Contains("mem.gguf: truncated: 10 bytes"));
+}

@@ -138,6 +138,9 @@ class GgufFile {
   /// type's block size, a general.alignment that is not a power of two, an offset that is not
   /// aligned, a tensor past the end of the file (truncated), tensors that overlap.
   explicit GgufFile(const std::filesystem::path& path);
+  /// Reads a GGUF file held in memory (copied); `name` stands for the file name in errors.
+  /// Validation and errors as above (fuzzing and tests).
+  GgufFile(const std::byte* data, std::size_t size, std::string name);
   ~GgufFile();
   GgufFile(const GgufFile&) = delete;
   GgufFile& operator=(const GgufFile&) = delete;
@@ -189,8 +192,10 @@ class GgufFile {
 
  private:
   [[noreturn]] void fail(const std::string& what) const;
+  void parse(const std::byte* bytes, std::uint64_t file_size);
 
   std::filesystem::path path_;
+  std::vector<std::byte> owned_;  ///< The bytes of an in-memory file.
   void* map_ = nullptr;
   std::size_t map_size_ = 0;
   std::uint32_t version_ = 0;

@@ -259,133 +259,7 @@ GgufFile::GgufFile(const std::filesystem::path& path) : path_(path) {
   }
   map_size_ = file_size;
   try {
-    const auto* bytes = static_cast<const std::byte*>(map_);
-    Cursor in(bytes, file_size, path_.filename().string());
-    const auto magic = in.read<std::uint32_t>("the magic");
-    if (std::memcmp(bytes, "GGUF", 4) != 0) {
-      std::string shown;
-      for (int i = 0; i < 4; ++i) {
-        const auto c = static_cast<unsigned char>(bytes[i]);
-        shown += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c))
-                                         : "\\x" + std::string(1, "0123456789ABCDEF"[c >> 4]) +
-                                               "0123456789ABCDEF"[c & 0xF];
-      }
-      fail("not a GGUF file (it starts with \"" + shown + "\", not \"GGUF\")");
-    }
-    (void)magic;
-    version_ = in.read<std::uint32_t>("the version");
-    if (version_ != 2 && version_ != 3) {
-      const bool swapped = version_ == 0x02000000u || version_ == 0x03000000u;
-      fail("GGUF version " + std::to_string(version_) + " is not supported (2 and 3 are" +
-           (swapped ? "; this looks like a big-endian file)" : ")"));
-    }
-    const auto tensor_count = in.read<std::uint64_t>("the tensor count");
-    const auto kv_count = in.read<std::uint64_t>("the key/value count");
-    if (kv_count > in.left() / kMinKeyValueBytes) {
-      fail("key/value count " + std::to_string(kv_count) + " is larger than the file could hold (" +
-           std::to_string(file_size) + " bytes)");
-    }
-    if (tensor_count > in.left() / kMinTensorInfoBytes) {
-      fail("tensor count " + std::to_string(tensor_count) +
-           " is larger than the file could hold (" + std::to_string(file_size) + " bytes)");
-    }
-
-    metadata_.reserve(static_cast<std::size_t>(kv_count));
-    for (std::uint64_t i = 0; i < kv_count; ++i) {
-      std::string key = in.readString("key " + std::to_string(i));
-      const auto type = in.read<std::uint32_t>(("the type of " + key).c_str());
-      if (!knownValueType(type)) {
-        fail(key + ": unknown value type " + std::to_string(type) + " (GGUF defines 0–12)");
-      }
-      GgufValue value = in.readValue(static_cast<GgufValueType>(type), key, 0);
-      if (!key_index_.emplace(key, metadata_.size()).second) fail("key " + key + " appears twice");
-      metadata_.emplace_back(std::move(key), std::move(value));
-    }
-
-    if (const GgufValue* a = find("general.alignment")) {
-      if (!a->isInteger() || a->integer <= 0 || a->integer > (1 << 30) ||
-          (a->integer & (a->integer - 1)) != 0) {
-        fail("general.alignment must be a power of two, not " +
-             (a->isInteger() ? std::to_string(a->integer) : std::string(ggufValueTypeName(a->type))));
-      }
-      alignment_ = static_cast<std::uint32_t>(a->integer);
-    }
-
-    if (tensor_count > in.left() / kMinTensorInfoBytes) {
-      fail("tensor count " + std::to_string(tensor_count) +
-           " is larger than the rest of the file could hold (" + std::to_string(in.left()) +
-           " bytes after the metadata)");
-    }
-    tensors_.reserve(static_cast<std::size_t>(tensor_count));
-    for (std::uint64_t i = 0; i < tensor_count; ++i) {
-      GgufTensor t;
-      t.name = in.readString("tensor " + std::to_string(i) + "'s name");
-      const std::string where = "tensor " + t.name + ": ";
-      const auto n_dims = in.read<std::uint32_t>(t.name.c_str());
-      if (n_dims < 1 || n_dims > kMaxDims) {
-        fail(where + std::to_string(n_dims) + " dimensions (1 to 4 are allowed)");
-      }
-      std::uint64_t elements = 1;
-      for (std::uint32_t d = 0; d < n_dims; ++d) {
-        const auto ne = in.read<std::int64_t>(t.name.c_str());
-        if (ne < 0) fail(where + "negative dimension " + std::to_string(ne));
-        if (ne != 0 && elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) /
-                                      static_cast<std::uint64_t>(ne)) {
-          fail(where + "shape overflows 64 bits");
-        }
-        elements *= static_cast<std::uint64_t>(ne);
-        t.dims.push_back(ne);
-      }
-      t.type = in.read<std::uint32_t>(t.name.c_str());
-      const GgmlTypeInfo* info = ggmlTypeInfo(t.type);
-      if (info == nullptr) {
-        fail(where + "unknown tensor type " + std::to_string(t.type) +
-             " (not a ggml type this reader knows)");
-      }
-      if (t.dims[0] % info->block_elements != 0) {
-        fail(where + "row length " + std::to_string(t.dims[0]) + " is not a multiple of " +
-             std::string(info->name) + "'s block of " + std::to_string(info->block_elements));
-      }
-      t.offset = in.read<std::uint64_t>(t.name.c_str());
-      if (t.offset % alignment_ != 0) {
-        fail(where + "offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
-             std::to_string(alignment_));
-      }
-      const std::uint64_t blocks = elements / static_cast<std::uint64_t>(info->block_elements);
-      if (blocks > file_size / static_cast<std::uint64_t>(info->block_bytes)) {
-        fail(where + "its " + std::to_string(elements) + " " + std::string(info->name) +
-             " values need more bytes than the file has (truncated file?)");
-      }
-      t.bytes = static_cast<std::size_t>(blocks * static_cast<std::uint64_t>(info->block_bytes));
-      if (!tensor_index_.emplace(t.name, tensors_.size()).second) {
-        fail("tensor " + t.name + " appears twice");
-      }
-      tensors_.push_back(std::move(t));
-    }
-
-    data_offset_ = (in.offset() + alignment_ - 1) / alignment_ * alignment_;
-    const std::uint64_t data_size = data_offset_ <= file_size ? file_size - data_offset_ : 0;
-    std::vector<std::size_t> order(tensors_.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return tensors_[a].offset < tensors_[b].offset; });
-    std::uint64_t reach = 0;
-    const GgufTensor* reach_owner = nullptr;
-    for (std::size_t i : order) {
-      GgufTensor& t = tensors_[i];
-      if (t.offset > data_size || t.bytes > data_size - t.offset) {
-        fail("tensor " + t.name + ": bytes [" + std::to_string(t.offset) + ", " +
-             std::to_string(t.offset + t.bytes) + ") of the data block run past the end of the "
-             "file (the data block has " + std::to_string(data_size) + " bytes; truncated file?)");
-      }
-      if (t.bytes == 0) continue;
-      if (reach_owner != nullptr && t.offset < reach) {
-        fail("tensor " + t.name + " overlaps tensor " + reach_owner->name);
-      }
-      t.data = bytes + data_offset_ + t.offset;
-      reach = t.offset + t.bytes;
-      reach_owner = &t;
-    }
+    parse(static_cast<const std::byte*>(map_), file_size);
   } catch (...) {
     ::munmap(map_, map_size_);
     map_ = nullptr;
@@ -393,8 +267,146 @@ GgufFile::GgufFile(const std::filesystem::path& path) : path_(path) {
   }
 }
 
+GgufFile::GgufFile(const std::byte* data, std::size_t size, std::string name)
+    : path_(std::move(name)), owned_(data, data + size) {
+  map_size_ = size;
+  if (size < 24) {
+    fail("truncated: " + std::to_string(size) + " bytes, shorter than the 24-byte GGUF header");
+  }
+  parse(owned_.data(), size);
+}
+
 GgufFile::~GgufFile() {
   if (map_ != nullptr) ::munmap(map_, map_size_);
+}
+
+void GgufFile::parse(const std::byte* bytes, std::uint64_t file_size) {
+  Cursor in(bytes, file_size, path_.filename().string());
+  const auto magic = in.read<std::uint32_t>("the magic");
+  if (std::memcmp(bytes, "GGUF", 4) != 0) {
+    std::string shown;
+    for (int i = 0; i < 4; ++i) {
+      const auto c = static_cast<unsigned char>(bytes[i]);
+      shown += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c))
+                                       : "\\x" + std::string(1, "0123456789ABCDEF"[c >> 4]) +
+                                             "0123456789ABCDEF"[c & 0xF];
+    }
+    fail("not a GGUF file (it starts with \"" + shown + "\", not \"GGUF\")");
+  }
+  (void)magic;
+  version_ = in.read<std::uint32_t>("the version");
+  if (version_ != 2 && version_ != 3) {
+    const bool swapped = version_ == 0x02000000u || version_ == 0x03000000u;
+    fail("GGUF version " + std::to_string(version_) + " is not supported (2 and 3 are" +
+         (swapped ? "; this looks like a big-endian file)" : ")"));
+  }
+  const auto tensor_count = in.read<std::uint64_t>("the tensor count");
+  const auto kv_count = in.read<std::uint64_t>("the key/value count");
+  if (kv_count > in.left() / kMinKeyValueBytes) {
+    fail("key/value count " + std::to_string(kv_count) + " is larger than the file could hold (" +
+         std::to_string(file_size) + " bytes)");
+  }
+  if (tensor_count > in.left() / kMinTensorInfoBytes) {
+    fail("tensor count " + std::to_string(tensor_count) +
+         " is larger than the file could hold (" + std::to_string(file_size) + " bytes)");
+  }
+
+  metadata_.reserve(static_cast<std::size_t>(kv_count));
+  for (std::uint64_t i = 0; i < kv_count; ++i) {
+    std::string key = in.readString("key " + std::to_string(i));
+    const auto type = in.read<std::uint32_t>(("the type of " + key).c_str());
+    if (!knownValueType(type)) {
+      fail(key + ": unknown value type " + std::to_string(type) + " (GGUF defines 0–12)");
+    }
+    GgufValue value = in.readValue(static_cast<GgufValueType>(type), key, 0);
+    if (!key_index_.emplace(key, metadata_.size()).second) fail("key " + key + " appears twice");
+    metadata_.emplace_back(std::move(key), std::move(value));
+  }
+
+  if (const GgufValue* a = find("general.alignment")) {
+    if (!a->isInteger() || a->integer <= 0 || a->integer > (1 << 30) ||
+        (a->integer & (a->integer - 1)) != 0) {
+      fail("general.alignment must be a power of two, not " +
+           (a->isInteger() ? std::to_string(a->integer) : std::string(ggufValueTypeName(a->type))));
+    }
+    alignment_ = static_cast<std::uint32_t>(a->integer);
+  }
+
+  if (tensor_count > in.left() / kMinTensorInfoBytes) {
+    fail("tensor count " + std::to_string(tensor_count) +
+         " is larger than the rest of the file could hold (" + std::to_string(in.left()) +
+         " bytes after the metadata)");
+  }
+  tensors_.reserve(static_cast<std::size_t>(tensor_count));
+  for (std::uint64_t i = 0; i < tensor_count; ++i) {
+    GgufTensor t;
+    t.name = in.readString("tensor " + std::to_string(i) + "'s name");
+    const std::string where = "tensor " + t.name + ": ";
+    const auto n_dims = in.read<std::uint32_t>(t.name.c_str());
+    if (n_dims < 1 || n_dims > kMaxDims) {
+      fail(where + std::to_string(n_dims) + " dimensions (1 to 4 are allowed)");
+    }
+    std::uint64_t elements = 1;
+    for (std::uint32_t d = 0; d < n_dims; ++d) {
+      const auto ne = in.read<std::int64_t>(t.name.c_str());
+      if (ne < 0) fail(where + "negative dimension " + std::to_string(ne));
+      if (ne != 0 && elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) /
+                                    static_cast<std::uint64_t>(ne)) {
+        fail(where + "shape overflows 64 bits");
+      }
+      elements *= static_cast<std::uint64_t>(ne);
+      t.dims.push_back(ne);
+    }
+    t.type = in.read<std::uint32_t>(t.name.c_str());
+    const GgmlTypeInfo* info = ggmlTypeInfo(t.type);
+    if (info == nullptr) {
+      fail(where + "unknown tensor type " + std::to_string(t.type) +
+           " (not a ggml type this reader knows)");
+    }
+    if (t.dims[0] % info->block_elements != 0) {
+      fail(where + "row length " + std::to_string(t.dims[0]) + " is not a multiple of " +
+           std::string(info->name) + "'s block of " + std::to_string(info->block_elements));
+    }
+    t.offset = in.read<std::uint64_t>(t.name.c_str());
+    if (t.offset % alignment_ != 0) {
+      fail(where + "offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
+           std::to_string(alignment_));
+    }
+    const std::uint64_t blocks = elements / static_cast<std::uint64_t>(info->block_elements);
+    if (blocks > file_size / static_cast<std::uint64_t>(info->block_bytes)) {
+      fail(where + "its " + std::to_string(elements) + " " + std::string(info->name) +
+           " values need more bytes than the file has (truncated file?)");
+    }
+    t.bytes = static_cast<std::size_t>(blocks * static_cast<std::uint64_t>(info->block_bytes));
+    if (!tensor_index_.emplace(t.name, tensors_.size()).second) {
+      fail("tensor " + t.name + " appears twice");
+    }
+    tensors_.push_back(std::move(t));
+  }
+
+  data_offset_ = (in.offset() + alignment_ - 1) / alignment_ * alignment_;
+  const std::uint64_t data_size = data_offset_ <= file_size ? file_size - data_offset_ : 0;
+  std::vector<std::size_t> order(tensors_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return tensors_[a].offset < tensors_[b].offset; });
+  std::uint64_t reach = 0;
+  const GgufTensor* reach_owner = nullptr;
+  for (std::size_t i : order) {
+    GgufTensor& t = tensors_[i];
+    if (t.offset > data_size || t.bytes > data_size - t.offset) {
+      fail("tensor " + t.name + ": bytes [" + std::to_string(t.offset) + ", " +
+           std::to_string(t.offset + t.bytes) + ") of the data block run past the end of the "
+           "file (the data block has " + std::to_string(data_size) + " bytes; truncated file?)");
+    }
+    if (t.bytes == 0) continue;
+    if (reach_owner != nullptr && t.offset < reach) {
+      fail("tensor " + t.name + " overlaps tensor " + reach_owner->name);
+    }
+    t.data = bytes + data_offset_ + t.offset;
+    reach = t.offset + t.bytes;
+    reach_owner = &t;
+  }
 }
 
 const GgufValue* GgufFile::find(std::string_view key) const {
