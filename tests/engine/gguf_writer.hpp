@@ -19,9 +19,9 @@ class GgufBuilder {
   // Raw appends into the key/value area.
   template <typename T>
   static void put(std::vector<unsigned char>& out, T value) {
-    unsigned char b[sizeof(T)];
-    std::memcpy(b, &value, sizeof(T));
-    out.insert(out.end(), b, b + sizeof(T));
+    const std::size_t at = out.size();
+    out.resize(at + sizeof(T));
+    std::memcpy(out.data() + at, &value, sizeof(T));
   }
   static void putString(std::vector<unsigned char>& out, const std::string& s) {
     put<std::uint64_t>(out, s.size());
