@@ -380,3 +380,22 @@ TEST_CASE("broken Llama GGUF files give one line naming the fault", "[llama]") {
   requireLoadError(unknown, "GGUF version 9 is not supported");
   requireLoadError(std::vector<unsigned char>{'G', 'G', 'U', 'F', 3, 0}, "truncated");
 }
+
+TEST_CASE("GPT-2's next-token predictions equal HuggingFace's", "[llama][gpt2]") {
+  // transformers 4.49, GPT2LMHeadModel on tests/data/models/tiny-gpt2, "The cat sat on the mat":
+  // softmax of the last position's logits (tied wte after ln_f), top 5.
+  const auto model = PretrainedModel::load(kData / "models/tiny-gpt2");
+  auto backend = makeCpuBackend();
+  const ModelRun run = model->run("The cat sat on the mat", std::nullopt, {}, *backend);
+  CHECK(run.encoding.ids == std::vector<int>{335, 307, 536, 286, 260, 548});
+  const int ids[] = {466, 141, 746, 563, 134};
+  const double probs[] = {0.154189, 0.038365, 0.036381, 0.019736, 0.018757};
+  REQUIRE(run.next_tokens.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK(run.next_tokens[i].id == ids[i]);
+    CHECK(run.next_tokens[i].probability == Approx(probs[i]).margin(2e-6));
+  }
+  ModelRunOptions none;
+  none.next_tokens = 0;
+  CHECK(model->run("The cat", std::nullopt, none, *backend).next_tokens.empty());
+}

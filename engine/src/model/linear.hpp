@@ -1,58 +1,53 @@
 #pragma once
 /// \file linear.hpp
-/// Private to the engine: the dense products of the pretrained models' forward passes, split by
-/// output columns across the OpenMP threads. Each thread runs one single-threaded Eigen GEMM on its
-/// share of the weights (packing only that share), and the threads meet once per product — rather
-/// than Eigen's own parallel GEMM, whose threads synchronise by spinning after every panel and lose
-/// most of their time when the machine is shared (measured: 2.4 s single-threaded vs 3.5–7 s on
-/// 2 threads for SmolLM2 at 512 tokens under load).
+/// Private to the engine: the dense products of the pretrained models' forward passes.
+///
+/// Weights are packed once at load into panels of 16 output columns (PackedWeights), and
+/// y = x Wᵀ runs a register-blocked kernel over them (linear.cpp): 6 rows of x × 32 output
+/// columns per step, 12 accumulators of 16 floats, one multiply-add per weight per row. Nothing is
+/// packed per call — Eigen's GEMM packs the weights on every product, which at 32 tokens took as
+/// long as the arithmetic (MiniLM: 34 % of a pass in gemm_pack_lhs). Panels are split across the
+/// OpenMP threads with one meeting per product (Eigen's own parallel GEMM synchronises by spinning
+/// after every panel and lost most of its time on a shared 2-core machine: SmolLM2 at 512 tokens
+/// took 3.5–7 s on 2 threads vs 2.4 s on one).
 
-#include <omp.h>
-
-#include <algorithm>
+#include <cstddef>
+#include <memory>
 
 #include "attnlab/tensor.hpp"
 
 namespace attnlab::linear {
 
-/// Products smaller than this many multiply-adds run on the calling thread.
-constexpr double kParallelMacs = 1 << 18;
+/// W [out, in] (PyTorch's nn.Linear layout) packed for timesTransposed(): panel p holds
+/// W[16p + c, k] at data[(p·in + k)·16 + c], zero past the last output; 64-byte aligned.
+class PackedWeights {
+ public:
+  static constexpr int kPanel = 16;
 
-/// y = x · opW, with opW [in, out] given as a column-block accessor: block(c0, c) returns the
-/// expression of columns [c0, c0 + c) of opW. Shapes: x [n, in], y [n, out].
-template <typename Block>
-Matrix product(const Matrix& x, Eigen::Index out, Block block) {
-  Matrix y(x.rows(), out);
-  const double macs = static_cast<double>(x.rows()) * static_cast<double>(x.cols()) * out;
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (threads <= 1 || macs < kParallelMacs) {
-    y.noalias() = x * block(0, out);
-    return y;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
-    const int count = omp_get_num_threads();
-    // Column blocks in multiples of 16 floats (one AVX-512 register) so no two threads write
-    // into the same cache line of a row except at most once.
-    const Eigen::Index chunk = ((out + count - 1) / count + 15) / 16 * 16;
-    const Eigen::Index c0 = std::min<Eigen::Index>(out, t * chunk);
-    const Eigen::Index c = std::min<Eigen::Index>(chunk, out - c0);
-    if (c > 0) y.middleCols(c0, c).noalias() = x * block(c0, c);
-  }
-  return y;
-}
+  PackedWeights() = default;
+  /// Packs w [out, in].
+  explicit PackedWeights(const Matrix& w);
 
-/// y = x Wᵀ for W stored [out, in] (PyTorch's nn.Linear weight). x [n, in] → y [n, out].
-inline Matrix timesTransposed(const Matrix& x, const Matrix& w) {
-  return product(x, w.rows(), [&](Eigen::Index c0, Eigen::Index c) {
-    return w.middleRows(c0, c).transpose();
-  });
-}
+  Eigen::Index out() const { return out_; }
+  Eigen::Index in() const { return in_; }
+  bool empty() const { return out_ == 0; }
+  const float* panel(Eigen::Index p) const { return data_.get() + p * in_ * kPanel; }
+  /// Row r of W (for tests and the occasional look-up), unpacked.
+  Eigen::VectorXf row(Eigen::Index r) const;
 
-/// y = x W for W stored [in, out]. x [n, in] → y [n, out].
-inline Matrix times(const Matrix& x, const Matrix& w) {
-  return product(x, w.cols(), [&](Eigen::Index c0, Eigen::Index c) { return w.middleCols(c0, c); });
-}
+ private:
+  struct Free {
+    void operator()(float* p) const;
+  };
+  Eigen::Index out_ = 0, in_ = 0;
+  std::unique_ptr<float[], Free> data_;
+};
+
+/// y = x Wᵀ: x [n, in] → y [n, out]. Threads take whole panels of output columns.
+/// Throws Error(kInternal) when x has the wrong width.
+Matrix timesTransposed(const Matrix& x, const PackedWeights& w);
+
+/// y = x Wᵀ + b.
+Matrix timesTransposed(const Matrix& x, const PackedWeights& w, const Vector& b);
 
 }  // namespace attnlab::linear

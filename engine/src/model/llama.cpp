@@ -64,7 +64,6 @@ std::string hfName(Part part, int l) {
 class Source {
  public:
   virtual ~Source() = default;
-  virtual bool has(Part part, int l) const = 0;
   virtual void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
                     Eigen::Index row0) const = 0;
   Matrix matrix(Part part, int l, Eigen::Index rows, Eigen::Index cols) const {
@@ -84,7 +83,6 @@ class Source {
 class GgufSource final : public Source {
  public:
   explicit GgufSource(const GgufFile& file) : file_(file) {}
-  bool has(Part part, int l) const override { return file_.findTensor(ggufName(part, l)); }
   void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
             Eigen::Index row0) const override {
     file_.readInto(ggufName(part, l), rows, cols, dst.data() + row0 * dst.cols());
@@ -99,7 +97,6 @@ class SafetensorsSource final : public Source {
  public:
   SafetensorsSource(const SafeTensors& file, std::string prefix)
       : file_(file), prefix_(std::move(prefix)) {}
-  bool has(Part part, int l) const override { return file_.contains(name(part, l)); }
   void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
             Eigen::Index row0) const override {
     const std::string n = name(part, l);
@@ -143,10 +140,11 @@ Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
 
 struct LlamaLayer {
   Vector attn_norm, ffn_norm;
-  Matrix wqkv;   // [(h + 2G)·d_k, d_model]: W_Q rows, then W_K, then W_V (RoPE-interleaved Q, K)
-  Matrix wo;     // [d_model, h·d_k]
-  Matrix wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
-  Matrix wdown;  // [d_model, d_ff]
+  // Packed [out, in] (linear.hpp):
+  linear::PackedWeights wqkv;   // [(h + 2G)·d_k, d_model]: W_Q, W_K, W_V (Q, K RoPE-interleaved)
+  linear::PackedWeights wo;     // [d_model, h·d_k]
+  linear::PackedWeights wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
+  linear::PackedWeights wdown;  // [d_model, d_ff]
 };
 
 class LlamaModel final : public PretrainedModel {
@@ -165,20 +163,22 @@ class LlamaModel final : public PretrainedModel {
       LlamaLayer& layer = layers_[static_cast<std::size_t>(l)];
       layer.attn_norm = w.vector(Part::kAttnNorm, l, c.d_model);
       layer.ffn_norm = w.vector(Part::kFfnNorm, l, c.d_model);
-      layer.wqkv.resize(q_rows + 2 * kv_rows, c.d_model);
-      w.read(Part::kQ, l, q_rows, c.d_model, layer.wqkv, 0);
-      w.read(Part::kK, l, kv_rows, c.d_model, layer.wqkv, q_rows);
-      w.read(Part::kV, l, kv_rows, c.d_model, layer.wqkv, q_rows + kv_rows);
+      Matrix qkv(q_rows + 2 * kv_rows, c.d_model);
+      w.read(Part::kQ, l, q_rows, c.d_model, qkv, 0);
+      w.read(Part::kK, l, kv_rows, c.d_model, qkv, q_rows);
+      w.read(Part::kV, l, kv_rows, c.d_model, qkv, q_rows + kv_rows);
       if (w.rotateHalf()) {
-        layer.wqkv.topRows(q_rows) = permuteRotateHalfRows(layer.wqkv.topRows(q_rows), c.heads, d);
-        layer.wqkv.middleRows(q_rows, kv_rows) =
-            permuteRotateHalfRows(layer.wqkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
+        qkv.topRows(q_rows) = permuteRotateHalfRows(qkv.topRows(q_rows), c.heads, d);
+        qkv.middleRows(q_rows, kv_rows) =
+            permuteRotateHalfRows(qkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
       }
-      layer.wo = w.matrix(Part::kO, l, c.d_model, q_rows);
-      layer.wgu.resize(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
-      w.read(Part::kGate, l, c.d_ff, c.d_model, layer.wgu, 0);
-      w.read(Part::kUp, l, c.d_ff, c.d_model, layer.wgu, c.d_ff);
-      layer.wdown = w.matrix(Part::kDown, l, c.d_model, c.d_ff);
+      layer.wqkv = linear::PackedWeights(qkv);
+      layer.wo = linear::PackedWeights(w.matrix(Part::kO, l, c.d_model, q_rows));
+      Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
+      w.read(Part::kGate, l, c.d_ff, c.d_model, gu, 0);
+      w.read(Part::kUp, l, c.d_ff, c.d_model, gu, c.d_ff);
+      layer.wgu = linear::PackedWeights(gu);
+      layer.wdown = linear::PackedWeights(w.matrix(Part::kDown, l, c.d_model, c.d_ff));
     }
   }
 

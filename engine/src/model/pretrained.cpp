@@ -131,13 +131,14 @@ void activate(Matrix& x, Activation activation) {
 /// A dense layer y = x Wᵀ + b with W stored [out, in] (PyTorch's nn.Linear) or y = x W + b with W
 /// stored [in, out] (GPT-2's Conv1D); kept as [in, out] so both multiply the same way.
 struct Dense {
-  Matrix w;  // [in, out]
+  Matrix w;  // [in, out] while loading; emptied by pack()
   Vector b;  // [out]
-  Matrix apply(const Matrix& x) const {
-    Matrix y = linear::times(x, w);
-    y.rowwise() += b.transpose();
-    return y;
+  linear::PackedWeights packed;  // Wᵀ packed for the product
+  void pack() {
+    packed = linear::PackedWeights(w.transpose());
+    w.resize(0, 0);
   }
+  Matrix apply(const Matrix& x) const { return linear::timesTransposed(x, packed, b); }
 };
 
 /// The weights of one safetensors file, looked up with an optional name prefix ("bert.",
@@ -205,6 +206,9 @@ Matrix mergeHeads(const Tensor3& heads) {
 struct BlockWeights {
   Dense qkv, out, ff_in, ff_out;
   Vector ln1_gamma, ln1_beta, ln2_gamma, ln2_beta;
+  void pack() {
+    for (Dense* d : {&qkv, &out, &ff_in, &ff_out}) d->pack();
+  }
 };
 
 /// Multi-head self-attention from packed projections qkv [n, 3·d_model]: splits the heads,
@@ -252,6 +256,7 @@ class BertModel final : public PretrainedModel {
       layer.ff_out = w.linear(p + "output.dense", c.d_ff, c.d_model);
       layer.ln2_gamma = w.vector(p + "output.LayerNorm.weight", c.d_model);
       layer.ln2_beta = w.vector(p + "output.LayerNorm.bias", c.d_model);
+      layer.pack();
       layers_.push_back(std::move(layer));
     }
   }
@@ -318,6 +323,7 @@ class Gpt2Model final : public PretrainedModel {
       layer.ln2_beta = w.vector(p + "ln_2.bias", c.d_model);
       layer.ff_in = w.conv1d(p + "mlp.c_fc", c.d_model, c.d_ff);
       layer.ff_out = w.conv1d(p + "mlp.c_proj", c.d_ff, c.d_model);
+      layer.pack();
       layers_.push_back(std::move(layer));
     }
   }
