@@ -334,6 +334,8 @@ def smollm_reference_tokenizer(path):
 
 
 def long_text(tok, target):
+    """The longest prefix of PARAGRAPH within `target` tokens, topped up with one-token words
+    until it has exactly `target` tokens."""
     words = PARAGRAPH.split(" ")
     best = ""
     for k in range(1, len(words) + 1):
@@ -341,6 +343,12 @@ def long_text(tok, target):
         if len(tok.encode(text).ids) > target:
             break
         best = text
+    for filler in [" and", " the", " sea", " was", " calm", " again", " at", " last", " too"]:
+        if len(tok.encode(best).ids) >= target:
+            break
+        if len(tok.encode(best + filler).ids) <= target:
+            best += filler
+    assert len(tok.encode(best).ids) == target, len(tok.encode(best).ids)
     return best
 
 
