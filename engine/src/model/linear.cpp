@@ -73,10 +73,19 @@ PackedWeights::PackedWeights(const Matrix& w) : out_(w.rows()), in_(w.cols()) {
   const std::size_t bytes = (std::max<std::size_t>(count, 1) * sizeof(float) + 63) / 64 * 64;
   data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
   if (!data_) throw std::bad_alloc();
-  std::memset(data_.get(), 0, bytes);
-  for (Eigen::Index r = 0; r < out_; ++r) {
-    float* dst = data_.get() + (r / kP) * in_ * kP + r % kP;
-    for (Eigen::Index k = 0; k < in_; ++k) dst[k * kP] = w(r, k);
+  // Panel by panel, each written front to back (16 source rows read side by side).
+  const double elements = static_cast<double>(out_) * static_cast<double>(in_);
+#pragma omp parallel for schedule(static) if (elements >= (1 << 16))
+  for (Eigen::Index p = 0; p < panels; ++p) {
+    float* dst = data_.get() + p * in_ * kP;
+    const Eigen::Index r0 = p * kP;
+    const int rows = static_cast<int>(std::min<Eigen::Index>(kP, out_ - r0));
+    const float* src = w.data() + r0 * in_;
+    for (Eigen::Index k = 0; k < in_; ++k) {
+      float* d = dst + k * kP;
+      for (int c = 0; c < rows; ++c) d[c] = src[c * in_ + k];
+      for (int c = rows; c < kP; ++c) d[c] = 0.0f;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include "model/llama.hpp"
 
 #include <cmath>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -152,15 +153,32 @@ class LlamaModel final : public PretrainedModel {
   LlamaModel(ModelConfig config, const Source& w) {
     config_ = std::move(config);
     const ModelConfig& c = config_;
-    const int d = c.dK();
-    const Eigen::Index q_rows = static_cast<Eigen::Index>(c.heads) * d;
-    const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
     embed_ = w.matrix(Part::kEmbed, 0, c.vocab_size, c.d_model);
     out_norm_ = w.vector(Part::kOutputNorm, 0, c.d_model);
     if (!c.tied_embeddings) output_ = w.matrix(Part::kOutput, 0, c.vocab_size, c.d_model);
     layers_.resize(static_cast<std::size_t>(c.layers));
+    // Layers load in parallel, each dequantised and packed by one thread (one parallel region
+    // for the whole model rather than one per tensor); the error of the lowest failing layer is
+    // the one reported.
+    std::vector<std::exception_ptr> errors(layers_.size());
+#pragma omp parallel for schedule(dynamic, 1)
     for (int l = 0; l < c.layers; ++l) {
-      LlamaLayer& layer = layers_[static_cast<std::size_t>(l)];
+      try {
+        loadLayer(c, w, l, layers_[static_cast<std::size_t>(l)]);
+      } catch (...) {
+        errors[static_cast<std::size_t>(l)] = std::current_exception();
+      }
+    }
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+  }
+
+ private:
+  static void loadLayer(const ModelConfig& c, const Source& w, int l, LlamaLayer& layer) {
+      const int d = c.dK();
+      const Eigen::Index q_rows = static_cast<Eigen::Index>(c.heads) * d;
+      const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
       layer.attn_norm = w.vector(Part::kAttnNorm, l, c.d_model);
       layer.ffn_norm = w.vector(Part::kFfnNorm, l, c.d_model);
       Matrix qkv(q_rows + 2 * kv_rows, c.d_model);
@@ -179,7 +197,6 @@ class LlamaModel final : public PretrainedModel {
       w.read(Part::kUp, l, c.d_ff, c.d_model, gu, c.d_ff);
       layer.wgu = linear::PackedWeights(gu);
       layer.wdown = linear::PackedWeights(w.matrix(Part::kDown, l, c.d_model, c.d_ff));
-    }
   }
 
  protected:
