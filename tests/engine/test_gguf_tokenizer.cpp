@@ -3,6 +3,8 @@
 // SentencePiece-style BPE of "llama" vocabularies worked by hand; unsupported settings named.
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "attnlab/error.hpp"
 #include "attnlab/gguf.hpp"
@@ -59,9 +61,10 @@ TEST_CASE("GGUF BOS follows add_bos_token", "[gguf][tokenizer]") {
 }
 
 TEST_CASE("GGUF tokenizers name what they do not support", "[gguf][tokenizer]") {
-  CHECK_THROWS_WITH(gpt2Tokenizer("llama-bpe", false),
-                    Catch::Contains("tokenizer.ggml.pre \"llama-bpe\" is not supported (supported: "
-                                    "gpt-2, smollm, starcoder, refact)"));
+  CHECK_THROWS_WITH(gpt2Tokenizer("deepseek-llm", false),
+                    Catch::Contains("tokenizer.ggml.pre \"deepseek-llm\" is not supported "
+                                    "(supported: gpt-2, smollm, starcoder, refact, llama3, "
+                                    "llama-v3, llama-bpe)"));
   GgufBuilder b;
   b.str("tokenizer.ggml.model", "bert").strings("tokenizer.ggml.tokens", {"a"});
   auto bytes = b.bytes();
@@ -99,4 +102,44 @@ TEST_CASE("GGUF llama (SentencePiece) tokenizer merges the best-scoring pair fir
   // "中" = E4 B8 AD: <0xE4> exists, B8 and AD fall back to <unk> (id 0).
   CHECK(tok->encode("\u4e2d").ids == std::vector<int>{1, 3, 8, 0, 0});
   CHECK(tok->tokenLabel(8) == "\\xE4");
+}
+
+TEST_CASE("GGUF llama-bpe (Llama 3's pattern) equals HuggingFace tokenizers on 1000 texts", "[gguf][tokenizer]") {
+  // tests/reference/make_llama3_pretokenizer_goldens.py: the tiny Llama's vocabulary with Llama
+  // 3's Split + ByteLevel in HuggingFace tokenizers, on random mixes of cased contractions, digit
+  // runs, \r\n and other white space, punctuation, CJK and emoji.
+  const std::filesystem::path dir = std::filesystem::path(ATTNLAB_TEST_DATA_DIR) / "tokenizers";
+  const GgufFile file(dir / "llama3-pretokenizer.gguf");
+  const auto tok = loadGgufTokenizer(file);
+  std::ifstream in(dir / "llama3-pretokenizer.json");
+  const auto cases = nlohmann::json::parse(in);
+  REQUIRE(cases.size() == 1000);
+  int mismatches = 0;
+  for (const auto& c : cases) {
+    const std::string text = c.at("text").get<std::string>();
+    const std::vector<int> expected = c.at("ids").get<std::vector<int>>();
+    const std::vector<int> got = tok->encode(text).ids;
+    if (got != expected) {
+      ++mismatches;
+      UNSCOPED_INFO("text " << nlohmann::json(text).dump());
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("tokenizer.json with Llama 3's Split pre-tokenizer reads like the GGUF", "[gguf][tokenizer]") {
+  const std::filesystem::path data = ATTNLAB_TEST_DATA_DIR;
+  std::ifstream in(data / "models/tiny-llama/tokenizer.json");
+  auto json = nlohmann::json::parse(in);
+  json["pre_tokenizer"] = nlohmann::json::parse(R"({"type": "Sequence", "pretokenizers": [
+      {"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
+       "behavior": "Isolated", "invert": false},
+      {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}]})");
+  const auto path = std::filesystem::temp_directory_path() / "attnlab_llama3_tokenizer.json";
+  std::ofstream(path) << json.dump();
+  const auto from_json = loadByteLevelBpe(path);
+  const auto from_gguf = loadGgufTokenizer(GgufFile(data / "tokenizers/llama3-pretokenizer.gguf"));
+  for (const char* text : {"I'LL say 12345 and\r\n\n  then (it's) 中文!", "a\t\tb  \n c'S"}) {
+    CHECK(from_json->encode(text).ids == from_gguf->encode(text).ids);
+  }
 }

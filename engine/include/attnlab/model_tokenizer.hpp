@@ -91,8 +91,9 @@ std::unique_ptr<ModelTokenizer> loadWordPiece(const std::filesystem::path& vocab
 /// Throws Error(kIo) for an unreadable file, Error(kInvalidInput) for malformed JSON or merges
 /// (naming the file and line/entry), a merge whose parts or result are missing from the
 /// vocabulary, or a tokenizer.json this class cannot reproduce (a normalizer, a pre-tokenizer
-/// other than ByteLevel, a post-processor other than ByteLevel, a non-BPE model, BPE dropout,
-/// byte fallback or subword prefixes / suffixes).
+/// other than ByteLevel, Digits(individual) + ByteLevel (SmolLM2) or Llama 3's Split + ByteLevel,
+/// a post-processor other than ByteLevel or a TemplateProcessing that adds special tokens around
+/// $A, a non-BPE model, BPE dropout, byte fallback or subword prefixes / suffixes).
 std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vocab_json,
                                                  const std::filesystem::path& merges_txt);
 std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& tokenizer_json);
@@ -115,7 +116,9 @@ std::string supportedGgufPreTokenizers();
 ///   tokenizer.ggml.merges ("a b" strings, rank = index), the same implementation as
 ///   loadByteLevelBpe, with the pre-tokenizer tokenizer.ggml.pre names: "gpt-2" (GPT-2's
 ///   pattern), "smollm", "starcoder", "refact" (every digit its own piece, then GPT-2's pattern;
-///   llama.cpp's llama-vocab.cpp and HuggingFace's Digits(individual_digits) + ByteLevel).
+///   llama.cpp's llama-vocab.cpp and HuggingFace's Digits(individual_digits) + ByteLevel),
+///   "llama-bpe", "llama3", "llama-v3" (Llama 3's pattern: case-insensitive contractions,
+///   numbers in groups of up to 3, runs ending in newlines kept together).
 /// - tokenizer.ggml.model = "llama": SentencePiece-style BPE (Kudo & Richardson 2018) from the
 ///   tokens and tokenizer.ggml.scores: spaces become "▁", a "▁" is prepended
 ///   (tokenizer.ggml.add_space_prefix, default true), the adjacent pair whose merged piece has the

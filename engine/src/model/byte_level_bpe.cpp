@@ -39,6 +39,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/model_tokenizer.hpp"
 #include "model/byte_level_bpe.hpp"
+#include "model/pretokenize.hpp"
 #include "model/tokenizer_common.hpp"
 #include "text/unicode_tables.hpp"
 
@@ -78,72 +79,8 @@ using bpe::BpeData;
 using bpe::Merge;
 using bpe::pairKey;
 
-/// Character classes of GPT-2's pattern.
-enum class CharClass { kLetter, kNumber, kSpace, kOther };
-
-using model_text::CodeRange;
-using model_text::inRanges;
-
-// Letters and numbers assigned in Unicode 16.0, which HuggingFace tokenizers' regex engine
-// (Oniguruma in tokenizers 0.23.3) knows and utf8proc 2.8 (Unicode 15.0) sees as unassigned.
-// Found by classifying every code point with both, as the file comment describes; a newer
-// utf8proc classifies them itself. Sorted, for binary search.
-constexpr CodeRange kNewLetters[] = {
-    {0x1C89, 0x1C8A},   {0xA7CB, 0xA7CD},   {0xA7DA, 0xA7DC},   {0x105C0, 0x105F3},
-    {0x10D4A, 0x10D65}, {0x10D6F, 0x10D85}, {0x10EC2, 0x10EC4}, {0x11380, 0x11389},
-    {0x1138B, 0x1138B}, {0x1138E, 0x1138E}, {0x11390, 0x113B5}, {0x113B7, 0x113B7},
-    {0x113D1, 0x113D1}, {0x113D3, 0x113D3}, {0x11BC0, 0x11BE0}, {0x13460, 0x143FA},
-    {0x16100, 0x1611D}, {0x16D40, 0x16D6C}, {0x18CFF, 0x18CFF}, {0x1E5D0, 0x1E5ED},
-    {0x1E5F0, 0x1E5F0}, {0x2EBF0, 0x2EE5D},
-};
-constexpr CodeRange kNewNumbers[] = {
-    {0x10D40, 0x10D49}, {0x116D0, 0x116E3}, {0x11BF0, 0x11BF9}, {0x16130, 0x16139},
-    {0x16D70, 0x16D79}, {0x1CCF0, 0x1CCF9}, {0x1E5F1, 0x1E5FA},
-};
-
-CharClass classify(char32_t c) {
-  if (unicode::isWhiteSpace(c)) return CharClass::kSpace;
-  const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c));
-  if (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_LO) return CharClass::kLetter;
-  if (cat >= UTF8PROC_CATEGORY_ND && cat <= UTF8PROC_CATEGORY_NO) return CharClass::kNumber;
-  if (cat == UTF8PROC_CATEGORY_CN) {
-    if (inRanges(kNewLetters, c)) return CharClass::kLetter;
-    if (inRanges(kNewNumbers, c)) return CharClass::kNumber;
-  }
-  return CharClass::kOther;
-}
-
-/// Length in code points of the pre-token starting at cps[i] (GPT-2's pattern; see file comment).
-std::size_t preTokenLength(const std::u32string& cps, std::size_t i) {
-  const std::size_t n = cps.size();
-  const char32_t c = cps[i];
-  // 's|'t|'re|'ve|'m|'ll|'d (ASCII apostrophe, lower case only)
-  if (c == U'\'' && i + 1 < n) {
-    const char32_t d = cps[i + 1];
-    if (d == U's' || d == U't' || d == U'm' || d == U'd') return 2;
-    if (i + 2 < n) {
-      const char32_t e = cps[i + 2];
-      if ((d == U'r' && e == U'e') || (d == U'v' && e == U'e') || (d == U'l' && e == U'l')) {
-        return 3;
-      }
-    }
-  }
-  // ' ?\p{L}+', ' ?\p{N}+', ' ?[^\s\p{L}\p{N}]+': an optional space, then a run of one class.
-  std::size_t k = i;
-  if (c == U' ' && i + 1 < n && classify(cps[i + 1]) != CharClass::kSpace) k = i + 1;
-  const CharClass cls = classify(cps[k]);
-  if (cls != CharClass::kSpace) {
-    std::size_t j = k + 1;
-    while (j < n && classify(cps[j]) == cls) ++j;
-    return j - i;
-  }
-  // '\s+(?!\S)|\s+': a run of white space; when a non-space follows, the run gives up its last
-  // character (which then starts the next pre-token) unless that leaves nothing.
-  std::size_t j = i + 1;
-  while (j < n && classify(cps[j]) == CharClass::kSpace) ++j;
-  if (j == n || j - i == 1) return j - i;
-  return j - i - 1;
-}
+using pretok::CharClass;
+using pretok::classify;
 
 /// True when bytes[i..] starts with a complete, valid UTF-8 sequence of `length` bytes.
 bool validSequence(std::string_view bytes, std::size_t i, std::size_t& length) {
@@ -325,7 +262,9 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     std::size_t i = 0;
     std::size_t byte = 0;
     while (i < cps.size()) {
-      const std::size_t length = preTokenLength(cps, i);
+      const std::size_t length = data_.pattern == bpe::Pattern::kLlama3
+                                     ? pretok::llama3Length(cps, i)
+                                     : pretok::gpt2Length(cps, i);
       std::size_t bytes = 0;
       for (std::size_t k = i; k < i + length; ++k) bytes += model_text::utf8Length(cps[k]);
       appendWord(piece.substr(byte, bytes), out);
@@ -548,6 +487,18 @@ using bpe::splitMerge;
 
 namespace {
 
+/// Llama 3's pre-tokenizer regex, as its tokenizer.json writes it.
+constexpr const char* kLlama3Regex =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
+    "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+/// A Split pre-tokenizer with exactly Llama 3's pattern, isolating the matches.
+bool isLlama3Split(const Json& split) {
+  return split.contains("pattern") && split["pattern"].is_object() &&
+         split["pattern"].value("Regex", std::string()) == kLlama3Regex &&
+         split.value("behavior", std::string()) == "Isolated" && !split.value("invert", false);
+}
+
 /// The post-processor: ByteLevel (adds nothing) or TemplateProcessing of the form
 /// [special …] $A [special …] (a Llama tokenizer's BOS), alone or in a Sequence.
 void readPostProcessor(const Json& post, const std::string& name, BpeData& data) {
@@ -663,17 +614,23 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
       return j.is_object() ? j.value("type", std::string("?")) : j.dump();
     };
     const Json* byte_level = &pre;
-    // SmolLM2 / StarCoder: Sequence [Digits(individual_digits), ByteLevel].
+    // SmolLM2 / StarCoder: Sequence [Digits(individual_digits), ByteLevel]; Llama 3:
+    // Sequence [Split(its pattern, Isolated), ByteLevel(use_regex = false)].
     if (typeOf(pre) == "Sequence" && pre.contains("pretokenizers") &&
-        pre["pretokenizers"].is_array() && pre["pretokenizers"].size() == 2 &&
-        typeOf(pre["pretokenizers"][0]) == "Digits" &&
-        pre["pretokenizers"][0].value("individual_digits", false)) {
-      data.split_digits = true;
-      byte_level = &pre["pretokenizers"][1];
+        pre["pretokenizers"].is_array() && pre["pretokenizers"].size() == 2) {
+      const Json& first = pre["pretokenizers"][0];
+      if (typeOf(first) == "Digits" && first.value("individual_digits", false)) {
+        data.split_digits = true;
+        byte_level = &pre["pretokenizers"][1];
+      } else if (typeOf(first) == "Split" && isLlama3Split(first)) {
+        data.pattern = bpe::Pattern::kLlama3;
+        byte_level = &pre["pretokenizers"][1];
+        if (byte_level->value("use_regex", true)) unsupported("a Split followed by a regex ByteLevel");
+      }
     }
     if (typeOf(*byte_level) != "ByteLevel") unsupported("pre_tokenizer " + typeOf(pre));
     data.add_prefix_space = byte_level->value("add_prefix_space", false);
-    data.use_regex = byte_level->value("use_regex", true);
+    data.use_regex = byte_level->value("use_regex", true) || data.pattern == bpe::Pattern::kLlama3;
   }
   if (json.contains("post_processor") && !json["post_processor"].is_null()) {
     readPostProcessor(json["post_processor"], name, data);

@@ -34,13 +34,20 @@ struct AddedToken {
   bool special = true;  ///< Shown as special (hidden by "hide special tokens").
 };
 
+/// The regular expression that splits text into pre-tokens (pretokenize.hpp).
+enum class Pattern {
+  kGpt2,    ///< GPT-2's (and SmolLM2's, after its digit split).
+  kLlama3,  ///< Llama 3's: case-insensitive contractions, numbers in groups of 1–3, newlines kept.
+};
+
 /// Everything a byte-level BPE tokenizer is built from.
 struct BpeData {
   std::unordered_map<std::string, int> vocab;  ///< byte-level token string → id
   std::unordered_map<std::uint64_t, Merge> merges;
   std::vector<AddedToken> added;
   bool add_prefix_space = false;  ///< ByteLevel pre-tokenizer: prepend ' ' to each text piece.
-  bool use_regex = true;          ///< ByteLevel pre-tokenizer: split with GPT-2's pattern.
+  bool use_regex = true;          ///< ByteLevel pre-tokenizer: split with `pattern`.
+  Pattern pattern = Pattern::kGpt2;
   /// Digits(individual_digits = true) before ByteLevel: every \p{N} character is a piece of its
   /// own (HuggingFace's SmolLM2 / StarCoder tokenizers; llama.cpp's "smollm", "starcoder",
   /// "refact" pre-tokenizers).

@@ -23,6 +23,8 @@ constexpr std::int64_t kUserDefined = 4;
 // tokenizer.ggml.pre values whose pre-tokenizer is GPT-2's pattern, with every digit split off
 // first (llama-vocab.cpp groups them; HuggingFace: Digits(individual_digits) + ByteLevel).
 constexpr const char* kDigitPre[] = {"smollm", "starcoder", "refact"};
+// tokenizer.ggml.pre values with Llama 3's pattern (llama-vocab.cpp: LLAMA_VOCAB_PRE_TYPE_LLAMA3).
+constexpr const char* kLlama3Pre[] = {"llama3", "llama-v3", "llama-bpe"};
 
 [[noreturn]] void invalid(const GgufFile& file, const std::string& what) {
   throw Error(ErrorCode::kInvalidInput, file.path().filename().string() + ": " + what);
@@ -57,6 +59,12 @@ std::unique_ptr<ModelTokenizer> gpt2Tokenizer(const GgufFile& file,
   bool known = pre == "gpt-2";
   for (const char* name : kDigitPre) {
     if (pre == name) known = data.split_digits = true;
+  }
+  for (const char* name : kLlama3Pre) {
+    if (pre == name) {
+      known = true;
+      data.pattern = bpe::Pattern::kLlama3;
+    }
   }
   if (!known) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -93,6 +101,7 @@ std::unique_ptr<ModelTokenizer> gpt2Tokenizer(const GgufFile& file,
 std::string supportedGgufPreTokenizers() {
   std::string names = "gpt-2";
   for (const char* name : kDigitPre) names += std::string(", ") + name;
+  for (const char* name : kLlama3Pre) names += std::string(", ") + name;
   return names;
 }
 
