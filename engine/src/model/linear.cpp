@@ -19,7 +19,7 @@ namespace {
 
 using V16 = float __attribute__((vector_size(64)));
 constexpr int kP = PackedWeights::kPanel;
-constexpr int kRows = 6;  // rows of x per step: 6 × 2 panels = 12 accumulators
+constexpr int kRows = 8;  // rows of x per step: 8 × 2 panels = 16 accumulators
 
 inline V16 load(const float* p) {
   V16 v;
@@ -54,6 +54,8 @@ template <int Panels>
 void rowsBlock(int rows, const float* x, Eigen::Index ldx, const float* w, Eigen::Index in,
                float* y, Eigen::Index ldy, int cols) {
   switch (rows) {
+    case 8: return block<8, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 7: return block<7, Panels>(x, ldx, w, in, y, ldy, cols);
     case 6: return block<6, Panels>(x, ldx, w, in, y, ldy, cols);
     case 5: return block<5, Panels>(x, ldx, w, in, y, ldy, cols);
     case 4: return block<4, Panels>(x, ldx, w, in, y, ldy, cols);
