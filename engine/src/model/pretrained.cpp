@@ -436,6 +436,7 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
     c.layer_norm_eps = numberField(config, "layer_norm_epsilon", 1e-5);
     c.activation = stringField(config, "activation_function", "gelu_new");
     c.scale_attention = boolField(config, "scale_attn_weights", true);
+    c.tied_embeddings = true;  // GPT2LMHeadModel's lm_head is wte
     if (boolField(config, "scale_attn_by_inverse_layer_idx", false)) {
       throw Error(ErrorCode::kInvalidArgument,
                   "config.json: scale_attn_by_inverse_layer_idx is not supported");
