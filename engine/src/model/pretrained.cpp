@@ -162,11 +162,17 @@ class WeightReader {
   }
   /// nn.Linear: stored [out, in], returned as [in, out].
   Dense linear(const std::string& name, Eigen::Index in, Eigen::Index out) const {
-    return {matrix(name + ".weight", out, in).transpose(), vector(name + ".bias", out)};
+    Dense d;
+    d.w = matrix(name + ".weight", out, in).transpose();
+    d.b = vector(name + ".bias", out);
+    return d;
   }
   /// GPT-2's Conv1D: stored [in, out] already.
   Dense conv1d(const std::string& name, Eigen::Index in, Eigen::Index out) const {
-    return {matrix(name + ".weight", in, out), vector(name + ".bias", out)};
+    Dense d;
+    d.w = matrix(name + ".weight", in, out);
+    d.b = vector(name + ".bias", out);
+    return d;
   }
 
  private:
