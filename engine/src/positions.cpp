@@ -23,9 +23,9 @@ std::vector<float> ropeFrequencies(int d, double base) {
 
 RopeTable makeRopeTable(int n, int rotary_dims, double base, int first) {
   if (rotary_dims <= 0 || rotary_dims % 2 != 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "RoPE needs an even number of rotated dimensions, not " +
-                    std::to_string(rotary_dims));
+    throw Error(
+        ErrorCode::kInvalidArgument,
+        "RoPE needs an even number of rotated dimensions, not " + std::to_string(rotary_dims));
   }
   if (n < 0 || first < 0) throw Error(ErrorCode::kInvalidArgument, "RoPE: negative position");
   if (!(base > 0) || !std::isfinite(base)) {

@@ -21,7 +21,9 @@ namespace {
 
 const fs::path kData = ATTNLAB_TEST_DATA_DIR;
 
-fs::path tempFile(const std::string& name) { return fs::temp_directory_path() / ("attnlab_" + name); }
+fs::path tempFile(const std::string& name) {
+  return fs::temp_directory_path() / ("attnlab_" + name);
+}
 
 std::vector<unsigned char> halfBytes(float value) {
   // Only for values exactly representable in float16 with a normal exponent.
@@ -74,11 +76,12 @@ TEST_CASE("Q4_0, Q4_1 and Q8_0 blocks dequantise as their formulas say", "[gguf]
   for (unsigned char c : halfBytes(-1.0f)) q4_1.push_back(c);
   for (int j = 0; j < 16; ++j) q4_1.push_back(static_cast<unsigned char>(0x30 | 0x0F));
   dequantize(3, reinterpret_cast<const std::byte*>(q4_1.data()), 32, out.data());
-  CHECK(out[0] == 15 * 0.25f - 1.0f);   // 2.75
-  CHECK(out[16] == 3 * 0.25f - 1.0f);   // −0.25
+  CHECK(out[0] == 15 * 0.25f - 1.0f);  // 2.75
+  CHECK(out[16] == 3 * 0.25f - 1.0f);  // −0.25
   // Q8_0: d = 2; int8 values.
   std::vector<unsigned char> q8 = halfBytes(2.0f);
-  for (int j = 0; j < 32; ++j) q8.push_back(static_cast<unsigned char>(static_cast<std::int8_t>(j - 16)));
+  for (int j = 0; j < 32; ++j)
+    q8.push_back(static_cast<unsigned char>(static_cast<std::int8_t>(j - 16)));
   dequantize(8, reinterpret_cast<const std::byte*>(q8.data()), 32, out.data());
   CHECK(out[0] == -32.0f);
   CHECK(out[31] == 30.0f);
@@ -183,7 +186,8 @@ TEST_CASE("GGUF metadata of every value type reads back, v2 and v3", "[gguf]") {
   CHECK_THROWS_WITH(file.strings("scores"), Catch::Contains("array of float32"));
   const Matrix m = file.matrix("m", 2, 3);
   CHECK(m(1, 2) == 6.0f);  // ne = {3, 2}: 2 rows of 3
-  CHECK_THROWS_WITH(file.matrix("m", 3, 2), Catch::Contains("has 2 rows of 3, expected 3 rows of 2"));
+  CHECK_THROWS_WITH(file.matrix("m", 3, 2),
+                    Catch::Contains("has 2 rows of 3, expected 3 rows of 2"));
   CHECK_THROWS_WITH(file.matrix("nope"), Catch::Contains("has no tensor nope"));
 }
 

@@ -22,8 +22,8 @@ const std::string kG = "\xC4\xA0";
 std::unique_ptr<ModelTokenizer> gpt2Tokenizer(const std::string& pre, bool add_bos) {
   GgufBuilder b;
   b.str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", pre);
-  b.strings("tokenizer.ggml.tokens", {"<|endoftext|>", "<|im_start|>", "a", "b", "1", "2", kG,
-                                      "ab", kG + "a", kG + "1", "12"});
+  b.strings("tokenizer.ggml.tokens", {"<|endoftext|>", "<|im_start|>", "a", "b", "1", "2", kG, "ab",
+                                      kG + "a", kG + "1", "12"});
   b.i32s("tokenizer.ggml.token_type", {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   b.strings("tokenizer.ggml.merges", {"a b", kG + " a", kG + " 1", "1 2"});
   b.u32("tokenizer.ggml.bos_token_id", 1).boolean("tokenizer.ggml.add_bos_token", add_bos);
@@ -34,7 +34,8 @@ std::unique_ptr<ModelTokenizer> gpt2Tokenizer(const std::string& pre, bool add_b
 
 }  // namespace
 
-TEST_CASE("GGUF gpt2 tokenizer: smollm splits every digit, gpt-2 keeps numbers whole", "[gguf][tokenizer]") {
+TEST_CASE("GGUF gpt2 tokenizer: smollm splits every digit, gpt-2 keeps numbers whole",
+          "[gguf][tokenizer]") {
   // "ab 12 a": pre-tokens (gpt-2) "ab", " 12", " a" → ab, Ġ1 + 2? " 12" merges Ġ1 first (rank 2)
   // then nothing joins Ġ1 and 2: [ab, Ġ1, 2, Ġa]. With smollm the digits are pieces of their
   // own: "ab", " ", "1", "2", " a" → [ab, Ġ, 1, 2, Ġa] ("1 2" never merges across pieces).
@@ -80,7 +81,8 @@ TEST_CASE("GGUF tokenizers name what they do not support", "[gguf][tokenizer]") 
                     Catch::Contains("tokenizer.ggml.token_type has 1 entries for 2 tokens"));
 }
 
-TEST_CASE("GGUF llama (SentencePiece) tokenizer merges the best-scoring pair first", "[gguf][tokenizer]") {
+TEST_CASE("GGUF llama (SentencePiece) tokenizer merges the best-scoring pair first",
+          "[gguf][tokenizer]") {
   // Pieces: "▁a" (score −0.5) beats "ab" (−0.7); text "ab a" → "▁ab▁a" as characters
   // ▁ a b ▁ a. Candidates: ▁a (−0.5), ab (−0.7), ▁a (−0.5): the leftmost ▁a merges first,
   // then "▁a"+"b" is not a piece, the second ▁a merges: [▁a, b, ▁a]. "中" is not a piece: its
@@ -88,13 +90,14 @@ TEST_CASE("GGUF llama (SentencePiece) tokenizer merges the best-scoring pair fir
   // unknown token (<unk> = 0).
   GgufBuilder b;
   b.str("tokenizer.ggml.model", "llama");
-  b.strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "\u2581", "a", "b", "\u2581a", "ab", "<0xE4>"});
+  b.strings("tokenizer.ggml.tokens",
+            {"<unk>", "<s>", "</s>", "\u2581", "a", "b", "\u2581a", "ab", "<0xE4>"});
   b.f32s("tokenizer.ggml.scores", {0, 0, 0, -1, -2, -2, -0.5f, -0.7f, 0});
   b.i32s("tokenizer.ggml.token_type", {2, 3, 3, 1, 1, 1, 1, 1, 6});
   b.u32("tokenizer.ggml.bos_token_id", 1).u32("tokenizer.ggml.unknown_token_id", 0);
   const auto bytes = b.bytes();
-  const auto tok = loadGgufTokenizer(GgufFile(reinterpret_cast<const std::byte*>(bytes.data()),
-                                              bytes.size(), "spm.gguf"));
+  const auto tok = loadGgufTokenizer(
+      GgufFile(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size(), "spm.gguf"));
   const Encoding e = tok->encode("ab a");
   CHECK(e.ids == std::vector<int>{1, 6, 5, 6});  // BOS by default for llama vocabularies
   CHECK(e.labels == std::vector<std::string>{"<s>", "\u2423a", "b", "\u2423a"});
@@ -104,7 +107,8 @@ TEST_CASE("GGUF llama (SentencePiece) tokenizer merges the best-scoring pair fir
   CHECK(tok->tokenLabel(8) == "\\xE4");
 }
 
-TEST_CASE("GGUF llama-bpe (Llama 3's pattern) equals HuggingFace tokenizers on 1000 texts", "[gguf][tokenizer]") {
+TEST_CASE("GGUF llama-bpe (Llama 3's pattern) equals HuggingFace tokenizers on 1000 texts",
+          "[gguf][tokenizer]") {
   // tests/reference/make_llama3_pretokenizer_goldens.py: the tiny Llama's vocabulary with Llama
   // 3's Split + ByteLevel in HuggingFace tokenizers, on random mixes of cased contractions, digit
   // runs, \r\n and other white space, punctuation, CJK and emoji.
@@ -127,7 +131,8 @@ TEST_CASE("GGUF llama-bpe (Llama 3's pattern) equals HuggingFace tokenizers on 1
   CHECK(mismatches == 0);
 }
 
-TEST_CASE("tokenizer.json with Llama 3's Split pre-tokenizer reads like the GGUF", "[gguf][tokenizer]") {
+TEST_CASE("tokenizer.json with Llama 3's Split pre-tokenizer reads like the GGUF",
+          "[gguf][tokenizer]") {
   const std::filesystem::path data = ATTNLAB_TEST_DATA_DIR;
   std::ifstream in(data / "models/tiny-llama/tokenizer.json");
   auto json = nlohmann::json::parse(in);

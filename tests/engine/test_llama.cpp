@@ -33,7 +33,8 @@ std::optional<fs::path> requireSmolLm2() {
   std::vector<fs::path> candidates;
   if (const char* f = std::getenv("ATTNLAB_SMOLLM2_GGUF"); f && *f) candidates.emplace_back(f);
   const char* name = "SmolLM2-135M-Instruct.Q4_1.gguf";
-  if (const char* c = std::getenv("ATTNLAB_MODEL_CACHE"); c && *c) candidates.push_back(fs::path(c) / name);
+  if (const char* c = std::getenv("ATTNLAB_MODEL_CACHE"); c && *c)
+    candidates.push_back(fs::path(c) / name);
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
     candidates.push_back(fs::path(x) / "attention-lab/models" / name);
   }
@@ -51,19 +52,25 @@ std::optional<fs::path> requireSmolLm2() {
   return std::nullopt;
 }
 
-std::string caseKey(std::size_t i) { return std::string("case") + (i < 10 ? "0" : "") + std::to_string(i); }
+std::string caseKey(std::size_t i) {
+  return std::string("case") + (i < 10 ? "0" : "") + std::to_string(i);
+}
 
 /// Score of q rotated to position p against k rotated to position s (one head of width d).
-float ropeScore(const std::vector<float>& q, const std::vector<float>& k, int p, int s, double base) {
+float ropeScore(const std::vector<float>& q, const std::vector<float>& k, int p, int s,
+                double base) {
   const int d = static_cast<int>(q.size());
   const RopeTable table = makeRopeTable(std::max(p, s) + 1, d, base);
-  std::vector<float> qq(static_cast<std::size_t>(d) * (p + 1)), kk(static_cast<std::size_t>(d) * (s + 1));
+  std::vector<float> qq(static_cast<std::size_t>(d) * (p + 1)),
+      kk(static_cast<std::size_t>(d) * (s + 1));
   std::copy(q.begin(), q.end(), qq.begin() + static_cast<std::ptrdiff_t>(d) * p);
   std::copy(k.begin(), k.end(), kk.begin() + static_cast<std::ptrdiff_t>(d) * s);
   applyRope(qq.data(), p + 1, 1, d, d, table);
   applyRope(kk.data(), s + 1, 1, d, d, table);
   double dot = 0;
-  for (int j = 0; j < d; ++j) dot += double(qq[static_cast<std::size_t>(d) * p + j]) * kk[static_cast<std::size_t>(d) * s + j];
+  for (int j = 0; j < d; ++j)
+    dot +=
+        double(qq[static_cast<std::size_t>(d) * p + j]) * kk[static_cast<std::size_t>(d) * s + j];
   return static_cast<float>(dot);
 }
 
@@ -94,8 +101,10 @@ TEST_CASE("RoPE scores depend on the offset only and keep norms", "[llama][rope]
   }
   // Toeplitz: the score of (p, s) equals that of (p + t, s + t).
   for (int t : {1, 5, 40}) {
-    CHECK(ropeScore(q, k, 3, 1, 10000) == Approx(ropeScore(q, k, 3 + t, 1 + t, 10000)).margin(1e-5));
-    CHECK(ropeScore(q, k, 2, 7, 100000) == Approx(ropeScore(q, k, 2 + t, 7 + t, 100000)).margin(1e-5));
+    CHECK(ropeScore(q, k, 3, 1, 10000) ==
+          Approx(ropeScore(q, k, 3 + t, 1 + t, 10000)).margin(1e-5));
+    CHECK(ropeScore(q, k, 2, 7, 100000) ==
+          Approx(ropeScore(q, k, 2 + t, 7 + t, 100000)).margin(1e-5));
   }
   const RopeTable table = makeRopeTable(50, d, 10000);
   std::vector<float> rows(static_cast<std::size_t>(50 * d));
@@ -105,12 +114,15 @@ TEST_CASE("RoPE scores depend on the offset only and keep norms", "[llama][rope]
   for (float v : q) norm_q += double(v) * v;
   for (int i = 0; i < 50; ++i) {
     double norm = 0;
-    for (int j = 0; j < d; ++j) norm += double(rows[static_cast<std::size_t>(i * d + j)]) * rows[static_cast<std::size_t>(i * d + j)];
+    for (int j = 0; j < d; ++j)
+      norm += double(rows[static_cast<std::size_t>(i * d + j)]) *
+              rows[static_cast<std::size_t>(i * d + j)];
     CHECK(std::sqrt(norm) == Approx(std::sqrt(norm_q)).epsilon(1e-6));
   }
 }
 
-TEST_CASE("the rotate-half layout permuted to interleaved gives the same rotation", "[llama][rope]") {
+TEST_CASE("the rotate-half layout permuted to interleaved gives the same rotation",
+          "[llama][rope]") {
   // HuggingFace: rotate_half pairs (m, m + d/2). Rotating a vector in that layout and then
   // permuting it equals permuting first and rotating interleaved pairs.
   const int d = 8;
@@ -189,7 +201,9 @@ void checkTinyLlama(const fs::path& path) {
     for (int l = 0; l < 2; ++l) {
       const Tensor3& w = run.attention[static_cast<std::size_t>(l)].weights;
       for (std::size_t k = 0; k < w.data.size(); ++k) {
-        worst = std::max(worst, std::abs(double(w.data[k]) - expected[static_cast<std::size_t>(l) * w.data.size() + k]));
+        worst =
+            std::max(worst, std::abs(double(w.data[k]) -
+                                     expected[static_cast<std::size_t>(l) * w.data.size() + k]));
       }
     }
     CHECK(run.kv_head == std::vector<int>{0, 0, 1, 1});
@@ -218,7 +232,8 @@ TEST_CASE("the tiny Llama from a HuggingFace folder equals HuggingFace", "[llama
   checkTinyLlama(kTinyDir);
 }
 
-TEST_CASE("SmolLM2-135M-Instruct equals HuggingFace on every layer and head", "[llama][golden][smollm2]") {
+TEST_CASE("SmolLM2-135M-Instruct equals HuggingFace on every layer and head",
+          "[llama][golden][smollm2]") {
   const auto path = requireSmolLm2();
   if (!path) return;
   const auto model = PretrainedModel::load(*path);
@@ -255,12 +270,14 @@ TEST_CASE("SmolLM2-135M-Instruct equals HuggingFace on every layer and head", "[
         for (int q = 0; q < n; ++q) {
           double mean = 0;
           for (int k = 0; k < n; ++k) mean += double(k) * w(h, q, k);
-          worst_mean = std::max(worst_mean, std::abs(mean - mean_key[(static_cast<std::size_t>(l) * 9 + h) * n + q]));
+          worst_mean = std::max(
+              worst_mean, std::abs(mean - mean_key[(static_cast<std::size_t>(l) * 9 + h) * n + q]));
         }
         for (int j = 0; j < r; ++j) {
           for (int k = 0; k < n; ++k) {
             const float e = row_values[((static_cast<std::size_t>(l) * 9 + h) * r + j) * n + k];
-            worst_rows = std::max(worst_rows, std::abs(double(w(h, static_cast<int>(rows[j]), k)) - e));
+            worst_rows =
+                std::max(worst_rows, std::abs(double(w(h, static_cast<int>(rows[j]), k)) - e));
             ++compared;
           }
         }
@@ -272,7 +289,8 @@ TEST_CASE("SmolLM2-135M-Instruct equals HuggingFace on every layer and head", "[
       for (int f = 0; f < 2; ++f) {
         const Tensor3& w = run.attention[static_cast<std::size_t>(layers[f])].weights;
         for (std::size_t k = 0; k < w.data.size(); ++k) {
-          worst_full = std::max(worst_full, std::abs(double(w.data[k]) - full[f * w.data.size() + k]));
+          worst_full =
+              std::max(worst_full, std::abs(double(w.data[k]) - full[f * w.data.size() + k]));
           ++compared;
         }
       }
@@ -287,8 +305,9 @@ TEST_CASE("SmolLM2-135M-Instruct equals HuggingFace on every layer and head", "[
     CHECK(run.kv_head == std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2, 2});
   }
   WARN("SmolLM2 vs HuggingFace: " << compared << " weights compared; max |Δ| sampled rows "
-       << worst_rows << ", full layers 0 and 29 " << worst_full << ", mean key position "
-       << worst_mean << " (tokens), next-token probability " << worst_prob);
+                                  << worst_rows << ", full layers 0 and 29 " << worst_full
+                                  << ", mean key position " << worst_mean
+                                  << " (tokens), next-token probability " << worst_prob);
   CHECK(worst_rows < kWeightTolerance);
   CHECK(worst_full < kWeightTolerance);
   CHECK(worst_mean < 1e-2);  // Σ_j j·p_ij over ≤ 256 keys: 1e-4 per weight would allow far more
@@ -318,7 +337,8 @@ std::vector<unsigned char> tinyGguf(int heads, int kv_heads, bool drop_ffn_up,
   GgufBuilder b;
   b.str("general.architecture", "llama").u32("llama.block_count", 1);
   b.u32("llama.context_length", 16).u32("llama.embedding_length", 32);
-  b.u32("llama.feed_forward_length", 32).u32("llama.attention.head_count", static_cast<std::uint32_t>(heads));
+  b.u32("llama.feed_forward_length", 32)
+      .u32("llama.attention.head_count", static_cast<std::uint32_t>(heads));
   b.u32("llama.attention.head_count_kv", static_cast<std::uint32_t>(kv_heads));
   b.f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
   std::vector<std::string> tokens = {"<s>", "a", "b", "\xC4\xA0"};  // Ġ
@@ -326,7 +346,9 @@ std::vector<unsigned char> tinyGguf(int heads, int kv_heads, bool drop_ffn_up,
   b.strings("tokenizer.ggml.tokens", tokens).i32s("tokenizer.ggml.token_type", {3, 1, 1, 1});
   b.strings("tokenizer.ggml.merges", {});
   const int d = 32 / heads;
-  auto mat = [](int rows, int cols) { return std::vector<float>(static_cast<std::size_t>(rows * cols), 0.01f); };
+  auto mat = [](int rows, int cols) {
+    return std::vector<float>(static_cast<std::size_t>(rows * cols), 0.01f);
+  };
   b.tensorF32("token_embd.weight", {32, 4}, mat(4, 32));
   b.tensorF32("output_norm.weight", {32}, mat(1, 32));
   b.tensorF32("blk.0.attn_norm.weight", {32}, mat(1, 32));
@@ -361,8 +383,8 @@ void requireLoadError(const std::vector<unsigned char>& bytes, const std::string
 
 TEST_CASE("broken Llama GGUF files give one line naming the fault", "[llama]") {
   {
-    const fs::path path = writeBytes(fs::temp_directory_path() / "attnlab_llama_ok.gguf",
-                                     tinyGguf(2, 1, false));
+    const fs::path path =
+        writeBytes(fs::temp_directory_path() / "attnlab_llama_ok.gguf", tinyGguf(2, 1, false));
     const auto model = PretrainedModel::load(path);
     CHECK(model->config().kv_heads == 1);  // MQA
     auto backend = makeCpuBackend();
@@ -370,10 +392,12 @@ TEST_CASE("broken Llama GGUF files give one line naming the fault", "[llama]") {
     CHECK(run.encoding.ids == std::vector<int>{1, 2, 3, 1});
     CHECK(run.kv_head == std::vector<int>{0, 0});
   }
-  requireLoadError(tinyGguf(2, 3, false),
-                   "llama.attention.head_count_kv (3) does not divide llama.attention.head_count (2)");
+  requireLoadError(
+      tinyGguf(2, 3, false),
+      "llama.attention.head_count_kv (3) does not divide llama.attention.head_count (2)");
   requireLoadError(tinyGguf(2, 2, true), "has no tensor blk.0.ffn_up.weight");
-  requireLoadError(tinyGguf(2, 2, false, 16), "blk.0.attn_q.weight is IQ2_XXS, which this engine cannot dequantise");
+  requireLoadError(tinyGguf(2, 2, false, 16),
+                   "blk.0.attn_q.weight is IQ2_XXS, which this engine cannot dequantise");
   auto unknown = tinyGguf(2, 2, false);
   // The magic only: an unknown GGUF version through the model loader.
   unknown[4] = 9;

@@ -27,11 +27,26 @@ namespace {
 void exercise(const attnlab::GgufFile& file) {
   for (const auto& [key, value] : file.metadata()) {
     // Every typed look-up either answers or throws Error for the wrong type.
-    try { (void)file.integer(key); } catch (const attnlab::Error&) {}
-    try { (void)file.number(key); } catch (const attnlab::Error&) {}
-    try { (void)file.string(key); } catch (const attnlab::Error&) {}
-    try { (void)file.strings(key); } catch (const attnlab::Error&) {}
-    try { (void)file.numbers(key); } catch (const attnlab::Error&) {}
+    try {
+      (void)file.integer(key);
+    } catch (const attnlab::Error&) {
+    }
+    try {
+      (void)file.number(key);
+    } catch (const attnlab::Error&) {
+    }
+    try {
+      (void)file.string(key);
+    } catch (const attnlab::Error&) {
+    }
+    try {
+      (void)file.strings(key);
+    } catch (const attnlab::Error&) {
+    }
+    try {
+      (void)file.numbers(key);
+    } catch (const attnlab::Error&) {
+    }
   }
   std::vector<float> out;
   for (const attnlab::GgufTensor& t : file.tensors()) {

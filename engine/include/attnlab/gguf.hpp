@@ -59,7 +59,9 @@ struct GgufValue {
   std::vector<GgufValue> items;
 
   bool isInteger() const;  ///< One of the eight integer types.
-  bool isFloat() const { return type == GgufValueType::kFloat32 || type == GgufValueType::kFloat64; }
+  bool isFloat() const {
+    return type == GgufValueType::kFloat32 || type == GgufValueType::kFloat64;
+  }
 };
 
 /// ggml tensor types, numbered as in ggml.h. Only those listed in GgmlTypeInfo::dequantisable
@@ -85,9 +87,9 @@ enum class GgmlType : std::uint32_t {
 
 /// What ggml's type table says about one tensor type.
 struct GgmlTypeInfo {
-  std::string_view name;     ///< "F32", "Q4_1", "Q6_K" ...
-  int block_elements = 0;    ///< Elements per block (1 for plain types, 32 or 256 otherwise).
-  int block_bytes = 0;       ///< Bytes per block.
+  std::string_view name;       ///< "F32", "Q4_1", "Q6_K" ...
+  int block_elements = 0;      ///< Elements per block (1 for plain types, 32 or 256 otherwise).
+  int block_bytes = 0;         ///< Bytes per block.
   bool dequantisable = false;  ///< dequantize() reads it.
 };
 

@@ -52,9 +52,9 @@ struct BpeData {
   /// own (HuggingFace's SmolLM2 / StarCoder tokenizers; llama.cpp's "smollm", "starcoder",
   /// "refact" pre-tokenizers).
   bool split_digits = false;
-  bool ignore_merges = false;  ///< BPE: a pre-token found whole in the vocabulary is kept.
-  int unk_id = -1;             ///< BPE: id for characters missing from the vocabulary.
-  bool fuse_unk = false;       ///< BPE: consecutive unknown characters give one unknown id.
+  bool ignore_merges = false;   ///< BPE: a pre-token found whole in the vocabulary is kept.
+  int unk_id = -1;              ///< BPE: id for characters missing from the vocabulary.
+  bool fuse_unk = false;        ///< BPE: consecutive unknown characters give one unknown id.
   std::vector<int> prefix_ids;  ///< Added before the text (BOS), marked special.
   std::vector<int> suffix_ids;  ///< Added after the text (EOS), marked special.
   std::string origin;           ///< Named in errors ("tokenizer.json", "GGUF metadata").

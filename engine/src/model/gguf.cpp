@@ -21,10 +21,10 @@ namespace attnlab {
 namespace {
 
 // Smallest encodings, used to bound counts by the bytes that are left before allocating.
-constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, one-byte value
+constexpr std::uint64_t kMinKeyValueBytes = 8 + 4 + 1;            // empty key, type, one-byte value
 constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 8 + 4 + 8;  // empty name, one dimension
-constexpr int kMaxDims = 4;                                   // GGML_MAX_DIMS
-constexpr int kMaxArrayDepth = 8;                             // arrays of arrays of …
+constexpr int kMaxDims = 4;                                       // GGML_MAX_DIMS
+constexpr int kMaxArrayDepth = 8;                                 // arrays of arrays of …
 
 std::uint64_t minValueBytes(GgufValueType type) {
   switch (type) {
@@ -307,8 +307,8 @@ void GgufFile::parse(const std::byte* bytes, std::uint64_t file_size) {
          std::to_string(file_size) + " bytes)");
   }
   if (tensor_count > in.left() / kMinTensorInfoBytes) {
-    fail("tensor count " + std::to_string(tensor_count) +
-         " is larger than the file could hold (" + std::to_string(file_size) + " bytes)");
+    fail("tensor count " + std::to_string(tensor_count) + " is larger than the file could hold (" +
+         std::to_string(file_size) + " bytes)");
   }
 
   metadata_.reserve(static_cast<std::size_t>(kv_count));
@@ -350,8 +350,9 @@ void GgufFile::parse(const std::byte* bytes, std::uint64_t file_size) {
     for (std::uint32_t d = 0; d < n_dims; ++d) {
       const auto ne = in.read<std::int64_t>(t.name.c_str());
       if (ne < 0) fail(where + "negative dimension " + std::to_string(ne));
-      if (ne != 0 && elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) /
-                                    static_cast<std::uint64_t>(ne)) {
+      if (ne != 0 &&
+          elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) /
+                         static_cast<std::uint64_t>(ne)) {
         fail(where + "shape overflows 64 bits");
       }
       elements *= static_cast<std::uint64_t>(ne);
@@ -396,8 +397,10 @@ void GgufFile::parse(const std::byte* bytes, std::uint64_t file_size) {
     GgufTensor& t = tensors_[i];
     if (t.offset > data_size || t.bytes > data_size - t.offset) {
       fail("tensor " + t.name + ": bytes [" + std::to_string(t.offset) + ", " +
-           std::to_string(t.offset + t.bytes) + ") of the data block run past the end of the "
-           "file (the data block has " + std::to_string(data_size) + " bytes; truncated file?)");
+           std::to_string(t.offset + t.bytes) +
+           ") of the data block run past the end of the "
+           "file (the data block has " +
+           std::to_string(data_size) + " bytes; truncated file?)");
     }
     if (t.bytes == 0) continue;
     if (reach_owner != nullptr && t.offset < reach) {
@@ -446,7 +449,8 @@ std::optional<double> GgufFile::number(std::string_view key) const {
 std::optional<bool> GgufFile::boolean(std::string_view key) const {
   const GgufValue* v = find(key);
   if (v == nullptr) return std::nullopt;
-  if (v->type != GgufValueType::kBool) fail(std::string(key) + " should be a bool, not " + typeOf(*v));
+  if (v->type != GgufValueType::kBool)
+    fail(std::string(key) + " should be a bool, not " + typeOf(*v));
   return v->integer != 0;
 }
 

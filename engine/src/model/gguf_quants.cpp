@@ -25,13 +25,13 @@ struct TypeRow {
   GgmlTypeInfo info;
 };
 constexpr TypeRow kTypes[] = {
-    {0, {"F32", 1, 4, true}},        {1, {"F16", 1, 2, true}},
-    {2, {"Q4_0", kQK, 18, true}},    {3, {"Q4_1", kQK, 20, true}},
-    {6, {"Q5_0", kQK, 22, true}},    {7, {"Q5_1", kQK, 24, true}},
-    {8, {"Q8_0", kQK, 34, true}},    {9, {"Q8_1", kQK, 36, false}},
-    {10, {"Q2_K", kQKK, 84, false}}, {11, {"Q3_K", kQKK, 110, false}},
-    {12, {"Q4_K", kQKK, 144, true}}, {13, {"Q5_K", kQKK, 176, true}},
-    {14, {"Q6_K", kQKK, 210, true}}, {15, {"Q8_K", kQKK, 292, false}},
+    {0, {"F32", 1, 4, true}},           {1, {"F16", 1, 2, true}},
+    {2, {"Q4_0", kQK, 18, true}},       {3, {"Q4_1", kQK, 20, true}},
+    {6, {"Q5_0", kQK, 22, true}},       {7, {"Q5_1", kQK, 24, true}},
+    {8, {"Q8_0", kQK, 34, true}},       {9, {"Q8_1", kQK, 36, false}},
+    {10, {"Q2_K", kQKK, 84, false}},    {11, {"Q3_K", kQKK, 110, false}},
+    {12, {"Q4_K", kQKK, 144, true}},    {13, {"Q5_K", kQKK, 176, true}},
+    {14, {"Q6_K", kQKK, 210, true}},    {15, {"Q8_K", kQKK, 292, false}},
     {16, {"IQ2_XXS", kQKK, 66, false}}, {17, {"IQ2_XS", kQKK, 74, false}},
     {18, {"IQ3_XXS", kQKK, 98, false}}, {19, {"IQ1_S", kQKK, 50, false}},
     {20, {"IQ4_NL", kQK, 18, false}},   {21, {"IQ3_S", kQKK, 110, false}},
@@ -279,15 +279,14 @@ void dequantize(std::uint32_t type, const std::byte* data, std::size_t count, fl
   const GgmlTypeInfo* info = ggmlTypeInfo(type);
   const BlockFn block = blockFunction(type);
   if (info == nullptr || block == nullptr) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "cannot dequantise " + ggmlTypeName(type) + " (supported: " +
-                    dequantisableTypeNames() + ")");
+    throw Error(ErrorCode::kInvalidArgument, "cannot dequantise " + ggmlTypeName(type) +
+                                                 " (supported: " + dequantisableTypeNames() + ")");
   }
   const auto per_block = static_cast<std::size_t>(info->block_elements);
   if (count % per_block != 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                std::to_string(count) + " " + std::string(info->name) +
-                    " values are not a whole number of blocks of " + std::to_string(per_block));
+    throw Error(ErrorCode::kInvalidArgument, std::to_string(count) + " " + std::string(info->name) +
+                                                 " values are not a whole number of blocks of " +
+                                                 std::to_string(per_block));
   }
   if (type == 0) {  // F32: the bytes are the values
     std::memcpy(out, data, count * sizeof(float));

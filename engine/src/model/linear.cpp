@@ -54,14 +54,22 @@ template <int Panels>
 void rowsBlock(int rows, const float* x, Eigen::Index ldx, const float* w, Eigen::Index in,
                float* y, Eigen::Index ldy, int cols) {
   switch (rows) {
-    case 8: return block<8, Panels>(x, ldx, w, in, y, ldy, cols);
-    case 7: return block<7, Panels>(x, ldx, w, in, y, ldy, cols);
-    case 6: return block<6, Panels>(x, ldx, w, in, y, ldy, cols);
-    case 5: return block<5, Panels>(x, ldx, w, in, y, ldy, cols);
-    case 4: return block<4, Panels>(x, ldx, w, in, y, ldy, cols);
-    case 3: return block<3, Panels>(x, ldx, w, in, y, ldy, cols);
-    case 2: return block<2, Panels>(x, ldx, w, in, y, ldy, cols);
-    default: return block<1, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 8:
+      return block<8, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 7:
+      return block<7, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 6:
+      return block<6, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 5:
+      return block<5, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 4:
+      return block<4, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 3:
+      return block<3, Panels>(x, ldx, w, in, y, ldy, cols);
+    case 2:
+      return block<2, Panels>(x, ldx, w, in, y, ldy, cols);
+    default:
+      return block<1, Panels>(x, ldx, w, in, y, ldy, cols);
   }
 }
 

@@ -20,23 +20,48 @@ namespace attnlab::llama {
 namespace {
 
 /// The pieces of the checkpoint, named per format by tensorName().
-enum class Part { kEmbed, kOutputNorm, kOutput, kAttnNorm, kQ, kK, kV, kO, kFfnNorm, kGate, kUp, kDown };
+enum class Part {
+  kEmbed,
+  kOutputNorm,
+  kOutput,
+  kAttnNorm,
+  kQ,
+  kK,
+  kV,
+  kO,
+  kFfnNorm,
+  kGate,
+  kUp,
+  kDown
+};
 
 std::string ggufName(Part part, int l) {
   const std::string b = "blk." + std::to_string(l) + ".";
   switch (part) {
-    case Part::kEmbed: return "token_embd.weight";
-    case Part::kOutputNorm: return "output_norm.weight";
-    case Part::kOutput: return "output.weight";
-    case Part::kAttnNorm: return b + "attn_norm.weight";
-    case Part::kQ: return b + "attn_q.weight";
-    case Part::kK: return b + "attn_k.weight";
-    case Part::kV: return b + "attn_v.weight";
-    case Part::kO: return b + "attn_output.weight";
-    case Part::kFfnNorm: return b + "ffn_norm.weight";
-    case Part::kGate: return b + "ffn_gate.weight";
-    case Part::kUp: return b + "ffn_up.weight";
-    case Part::kDown: return b + "ffn_down.weight";
+    case Part::kEmbed:
+      return "token_embd.weight";
+    case Part::kOutputNorm:
+      return "output_norm.weight";
+    case Part::kOutput:
+      return "output.weight";
+    case Part::kAttnNorm:
+      return b + "attn_norm.weight";
+    case Part::kQ:
+      return b + "attn_q.weight";
+    case Part::kK:
+      return b + "attn_k.weight";
+    case Part::kV:
+      return b + "attn_v.weight";
+    case Part::kO:
+      return b + "attn_output.weight";
+    case Part::kFfnNorm:
+      return b + "ffn_norm.weight";
+    case Part::kGate:
+      return b + "ffn_gate.weight";
+    case Part::kUp:
+      return b + "ffn_up.weight";
+    case Part::kDown:
+      return b + "ffn_down.weight";
   }
   return {};
 }
@@ -44,18 +69,30 @@ std::string ggufName(Part part, int l) {
 std::string hfName(Part part, int l) {
   const std::string b = "model.layers." + std::to_string(l) + ".";
   switch (part) {
-    case Part::kEmbed: return "model.embed_tokens.weight";
-    case Part::kOutputNorm: return "model.norm.weight";
-    case Part::kOutput: return "lm_head.weight";
-    case Part::kAttnNorm: return b + "input_layernorm.weight";
-    case Part::kQ: return b + "self_attn.q_proj.weight";
-    case Part::kK: return b + "self_attn.k_proj.weight";
-    case Part::kV: return b + "self_attn.v_proj.weight";
-    case Part::kO: return b + "self_attn.o_proj.weight";
-    case Part::kFfnNorm: return b + "post_attention_layernorm.weight";
-    case Part::kGate: return b + "mlp.gate_proj.weight";
-    case Part::kUp: return b + "mlp.up_proj.weight";
-    case Part::kDown: return b + "mlp.down_proj.weight";
+    case Part::kEmbed:
+      return "model.embed_tokens.weight";
+    case Part::kOutputNorm:
+      return "model.norm.weight";
+    case Part::kOutput:
+      return "lm_head.weight";
+    case Part::kAttnNorm:
+      return b + "input_layernorm.weight";
+    case Part::kQ:
+      return b + "self_attn.q_proj.weight";
+    case Part::kK:
+      return b + "self_attn.k_proj.weight";
+    case Part::kV:
+      return b + "self_attn.v_proj.weight";
+    case Part::kO:
+      return b + "self_attn.o_proj.weight";
+    case Part::kFfnNorm:
+      return b + "post_attention_layernorm.weight";
+    case Part::kGate:
+      return b + "mlp.gate_proj.weight";
+    case Part::kUp:
+      return b + "mlp.up_proj.weight";
+    case Part::kDown:
+      return b + "mlp.down_proj.weight";
   }
   return {};
 }
@@ -109,7 +146,8 @@ class SafetensorsSource final : public Source {
     }
     if (t.shape[0] != cols) {
       throw Error(ErrorCode::kInvalidInput, file_.path().filename().string() + ": tensor " + n +
-                                                " should have shape [" + std::to_string(cols) + "]");
+                                                " should have shape [" + std::to_string(cols) +
+                                                "]");
     }
     const std::vector<float> v = file_.floats(n);
     dst.row(row0) = Eigen::Map<const Eigen::RowVectorXf>(v.data(), cols);
@@ -176,27 +214,27 @@ class LlamaModel final : public PretrainedModel {
 
  private:
   static void loadLayer(const ModelConfig& c, const Source& w, int l, LlamaLayer& layer) {
-      const int d = c.dK();
-      const Eigen::Index q_rows = static_cast<Eigen::Index>(c.heads) * d;
-      const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
-      layer.attn_norm = w.vector(Part::kAttnNorm, l, c.d_model);
-      layer.ffn_norm = w.vector(Part::kFfnNorm, l, c.d_model);
-      Matrix qkv(q_rows + 2 * kv_rows, c.d_model);
-      w.read(Part::kQ, l, q_rows, c.d_model, qkv, 0);
-      w.read(Part::kK, l, kv_rows, c.d_model, qkv, q_rows);
-      w.read(Part::kV, l, kv_rows, c.d_model, qkv, q_rows + kv_rows);
-      if (w.rotateHalf()) {
-        qkv.topRows(q_rows) = permuteRotateHalfRows(qkv.topRows(q_rows), c.heads, d);
-        qkv.middleRows(q_rows, kv_rows) =
-            permuteRotateHalfRows(qkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
-      }
-      layer.wqkv = linear::PackedWeights(qkv);
-      layer.wo = linear::PackedWeights(w.matrix(Part::kO, l, c.d_model, q_rows));
-      Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
-      w.read(Part::kGate, l, c.d_ff, c.d_model, gu, 0);
-      w.read(Part::kUp, l, c.d_ff, c.d_model, gu, c.d_ff);
-      layer.wgu = linear::PackedWeights(gu);
-      layer.wdown = linear::PackedWeights(w.matrix(Part::kDown, l, c.d_model, c.d_ff));
+    const int d = c.dK();
+    const Eigen::Index q_rows = static_cast<Eigen::Index>(c.heads) * d;
+    const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
+    layer.attn_norm = w.vector(Part::kAttnNorm, l, c.d_model);
+    layer.ffn_norm = w.vector(Part::kFfnNorm, l, c.d_model);
+    Matrix qkv(q_rows + 2 * kv_rows, c.d_model);
+    w.read(Part::kQ, l, q_rows, c.d_model, qkv, 0);
+    w.read(Part::kK, l, kv_rows, c.d_model, qkv, q_rows);
+    w.read(Part::kV, l, kv_rows, c.d_model, qkv, q_rows + kv_rows);
+    if (w.rotateHalf()) {
+      qkv.topRows(q_rows) = permuteRotateHalfRows(qkv.topRows(q_rows), c.heads, d);
+      qkv.middleRows(q_rows, kv_rows) =
+          permuteRotateHalfRows(qkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
+    }
+    layer.wqkv = linear::PackedWeights(qkv);
+    layer.wo = linear::PackedWeights(w.matrix(Part::kO, l, c.d_model, q_rows));
+    Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
+    w.read(Part::kGate, l, c.d_ff, c.d_model, gu, 0);
+    w.read(Part::kUp, l, c.d_ff, c.d_model, gu, c.d_ff);
+    layer.wgu = linear::PackedWeights(gu);
+    layer.wdown = linear::PackedWeights(w.matrix(Part::kDown, l, c.d_model, c.d_ff));
   }
 
  protected:
@@ -228,7 +266,7 @@ class LlamaModel final : public PretrainedModel {
       rope = rope_;
     }
     const auto stride = static_cast<int>(qkv.cols());
-    applyRope(qkv.data(), n, h, d, stride, *rope);                                      // queries
+    applyRope(qkv.data(), n, h, d, stride, *rope);                                       // queries
     applyRope(qkv.data() + static_cast<std::ptrdiff_t>(h) * d, n, g, d, stride, *rope);  // keys
 
     // The backend takes one K/V slice per query head: repeat each K/V head for its group
@@ -252,7 +290,8 @@ class LlamaModel final : public PretrainedModel {
     Matrix h1 = x + linear::timesTransposed(context, layer.wo);
 
     // SwiGLU (Shazeer 2020, eq. 6): W_down (SiLU(x W_gate) ⊙ x W_up).
-    const Matrix gu = linear::timesTransposed(rmsNorm(h1, layer.ffn_norm, c.layer_norm_eps), layer.wgu);
+    const Matrix gu =
+        linear::timesTransposed(rmsNorm(h1, layer.ffn_norm, c.layer_norm_eps), layer.wgu);
     Matrix act(n, c.d_ff);
     const auto ff = static_cast<Eigen::Index>(c.d_ff);
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -301,9 +340,9 @@ int positiveKey(const GgufFile& file, const std::string& key, std::optional<int>
 ModelConfig configFromGguf(const GgufFile& file) {
   const std::string arch = file.requireString("general.architecture");
   if (arch != "llama") {
-    throw Error(ErrorCode::kInvalidArgument,
-                file.path().filename().string() + ": general.architecture \"" + arch +
-                    "\" is not supported (llama is)");
+    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() +
+                                                 ": general.architecture \"" + arch +
+                                                 "\" is not supported (llama is)");
   }
   ModelConfig c;
   c.architecture = Architecture::kLlama;
@@ -339,11 +378,9 @@ ModelConfig configFromGguf(const GgufFile& file) {
   if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) {
     badKey(file, "llama.rope.freq_base must be a positive number");
   }
-  if (const auto scaling = file.string("llama.rope.scaling.type");
-      scaling && *scaling != "none") {
-    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() +
-                                                 ": RoPE scaling \"" + *scaling +
-                                                 "\" is not supported");
+  if (const auto scaling = file.string("llama.rope.scaling.type"); scaling && *scaling != "none") {
+    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() + ": RoPE scaling \"" +
+                                                 *scaling + "\" is not supported");
   }
   c.layer_norm_eps = file.number("llama.attention.layer_norm_rms_epsilon").value_or(1e-5);
   if (!(c.layer_norm_eps > 0)) badKey(file, "llama.attention.layer_norm_rms_epsilon must be > 0");

@@ -101,8 +101,9 @@ class SpmTokenizer final : public ModelTokenizer {
 
  private:
   std::int64_t type(int id) const {
-    return static_cast<std::size_t>(id) < data_.types.size() ? data_.types[static_cast<std::size_t>(id)]
-                                                            : 1;
+    return static_cast<std::size_t>(id) < data_.types.size()
+               ? data_.types[static_cast<std::size_t>(id)]
+               : 1;
   }
 
   void append(int id, bool special, Encoding& out) const {
@@ -142,8 +143,8 @@ class SpmTokenizer final : public ModelTokenizer {
       const Symbol& r = symbols[static_cast<std::size_t>(right)];
       const auto it = ids_.find(text.substr(l.begin, l.length + r.length));
       if (it == ids_.end()) return;
-      queue.push({data_.scores[static_cast<std::size_t>(it->second)], left, right,
-                  l.length + r.length});
+      queue.push(
+          {data_.scores[static_cast<std::size_t>(it->second)], left, right, l.length + r.length});
     };
     for (std::size_t i = 1; i < symbols.size(); ++i) {
       consider(static_cast<int>(i) - 1, static_cast<int>(i));
@@ -193,8 +194,8 @@ std::unique_ptr<ModelTokenizer> makeSpmTokenizer(SpmData data) {
   for (const auto* ids : {&data.prefix_ids, &data.suffix_ids}) {
     for (int id : *ids) {
       if (id < 0 || static_cast<std::size_t>(id) >= data.tokens.size()) {
-        throw Error(ErrorCode::kInvalidInput, data.origin + ": special token id " +
-                                                  std::to_string(id) + " is not a token");
+        throw Error(ErrorCode::kInvalidInput,
+                    data.origin + ": special token id " + std::to_string(id) + " is not a token");
       }
     }
   }
