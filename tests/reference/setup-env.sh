@@ -54,6 +54,14 @@ fi
 
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
 
+# Optional peer for tests/reference/bench_models.py, never a dependency: llama.cpp's Python
+# bindings, compiled from source (about 10 minutes on 2 cores). Only with ATTNLAB_WITH_LLAMA_CPP=1.
+if [ "${ATTNLAB_WITH_LLAMA_CPP:-}" = "1" ]; then
+  echo "setup-env: building llama-cpp-python 0.3.36 (optional peer)" >&2
+  CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "llama-cpp-python==0.3.36"
+fi
+
 # Torch must be Debian's: a PyPI torch in the venv would shadow it.
 "$venv/bin/python" - <<'EOF'
 import sys
