@@ -3,8 +3,8 @@
 /// Private to the engine: the dense products of the pretrained models' forward passes.
 ///
 /// Weights are packed once at load into panels of 16 output columns (PackedWeights), and
-/// y = x Wᵀ runs a register-blocked kernel over them (linear.cpp): 6 rows of x × 32 output
-/// columns per step, 12 accumulators of 16 floats, one multiply-add per weight per row. Nothing is
+/// y = x Wᵀ runs a register-blocked kernel over them (linear.cpp): 8 rows of x × 32 output
+/// columns per step, 16 accumulators of 16 floats, one multiply-add per weight per row. Nothing is
 /// packed per call — Eigen's GEMM packs the weights on every product, which at 32 tokens took as
 /// long as the arithmetic (MiniLM: 34 % of a pass in gemm_pack_lhs). Panels are split across the
 /// OpenMP threads with one meeting per product (Eigen's own parallel GEMM synchronises by spinning
