@@ -86,6 +86,8 @@ def main():
     parser.add_argument("--bench", type=Path, default=ROOT / "build/release/app/attention-lab-bench")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lengths", default="32,128,512")
+    parser.add_argument("--models", default="minilm,smollm2",
+                        help="comma-separated: minilm, smollm2")
     args = parser.parse_args()
     torch.set_num_threads(2)
     lengths = [int(x) for x in args.lengths.split(",")]
@@ -100,8 +102,11 @@ def main():
     hf_smol_load = (time.perf_counter() - t0) * 1e3
 
     rows = []
-    for label, path, hf_model, hf_load in [("all-MiniLM-L6-v2", minilm_dir, hf_minilm, hf_minilm_load),
-                                           ("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol, hf_smol_load)]:
+    chosen = args.models.split(",")
+    models = [m for m in [("all-MiniLM-L6-v2", minilm_dir, hf_minilm, hf_minilm_load, "minilm"),
+                          ("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol, hf_smol_load, "smollm2")]
+              if m[4] in chosen]
+    for label, path, hf_model, hf_load, _ in models:
         for n in lengths:
             mine, theirs, peer = [], [], []
             info = None
@@ -128,8 +133,7 @@ def main():
         print(f"| {label} | {n} | {m:.1f} | {h:.1f} | {ratio:.2f}× | "
               + (f"{p:.0f}" if p else "not installed") + " |")
     print()
-    for label, path, hf_load in [("all-MiniLM-L6-v2", minilm_dir, hf_minilm_load),
-                                 ("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol_load)]:
+    for label, path, _, hf_load, _ in models:
         info = next(r[6] for r in rows if r[0] == label)
         print(f"{label}: load {info['load_ms']:.0f} ms (HF {hf_load:.0f} ms), resident memory "
               f"{info['rss_mb']:.0f} MB after the runs (peak {info['peak_rss_mb']:.0f} MB)")
