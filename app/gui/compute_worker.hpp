@@ -23,25 +23,14 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
+#include "attnlab/summary.hpp"
 #include "attnlab/synthetic.hpp"
-#include "lab_settings.hpp"
+#include "options/lab_settings.hpp"
+#include "options/message.hpp"
 
 namespace attnlab::gui {
 
-/// Bins of the histogram of one run's scores (every head, every visible cell).
-struct ScoreHistogram {
-  double lo = 0;              ///< Left edge of bin 0 (score units, after the scale).
-  double hi = 0;              ///< Right edge of the last bin.
-  std::vector<double> count;  ///< Cells per bin.
-};
-
-/// What the side panels draw for one attention result (one layer of a model).
-struct PanelSummary {
-  std::vector<double> row_entropy;      ///< Per query row, entropy in nats averaged over heads.
-  std::vector<double> row_max_entropy;  ///< Per query row, ln(visible keys): the uniform row.
-  ScoreHistogram histogram;             ///< Scores of every head and visible cell.
-  double max_weight = 0;  ///< Largest weight over all heads (what the maps plot at most).
-};
+using options::LabSettings;
 
 /// A loaded pretrained model, as the window describes it.
 struct ModelInfo {
@@ -62,7 +51,7 @@ struct ModelInfo {
 struct ComputeResult {
   quint64 generation = 0;     ///< The request's number (see ComputeController::request).
   LabSettings settings;       ///< What was asked for.
-  QString error;              ///< Non-empty: the one-line reason nothing was computed.
+  options::Message error;     ///< Not empty: the one-line reason nothing was computed.
   bool model_error = false;   ///< The error is the model folder's: it did not load.
   AttentionSpec spec;         ///< The resolved spec (valid when error is empty); for a model the
                               ///< mechanism, mask, h, d_model and temperature of its run.
@@ -75,10 +64,12 @@ struct ComputeResult {
   std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
                                           ///< when nothing is hidden.
   bool special_hidden = false;            ///< Special tokens were left out of the pictures.
-  std::vector<PanelSummary> summaries;    ///< One per entry (see attention()).
+  std::vector<AttentionSummary> summaries;  ///< One per entry (see attention()).
   double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
   double total_ms = 0;        ///< Worker time for this request, ms.
 
+  /// True when nothing was computed (see error).
+  bool failed() const { return !error.empty(); }
   /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
   int entries() const { return model ? static_cast<int>(layers().size()) : 1; }
   /// Attention result `entry` (0 ≤ entry < entries()), shown tokens only.
@@ -100,7 +91,7 @@ class ComputeWorker : public QObject {
 
   /// Computes one request unless a newer one exists (then returns at once, emitting nothing).
   /// Never throws: failures become a result with `error` set.
-  void compute(quint64 generation, const attnlab::gui::LabSettings& settings);
+  void compute(quint64 generation, const attnlab::options::LabSettings& settings);
 
  signals:
   /// A request finished (successfully or with an error).
@@ -112,6 +103,8 @@ class ComputeWorker : public QObject {
   Backend& backendFor(const LabSettings& settings);
   /// The pretrained-model half of compute(); false when a newer request superseded this one.
   bool computeModel(quint64 generation, const LabSettings& settings, ComputeResult& result);
+  /// Runs (or reuses) the forward pass of the loaded model and fills result; throws.
+  void runModel(const LabSettings& settings, const ModelConfig& config, ComputeResult& result);
 
   std::shared_ptr<std::atomic<quint64>> latest_;
   std::unique_ptr<SyntheticModel> model_;  // rebuilt only when sameWeights() is false
@@ -197,4 +190,4 @@ class SaturationCache : public QObject {
 }  // namespace attnlab::gui
 
 Q_DECLARE_METATYPE(attnlab::gui::ResultPtr)
-Q_DECLARE_METATYPE(attnlab::gui::LabSettings)
+Q_DECLARE_METATYPE(attnlab::options::LabSettings)
