@@ -59,8 +59,13 @@ void AnalysisPanel::show(const ResultPtr& result, int entry, int marker_dk, bool
     }
     curves_shown_ = false;
   } else if (marker_dk != drawn_dk_ || scaled != drawn_scaled_ || r.nK() != drawn_keys_) {
-    views::drawSaturation(*saturation_plot_, *model, std::nullopt, marker_dk, scaled);
-    scheduler_.queueReplot(saturation_plot_);
+    // While only d_k moves (a drag), move the marker and repaint its layer alone.
+    if (r.nK() == drawn_keys_ && views::moveSaturationMarker(*saturation_plot_, marker_dk, scaled)) {
+      scheduler_.queueReplot(saturation_plot_, RenderScheduler::Part::kMarker);
+    } else {
+      views::drawSaturation(*saturation_plot_, *model, std::nullopt, marker_dk, scaled);
+      scheduler_.queueReplot(saturation_plot_);
+    }
     drawn_dk_ = marker_dk;
     drawn_scaled_ = scaled;
     drawn_keys_ = r.nK();

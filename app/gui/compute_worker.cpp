@@ -259,8 +259,19 @@ ComputeController::~ComputeController() {
 }
 
 quint64 ComputeController::request(const LabSettings& settings) {
+  if (in_flight_) {
+    // One request at a time: the newest settings wait for the one in flight, so a drag shows a
+    // result at the rate the worker computes them instead of none until it stops.
+    waiting_ = settings;
+    return generation_ + 1;
+  }
+  return send(settings);
+}
+
+quint64 ComputeController::send(const LabSettings& settings) {
   const quint64 generation = ++generation_;
   latest_->store(generation);
+  in_flight_ = true;
   ComputeWorker* worker = worker_;
   QMetaObject::invokeMethod(
       worker_, [worker, generation, settings] { worker->compute(generation, settings); },
@@ -294,6 +305,8 @@ bool ComputeController::accept(const ResultPtr& result) {
     return false;
   }
   delivered_ = result->generation;
+  in_flight_ = false;
+  if (waiting_) send(*std::exchange(waiting_, std::nullopt));
   emit resultReady(result);
   return true;
 }

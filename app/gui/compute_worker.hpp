@@ -124,18 +124,20 @@ class ComputeController : public QObject {
   explicit ComputeController(QObject* parent = nullptr);
   ~ComputeController() override;
 
-  /// Queues a computation of settings and returns its generation (1, 2, …); any older request
-  /// still queued is skipped and any older result arriving later is dropped.
+  /// Asks for a computation of settings. One request is in flight at a time: while one is, the
+  /// newest settings wait (replacing any that waited before) and are sent when its result
+  /// arrives. Returns the generation the settings get (1, 2, …); results of older generations
+  /// are dropped.
   quint64 request(const LabSettings& settings);
-  /// The newest generation handed out.
+  /// The newest generation sent to the worker.
   quint64 generation() const { return generation_; }
   /// Results dropped because a newer request existed when they arrived.
   int droppedCount() const { return dropped_; }
   /// Lists the OpenCL devices on the worker thread (one thread touches OpenCL, so listing never
   /// races a backend being set up) and emits devicesListed.
   void listDevices();
-  /// True while the newest request has not produced a result.
-  bool busy() const { return delivered_ != generation_; }
+  /// True while a request is in flight or waiting.
+  bool busy() const { return delivered_ != generation_ || waiting_.has_value(); }
   /// Delivers result through resultReady when it is the newest request's, else drops it
   /// (counted by droppedCount). Returns whether it was delivered. Called for every worker result;
   /// public so tests can feed stale results.
@@ -153,8 +155,13 @@ class ComputeController : public QObject {
   QThread thread_;
   ComputeWorker* worker_ = nullptr;  // lives on thread_, deleted when it finishes
   std::shared_ptr<std::atomic<quint64>> latest_;
+  /// Sends settings to the worker as the next generation.
+  quint64 send(const LabSettings& settings);
+
   quint64 generation_ = 0;
   quint64 delivered_ = 0;
+  bool in_flight_ = false;
+  std::optional<LabSettings> waiting_;
   int dropped_ = 0;
 };
 

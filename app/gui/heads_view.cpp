@@ -167,11 +167,14 @@ void HeadsView::drawGrid() {
                .arg(first.heads())
                .arg(first.nQ());
   } else {
-    // Same layout (only d_k, scaling, temperature or seed changed): refill the cells in place.
+    // Same layout (only d_k, scaling, temperature or seed changed): refill the cells in place
+    // and replot only them and the title.
+    grid_part_ = RenderScheduler::Part::kCells;
     if (force || !views::updateWeights(*grid_plot_, first, -1, shown_->query_tokens, shown_->key_tokens,
                                        runLabel(*shown_, 0), picture_)) {
       views::drawHeadGrid(*grid_plot_, first, shown_->query_tokens, shown_->key_tokens,
                           runLabel(*shown_, 0), picture_);
+      grid_part_ = RenderScheduler::Part::kAll;
     }
     const int block = views::heatmapBlock(*grid_plot_);
     note = block > 1
@@ -187,7 +190,7 @@ void HeadsView::drawGrid() {
   }
   if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
   grid_note_->setText(note);
-  scheduler_.queueReplot(grid_plot_);
+  scheduler_.queueReplot(grid_plot_, std::exchange(grid_part_, RenderScheduler::Part::kAll));
 }
 
 void HeadsView::drawHead() {
@@ -207,13 +210,15 @@ void HeadsView::drawHead() {
   if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
   head_note_->setText(note);
   back_button_->setText(modelView() ? tr("← All layers") : tr("← All heads"));
+  RenderScheduler::Part part = RenderScheduler::Part::kCells;
   if (force || !views::updateWeights(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
                                      runLabel(*shown_, entry), picture_)) {
     views::drawHeatmap(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
                        runLabel(*shown_, entry), picture_);
+    applyRowHighlight();
+    part = RenderScheduler::Part::kAll;
   }
-  applyRowHighlight();
-  scheduler_.queueReplot(head_plot_);
+  scheduler_.queueReplot(head_plot_, part);
   drawRow();
 }
 

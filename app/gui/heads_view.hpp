@@ -9,6 +9,7 @@
 #include <QStackedWidget>
 
 #include "compute_worker.hpp"
+#include "render_scheduler.hpp"
 #include "views/views.hpp"
 
 class QCPItemRect;
@@ -19,8 +20,6 @@ class QPushButton;
 class QSplitter;
 
 namespace attnlab::gui {
-
-class RenderScheduler;
 
 /// The title words of entry `entry` of a result (a model layer: its name and layer; entry < 0:
 /// the model view's, without a layer).
@@ -97,6 +96,7 @@ class HeadsView : public QStackedWidget {
   double font_scale_ = 1.0;
   bool grid_dirty_ = true, head_dirty_ = true;
   bool grid_force_ = true, head_force_ = true;
+  RenderScheduler::Part grid_part_ = RenderScheduler::Part::kAll;  ///< Of the grid's next replot.
   int enlarged_head_ = -1;
   int enlarged_entry_ = 0;
   int selected_head_ = 0;

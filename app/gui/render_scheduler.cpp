@@ -6,6 +6,11 @@
 #include <qcustomplot.h>
 
 #include <QTimer>
+#include <algorithm>
+
+#include "views/views.hpp"
+#include <QElapsedTimer>
+#include <cstdio>
 
 namespace attnlab::gui {
 
@@ -24,8 +29,13 @@ void RenderScheduler::renderNow() {
   render_();
 }
 
-void RenderScheduler::queueReplot(QCustomPlot* plot) {
-  if (!replots_.contains(plot)) replots_.append(plot);
+void RenderScheduler::queueReplot(QCustomPlot* plot, Part part) {
+  auto it = std::find_if(replots_.begin(), replots_.end(), [plot](const Replot& r) { return r.plot == plot; });
+  if (it == replots_.end()) {
+    replots_.append({plot, part});
+  } else if (it->part != part) {
+    it->part = Part::kAll;
+  }
   if (replot_scheduled_) return;
   replot_scheduled_ = true;
   QTimer::singleShot(0, this, &RenderScheduler::replotNext);
@@ -34,9 +44,13 @@ void RenderScheduler::queueReplot(QCustomPlot* plot) {
 void RenderScheduler::replotNext() {
   replot_scheduled_ = false;
   while (!replots_.isEmpty()) {
-    QPointer<QCustomPlot> plot = replots_.takeFirst();
-    if (!plot) continue;
-    plot->replot();
+    const Replot next = replots_.takeFirst();
+    if (!next.plot) continue;
+    switch (next.part) {
+      case Part::kAll: next.plot->replot(); break;
+      case Part::kCells: views::replotCells(*next.plot); break;
+      case Part::kMarker: views::replotMarker(*next.plot); break;
+    }
     break;
   }
   if (!replots_.isEmpty()) {

@@ -23,9 +23,15 @@ class RenderScheduler : public QObject {
 
   /// Asks for one redraw in a later pass; requests until then are merged into it.
   void requestRender();
-  /// Replots plot in a later pass, one plot per pass, in the order asked (a plot queued twice
-  /// replots once).
-  void queueReplot(QCustomPlot* plot);
+  /// What a queued replot redraws.
+  enum class Part {
+    kAll,     ///< The whole plot.
+    kCells,   ///< A heatmap's cells only (views::replotCells).
+    kMarker,  ///< A saturation plot's marker only (views::replotMarker).
+  };
+  /// Replots plot (or part of it) in a later pass, one plot per pass, in the order asked; a plot
+  /// queued twice replots once, wholly when either request was for the whole plot.
+  void queueReplot(QCustomPlot* plot, Part part = Part::kAll);
   /// True while a redraw or a replot is waiting.
   bool busy() const { return render_scheduled_ || !replots_.isEmpty(); }
 
@@ -40,7 +46,11 @@ class RenderScheduler : public QObject {
   std::function<void()> render_;
   bool render_scheduled_ = false;
   bool replot_scheduled_ = false;
-  QList<QPointer<QCustomPlot>> replots_;
+  struct Replot {
+    QPointer<QCustomPlot> plot;
+    Part part;
+  };
+  QList<Replot> replots_;
 };
 
 }  // namespace attnlab::gui

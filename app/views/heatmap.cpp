@@ -155,6 +155,7 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
 
   QCPLayoutInset* inset = startPicture(plot);
   auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
+  new ChangingTexts(&plot, decor);
   decor->key = layoutKey(result, heads.size() == 1 ? heads.front() : -1, query_tokens, key_tokens,
                          label.cross, canvas, fontScale(plot), picture);
   for (std::size_t p = 0; p < heads.size(); ++p) {

@@ -17,6 +17,8 @@ namespace {
 
 /// Tokens longer than this many characters are elided in tick labels.
 constexpr int kMaxLabelChars = 14;
+/// The buffered layer of the colour maps and of the texts that change with them (replotCells).
+constexpr char kCellsLayer[] = "attnlab_cells";
 /// Largest map (cells) that SVG and PDF get as vector rectangles; bigger maps are embedded images.
 constexpr int kMaxVectorCells = 160 * 160;
 
@@ -266,12 +268,46 @@ void HeatmapDecor::draw(QCPPainter* painter) {
     }
   }
   painter->setAntialiasing(true);
-  for (const DrawnText& text : layout_.texts) drawText(*painter, text);
+  for (const DrawnText& text : layout_.texts) {
+    if (!ChangingTexts::draws(text)) drawText(*painter, text);
+  }
   painter->restore();
+}
+
+ChangingTexts::ChangingTexts(QCustomPlot* plot, HeatmapDecor* decor) : QCPAbstractItem(plot), decor_(decor) {
+  setClipToAxisRect(false);
+  setSelectable(false);
+  setLayer(QLatin1String(kCellsLayer));
+}
+
+bool ChangingTexts::draws(const DrawnText& text) {
+  return text.role == QLatin1String("title") || text.role == QLatin1String("cell_value");
+}
+
+void ChangingTexts::draw(QCPPainter* painter) {
+  if (!decor_) return;
+  painter->save();
+  painter->setAntialiasing(true);
+  for (const DrawnText& text : decor_->layout().texts) {
+    if (draws(text)) drawText(*painter, text);
+  }
+  painter->restore();
+}
+
+void replotCells(QCustomPlot& plot) {
+  if (QCPLayer* layer = plot.layer(kCellsLayer)) {
+    layer->replot();
+  } else {
+    plot.replot();
+  }
 }
 
 QCPLayoutInset* startPicture(QCustomPlot& plot) {
   clearPlot(plot);
+  if (!plot.layer(kCellsLayer)) {
+    plot.addLayer(kCellsLayer, plot.layer(QStringLiteral("main")), QCustomPlot::limBelow);
+    plot.layer(kCellsLayer)->setMode(QCPLayer::lmBuffered);
+  }
   auto* inset = new QCPLayoutInset;
   plot.plotLayout()->addElement(0, 0, inset);
   plot.plotLayout()->setMargins(QMargins(0, 0, 0, 0));
@@ -300,6 +336,7 @@ QCPColorMap* addMap(QCustomPlot& plot, QCPLayoutInset* inset, const MapGeometry&
   queries->setRange(-0.5, g.rows - 0.5);
   queries->setRangeReversed(true);  // query 0 at the top, like reading a matrix
   auto* map = new CellColorMap(keys, queries);
+  map->setLayer(QLatin1String(kCellsLayer));
   map->setInterpolate(false);
   map->setTightBoundary(false);
   map->setGradient(scale.gradient);

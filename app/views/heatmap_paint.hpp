@@ -68,6 +68,24 @@ class HeatmapDecor : public QCPAbstractItem {
   ScaleSpec scale_;
 };
 
+/// Draws the texts of a HeatmapDecor that change with the weights — the title (d_k, scaling) and
+/// the weights printed in cells — on the cells' buffered layer, so replotCells() repaints them
+/// with the cells; the decor draws everything else.
+class ChangingTexts : public QCPAbstractItem {
+  Q_OBJECT
+ public:
+  ChangingTexts(QCustomPlot* plot, HeatmapDecor* decor);
+  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+  /// True for the roles this item draws ("title", "cell_value").
+  static bool draws(const DrawnText& text);
+
+ protected:
+  void draw(QCPPainter* painter) override;
+
+ private:
+  QPointer<HeatmapDecor> decor_;
+};
+
 /// Clears plot and gives it one inset layout that spans the canvas, for maps placed by pixels.
 QCPLayoutInset* startPicture(QCustomPlot& plot);
 /// Adds a map at geometry.cells (axes hidden; key axis = top, value axis = left, reversed) with

@@ -87,6 +87,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
 
   QCPLayoutInset* inset = startPicture(plot);
   auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
+  new ChangingTexts(&plot, decor);
   for (int r = 0; r < n_layers; ++r) {
     for (int k = 0; k < h; ++k) {
       const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(r * h + k)];

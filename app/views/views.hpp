@@ -182,6 +182,19 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
                     const std::optional<SaturationAnalysis>& sentence, int current_d_k,
                     bool current_scaled);
 
+/// Moves the d_k marker of the last drawSaturation on plot to current_d_k (line, points, values,
+/// label) without drawing the curves again; the marker lies on a buffered layer of its own, so
+/// replotMarker() redraws only it. Returns false, changing nothing, when the curves were drawn
+/// for the other scaling (whose pair is drawn thick) or d_k lies outside the axis: then call
+/// drawSaturation.
+bool moveSaturationMarker(QCustomPlot& plot, int current_d_k, bool current_scaled);
+/// Replots only the marker layer of a saturation plot (the whole plot when there is none).
+void replotMarker(QCustomPlot& plot);
+
+/// Replots only the cells of a heatmap picture (its colour maps lie on a buffered layer of their
+/// own): after updateWeights, the texts, frames and colour bar need no new painting.
+void replotCells(QCustomPlot& plot);
+
 /// Draws the entropy of each query row (bars, nats, mean over heads) against a uniform row's
 /// ln(visible keys) (dashed steps), x labelled with the tokens (every k-th when they do not fit),
 /// titled `title`; legend below. Graph 0 is the uniform line, plottable 0 the bars.
