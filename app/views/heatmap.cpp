@@ -98,7 +98,9 @@ void annotate(HeatmapLayout& layout, const AttentionResult& result, int head, co
       DrawnText t{QStringLiteral("cell_value"), text, font,
                   QRectF(g.cells.left() + (j + 0.5) * g.cell - tw / 2,
                          g.cells.top() + (i + 0.5) * g.cell - fm.height() / 2, tw, fm.height())};
-      t.color = cell.lightnessF() < 0.55 ? Qt::white : Qt::black;
+      // Black on light cells, white on dark ones (relative luminance, Rec. 601 weights).
+      const double luma = 0.299 * cell.redF() + 0.587 * cell.greenF() + 0.114 * cell.blueF();
+      t.color = luma < 0.5 ? Qt::white : Qt::black;
       t.panel = 0;
       t.index = i * g.n_k + j;
       layout.texts.push_back(t);
@@ -155,7 +157,6 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
 
   QCPLayoutInset* inset = startPicture(plot);
   auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
-  new ChangingTexts(&plot, decor);
   decor->key = layoutKey(result, heads.size() == 1 ? heads.front() : -1, query_tokens, key_tokens,
                          label.cross, canvas, fontScale(plot), picture);
   for (std::size_t p = 0; p < heads.size(); ++p) {
@@ -163,6 +164,7 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
     QCPColorMap* map = addMap(plot, inset, g, scale, viewText("head %1").arg(heads[p]));
     fillMap(*map, result, heads[p], g, scale);
   }
+  new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
   QCPAxisRect* first = decor->rects.front();
   plot.xAxis = first->axis(QCPAxis::atBottom);
   plot.yAxis = first->axis(QCPAxis::atLeft);

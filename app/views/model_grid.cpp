@@ -87,7 +87,6 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
 
   QCPLayoutInset* inset = startPicture(plot);
   auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
-  new ChangingTexts(&plot, decor);
   for (int r = 0; r < n_layers; ++r) {
     for (int k = 0; k < h; ++k) {
       const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(r * h + k)];
@@ -95,6 +94,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
       fillMap(*map, layers[static_cast<std::size_t>(r)], k, g, scale);
     }
   }
+  new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
   QCPAxisRect* rect = decor->rects.front();
   plot.xAxis = rect->axis(QCPAxis::atBottom);
   plot.yAxis = rect->axis(QCPAxis::atLeft);
