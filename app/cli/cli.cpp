@@ -19,6 +19,7 @@
 #include "attnlab/io.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
+#include "attnlab/summary.hpp"
 #include "attnlab/synthetic.hpp"
 #include "cli/cli_json.hpp"
 #include "options/options.hpp"
@@ -129,6 +130,23 @@ void exportPicture(QCustomPlot& plot, const Options& o, const views::ImageSize& 
 
 QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
 
+/// render --plot entropy|histogram: the analysis plots of one result (the window's side panels).
+void exportAnalysis(const Options& o, const AttentionResult& r, const QStringList& query_tokens,
+                    const QString& what) {
+  const AttentionSummary summary = summarizeAttention(r);
+  QCustomPlot plot;
+  const views::ImageSize size = imageSize(o, {900, 500, 1.0});
+  prepare(plot, size);
+  if (o.output.plot == QLatin1String("entropy")) {
+    views::drawRowEntropy(plot, summary, query_tokens,
+                          views::viewText("Entropy of each query row (mean over heads)") + what);
+  } else {
+    views::drawScoreHistogram(plot, summary.histogram,
+                              views::viewText("Histogram of the scores (all heads)") + what);
+  }
+  views::exportPlot(plot, o.output.out, size);
+}
+
 void writeHeadsNpy(const std::string& path, const std::vector<const AttentionResult*>& results,
                    int head, bool scores) {
   const AttentionResult& first = *results.front();
@@ -168,7 +186,11 @@ int renderModel(const Options& o, std::ostream& out, std::ostream& err) {
   }
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (format == QLatin1String("csv")) {
+  if (o.output.plot != QLatin1String("heatmap")) {
+    exportAnalysis(o, first, picture.labels,
+                   QStringLiteral(" · %1 · ").arg(QString::fromStdString(c.model->name())) +
+                       views::viewText("layer %1").arg(c.run.layers.front()));
+  } else if (format == QLatin1String("csv")) {
     std::vector<Token> tokens;
     for (const QString& label : picture.labels) tokens.push_back(Token{label.toStdString()});
     writeLayersCsv(path, picture.layers, c.run.layers, tokens, head);
@@ -215,7 +237,9 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
   const int head = o.head.value_or(-1);
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (format == QLatin1String("csv")) {
+  if (o.output.plot != QLatin1String("heatmap")) {
+    exportAnalysis(o, r, labels(run.query_tokens), QString());
+  } else if (format == QLatin1String("csv")) {
     writeAttentionCsv(path, r, run.query_tokens, run.key_tokens, head);
   } else if (format == QLatin1String("npy")) {
     writeHeadsNpy(path, {&r}, head, o.output.values == QLatin1String("scores"));

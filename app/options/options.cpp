@@ -28,6 +28,7 @@ constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", 
 constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
+constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
 
 QString q(std::string_view text) {
   return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
@@ -199,6 +200,10 @@ const OptionSpec kTable[] = {
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
    [](Options& o, const Value& v) { o.output.values = v.text; },
    [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
+  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores)",
+   Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
+   [](Options& o, const Value& v) { o.output.plot = v.text; },
+   [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},
   {"layout-json", Kind::kPath, "FILE", "also write the geometry drawn: cell sizes, tick label rectangles",
    Group::kOutput, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.output.layout_json = v.text; },
@@ -520,6 +525,13 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   if (c == kRender || c == kSaturation) {
     if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE is required"));
     checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
+  }
+  if (c == kRender && o.output.plot != QLatin1String("heatmap")) {
+    if (!QStringList{"png", "svg", "pdf"}.contains(QFileInfo(o.output.out).suffix().toLower()))
+      fail(ATTNLAB_MSG("--plot %1 draws a picture: use --out FILE.png, .svg or .pdf"), {o.output.plot});
+    if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap (--plot heatmap)"));
+    if (o.lab.pretrained() && !o.lab.layer)
+      fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {o.output.plot});
   }
   if (o.isGiven("layout-json")) {
     checkOutputPath(o.output.layout_json, QStringLiteral("--layout-json"), {});

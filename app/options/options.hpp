@@ -67,6 +67,7 @@ struct OutputOptions {
   std::optional<int> height;       ///< Image height in px.
   double scale = 1.0;              ///< PNG pixel ratio.
   QString values = QStringLiteral("weights");  ///< What .npy holds: "weights" or "scores".
+  QString plot = QStringLiteral("heatmap");    ///< render: "heatmap", "entropy" or "histogram".
   QString layout_json;             ///< Non-empty: write the drawn geometry there (render, window).
   bool full = false;               ///< compute: keep the matrices in JSON whatever their size.
 };

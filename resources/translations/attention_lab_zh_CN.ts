@@ -730,6 +730,18 @@
         <translation>需要 --out FILE</translation>
     </message>
     <message>
+        <source>--plot %1 draws a picture: use --out FILE.png, .svg or .pdf</source>
+        <translation>--plot %1 输出图片：请用 --out FILE.png、.svg 或 .pdf</translation>
+    </message>
+    <message>
+        <source>--layout-json describes a heatmap (--plot heatmap)</source>
+        <translation>--layout-json 描述热力图（--plot heatmap）</translation>
+    </message>
+    <message>
+        <source>--plot %1 needs one layer: add --layer L</source>
+        <translation>--plot %1 需要指定一层：请加上 --layer L</translation>
+    </message>
+    <message>
         <source>--layout-json describes a picture: use it with --out FILE.png, .svg or .pdf</source>
         <translation>--layout-json 描述图片：请与 --out FILE.png、.svg 或 .pdf 一起使用</translation>
     </message>
@@ -744,6 +756,18 @@
 </context>
 <context>
     <name>attnlab::views</name>
+    <message>
+        <source>Entropy of each query row (mean over heads)</source>
+        <translation>每个查询行的熵（各头平均）</translation>
+    </message>
+    <message>
+        <source>Histogram of the scores (all heads)</source>
+        <translation>分数的直方图（全部头）</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
     <message>
         <source>special tokens hidden (weights not renormalised)</source>
         <translation>已隐藏特殊词元（权重未重新归一化）</translation>
@@ -771,10 +795,6 @@
     <message>
         <source>attention weight</source>
         <translation>注意力权重</translation>
-    </message>
-    <message>
-        <source>layer %1</source>
-        <translation>第 %1 层</translation>
     </message>
     <message>
         <source>%1 queries × %2 keys</source>

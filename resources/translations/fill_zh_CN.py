@@ -286,6 +286,10 @@ ZH.update({
     "×1 = uniform": "×1 = 均匀",
     "weight ÷ uniform (log scale)": "权重 ÷ 均匀（对数刻度）",
     "tokens (rows = queries, columns = keys): ": "词元（行是查询，列是键）：",
+    "Histogram of the scores (all heads)": "分数的直方图（全部头）",
+    "--plot %1 draws a picture: use --out FILE.png, .svg or .pdf": "--plot %1 输出图片：请用 --out FILE.png、.svg 或 .pdf",
+    "--layout-json describes a heatmap (--plot heatmap)": "--layout-json 描述热力图（--plot heatmap）",
+    "--plot %1 needs one layer: add --layer L": "--plot %1 需要指定一层：请加上 --layer L",
 })
 
 

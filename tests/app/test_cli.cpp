@@ -260,6 +260,22 @@ TEST_CASE("compute JSON keeps the matrices up to a size, then says how to get th
   CHECK(small["heads"][0]["weights"].size() == 11);
 }
 
+TEST_CASE("render --plot entropy|histogram: the window's analysis plots", "[cli][render]") {
+  QTemporaryDir dir;
+  const std::string png = dir.path().toStdString() + "/entropy.png";
+  REQUIRE(runCli({"render", "--plot", "entropy", "--out", png, "--width", "700", "--height", "400"}).code == 0);
+  CHECK(QImage(QString::fromStdString(png)).size() == QSize(700, 400));
+  const std::string svg = dir.path().toStdString() + "/histogram.svg";
+  REQUIRE(runCli({"render", "--plot", "histogram", "--out", svg}).code == 0);
+  CHECK(readFile(svg).contains("Histogram of the scores"));
+  requireUsageError({"render", "--plot", "entropy", "--out", dir.path().toStdString() + "/x.csv"},
+                    "--plot entropy draws a picture");
+  const std::string tiny = std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2";
+  requireUsageError({"render", "--model", tiny, "--plot", "histogram", "--out", png},
+                    "--plot histogram needs one layer: add --layer L");
+  REQUIRE(runCli({"render", "--model", tiny, "--layer", "1", "--plot", "histogram", "--out", png}).code == 0);
+}
+
 TEST_CASE("render --layout-json, --color-scale and --pool", "[cli][render]") {
   QTemporaryDir dir;
   const std::string png = dir.path().toStdString() + "/heads.png";
