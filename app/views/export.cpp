@@ -137,6 +137,8 @@ QtMessageHandler g_default_handler = nullptr;
 void quietMessageHandler(QtMsgType type, const QMessageLogContext& context,
                          const QString& message) {
   if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set"))) return;
+  // The offscreen platform (screenshots, CI) says this of every top-level window.
+  if (message == QLatin1String("This plugin does not support propagateSizeHints()")) return;
   if (g_default_handler) g_default_handler(type, context, message);
 }
 }  // namespace

@@ -242,7 +242,8 @@ struct ImageSize {
 void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size);
 
 /// Drops Qt's "QStandardPaths: XDG_RUNTIME_DIR not set" notice (usual for root and in CI; Qt then
-/// uses a private folder anyway) and passes every other message on. Call before QApplication:
+/// uses a private folder anyway) and the offscreen platform's "This plugin does not support
+/// propagateSizeHints()", and passes every other message on. Call before QApplication:
 /// the CLI's and the window's stderr is for one-line problems.
 void installQuietMessageHandler();
 

@@ -131,12 +131,13 @@ QRectF rectOf(const QJsonObject& o) {
   return QRectF(o["x"].toDouble(), o["y"].toDouble(), o["width"].toDouble(), o["height"].toDouble());
 }
 
-/// The pixel at the centre of cell (row, column) of map `map` (from the layout JSON).
+/// The pixel of cell (row, column) of map `map` (from the layout JSON), a fifth of a cell in from
+/// its corner (clear of the frame and of a weight printed at its centre).
 QColor cellColor(const QImage& image, const QJsonObject& layout, int map, int row, int column) {
   const QJsonObject m = layout["maps"].toArray().at(map).toObject();
   const double cell = m["cell_width"].toDouble();
-  const int x = static_cast<int>(m["x"].toDouble() + (column + 0.5) * cell);
-  const int y = static_cast<int>(m["y"].toDouble() + (row + 0.5) * cell);
+  const int x = static_cast<int>(m["x"].toDouble() + (column + 0.2) * cell);
+  const int y = static_cast<int>(m["y"].toDouble() + (row + 0.2) * cell);
   return image.pixelColor(x, y);
 }
 

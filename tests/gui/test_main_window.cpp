@@ -113,7 +113,7 @@ QString textOf(int n, bool chinese) {
 
 /// Square cells drawn where laid out, texts inside the window and apart, for every heatmap the
 /// window shows (its layout JSON, as --layout-json writes it). Returns the first map's cell.
-double checkLayout(MainWindow& window) {
+double checkLayout(MainWindow& window, bool verbose = true) {
   const QJsonObject layout = window.layoutJson();
   const QRectF bounds(0, 0, window.width(), window.height());
   double cell = 0;
@@ -124,7 +124,7 @@ double checkLayout(MainWindow& window) {
       if (std::abs(m["cell_width"].toDouble() / m["cell_height"].toDouble() - 1) > 0.1) {
         const QJsonObject canvas = heatmap.toObject()["canvas"].toObject();
         QCustomPlot* plot = window.findChild<QCustomPlot*>(heatmap.toObject()["plot"].toString());
-        qWarning("cell %g x %g; %s laid out for %d x %d, now %d x %d", m["cell_width"].toDouble(),
+        if (verbose) qWarning("cell %g x %g; %s laid out for %d x %d, now %d x %d", m["cell_width"].toDouble(),
                  m["cell_height"].toDouble(), qPrintable(heatmap.toObject()["plot"].toString()),
                  canvas["width"].toInt(), canvas["height"].toInt(), plot->width(), plot->height());
         return -1;
@@ -135,13 +135,13 @@ double checkLayout(MainWindow& window) {
     for (int a = 0; a < texts.size(); ++a) {
       const QRectF ra = rectOf(texts[a].toObject());
       if (!bounds.adjusted(-1, -1, 1, 1).contains(ra)) {
-        qWarning("outside %g x %g: %s at %g, %g (%g x %g)", bounds.width(), bounds.height(),
+        if (verbose) qWarning("outside %g x %g: %s at %g, %g (%g x %g)", bounds.width(), bounds.height(),
                  qPrintable(texts[a].toObject()["text"].toString()), ra.x(), ra.y(), ra.width(), ra.height());
         return -3;
       }
       for (int b = a + 1; b < texts.size(); ++b) {
         if (attnlab::views::overlaps(ra, rectOf(texts[b].toObject()))) {
-          qWarning("'%s' overlaps '%s'", qPrintable(texts[a].toObject()["text"].toString()),
+          if (verbose) qWarning("'%s' overlaps '%s'", qPrintable(texts[a].toObject()["text"].toString()),
                    qPrintable(texts[b].toObject()["text"].toString()));
           return -4;
         }
@@ -407,9 +407,10 @@ class MainWindowTest : public QObject {
     QVERIFY(std::abs(sum - 1.0) < 1e-4);
     // A click on a grid cell enlarges that head with the clicked row selected.
     window.showGrid();
-    QTest::qWait(30);
-    QCPColorMap* map = mapOf(window.gridPlot(), 1);
-    const QPointF cell(map->keyAxis()->coordToPixel(2), map->valueAxis()->coordToPixel(4));
+    // Where the layout put map 1's cell (query 4, key 2): the centre of that cell.
+    const QJsonObject m = views::layoutJson(*window.gridPlot())["maps"].toArray().at(1).toObject();
+    const double c = m["cell_width"].toDouble();
+    const QPointF cell(m["x"].toDouble() + 2.5 * c, m["y"].toDouble() + 4.5 * c);
     QTest::mouseClick(window.gridPlot(), Qt::LeftButton, {}, cell.toPoint());
     QCOMPARE(window.enlargedHead(), 1);
     QCOMPARE(window.selectedRow(), 4);
@@ -447,13 +448,19 @@ class MainWindowTest : public QObject {
         window.setSettings(s);
         QVERIFY(waitFor(window, window.settings()));
         QCOMPARE(window.currentResult()->attention().nQ(), n);
-        double grid = 0;
-        QTRY_VERIFY_WITH_TIMEOUT((grid = checkLayout(window)) > 0, 3000);
+        // Replots run one plot per event-loop pass: wait for the layout to be on screen.
+        const auto settled = [&window] {
+          double cell = -1;
+          for (int i = 0; i < 300 && (cell = checkLayout(window, false)) <= 0; ++i) QTest::qWait(10);
+          return cell > 0 ? cell : checkLayout(window, true);
+        };
+        const double grid = settled();
+        QVERIFY2(grid > 0, qPrintable(QStringLiteral("grid layout check %1 at n = %2").arg(grid).arg(n)));
         qInfo("%s, %d tokens: grid cell %.1f px", qPrintable(language), n, grid);
         window.setPresentationMode(true);
         QVERIFY(window.enlargedHead() >= 0);
-        double head = 0;
-        QTRY_VERIFY_WITH_TIMEOUT((head = checkLayout(window)) > 0, 3000);
+        const double head = settled();
+        QVERIFY2(head > 0, qPrintable(QStringLiteral("presentation layout check %1 at n = %2").arg(head).arg(n)));
         qInfo("%s, %d tokens: presentation cell %.1f px", qPrintable(language), n, head);
         window.setPresentationMode(false);
         window.showGrid();
@@ -551,8 +558,9 @@ class MainWindowTest : public QObject {
     QVERIFY(waitForModel(window));
     const int h = 4;
     // Plottable r·h + k is layer r, head k: layer 1, head 2 is number 6.
-    QCPColorMap* map = mapOf(window.gridPlot(), 1 * h + 2);
-    const QPointF cell(map->keyAxis()->coordToPixel(1), map->valueAxis()->coordToPixel(2));
+    const QJsonObject m = views::layoutJson(*window.gridPlot())["maps"].toArray().at(1 * h + 2).toObject();
+    const double c = m["cell_width"].toDouble();
+    const QPointF cell(m["x"].toDouble() + 1.5 * c, m["y"].toDouble() + 2.5 * c);
     QTest::mouseClick(window.gridPlot(), Qt::LeftButton, {}, cell.toPoint());
     QCOMPARE(window.enlargedLayer(), 1);
     QCOMPARE(window.enlargedHead(), 2);
