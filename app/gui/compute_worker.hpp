@@ -177,7 +177,8 @@ class SaturationCache : public QObject {
   /// The cached curves for (n_k, seed), or null; when missing, starts computing them (only the
   /// most recently wanted key is computed next) and emits ready() when done.
   std::shared_ptr<const SaturationAnalysis> get(int n_k, std::uint64_t seed);
-  /// Rows drawn per d_k for n_k keys: 2000 for short rows, fewer (≥ 200) for long ones.
+  /// Rows drawn per d_k for n_k keys: 2000 for short rows, fewer for long ones (about 32000
+  /// scores per d_k, at least 32 rows: each row's mean is over n_k keys already).
   static int samplesFor(int n_k);
 
  signals:

@@ -97,7 +97,8 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   const QFont tick_font = sizedFont(plot, 8.5);
   const QFontMetricsF fm(tick_font);
   // Tokens rotated 45°: each takes about its line height across; thin to what the width holds.
-  const int step = thinning(n_q, fm.height(), plotWidth(plot) - 70);
+  // Labels turned 45° take about 1.4 line heights across each.
+  const int step = thinning(n_q, 1.4 * fm.height(), plotWidth(plot) - 70);
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (int i = 0; i < n_q; i += step) {
     const QString token = shortToken(query_tokens.value(i), 8);

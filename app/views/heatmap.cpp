@@ -141,17 +141,19 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
   const QStringList key_labels = tickLabels(key_tokens, result.nK(), "key_tokens");
   const QSize canvas = canvasSize(plot, fallback);
   GridRequest req = gridRequest(plot, result, heads, query_labels, key_labels, label, canvas);
-  ScaleSpec scale = makeScale(picture.color_scale, picture.pool, result.nK(), 1);
-  req.bar = scale.bar;
-  req.title_parts = titleParts(label, heads_part, result.nQ(), result.nK(), result.mask, 1, picture.pool);
-  HeatmapLayout layout = layoutGrid(req);
-  if (const int block = layout.maps.front().block; block > 1) {
-    // An overview: its scale (auto turns log), bar and title say so; the layout keeps the block.
+  // The block size decides the scale (auto turns log), the bar's labels and the title, which
+  // take room the maps then lack: lay out again until the block size holds (it only grows).
+  ScaleSpec scale;
+  HeatmapLayout layout;
+  for (int block = 1, pass = 0; pass < 4; ++pass) {
     scale = makeScale(picture.color_scale, picture.pool, result.nK(), block);
     req.bar = scale.bar;
-    req.block = block;
     req.title_parts = titleParts(label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
+    req.block = block;
     layout = layoutGrid(req);
+    const int got = layout.maps.front().block;
+    if (got == block) break;
+    block = got;
   }
   if (heads.size() == 1) annotate(layout, result, heads.front(), scale, req.fonts.tick);
 

@@ -345,17 +345,16 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
       Fixed f = fixed;
       f.columns = c.columns;
       f.rows = c.rows;
+      // Every token its cell while a token gets kMinCellPx; else (or from req.block on) blocks
+      // of at least kOverviewCellPx, growing until they fit.
       c.block = std::max(1, req.block);
       c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
-      if (req.block == 0 && c.cell < kMinCellPx) {
-        const double per_token = c.cell > 0 ? c.cell : 1e-3;
-        c.block = std::max(2, static_cast<int>(std::ceil(kOverviewCellPx / per_token)));
-        for (int tries = 0; tries < 64; ++tries) {
-          c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
-          if (c.cell >= kOverviewCellPx || c.block >= std::max(req.n_q, req.n_k)) break;
-          c.block = std::max(c.block + 1, static_cast<int>(std::ceil(c.block * kOverviewCellPx /
-                                                                    std::max(c.cell, 1e-3))));
-        }
+      const int n = std::max(req.n_q, req.n_k);
+      for (int tries = 0; tries < 64 && c.block < n; ++tries) {
+        if (c.block == 1 ? c.cell >= kMinCellPx : c.cell >= kOverviewCellPx) break;
+        const double per_token = std::max(c.cell, 1e-3) / c.block;
+        c.block = std::max(c.block + 1, std::max(2, static_cast<int>(std::ceil(kOverviewCellPx / per_token))));
+        c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
       }
       if (columns == 1 || c.perToken() > best.perToken() * 1.02) best = c;  // ties: fewer columns
     }

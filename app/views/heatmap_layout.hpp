@@ -94,7 +94,8 @@ struct GridRequest {
   QStringList notes;               ///< Lines under the maps.
   BarLabels bar;
   LayoutFonts fonts;
-  int block = 0;                   ///< Tokens per cell; 0 = choose (overview when needed).
+  int block = 0;                   ///< At least this many tokens per cell (0 = 1); more when the
+                                   ///< cells would be smaller than kOverviewCellPx.
 };
 
 /// Lays out a grid of equally sized maps (a single map when panel_titles has one entry).

@@ -74,15 +74,17 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
     if (!label.note.isEmpty()) parts << label.note;
     return parts;
   };
-  ScaleSpec scale = makeScale(picture.color_scale, picture.pool, n, 1);
-  req.bar = scale.bar;
-  req.title_parts = title(1);
-  HeatmapLayout layout = layoutModelGrid(req);
-  if (const int block = layout.maps.front().block; block > 1) {
+  // The block size decides the scale, the bar and the title: lay out again until it holds.
+  ScaleSpec scale;
+  HeatmapLayout layout;
+  for (int block = 1, pass = 0; pass < 4; ++pass) {
     scale = makeScale(picture.color_scale, picture.pool, n, block);
     req.bar = scale.bar;
     req.title_parts = title(block);
     layout = layoutModelGrid(req);
+    const int got = layout.maps.front().block;
+    if (got == block) break;
+    block = got;
   }
 
   QCPLayoutInset* inset = startPicture(plot);
