@@ -5,6 +5,7 @@
 
 #include <qcustomplot.h>
 
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "render_scheduler.hpp"
@@ -26,6 +27,9 @@ AnalysisPanel::AnalysisPanel(RenderScheduler& scheduler, QWidget* parent)
   saturation_plot_ = make("saturationPlot");
   entropy_plot_ = make("entropyPlot");
   histogram_plot_ = make("histogramPlot");
+  for (QCustomPlot* bars : {entropy_plot_, histogram_plot_}) {
+    bars->setNotAntialiasedElements(QCP::aePlottables);  // crisp bars, faster replots
+  }
   layout->addWidget(saturation_plot_, 5);
   layout->addWidget(entropy_plot_, 3);
   layout->addWidget(histogram_plot_, 3);
@@ -45,7 +49,6 @@ void AnalysisPanel::invalidate() {
 void AnalysisPanel::show(const ResultPtr& result, int entry, int marker_dk, bool scaled) {
   if (!result) return;
   const AttentionResult& r = result->attention(entry);
-  const int layer = result->model ? result->layerIndices().at(static_cast<std::size_t>(entry)) : -1;
   const std::shared_ptr<const SaturationAnalysis> model = cache_.get(r.nK(), result->settings.seed);
   const bool have_curves = model && !model->scaled.empty();
   if (!have_curves) {
@@ -74,6 +77,20 @@ void AnalysisPanel::show(const ResultPtr& result, int entry, int marker_dk, bool
   if (result == drawn_result_ && entry == drawn_entry_) return;
   drawn_result_ = result;
   drawn_entry_ = entry;
+  // The entropy and histogram plots are rebuilt in a pass of their own, not in the pass that
+  // refilled the heatmaps (each stays well under a 60 Hz frame; together they would not).
+  if (!summaries_pending_) {
+    summaries_pending_ = true;
+    QTimer::singleShot(0, this, &AnalysisPanel::drawSummaries);
+  }
+}
+
+void AnalysisPanel::drawSummaries() {
+  summaries_pending_ = false;
+  if (!drawn_result_) return;
+  const ResultPtr result = drawn_result_;
+  const int entry = drawn_entry_;
+  const int layer = result->model ? result->layerIndices().at(static_cast<std::size_t>(entry)) : -1;
   const AttentionSummary& summary = result->summaries.at(static_cast<std::size_t>(entry));
   views::drawRowEntropy(*entropy_plot_, summary, result->query_tokens,
                         layer >= 0 ? tr("Entropy of each query row, layer %1 (mean over heads)").arg(layer)

@@ -39,8 +39,12 @@ class AnalysisPanel : public QWidget {
   void curvesReady();
 
  private:
+  /// Draws the entropy and histogram plots of drawn_result_'s entry drawn_entry_.
+  void drawSummaries();
+
   RenderScheduler& scheduler_;
   SaturationCache cache_;
+  bool summaries_pending_ = false;
   bool curves_shown_ = false;
   // What is on screen, to skip work that would draw the same again.
   ResultPtr drawn_result_;
