@@ -16,10 +16,8 @@ enum ExitCode : int {
   kExitUsage = 2,      ///< Bad arguments or bad input; one line on stderr names the problem.
 };
 
-/// The sentence rendered when no --text is given.
-inline constexpr const char* kDefaultText = "The cat sat on the mat because it was tired.";
-
-/// Runs one command. `args` excludes the program name and holds raw UTF-8 bytes (never
+/// Runs one command; its options are read by the option table (options/options.hpp), so the
+/// window takes the same ones with the same limits and messages. `args` excludes the program name and holds raw UTF-8 bytes (never
 /// re-encoded, so invalid UTF-8 reaches the tokenizer and is reported with its byte offset).
 /// Writes results to `out` (JSON, paths) and one-line errors to `err`. Returns an ExitCode.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -30,63 +30,14 @@ QStringList toStrings(const std::vector<Token>& tokens) {
   return list;
 }
 
-/// Per-row mean entropy over heads, ln(visible keys), the score histogram and the largest weight.
-PanelSummary summarize(const AttentionResult& a) {
-  PanelSummary r;
-  const int h = a.heads(), n_q = a.nQ(), n_k = a.nK();
-  r.row_entropy.assign(n_q, 0.0);
-  r.row_max_entropy.assign(n_q, 0.0);
-  for (int i = 0; i < n_q; ++i) {
-    double sum = 0;
-    for (int k = 0; k < h; ++k) sum += a.stats[k].entropy[i];
-    r.row_entropy[i] = h > 0 ? sum / h : 0;
-    const auto [lo, hi] = visibleKeys(a.mask, i, n_k);
-    r.row_max_entropy[i] = hi - lo > 0 ? std::log(static_cast<double>(hi - lo)) : 0;
-  }
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, max_w = 0;
-  for (int k = 0; k < h; ++k) {
-    for (int i = 0; i < n_q; ++i) {
-      const auto [first, last] = visibleKeys(a.mask, i, n_k);
-      const float* s = a.scores.row(k, i);
-      const float* w = a.weights.row(k, i);
-      for (int j = first; j < last; ++j) {
-        lo = std::min(lo, static_cast<double>(s[j]));
-        hi = std::max(hi, static_cast<double>(s[j]));
-        max_w = std::max(max_w, static_cast<double>(w[j]));
-      }
-    }
-  }
-  r.max_weight = max_w;
-  if (!(hi >= lo)) return r;
-  if (hi - lo < 1e-9) {
-    lo -= 0.5;
-    hi += 0.5;
-  }
-  r.histogram.lo = lo;
-  r.histogram.hi = hi;
-  r.histogram.count.assign(kHistogramBins, 0.0);
-  const double width = (hi - lo) / kHistogramBins;
-  for (int k = 0; k < h; ++k) {
-    for (int i = 0; i < n_q; ++i) {
-      const auto [first, last] = visibleKeys(a.mask, i, n_k);
-      const float* s = a.scores.row(k, i);
-      for (int j = first; j < last; ++j) {
-        const int bin = std::clamp(static_cast<int>((s[j] - lo) / width), 0, kHistogramBins - 1);
-        r.histogram.count[bin] += 1;
-      }
-    }
-  }
-  return r;
-}
-
 /// Everything a forward pass depends on, as one comparable string.
 QString runKey(const LabSettings& s, const std::optional<std::string>& pair) {
   return QStringList{s.model_dir,
                      s.text,
                      pair ? QString::fromStdString(*pair) : QStringLiteral("\x01"),
-                     s.scaled ? QStringLiteral("scaled") : QStringLiteral("dot"),
-                     s.use_temperature ? QString::number(s.temperature, 'g', 17) : QString(),
-                     QString::number(s.layer),
+                     s.scaled() ? QStringLiteral("scaled") : QStringLiteral("dot"),
+                     s.temperature ? QString::number(*s.temperature, 'g', 17) : QString(),
+                     s.layer ? QString::number(*s.layer) : QStringLiteral("all"),
                      s.backend,
                      QString::number(s.device)}
       .join(QChar(0x1f));
@@ -142,38 +93,33 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
       emit finished(std::move(result));
       return;
     }
+    // The same checks, in the same words, as attention-lab-cli's.
     result->spec = settings.toSpec();
+    options::checkTokens(settings);
     const std::string text = settings.text.toStdString();
     const std::optional<std::string> source =
         settings.cross() ? std::optional<std::string>(settings.source.toStdString())
                          : std::nullopt;
-    // Refuse input that would take seconds and gigabytes before doing any of it.
-    const std::size_t n_q = tokenize(text).size();
-    const std::size_t n_k = source ? tokenize(*source).size() : n_q;
-    if (n_q > static_cast<std::size_t>(kMaxTokens) || n_k > static_cast<std::size_t>(kMaxTokens)) {
-      throw Error(ErrorCode::kInvalidInput,
-                  "the text has " + std::to_string(std::max(n_q, n_k)) +
-                      " tokens; the window shows at most " + std::to_string(kMaxTokens));
-    }
-    if (source && n_k == 0) throw Error(ErrorCode::kInvalidInput, "the source text is empty");
-    if (!model_ || !model_->sameWeights(result->spec, settings.seed, true)) {
+    if (!model_ || !model_->sameWeights(result->spec, settings.seed, settings.positions)) {
       QElapsedTimer model_timer;
       model_timer.start();
       model_.reset();  // free the old weights first (they can be large at d_k = 1024)
-      model_ = std::make_unique<SyntheticModel>(result->spec, settings.seed, true);
+      model_ = std::make_unique<SyntheticModel>(result->spec, settings.seed, settings.positions);
       result->model_ms = model_timer.nsecsElapsed() / 1e6;
     }
     if (generation < latest_->load()) return;
     result->run = runSynthetic(*model_, result->spec, text, source, backendFor(settings));
     result->query_tokens = toStrings(result->run.query_tokens);
     result->key_tokens = toStrings(result->run.key_tokens);
-    result->summaries.push_back(summarize(result->run.attention));
+    result->summaries.push_back(summarizeAttention(result->run.attention, kHistogramBins));
+  } catch (const options::OptionError& e) {
+    result->error = e.message();
   } catch (const Error& e) {
-    result->error = QString::fromStdString(e.what());
+    result->error = options::Message::verbatim(QString::fromStdString(e.what()));
   } catch (const std::bad_alloc&) {
-    result->error = QStringLiteral("not enough memory for these settings");
+    result->error = options::Message(ATTNLAB_MSG("not enough memory for these settings"));
   } catch (const std::exception& e) {
-    result->error = QStringLiteral("internal error: %1").arg(QString::fromStdString(e.what()));
+    result->error = options::Message(ATTNLAB_MSG("internal error: %1"), {QString::fromStdString(e.what())});
   }
   result->total_ms = timer.nsecsElapsed() / 1e6;
   emit finished(std::move(result));
@@ -201,20 +147,36 @@ bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings
     }
   } catch (const Error& e) {
     result.model_error = true;
-    result.error = QString::fromStdString(e.what());
+    result.error = options::Message::verbatim(QString::fromStdString(e.what()));
     return true;
   } catch (const std::bad_alloc&) {
     result.model_error = true;
-    result.error = QStringLiteral("not enough memory to load this model");
+    result.error = options::Message(ATTNLAB_MSG("not enough memory to load this model"));
     return true;
   } catch (const std::exception& e) {
     result.model_error = true;
-    result.error = QString::fromStdString(e.what());
+    result.error = options::Message::verbatim(QString::fromStdString(e.what()));
     return true;
   }
   if (generation < latest_->load()) return false;
   const ModelConfig& config = pretrained_->config();
   result.model = pretrained_info_;
+  try {
+    options::validate(settings);
+    options::checkLayer(settings, pretrained_info_->name, config.layers);
+    runModel(settings, config, result);
+  } catch (const options::OptionError& e) {
+    result.error = e.message();
+  } catch (const Error& e) {
+    result.error = options::Message::verbatim(QString::fromStdString(e.what()));
+  } catch (const std::bad_alloc&) {
+    result.error = options::Message(ATTNLAB_MSG("not enough memory for these settings"));
+  }
+  return true;
+}
+
+void ComputeWorker::runModel(const LabSettings& settings, const ModelConfig& config,
+                             ComputeResult& result) {
   // A second sentence only where the model takes pairs (BERT); GPT-2's field is disabled.
   std::optional<std::string> pair;
   if (config.architecture == Architecture::kBert && !settings.pair.trimmed().isEmpty()) {
@@ -229,6 +191,7 @@ bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings
     last_run_ = std::make_shared<const ModelRun>(
         pretrained_->run(text, pair_view, settings.toModelOptions(), backendFor(settings)));
     last_run_key_ = key;
+    options::checkModelTokens(static_cast<int>(last_run_->encoding.ids.size()));
   }
   result.model_run = last_run_;
   const Encoding& encoding = last_run_->encoding;
@@ -256,15 +219,16 @@ bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings
   result.spec.heads = config.heads;
   result.spec.d_model = config.d_model;
   result.spec.d_k = config.dK();
-  if (settings.use_temperature) result.spec.temperature = settings.temperature;
-  for (const AttentionResult& a : result.layers()) result.summaries.push_back(summarize(a));
-  return true;
+  result.spec.temperature = settings.temperature;
+  for (const AttentionResult& a : result.layers()) {
+    result.summaries.push_back(summarizeAttention(a, kHistogramBins));
+  }
 }
 
 ComputeController::ComputeController(QObject* parent)
     : QObject(parent), latest_(std::make_shared<std::atomic<quint64>>(0)) {
   qRegisterMetaType<ResultPtr>();
-  qRegisterMetaType<LabSettings>();
+  qRegisterMetaType<options::LabSettings>();
   worker_ = new ComputeWorker(latest_);
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
@@ -295,8 +259,19 @@ ComputeController::~ComputeController() {
 }
 
 quint64 ComputeController::request(const LabSettings& settings) {
+  if (in_flight_) {
+    // One request at a time: the newest settings wait for the one in flight, so a drag shows a
+    // result at the rate the worker computes them instead of none until it stops.
+    waiting_ = settings;
+    return generation_ + 1;
+  }
+  return send(settings);
+}
+
+quint64 ComputeController::send(const LabSettings& settings) {
   const quint64 generation = ++generation_;
   latest_->store(generation);
+  in_flight_ = true;
   ComputeWorker* worker = worker_;
   QMetaObject::invokeMethod(
       worker_, [worker, generation, settings] { worker->compute(generation, settings); },
@@ -330,6 +305,8 @@ bool ComputeController::accept(const ResultPtr& result) {
     return false;
   }
   delivered_ = result->generation;
+  in_flight_ = false;
+  if (waiting_) send(*std::exchange(waiting_, std::nullopt));
   emit resultReady(result);
   return true;
 }
@@ -340,7 +317,7 @@ SaturationCache::SaturationCache(QObject* parent) : QObject(parent) {
 
 SaturationCache::~SaturationCache() { pool_.waitForDone(); }
 
-int SaturationCache::samplesFor(int n_k) { return std::clamp(32000 / std::max(1, n_k), 200, 2000); }
+int SaturationCache::samplesFor(int n_k) { return std::clamp(32000 / std::max(1, n_k), 32, 2000); }
 
 std::shared_ptr<const SaturationAnalysis> SaturationCache::get(int n_k, std::uint64_t seed) {
   const Key key{n_k, seed};

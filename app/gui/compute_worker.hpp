@@ -23,25 +23,14 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
+#include "attnlab/summary.hpp"
 #include "attnlab/synthetic.hpp"
-#include "lab_settings.hpp"
+#include "options/lab_settings.hpp"
+#include "options/message.hpp"
 
 namespace attnlab::gui {
 
-/// Bins of the histogram of one run's scores (every head, every visible cell).
-struct ScoreHistogram {
-  double lo = 0;              ///< Left edge of bin 0 (score units, after the scale).
-  double hi = 0;              ///< Right edge of the last bin.
-  std::vector<double> count;  ///< Cells per bin.
-};
-
-/// What the side panels draw for one attention result (one layer of a model).
-struct PanelSummary {
-  std::vector<double> row_entropy;      ///< Per query row, entropy in nats averaged over heads.
-  std::vector<double> row_max_entropy;  ///< Per query row, ln(visible keys): the uniform row.
-  ScoreHistogram histogram;             ///< Scores of every head and visible cell.
-  double max_weight = 0;  ///< Largest weight over all heads (what the maps plot at most).
-};
+using options::LabSettings;
 
 /// A loaded pretrained model, as the window describes it.
 struct ModelInfo {
@@ -62,7 +51,7 @@ struct ModelInfo {
 struct ComputeResult {
   quint64 generation = 0;     ///< The request's number (see ComputeController::request).
   LabSettings settings;       ///< What was asked for.
-  QString error;              ///< Non-empty: the one-line reason nothing was computed.
+  options::Message error;     ///< Not empty: the one-line reason nothing was computed.
   bool model_error = false;   ///< The error is the model folder's: it did not load.
   AttentionSpec spec;         ///< The resolved spec (valid when error is empty); for a model the
                               ///< mechanism, mask, h, d_model and temperature of its run.
@@ -75,10 +64,12 @@ struct ComputeResult {
   std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
                                           ///< when nothing is hidden.
   bool special_hidden = false;            ///< Special tokens were left out of the pictures.
-  std::vector<PanelSummary> summaries;    ///< One per entry (see attention()).
+  std::vector<AttentionSummary> summaries;  ///< One per entry (see attention()).
   double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
   double total_ms = 0;        ///< Worker time for this request, ms.
 
+  /// True when nothing was computed (see error).
+  bool failed() const { return !error.empty(); }
   /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
   int entries() const { return model ? static_cast<int>(layers().size()) : 1; }
   /// Attention result `entry` (0 ≤ entry < entries()), shown tokens only.
@@ -100,7 +91,7 @@ class ComputeWorker : public QObject {
 
   /// Computes one request unless a newer one exists (then returns at once, emitting nothing).
   /// Never throws: failures become a result with `error` set.
-  void compute(quint64 generation, const attnlab::gui::LabSettings& settings);
+  void compute(quint64 generation, const attnlab::options::LabSettings& settings);
 
  signals:
   /// A request finished (successfully or with an error).
@@ -112,6 +103,8 @@ class ComputeWorker : public QObject {
   Backend& backendFor(const LabSettings& settings);
   /// The pretrained-model half of compute(); false when a newer request superseded this one.
   bool computeModel(quint64 generation, const LabSettings& settings, ComputeResult& result);
+  /// Runs (or reuses) the forward pass of the loaded model and fills result; throws.
+  void runModel(const LabSettings& settings, const ModelConfig& config, ComputeResult& result);
 
   std::shared_ptr<std::atomic<quint64>> latest_;
   std::unique_ptr<SyntheticModel> model_;  // rebuilt only when sameWeights() is false
@@ -131,18 +124,20 @@ class ComputeController : public QObject {
   explicit ComputeController(QObject* parent = nullptr);
   ~ComputeController() override;
 
-  /// Queues a computation of settings and returns its generation (1, 2, …); any older request
-  /// still queued is skipped and any older result arriving later is dropped.
+  /// Asks for a computation of settings. One request is in flight at a time: while one is, the
+  /// newest settings wait (replacing any that waited before) and are sent when its result
+  /// arrives. Returns the generation the settings get (1, 2, …); results of older generations
+  /// are dropped.
   quint64 request(const LabSettings& settings);
-  /// The newest generation handed out.
+  /// The newest generation sent to the worker.
   quint64 generation() const { return generation_; }
   /// Results dropped because a newer request existed when they arrived.
   int droppedCount() const { return dropped_; }
   /// Lists the OpenCL devices on the worker thread (one thread touches OpenCL, so listing never
   /// races a backend being set up) and emits devicesListed.
   void listDevices();
-  /// True while the newest request has not produced a result.
-  bool busy() const { return delivered_ != generation_; }
+  /// True while a request is in flight or waiting.
+  bool busy() const { return delivered_ != generation_ || waiting_.has_value(); }
   /// Delivers result through resultReady when it is the newest request's, else drops it
   /// (counted by droppedCount). Returns whether it was delivered. Called for every worker result;
   /// public so tests can feed stale results.
@@ -160,8 +155,13 @@ class ComputeController : public QObject {
   QThread thread_;
   ComputeWorker* worker_ = nullptr;  // lives on thread_, deleted when it finishes
   std::shared_ptr<std::atomic<quint64>> latest_;
+  /// Sends settings to the worker as the next generation.
+  quint64 send(const LabSettings& settings);
+
   quint64 generation_ = 0;
   quint64 delivered_ = 0;
+  bool in_flight_ = false;
+  std::optional<LabSettings> waiting_;
   int dropped_ = 0;
 };
 
@@ -177,7 +177,8 @@ class SaturationCache : public QObject {
   /// The cached curves for (n_k, seed), or null; when missing, starts computing them (only the
   /// most recently wanted key is computed next) and emits ready() when done.
   std::shared_ptr<const SaturationAnalysis> get(int n_k, std::uint64_t seed);
-  /// Rows drawn per d_k for n_k keys: 2000 for short rows, fewer (≥ 200) for long ones.
+  /// Rows drawn per d_k for n_k keys: 2000 for short rows, fewer for long ones (about 32000
+  /// scores per d_k, at least 32 rows: each row's mean is over n_k keys already).
   static int samplesFor(int n_k);
 
  signals:
@@ -197,4 +198,4 @@ class SaturationCache : public QObject {
 }  // namespace attnlab::gui
 
 Q_DECLARE_METATYPE(attnlab::gui::ResultPtr)
-Q_DECLARE_METATYPE(attnlab::gui::LabSettings)
+Q_DECLARE_METATYPE(attnlab::options::LabSettings)

@@ -64,4 +64,22 @@ QCPColorGradient viridisGradient() {
   return gradient;
 }
 
+QCPColorGradient divergingGradient() {
+  // ColorBrewer RdBu (11 classes, reversed so that red is "more than uniform").
+  // clang-format off
+  constexpr std::array<Stop, 7> kStops{{
+      {0.000, 0x2166ac}, {0.167, 0x4393c3}, {0.333, 0x92c5de}, {0.500, 0xf7f7f7},
+      {0.667, 0xf4a582}, {0.833, 0xd6604d}, {1.000, 0xb2182b},
+  }};
+  // clang-format on
+  QCPColorGradient gradient;
+  gradient.clearColorStops();
+  for (const Stop& stop : kStops) gradient.setColorStopAt(stop.t, toColor(stop.rgb));
+  gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+  gradient.setLevelCount(350);
+  gradient.setNanHandling(QCPColorGradient::nhNanColor);
+  gradient.setNanColor(kMaskedDarkColor);
+  return gradient;
+}
+
 }  // namespace attnlab::views

@@ -11,13 +11,11 @@
 #include <string>
 
 #include "attnlab/error.hpp"
-#include "views.hpp"
+#include "views/heatmap_paint.hpp"
+#include "views/views.hpp"
 
 namespace attnlab::views {
 namespace {
-
-/// Largest edge of a written image in device pixels (QPainter's raster engine limit is 32767).
-constexpr double kMaxPixels = 16384;
 
 std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
 
@@ -84,11 +82,21 @@ void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size) {
                 "image size must be positive, got " + std::to_string(size.width) + " x " +
                     std::to_string(size.height) + " at scale " + std::to_string(size.scale));
   }
-  if (size.width * size.scale > kMaxPixels || size.height * size.scale > kMaxPixels) {
-    throw Error(ErrorCode::kInvalidArgument, "image too large: " + std::to_string(size.width) +
-                                                 " x " + std::to_string(size.height) +
-                                                 " at scale " + std::to_string(size.scale) +
-                                                 " exceeds 16384 pixels on a side");
+  if (size.width * size.scale > kMaxImagePixels || size.height * size.scale > kMaxImagePixels) {
+    const QString message =
+        QString::fromUtf8(kImageTooLargeMessage)
+            .arg(std::lround(size.width * size.scale))
+            .arg(std::lround(size.height * size.scale))
+            .arg(kMaxImagePixels);
+    throw Error(ErrorCode::kInvalidArgument, utf8(message));
+  }
+  if (const HeatmapDecor* decor = decorOf(plot);
+      decor && decor->layout().canvas != QSize(size.width, size.height)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the heatmap was laid out for " + std::to_string(decor->layout().canvas.width()) +
+                    " x " + std::to_string(decor->layout().canvas.height()) +
+                    " px; draw it again for " + std::to_string(size.width) + " x " +
+                    std::to_string(size.height) + " (setCanvasSize) before exporting");
   }
   const std::optional<ImageFormat> format = imageFormatForPath(path);
   if (!format) {
@@ -129,6 +137,8 @@ QtMessageHandler g_default_handler = nullptr;
 void quietMessageHandler(QtMsgType type, const QMessageLogContext& context,
                          const QString& message) {
   if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set"))) return;
+  // The offscreen platform (screenshots, CI) says this of every top-level window.
+  if (message == QLatin1String("This plugin does not support propagateSizeHints()")) return;
   if (g_default_handler) g_default_handler(type, context, message);
 }
 }  // namespace

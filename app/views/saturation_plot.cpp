@@ -69,7 +69,133 @@ QCPGraph* addSeries(QCustomPlot& plot, QCPAxis* x, QCPAxis* y,
   return graph;
 }
 
+
+/// Name of the plot property: the scaling whose curves are drawn thick.
+constexpr char kScaledProperty[] = "attnlabSaturationScaled";
+/// The buffered layer of the d_k marker, so that moving it replots only that layer.
+constexpr char kMarkerLayer[] = "attnlab_marker";
+
+/// The points of curve (entropy, scaled) as drawn: graphs 0–3 are max/scaled, max/unscaled,
+/// entropy/scaled, entropy/unscaled.
+std::vector<SaturationPoint> drawnCurve(const QCustomPlot& plot, bool entropy, bool scaled) {
+  std::vector<SaturationPoint> points;
+  const int index = (entropy ? 2 : 0) + (scaled ? 0 : 1);
+  if (index >= plot.graphCount()) return points;
+  for (auto it = plot.graph(index)->data()->constBegin(); it != plot.graph(index)->data()->constEnd(); ++it) {
+    SaturationPoint p;
+    p.d_k = static_cast<int>(std::lround(it->key));
+    (entropy ? p.mean_norm_entropy : p.mean_max_weight) = it->value;
+    points.push_back(p);
+  }
+  return points;
+}
+
+/// The item of type T named `name` on plot, created on the marker layer when missing (items are
+/// reused when the marker moves: a new item would invalidate the layer's paint buffer and turn
+/// the marker's cheap replot into a full one).
+template <class T>
+T* markerItem(QCustomPlot& plot, const char* name, bool* created) {
+  for (int i = 0; i < plot.itemCount(); ++i) {
+    if (auto* item = qobject_cast<T*>(plot.item(i)); item && item->objectName() == QLatin1String(name)) {
+      *created = false;
+      return item;
+    }
+  }
+  auto* item = new T(&plot);
+  item->setObjectName(QLatin1String(name));
+  item->setLayer(QLatin1String(kMarkerLayer));
+  item->setSelectable(false);
+  *created = true;
+  return item;
+}
+
+/// The marker at current_d_k: a dotted vertical line, emphasised points with their values where
+/// it crosses the current scaling's curves, and the label "d_k = 64 (unscaled)"; on its own
+/// buffered layer, its items moved when they exist.
+void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, int current_d_k,
+                 bool current_scaled) {
+  if (!plot.layer(kMarkerLayer)) {
+    plot.addLayer(kMarkerLayer, plot.layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    plot.layer(kMarkerLayer)->setMode(QCPLayer::lmBuffered);
+  }
+  if (current_d_k < 1) return;
+  const double d = current_d_k;
+  bool created = false;
+  auto* line = markerItem<QCPItemStraightLine>(plot, "marker_line", &created);
+  if (created) {
+    line->setClipAxisRect(rect);
+    line->point1->setAxes(x, y);
+    line->point2->setAxes(x, y);
+    line->setPen(QPen(kMarkerLineColor, 1.5, Qt::DotLine));
+  }
+  line->point1->setCoords(d, 0.0);
+  line->point2->setCoords(d, 1.0);
+  for (bool entropy : {false, true}) {
+    const std::optional<double> value = valueAt(drawnCurve(plot, entropy, current_scaled), d, entropy);
+    const QColor color = entropy ? kEntropyColor : kMaxWeightColor;
+    auto* tracer = markerItem<QCPItemTracer>(plot, entropy ? "marker_point_entropy" : "marker_point_max", &created);
+    if (created) {
+      tracer->setClipAxisRect(rect);
+      tracer->position->setAxes(x, y);
+      tracer->setStyle(QCPItemTracer::tsCircle);
+      tracer->setSize(15);
+      tracer->setPen(QPen(Qt::black, 2.0));
+      tracer->setBrush(color);
+    }
+    auto* value_text = markerItem<QCPItemText>(plot, entropy ? "marker_value_entropy" : "marker_value_max", &created);
+    if (created) {
+      value_text->setClipAxisRect(rect);
+      value_text->position->setAxes(x, y);
+      value_text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+      value_text->setPadding(QMargins(10, 0, 0, 6));
+      value_text->setFont(sizedFont(plot, 11, true));
+      value_text->setColor(color.darker(120));
+    }
+    tracer->setVisible(value.has_value());
+    value_text->setVisible(value.has_value());
+    if (!value) continue;
+    tracer->position->setCoords(d, *value);
+    value_text->position->setCoords(d, *value);
+    value_text->setText(QString::number(*value, 'f', 2));
+  }
+  // The label sits at the top of the marker line, on whichever side has more room.
+  const bool right_half = std::log(d / x->range().lower) > std::log(x->range().upper / d);
+  auto* label = markerItem<QCPItemText>(plot, "marker_label", &created);
+  if (created) {
+    label->setClipAxisRect(rect);
+    label->position->setAxes(x, y);
+    label->setPadding(QMargins(4, 2, 4, 2));
+    label->setFont(sizedFont(plot, 11, true));
+    label->setColor(Qt::black);
+    label->setBrush(QColor(255, 255, 255, 220));
+  }
+  label->position->setCoords(d, 1.02);
+  label->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+  label->setText(QStringLiteral("d_k = %1 (%2)")
+                     .arg(current_d_k)
+                     .arg(current_scaled ? viewText("scaled") : viewText("unscaled")));
+}
+
 }  // namespace
+
+bool moveSaturationMarker(QCustomPlot& plot, int current_d_k, bool current_scaled) {
+  const QVariant drawn = plot.property(kScaledProperty);
+  if (!drawn.isValid() || drawn.toBool() != current_scaled || !plot.xAxis || !plot.yAxis ||
+      plot.graphCount() < 4 || current_d_k < 1 || current_d_k < plot.xAxis->range().lower ||
+      current_d_k > plot.xAxis->range().upper) {
+    return false;
+  }
+  placeMarker(plot, plot.xAxis->axisRect(), plot.xAxis, plot.yAxis, current_d_k, current_scaled);
+  return true;
+}
+
+void replotMarker(QCustomPlot& plot) {
+  if (QCPLayer* layer = plot.layer(kMarkerLayer)) {
+    layer->replot();
+  } else {
+    plot.replot();
+  }
+}
 
 void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
                     const std::optional<SaturationAnalysis>& sentence, int current_d_k,
@@ -181,70 +307,14 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
     legend_graphs.push_back(key);
   }
 
-  // The current setting: a vertical line at d_k and emphasised points on the current curves.
   if (current_d_k >= 1) {
     min_d = std::min<double>(min_d, current_d_k);
     max_d = std::max<double>(max_d, current_d_k);
-    const double d = current_d_k;
-    auto* line = new QCPItemStraightLine(&plot);
-    line->setClipAxisRect(rect);
-    line->point1->setAxes(x, y);
-    line->point2->setAxes(x, y);
-    line->point1->setCoords(d, 0.0);
-    line->point2->setCoords(d, 1.0);
-    line->setPen(QPen(kMarkerLineColor, 1.5, Qt::DotLine));
-    line->setSelectable(false);
-
-    const std::vector<SaturationPoint>& current = current_scaled ? scaled : unscaled;
-    for (bool entropy : {false, true}) {
-      const std::optional<double> value = valueAt(current, d, entropy);
-      if (!value) continue;
-      const QColor color = entropy ? kEntropyColor : kMaxWeightColor;
-      auto* tracer = new QCPItemTracer(&plot);
-      tracer->setClipAxisRect(rect);
-      tracer->position->setAxes(x, y);
-      tracer->position->setCoords(d, *value);
-      tracer->setStyle(QCPItemTracer::tsCircle);
-      tracer->setSize(15);
-      tracer->setPen(QPen(Qt::black, 2.0));
-      tracer->setBrush(color);
-      tracer->setSelectable(false);
-
-      auto* value_text = new QCPItemText(&plot);
-      value_text->setClipAxisRect(rect);
-      value_text->position->setAxes(x, y);
-      value_text->position->setCoords(d, *value);
-      value_text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-      value_text->setPadding(QMargins(10, 0, 0, 6));
-      value_text->setText(QString::number(*value, 'f', 2));
-      value_text->setFont(sizedFont(plot, 11, true));
-      value_text->setColor(color.darker(120));
-      value_text->setSelectable(false);
-    }
   }
-
   // x range: the data, half an octave of air on both sides.
   x->setRange(min_d / std::sqrt(2.0), max_d * std::sqrt(2.0));
-
-  if (current_d_k >= 1) {
-    // The label sits at the top of the marker line, on whichever side has more room.
-    const double d = current_d_k;
-    const bool right_half = std::log(d / x->range().lower) > std::log(x->range().upper / d);
-    auto* label = new QCPItemText(&plot);
-    label->setClipAxisRect(rect);
-    label->position->setAxes(x, y);
-    label->position->setCoords(d, 1.02);
-    label->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-    label->setPadding(QMargins(4, 2, 4, 2));
-    label->setText(
-        QStringLiteral("d_k = %1 (%2)")
-            .arg(current_d_k)
-            .arg(current_scaled ? viewText("scaled") : viewText("unscaled")));
-    label->setFont(sizedFont(plot, 11, true));
-    label->setColor(Qt::black);
-    label->setBrush(QColor(255, 255, 255, 220));
-    label->setSelectable(false);
-  }
+  plot.setProperty(kScaledProperty, current_scaled);
+  placeMarker(plot, rect, x, y, current_d_k, current_scaled);
 
   // Legend below the axes, two columns: scaled | unscaled.
   auto* legend = new QCPLegend;

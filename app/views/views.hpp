@@ -1,11 +1,18 @@
 #pragma once
 /// \file views.hpp
-/// The pictures: heatmaps (one head, or every head in a grid) and the softmax-saturation plot,
-/// drawn into a QCustomPlot so the CLI (offscreen) and the window share one drawing code; plus
-/// image export (PNG, SVG, PDF).
+/// The pictures: heatmaps (one head, every head in a grid, a model's layers × heads), the
+/// softmax-saturation plot and the analysis plots (row entropy, score histogram, one row's
+/// softmax), drawn into a QCustomPlot so the CLI (offscreen) and the window share one drawing
+/// code; plus image export (PNG, SVG, PDF) and the drawn geometry as JSON (--layout-json).
+///
+/// Heatmaps are laid out by heatmap_layout.hpp for the plot's canvas: square cells as large as
+/// fit, measured tick labels (every k-th token when they would overlap), an overview of b × b
+/// blocks when a token would get less than kMinCellPx, and a colour bar that names its scale.
 
 #include <QColor>
 #include <QCoreApplication>
+#include <QJsonObject>
+#include <QSize>
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -15,6 +22,8 @@
 #include "attnlab/model_tokenizer.hpp"
 #include "attnlab/saturation.hpp"
 #include "attnlab/spec.hpp"
+#include "attnlab/summary.hpp"
+#include "views/picture_options.hpp"
 
 class QCustomPlot;
 class QCPColorGradient;
@@ -31,73 +40,123 @@ inline QString viewText(const char* source) {
 /// The perceptually uniform colour map used for attention weights (stops sampled from matplotlib's
 /// viridis, van der Walt & Smith 2015). t in [0, 1] → dark purple … yellow.
 QColor viridis(double t);
-/// viridis as a QCPColorGradient for QCPColorMap / QCPColorScale; NaN cells (masked) draw in
-/// kMaskedColor.
+/// viridis as a QCPColorGradient for QCPColorMap; NaN cells (masked) draw in kMaskedColor.
 QCPColorGradient viridisGradient();
+/// The diverging map of the "relative to uniform" scale: blue (below uniform) … near-white
+/// (uniform) … red (above), ColorBrewer RdBu (Harrower & Brewer 2003); NaN in kMaskedDarkColor.
+QCPColorGradient divergingGradient();
 /// Colour of masked cells: a light grey outside the viridis range, so a masked cell is never
 /// mistaken for a weight of 0 (dark purple).
 inline const QColor kMaskedColor{0xd4, 0xd4, 0xd4};
+/// Masked cells on the diverging scale, whose middle is near-white.
+inline const QColor kMaskedDarkColor{0x9c, 0x9c, 0x9c};
 
 /// What the heatmap title says about the run.
 struct RunLabel {
-  AttentionSpec spec;  ///< mechanism, d_k (resolved), temperature.
-  bool cross = false;  ///< cross-attention (queries from target, keys from source).
-  QString extra;       ///< Appended to the title when not empty (e.g. a layer name).
+  AttentionSpec spec;        ///< mechanism, d_k (resolved), temperature.
+  bool cross = false;        ///< cross-attention (queries from target, keys from source).
+  QString model;             ///< A pretrained model's name; empty for the synthetic lab.
+  std::optional<int> layer;  ///< The model layer a one-layer picture shows.
+  QString note;              ///< Appended to the title when not empty.
 };
 
-/// A one-line description of the scaling: "scaled 1/√d_k", "unscaled", "T = 2", "additive".
-QString scalingText(const AttentionSpec& spec);
+/// The mechanism as a title names it, its scaling included: "scaled dot-product", "dot-product,
+/// unscaled", "additive"; with a temperature "dot-product · T = 2" (T replaces the scale).
+QString mechanismTitle(const AttentionSpec& spec);
 
-/// The name a title uses for a mechanism: "additive", "dot-product", "scaled dot-product".
-QString mechanismTitle(Mechanism mechanism);
+/// The scaling alone, as the saturation plot's legend says it: "scaled 1/√d_k", "unscaled",
+/// "T = 2", "additive".
+QString scalingText(const AttentionSpec& spec);
 
 /// Empties plot: removes every plottable, item and layout element drawn before, including the
 /// default axis rect and legend (plot.xAxis … plot.yAxis2 and plot.legend are null afterwards
 /// until a draw* call sets them again). Every draw* function starts with this.
 void clearPlot(QCustomPlot& plot);
 
-/// Draws head `head` (0-based, as in `--head` and the JSON) of result as a heatmap into plot
-/// (clearing it): rows are queries top to bottom labelled by query_tokens, columns are keys
-/// labelled by key_tokens on the top axis, crisp cells (no interpolation), colour scale 0–1 titled
-/// "attention weight", masked cells in kMaskedColor with a "grey = masked" note, and the title
-/// "scaled dot-product · head 3 · d_k = 8 · scaled 1/√d_k[ · causal mask][ · cross-attention]
-/// [ · extra]" (shrunk, then wrapped after the head, when it does not fit the default width).
-/// Small maps (≤ 10 × 10) print each weight in its cell.
-/// The plot then holds one QCPColorMap (plottable 0) whose key axis is the top axis
-/// (plot.xAxis2, keys, range −0.5 … n_k − 0.5) and value axis the left one (plot.yAxis, queries,
-/// reversed); weight (query i, key j) is data()->cell(j, i), NaN where masked. A dimension of
-/// size 1 is stored as two identical half cells (QCustomPlot cannot draw a 1-wide map).
+/// The size the next heatmap draw lays out for. Exports set it to the image size before drawing
+/// (exportPlot refuses to write a heatmap drawn for another size); a plot on screen without one
+/// uses its widget size. An invalid size clears it.
+void setCanvasSize(QCustomPlot& plot, const QSize& size);
+/// The size draw functions lay out for: setCanvasSize's, else the visible widget's, else fallback.
+QSize canvasSize(const QCustomPlot& plot, const QSize& fallback);
+
+/// Draws head `head` (0-based, as in `--head` and the JSON) of result as one heatmap (clearing
+/// plot): rows are queries top to bottom, columns are keys left to right with their labels on
+/// top, square cells, a colour bar naming the scale, axis titles "query"/"key" ("query (target)",
+/// "key (source)" for cross-attention), masked cells in the mask colour with a note, weights
+/// printed in the cells when they are large enough (≥ 30 px, at most 12 × 12 tokens), and the
+/// title "[model · layer l ·] head 3 · scaled dot-product · d_k = 8 · 11 tokens[ · overview …]
+/// [ · causal mask][ · cross-attention][ · note]". Every token is labelled when the labels fit
+/// (the tick font shrinks down to 7 pt first), else every k-th ("#12 the").
+/// The plot then holds one QCPColorMap (plottable 0) whose key axis is the top axis (plot.xAxis2,
+/// columns, range −0.5 … columns − 0.5) and value axis the left one (plot.yAxis, rows, reversed);
+/// cell (column j, row i) is data()->cell(j, i), NaN where masked, in the scale's units (weights
+/// for linear). In an overview a cell is a block (see layoutJson for its size). A dimension of 1
+/// is stored as two identical half cells (QCustomPlot cannot draw a 1-wide map).
 /// Token lists must have n_q and n_k entries, or be empty (labels are then the indices).
-/// Long tokens are elided; with many tokens only every k-th is labelled so labels never overlap
-/// at defaultHeatmapSize (thinned labels read "#13 token"). In SVG and PDF the cells are vector
-/// rectangles (maps up to 160 × 160; larger ones are embedded images). Fonts are the application
-/// font, so CJK and emoji tokens render through fontconfig's fallbacks.
 /// Throws Error(kInvalidArgument) for a bad head, an empty result or token lists of the wrong
 /// length.
 void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
                  const QStringList& query_tokens, const QStringList& key_tokens,
-                 const RunLabel& label);
+                 const RunLabel& label, const PictureOptions& picture = {});
 
-/// Draws every head of result in one grid (columns = ⌈√h⌉ in images; on screen the count that
-/// gives the largest cells in the widget's shape) sharing one colour scale, each panel
-/// titled "head k" (0-based); the overall title as in drawHeatmap with "h heads" for the head.
-/// Plottable k is head k's QCPColorMap (same layout as in drawHeatmap). Every panel carries token
-/// labels while they fit (up to about 24 tokens), then every k-th. Throws like drawHeatmap.
+/// Draws every head of result in one grid sharing one colour scale, each map titled "head k":
+/// the column count is the one that gives the largest square cells on the canvas; every map is
+/// labelled as in drawHeatmap. Plottable k is head k's QCPColorMap (layout as in drawHeatmap).
+/// Throws like drawHeatmap.
 void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStringList& query_tokens,
-                  const QStringList& key_tokens, const RunLabel& label);
+                  const QStringList& key_tokens, const RunLabel& label,
+                  const PictureOptions& picture = {});
 
-/// Draws a model view: one thumbnail heatmap per (layer, head) — rows are the entries of `layers`
-/// (top = first), columns are heads — sharing one 0–1 colour scale, with "layer l" row headers
-/// (l from layer_indices) and "head k" column headers. Each thumbnail has rows = queries and
-/// columns = keys like drawHeatmap but no token labels (the tokens are listed under the grid,
-/// elided when long). Title: "<extra> · L layers × h heads · d_k = … · <scaling>[ · causal mask]".
-/// Plottable r·h + k is layer entry r, head k's QCPColorMap (same layout as drawHeatmap's);
-/// plot.axisRects() are in the same order; thumbnails may shrink to 12 px in a small widget, and the
-/// token line is elided to the widget's width on screen (the export width otherwise). Throws Error(kInvalidArgument) when layers is empty,
-/// the sizes disagree, or a result is empty.
+/// Draws a model view: one square thumbnail per (layer, head) — layers as rows and heads as
+/// columns, or transposed when that gives larger thumbnails — sharing one colour scale, with
+/// "layer l" and "head k" headers and the tokens listed under the grid. Title: "<model> · L layers
+/// × h heads · mechanism · d_k = … · n tokens[ · causal mask]". Plottable r·h + k is layer entry
+/// r, head k's QCPColorMap in either orientation. Throws Error(kInvalidArgument) when layers is
+/// empty, the sizes disagree, or a result is empty.
 void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
                    const std::vector<int>& layer_indices, const QStringList& tokens,
-                   const RunLabel& label);
+                   const RunLabel& label, const PictureOptions& picture = {});
+
+/// Replaces the weights shown by the last drawHeatmap (head ≥ 0) or drawHeadGrid (head = −1)
+/// call on plot with result's, and updates the title and the weights printed in cells, without a
+/// new layout: the cheap path while only d_k, the scaling, the temperature or the seed change.
+/// Returns false, changing nothing, when result does not fit the existing layout (other shape,
+/// mask, tokens, canvas, options); then call the draw function. Does not replot.
+bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
+                   const QStringList& query_tokens, const QStringList& key_tokens,
+                   const RunLabel& label, const PictureOptions& picture = {});
+
+/// A cell under a point of a heatmap picture: the map (plottable index), and the query and key
+/// tokens (exact tokens also inside an overview's blocks).
+struct CellHit {
+  int map = -1;
+  int query = -1;
+  int key = -1;
+};
+/// The map and tokens at pos (plot pixels), or nullopt outside every map's cells.
+std::optional<CellHit> cellAt(const QCustomPlot& plot, const QPointF& pos);
+/// The pixel rectangle of query row `query` across map `map` (its block row in an overview), or
+/// an empty rect when there is none.
+QRectF rowRect(const QCustomPlot& plot, int map, int query);
+
+/// The canvas the heatmap on plot was laid out for (invalid when plot holds no heatmap).
+QSize heatmapCanvas(const QCustomPlot& plot);
+
+/// Tokens per cell side of the heatmap on plot: 1 when every token has its cell, b for an
+/// overview of b × b blocks, 0 when plot holds no heatmap.
+int heatmapBlock(const QCustomPlot& plot);
+
+/// What the last heatmap draw put on plot, in plot pixels: the canvas; per map its cell area,
+/// "cell_width" and "cell_height" (measured from the drawn axis rect once the plot has been laid
+/// out), rows, columns, block and token counts; every text with its role, rectangle and
+/// orientation (tick labels with the token index); the colour bar's rectangle and scale. Empty
+/// for a plot without a heatmap.
+QJsonObject layoutJson(const QCustomPlot& plot);
+
+/// The colour scale a picture uses: `wanted`, or for kAuto linear when every token has its cell
+/// and n_k ≤ kAutoLinearTokens, else log.
+ColorScale resolvedScale(ColorScale wanted, int n_k, int block);
 
 /// A display filter: result restricted to the tokens with keep[i] true (rows and columns of a
 /// self-attention result, in order; statistics rows likewise). Weights are NOT renormalised, so
@@ -123,22 +182,41 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
                     const std::optional<SaturationAnalysis>& sentence, int current_d_k,
                     bool current_scaled);
 
+/// Moves the d_k marker of the last drawSaturation on plot to current_d_k (line, points, values,
+/// label) without drawing the curves again; the marker lies on a buffered layer of its own, so
+/// replotMarker() redraws only it. Returns false, changing nothing, when the curves were drawn
+/// for the other scaling (whose pair is drawn thick) or d_k lies outside the axis: then call
+/// drawSaturation.
+bool moveSaturationMarker(QCustomPlot& plot, int current_d_k, bool current_scaled);
+/// Replots only the marker layer of a saturation plot (the whole plot when there is none).
+void replotMarker(QCustomPlot& plot);
+
+/// Replots only the cells of a heatmap picture (its colour maps lie on a buffered layer of their
+/// own): after updateWeights, the texts, frames and colour bar need no new painting.
+void replotCells(QCustomPlot& plot);
+
+/// Draws the entropy of each query row (bars, nats, mean over heads) against a uniform row's
+/// ln(visible keys) (dashed steps), x labelled with the tokens (every k-th when they do not fit),
+/// titled `title`; legend below. Graph 0 is the uniform line, plottable 0 the bars.
+void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
+                    const QStringList& query_tokens, const QString& title);
+
+/// Draws the histogram of the scores (bars) with x = score after scaling, y = cells, titled
+/// `title`; the x label gives the spread. Plottable 0 is the bars (absent without scores).
+void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& histogram, const QString& title);
+
+/// Draws one query row's softmax over the keys as horizontal bars (key 0 at the top, weight
+/// 0 … 1), keys labelled (every k-th when they do not fit), titled `title`. row < 0 draws the
+/// empty panel with the title only (e.g. "Click a row to see its softmax").
+void drawRowSoftmax(QCustomPlot& plot, const AttentionResult& result, int head, int row,
+                    const QStringList& key_tokens, const QString& title);
+
 /// Multiplies every font size the draw* functions use for `plot` by `factor` (1, the default, is
 /// what the CLI draws; the window's presentation mode uses about 1.6). Stored on the plot, so it
 /// applies to the next draw* call. Non-positive or non-finite factors reset it to 1.
 void setFontScale(QCustomPlot& plot, double factor);
 /// The factor set by setFontScale (1 when none was set).
 double fontScale(const QCustomPlot& plot);
-
-/// Replaces the weights shown by the last drawHeatmap (head ≥ 0) or drawHeadGrid (head = −1)
-/// call on plot with result's, and updates the title (d_k, scaling), without rebuilding axes,
-/// labels or colour scale: the cheap path while only d_k, the scaling, the temperature or the seed
-/// change. Returns false, changing nothing, when result does not fit the existing layout (other
-/// head count, n_q, n_k, mask, tokens or cross flag, or a map with weights printed in its cells);
-/// then call the draw function. Does not replot.
-bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
-                   const QStringList& query_tokens, const QStringList& key_tokens,
-                   const RunLabel& label);
 
 /// Image formats the views can write.
 enum class ImageFormat { kPng, kSvg, kPdf };
@@ -158,18 +236,20 @@ struct ImageSize {
 /// its physical size), SVG (vector text and lines, QSvgGenerator, viewBox 0 0 width height) or PDF
 /// (vector, a width × height pt page). The plot's on-screen size is untouched.
 /// Throws attnlab::Error(kIo, "cannot write <path>: <reason>") when the folder does not exist, the
-/// file cannot be opened or a writer fails, and Error(kInvalidArgument) for an unknown suffix, a
-/// non-positive size or scale, or more than 16384 pixels on a side.
+/// file cannot be opened or a writer fails; Error(kInvalidArgument) for an unknown suffix, a
+/// non-positive size, more than 16384 pixels on a side (the option table's message), or a heatmap
+/// laid out for another size (call setCanvasSize and draw again).
 void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size);
 
 /// Drops Qt's "QStandardPaths: XDG_RUNTIME_DIR not set" notice (usual for root and in CI; Qt then
-/// uses a private folder anyway) and passes every other message on. Call before QApplication:
+/// uses a private folder anyway) and the offscreen platform's "This plugin does not support
+/// propagateSizeHints()", and passes every other message on. Call before QApplication:
 /// the CLI's and the window's stderr is for one-line problems.
 void installQuietMessageHandler();
 
-/// A good default image size for a heatmap of n_q × n_k cells (heads_in_image = 1: cells up to
-/// 48 px, roughly square, each side clamped to [500, 1600] px) or a grid of that many heads
-/// (panels of up to 32 px cells, ⌈√h⌉ columns, each side clamped to [400, 2600] px). Scale 1.
+/// A good default image size for a heatmap of n_q × n_k tokens (heads_in_image = 1: cells up to
+/// 48 px, each side clamped to [560, 1600] px) or a grid of that many heads (⌈√h⌉ columns,
+/// cells up to 32 px, each side clamped to [520, 2600] px). Scale 1.
 ImageSize defaultHeatmapSize(int n_q, int n_k, int heads_in_image);
 
 /// A good default image size for drawModelGrid: thumbnails of 60–150 px.

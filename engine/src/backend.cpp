@@ -1,6 +1,7 @@
 #include "attnlab/backend.hpp"
 
 #include <fstream>
+#include <utility>
 
 #include "attnlab/error.hpp"
 #ifdef ATTNLAB_WITH_OPENCL
@@ -14,20 +15,31 @@ namespace {
 // The CPU reference; when it stands in for OpenCL, every result carries the reason.
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(std::string fallback_reason = {})
-      : fallback_reason_(std::move(fallback_reason)) {}
+  CpuBackend() = default;
+  CpuBackend(FallbackCode code, std::vector<std::string> args)
+      : code_(code), args_(std::move(args)) {}
   std::string name() const override { return "cpu"; }
   std::string device() const override { return cpuDeviceName(); }
   AttentionResult compute(const AttentionInputs& inputs, const AttentionSpec& spec) override {
     AttentionResult r = computeAttentionCpu(inputs, spec);
     r.device = device();
-    r.fallback_reason = fallback_reason_;
+    if (code_ != FallbackCode::kNone) r.setFallback(code_, args_);
     return r;
   }
 
  private:
-  std::string fallback_reason_;
+  FallbackCode code_ = FallbackCode::kNone;
+  std::vector<std::string> args_;
 };
+
+// listOpenClDevices' reason for an empty list, as a fallback code (its three sentences).
+std::pair<FallbackCode, std::vector<std::string>> fallbackOfListing(const std::string& why) {
+  const std::string platform = "no OpenCL platform (";
+  if (why.rfind(platform, 0) == 0 && why.size() > platform.size())
+    return {FallbackCode::kNoPlatform, {why.substr(platform.size(), why.size() - platform.size() - 1)}};
+  if (why.rfind("this build has no OpenCL", 0) == 0) return {FallbackCode::kNoOpenClBuild, {}};
+  return {FallbackCode::kNoDevice, {}};
+}
 
 }  // namespace
 
@@ -71,9 +83,27 @@ BackendChoice selectBackend(std::string_view name, int device_index, BuildMode m
 #else
   (void)mode;
 #endif
-  choice.fallback_reason = why.empty() ? "no OpenCL device found" : why;
-  choice.backend = std::make_unique<CpuBackend>(choice.fallback_reason);
+  auto [code, args] = fallbackOfListing(why);
+  choice.fallback_reason = fallbackText(code, args);
+  choice.backend = std::make_unique<CpuBackend>(code, std::move(args));
   return choice;
+}
+
+std::string fallbackText(FallbackCode code, const std::vector<std::string>& args) {
+  const std::string first = args.empty() ? std::string() : args.front();
+  switch (code) {
+    case FallbackCode::kNone: return {};
+    case FallbackCode::kNoOpenClBuild:
+      return "this build has no OpenCL support (configure with -DATTNLAB_WITH_OPENCL=ON)";
+    case FallbackCode::kNoPlatform: return "no OpenCL platform (" + first + ")";
+    case FallbackCode::kNoDevice: return "no OpenCL device found on any platform";
+    case FallbackCode::kKernelsBuilding:
+      return "the OpenCL kernels are still building; computed on the CPU";
+    case FallbackCode::kKernelsBuildingDk:
+      return "the OpenCL kernels for d_k = " + first + " are building; computed on the CPU";
+    case FallbackCode::kDeviceError: return first;
+  }
+  return first;
 }
 
 #ifndef ATTNLAB_WITH_OPENCL

@@ -2,7 +2,30 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>attnlab::gui::MainWindow</name>
+    <name>attnlab::gui::AnalysisPanel</name>
+    <message>
+        <source>Computing the saturation curves for %1 keys…</source>
+        <translation>正在计算 %1 个键的饱和曲线…</translation>
+    </message>
+    <message>
+        <source>Entropy of each query row, layer %1 (mean over heads)</source>
+        <translation>第 %1 层每个查询行的熵（各头平均）</translation>
+    </message>
+    <message>
+        <source>Entropy of each query row (mean over heads)</source>
+        <translation>每个查询行的熵（各头平均）</translation>
+    </message>
+    <message>
+        <source>Histogram of this sentence's scores (layer %1, all heads)</source>
+        <translation>本句分数的直方图（第 %1 层，全部头）</translation>
+    </message>
+    <message>
+        <source>Histogram of this sentence's scores (all heads)</source>
+        <translation>本句分数的直方图（全部头）</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::ExportController</name>
     <message>
         <source>Export image</source>
         <translation>导出图像</translation>
@@ -32,20 +55,114 @@
         <translation>图像 (*.png *.svg *.pdf)</translation>
     </message>
     <message>
-        <source>About Attention Lab</source>
-        <translation>关于注意力实验室</translation>
+        <source>Image copied to the clipboard</source>
+        <translation>图像已复制到剪贴板</translation>
     </message>
     <message>
-        <source>Attention Lab: attention heatmaps per head and softmax saturation, computed by a synthetic transformer layer on this computer.</source>
-        <translation>注意力实验室：在本机用合成的 Transformer 层计算每个头的注意力热力图与 softmax 饱和。</translation>
+        <source>Wrote %1</source>
+        <translation>已写入 %1</translation>
     </message>
     <message>
-        <source>Attention Lab</source>
-        <translation>注意力实验室</translation>
+        <source>Export failed: %1</source>
+        <translation>导出失败：%1</translation>
     </message>
     <message>
-        <source>Inputs</source>
-        <translation>输入</translation>
+        <source>Export matrices</source>
+        <translation>导出矩阵</translation>
+    </message>
+    <message>
+        <source>CSV, every layer and head (*.csv);;NumPy weights [L, h, n, n] (*.npy)</source>
+        <translation>CSV，全部层和头 (*.csv);;NumPy 权重 [L, h, n, n] (*.npy)</translation>
+    </message>
+    <message>
+        <source>CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)</source>
+        <translation>CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::HeadsView</name>
+    <message>
+        <source>special tokens hidden — weights not renormalised (rows may sum to less than 1)</source>
+        <translation>已隐藏特殊词元——权重未重新归一化（各行之和可能小于 1）</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns are keys · click one to enlarge it</source>
+        <translation>%1 · %2 层 × %3 个头 · %4 个词元 · 每个缩略图：行是查询，列是键 · 点击可放大</translation>
+    </message>
+    <message>
+        <source>Overview: %1 query tokens × %2 key tokens in blocks of %3 × %3 — hover a cell to read its tokens, click a head to enlarge it.</source>
+        <translation>概览：%1 个查询词元 × %2 个键词元，按 %3 × %3 的块显示——悬停单元格查看词元，点击某个头将其放大。</translation>
+    </message>
+    <message>
+        <source>%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover a cell for its weight, click a head to enlarge it</source>
+        <translation>%1 个查询词元 × %2 个键词元 · 行是查询，列是键 · 悬停单元格查看权重，点击某个头将其放大</translation>
+    </message>
+    <message>
+        <source>Layer %1 · head %2 of %3 · click a row (query) to see its softmax over the keys</source>
+        <translation>第 %1 层 · 第 %2 个头（共 %3 个）· 点击一行（查询）查看它对各键的 softmax</translation>
+    </message>
+    <message>
+        <source>Head %1 of %2 · click a row (query) to see its softmax over the keys</source>
+        <translation>第 %1 个头（共 %2 个）· 点击一行（查询）查看它对各键的 softmax</translation>
+    </message>
+    <message>
+        <source>← All layers</source>
+        <translation>← 全部层</translation>
+    </message>
+    <message>
+        <source>← All heads</source>
+        <translation>← 全部头</translation>
+    </message>
+    <message>
+        <source>Click a row to see its softmax</source>
+        <translation>点击一行查看其 softmax</translation>
+    </message>
+    <message>
+        <source>query %1 %2: softmax over keys</source>
+        <translation>查询 %1 %2：对各键的 softmax</translation>
+    </message>
+    <message>
+        <source>head %1 · query %2 %3 → key %4 %5</source>
+        <translation>头 %1 · 查询 %2 %3 → 键 %4 %5</translation>
+    </message>
+    <message>
+        <source>layer %1 · %2</source>
+        <translation>第 %1 层 · %2</translation>
+    </message>
+    <message>
+        <source>%1: masked</source>
+        <translation>%1：已掩码</translation>
+    </message>
+    <message>
+        <source>%1: weight %2, score %3</source>
+        <translation>%1：权重 %2，分数 %3</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::InputsPanel</name>
+    <message>
+        <source>Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.</source>
+        <translation>由模型决定：%1 有 %2 层 × %3 个头，d_model = %4，d_k = %5，%6。</translation>
+    </message>
+    <message>
+        <source>causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>no mask</source>
+        <translation>无掩码</translation>
+    </message>
+    <message>
+        <source>Decided by the model.</source>
+        <translation>由模型决定。</translation>
+    </message>
+    <message>
+        <source>%1 is a GPT-2: it reads one text, no sentence pairs.</source>
+        <translation>%1 是 GPT-2：只读一段文本，不支持句对。</translation>
+    </message>
+    <message>
+        <source>OpenCL device %1 (not found)</source>
+        <translation>OpenCL 设备 %1（未找到）</translation>
     </message>
     <message>
         <source>Text (queries; recomputed as you type)</source>
@@ -64,6 +181,14 @@
         <translation>留空：自注意力</translation>
     </message>
     <message>
+        <source>Second sentence (optional: a BERT sentence pair)</source>
+        <translation>第二个句子（可选：BERT 句对）</translation>
+    </message>
+    <message>
+        <source>Empty: one sentence · [CLS] text [SEP] pair [SEP]</source>
+        <translation>留空：单句 · [CLS] 文本 [SEP] 句对 [SEP]</translation>
+    </message>
+    <message>
         <source>Mechanism</source>
         <translation>机制</translation>
     </message>
@@ -74,6 +199,10 @@
     <message>
         <source>dot-product</source>
         <translation>点积</translation>
+    </message>
+    <message>
+        <source>scaled dot-product</source>
+        <translation>缩放点积</translation>
     </message>
     <message>
         <source>Scale scores by 1/√d_k</source>
@@ -116,12 +245,67 @@
         <translation>CPU</translation>
     </message>
     <message>
+        <source>Colour scale</source>
+        <translation>颜色刻度</translation>
+    </message>
+    <message>
+        <source>auto (log for long inputs)</source>
+        <translation>自动（长输入用对数）</translation>
+    </message>
+    <message>
+        <source>linear 0–1</source>
+        <translation>线性 0–1</translation>
+    </message>
+    <message>
+        <source>logarithmic</source>
+        <translation>对数</translation>
+    </message>
+    <message>
+        <source>relative to uniform (n·p)</source>
+        <translation>相对均匀分布（n·p）</translation>
+    </message>
+    <message>
+        <source>What a cell's colour shows; the colour bar names the scale in use.</source>
+        <translation>单元格颜色表示的量；颜色条会注明所用刻度。</translation>
+    </message>
+    <message>
+        <source>Overview blocks</source>
+        <translation>概览块</translation>
+    </message>
+    <message>
+        <source>max of each block</source>
+        <translation>取每块最大值</translation>
+    </message>
+    <message>
+        <source>mean of each block</source>
+        <translation>取每块平均值</translation>
+    </message>
+    <message>
+        <source>Long inputs are drawn as blocks of tokens when a token would get less than 3 pixels; this is how a block's colour is chosen.</source>
+        <translation>当每个词元不足 3 像素时，长输入按词元块显示；此项决定一个块的颜色如何取值。</translation>
+    </message>
+    <message>
         <source>Shortcuts: Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K scaling · F5 presentation · Esc back to all heads</source>
         <translation>快捷键：Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K 切换缩放 · F5 演示模式 · Esc 返回全部头</translation>
     </message>
+</context>
+<context>
+    <name>attnlab::gui::MainWindow</name>
     <message>
-        <source>← All heads</source>
-        <translation>← 全部头</translation>
+        <source>About Attention Lab</source>
+        <translation>关于注意力实验室</translation>
+    </message>
+    <message>
+        <source>Attention Lab: attention heatmaps per head and softmax saturation, computed by a synthetic transformer layer on this computer.</source>
+        <translation>注意力实验室：在本机用合成的 Transformer 层计算每个头的注意力热力图与 softmax 饱和。</translation>
+    </message>
+    <message>
+        <source>Attention Lab</source>
+        <translation>注意力实验室</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
     </message>
     <message>
         <source>&amp;File</source>
@@ -200,66 +384,6 @@
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <source>Overview: %1 query tokens × %2 key tokens — labels thinned out; hover a cell to read its tokens, click a head to enlarge it.</source>
-        <translation>概览：%1 个查询词元 × %2 个键词元——标签已稀疏显示；悬停单元格查看词元，点击某个头将其放大。</translation>
-    </message>
-    <message>
-        <source>%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover a cell for its weight, click a head to enlarge it</source>
-        <translation>%1 个查询词元 × %2 个键词元 · 行是查询，列是键 · 悬停单元格查看权重，点击某个头将其放大</translation>
-    </message>
-    <message>
-        <source>Head %1 of %2 · click a row (query) to see its softmax over the keys</source>
-        <translation>第 %1 个头（共 %2 个）· 点击一行（查询）查看它对各键的 softmax</translation>
-    </message>
-    <message>
-        <source>attention weight</source>
-        <translation>注意力权重</translation>
-    </message>
-    <message>
-        <source>Click a row
-to see its softmax</source>
-        <translation>点击一行
-查看其 softmax</translation>
-    </message>
-    <message>
-        <source>query %1 %2:
-softmax over keys</source>
-        <translation>查询 %1 %2：
-对各键的 softmax</translation>
-    </message>
-    <message>
-        <source>Computing the saturation curves for %1 keys…</source>
-        <translation>正在计算 %1 个键的饱和曲线…</translation>
-    </message>
-    <message>
-        <source>Entropy of each query row (mean over heads)</source>
-        <translation>每个查询行的熵（各头平均）</translation>
-    </message>
-    <message>
-        <source>nats</source>
-        <translation>奈特</translation>
-    </message>
-    <message>
-        <source>entropy H</source>
-        <translation>熵 H</translation>
-    </message>
-    <message>
-        <source>uniform row: ln(visible keys)</source>
-        <translation>均匀行：ln(可见键数)</translation>
-    </message>
-    <message>
-        <source>Histogram of this sentence's scores (all heads)</source>
-        <translation>本句分数的直方图（全部头）</translation>
-    </message>
-    <message>
-        <source>score (logit after scaling); spread %1 … %2</source>
-        <translation>分数（缩放后的 logit）；范围 %1 … %2</translation>
-    </message>
-    <message>
-        <source>cells</source>
-        <translation>单元格数</translation>
-    </message>
-    <message>
         <source>Computing…</source>
         <translation>计算中…</translation>
     </message>
@@ -292,80 +416,12 @@ softmax over keys</source>
         <translation>正在使用：%1</translation>
     </message>
     <message>
-        <source>head %1 · query %2 %3 → key %4 %5</source>
-        <translation>头 %1 · 查询 %2 %3 → 键 %4 %5</translation>
-    </message>
-    <message>
-        <source>%1: masked</source>
-        <translation>%1：已掩码</translation>
-    </message>
-    <message>
-        <source>%1: weight %2, score %3</source>
-        <translation>%1：权重 %2，分数 %3</translation>
-    </message>
-    <message>
-        <source>Image copied to the clipboard</source>
-        <translation>图像已复制到剪贴板</translation>
-    </message>
-    <message>
-        <source>Wrote %1</source>
-        <translation>已写入 %1</translation>
-    </message>
-    <message>
-        <source>Export failed: %1</source>
-        <translation>导出失败：%1</translation>
-    </message>
-    <message>
-        <source>Export matrices</source>
-        <translation>导出矩阵</translation>
-    </message>
-    <message>
-        <source>CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)</source>
-        <translation>CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)</translation>
-    </message>
-    <message>
-        <source>scaled dot-product</source>
-        <translation>缩放点积</translation>
-    </message>
-    <message>
         <source>Loading %1…</source>
         <translation>正在加载 %1…</translation>
     </message>
     <message>
         <source>File → Open model folder… shows the attention of a real pretrained model (a HuggingFace folder: BERT family or GPT-2), layer by layer.</source>
         <translation>文件 → 打开模型文件夹… 可逐层显示真实预训练模型（HuggingFace 文件夹：BERT 系列或 GPT-2）的注意力。</translation>
-    </message>
-    <message>
-        <source>Attention from</source>
-        <translation>注意力来源</translation>
-    </message>
-    <message>
-        <source>Open…</source>
-        <translation>打开…</translation>
-    </message>
-    <message>
-        <source>Open a pretrained model folder (HuggingFace: config.json, model.safetensors, tokenizer files)</source>
-        <translation>打开预训练模型文件夹（HuggingFace：config.json、model.safetensors、分词器文件）</translation>
-    </message>
-    <message>
-        <source>Second sentence (optional: a BERT sentence pair)</source>
-        <translation>第二个句子（可选：BERT 句对）</translation>
-    </message>
-    <message>
-        <source>Empty: one sentence · [CLS] text [SEP] pair [SEP]</source>
-        <translation>留空：单句 · [CLS] 文本 [SEP] 句对 [SEP]</translation>
-    </message>
-    <message>
-        <source>Layer</source>
-        <translation>层</translation>
-    </message>
-    <message>
-        <source>Hide special tokens ([CLS], [SEP], &lt;|endoftext|&gt;)</source>
-        <translation>隐藏特殊词元（[CLS]、[SEP]、&lt;|endoftext|&gt;）</translation>
-    </message>
-    <message>
-        <source>A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.</source>
-        <translation>仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。</translation>
     </message>
     <message>
         <source>Open model folder…</source>
@@ -376,30 +432,6 @@ softmax over keys</source>
         <translation>合成实验室</translation>
     </message>
     <message>
-        <source>Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.</source>
-        <translation>由模型决定：%1 有 %2 层 × %3 个头，d_model = %4，d_k = %5，%6。</translation>
-    </message>
-    <message>
-        <source>causal mask</source>
-        <translation>因果掩码</translation>
-    </message>
-    <message>
-        <source>no mask</source>
-        <translation>无掩码</translation>
-    </message>
-    <message>
-        <source>Decided by the model.</source>
-        <translation>由模型决定。</translation>
-    </message>
-    <message>
-        <source>%1 is a GPT-2: it reads one text, no sentence pairs.</source>
-        <translation>%1 是 GPT-2：只读一段文本，不支持句对。</translation>
-    </message>
-    <message>
-        <source>%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms</source>
-        <translation>%1 · %2 · %3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒</translation>
-    </message>
-    <message>
         <source>All layers × heads as image…</source>
         <translation>全部层 × 头导出为图像…</translation>
     </message>
@@ -408,52 +440,12 @@ softmax over keys</source>
         <translation>复制全部层 × 头图像</translation>
     </message>
     <message>
-        <source>Synthetic lab (random weights)</source>
-        <translation>合成实验室（随机权重）</translation>
-    </message>
-    <message>
-        <source>All layers (model view)</source>
-        <translation>全部层（模型视图）</translation>
-    </message>
-    <message>
-        <source>Layer %1</source>
-        <translation>第 %1 层</translation>
-    </message>
-    <message>
-        <source>Open model folder (config.json, model.safetensors, tokenizer)</source>
-        <translation>打开模型文件夹（config.json、model.safetensors、分词器）</translation>
-    </message>
-    <message>
         <source>Cannot open the model folder %1: %2 — showing the synthetic lab.</source>
         <translation>无法打开模型文件夹 %1：%2——改为显示合成实验室。</translation>
     </message>
     <message>
         <source>Cannot open the model folder %1: %2 — still showing %3.</source>
         <translation>无法打开模型文件夹 %1：%2——仍显示 %3。</translation>
-    </message>
-    <message>
-        <source>special tokens hidden — weights not renormalised (rows may sum to less than 1)</source>
-        <translation>已隐藏特殊词元——权重未重新归一化（各行之和可能小于 1）</translation>
-    </message>
-    <message>
-        <source>%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns are keys · click one to enlarge it</source>
-        <translation>%1 · %2 层 × %3 个头 · %4 个词元 · 每个缩略图：行是查询，列是键 · 点击可放大</translation>
-    </message>
-    <message>
-        <source>Layer %1 · head %2 of %3 · click a row (query) to see its softmax over the keys</source>
-        <translation>第 %1 层 · 第 %2 个头（共 %3 个）· 点击一行（查询）查看它对各键的 softmax</translation>
-    </message>
-    <message>
-        <source>← All layers</source>
-        <translation>← 全部层</translation>
-    </message>
-    <message>
-        <source>Entropy of each query row, layer %1 (mean over heads)</source>
-        <translation>第 %1 层每个查询行的熵（各头平均）</translation>
-    </message>
-    <message>
-        <source>Histogram of this sentence's scores (layer %1, all heads)</source>
-        <translation>本句分数的直方图（第 %1 层，全部头）</translation>
     </message>
     <message>
         <source>computed in %1 ms (forward pass %2 ms)</source>
@@ -472,27 +464,357 @@ softmax over keys</source>
         <translation> · %1 个词元 · 第 %2 层（共 %3 层）· %4 个头</translation>
     </message>
     <message>
-        <source>layer %1 · %2</source>
-        <translation>第 %1 层 · %2</translation>
+        <source>this build has no OpenCL support</source>
+        <translation>此版本未包含 OpenCL 支持</translation>
     </message>
     <message>
-        <source>CSV, every layer and head (*.csv);;NumPy weights [L, h, n, n] (*.npy)</source>
-        <translation>CSV，全部层和头 (*.csv);;NumPy 权重 [L, h, n, n] (*.npy)</translation>
+        <source>no OpenCL platform (%1)</source>
+        <translation>没有 OpenCL 平台（%1）</translation>
     </message>
     <message>
-        <source>OpenCL device %1 (not found)</source>
-        <translation>OpenCL 设备 %1（未找到）</translation>
+        <source>no OpenCL device found on any platform</source>
+        <translation>所有平台上都没有找到 OpenCL 设备</translation>
+    </message>
+    <message>
+        <source>the OpenCL kernels are still building; computed on the CPU</source>
+        <translation>OpenCL 内核仍在编译；已在 CPU 上计算</translation>
+    </message>
+    <message>
+        <source>the OpenCL kernels for d_k = %1 are building; computed on the CPU</source>
+        <translation>d_k = %1 的 OpenCL 内核正在编译；已在 CPU 上计算</translation>
+    </message>
+    <message>
+        <source>an OpenCL call failed: %1</source>
+        <translation>OpenCL 调用失败：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::ModelSource</name>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>Open model folder (config.json, model.safetensors, tokenizer)</source>
+        <translation>打开模型文件夹（config.json、model.safetensors、分词器）</translation>
+    </message>
+    <message>
+        <source>Synthetic lab (random weights)</source>
+        <translation>合成实验室（随机权重）</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms</source>
+        <translation>%1 · %2 · %3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒</translation>
+    </message>
+    <message>
+        <source>All layers (model view)</source>
+        <translation>全部层（模型视图）</translation>
+    </message>
+    <message>
+        <source>Layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>Attention from</source>
+        <translation>注意力来源</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>打开…</translation>
+    </message>
+    <message>
+        <source>Open a pretrained model folder (HuggingFace: config.json, model.safetensors, tokenizer files)</source>
+        <translation>打开预训练模型文件夹（HuggingFace：config.json、model.safetensors、分词器文件）</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Hide special tokens ([CLS], [SEP], &lt;|endoftext|&gt;)</source>
+        <translation>隐藏特殊词元（[CLS]、[SEP]、&lt;|endoftext|&gt;）</translation>
+    </message>
+    <message>
+        <source>A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.</source>
+        <translation>仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::options</name>
+    <message>
+        <source>the image would be %1 x %2 pixels; at most %3 on a side (--width, --height and --scale multiply)</source>
+        <translation>图像将为 %1 x %2 像素；每边最多 %3 像素（--width、--height 与 --scale 相乘）</translation>
+    </message>
+    <message>
+        <source>--head must be between 0 and %1 (got %2)</source>
+        <translation>--head 必须在 0 到 %1 之间（收到 %2）</translation>
+    </message>
+    <message>
+        <source>not enough memory for these settings</source>
+        <translation>内存不足，无法按这些设置计算</translation>
+    </message>
+    <message>
+        <source>internal error: %1</source>
+        <translation>内部错误：%1</translation>
+    </message>
+    <message>
+        <source>not enough memory to load this model</source>
+        <translation>内存不足，无法加载此模型</translation>
+    </message>
+    <message>
+        <source>--%1 must be between %2 and %3 (got %4)</source>
+        <translation>--%1 必须在 %2 到 %3 之间（收到 %4）</translation>
+    </message>
+    <message>
+        <source>--temperature must be &gt; 0 (got %1)</source>
+        <translation>--temperature 必须大于 0（收到 %1）</translation>
+    </message>
+    <message>
+        <source>--backend must be auto, cpu or opencl (got '%1')</source>
+        <translation>--backend 必须是 auto、cpu 或 opencl（收到 '%1'）</translation>
+    </message>
+    <message>
+        <source>--mechanism additive does not apply with --model (its heads are dot-product attention); use scaled or dot</source>
+        <translation>--mechanism additive 不适用于 --model（模型的头是点积注意力）；请用 scaled 或 dot</translation>
+    </message>
+    <message>
+        <source>heads (%1) must divide d_model (%2), or set --d-k</source>
+        <translation>头数（%1）必须整除 d_model（%2），或设置 --d-k</translation>
+    </message>
+    <message>
+        <source>--causal applies to self-attention only; drop --causal or --source</source>
+        <translation>--causal 只适用于自注意力；请去掉 --causal 或 --source</translation>
+    </message>
+    <message>
+        <source>the text is empty</source>
+        <translation>文本为空</translation>
+    </message>
+    <message>
+        <source>the text has no tokens (only white space)</source>
+        <translation>文本没有词元（只有空白）</translation>
+    </message>
+    <message>
+        <source>the text has %1 tokens; at most %2 per side are computed</source>
+        <translation>文本有 %1 个词元；每侧最多计算 %2 个</translation>
+    </message>
+    <message>
+        <source>the source text is empty</source>
+        <translation>源文本为空</translation>
+    </message>
+    <message>
+        <source>the source text has no tokens (only white space)</source>
+        <translation>源文本没有词元（只有空白）</translation>
+    </message>
+    <message>
+        <source>the source text has %1 tokens; at most %2 per side are computed</source>
+        <translation>源文本有 %1 个词元；每侧最多计算 %2 个</translation>
+    </message>
+    <message>
+        <source>--layer %1 does not exist: %2 has layers 0–%3 (or use all)</source>
+        <translation>--layer %1 不存在：%2 的层为 0–%3（或用 all）</translation>
+    </message>
+    <message>
+        <source>--no-scale applies to the scaled mechanism only</source>
+        <translation>--no-scale 只适用于缩放点积机制</translation>
+    </message>
+    <message>
+        <source>--%1 expects a whole number (got '%2')</source>
+        <translation>--%1 需要一个整数（收到 '%2'）</translation>
+    </message>
+    <message>
+        <source>--%1 needs a file or folder name</source>
+        <translation>--%1 需要一个文件或文件夹名</translation>
+    </message>
+    <message>
+        <source>--%1 expects a whole number or all (got '%2')</source>
+        <translation>--%1 需要一个整数或 all（收到 '%2'）</translation>
+    </message>
+    <message>
+        <source>--%1 expects a number (got '%2')</source>
+        <translation>--%1 需要一个数（收到 '%2'）</translation>
+    </message>
+    <message>
+        <source>--%1 must be &gt; %2 (got %3)</source>
+        <translation>--%1 必须大于 %2（收到 %3）</translation>
+    </message>
+    <message>
+        <source>--%1 must be &gt; %2 and at most %3 (got %4)</source>
+        <translation>--%1 必须大于 %2 且不超过 %3（收到 %4）</translation>
+    </message>
+    <message>
+        <source>--%1 must be %2 (got '%3')</source>
+        <translation>--%1 必须是 %2（收到 '%3'）</translation>
+    </message>
+    <message>
+        <source>--%1 expects a comma-separated list such as 1,2,4,8</source>
+        <translation>--%1 需要逗号分隔的列表，例如 1,2,4,8</translation>
+    </message>
+    <message>
+        <source>an option name: %1</source>
+        <translation>选项名：%1</translation>
+    </message>
+    <message>
+        <source>the text: %1</source>
+        <translation>文本：%1</translation>
+    </message>
+    <message>
+        <source>the source text: %1</source>
+        <translation>源文本：%1</translation>
+    </message>
+    <message>
+        <source>the pair text: %1</source>
+        <translation>句对文本：%1</translation>
+    </message>
+    <message>
+        <source>--%1: %2</source>
+        <translation>--%1：%2</translation>
+    </message>
+    <message>
+        <source>an argument: %1</source>
+        <translation>参数：%1</translation>
+    </message>
+    <message>
+        <source>--%1 takes no value</source>
+        <translation>--%1 不接受取值</translation>
+    </message>
+    <message>
+        <source>--%1 needs a value</source>
+        <translation>--%1 需要一个取值</translation>
+    </message>
+    <message>
+        <source>%1: unknown format '%2' (use .%3)</source>
+        <translation>%1：未知格式 '%2'（请用 .%3）</translation>
+    </message>
+    <message>
+        <source>%1: the folder %2 does not exist</source>
+        <translation>%1：文件夹 %2 不存在</translation>
+    </message>
+    <message>
+        <source>unknown option '%1' (see --help)</source>
+        <translation>未知选项 '%1'（见 --help）</translation>
+    </message>
+    <message>
+        <source>unknown command '%1' (use compute, render, saturation or info)</source>
+        <translation>未知命令 '%1'（请用 compute、render、saturation 或 info）</translation>
+    </message>
+    <message>
+        <source>no command given (use compute, render, saturation or info; see --help)</source>
+        <translation>没有给出命令（请用 compute、render、saturation 或 info；见 --help）</translation>
+    </message>
+    <message>
+        <source>unexpected argument '%1' (values follow their option)</source>
+        <translation>多余的参数 '%1'（取值应紧跟其选项）</translation>
+    </message>
+    <message>
+        <source>--%1 does not apply to the window</source>
+        <translation>--%1 不适用于窗口</translation>
+    </message>
+    <message>
+        <source>--%1 does not apply to the %2 command</source>
+        <translation>--%1 不适用于 %2 命令</translation>
+    </message>
+    <message>
+        <source>--source does not apply with --model (the model decides it; for a BERT sentence pair use --pair)</source>
+        <translation>--source 不适用于 --model（由模型决定；BERT 句对请用 --pair）</translation>
+    </message>
+    <message>
+        <source>--%1 does not apply with --model (the model decides it)</source>
+        <translation>--%1 不适用于 --model（由模型决定）</translation>
+    </message>
+    <message>
+        <source>--%1 applies to a pretrained model; add --model DIR</source>
+        <translation>--%1 用于预训练模型；请加上 --model DIR</translation>
+    </message>
+    <message>
+        <source>--out FILE is required</source>
+        <translation>需要 --out FILE</translation>
+    </message>
+    <message>
+        <source>--plot %1 draws a picture: use --out FILE.png, .svg or .pdf</source>
+        <translation>--plot %1 输出图片：请用 --out FILE.png、.svg 或 .pdf</translation>
+    </message>
+    <message>
+        <source>--layout-json describes a heatmap (--plot heatmap)</source>
+        <translation>--layout-json 描述热力图（--plot heatmap）</translation>
+    </message>
+    <message>
+        <source>--plot %1 needs one layer: add --layer L</source>
+        <translation>--plot %1 需要指定一层：请加上 --layer L</translation>
+    </message>
+    <message>
+        <source>--layout-json describes a picture: use it with --out FILE.png, .svg or .pdf</source>
+        <translation>--layout-json 描述图片：请与 --out FILE.png、.svg 或 .pdf 一起使用</translation>
+    </message>
+    <message>
+        <source>--layout-json describes a screenshot: add --screenshot FILE.png</source>
+        <translation>--layout-json 描述截图：请加上 --screenshot FILE.png</translation>
+    </message>
+    <message>
+        <source>--head N needs one layer: add --layer L (every layer is --head all)</source>
+        <translation>--head N 需要指定一层：请加上 --layer L（全部层用 --head all）</translation>
     </message>
 </context>
 <context>
     <name>attnlab::views</name>
     <message>
-        <source>grey = masked (causal: a query cannot see later keys)</source>
-        <translation>灰色 = 已遮蔽（因果：查询看不到后面的键）</translation>
+        <source>Entropy of each query row (mean over heads)</source>
+        <translation>每个查询行的熵（各头平均）</translation>
     </message>
     <message>
-        <source>grey = masked</source>
-        <translation>灰色 = 已遮蔽</translation>
+        <source>Histogram of the scores (all heads)</source>
+        <translation>分数的直方图（全部头）</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>special tokens hidden (weights not renormalised)</source>
+        <translation>已隐藏特殊词元（权重未重新归一化）</translation>
+    </message>
+    <message>
+        <source>nats</source>
+        <translation>奈特</translation>
+    </message>
+    <message>
+        <source>entropy H</source>
+        <translation>熵 H</translation>
+    </message>
+    <message>
+        <source>uniform row: ln(visible keys)</source>
+        <translation>均匀行：ln(可见键数)</translation>
+    </message>
+    <message>
+        <source>score (logit after scaling); spread %1 … %2</source>
+        <translation>分数（缩放后的 logit）；范围 %1 … %2</translation>
+    </message>
+    <message>
+        <source>cells</source>
+        <translation>单元格数</translation>
+    </message>
+    <message>
+        <source>attention weight</source>
+        <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>%1 queries × %2 keys</source>
+        <translation>%1 个查询 × %2 个键</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 个词元</translation>
+    </message>
+    <message>
+        <source>overview: %1 × %1-token blocks, %2</source>
+        <translation>概览：%1 × %1 词元块，%2</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>平均值</translation>
     </message>
     <message>
         <source>causal mask</source>
@@ -503,20 +825,48 @@ softmax over keys</source>
         <translation>交叉注意力</translation>
     </message>
     <message>
-        <source>attention weight</source>
-        <translation>注意力权重</translation>
+        <source>grey = masked (causal: a query cannot see later keys)</source>
+        <translation>灰色 = 已遮蔽（因果：查询看不到后面的键）</translation>
     </message>
     <message>
-        <source>key</source>
-        <translation>键</translation>
+        <source>grey = masked</source>
+        <translation>灰色 = 已遮蔽</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>query (target)</source>
+        <translation>查询（目标）</translation>
     </message>
     <message>
         <source>query</source>
         <translation>查询</translation>
     </message>
     <message>
-        <source>head %1</source>
-        <translation>头 %1</translation>
+        <source>key (source)</source>
+        <translation>键（源）</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>rows: queries (target) · columns: keys (source)</source>
+        <translation>行：查询（目标）· 列：键（源）</translation>
+    </message>
+    <message>
+        <source>rows: queries · columns: keys</source>
+        <translation>行：查询 · 列：键</translation>
+    </message>
+    <message>
+        <source>1 head</source>
+        <translation>1 个头</translation>
+    </message>
+    <message>
+        <source>%1 heads</source>
+        <translation>%1 个头</translation>
     </message>
     <message>
         <source>additive</source>
@@ -525,6 +875,10 @@ softmax over keys</source>
     <message>
         <source>dot-product</source>
         <translation>点积</translation>
+    </message>
+    <message>
+        <source>dot-product, unscaled</source>
+        <translation>点积，未缩放</translation>
     </message>
     <message>
         <source>scaled dot-product</source>
@@ -543,16 +897,40 @@ softmax over keys</source>
         <translation>按 1/√d_k 缩放</translation>
     </message>
     <message>
+        <source>block max</source>
+        <translation>块最大值</translation>
+    </message>
+    <message>
+        <source>block mean</source>
+        <translation>块平均值</translation>
+    </message>
+    <message>
+        <source>uniform 1/%1</source>
+        <translation>均匀 1/%1</translation>
+    </message>
+    <message>
+        <source>attention weight (log scale)</source>
+        <translation>注意力权重（对数刻度）</translation>
+    </message>
+    <message>
+        <source>×1 = uniform</source>
+        <translation>×1 = 均匀</translation>
+    </message>
+    <message>
+        <source>weight ÷ uniform (log scale)</source>
+        <translation>权重 ÷ 均匀（对数刻度）</translation>
+    </message>
+    <message>
+        <source>tokens (rows = queries, columns = keys): </source>
+        <translation>词元（行是查询，列是键）：</translation>
+    </message>
+    <message>
+        <source>%1 layers × %2 heads</source>
+        <translation>%1 层 × %2 个头</translation>
+    </message>
+    <message>
         <source>scaled</source>
         <translation>缩放</translation>
-    </message>
-    <message>
-        <source>1 head</source>
-        <translation>1 个头</translation>
-    </message>
-    <message>
-        <source>%1 heads</source>
-        <translation>%1 个头</translation>
     </message>
     <message>
         <source>Softmax saturation vs d_k (n_k = %1 keys)</source>
@@ -589,22 +967,6 @@ softmax over keys</source>
     <message>
         <source>this sentence (n_k = %1): ● scaled, ○ unscaled</source>
         <translation>本句（n_k = %1）：● 缩放，○ 未缩放</translation>
-    </message>
-    <message>
-        <source>%1 layers × %2 heads</source>
-        <translation>%1 层 × %2 个头</translation>
-    </message>
-    <message>
-        <source>layer %1</source>
-        <translation>第 %1 层</translation>
-    </message>
-    <message>
-        <source>tokens (rows = queries, columns = keys): </source>
-        <translation>词元（行是查询，列是键）：</translation>
-    </message>
-    <message>
-        <source> · special tokens hidden (weights not renormalised)</source>
-        <translation> · 已隐藏特殊词元（权重未重新归一化）</translation>
     </message>
 </context>
 </TS>

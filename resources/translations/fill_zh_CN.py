@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
-"""Fills the Simplified Chinese translations of attention_lab_zh_CN.ts after lupdate.
+"""Fills the Simplified Chinese translations of attention_lab_zh_CN.ts (scripts/update-translations
+runs it after lupdate).
 
-Run from the repository root after
-`lupdate -locations none app/gui -ts resources/translations/attention_lab_zh_CN.ts`.
-Strings missing here stay unfinished (lrelease then shows the English text)."""
+lupdate finds the window's tr() strings itself. The views' viewText("...") and the option table's
+ATTNLAB_MSG("...") pass their text through a function or macro, which lupdate does not follow, so
+this script reads those literals from app/ and adds them to their contexts ("attnlab::views",
+"attnlab::options"). Every message then gets its translation from ZH below.
+
+  fill_zh_CN.py [TS]            fill TS (default resources/translations/attention_lab_zh_CN.ts)
+  fill_zh_CN.py --check [TS]    exit 1 when a string of app/ is missing from TS or untranslated
+                                (the test translations_complete runs this)"""
+import glob
+import os
+import re
 import sys
 import xml.etree.ElementTree as ET
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 ZH = {
     # app/views (context attnlab::views: viewText calls, added by hand — lupdate does not see them)
@@ -179,48 +190,217 @@ ZH = {
         "CSV，全部层和头 (*.csv);;NumPy 权重 [L, h, n, n] (*.npy)",
 }
 
-# Strings the views draw (context attnlab::views): lupdate does not see viewText, so they are
-# added to the .ts here when missing.
-VIEWS_ADDED = [
-    '%1 layers × %2 heads',
-    'layer %1',
-    'tokens (rows = queries, columns = keys): ',
-    ' · special tokens hidden (weights not renormalised)',
-]
+ZH.update({
+    # issue 10: the rebuilt window
+    "Overview: %1 query tokens × %2 key tokens in blocks of %3 × %3 — hover a cell to read its tokens, click a head to enlarge it.":
+        "概览：%1 个查询词元 × %2 个键词元，按 %3 × %3 的块显示——悬停单元格查看词元，点击某个头将其放大。",
+    "Click a row to see its softmax": "点击一行查看其 softmax",
+    "query %1 %2: softmax over keys": "查询 %1 %2：对各键的 softmax",
+    "Colour scale": "颜色刻度",
+    "auto (log for long inputs)": "自动（长输入用对数）",
+    "linear 0–1": "线性 0–1",
+    "logarithmic": "对数",
+    "relative to uniform (n·p)": "相对均匀分布（n·p）",
+    "What a cell's colour shows; the colour bar names the scale in use.": "单元格颜色表示的量；颜色条会注明所用刻度。",
+    "Overview blocks": "概览块",
+    "max of each block": "取每块最大值",
+    "mean of each block": "取每块平均值",
+    "Long inputs are drawn as blocks of tokens when a token would get less than 3 pixels; this is how a block's colour is chosen.":
+        "当每个词元不足 3 像素时，长输入按词元块显示；此项决定一个块的颜色如何取值。",
+    "this build has no OpenCL support": "此版本未包含 OpenCL 支持",
+    "no OpenCL platform (%1)": "没有 OpenCL 平台（%1）",
+    "no OpenCL device found on any platform": "所有平台上都没有找到 OpenCL 设备",
+    "the OpenCL kernels are still building; computed on the CPU": "OpenCL 内核仍在编译；已在 CPU 上计算",
+    "the OpenCL kernels for d_k = %1 are building; computed on the CPU": "d_k = %1 的 OpenCL 内核正在编译；已在 CPU 上计算",
+    "an OpenCL call failed: %1": "OpenCL 调用失败：%1",
+    "the image would be %1 x %2 pixels; at most %3 on a side (--width, --height and --scale multiply)":
+        "图像将为 %1 x %2 像素；每边最多 %3 像素（--width、--height 与 --scale 相乘）",
+    # the option table (context attnlab::options): the same words as the command line, translated
+    "--head must be between 0 and %1 (got %2)": "--head 必须在 0 到 %1 之间（收到 %2）",
+    "not enough memory for these settings": "内存不足，无法按这些设置计算",
+    "internal error: %1": "内部错误：%1",
+    "not enough memory to load this model": "内存不足，无法加载此模型",
+    "--%1 must be between %2 and %3 (got %4)": "--%1 必须在 %2 到 %3 之间（收到 %4）",
+    "--temperature must be > 0 (got %1)": "--temperature 必须大于 0（收到 %1）",
+    "--backend must be auto, cpu or opencl (got '%1')": "--backend 必须是 auto、cpu 或 opencl（收到 '%1'）",
+    "--mechanism additive does not apply with --model (its heads are dot-product attention); use scaled or dot":
+        "--mechanism additive 不适用于 --model（模型的头是点积注意力）；请用 scaled 或 dot",
+    "heads (%1) must divide d_model (%2), or set --d-k": "头数（%1）必须整除 d_model（%2），或设置 --d-k",
+    "--causal applies to self-attention only; drop --causal or --source": "--causal 只适用于自注意力；请去掉 --causal 或 --source",
+    "the text is empty": "文本为空",
+    "the text has no tokens (only white space)": "文本没有词元（只有空白）",
+    "the text has %1 tokens; at most %2 per side are computed": "文本有 %1 个词元；每侧最多计算 %2 个",
+    "the source text is empty": "源文本为空",
+    "the source text has no tokens (only white space)": "源文本没有词元（只有空白）",
+    "the source text has %1 tokens; at most %2 per side are computed": "源文本有 %1 个词元；每侧最多计算 %2 个",
+    "--layer %1 does not exist: %2 has layers 0–%3 (or use all)": "--layer %1 不存在：%2 的层为 0–%3（或用 all）",
+    "--no-scale applies to the scaled mechanism only": "--no-scale 只适用于缩放点积机制",
+    "--%1 expects a whole number (got '%2')": "--%1 需要一个整数（收到 '%2'）",
+    "--%1 needs a file or folder name": "--%1 需要一个文件或文件夹名",
+    "--%1 expects a whole number or all (got '%2')": "--%1 需要一个整数或 all（收到 '%2'）",
+    "--%1 expects a number (got '%2')": "--%1 需要一个数（收到 '%2'）",
+    "--%1 must be > %2 (got %3)": "--%1 必须大于 %2（收到 %3）",
+    "--%1 must be > %2 and at most %3 (got %4)": "--%1 必须大于 %2 且不超过 %3（收到 %4）",
+    "--%1 must be %2 (got '%3')": "--%1 必须是 %2（收到 '%3'）",
+    "--%1 expects a comma-separated list such as 1,2,4,8": "--%1 需要逗号分隔的列表，例如 1,2,4,8",
+    "an option name: %1": "选项名：%1",
+    "the text: %1": "文本：%1",
+    "the source text: %1": "源文本：%1",
+    "the pair text: %1": "句对文本：%1",
+    "--%1: %2": "--%1：%2",
+    "an argument: %1": "参数：%1",
+    "--%1 takes no value": "--%1 不接受取值",
+    "--%1 needs a value": "--%1 需要一个取值",
+    "%1: unknown format '%2' (use .%3)": "%1：未知格式 '%2'（请用 .%3）",
+    "%1: the folder %2 does not exist": "%1：文件夹 %2 不存在",
+    "unknown option '%1' (see --help)": "未知选项 '%1'（见 --help）",
+    "unknown command '%1' (use compute, render, saturation or info)": "未知命令 '%1'（请用 compute、render、saturation 或 info）",
+    "no command given (use compute, render, saturation or info; see --help)": "没有给出命令（请用 compute、render、saturation 或 info；见 --help）",
+    "unexpected argument '%1' (values follow their option)": "多余的参数 '%1'（取值应紧跟其选项）",
+    "--%1 does not apply to the window": "--%1 不适用于窗口",
+    "--%1 does not apply to the %2 command": "--%1 不适用于 %2 命令",
+    "--source does not apply with --model (the model decides it; for a BERT sentence pair use --pair)":
+        "--source 不适用于 --model（由模型决定；BERT 句对请用 --pair）",
+    "--%1 does not apply with --model (the model decides it)": "--%1 不适用于 --model（由模型决定）",
+    "--%1 applies to a pretrained model; add --model DIR": "--%1 用于预训练模型；请加上 --model DIR",
+    "--out FILE is required": "需要 --out FILE",
+    "--layout-json describes a picture: use it with --out FILE.png, .svg or .pdf": "--layout-json 描述图片：请与 --out FILE.png、.svg 或 .pdf 一起使用",
+    "--layout-json describes a screenshot: add --screenshot FILE.png": "--layout-json 描述截图：请加上 --screenshot FILE.png",
+    "--head N needs one layer: add --layer L (every layer is --head all)": "--head N 需要指定一层：请加上 --layer L（全部层用 --head all）",
+    # the pictures (context attnlab::views)
+    "special tokens hidden (weights not renormalised)": "已隐藏特殊词元（权重未重新归一化）",
+    "%1 queries × %2 keys": "%1 个查询 × %2 个键",
+    "%1 tokens": "%1 个词元",
+    "overview: %1 × %1-token blocks, %2": "概览：%1 × %1 词元块，%2",
+    "max": "最大值",
+    "mean": "平均值",
+    "query (target)": "查询（目标）",
+    "key (source)": "键（源）",
+    "rows: queries (target) · columns: keys (source)": "行：查询（目标）· 列：键（源）",
+    "rows: queries · columns: keys": "行：查询 · 列：键",
+    "dot-product, unscaled": "点积，未缩放",
+    "block max": "块最大值",
+    "block mean": "块平均值",
+    "uniform 1/%1": "均匀 1/%1",
+    "attention weight (log scale)": "注意力权重（对数刻度）",
+    "×1 = uniform": "×1 = 均匀",
+    "weight ÷ uniform (log scale)": "权重 ÷ 均匀（对数刻度）",
+    "tokens (rows = queries, columns = keys): ": "词元（行是查询，列是键）：",
+    "Histogram of the scores (all heads)": "分数的直方图（全部头）",
+    "--plot %1 draws a picture: use --out FILE.png, .svg or .pdf": "--plot %1 输出图片：请用 --out FILE.png、.svg 或 .pdf",
+    "--layout-json describes a heatmap (--plot heatmap)": "--layout-json 描述热力图（--plot heatmap）",
+    "--plot %1 needs one layer: add --layer L": "--plot %1 需要指定一层：请加上 --layer L",
+})
 
-path = sys.argv[1] if len(sys.argv) > 1 else "resources/translations/attention_lab_zh_CN.ts"
-tree = ET.parse(path)
-for context in tree.getroot().iter("context"):
-    if context.findtext("name") != "attnlab::views":
-        continue
-    present = {m.findtext("source") for m in context.iter("message")}
-    for source in VIEWS_ADDED:
-        if source in present:
+
+
+def literal_after(src, start):
+    """The C string literal (adjacent literals joined) at src[start:], or None."""
+    i, parts = start, []
+    while i < len(src):
+        if src[i] in " \t\n":
+            i += 1
             continue
-        # Laid out as lupdate writes it, so a later lupdate run leaves the file unchanged.
-        context[-1].tail = "\n    "
-        message = ET.SubElement(context, "message")
-        message.text = "\n        "
-        message.tail = "\n"
-        element = ET.SubElement(message, "source")
-        element.text = source
-        element.tail = "\n        "
-        element = ET.SubElement(message, "translation")
-        element.text = ""
-        element.tail = "\n    "
-missing = []
-for message in tree.getroot().iter("message"):
-    source = message.find("source").text or ""
-    translation = message.find("translation")
-    if source in ZH:
-        translation.text = ZH[source]
-        translation.attrib.pop("type", None)
-    else:
-        missing.append(source)
-tree.getroot().set("language", "zh_CN")
-with open(path, "wb") as f:
-    f.write(b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n')
-    tree.write(f, encoding="utf-8", xml_declaration=False)
-    f.write(b"\n")
-for source in missing:
-    print("untranslated:", repr(source), file=sys.stderr)
+        if src[i] != '"':
+            break
+        j, buf = i + 1, ""
+        while src[j] != '"':
+            if src[j] == "\\":
+                buf += {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(src[j + 1], src[j + 1])
+                j += 2
+            else:
+                buf += src[j]
+                j += 1
+        parts.append(buf)
+        i = j + 1
+    return "".join(parts) if parts else None
+
+
+def sources():
+    """{context: [source texts]} of viewText("...") and ATTNLAB_MSG("...") calls in app/."""
+    found = {"attnlab::views": [], "attnlab::options": []}
+    files = glob.glob(os.path.join(ROOT, "app", "**", "*.cpp"), recursive=True)
+    files += glob.glob(os.path.join(ROOT, "app", "**", "*.hpp"), recursive=True)
+    for path in sorted(files):
+        text = open(path, encoding="utf-8").read()
+        for match in re.finditer(r"\b(ATTNLAB_MSG|viewText)\(", text):
+            literal = literal_after(text, match.end())
+            if literal is None:
+                continue
+            context = "attnlab::options" if match.group(1) == "ATTNLAB_MSG" else "attnlab::views"
+            if literal not in found[context]:
+                found[context].append(literal)
+    return found
+
+
+def context_element(root, name):
+    for context in root.iter("context"):
+        if context.findtext("name") == name:
+            return context
+    context = ET.SubElement(root, "context")
+    context.text = "\n    "
+    context.tail = "\n"
+    element = ET.SubElement(context, "name")
+    element.text = name
+    element.tail = "\n    "
+    return context
+
+
+def add_message(context, source):
+    # Laid out as lupdate writes it, so a later lupdate run leaves the file unchanged.
+    context[-1].tail = "\n    "
+    message = ET.SubElement(context, "message")
+    message.text = "\n        "
+    message.tail = "\n"
+    element = ET.SubElement(message, "source")
+    element.text = source
+    element.tail = "\n        "
+    element = ET.SubElement(message, "translation")
+    element.text = ""
+    element.tail = "\n    "
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    check = "--check" in sys.argv[1:]
+    path = args[0] if args else os.path.join(ROOT, "resources", "translations", "attention_lab_zh_CN.ts")
+    tree = ET.parse(path)
+    root = tree.getroot()
+    problems = []
+    for name, texts in sources().items():
+        context = context_element(root, name)
+        present = {m.findtext("source") for m in context.iter("message")}
+        for source in texts:
+            if source in present:
+                continue
+            if check:
+                problems.append("not in the .ts: %r (%s)" % (source, name))
+            else:
+                add_message(context, source)
+    for message in root.iter("message"):
+        source = message.find("source").text or ""
+        translation = message.find("translation")
+        if check:
+            if translation.get("type") in ("unfinished", "vanished", "obsolete") or not (translation.text or "").strip():
+                problems.append("untranslated: %r" % source)
+            continue
+        if source in ZH:
+            translation.text = ZH[source]
+            translation.attrib.pop("type", None)
+        else:
+            problems.append("untranslated: %r" % source)
+    if not check:
+        root.set("language", "zh_CN")
+        with open(path, "wb") as f:
+            f.write(b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n')
+            tree.write(f, encoding="utf-8", xml_declaration=False)
+            f.write(b"\n")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if check:
+        print("%d messages checked, %d problems" % (sum(1 for _ in root.iter("message")), len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -198,7 +198,7 @@ TEST_CASE("bad input exits 2 with one line naming the problem", "[cli][errors]")
   requireUsageError({"compute", "--text", "caf\xc3"}, "invalid UTF-8 at byte offset 3");
   requireUsageError({"compute", "--heads", "3", "--d-model", "64"},
                     "heads (3) must divide d_model (64)");
-  requireUsageError({"compute", "--mechanism", "cosine"}, "unknown mechanism 'cosine'");
+  requireUsageError({"compute", "--mechanism", "cosine"}, "--mechanism must be additive, dot or scaled (got 'cosine')");
   requireUsageError({"compute", "--d-k", "0"}, "--d-k must be between 1 and");
   requireUsageError({"render", "--out", dir.path().toStdString() + "/no/such/dir/x.png"},
                     "does not exist");
@@ -215,6 +215,90 @@ TEST_CASE("bad input exits 2 with one line naming the problem", "[cli][errors]")
   requireUsageError({"compute", "--layer", "2"}, "--layer applies to a pretrained model; add --model DIR");
   requireUsageError({"saturation", "--d-k", "1,0,4", "--out", out}, "--d-k must be between");
   requireUsageError({"info", "--text", "x"}, "does not apply");
+  // One limit, one message (issue 11 item 7): --width up to 16384, and with --scale.
+  requireUsageError({"render", "--width", "16385", "--out", out}, "--width must be between 16 and 16384 (got 16385)");
+  requireUsageError({"render", "--width", "10000", "--scale", "2", "--out", out},
+                    "the image would be 20000 x");
+  requireUsageError({"compute", "--lang", "zh_CN"}, "--lang does not apply to the compute command");
+  requireUsageError({"compute", "--causal=1"}, "--causal takes no value");
+  requireUsageError({"compute", "--text"}, "--text needs a value");
+  requireUsageError({"compute", "--seed", "-1"}, "--seed must be between 0 and");
+  requireUsageError({"render", "--color-scale", "rainbow", "--out", out},
+                    "--color-scale must be auto, linear, log or relative (got 'rainbow')");
+  requireUsageError({"render", "--layout-json", dir.path().toStdString() + "/l.json", "--out",
+                     dir.path().toStdString() + "/x.npy"}, "--layout-json describes a picture");
+  std::string long_text;
+  for (int i = 0; i < 4097; ++i) long_text += "w ";
+  requireUsageError({"compute", "--text", long_text}, "the text has 4097 tokens; at most 4096 per side are computed");
+}
+
+TEST_CASE("compute JSON keeps the matrices up to a size, then says how to get them", "[cli][compute]") {
+  // 1100 tokens × 1100 keys × 1 head = 1.21 M cells, above the 1 M (2^20) limit.
+  std::string text;
+  for (int i = 0; i < 1100; ++i) text.append("w").append(std::to_string(i % 50)).append(" ");
+  const CliResult big = runCli({"compute", "--text", text, "--heads", "1", "--d-model", "8", "--backend", "cpu"});
+  REQUIRE(big.code == 0);
+  CHECK(big.out.size() < 2'000'000);  // tokens and statistics only
+  const auto j = nlohmann::json::parse(big.out);
+  CHECK(j["matrices"]["included"] == false);
+  CHECK(j["matrices"]["cells"] == 1100 * 1100);
+  CHECK(j["matrices"]["limit"] == 1 << 20);
+  CHECK(j["matrices"]["note"].get<std::string>().find("render --out FILE.npy") != std::string::npos);
+  CHECK_FALSE(j["heads"][0].contains("weights"));
+  CHECK_FALSE(j.contains("output"));
+  CHECK(j["stats"]["entropy"][0].size() == 1100);
+  CHECK(j["query_tokens"].size() == 1100);
+  // --full keeps everything.
+  const CliResult full = runCli({"compute", "--text", text, "--heads", "1", "--d-model", "8", "--backend", "cpu", "--full"});
+  REQUIRE(full.code == 0);
+  const auto k = nlohmann::json::parse(full.out);
+  CHECK(k["matrices"]["included"] == true);
+  CHECK(k["heads"][0]["weights"].size() == 1100);
+  // Small runs always carry them.
+  const auto small = nlohmann::json::parse(runCli({"compute", "--text", kCat}).out);
+  CHECK(small["matrices"]["included"] == true);
+  CHECK(small["heads"][0]["weights"].size() == 11);
+}
+
+TEST_CASE("render --plot entropy|histogram: the window's analysis plots", "[cli][render]") {
+  QTemporaryDir dir;
+  const std::string png = dir.path().toStdString() + "/entropy.png";
+  REQUIRE(runCli({"render", "--plot", "entropy", "--out", png, "--width", "700", "--height", "400"}).code == 0);
+  CHECK(QImage(QString::fromStdString(png)).size() == QSize(700, 400));
+  const std::string svg = dir.path().toStdString() + "/histogram.svg";
+  REQUIRE(runCli({"render", "--plot", "histogram", "--out", svg}).code == 0);
+  CHECK(readFile(svg).contains("Histogram of the scores"));
+  requireUsageError({"render", "--plot", "entropy", "--out", dir.path().toStdString() + "/x.csv"},
+                    "--plot entropy draws a picture");
+  const std::string tiny = std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2";
+  requireUsageError({"render", "--model", tiny, "--plot", "histogram", "--out", png},
+                    "--plot histogram needs one layer: add --layer L");
+  REQUIRE(runCli({"render", "--model", tiny, "--layer", "1", "--plot", "histogram", "--out", png}).code == 0);
+}
+
+TEST_CASE("render --layout-json, --color-scale and --pool", "[cli][render]") {
+  QTemporaryDir dir;
+  const std::string png = dir.path().toStdString() + "/heads.png";
+  const std::string json = dir.path().toStdString() + "/heads.json";
+  REQUIRE(runCli({"render", "--text", kCat, "--out", png, "--layout-json", json, "--color-scale", "relative"}).code == 0);
+  const auto layout = nlohmann::json::parse(readFile(json).toStdString());
+  CHECK(layout["image"] == png);
+  CHECK(layout["color_scale"] == "relative");
+  const QImage image(QString::fromStdString(png));
+  CHECK(layout["canvas"]["width"] == image.width());
+  REQUIRE(layout["maps"].size() == 8);
+  for (const auto& map : layout["maps"]) {
+    CHECK(map["cell_width"] == map["cell_height"]);
+    CHECK(map["drawn"]["width"] == map["width"]);  // QCustomPlot drew the cells where laid out
+  }
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text.append("w").append(std::to_string(i % 97)).append(" ");
+  REQUIRE(runCli({"render", "--text", text, "--heads", "2", "--d-model", "16", "--head", "1", "--pool", "mean",
+                  "--out", png, "--layout-json", json}).code == 0);
+  const auto overview = nlohmann::json::parse(readFile(json).toStdString());
+  CHECK(overview["pool"] == "mean");
+  CHECK(overview["maps"][0]["block"] > 1);
+  CHECK(overview["color_scale"] == "log");
 }
 
 namespace {
@@ -283,7 +367,10 @@ TEST_CASE("model: a real forward pass's layers in JSON, NPY, CSV and pictures", 
   SECTION("bad combinations exit 2 with one line") {
     requireUsageError({"compute", "--model", kTinyGpt2, "--heads", "4"}, "--heads does not apply with --model");
     requireUsageError({"compute", "--model", kTinyGpt2, "--source", "x"}, "--pair");
-    requireUsageError({"compute", "--model", kTinyGpt2, "--layer", "2"}, "--layer 2 does not exist");
+    requireUsageError({"compute", "--model", kTinyGpt2, "--layer", "2"},
+                      "--layer 2 does not exist: tiny-gpt2 has layers 0–1 (or use all)");
+    requireUsageError({"compute", "--model", kTinyGpt2, "--layer", "-1"},
+                      "--layer -1 does not exist: tiny-gpt2 has layers 0–1 (or use all)");
     requireUsageError({"compute", "--model", kTinyGpt2, "--pair", "b"}, "sentence pairs need a BERT-family model");
     requireUsageError({"compute", "--model", kTinyGpt2, "--mechanism", "additive"}, "dot-product attention");
     requireUsageError({"compute", "--model", d + "/none"}, "does not exist");

@@ -1,12 +1,16 @@
 /// \file test_views.cpp
-/// The views: heatmap and head-grid contents (cells, masking, axes, labels, colour scale), the
-/// saturation plot's series and axes, the colour map, and image export to PNG, SVG and PDF.
+/// The views: heatmap pictures checked by their content (the colour at known cells, labels where
+/// the layout says, overview pooling by hand), the colour scales, the saturation and analysis
+/// plots, the model view, and image export to PNG, SVG and PDF.
 
 #include <qcustomplot.h>
 
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QPainter>
 #include <QTemporaryDir>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -14,7 +18,10 @@
 #include <random>
 
 #include "attnlab/error.hpp"
+#include "views/text.hpp"
+#include "views/heatmap_layout.hpp"
 #include "views/views.hpp"
+#include "attnlab/summary.hpp"
 
 namespace {
 
@@ -95,10 +102,52 @@ int legendEntries(const QCPLegend& legend) {
   return entries;
 }
 
-QStringList tickLabels(QCPAxis* axis) {
-  auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
-  REQUIRE(ticker);
-  return ticker->ticks().values();
+/// Draws into an offscreen plot laid out for width × height (as the CLI does).
+void prepare(QCustomPlot& plot, int width, int height) {
+  plot.setViewport(QRect(0, 0, width, height));
+  views::setCanvasSize(plot, QSize(width, height));
+}
+
+/// The picture as pixels, laid out and replotted at its canvas size.
+QImage render(QCustomPlot& plot) {
+  const QRect viewport = plot.viewport();
+  return plot.toPixmap(viewport.width(), viewport.height()).toImage();
+}
+
+/// The texts of a heatmap picture with `role`.
+std::vector<QJsonObject> textsWithRole(const QJsonObject& layout, const QString& role) {
+  std::vector<QJsonObject> out;
+  for (const QJsonValue& v : layout["texts"].toArray())
+    if (v.toObject()["role"].toString() == role) out.push_back(v.toObject());
+  return out;
+}
+
+QString titleOf(const QJsonObject& layout) {
+  const auto titles = textsWithRole(layout, QStringLiteral("title"));
+  return titles.empty() ? QString() : titles.front()["text"].toString().replace(QLatin1Char('\n'), QStringLiteral(" · "));
+}
+
+QRectF rectOf(const QJsonObject& o) {
+  return QRectF(o["x"].toDouble(), o["y"].toDouble(), o["width"].toDouble(), o["height"].toDouble());
+}
+
+/// The pixel of cell (row, column) of map `map` (from the layout JSON), a fifth of a cell in from
+/// its corner (clear of the frame and of a weight printed at its centre).
+QColor cellColor(const QImage& image, const QJsonObject& layout, int map, int row, int column) {
+  const QJsonObject m = layout["maps"].toArray().at(map).toObject();
+  const double cell = m["cell_width"].toDouble();
+  const int x = static_cast<int>(m["x"].toDouble() + (column + 0.2) * cell);
+  const int y = static_cast<int>(m["y"].toDouble() + (row + 0.2) * cell);
+  return image.pixelColor(x, y);
+}
+
+/// Pixels in rect that differ clearly from white (ink).
+int inkIn(const QImage& image, const QRectF& rect) {
+  int ink = 0;
+  const QRect r = rect.toAlignedRect().intersected(image.rect());
+  for (int y = r.top(); y <= r.bottom(); ++y)
+    for (int x = r.left(); x <= r.right(); ++x) ink += qGray(image.pixel(x, y)) < 160;
+  return ink;
 }
 
 ErrorCode errorCodeOf(const std::function<void()>& action) {
@@ -148,14 +197,6 @@ SaturationAnalysis fakeSaturation(int n_k) {
   return a;
 }
 
-/// Where look images go: $ATTNLAB_VIEWS_LOOK_DIR when set (to inspect them), else a temp dir.
-QString lookDir(const QTemporaryDir& fallback) {
-  const QString dir = qEnvironmentVariable("ATTNLAB_VIEWS_LOOK_DIR");
-  if (dir.isEmpty()) return fallback.path();
-  QDir().mkpath(dir);
-  return dir;
-}
-
 }  // namespace
 
 TEST_CASE("viridis runs from dark purple to yellow with rising lightness", "[views][colormap]") {
@@ -192,32 +233,35 @@ TEST_CASE("viridisGradient matches viridis and paints NaN in the masked grey",
   CHECK(QColor::fromRgb(rgb) == views::kMaskedColor);
 }
 
-TEST_CASE("scalingText and mechanismTitle name the run", "[views][heatmap]") {
+TEST_CASE("mechanismTitle and scalingText name the run, each once", "[views][heatmap]") {
   attnlab::AttentionSpec spec;
   spec.mechanism = Mechanism::kScaled;
+  CHECK(views::mechanismTitle(spec) == QStringLiteral("scaled dot-product"));
   CHECK(views::scalingText(spec) == QStringLiteral("scaled 1/√d_k"));
   spec.mechanism = Mechanism::kDot;
+  CHECK(views::mechanismTitle(spec) == QStringLiteral("dot-product, unscaled"));
   CHECK(views::scalingText(spec) == QStringLiteral("unscaled"));
   spec.mechanism = Mechanism::kAdditive;
-  CHECK(views::scalingText(spec) == QStringLiteral("additive"));
-  spec.temperature = 2.0;
-  CHECK(views::scalingText(spec) == QStringLiteral("T = 2"));
+  CHECK(views::mechanismTitle(spec) == QStringLiteral("additive"));
   spec.temperature = 0.25;
-  CHECK(views::scalingText(spec) == QStringLiteral("T = 0.25"));
-  CHECK(views::mechanismTitle(Mechanism::kAdditive) == QStringLiteral("additive"));
-  CHECK(views::mechanismTitle(Mechanism::kDot) == QStringLiteral("dot-product"));
-  CHECK(views::mechanismTitle(Mechanism::kScaled) == QStringLiteral("scaled dot-product"));
+  CHECK(views::mechanismTitle(spec) == QStringLiteral("additive · T = 0.25"));
+  spec.mechanism = Mechanism::kScaled;
+  spec.temperature = 2.0;
+  CHECK(views::mechanismTitle(spec) == QStringLiteral("dot-product · T = 2"));
+  CHECK(views::scalingText(spec) == QStringLiteral("T = 2"));
 }
 
-TEST_CASE("drawHeatmap: cells are (key j, query i), masked cells NaN", "[views][heatmap]") {
+TEST_CASE("drawHeatmap: cells are (key j, query i) in weight units, masked cells NaN", "[views][heatmap]") {
   const AttentionResult result = smallCausalResult();
   QCustomPlot plot;
+  prepare(plot, 600, 600);
   views::drawHeatmap(plot, result, 1, kTokens, kTokens, scaledLabel());
-
   REQUIRE(plot.plottableCount() == 1);
   auto* map = qobject_cast<QCPColorMap*>(plot.plottable(0));
   REQUIRE(map);
   CHECK_FALSE(map->interpolate());
+  CHECK(map->keyAxis()->axisType() == QCPAxis::atTop);
+  CHECK(map->valueAxis()->rangeReversed());  // query 0 at the top
   QCPColorMapData* data = map->data();
   REQUIRE(data->keySize() == 3);
   REQUIRE(data->valueSize() == 3);
@@ -233,45 +277,58 @@ TEST_CASE("drawHeatmap: cells are (key j, query i), masked cells NaN", "[views][
   }
   CHECK(map->dataRange().lower == 0.0);
   CHECK(map->dataRange().upper == 1.0);
-  CHECK(map->gradient().nanHandling() == QCPColorGradient::nhNanColor);
 }
 
-TEST_CASE("drawHeatmap: axes, token labels, colour scale and title", "[views][heatmap]") {
+TEST_CASE("drawHeatmap: the picture shows each weight's colour at its cell, masked cells grey",
+          "[views][heatmap][picture]") {
   QCustomPlot plot;
+  prepare(plot, 640, 560);
   views::drawHeatmap(plot, smallCausalResult(), 0, kTokens, kTokens, scaledLabel());
-  auto* map = qobject_cast<QCPColorMap*>(plot.plottable(0));
-  REQUIRE(map);
-
-  QCPAxis* keys = map->keyAxis();
-  QCPAxis* queries = map->valueAxis();
-  CHECK(keys->axisType() == QCPAxis::atTop);
-  CHECK(queries->axisType() == QCPAxis::atLeft);
-  CHECK(queries->rangeReversed());  // query 0 at the top
-  CHECK_FALSE(keys->rangeReversed());
-  CHECK(keys->range().lower == Approx(-0.5));
-  CHECK(keys->range().upper == Approx(2.5));
-  CHECK(tickLabels(keys) == kTokens);
-  CHECK(tickLabels(queries) == kTokens);
-  CHECK(keys->label() == QStringLiteral("key"));
-  CHECK(queries->label() == QStringLiteral("query"));
-  CHECK(plot.xAxis2 == keys);
-  CHECK(plot.yAxis == queries);
-
-  QCPColorScale* scale = map->colorScale();
-  REQUIRE(scale);
-  CHECK(scale->label() == QStringLiteral("attention weight"));
-  CHECK(scale->dataRange().lower == 0.0);
-  CHECK(scale->dataRange().upper == 1.0);
-
-  const QStringList texts = layoutTexts(plot);
-  CHECK(texts.contains(
-      QStringLiteral("scaled dot-product · head 0 · d_k = 8 · scaled 1/√d_k · causal mask")));
-  CHECK(std::any_of(texts.begin(), texts.end(), [](const QString& t) {
-    return t.startsWith(QStringLiteral("grey = masked"));
-  }));
+  const QImage image = render(plot);
+  const QJsonObject layout = views::layoutJson(plot);
+  const QJsonObject map = layout["maps"].toArray().at(0).toObject();
+  CHECK(map["cell_width"].toDouble() == map["cell_height"].toDouble());
+  CHECK(map["cell_width"].toDouble() >= 100);  // 3 tokens: large cells
+  // Sample off the cell centre (the centre carries the printed weight): a quarter in.
+  auto at = [&](int row, int column) {
+    const double cell = map["cell_width"].toDouble();
+    return image.pixelColor(static_cast<int>(map["x"].toDouble() + (column + 0.2) * cell),
+                            static_cast<int>(map["y"].toDouble() + (row + 0.2) * cell));
+  };
+  CHECK(near(at(0, 2), views::kMaskedColor, 2));   // query 0 cannot see key 2
+  CHECK(near(at(0, 0), views::viridis(1.0), 6));   // weight 1
+  CHECK(near(at(1, 1), views::viridis(0.75), 6));  // weight 0.75
+  CHECK(near(at(2, 0), views::viridis(0.2), 6));
+  // The weights are printed in the cells, white on dark cells, black on light ones.
+  const auto values = textsWithRole(layout, QStringLiteral("cell_value"));
+  CHECK(values.size() == 6);
+  // Labels sit beside their rows and columns, drawn where the layout says (ink inside).
+  for (const QJsonObject& label : textsWithRole(layout, QStringLiteral("query_label"))) {
+    const QRectF r = rectOf(label);
+    const int row = label["index"].toInt();
+    CHECK(r.center().y() == Approx(map["y"].toDouble() + (row + 0.5) * map["cell_height"].toDouble()).margin(0.6));
+    CHECK(r.right() < map["x"].toDouble());
+    CHECK(inkIn(image, r) > 5);
+  }
+  CHECK(textsWithRole(layout, QStringLiteral("key_label")).size() == 3);
+  CHECK(titleOf(layout) == QStringLiteral("head 0 · scaled dot-product · d_k = 8 · 3 tokens · causal mask"));
+  const auto axes = textsWithRole(layout, QStringLiteral("axis_title"));
+  REQUIRE(axes.size() == 2);
+  CHECK(axes[0]["text"].toString() == QStringLiteral("key"));
+  CHECK(axes[1]["text"].toString() == QStringLiteral("query"));
+  const auto notes = textsWithRole(layout, QStringLiteral("note"));
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0]["text"].toString().startsWith(QStringLiteral("grey = masked")));
+  // The colour bar: 0 and 1 are labelled, and its title names the scale.
+  const auto ticks = textsWithRole(layout, QStringLiteral("bar_tick"));
+  REQUIRE(ticks.size() >= 2);
+  CHECK(ticks.front()["text"].toString() == QStringLiteral("0"));
+  CHECK(ticks.back()["text"].toString() == QStringLiteral("1"));
+  CHECK(layout["color_bar"].toObject()["title"].toString() == QStringLiteral("attention weight"));
+  CHECK(layout["color_scale"].toString() == QStringLiteral("linear"));
 }
 
-TEST_CASE("drawHeatmap: title options and no masked note without a mask", "[views][heatmap]") {
+TEST_CASE("drawHeatmap: cross-attention names target and source; other titles", "[views][heatmap]") {
   AttentionResult result = randomResult(1, 3, 4, Mask::kNone);
   views::RunLabel label;
   label.spec.mechanism = Mechanism::kDot;
@@ -279,138 +336,274 @@ TEST_CASE("drawHeatmap: title options and no masked note without a mask", "[view
   label.spec.d_model = 64;
   label.spec.temperature = 2.0;
   label.cross = true;
-  label.extra = QStringLiteral("layer 3");
+  label.model = QStringLiteral("m");
+  label.layer = 3;
   QCustomPlot plot;
+  prepare(plot, 700, 560);
   views::drawHeatmap(plot, result, 0, kTokens, {"a", "b", "c", "d"}, label);
-  const QStringList texts = layoutTexts(plot);
-  CHECK(texts.contains(
-      QStringLiteral("dot-product · head 0 · d_k = 64 · T = 2 · cross-attention · layer 3")));
-  CHECK_FALSE(std::any_of(texts.begin(), texts.end(),
-                          [](const QString& t) { return t.contains(QStringLiteral("masked")); }));
+  const QJsonObject layout = views::layoutJson(plot);
+  CHECK(titleOf(layout) ==
+        QStringLiteral("m · layer 3 · head 0 · dot-product · T = 2 · d_k = 64 · 3 queries × 4 keys · cross-attention"));
+  const auto axes = textsWithRole(layout, QStringLiteral("axis_title"));
+  REQUIRE(axes.size() == 2);
+  CHECK(axes[0]["text"].toString() == QStringLiteral("key (source)"));
+  CHECK(axes[1]["text"].toString() == QStringLiteral("query (target)"));
+  CHECK(textsWithRole(layout, QStringLiteral("note")).empty());  // nothing masked
   auto* map = qobject_cast<QCPColorMap*>(plot.plottable(0));
   REQUIRE(map);
   CHECK(map->data()->keySize() == 4);
   CHECK(map->data()->valueSize() == 3);
 }
 
-TEST_CASE("drawHeatmap renders masked cells grey and weight 1 yellow", "[views][heatmap]") {
-  QCustomPlot plot;
-  views::drawHeatmap(plot, smallCausalResult(), 0, kTokens, kTokens, scaledLabel());
-  const int w = 600;
-  const int h = 600;
-  plot.resize(w, h);
-  const QImage image = plot.toPixmap(w, h).toImage();
-  auto* map = qobject_cast<QCPColorMap*>(plot.plottable(0));
-  REQUIRE(map);
-  // Sample near a cell corner, away from the printed weight.
-  auto at = [&](double key, double query) {
-    const int x = static_cast<int>(map->keyAxis()->coordToPixel(key - 0.35));
-    const int y = static_cast<int>(map->valueAxis()->coordToPixel(query - 0.35));
-    return image.pixelColor(x, y);
-  };
-  CHECK(near(at(2, 0), views::kMaskedColor, 2));   // query 0 cannot see key 2
-  CHECK(near(at(0, 0), views::viridis(1.0), 6));   // weight 1
-  CHECK(near(at(1, 1), views::viridis(0.75), 6));  // weight 0.75
-}
-
 TEST_CASE("drawHeatmap accepts a single token and index labels", "[views][heatmap]") {
   AttentionResult result = randomResult(1, 1, 1, Mask::kCausal);
   QCustomPlot plot;
+  prepare(plot, 500, 500);
   views::drawHeatmap(plot, result, 0, {}, {}, views::RunLabel{});
   auto* map = qobject_cast<QCPColorMap*>(plot.plottable(0));
   REQUIRE(map);
   CHECK(map->data()->cell(0, 0) == Approx(1.0));
-  CHECK(tickLabels(map->keyAxis()) == QStringList{QStringLiteral("0")});
-  const QImage image = plot.toPixmap(500, 500).toImage();
-  const int x = static_cast<int>(map->keyAxis()->coordToPixel(0.3));
-  const int y = static_cast<int>(map->valueAxis()->coordToPixel(0.3));
-  CHECK(near(image.pixelColor(x, y), views::viridis(1.0), 6));
+  const QJsonObject layout = views::layoutJson(plot);
+  const auto labels = textsWithRole(layout, QStringLiteral("query_label"));
+  REQUIRE(labels.size() == 1);
+  CHECK(labels[0]["text"].toString() == QStringLiteral("0"));
+  const QImage image = render(plot);
+  const QJsonObject m = layout["maps"].toArray().at(0).toObject();
+  CHECK(near(image.pixelColor(static_cast<int>(m["x"].toDouble() + 8), static_cast<int>(m["y"].toDouble() + 8)),
+             views::viridis(1.0), 6));
 }
 
 TEST_CASE("drawHeatmap rejects bad input", "[views][heatmap]") {
   QCustomPlot plot;
   const AttentionResult result = smallCausalResult();
-  CHECK(errorCodeOf([&] {
-          views::drawHeatmap(plot, result, 2, kTokens, kTokens, scaledLabel());
-        }) == ErrorCode::kInvalidArgument);
-  CHECK(errorCodeOf([&] {
-          views::drawHeatmap(plot, result, -1, kTokens, kTokens, scaledLabel());
-        }) == ErrorCode::kInvalidArgument);
-  CHECK(errorCodeOf([&] {
-          views::drawHeatmap(plot, result, 0, {"a", "b"}, kTokens, scaledLabel());
-        }) == ErrorCode::kInvalidArgument);
-  CHECK(errorCodeOf([&] {
-          views::drawHeadGrid(plot, AttentionResult{}, kTokens, kTokens, scaledLabel());
-        }) == ErrorCode::kInvalidArgument);
+  CHECK(errorCodeOf([&] { views::drawHeatmap(plot, result, 2, kTokens, kTokens, scaledLabel()); }) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(errorCodeOf([&] { views::drawHeatmap(plot, result, -1, kTokens, kTokens, scaledLabel()); }) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(errorCodeOf([&] { views::drawHeatmap(plot, result, 0, {"a", "b"}, kTokens, scaledLabel()); }) ==
+        ErrorCode::kInvalidArgument);
+  CHECK(errorCodeOf([&] { views::drawHeadGrid(plot, AttentionResult{}, kTokens, kTokens, scaledLabel()); }) ==
+        ErrorCode::kInvalidArgument);
 }
 
-TEST_CASE("drawHeadGrid: one map per head, one shared colour scale", "[views][grid]") {
+TEST_CASE("drawHeadGrid: one square map per head; labels on the outer maps", "[views][grid]") {
   const AttentionResult result = smallCausalResult();
   QCustomPlot plot;
+  prepare(plot, 800, 500);
   views::drawHeadGrid(plot, result, kTokens, kTokens, scaledLabel());
   REQUIRE(plot.plottableCount() == 2);
   CHECK(plot.axisRectCount() == 2);
-  auto* first = qobject_cast<QCPColorMap*>(plot.plottable(0));
-  auto* second = qobject_cast<QCPColorMap*>(plot.plottable(1));
-  REQUIRE(first);
-  REQUIRE(second);
-  CHECK(first->colorScale() != nullptr);
-  CHECK(first->colorScale() == second->colorScale());
-  CHECK(first->colorScale()->label() == QStringLiteral("attention weight"));
-  CHECK(first->keyAxis()->axisRect() != second->keyAxis()->axisRect());
   for (int k = 0; k < 2; ++k) {
     auto* map = qobject_cast<QCPColorMap*>(plot.plottable(k));
-    CHECK_FALSE(map->interpolate());
-    CHECK(map->valueAxis()->rangeReversed());
-    CHECK(tickLabels(map->keyAxis()) == kTokens);
-    CHECK(tickLabels(map->valueAxis()) == kTokens);
+    REQUIRE(map);
     CHECK(map->data()->cell(1, 2) == Approx(result.weights(k, 2, 1)));
     CHECK(std::isnan(map->data()->cell(2, 1)));
   }
-  const QStringList texts = layoutTexts(plot);
-  CHECK(texts.contains(QStringLiteral("head 0")));
-  CHECK(texts.contains(QStringLiteral("head 1")));
-  CHECK(texts.contains(
-      QStringLiteral("scaled dot-product · 2 heads · d_k = 8 · scaled 1/√d_k · causal mask")));
-
+  const QImage image = render(plot);
+  const QJsonObject layout = views::layoutJson(plot);
+  CHECK(layout["columns"].toInt() == 2);  // a wide canvas: side by side
+  for (int k = 0; k < 2; ++k) {
+    const QJsonObject m = layout["maps"].toArray().at(k).toObject();
+    CHECK(m["cell_width"].toDouble() == m["cell_height"].toDouble());
+    CHECK(near(cellColor(image, layout, k, 2, 1), views::viridis(result.weights(k, 2, 1)), 6));
+    CHECK(near(cellColor(image, layout, k, 0, 2), views::kMaskedColor, 2));
+  }
+  CHECK(textsWithRole(layout, QStringLiteral("panel_title")).size() == 2);
+  // Queries are labelled left of the first column, keys above the first row.
+  CHECK(textsWithRole(layout, QStringLiteral("query_label")).size() == 3);
+  CHECK(textsWithRole(layout, QStringLiteral("key_label")).size() == 6);
+  CHECK(titleOf(layout) == QStringLiteral("2 heads · scaled dot-product · d_k = 8 · 3 tokens · causal mask"));
   // Redrawing replaces everything.
   views::drawHeatmap(plot, result, 0, kTokens, kTokens, scaledLabel());
   CHECK(plot.plottableCount() == 1);
   CHECK(plot.axisRectCount() == 1);
 }
 
-TEST_CASE("drawHeadGrid thins labels for long inputs", "[views][grid]") {
-  for (int n : {8, 24, 60, 300}) {
-    const AttentionResult result = randomResult(4, n, n, Mask::kNone);
-    QStringList tokens;
-    for (int i = 0; i < n; ++i) tokens << QStringLiteral("tok%1").arg(i);
-    QCustomPlot plot;
-    views::drawHeadGrid(plot, result, tokens, tokens, views::RunLabel{});
-    auto* map = qobject_cast<QCPColorMap*>(plot.plottable(3));
-    REQUIRE(map);
-    const QStringList labels = tickLabels(map->valueAxis());
-    INFO("n = " << n);
-    if (n <= 24) {
-      CHECK(labels.size() == n);
-    } else {
-      CHECK(labels.size() < n);
-      CHECK(labels.size() <= 24);
-      CHECK(labels.first() == QStringLiteral("#0 tok0"));  // thinned labels carry positions
+TEST_CASE("heatmaps: square cells and labels that never overlap, at any length", "[views][grid]") {
+  const QStringList chinese = QString::fromUtf8("我爱自然语言处理。注意力机制很有趣").split(QString(), Qt::SkipEmptyParts);
+  for (int n : {3, 11, 17, 60, 500}) {
+    for (int heads : {1, 8}) {
+      QStringList tokens;
+      for (int i = 0; i < n; ++i) tokens << (n == 17 ? chinese.at(i) : QStringLiteral("tok%1").arg(i));
+      const AttentionResult result = randomResult(heads, n, n, Mask::kCausal);
+      const views::ImageSize size = views::defaultHeatmapSize(n, n, heads);
+      QCustomPlot plot;
+      prepare(plot, size.width, size.height);
+      if (heads == 1) {
+        views::drawHeatmap(plot, result, 0, tokens, tokens, scaledLabel());
+      } else {
+        views::drawHeadGrid(plot, result, tokens, tokens, scaledLabel());
+      }
+      render(plot);
+      const QJsonObject layout = views::layoutJson(plot);
+      INFO("n = " << n << ", heads = " << heads);
+      for (const QJsonValue& v : layout["maps"].toArray()) {
+        const QJsonObject m = v.toObject();
+        CHECK(m["cell_width"].toDouble() == Approx(m["cell_height"].toDouble()).epsilon(0.1));
+        CHECK(m["drawn"].toObject()["width"].toDouble() == Approx(m["width"].toDouble()).margin(1));
+      }
+      const QJsonArray texts = layout["texts"].toArray();
+      for (int a = 0; a < texts.size(); ++a) {
+        const QRectF ra = rectOf(texts[a].toObject());
+        CHECK(QRectF(0, 0, size.width, size.height).contains(ra));
+        for (int b = a + 1; b < texts.size(); ++b) {
+          const QRectF rb = rectOf(texts[b].toObject());
+          if (views::overlaps(ra, rb)) {
+            FAIL_CHECK(texts[a].toObject()["text"].toString().toStdString()
+                       << " overlaps " << texts[b].toObject()["text"].toString().toStdString());
+          }
+        }
+      }
+      if (n <= 17) {
+        // Few tokens: every token is labelled, upright CJK keys included.
+        CHECK(static_cast<int>(textsWithRole(layout, QStringLiteral("query_label")).size()) >= n);
+        CHECK(layout["query_step"].toInt() == 1);
+        CHECK(layout["key_step"].toInt() == 1);
+      }
     }
   }
 }
 
-TEST_CASE("defaultHeatmapSize gives sensible sizes", "[views][heatmap]") {
-  const views::ImageSize small = views::defaultHeatmapSize(3, 3, 1);
-  CHECK(small.width >= 500);
-  CHECK(small.height >= 500);
-  const views::ImageSize big = views::defaultHeatmapSize(400, 400, 1);
-  CHECK(big.width <= 1600);
-  CHECK(big.height <= 1600);
-  const views::ImageSize grid = views::defaultHeatmapSize(10, 10, 16);
-  CHECK(grid.width > views::defaultHeatmapSize(10, 10, 1).width);
-  CHECK(grid.width >= grid.height * 3 / 4);
-  CHECK(grid.width <= 2600);
+TEST_CASE("long inputs: an overview of blocks, pooled by max or mean, on a log scale", "[views][overview]") {
+  const int n = 900;
+  const AttentionResult result = randomResult(1, n, n, Mask::kNone, 2.0, 29);
+  QStringList tokens;
+  for (int i = 0; i < n; ++i) tokens << QStringLiteral("w%1").arg(i);
+  for (views::Pool pool : {views::Pool::kMax, views::Pool::kMean}) {
+    QCustomPlot plot;
+    prepare(plot, 900, 900);
+    views::drawHeatmap(plot, result, 0, tokens, tokens, scaledLabel(), {views::ColorScale::kAuto, pool});
+    const QJsonObject layout = views::layoutJson(plot);
+    const QJsonObject m = layout["maps"].toArray().at(0).toObject();
+    const int b = m["block"].toInt();
+    INFO("block " << b);
+    REQUIRE(b > 1);
+    CHECK(m["cell_width"].toDouble() >= views::kOverviewCellPx);
+    CHECK(layout["color_scale"].toString() == QStringLiteral("log"));  // auto for long inputs
+    CHECK(titleOf(layout).contains(QStringLiteral("%1 tokens · overview: %2 × %2-token blocks, %3")
+                                       .arg(n)
+                                       .arg(b)
+                                       .arg(pool == views::Pool::kMax ? QStringLiteral("max") : QStringLiteral("mean"))));
+    // The first block by hand: the max (or mean) of its b × b weights, as log10.
+    double best = 0, sum = 0;
+    for (int i = 0; i < b; ++i)
+      for (int j = 0; j < b; ++j) {
+        best = std::max(best, static_cast<double>(result.weights(0, i, j)));
+        sum += result.weights(0, i, j);
+      }
+    auto* map = qobject_cast<QCPColorMap*>(plot.plottable(0));
+    REQUIRE(map);
+    CHECK(map->data()->keySize() == (n + b - 1) / b);
+    CHECK(map->data()->cell(0, 0) == Approx(std::log10(pool == views::Pool::kMax ? best : sum / (b * b))).margin(1e-6));
+    // The colour bar marks the uniform level 1/n and names the pooling.
+    const auto marks = textsWithRole(layout, QStringLiteral("bar_mark"));
+    REQUIRE(marks.size() == 1);
+    CHECK(marks[0]["text"].toString() == QStringLiteral("uniform 1/%1").arg(n));
+    CHECK(layout["color_bar"].toObject()["title"].toString().contains(
+        pool == views::Pool::kMax ? QStringLiteral("block max") : QStringLiteral("block mean")));
+    // The cell under a pixel names exact tokens, also inside a block.
+    const double token_px = m["cell_width"].toDouble() / b;
+    const auto hit = views::cellAt(plot, QPointF(m["x"].toDouble() + (7 + 0.5) * token_px,
+                                                 m["y"].toDouble() + (3 + 0.5) * token_px));
+    REQUIRE(hit);
+    CHECK(hit->key == 7);
+    CHECK(hit->query == 3);
+  }
+}
+
+TEST_CASE("colour scales: log and relative to uniform, at known cells", "[views][scale][picture]") {
+  // One head, 4 keys, row 0 uniform (1/4 each), row 1 one-hot, row 2 = (0.5, 0.25, 0.125, 0.125).
+  AttentionResult r;
+  r.mask = Mask::kNone;
+  r.weights = Tensor3(1, 3, 4);
+  const float w[3][4] = {{0.25f, 0.25f, 0.25f, 0.25f}, {1, 0, 0, 0}, {0.5f, 0.25f, 0.125f, 0.125f}};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) r.weights(0, i, j) = w[i][j];
+  QCustomPlot plot;
+  prepare(plot, 700, 600);
+  views::drawHeatmap(plot, r, 0, {}, {}, views::RunLabel{}, {views::ColorScale::kLog, views::Pool::kMax});
+  auto* map = qobject_cast<QCPColorMap*>(plot.plottable(0));
+  REQUIRE(map);
+  // log10 weights, floored a decade below 1/n_k: 0.1/4 → floor(log10 0.025) = −2.
+  CHECK(map->dataRange().lower == -2.0);
+  CHECK(map->dataRange().upper == 0.0);
+  CHECK(map->data()->cell(0, 0) == Approx(std::log10(0.25)));
+  CHECK(map->data()->cell(1, 1) == Approx(-2.0));  // a weight of 0 sits at the floor
+  QImage image = render(plot);
+  QJsonObject layout = views::layoutJson(plot);
+  CHECK(near(cellColor(image, layout, 0, 1, 0), views::viridis(1.0), 6));
+  CHECK(near(cellColor(image, layout, 0, 0, 0), views::viridis((std::log10(0.25) + 2) / 2), 6));
+  CHECK(layout["color_bar"].toObject()["title"].toString() == QStringLiteral("attention weight (log scale)"));
+
+  views::drawHeatmap(plot, r, 0, {}, {}, views::RunLabel{}, {views::ColorScale::kRelative, views::Pool::kMax});
+  map = qobject_cast<QCPColorMap*>(plot.plottable(0));
+  // log2(n·p): uniform → 0, the range ±2 bits for 4 keys.
+  CHECK(map->dataRange().lower == -2.0);
+  CHECK(map->dataRange().upper == 2.0);
+  CHECK(map->data()->cell(2, 0) == Approx(0.0));
+  CHECK(map->data()->cell(0, 2) == Approx(1.0));  // 4 · 0.5 = 2 = 2^1
+  image = render(plot);
+  layout = views::layoutJson(plot);
+  // Uniform cells are the diverging map's middle (near white), the one-hot cell its red end.
+  CHECK(near(cellColor(image, layout, 0, 0, 1), QColor(0xf7, 0xf7, 0xf7), 6));
+  CHECK(near(cellColor(image, layout, 0, 1, 0), QColor(0xb2, 0x18, 0x2b), 6));
+  CHECK(near(cellColor(image, layout, 0, 1, 1), QColor(0x21, 0x66, 0xac), 6));
+  CHECK(textsWithRole(layout, QStringLiteral("bar_mark")).at(0)["text"].toString() == QStringLiteral("×1 = uniform"));
+}
+
+TEST_CASE("updateWeights refills the maps without a new layout", "[views][grid]") {
+  AttentionResult a = randomResult(2, 5, 5, Mask::kNone, 2.0, 1);
+  const AttentionResult b = randomResult(2, 5, 5, Mask::kNone, 2.0, 2);
+  QCustomPlot plot;
+  prepare(plot, 700, 500);
+  views::drawHeadGrid(plot, a, {}, {}, scaledLabel());
+  const QJsonObject before = views::layoutJson(plot);
+  views::RunLabel label = scaledLabel();
+  label.spec.d_k = 64;
+  REQUIRE(views::updateWeights(plot, b, -1, {}, {}, label));
+  auto* map = qobject_cast<QCPColorMap*>(plot.plottable(1));
+  CHECK(map->data()->cell(3, 2) == Approx(b.weights(1, 2, 3)));
+  const QJsonObject after = views::layoutJson(plot);
+  CHECK(after["maps"] == before["maps"]);
+  CHECK(titleOf(after).contains(QStringLiteral("d_k = 64")));
+  // Another shape or canvas needs a new layout.
+  CHECK_FALSE(views::updateWeights(plot, randomResult(2, 6, 6, Mask::kNone), -1, {}, {}, label));
+  views::setCanvasSize(plot, QSize(800, 500));
+  CHECK_FALSE(views::updateWeights(plot, b, -1, {}, {}, label));
+}
+
+TEST_CASE("emoji are drawn in colour, vertical labels keep CJK upright", "[views][text]") {
+  const auto runs = views::splitRuns(QString::fromUtf8("a😀b👨‍👩‍👧🇫🇷我爱❤c"));
+  if (views::emojiFamily().isEmpty()) {
+    WARN("skipped: no colour emoji font (fonts-noto-color-emoji)");
+    return;
+  }
+  QStringList emoji;
+  for (const auto& run : runs)
+    if (run.emoji) emoji << run.text;
+  CHECK(emoji == QStringList{QString::fromUtf8("😀"), QString::fromUtf8("👨‍👩‍👧"), QString::fromUtf8("🇫🇷")});  // ❤ without U+FE0F is text
+  // A vertical label stacks CJK characters: taller than wide; Latin runs are turned.
+  const QFont font;
+  const QSizeF zh = views::measureText(QString::fromUtf8("我爱你"), font, views::Orientation::kVertical);
+  CHECK(zh.height() > 2.5 * zh.width());
+  const QSizeF en = views::measureText(QStringLiteral("because"), font, views::Orientation::kVertical);
+  CHECK(en.height() == Approx(views::measureText(QStringLiteral("because"), font).width()));
+  // 😀 in a picture is coloured (the text font's glyph would be black).
+  QImage image(120, 60, QImage::Format_ARGB32);
+  image.fill(Qt::white);
+  {
+    QPainter painter(&image);
+    QFont big;
+    big.setPixelSize(40);
+    views::drawText(painter, {QStringLiteral("t"), QString::fromUtf8("😀"), big, QRectF(10, 5, 100, 50)});
+  }
+  int colourful = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      colourful += c.saturation() > 120 && c.value() > 120;
+    }
+  CHECK(colourful > 50);
 }
 
 TEST_CASE("drawSaturation: four curves, log2 d_k axis, sentence points, marker",
@@ -465,6 +658,7 @@ TEST_CASE("exportPlot writes PNG, SVG and PDF", "[views][export]") {
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   QCustomPlot plot;
+  prepare(plot, 400, 300);
   views::drawHeatmap(plot, smallCausalResult(), 0, kTokens, kTokens, scaledLabel());
 
   const QString png = dir.filePath(QStringLiteral("heat.png"));
@@ -474,6 +668,11 @@ TEST_CASE("exportPlot writes PNG, SVG and PDF", "[views][export]") {
   CHECK(image.width() == 800);
   CHECK(image.height() == 600);
 
+  prepare(plot, 500, 400);
+  views::drawHeatmap(plot, smallCausalResult(), 0, kTokens, kTokens, scaledLabel());
+  // A heatmap laid out for another size is not exported distorted.
+  CHECK(errorCodeOf([&] { views::exportPlot(plot, dir.filePath(QStringLiteral("x.png")), {400, 300, 1.0}); }) ==
+        ErrorCode::kInvalidArgument);
   const QString svg = dir.filePath(QStringLiteral("heat.svg"));
   views::exportPlot(plot, svg, {500, 400, 1.0});
   const QByteArray svg_text = readAll(svg);
@@ -486,7 +685,7 @@ TEST_CASE("exportPlot writes PNG, SVG and PDF", "[views][export]") {
   // The cells are vector rectangles: 6 visible cells + the masked runs, not one bitmap. (The
   // colour bar's gradient stays an image.)
   CHECK(svg_text.count("<rect") + svg_text.count("<path") >= 8);
-  CHECK(svg_text.count("<image") <= 1);
+  CHECK(svg_text.count("<image") <= 1);  // the colour bar's strip
 
   const QString pdf = dir.filePath(QStringLiteral("heat.pdf"));
   views::exportPlot(plot, pdf, {500, 400, 1.0});
@@ -494,9 +693,21 @@ TEST_CASE("exportPlot writes PNG, SVG and PDF", "[views][export]") {
 }
 
 TEST_CASE("exportPlot reports bad paths and sizes", "[views][export]") {
+  // One limit, one message: the option table's (16384 pixels on a side, scale included).
+  QCustomPlot saturation;
+  views::drawSaturation(saturation, fakeSaturation(16), std::nullopt, 8, true);
+  QTemporaryDir big;
+  try {
+    views::exportPlot(saturation, big.filePath(QStringLiteral("big.png")), {10000, 300, 2.0});
+    FAIL("no error");
+  } catch (const attnlab::Error& error) {
+    CHECK(error.code() == ErrorCode::kInvalidArgument);
+    CHECK_THAT(error.what(), Catch::Contains("the image would be 20000 x 600 pixels; at most 16384 on a side"));
+  }
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   QCustomPlot plot;
+  prepare(plot, 400, 300);
   views::drawHeatmap(plot, smallCausalResult(), 0, kTokens, kTokens, scaledLabel());
   const QString missing = dir.filePath(QStringLiteral("no/such/folder/heat.png"));
   for (const char* suffix : {"png", "svg", "pdf"}) {
@@ -530,118 +741,76 @@ TEST_CASE("exportPlot reports bad paths and sizes", "[views][export]") {
   CHECK_FALSE(QFile::exists(png));
 }
 
-TEST_CASE("views draw Chinese, emoji, long and many tokens (look images)", "[views][look]") {
-  QTemporaryDir fallback;
-  REQUIRE(fallback.isValid());
-  const QString out = lookDir(fallback);
-  QCustomPlot plot;
-  auto save = [&](const QString& name, const views::ImageSize& size) {
-    const QString path = out + QLatin1Char('/') + name;
-    views::exportPlot(plot, path, size);
-    if (name.endsWith(QLatin1String(".png"))) {
-      CHECK(QImage(path).width() == static_cast<int>(std::lround(size.width * size.scale)));
-    }
-  };
-
-  views::RunLabel label = scaledLabel();
-  label.spec.heads = 1;
-  label.spec.d_model = 64;
-  const QStringList chinese{"我", "爱", "你", "🙂", "。"};
-  AttentionResult zh = randomResult(1, 5, 5, Mask::kCausal, 1.5, 3);
-  views::drawHeatmap(plot, zh, 0, chinese, chinese, label);
-  save(QStringLiteral("chinese_causal.png"), views::defaultHeatmapSize(5, 5, 1));
-
-  const QStringList words =
-      QStringLiteral(
-          "The quick brown fox jumps over the lazy dog because attention is all you need today")
-          .split(QLatin1Char(' '));
-  label.spec.mask = Mask::kNone;
-  label.spec.mechanism = Mechanism::kDot;
-  AttentionResult en = randomResult(1, words.size(), words.size(), Mask::kNone, 3.0, 5);
-  views::drawHeatmap(plot, en, 0, words, words, label);
-  save(QStringLiteral("english_single.png"),
-       views::defaultHeatmapSize(words.size(), words.size(), 1));
-  save(QStringLiteral("english_single.svg"),
-       views::defaultHeatmapSize(words.size(), words.size(), 1));
-  save(QStringLiteral("english_single.pdf"),
-       views::defaultHeatmapSize(words.size(), words.size(), 1));
-
-  label.spec.mechanism = Mechanism::kScaled;
-  label.spec.heads = 8;
-  AttentionResult grid8 = randomResult(8, 10, 10, Mask::kCausal, 2.0, 11);
-  QStringList ten = words.mid(0, 10);
-  views::drawHeadGrid(plot, grid8, ten, ten, label);
-  save(QStringLiteral("grid_8_heads.png"), views::defaultHeatmapSize(10, 10, 8));
-
-  label.spec.heads = 16;
-  AttentionResult grid16 = randomResult(16, 40, 40, Mask::kCausal, 2.0, 13);
-  QStringList forty;
-  for (int i = 0; i < 40; ++i) forty << words.at(i % words.size());
-  views::drawHeadGrid(plot, grid16, forty, forty, label);
-  save(QStringLiteral("grid_16_heads_40_tokens.png"), views::defaultHeatmapSize(40, 40, 16));
-
-  label.spec.heads = 4;
-  AttentionResult long4 = randomResult(4, 300, 300, Mask::kCausal, 2.0, 17);
-  QStringList many;
-  for (int i = 0; i < 300; ++i) many << words.at(i % words.size());
-  views::drawHeadGrid(plot, long4, many, many, label);
-  save(QStringLiteral("grid_4_heads_300_tokens.png"), views::defaultHeatmapSize(300, 300, 4));
-  views::drawHeatmap(plot, long4, 2, many, many, label);
-  save(QStringLiteral("single_300_tokens.png"), views::defaultHeatmapSize(300, 300, 1));
-
-  label.cross = true;
-  label.spec.heads = 1;
-  label.spec.mechanism = Mechanism::kAdditive;
-  const QStringList target{"Le", "chat", "dort"};
-  const QStringList source{"The", "cat", "is", "sleeping", "on", "the", "extraordinarily-long-mat"};
-  AttentionResult cross = randomResult(1, 3, 7, Mask::kNone, 2.0, 19);
-  views::drawHeatmap(plot, cross, 0, target, source, label);
-  save(QStringLiteral("cross_additive.png"), views::defaultHeatmapSize(3, 7, 1));
-
-  AttentionResult one = randomResult(1, 1, 1, Mask::kCausal);
-  views::drawHeatmap(plot, one, 0, {"alone"}, {"alone"}, views::RunLabel{});
-  save(QStringLiteral("single_token.png"), views::defaultHeatmapSize(1, 1, 1));
-
-  label.cross = false;
-  label.spec.mechanism = Mechanism::kScaled;
-  label.spec.heads = 3;
-  AttentionResult three = randomResult(3, 5, 5, Mask::kCausal, 2.0, 23);
-  views::drawHeadGrid(plot, three, chinese, chinese, label);
-  save(QStringLiteral("grid_3_heads_chinese.png"), views::defaultHeatmapSize(5, 5, 3));
-
-  views::drawSaturation(plot, fakeSaturation(16), fakeSaturation(7), 64, false);
-  save(QStringLiteral("saturation.png"), {900, 600, 1.0});
-  save(QStringLiteral("saturation.svg"), {900, 600, 1.0});
-  views::drawSaturation(plot, fakeSaturation(16), std::nullopt, 8, true);
-  save(QStringLiteral("saturation_scaled_2x.png"), {900, 600, 2.0});
-}
-
-TEST_CASE("drawModelGrid: one thumbnail per layer and head, layer and head headers", "[views][model]") {
+TEST_CASE("drawModelGrid: square thumbnails in (layer, head) order, headers, tokens", "[views][model]") {
   // 3 layers × 4 heads of 5 tokens, causal like GPT-2.
   std::vector<AttentionResult> layers;
   for (unsigned l = 0; l < 3; ++l) layers.push_back(randomResult(4, 5, 5, Mask::kCausal, 2.0, 100 + l));
   const QStringList tokens{"a", "b", "c", "d", "e"};
+  views::RunLabel label{scaledLabel().spec, false, QStringLiteral("tiny"), std::nullopt, {}};
+  for (const QSize canvas : {QSize(900, 500), QSize(400, 900)}) {
+    QCustomPlot plot;
+    prepare(plot, canvas.width(), canvas.height());
+    views::drawModelGrid(plot, layers, {0, 1, 2}, tokens, label);
+    REQUIRE(plot.plottableCount() == 12);
+    // Plottable r·h + k is layer r, head k: rows = queries (reversed axis), columns = keys.
+    auto* map = qobject_cast<QCPColorMap*>(plot.plottable(2 * 4 + 3));
+    REQUIRE(map);
+    CHECK(map->valueAxis()->rangeReversed());
+    CHECK(map->data()->cell(1, 3) == Approx(layers[2].weights(3, 3, 1)));
+    CHECK(std::isnan(map->data()->cell(3, 1)));
+    const QImage image = render(plot);
+    const QJsonObject layout = views::layoutJson(plot);
+    INFO("canvas " << canvas.width() << " x " << canvas.height());
+    // A tall canvas turns the grid: heads down, layers across.
+    CHECK(layout["transposed"].toBool() == (canvas.height() > canvas.width()));
+    for (const QJsonValue& v : layout["maps"].toArray()) {
+      CHECK(v.toObject()["width"].toDouble() == v.toObject()["height"].toDouble());
+    }
+    CHECK(near(cellColor(image, layout, 11, 3, 1), views::viridis(layers[2].weights(3, 3, 1)), 6));
+    QStringList headers;
+    for (const auto& t : textsWithRole(layout, QStringLiteral("row_header"))) headers << t["text"].toString();
+    for (const auto& t : textsWithRole(layout, QStringLiteral("column_header"))) headers << t["text"].toString();
+    CHECK(headers.contains(QStringLiteral("layer 2")));
+    CHECK(headers.contains(QStringLiteral("head 3")));
+    CHECK(titleOf(layout).startsWith(QStringLiteral("tiny · 3 layers × 4 heads · scaled dot-product · d_k = 8 · 5 tokens")));
+    CHECK(textsWithRole(layout, QStringLiteral("token_list")).at(0)["text"].toString().contains(QStringLiteral("4 e")));
+  }
   QCustomPlot plot;
-  views::RunLabel label{scaledLabel().spec, false, QStringLiteral("tiny")};
-  views::drawModelGrid(plot, layers, {0, 1, 2}, tokens, label);
-  REQUIRE(plot.plottableCount() == 12);
-  CHECK(plot.axisRectCount() == 12);
-  // Plottable r·h + k is layer r, head k: rows = queries (reversed axis), columns = keys.
-  auto* map = qobject_cast<QCPColorMap*>(plot.plottable(2 * 4 + 3));
-  REQUIRE(map);
-  CHECK(map->valueAxis()->rangeReversed());
-  CHECK(map->data()->cell(1, 3) == Approx(layers[2].weights(3, 3, 1)));
-  CHECK(std::isnan(map->data()->cell(3, 1)));
-  CHECK(map->keyAxis()->axisRect() == plot.axisRects().at(11));
-  const QStringList texts = layoutTexts(plot);
-  CHECK(texts.contains(QStringLiteral("layer 2")));
-  CHECK(texts.contains(QStringLiteral("head 3")));
-  bool titled = false;
-  for (const QString& t : texts) titled = titled || t.startsWith(QStringLiteral("tiny · 3 layers × 4 heads"));
-  CHECK(titled);
   CHECK_THROWS_AS(views::drawModelGrid(plot, layers, {0, 1}, tokens, label), Error);
   const views::ImageSize size = views::defaultModelGridSize(13, 6, 12);
   CHECK(size.width > size.height);
+}
+
+TEST_CASE("analysis plots: row entropy, score histogram, one row's softmax", "[views][analysis]") {
+  AttentionResult r = smallCausalResult();
+  for (int k = 0; k < 2; ++k) {
+    attnlab::HeadStats st;
+    for (int i = 0; i < 3; ++i) {
+      const attnlab::RowStats row = attnlab::rowStats(r.weights.row(k, i), 3, i + 1);
+      st.entropy.push_back(static_cast<float>(row.entropy));
+    }
+    r.stats.push_back(st);
+  }
+  const attnlab::AttentionSummary summary = attnlab::summarizeAttention(r, 10);
+  QCustomPlot plot;
+  prepare(plot, 500, 300);
+  views::drawRowEntropy(plot, summary, kTokens, QStringLiteral("entropy"));
+  auto* bars = qobject_cast<QCPBars*>(plot.plottable(0));
+  REQUIRE(bars);
+  CHECK(bars->data()->size() == 3);
+  CHECK(plot.graph(0)->data()->at(2)->value == Approx(std::log(3.0)));
+  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"));
+  bars = qobject_cast<QCPBars*>(plot.plottable(0));
+  REQUIRE(bars);
+  double cells = 0;
+  for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) cells += it->value;
+  CHECK(cells == 12);  // 2 heads × 6 visible cells
+  views::drawRowSoftmax(plot, r, 1, 2, kTokens, QStringLiteral("row 2"));
+  bars = qobject_cast<QCPBars*>(plot.plottable(0));
+  REQUIRE(bars);
+  CHECK(bars->data()->at(2)->value == Approx(0.8));
+  views::drawRowSoftmax(plot, r, 1, -1, kTokens, QStringLiteral("Click a row to see its softmax"));
+  CHECK(plot.plottableCount() == 0);
 }
 
 TEST_CASE("keepTokens drops rows and columns without renormalising", "[views][model]") {

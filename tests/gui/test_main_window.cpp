@@ -1,7 +1,8 @@
 /// \file test_main_window.cpp
 /// The window, driven in-process on the offscreen platform: heatmaps per head labelled with the
 /// tokens, the scaling toggle and the saturation marker, cross-attention shapes, every export,
-/// stale results, the event loop while d_k is dragged, the Chinese interface, and a pretrained
+/// stale results, square cells and labels that never overlap (the window's layout JSON) at many
+/// lengths in both languages and layouts, the Chinese interface, and a pretrained
 /// model folder (tests/data/models/tiny-gpt2: 2 layers × 4 heads): the model view, the layer
 /// selector, thumbnails enlarging their (layer, head), a folder that does not load, the
 /// special-token filter, the exports and the remembered folder.
@@ -15,6 +16,9 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -31,11 +35,13 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
-#include "lab_settings.hpp"
+#include "options/options.hpp"
 #include "main_window.hpp"
+#include "options/lab_settings.hpp"
+#include "views/text.hpp"
 
 using attnlab::gui::ExportTarget;
-using attnlab::gui::LabSettings;
+using attnlab::options::LabSettings;
 using attnlab::gui::MainWindow;
 using attnlab::gui::WindowOptions;
 namespace views = attnlab::views;
@@ -82,9 +88,67 @@ double maxCell(QCustomPlot* plot) {
   return best;
 }
 
-QStringList tickLabels(QCPAxis* axis) {
-  auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
-  return ticker ? QStringList(ticker->ticks().values()) : QStringList();
+/// The tick labels of map `map` of plot's heatmap, by role ("query_label", "key_label").
+QStringList tickLabels(QCustomPlot* plot, const char* role, int map = 0) {
+  QStringList labels;
+  for (const QJsonValue& v : views::layoutJson(*plot)["texts"].toArray()) {
+    const QJsonObject t = v.toObject();
+    if (t["role"].toString() == QLatin1String(role) && t["map"].toInt() == map) labels << t["text"].toString();
+  }
+  return labels;
+}
+
+QRectF rectOf(const QJsonObject& o) {
+  return QRectF(o["x"].toDouble(), o["y"].toDouble(), o["width"].toDouble(), o["height"].toDouble());
+}
+
+/// A text of n tokens (English words, or Chinese characters).
+QString textOf(int n, bool chinese) {
+  const QString zh = QString::fromUtf8("我爱自然语言处理。注意力机制很有趣");
+  const QStringList words = QStringLiteral("attention lets every token look at each other one").split(QLatin1Char(' '));
+  QStringList out;
+  for (int i = 0; i < n; ++i) out << (chinese ? QString(zh.at(i % zh.size())) : words.at(i % words.size()));
+  return out.join(chinese ? QString() : QStringLiteral(" "));
+}
+
+/// Square cells drawn where laid out, texts inside the window and apart, for every heatmap the
+/// window shows (its layout JSON, as --layout-json writes it). Returns the first map's cell.
+double checkLayout(MainWindow& window, bool verbose = true) {
+  const QJsonObject layout = window.layoutJson();
+  const QRectF bounds(0, 0, window.width(), window.height());
+  double cell = 0;
+  for (const QJsonValue& heatmap : layout["heatmaps"].toArray()) {
+    for (const QJsonValue& v : heatmap.toObject()["maps"].toArray()) {
+      const QJsonObject m = v.toObject();
+      if (cell == 0) cell = m["cell_width"].toDouble();
+      if (std::abs(m["cell_width"].toDouble() / m["cell_height"].toDouble() - 1) > 0.1) {
+        const QJsonObject canvas = heatmap.toObject()["canvas"].toObject();
+        QCustomPlot* plot = window.findChild<QCustomPlot*>(heatmap.toObject()["plot"].toString());
+        if (verbose) qWarning("cell %g x %g; %s laid out for %d x %d, now %d x %d", m["cell_width"].toDouble(),
+                 m["cell_height"].toDouble(), qPrintable(heatmap.toObject()["plot"].toString()),
+                 canvas["width"].toInt(), canvas["height"].toInt(), plot->width(), plot->height());
+        return -1;
+      }
+      if (rectOf(m["drawn"].toObject()) != rectOf(m)) return -2;
+    }
+    const QJsonArray texts = heatmap.toObject()["texts"].toArray();
+    for (int a = 0; a < texts.size(); ++a) {
+      const QRectF ra = rectOf(texts[a].toObject());
+      if (!bounds.adjusted(-1, -1, 1, 1).contains(ra)) {
+        if (verbose) qWarning("outside %g x %g: %s at %g, %g (%g x %g)", bounds.width(), bounds.height(),
+                 qPrintable(texts[a].toObject()["text"].toString()), ra.x(), ra.y(), ra.width(), ra.height());
+        return -3;
+      }
+      for (int b = a + 1; b < texts.size(); ++b) {
+        if (attnlab::views::overlaps(ra, rectOf(texts[b].toObject()))) {
+          if (verbose) qWarning("'%s' overlaps '%s'", qPrintable(texts[a].toObject()["text"].toString()),
+                   qPrintable(texts[b].toObject()["text"].toString()));
+          return -4;
+        }
+      }
+    }
+  }
+  return cell;
 }
 
 template <class T>
@@ -117,16 +181,16 @@ void writeT5Folder(const QString& dir) {
   config.write(R"({"model_type": "t5", "d_model": 64, "num_heads": 4, "num_layers": 2})");
 }
 
-/// A picture's title: the views' "title" element, else (the side panels) the first text element.
+/// A picture's title: a heatmap's title text, else (the side panels) the title element.
 QString titleOf(QCustomPlot* plot) {
-  QString first;
-  for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
-    auto* text = qobject_cast<QCPTextElement*>(element);
-    if (!text) continue;
-    if (text->objectName() == QLatin1String("title")) return text->text();
-    if (first.isEmpty()) first = text->text();
+  for (const QJsonValue& v : views::layoutJson(*plot)["texts"].toArray()) {
+    if (v.toObject()["role"].toString() == QLatin1String("title"))
+      return v.toObject()["text"].toString().replace(QLatin1Char('\n'), QStringLiteral(" · "));
   }
-  return first;
+  for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+    if (auto* text = qobject_cast<QCPTextElement*>(element)) return QString(text->text()).replace(QLatin1Char('\n'), QStringLiteral(" "));
+  }
+  return {};
 }
 
 }  // namespace
@@ -155,11 +219,11 @@ class MainWindowTest : public QObject {
       QVERIFY(map);
       QCOMPARE(map->data()->keySize(), 5);
       QCOMPARE(map->data()->valueSize(), 5);
-      const QStringList keys = tickLabels(map->keyAxis());
-      const QStringList queries = tickLabels(map->valueAxis());
-      QCOMPARE(keys, (QStringList{"Attention", "is", "all", "you", "need"}));
-      QCOMPARE(queries, keys);
     }
+    // Every token labelled: queries left of the first column, keys above the first row.
+    const QStringList words{"Attention", "is", "all", "you", "need"};
+    QCOMPARE(tickLabels(grid, "key_label", 0), words);
+    QCOMPARE(tickLabels(grid, "query_label", 0), words);
     QVERIFY(window.gridNote().contains(QStringLiteral("5 query tokens")));
     QVERIFY(window.cellText(0, 0, 4).startsWith(
         QStringLiteral("head 0 · query 0 'Attention' → key 4 'need': weight ")));
@@ -180,7 +244,7 @@ class MainWindowTest : public QObject {
 
     window.scalingAction()->trigger();  // the Ctrl+K shortcut's action
     QVERIFY(!window.scalingCheck()->isChecked());
-    s.scaled = false;
+    s.mechanism = attnlab::Mechanism::kDot;
     QVERIFY(waitFor(window, s));
     const double unscaled_max = maxCell(window.gridPlot());
     const double unscaled_marker_y =
@@ -205,15 +269,21 @@ class MainWindowTest : public QObject {
     s.source = QStringLiteral("The cat sat on the mat.");
     s.text = QStringLiteral("Le chat était assis sur le tapis.");
     window.setSettings(s);
-    QVERIFY(waitFor(window, s));
+    QVERIFY(waitFor(window, window.settings()));
     const int n_source = tokenCount(s.source), n_target = tokenCount(s.text);
     QVERIFY(n_source != n_target);
     QCPColorMap* map = mapOf(window.gridPlot(), 0);
     QCOMPARE(map->data()->keySize(), n_source);    // columns: keys from the source
     QCOMPARE(map->data()->valueSize(), n_target);  // rows: queries from the target
-    // On a small screen labels are thinned and carry their position ("#0 The").
-    QVERIFY(tickLabels(map->keyAxis()).first().endsWith(QStringLiteral("The")));
-    QVERIFY(tickLabels(map->valueAxis()).first().endsWith(QStringLiteral("Le")));
+    QCOMPARE(tickLabels(window.gridPlot(), "key_label").first(), QStringLiteral("The"));
+    QCOMPARE(tickLabels(window.gridPlot(), "query_label").first(), QStringLiteral("Le"));
+    // The enlarged head names the axes for a lecturer: query (target), key (source).
+    window.enlargeHead(0);
+    QTest::qWait(30);
+    QStringList axes;
+    for (const QJsonValue& v : views::layoutJson(*window.headPlot())["texts"].toArray())
+      if (v.toObject()["role"].toString() == QLatin1String("axis_title")) axes << v.toObject()["text"].toString();
+    QCOMPARE(axes, (QStringList{"key (source)", "query (target)"}));
     QCOMPARE(window.currentResult()->run.attention.nQ(), n_target);
     QCOMPARE(window.currentResult()->run.attention.nK(), n_source);
   }
@@ -307,6 +377,12 @@ class MainWindowTest : public QObject {
     window.setSettings(s);
     QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("causal")), kWaitMs);
     QCOMPARE(window.currentResult(), good);
+    // The command line's words for the command line's limits.
+    s = LabSettings{};
+    s.text = QString(5000, QLatin1Char('a')).replace(QLatin1String("a"), QLatin1String("a "));
+    window.setSettings(s);
+    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("at most 4096 per side")), kWaitMs);
+    QCOMPARE(window.currentResult(), good);
   }
 
   void clickingEnlargesAHeadAndShowsTheRow() {
@@ -331,9 +407,10 @@ class MainWindowTest : public QObject {
     QVERIFY(std::abs(sum - 1.0) < 1e-4);
     // A click on a grid cell enlarges that head with the clicked row selected.
     window.showGrid();
-    QTest::qWait(30);
-    QCPColorMap* map = mapOf(window.gridPlot(), 1);
-    const QPointF cell(map->keyAxis()->coordToPixel(2), map->valueAxis()->coordToPixel(4));
+    // Where the layout put map 1's cell (query 4, key 2): the centre of that cell.
+    const QJsonObject m = views::layoutJson(*window.gridPlot())["maps"].toArray().at(1).toObject();
+    const double c = m["cell_width"].toDouble();
+    const QPointF cell(m["x"].toDouble() + 2.5 * c, m["y"].toDouble() + 4.5 * c);
     QTest::mouseClick(window.gridPlot(), Qt::LeftButton, {}, cell.toPoint());
     QCOMPARE(window.enlargedHead(), 1);
     QCOMPARE(window.selectedRow(), 4);
@@ -341,72 +418,56 @@ class MainWindowTest : public QObject {
 
   void longInputShowsAnOverview() {
     MainWindow window(testOptions());
-    window.show();
-    LabSettings s;
-    QStringList words;
-    for (int i = 0; i < 90; ++i) words << QStringLiteral("w%1").arg(i);
-    s.text = words.join(QLatin1Char(' '));
-    window.setSettings(s);
-    QVERIFY(waitFor(window, s));
-    QVERIFY(window.gridNote().startsWith(QStringLiteral("Overview: 90 query tokens")));
-  }
-
-  void draggingDkNeverStallsTheEventLoop() {
-    MainWindow window(testOptions());
     window.resize(1500, 920);
     window.show();
     LabSettings s;
     QStringList words;
-    const QStringList vocabulary = QStringLiteral(
-        "attention lets every token look at every other token and decide how much each one "
-        "matters while the softmax saturates when the scores grow with the width of the keys")
-                                       .split(QLatin1Char(' '));
-    for (int i = 0; i < 256; ++i) words << vocabulary.at(i % vocabulary.size());
+    for (int i = 0; i < 600; ++i) words << QStringLiteral("w%1").arg(i % 40);
     s.text = words.join(QLatin1Char(' '));
-    s.heads = 8;
-    s.d_k = 64;
     window.setSettings(s);
-    QVERIFY(waitFor(window, s));
-    QCOMPARE(window.currentResult()->run.attention.nQ(), 256);
-    QTRY_VERIFY_WITH_TIMEOUT(firstItem<QCPItemStraightLine>(window.saturationPlot()), kWaitMs);
+    QVERIFY(waitFor(window, window.settings()));
+    QVERIFY2(window.gridNote().startsWith(QStringLiteral("Overview: 600 query tokens")), qPrintable(window.gridNote()));
+    const QJsonObject layout = views::layoutJson(*window.gridPlot());
+    QVERIFY(layout["maps"].toArray().at(0).toObject()["block"].toInt() > 1);
+    QCOMPARE(layout["color_scale"].toString(), QStringLiteral("log"));
+    // Hover names exact tokens inside a block.
+    QVERIFY(window.cellText(0, 123, 456).contains(QStringLiteral("query 123 'w3' → key 456 'w16'")));
+  }
 
-    // A 2 ms ticker measures the gaps between event-loop passes while a "drag" moves the slider
-    // every 30 ms through 1 … 1024 and back, as a mouse would, for about three seconds.
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = 0, worst = 0;
-    QTimer ticker;
-    ticker.setTimerType(Qt::PreciseTimer);
-    ticker.setInterval(2);
-    QObject::connect(&ticker, &QTimer::timeout, [&] {
-      const qint64 now = clock.nsecsElapsed();
-      if (last > 0) worst = std::max(worst, now - last);
-      last = now;
-    });
-    const int path[] = {6, 7, 8, 9, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5};
-    int step = 0;
-    const int steps = 100;
-    QTimer drag;
-    drag.setInterval(30);
-    window.dkSlider()->setSliderDown(true);
-    QObject::connect(&drag, &QTimer::timeout, [&] {
-      window.dkSlider()->setValue(path[step % std::size(path)]);
-      if (++step == steps) drag.stop();
-    });
-    last = clock.nsecsElapsed();
-    ticker.start();
-    drag.start();
-    QTRY_VERIFY_WITH_TIMEOUT(step == steps, 20000);
-    window.dkSlider()->setSliderDown(false);
-    s.d_k = 1 << path[(steps - 1) % std::size(path)];
-    QVERIFY(waitFor(window, s));  // the last setting's maps arrive; still measuring
-    QTest::qWait(100);
-    ticker.stop();
-    const double worst_ms = worst / 1e6;
-    qInfo("d_k drag, 256 tokens, 8 heads: %d slider moves, %d results drawn, worst event-loop "
-          "gap %.1f ms",
-          steps, window.resultsShown(), worst_ms);
-    QVERIFY2(worst_ms < 50.0, qPrintable(QStringLiteral("worst gap %1 ms").arg(worst_ms)));
+  void cellsSquareAndLabelsApartAtEveryLength() {
+    // The window's --layout-json: n ∈ {3, 11, 17 (Chinese), 60, 500}, English and 中文, the
+    // normal layout and presentation mode.
+    MainWindow window(testOptions());
+    window.resize(1500, 920);
+    window.show();
+    for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+      window.setLanguage(language);
+      for (int n : {3, 11, 17, 60, 500}) {
+        LabSettings s;
+        s.text = textOf(n, n == 17);
+        window.setSettings(s);
+        QVERIFY(waitFor(window, window.settings()));
+        QCOMPARE(window.currentResult()->attention().nQ(), n);
+        // Replots run one plot per event-loop pass: wait for the layout to be on screen.
+        const auto settled = [&window] {
+          double cell = -1;
+          for (int i = 0; i < 300 && (cell = checkLayout(window, false)) <= 0; ++i) QTest::qWait(10);
+          return cell > 0 ? cell : checkLayout(window, true);
+        };
+        const double grid = settled();
+        QVERIFY2(grid > 0, qPrintable(QStringLiteral("grid layout check %1 at n = %2").arg(grid).arg(n)));
+        qInfo("%s, %d tokens: grid cell %.1f px", qPrintable(language), n, grid);
+        window.setPresentationMode(true);
+        QVERIFY(window.enlargedHead() >= 0);
+        const double head = settled();
+        QVERIFY2(head > 0, qPrintable(QStringLiteral("presentation layout check %1 at n = %2").arg(head).arg(n)));
+        qInfo("%s, %d tokens: presentation cell %.1f px", qPrintable(language), n, head);
+        window.setPresentationMode(false);
+        window.showGrid();
+        window.resize(1500, 920);  // offscreen full screen forgets the size before it
+      }
+    }
+    window.setLanguage(QStringLiteral("en"));
   }
 
   void openingAModelShowsEveryLayerAndHead() {
@@ -477,8 +538,8 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.currentResult()->entries(), 1);
     QCOMPARE(window.currentResult()->layerIndices().front(), 1);
     QCOMPARE(window.gridPlot()->plottableCount(), 4);  // one layer's heads, with token labels
-    QVERIFY(!tickLabels(mapOf(window.gridPlot(), 0)->keyAxis()).isEmpty());
-    QVERIFY2(titleOf(window.gridPlot()).contains(QStringLiteral("layer 1 · tiny-gpt2")),
+    QVERIFY(!tickLabels(window.gridPlot(), "key_label").isEmpty());
+    QVERIFY2(titleOf(window.gridPlot()).startsWith(QStringLiteral("tiny-gpt2 · layer 1 · 4 heads")),
              qPrintable(titleOf(window.gridPlot())));
     QVERIFY(window.cellText(2, 1, 0).startsWith(QStringLiteral("layer 1 · head 2 · query 1")));
 
@@ -497,8 +558,9 @@ class MainWindowTest : public QObject {
     QVERIFY(waitForModel(window));
     const int h = 4;
     // Plottable r·h + k is layer r, head k: layer 1, head 2 is number 6.
-    QCPColorMap* map = mapOf(window.gridPlot(), 1 * h + 2);
-    const QPointF cell(map->keyAxis()->coordToPixel(1), map->valueAxis()->coordToPixel(2));
+    const QJsonObject m = views::layoutJson(*window.gridPlot())["maps"].toArray().at(1 * h + 2).toObject();
+    const double c = m["cell_width"].toDouble();
+    const QPointF cell(m["x"].toDouble() + 1.5 * c, m["y"].toDouble() + 2.5 * c);
     QTest::mouseClick(window.gridPlot(), Qt::LeftButton, {}, cell.toPoint());
     QCOMPARE(window.enlargedLayer(), 1);
     QCOMPARE(window.enlargedHead(), 2);
@@ -642,7 +704,7 @@ class MainWindowTest : public QObject {
         QSettings store;
         LabSettings s;
         s.model_dir = folder;
-        attnlab::gui::saveSettings(store, s);
+        attnlab::options::saveSettings(store, s);
       }
       WindowOptions options = testOptions();
       options.restore_settings = true;  // read the stored inputs; persist stays off
@@ -666,29 +728,16 @@ class MainWindowTest : public QObject {
   }
 
   void commandLineTakesModelOptions() {
-    LabSettings s;
-    QStringList rest;
-    QCOMPARE(attnlab::gui::parseCommandLine(
-                 {"--model", tinyGpt2(), "--layer", "1", "--hide-special", "--no-scale"}, s, rest),
-             QString());
-    QCOMPARE(s.model_dir, tinyGpt2());
-    QCOMPARE(s.layer, 1);
-    QVERIFY(s.hide_special);
-    QVERIFY(!s.scaled);
-    QVERIFY(rest.isEmpty());
-    LabSettings all;
-    QCOMPARE(attnlab::gui::parseCommandLine({"--model=tests", "--layer=all"}, all, rest),
-             QString());
-    QCOMPARE(all.layer, -1);
-    QVERIFY(QFileInfo(all.model_dir).isAbsolute());
-    LabSettings bad;
-    QVERIFY(attnlab::gui::parseCommandLine({"--layer", "1"}, bad, rest).contains("--model"));
-    QVERIFY(attnlab::gui::parseCommandLine({"--model", "m", "--heads", "4"}, bad, rest)
-                .contains("does not apply"));
-    QVERIFY(attnlab::gui::parseCommandLine({"--model", "m", "--mechanism", "additive"}, bad, rest)
-                .contains("additive"));
-    QVERIFY(attnlab::gui::parseCommandLine({"--model", "m", "--layer", "x"}, bad, rest)
-                .contains("--layer"));
+    const auto o = attnlab::options::parse(
+        {"--model", tinyGpt2().toStdString(), "--layer", "1", "--hide-special", "--no-scale"},
+        attnlab::options::kWindow);
+    QCOMPARE(o.lab.model_dir, tinyGpt2());
+    QCOMPARE(o.lab.layer.value_or(-5), 1);
+    QVERIFY(o.lab.hide_special);
+    QVERIFY(!o.lab.scaled());
+    const auto all = attnlab::options::parse({"--model=tests", "--layer=all"}, attnlab::options::kWindow);
+    QVERIFY(!all.lab.layer);
+    QVERIFY(QFileInfo(all.lab.model_dir).isAbsolute());
   }
 
   void anOpenClDeviceThatIsNotThereIsSaidNotSwapped() {
@@ -731,6 +780,18 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.layerCombo()->itemText(0), QStringLiteral("全部层（模型视图）"));
     QCOMPARE(window.hideSpecialCheck()->text(),
              QStringLiteral("隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）"));
+    // Every word, the backend line and the inline message included.
+    QVERIFY(waitFor(window, window.settings()));
+    auto* in_use = window.findChild<QLabel*>(QStringLiteral("backendInUse"));
+    QVERIFY(in_use);
+    QVERIFY2(in_use->text().startsWith(QStringLiteral("正在使用")), qPrintable(in_use->text()));
+    QVERIFY2(!in_use->text().contains(QStringLiteral("computed on the CPU")), qPrintable(in_use->text()));
+    LabSettings s = window.settings();
+    s.text = QStringLiteral("  ");
+    window.setSettings(s);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
+    QVERIFY2(!window.inputMessage().contains(QStringLiteral("only white space")), qPrintable(window.inputMessage()));
+    QVERIFY2(titleOf(window.gridPlot()).contains(QStringLiteral("个头")), qPrintable(titleOf(window.gridPlot())));
     window.setLanguage(QStringLiteral("en"));
     QCOMPARE(window.fileMenu()->title(), QStringLiteral("&File"));
   }

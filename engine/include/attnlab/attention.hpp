@@ -36,6 +36,21 @@ struct HeadStats {
   std::vector<float> jacobian_norm;
 };
 
+/// Why a requested OpenCL device was not used, as a code and parameters, so that the window can
+/// say it in its own language; AttentionResult::fallback_reason says the same in English.
+enum class FallbackCode {
+  kNone,               ///< The requested backend computed the result.
+  kNoOpenClBuild,      ///< This build has no OpenCL support.
+  kNoPlatform,         ///< No OpenCL platform: args[0] names the failed call and its code.
+  kNoDevice,           ///< Platforms but no device.
+  kKernelsBuilding,    ///< The window's background build of the programs is not finished.
+  kKernelsBuildingDk,  ///< The programs for args[0] = d_k are building (window, background).
+  kDeviceError,        ///< An OpenCL call failed: args[0] is the error (call, code, build log).
+};
+
+/// The English sentence for a fallback code and its parameters (what fallback_reason holds).
+std::string fallbackText(FallbackCode code, const std::vector<std::string>& args);
+
 /// What a backend returns for one attention problem.
 struct AttentionResult {
   Mechanism mechanism = Mechanism::kScaled;
@@ -48,6 +63,15 @@ struct AttentionResult {
   std::string backend;    ///< "cpu" or "opencl".
   std::string device;     ///< Human-readable device name.
   std::string fallback_reason;  ///< Why a requested accelerator was not used; empty otherwise.
+  FallbackCode fallback_code = FallbackCode::kNone;  ///< fallback_reason as a code …
+  std::vector<std::string> fallback_args;            ///< … and its parameters.
+
+  /// Sets fallback_code, fallback_args and fallback_reason (= fallbackText(code, args)).
+  void setFallback(FallbackCode code, std::vector<std::string> args = {}) {
+    fallback_reason = fallbackText(code, args);
+    fallback_code = code;
+    fallback_args = std::move(args);
+  }
 
   int heads() const { return weights.h; }
   int nQ() const { return weights.rows; }

@@ -83,35 +83,34 @@ class AcceleratedBackend final : public Backend {
   AttentionResult compute(const AttentionInputs& in, const AttentionSpec& spec) override {
     if (mode_ == BuildMode::kBackground &&
         runtime_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-      return onCpu(in, spec, "the OpenCL kernels are still building; computed on the CPU");
+      return onCpu(in, spec, FallbackCode::kKernelsBuilding);
     std::shared_ptr<Runtime> rt;
     try {
       rt = runtime_.get();
     } catch (const Error& e) {
-      return onCpu(in, spec, reasonOf(e));
+      return onCpu(in, spec, FallbackCode::kDeviceError, {reasonOf(e)});
     }
     const int d_k = in.q.cols, d_v = in.v.cols;
     if (!rt->prepared(d_k, d_v)) {
       if (mode_ == BuildMode::kBackground) {
         startPreparing(rt, d_k, d_v);
-        return onCpu(in, spec, "the OpenCL kernels for d_k = " + std::to_string(d_k) +
-                                   " are building; computed on the CPU");
+        return onCpu(in, spec, FallbackCode::kKernelsBuildingDk, {std::to_string(d_k)});
       }
     }
     try {
       return computeOnDevice(*rt, in, spec);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kBackend) throw;
-      return onCpu(in, spec, reasonOf(e));
+      return onCpu(in, spec, FallbackCode::kDeviceError, {reasonOf(e)});
     }
   }
 
  private:
-  AttentionResult onCpu(const AttentionInputs& in, const AttentionSpec& spec,
-                        const std::string& reason) {
+  AttentionResult onCpu(const AttentionInputs& in, const AttentionSpec& spec, FallbackCode code,
+                        std::vector<std::string> args = {}) {
     AttentionResult r = computeAttentionCpu(in, spec);
     r.device = cpuDeviceName();
-    r.fallback_reason = reason;
+    r.setFallback(code, std::move(args));
     return r;
   }
 

@@ -1,0 +1,166 @@
+/// \file cli_json.cpp
+/// The `compute` JSON: tokens, settings, statistics, and the matrices up to kJsonCellLimit cells.
+
+#include "cli/cli_json.hpp"
+
+#include "attnlab/spec.hpp"
+
+namespace attnlab::cli {
+namespace {
+
+nlohmann::json matrixJson(const Tensor3& t, int head) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (int i = 0; i < t.rows; ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int j = 0; j < t.cols; ++j) row.push_back(t(head, i, j));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+nlohmann::json tokensJson(const std::vector<Token>& tokens) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Token& t : tokens) list.push_back(t.text);
+  return list;
+}
+
+/// "matrices": whether the scores, weights and outputs are in the JSON, and if not how to get
+/// them.
+nlohmann::json matricesJson(long long cells, bool included) {
+  nlohmann::json m = {{"included", included}, {"cells", cells}, {"limit", kJsonCellLimit}};
+  if (!included) {
+    m["note"] = "scores, weights and per-head outputs are left out above " +
+                std::to_string(kJsonCellLimit) +
+                " cells; write them with `render --out FILE.npy` (--values weights|scores) or "
+                "`render --out FILE.csv`, or add --full to keep them here";
+  }
+  return m;
+}
+
+/// "heads" (scores, weights, output per head when `matrices`) and "stats" of one result.
+void headsJson(const AttentionResult& r, bool matrices, nlohmann::json& j) {
+  nlohmann::json heads = nlohmann::json::array();
+  nlohmann::json stats = {{"max_weight", nlohmann::json::array()},
+                          {"entropy", nlohmann::json::array()},
+                          {"normalized_entropy", nlohmann::json::array()},
+                          {"effective_keys", nlohmann::json::array()},
+                          {"jacobian_norm", nlohmann::json::array()}};
+  for (int h = 0; h < r.heads(); ++h) {
+    nlohmann::json head = {{"head", h}};
+    if (matrices) {
+      head["scores"] = matrixJson(r.scores, h);
+      head["weights"] = matrixJson(r.weights, h);
+      head["output"] = matrixJson(r.head_outputs, h);
+    }
+    heads.push_back(std::move(head));
+    const HeadStats& st = r.stats[static_cast<std::size_t>(h)];
+    stats["max_weight"].push_back(st.max_weight);
+    stats["entropy"].push_back(st.entropy);
+    stats["normalized_entropy"].push_back(st.normalized_entropy);
+    stats["effective_keys"].push_back(st.effective_keys);
+    stats["jacobian_norm"].push_back(st.jacobian_norm);
+  }
+  j["heads"] = std::move(heads);
+  j["stats"] = std::move(stats);
+}
+
+void fallbackJson(const AttentionResult& r, nlohmann::json& j) {
+  if (r.fallback_reason.empty()) return;
+  j["fallback_reason"] = r.fallback_reason;
+}
+
+}  // namespace
+
+nlohmann::json syntheticJson(const options::Options& o, const LabRun& run) {
+  const AttentionResult& r = run.attention;
+  const AttentionSpec spec = o.lab.toSpec();
+  nlohmann::json j;
+  j["backend"] = r.backend;
+  j["device"] = r.device;
+  fallbackJson(r, j);
+  j["mechanism"] = toString(spec.mechanism);
+  j["mask"] = toString(spec.mask);
+  j["attention"] = run.cross ? "cross" : "self";
+  j["h"] = spec.heads;
+  j["d_model"] = spec.d_model;
+  j["d_k"] = spec.resolvedDk();
+  j["d_v"] = spec.resolvedDv();
+  if (spec.mechanism == Mechanism::kAdditive) j["d_a"] = spec.resolvedDa();
+  j["scale"] = r.scale;
+  if (spec.temperature) j["temperature"] = *spec.temperature;
+  j["seed"] = o.lab.seed;
+  j["positions"] = o.lab.positions;
+  j["compute_ms"] = run.compute_ms;
+  j["query_tokens"] = tokensJson(run.query_tokens);
+  j["key_tokens"] = tokensJson(run.key_tokens);
+  const long long cells = static_cast<long long>(r.heads()) * r.nQ() * r.nK();
+  const bool matrices = o.output.full || cells <= kJsonCellLimit;
+  j["matrices"] = matricesJson(cells, matrices);
+  headsJson(r, matrices, j);
+  if (matrices) {
+    nlohmann::json output = nlohmann::json::array();
+    for (Eigen::Index i = 0; i < run.output.rows(); ++i) {
+      nlohmann::json row = nlohmann::json::array();
+      for (Eigen::Index col = 0; col < run.output.cols(); ++col) row.push_back(run.output(i, col));
+      output.push_back(std::move(row));
+    }
+    j["output"] = std::move(output);
+  }
+  return j;
+}
+
+nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const std::string& name,
+                         const ModelConfig& config, double load_ms) {
+  const AttentionResult& first = run.attention.front();
+  const Encoding& e = run.encoding;
+  nlohmann::json j;
+  j["backend"] = first.backend;
+  j["device"] = first.device;
+  fallbackJson(first, j);
+  j["model"] = name;
+  j["model_type"] = config.model_type;
+  j["mechanism"] = toString(first.mechanism);
+  j["mask"] = toString(config.mask());
+  j["attention"] = "self";
+  j["layers_total"] = config.layers;
+  j["h"] = config.heads;
+  j["d_model"] = config.d_model;
+  j["d_k"] = config.dK();
+  j["d_v"] = config.dK();
+  j["scale"] = first.scale;
+  if (o.lab.temperature) j["temperature"] = *o.lab.temperature;
+  if (o.lab.layer) {
+    j["layer"] = *o.lab.layer;
+  } else {
+    j["layer"] = "all";
+  }
+  j["load_ms"] = load_ms;
+  j["compute_ms"] = run.compute_ms;
+  j["tokens"] = e.labels;
+  j["query_tokens"] = e.labels;
+  j["key_tokens"] = e.labels;
+  j["input_ids"] = e.ids;
+  j["token_type_ids"] = e.type_ids;
+  nlohmann::json special = nlohmann::json::array();
+  for (bool b : e.special) special.push_back(b);
+  j["special"] = std::move(special);
+  long long cells = 0;
+  for (const AttentionResult& r : run.attention) cells += static_cast<long long>(r.heads()) * r.nQ() * r.nK();
+  const bool matrices = o.output.full || cells <= kJsonCellLimit;
+  j["matrices"] = matricesJson(cells, matrices);
+  if (o.lab.layer) {
+    headsJson(first, matrices, j);  // one layer: "heads" and "stats" as for the synthetic lab
+    return j;
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (std::size_t l = 0; l < run.attention.size(); ++l) {
+    nlohmann::json layer;
+    layer["layer"] = run.layers[l];
+    headsJson(run.attention[l], matrices, layer);
+    layers.push_back(std::move(layer));
+  }
+  j["layers"] = std::move(layers);
+  return j;
+}
+
+}  // namespace attnlab::cli

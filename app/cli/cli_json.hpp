@@ -1,0 +1,28 @@
+#pragma once
+/// \file cli_json.hpp
+/// Internal to attention-lab-cli: the `compute` JSON and its size contract.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/pretrained.hpp"
+#include "attnlab/synthetic.hpp"
+#include "options/options.hpp"
+
+namespace attnlab::cli {
+
+/// Most matrix cells (scores and weights, every head and layer) `compute` writes into its JSON;
+/// above it the JSON keeps tokens and statistics and says where the matrices are (about 25 MB of
+/// JSON at the limit). --full lifts it.
+inline constexpr long long kJsonCellLimit = 1LL << 20;
+
+/// The JSON of a synthetic run (see docs/DESIGN.md, "Command line").
+nlohmann::json syntheticJson(const options::Options& options, const LabRun& run);
+
+/// The JSON of a model run; `model_name`, `config` and `load_ms` describe the model.
+nlohmann::json modelJson(const options::Options& options, const ModelRun& run,
+                         const std::string& model_name, const ModelConfig& config, double load_ms);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,105 @@
+/// \file analysis_panel.cpp
+/// The saturation, entropy and histogram panels.
+
+#include "analysis_panel.hpp"
+
+#include <qcustomplot.h>
+
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "render_scheduler.hpp"
+#include "views/views.hpp"
+
+namespace attnlab::gui {
+
+AnalysisPanel::AnalysisPanel(RenderScheduler& scheduler, QWidget* parent)
+    : QWidget(parent), scheduler_(scheduler) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto make = [this](const char* name) {
+    auto* plot = new QCustomPlot(this);
+    plot->setObjectName(QLatin1String(name));
+    plot->setMinimumSize(160, 120);
+    views::setFontScale(*plot, 0.8);  // a side panel: smaller text than an exported image
+    return plot;
+  };
+  saturation_plot_ = make("saturationPlot");
+  entropy_plot_ = make("entropyPlot");
+  histogram_plot_ = make("histogramPlot");
+  for (QCustomPlot* bars : {entropy_plot_, histogram_plot_}) {
+    bars->setNotAntialiasedElements(QCP::aePlottables);  // crisp bars, faster replots
+  }
+  layout->addWidget(saturation_plot_, 5);
+  layout->addWidget(entropy_plot_, 3);
+  layout->addWidget(histogram_plot_, 3);
+  connect(&cache_, &SaturationCache::ready, this, &AnalysisPanel::curvesReady);
+}
+
+std::shared_ptr<const SaturationAnalysis> AnalysisPanel::curves(int n_k, std::uint64_t seed) {
+  return cache_.get(n_k, seed);
+}
+
+void AnalysisPanel::invalidate() {
+  drawn_result_.reset();
+  drawn_dk_ = -1;
+  drawn_keys_ = -1;
+}
+
+void AnalysisPanel::show(const ResultPtr& result, int entry, int marker_dk, bool scaled) {
+  if (!result) return;
+  const AttentionResult& r = result->attention(entry);
+  const std::shared_ptr<const SaturationAnalysis> model = cache_.get(r.nK(), result->settings.seed);
+  const bool have_curves = model && !model->scaled.empty();
+  if (!have_curves) {
+    if (drawn_keys_ != -2) {
+      views::clearPlot(*saturation_plot_);
+      auto* note = new QCPTextElement(saturation_plot_,
+                                      tr("Computing the saturation curves for %1 keys…").arg(r.nK()));
+      saturation_plot_->plotLayout()->addElement(0, 0, note);
+      scheduler_.queueReplot(saturation_plot_);
+      drawn_keys_ = -2;
+    }
+    curves_shown_ = false;
+  } else if (marker_dk != drawn_dk_ || scaled != drawn_scaled_ || r.nK() != drawn_keys_) {
+    // While only d_k moves (a drag), move the marker and repaint its layer alone.
+    if (r.nK() == drawn_keys_ && views::moveSaturationMarker(*saturation_plot_, marker_dk, scaled)) {
+      scheduler_.queueReplot(saturation_plot_, RenderScheduler::Part::kMarker);
+    } else {
+      views::drawSaturation(*saturation_plot_, *model, std::nullopt, marker_dk, scaled);
+      scheduler_.queueReplot(saturation_plot_);
+    }
+    drawn_dk_ = marker_dk;
+    drawn_scaled_ = scaled;
+    drawn_keys_ = r.nK();
+    curves_shown_ = true;
+  }
+  if (result == drawn_result_ && entry == drawn_entry_) return;
+  drawn_result_ = result;
+  drawn_entry_ = entry;
+  // The entropy and histogram plots are rebuilt in a pass of their own, not in the pass that
+  // refilled the heatmaps (each stays well under a 60 Hz frame; together they would not).
+  if (!summaries_pending_) {
+    summaries_pending_ = true;
+    QTimer::singleShot(0, this, &AnalysisPanel::drawSummaries);
+  }
+}
+
+void AnalysisPanel::drawSummaries() {
+  summaries_pending_ = false;
+  if (!drawn_result_) return;
+  const ResultPtr result = drawn_result_;
+  const int entry = drawn_entry_;
+  const int layer = result->model ? result->layerIndices().at(static_cast<std::size_t>(entry)) : -1;
+  const AttentionSummary& summary = result->summaries.at(static_cast<std::size_t>(entry));
+  views::drawRowEntropy(*entropy_plot_, summary, result->query_tokens,
+                        layer >= 0 ? tr("Entropy of each query row, layer %1 (mean over heads)").arg(layer)
+                                   : tr("Entropy of each query row (mean over heads)"));
+  scheduler_.queueReplot(entropy_plot_);
+  views::drawScoreHistogram(*histogram_plot_, summary.histogram,
+                            layer >= 0 ? tr("Histogram of this sentence's scores (layer %1, all heads)").arg(layer)
+                                       : tr("Histogram of this sentence's scores (all heads)"));
+  scheduler_.queueReplot(histogram_plot_);
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,60 @@
+#pragma once
+/// \file analysis_panel.hpp
+/// The side panel: the softmax-saturation curves with the current d_k marked (Monte-Carlo, cached
+/// per number of keys and seed on a worker thread), the entropy of each query row and the
+/// histogram of the scores of the layer in focus. Drawn by app/views, as the CLI would.
+
+#include <QWidget>
+
+#include "compute_worker.hpp"
+
+class QCustomPlot;
+
+namespace attnlab::gui {
+
+class RenderScheduler;
+
+/// Saturation, row entropy and score histogram.
+class AnalysisPanel : public QWidget {
+  Q_OBJECT
+ public:
+  AnalysisPanel(RenderScheduler& scheduler, QWidget* parent = nullptr);
+
+  /// Draws the panels for entry `entry` of result (the entropy and the histogram only when the
+  /// result or the entry changed) with d_k marked on the curves. Cheap when only the marker moved.
+  void show(const ResultPtr& result, int entry, int marker_dk, bool scaled);
+  /// True once the saturation curves of the last show() are drawn (not "computing…").
+  bool curvesShown() const { return curves_shown_; }
+  /// The curves for n_k keys and seed (null while they are computed; computing starts).
+  std::shared_ptr<const SaturationAnalysis> curves(int n_k, std::uint64_t seed);
+  /// Draws everything again on the next show() (language).
+  void invalidate();
+
+  QCustomPlot* saturationPlot() const { return saturation_plot_; }
+  QCustomPlot* entropyPlot() const { return entropy_plot_; }
+  QCustomPlot* histogramPlot() const { return histogram_plot_; }
+
+ signals:
+  /// Curves that were missing are ready: show() again.
+  void curvesReady();
+
+ private:
+  /// Draws the entropy and histogram plots of drawn_result_'s entry drawn_entry_.
+  void drawSummaries();
+
+  RenderScheduler& scheduler_;
+  SaturationCache cache_;
+  bool summaries_pending_ = false;
+  bool curves_shown_ = false;
+  // What is on screen, to skip work that would draw the same again.
+  ResultPtr drawn_result_;
+  int drawn_entry_ = -1;
+  int drawn_dk_ = -1;
+  bool drawn_scaled_ = true;
+  int drawn_keys_ = -1;
+  QCustomPlot* saturation_plot_ = nullptr;
+  QCustomPlot* entropy_plot_ = nullptr;
+  QCustomPlot* histogram_plot_ = nullptr;
+};
+
+}  // namespace attnlab::gui

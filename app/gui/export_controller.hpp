@@ -1,0 +1,63 @@
+#pragma once
+/// \file export_controller.hpp
+/// File → Export and the clipboard: the current head, every head (a model's every layer × head),
+/// or the saturation plot as PNG, SVG or PDF at a chosen size, drawn offscreen by app/views
+/// exactly as attention-lab-cli render draws it; the matrices as CSV or NPY.
+
+#include <QObject>
+#include <functional>
+
+#include "views/views.hpp"
+
+class QWidget;
+
+namespace attnlab::gui {
+
+class AnalysisPanel;
+class HeadsView;
+
+/// Which picture an export or the clipboard gets.
+enum class ExportTarget {
+  kCurrentHead,  ///< The enlarged (or last selected) head.
+  kAllHeads,     ///< Every head in one grid (a model's every layer × head when all are shown).
+  kSaturation,   ///< The saturation curves with the current d_k marked.
+};
+
+/// Exports what the heads view and the analysis panel show.
+class ExportController : public QObject {
+  Q_OBJECT
+ public:
+  /// marker: the d_k marked on the saturation curves and whether the scaling is on.
+  ExportController(QWidget* window, HeadsView& heads, AnalysisPanel& analysis,
+                   std::function<std::pair<int, bool>()> marker, bool persist);
+
+  /// Writes a picture to path (.png, .svg or .pdf by suffix) at size. Throws attnlab::Error (kIo,
+  /// kInvalidArgument) or options::OptionError (a size above the limit).
+  void exportImage(ExportTarget target, const QString& path, const views::ImageSize& size);
+  /// The default size of a picture (fits the tokens, as the CLI's).
+  views::ImageSize defaultSize(ExportTarget target) const;
+  /// Writes the weights and scores as CSV (long form) or the weights as NPY ([h, n_q, n_k], or
+  /// [n_q, n_k] for one head), by suffix; head < 0 = every head. A model's shown layers: CSV with
+  /// a layer column, NPY [L, h, n, n] when every layer is shown. Throws attnlab::Error.
+  void exportMatrices(const QString& path, int head);
+  /// Renders a picture at its default size and puts it on the clipboard.
+  void copyImage(ExportTarget target);
+  /// The dialogs behind File → Export.
+  void askExportImage(ExportTarget target);
+  void askExportMatrices();
+
+ signals:
+  /// A line for the status bar (translated), shown for `ms` milliseconds.
+  void status(const QString& message, int ms);
+
+ private:
+  void draw(QCustomPlot& plot, ExportTarget target) const;
+
+  QWidget* window_;
+  HeadsView& heads_;
+  AnalysisPanel& analysis_;
+  std::function<std::pair<int, bool>()> marker_;
+  bool persist_;
+};
+
+}  // namespace attnlab::gui

@@ -1,0 +1,388 @@
+/// \file heads_view.cpp
+/// The grid of heads and the enlarged head: drawing, hover and clicks.
+
+#include "heads_view.hpp"
+
+#include <qcustomplot.h>
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPushButton>
+#include <QSplitter>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "render_scheduler.hpp"
+#include "views/text.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+QCustomPlot* newPlot(QWidget* parent, const char* name) {
+  auto* plot = new QCustomPlot(parent);
+  plot->setObjectName(QLatin1String(name));
+  plot->setMouseTracking(true);
+  plot->setMinimumSize(160, 120);
+  // Every draw replaces the plot's contents; no antialiasing on the colour maps keeps cells crisp.
+  plot->setNotAntialiasedElements(QCP::aePlottables);
+  plot->setAntialiasedElement(QCP::aeItems, true);
+  return plot;
+}
+
+QString quoted(const QString& token) { return QStringLiteral("'%1'").arg(token); }
+
+}  // namespace
+
+views::RunLabel runLabel(const ComputeResult& r, int entry) {
+  views::RunLabel label{r.spec, r.run.cross, {}, std::nullopt, {}};
+  if (!r.model) return label;
+  label.model = r.model->name;
+  if (entry >= 0) label.layer = r.layerIndices().at(static_cast<std::size_t>(entry));
+  if (r.special_hidden) label.note = views::viewText("special tokens hidden (weights not renormalised)");
+  return label;
+}
+
+HeadsView::HeadsView(RenderScheduler& scheduler, QWidget* parent)
+    : QStackedWidget(parent), scheduler_(scheduler) {
+  auto* grid_page = new QWidget;
+  auto* grid_layout = new QVBoxLayout(grid_page);
+  grid_layout->setContentsMargins(0, 0, 0, 0);
+  grid_note_ = new QLabel;
+  grid_note_->setObjectName(QStringLiteral("gridNote"));
+  grid_note_->setWordWrap(true);
+  grid_plot_ = newPlot(grid_page, "gridPlot");
+  grid_layout->addWidget(grid_note_);
+  grid_layout->addWidget(grid_plot_, 1);
+  addWidget(grid_page);
+
+  auto* head_page = new QWidget;
+  auto* head_layout = new QVBoxLayout(head_page);
+  head_layout->setContentsMargins(0, 0, 0, 0);
+  auto* bar = new QHBoxLayout;
+  back_button_ = new QPushButton;
+  head_note_ = new QLabel;
+  head_note_->setWordWrap(true);
+  bar->addWidget(back_button_);
+  bar->addWidget(head_note_, 1);
+  head_layout->addLayout(bar);
+  head_splitter_ = new QSplitter(Qt::Horizontal);
+  head_plot_ = newPlot(head_splitter_, "headPlot");
+  row_plot_ = newPlot(head_splitter_, "rowPlot");
+  head_splitter_->addWidget(head_plot_);
+  head_splitter_->addWidget(row_plot_);
+  head_splitter_->setStretchFactor(0, 3);
+  head_splitter_->setStretchFactor(1, 1);
+  head_layout->addWidget(head_splitter_, 1);
+  addWidget(head_page);
+
+  connect(back_button_, &QPushButton::clicked, this, &HeadsView::showGrid);
+  for (QCustomPlot* plot : {grid_plot_, head_plot_, row_plot_}) plot->installEventFilter(this);
+  // Belt and braces: a heatmap replotted at another size than it was laid out for (a resize the
+  // filter did not see, e.g. of a hidden page) is laid out again.
+  for (QCustomPlot* plot : {grid_plot_, head_plot_}) {
+    connect(plot, &QCustomPlot::afterReplot, this, [this, plot] {
+      const QSize canvas = views::heatmapCanvas(*plot);
+      if (!shown_ || !canvas.isValid() || canvas == plot->size() || !plot->isVisible()) return;
+      (plot == grid_plot_ ? grid_dirty_ : head_dirty_) = true;
+      scheduler_.requestRender();
+    });
+  }
+  for (QCustomPlot* plot : {grid_plot_, head_plot_}) {
+    connect(plot, &QCustomPlot::mousePress, this, [this, plot](QMouseEvent* e) { onClick(plot, e); });
+    connect(plot, &QCustomPlot::mouseMove, this, [this, plot](QMouseEvent* e) { onHover(plot, e); });
+  }
+  retranslate();
+}
+
+bool HeadsView::eventFilter(QObject* watched, QEvent* event) {
+  // The layout depends on the widget's size: lay out again after a resize.
+  if (event->type() == QEvent::Resize && shown_) {
+    if (watched == grid_plot_) grid_dirty_ = true;
+    if (watched == head_plot_ || watched == row_plot_) head_dirty_ = true;
+    scheduler_.requestRender();
+  }
+  return QStackedWidget::eventFilter(watched, event);
+}
+
+void HeadsView::setResult(ResultPtr result) {
+  const auto kind = [](const ComputeResult& r) { return !r.model ? 0 : r.settings.layer ? 1 : 2; };
+  const bool kind_changed = shown_ && kind(*shown_) != kind(*result);
+  shown_ = std::move(result);
+  const AttentionResult& first = shown_->attention(0);
+  if (selected_head_ >= first.heads()) selected_head_ = 0;
+  if (enlarged_head_ >= first.heads()) enlarged_head_ = 0;
+  if (enlarged_entry_ >= shown_->entries()) enlarged_entry_ = 0;
+  if (selected_row_ >= first.nQ()) selected_row_ = -1;
+  if (kind_changed && currentIndex() == 1 && font_scale_ == 1.0) {
+    // Another kind of grid (e.g. one layer → every layer): start from its overview.
+    enlarged_head_ = -1;
+    setCurrentIndex(0);
+  }
+  grid_dirty_ = head_dirty_ = true;
+}
+
+void HeadsView::setPicture(const views::PictureOptions& picture) {
+  if (picture == picture_) return;
+  picture_ = picture;
+  invalidate();
+}
+
+void HeadsView::setFontScale(double scale) {
+  font_scale_ = scale;
+  for (QCustomPlot* plot : {grid_plot_, head_plot_, row_plot_}) views::setFontScale(*plot, scale);
+  invalidate();
+}
+
+void HeadsView::invalidate() {
+  grid_dirty_ = head_dirty_ = grid_force_ = head_force_ = true;
+  scheduler_.requestRender();
+}
+
+void HeadsView::redraw() {
+  if (!shown_) return;
+  if (currentIndex() == 0 && grid_dirty_) drawGrid();
+  if (currentIndex() == 1 && head_dirty_) drawHead();
+}
+
+QString HeadsView::hiddenNote() const {
+  return shown_ && shown_->special_hidden
+             ? tr("special tokens hidden — weights not renormalised (rows may sum to less than 1)")
+             : QString();
+}
+
+void HeadsView::drawGrid() {
+  grid_dirty_ = false;
+  const bool force = std::exchange(grid_force_, false);
+  const AttentionResult& first = shown_->attention(0);
+  QString note;
+  if (modelView()) {
+    views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(), shown_->query_tokens,
+                         runLabel(*shown_, -1), picture_);
+    note = tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
+              "are keys · click one to enlarge it")
+               .arg(shown_->model->name)
+               .arg(shown_->entries())
+               .arg(first.heads())
+               .arg(first.nQ());
+  } else {
+    // Same layout (only d_k, scaling, temperature or seed changed): refill the cells in place
+    // and replot only them and the title.
+    grid_part_ = RenderScheduler::Part::kCells;
+    if (force || !views::updateWeights(*grid_plot_, first, -1, shown_->query_tokens, shown_->key_tokens,
+                                       runLabel(*shown_, 0), picture_)) {
+      views::drawHeadGrid(*grid_plot_, first, shown_->query_tokens, shown_->key_tokens,
+                          runLabel(*shown_, 0), picture_);
+      grid_part_ = RenderScheduler::Part::kAll;
+    }
+    const int block = views::heatmapBlock(*grid_plot_);
+    note = block > 1
+               ? tr("Overview: %1 query tokens × %2 key tokens in blocks of %3 × %3 — hover a cell "
+                    "to read its tokens, click a head to enlarge it.")
+                     .arg(first.nQ())
+                     .arg(first.nK())
+                     .arg(block)
+               : tr("%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover "
+                    "a cell for its weight, click a head to enlarge it")
+                     .arg(first.nQ())
+                     .arg(first.nK());
+  }
+  if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
+  grid_note_->setText(note);
+  scheduler_.queueReplot(grid_plot_, std::exchange(grid_part_, RenderScheduler::Part::kAll));
+}
+
+void HeadsView::drawHead() {
+  head_dirty_ = false;
+  const bool force = std::exchange(head_force_, false);
+  const int entry = focusEntry();
+  const AttentionResult& r = shown_->attention(entry);
+  const int head = std::clamp(enlarged_head_, 0, r.heads() - 1);
+  QString note = shown_->model
+                     ? tr("Layer %1 · head %2 of %3 · click a row (query) to see its softmax over the keys")
+                           .arg(focusLayer())
+                           .arg(head)
+                           .arg(r.heads())
+                     : tr("Head %1 of %2 · click a row (query) to see its softmax over the keys")
+                           .arg(head)
+                           .arg(r.heads());
+  if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
+  head_note_->setText(note);
+  back_button_->setText(modelView() ? tr("← All layers") : tr("← All heads"));
+  RenderScheduler::Part part = RenderScheduler::Part::kCells;
+  if (force || !views::updateWeights(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
+                                     runLabel(*shown_, entry), picture_)) {
+    views::drawHeatmap(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
+                       runLabel(*shown_, entry), picture_);
+    applyRowHighlight();
+    part = RenderScheduler::Part::kAll;
+  }
+  scheduler_.queueReplot(head_plot_, part);
+  drawRow();
+}
+
+void HeadsView::drawRow() {
+  const AttentionResult& r = shown_->attention(focusEntry());
+  const int head = std::clamp(enlarged_head_, 0, r.heads() - 1);
+  const QString title = selected_row_ < 0 || selected_row_ >= r.nQ()
+                            ? tr("Click a row to see its softmax")
+                            : tr("query %1 %2: softmax over keys")
+                                  .arg(selected_row_)
+                                  .arg(quoted(shown_->query_tokens.value(selected_row_)));
+  views::drawRowSoftmax(*row_plot_, r, head, selected_row_, shown_->key_tokens, title);
+  scheduler_.queueReplot(row_plot_);
+}
+
+void HeadsView::applyRowHighlight() {
+  if (row_highlight_) head_plot_->removeItem(row_highlight_.data());
+  row_highlight_.clear();
+  const QRectF rect = views::rowRect(*head_plot_, 0, selected_row_);
+  if (rect.isEmpty()) return;
+  auto* item = new QCPItemRect(head_plot_);
+  item->setClipToAxisRect(false);
+  item->topLeft->setType(QCPItemPosition::ptAbsolute);
+  item->bottomRight->setType(QCPItemPosition::ptAbsolute);
+  item->topLeft->setCoords(rect.topLeft());
+  item->bottomRight->setCoords(rect.bottomRight());
+  item->setPen(QPen(QColor(0xe6, 0x00, 0x4c), 3.0));
+  item->setBrush(Qt::NoBrush);
+  item->setSelectable(false);
+  row_highlight_ = item;
+}
+
+bool HeadsView::modelView() const { return shown_ && shown_->model && !shown_->settings.layer; }
+
+int HeadsView::enlargedHead() const { return currentIndex() == 1 ? enlarged_head_ : -1; }
+
+int HeadsView::focusEntry() const {
+  if (!shown_) return 0;
+  if (modelView() && currentIndex() == 1) return std::clamp(enlarged_entry_, 0, shown_->entries() - 1);
+  return 0;
+}
+
+int HeadsView::focusLayer() const {
+  if (!shown_ || !shown_->model) return -1;
+  return shown_->layerIndices().at(static_cast<std::size_t>(focusEntry()));
+}
+
+int HeadsView::enlargedLayer() const {
+  if (!shown_ || !shown_->model || currentIndex() != 1 || enlarged_head_ < 0) return -1;
+  return focusLayer();
+}
+
+void HeadsView::enlargeHead(int head) {
+  if (!shown_ || head < 0 || head >= shown_->attention(0).heads()) return;
+  const int focus = focusLayer();
+  enlarged_head_ = head;
+  selected_head_ = head;
+  setCurrentIndex(1);
+  head_dirty_ = head_force_ = true;
+  drawHead();
+  if (focusLayer() != focus) emit focusChanged();
+}
+
+void HeadsView::enlargeLayerHead(int layer, int head) {
+  if (!shown_ || !shown_->model) return;
+  const std::vector<int>& indices = shown_->layerIndices();
+  const auto it = std::find(indices.begin(), indices.end(), layer);
+  if (it == indices.end()) return;
+  const int focus = focusLayer();
+  enlarged_entry_ = static_cast<int>(it - indices.begin());
+  enlargeHead(head);
+  if (focusLayer() != focus) emit focusChanged();
+}
+
+void HeadsView::showGrid() {
+  const int focus = focusLayer();
+  enlarged_head_ = -1;
+  setCurrentIndex(0);
+  if (shown_ && grid_dirty_) drawGrid();
+  if (focusLayer() != focus) emit focusChanged();
+}
+
+void HeadsView::selectRow(int row) {
+  if (!shown_ || row < 0 || row >= shown_->attention(0).nQ()) return;
+  selected_row_ = row;
+  if (currentIndex() != 1) {
+    enlargeHead(std::max(0, selected_head_));
+    return;
+  }
+  applyRowHighlight();
+  scheduler_.queueReplot(head_plot_);
+  drawRow();
+}
+
+std::optional<std::tuple<int, int, int, int>> HeadsView::cellAt(QCustomPlot* plot, const QPointF& pos) const {
+  if (!shown_) return std::nullopt;
+  const std::optional<views::CellHit> hit = views::cellAt(*plot, pos);
+  if (!hit) return std::nullopt;
+  if (plot == grid_plot_) {
+    // The model view's map r·h + k is entry r, head k; a head grid's map k is head k.
+    const int h = shown_->attention(0).heads();
+    if (modelView()) return std::make_tuple(hit->map / h, hit->map % h, hit->query, hit->key);
+    return std::make_tuple(0, hit->map, hit->query, hit->key);
+  }
+  const int h = shown_->attention(focusEntry()).heads();
+  return std::make_tuple(focusEntry(), std::clamp(enlarged_head_, 0, h - 1), hit->query, hit->key);
+}
+
+void HeadsView::onClick(QCustomPlot* plot, QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  const auto cell = cellAt(plot, event->position());
+  if (!cell) return;
+  const auto [entry, head, row, column] = *cell;
+  (void)column;
+  if (plot == grid_plot_) {
+    selected_row_ = row;
+    if (modelView()) {
+      enlargeLayerHead(shown_->layerIndices().at(static_cast<std::size_t>(entry)), head);
+    } else {
+      enlargeHead(head);
+    }
+  } else {
+    selectRow(row);
+  }
+}
+
+void HeadsView::onHover(QCustomPlot* plot, QMouseEvent* event) {
+  const auto cell = cellAt(plot, event->position());
+  if (!cell) {
+    QToolTip::hideText();
+    return;
+  }
+  const auto [entry, head, row, column] = *cell;
+  QToolTip::showText(event->globalPosition().toPoint(),
+                     QStringLiteral("<p style='white-space:pre'>%1</p>")
+                         .arg(views::emojiHtml(cellText(entry, head, row, column))),
+                     plot);
+}
+
+QString HeadsView::cellText(int entry, int head, int query, int key) const {
+  if (!shown_ || entry < 0 || entry >= shown_->entries()) return {};
+  const AttentionResult& r = shown_->attention(entry);
+  if (head < 0 || head >= r.heads() || query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) return {};
+  QString where = tr("head %1 · query %2 %3 → key %4 %5")
+                      .arg(head)
+                      .arg(query)
+                      .arg(quoted(shown_->query_tokens.value(query)))
+                      .arg(key)
+                      .arg(quoted(shown_->key_tokens.value(key)));
+  if (shown_->model) {
+    where = tr("layer %1 · %2").arg(shown_->layerIndices().at(static_cast<std::size_t>(entry))).arg(where);
+  }
+  if (isMasked(r.mask, query, key, r.nK())) return tr("%1: masked").arg(where);
+  return tr("%1: weight %2, score %3")
+      .arg(where)
+      .arg(r.weights(head, query, key), 0, 'f', 4)
+      .arg(r.scores(head, query, key), 0, 'g', 4);
+}
+
+QString HeadsView::gridNote() const { return grid_note_->text(); }
+
+void HeadsView::retranslate() {
+  back_button_->setText(modelView() ? tr("← All layers") : tr("← All heads"));
+  invalidate();
+}
+
+}  // namespace attnlab::gui

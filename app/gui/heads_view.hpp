@@ -1,0 +1,115 @@
+#pragma once
+/// \file heads_view.hpp
+/// The heads: every head in a grid (a model's layers × heads as thumbnails), or one head enlarged
+/// beside the softmax of a selected query row. Draws with app/views (the CLI's code), lays out
+/// again when the widget changes size, names both tokens of the cell under the mouse, and
+/// enlarges the head (or layer and head) that is clicked.
+
+#include <QPointer>
+#include <QStackedWidget>
+
+#include "compute_worker.hpp"
+#include "render_scheduler.hpp"
+#include "views/views.hpp"
+
+class QCPItemRect;
+class QCustomPlot;
+class QLabel;
+class QMouseEvent;
+class QPushButton;
+class QSplitter;
+
+namespace attnlab::gui {
+
+/// The title words of entry `entry` of a result (a model layer: its name and layer; entry < 0:
+/// the model view's, without a layer).
+views::RunLabel runLabel(const ComputeResult& result, int entry);
+
+/// The grid page and the enlarged-head page.
+class HeadsView : public QStackedWidget {
+  Q_OBJECT
+ public:
+  HeadsView(RenderScheduler& scheduler, QWidget* parent = nullptr);
+
+  /// A new result to show (drawn on the next redraw()).
+  void setResult(ResultPtr result);
+  ResultPtr result() const { return shown_; }
+  /// Colour scale and pooling of every map.
+  void setPicture(const views::PictureOptions& picture);
+  views::PictureOptions picture() const { return picture_; }
+  /// Presentation mode: large fonts.
+  void setFontScale(double scale);
+  /// Draws the visible page where something changed (new result, size, options).
+  void redraw();
+  /// Draws everything again at the next redraw() (language, options).
+  void invalidate();
+
+  void enlargeHead(int head);
+  /// Model view: enlarges head `head` of model layer `layer`; ignored when that layer is not shown.
+  void enlargeLayerHead(int layer, int head);
+  void showGrid();
+  void selectRow(int row);
+  int enlargedHead() const;
+  int selectedHead() const { return selected_head_; }
+  int selectedRow() const { return selected_row_; }
+  /// Index into the result's entries of the layer in focus (0 in the synthetic lab).
+  int focusEntry() const;
+  /// The model layer in focus, or −1 in the synthetic lab.
+  int focusLayer() const;
+  /// The model layer of the enlarged head, or −1.
+  int enlargedLayer() const;
+  /// True when the grid page shows a model's layers × heads.
+  bool modelView() const;
+
+  /// The line above the grid.
+  QString gridNote() const;
+  /// "head 2 · query 7 'it' → key 1 'cat': weight 0.4121, score 1.83" (a model: with the layer).
+  QString cellText(int entry, int head, int query, int key) const;
+
+  void retranslate();
+
+  QCustomPlot* gridPlot() const { return grid_plot_; }
+  QCustomPlot* headPlot() const { return head_plot_; }
+  QCustomPlot* rowPlot() const { return row_plot_; }
+
+ signals:
+  /// The layer (entry) the side panels should follow changed.
+  void focusChanged();
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  void drawGrid();
+  void drawHead();
+  void drawRow();
+  void applyRowHighlight();
+  void onClick(QCustomPlot* plot, QMouseEvent* event);
+  void onHover(QCustomPlot* plot, QMouseEvent* event);
+  /// (entry, head, query, key) under pos.
+  std::optional<std::tuple<int, int, int, int>> cellAt(QCustomPlot* plot, const QPointF& pos) const;
+  QString hiddenNote() const;
+
+  RenderScheduler& scheduler_;
+  ResultPtr shown_;
+  views::PictureOptions picture_;
+  double font_scale_ = 1.0;
+  bool grid_dirty_ = true, head_dirty_ = true;
+  bool grid_force_ = true, head_force_ = true;
+  RenderScheduler::Part grid_part_ = RenderScheduler::Part::kAll;  ///< Of the grid's next replot.
+  int enlarged_head_ = -1;
+  int enlarged_entry_ = 0;
+  int selected_head_ = 0;
+  int selected_row_ = -1;
+
+  QLabel* grid_note_ = nullptr;
+  QCustomPlot* grid_plot_ = nullptr;
+  QPushButton* back_button_ = nullptr;
+  QLabel* head_note_ = nullptr;
+  QSplitter* head_splitter_ = nullptr;
+  QCustomPlot* head_plot_ = nullptr;
+  QCustomPlot* row_plot_ = nullptr;
+  QPointer<QCPItemRect> row_highlight_;
+};
+
+}  // namespace attnlab::gui

@@ -1,0 +1,409 @@
+/// \file inputs_panel.cpp
+/// The inputs form; limits from the option table, feedback between widgets cut with
+/// QSignalBlocker.
+
+#include "inputs_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "emoji_highlighter.hpp"
+#include "options/options.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+QPlainTextEdit* textField(const char* name, int min_height, int max_height) {
+  auto* edit = new QPlainTextEdit;
+  edit->setObjectName(QLatin1String(name));
+  edit->setTabChangesFocus(true);
+  if (min_height > 0) edit->setMinimumHeight(min_height);
+  edit->setMaximumHeight(max_height);
+  new EmojiHighlighter(edit->document());
+  return edit;
+}
+
+int log2Position(int d_k) { return static_cast<int>(std::lround(std::log2(std::max(1, d_k)))); }
+
+int rangeMax(std::string_view option) { return static_cast<int>(options::option(option).max); }
+int rangeMin(std::string_view option) { return static_cast<int>(options::option(option).min); }
+
+}  // namespace
+
+InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  form_ = new QFormLayout;
+  outer->addLayout(form_);
+  outer->addStretch(1);
+  form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+  text_label_ = new QLabel;
+  text_edit_ = textField("text", 70, 110);
+  source_label_ = new QLabel;
+  source_edit_ = textField("source", 0, 70);
+  pair_label_ = new QLabel;
+  pair_edit_ = textField("pair", 0, 70);
+  message_label_ = new QLabel;
+  message_label_->setObjectName(QStringLiteral("inputMessage"));
+  message_label_->setWordWrap(true);
+  message_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  message_label_->setStyleSheet(QStringLiteral(
+      "QLabel { color: #a40000; background: #fdecea; border: 1px solid #e0a0a0; "
+      "border-radius: 3px; padding: 4px; }"));
+  message_label_->hide();
+  for (QWidget* w : std::initializer_list<QWidget*>{text_label_, text_edit_, source_label_, source_edit_,
+                                                    pair_label_, pair_edit_, message_label_}) {
+    form_->addRow(w);
+  }
+
+  mechanism_label_ = new QLabel;
+  mechanism_combo_ = new QComboBox;
+  mechanism_combo_->setObjectName(QStringLiteral("mechanism"));
+  for (Mechanism m : {Mechanism::kAdditive, Mechanism::kDot, Mechanism::kScaled})
+    mechanism_combo_->addItem(QString(), static_cast<int>(m));
+  form_->addRow(mechanism_label_, mechanism_combo_);
+  scaling_check_ = new QCheckBox;
+  form_->addRow(scaling_check_);
+  temperature_check_ = new QCheckBox;
+  temperature_spin_ = new QDoubleSpinBox;
+  temperature_spin_->setDecimals(3);
+  temperature_spin_->setRange(0.001, 1e6);  // the table's limit is T > 0
+  temperature_spin_->setValue(1.0);
+  temperature_spin_->setEnabled(false);
+  form_->addRow(temperature_check_, temperature_spin_);
+
+  dk_label_ = new QLabel;
+  auto* dk_row = new QHBoxLayout;
+  dk_slider_ = new QSlider(Qt::Horizontal);
+  dk_slider_->setRange(0, log2Position(rangeMax("d-k")));  // log2 d_k: 1, 2, 4 … the limit
+  dk_slider_->setPageStep(1);
+  dk_slider_->setTickPosition(QSlider::TicksBelow);
+  dk_spin_ = new QSpinBox;
+  dk_spin_->setRange(rangeMin("d-k"), rangeMax("d-k"));
+  dk_row->addWidget(dk_slider_, 1);
+  dk_row->addWidget(dk_spin_);
+  form_->addRow(dk_label_, dk_row);
+  heads_label_ = new QLabel;
+  heads_spin_ = new QSpinBox;
+  heads_spin_->setRange(rangeMin("heads"), rangeMax("heads"));
+  form_->addRow(heads_label_, heads_spin_);
+  d_model_label_ = new QLabel;
+  d_model_spin_ = new QSpinBox;
+  d_model_spin_->setRange(rangeMin("d-model"), rangeMax("d-model"));
+  form_->addRow(d_model_label_, d_model_spin_);
+  causal_check_ = new QCheckBox;
+  form_->addRow(causal_check_);
+  seed_label_ = new QLabel;
+  seed_spin_ = new QDoubleSpinBox;  // a double holds every seed up to 2^53 exactly
+  seed_spin_->setDecimals(0);
+  seed_spin_->setRange(0, static_cast<double>(options::option("seed").max));
+  form_->addRow(seed_label_, seed_spin_);
+  backend_label_ = new QLabel;
+  backend_combo_ = new QComboBox;
+  backend_combo_->setObjectName(QStringLiteral("backend"));
+  backend_combo_->addItem(QString(), QStringLiteral("auto:0"));
+  backend_combo_->addItem(QString(), QStringLiteral("cpu:0"));
+  form_->addRow(backend_label_, backend_combo_);
+  backend_used_label_ = new QLabel;
+  backend_used_label_->setObjectName(QStringLiteral("backendInUse"));
+  backend_used_label_->setWordWrap(true);
+  backend_used_label_->setStyleSheet(QStringLiteral("color: #404040;"));
+  form_->addRow(backend_used_label_);
+
+  color_scale_label_ = new QLabel;
+  color_scale_combo_ = new QComboBox;
+  color_scale_combo_->setObjectName(QStringLiteral("colorScale"));
+  for (int i = 0; i < 4; ++i) color_scale_combo_->addItem(QString(), i);
+  form_->addRow(color_scale_label_, color_scale_combo_);
+  pool_label_ = new QLabel;
+  pool_combo_ = new QComboBox;
+  pool_combo_->setObjectName(QStringLiteral("pool"));
+  for (int i = 0; i < 2; ++i) pool_combo_->addItem(QString(), i);
+  form_->addRow(pool_label_, pool_combo_);
+  shortcuts_label_ = new QLabel;
+  shortcuts_label_->setWordWrap(true);
+  shortcuts_label_->setStyleSheet(QStringLiteral("color: #606060;"));
+  form_->addRow(shortcuts_label_);
+
+  for (QPlainTextEdit* edit : {text_edit_, source_edit_, pair_edit_})
+    connect(edit, &QPlainTextEdit::textChanged, this, &InputsPanel::typed);
+  // Dot and scaled differ only by the 1/√d_k factor: the check box and the combo stay in step.
+  connect(mechanism_combo_, &QComboBox::currentIndexChanged, this, [this] {
+    const auto mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
+    const QSignalBlocker block(scaling_check_);
+    if (mechanism != Mechanism::kAdditive) scaling_check_->setChecked(mechanism == Mechanism::kScaled);
+    updateEnabled();
+    emit changed();
+  });
+  connect(scaling_check_, &QCheckBox::toggled, this, [this](bool on) {
+    const QSignalBlocker block(mechanism_combo_);
+    mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(
+        static_cast<int>(on ? Mechanism::kScaled : Mechanism::kDot)));
+    emit changed();
+  });
+  connect(temperature_check_, &QCheckBox::toggled, this, [this](bool on) {
+    temperature_spin_->setEnabled(on);
+    emit changed();
+  });
+  connect(temperature_spin_, &QDoubleSpinBox::valueChanged, this, &InputsPanel::changed);
+  connect(dk_slider_, &QSlider::valueChanged, this, [this](int position) { setDk(1 << position); });
+  connect(dk_spin_, &QSpinBox::valueChanged, this, [this](int d_k) { setDk(d_k); });
+  for (QSpinBox* spin : {heads_spin_, d_model_spin_})
+    connect(spin, &QSpinBox::valueChanged, this, &InputsPanel::changed);
+  connect(seed_spin_, &QDoubleSpinBox::valueChanged, this, &InputsPanel::changed);
+  connect(causal_check_, &QCheckBox::toggled, this, &InputsPanel::changed);
+  connect(backend_combo_, &QComboBox::currentIndexChanged, this, [this] {
+    wanted_backend_ = backend_combo_->currentData().toString();
+    emit changed();
+  });
+  for (QComboBox* combo : {color_scale_combo_, pool_combo_})
+    connect(combo, &QComboBox::currentIndexChanged, this, &InputsPanel::pictureChanged);
+  setSettings(options::LabSettings{});
+  retranslate();
+}
+
+options::LabSettings InputsPanel::settings(const options::LabSettings& base) const {
+  options::LabSettings s = base_;
+  s.model_dir = base.model_dir;
+  s.layer = base.layer;
+  s.hide_special = base.hide_special;
+  s.text = text_edit_->toPlainText();
+  s.source = source_edit_->toPlainText();
+  s.pair = pair_edit_->toPlainText();
+  s.mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
+  if (temperature_check_->isChecked()) {
+    s.temperature = temperature_spin_->value();
+  } else {
+    s.temperature.reset();
+  }
+  s.d_k = dk_spin_->value();
+  s.heads = heads_spin_->value();
+  s.d_model = d_model_spin_->value();
+  s.causal = causal_check_->isChecked();
+  s.seed = static_cast<std::uint64_t>(seed_spin_->value());
+  const QStringList backend = backend_combo_->currentData().toString().split(QLatin1Char(':'));
+  s.backend = backend.value(0, QStringLiteral("auto"));
+  s.device = backend.value(1).toInt();
+  if (model_) {
+    // The widgets show the model's shapes; the lab's own wait in the stash.
+    s.mechanism = scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot;
+    s.d_k = stash_.d_k;
+    s.heads = stash_.heads;
+    s.d_model = stash_.d_model;
+    s.causal = stash_.causal;
+    s.seed = static_cast<std::uint64_t>(stash_.seed);
+  }
+  return s;
+}
+
+void InputsPanel::setSettings(const options::LabSettings& s) {
+  base_ = s;
+  const QSignalBlocker b1(text_edit_), b2(source_edit_), b3(pair_edit_), b4(mechanism_combo_),
+      b5(scaling_check_), b6(temperature_check_), b7(temperature_spin_), b8(dk_slider_),
+      b9(dk_spin_), b10(heads_spin_), b11(d_model_spin_), b12(causal_check_), b13(seed_spin_),
+      b14(backend_combo_);
+  if (text_edit_->toPlainText() != s.text) text_edit_->setPlainText(s.text);
+  if (source_edit_->toPlainText() != s.source) source_edit_->setPlainText(s.source);
+  if (pair_edit_->toPlainText() != s.pair) pair_edit_->setPlainText(s.pair);
+  const Mechanism mechanism = s.pretrained() && s.mechanism == Mechanism::kAdditive ? Mechanism::kScaled : s.mechanism;
+  mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
+  scaling_check_->setChecked(mechanism != Mechanism::kDot);
+  temperature_check_->setChecked(s.temperature.has_value());
+  temperature_spin_->setEnabled(s.temperature.has_value());
+  if (s.temperature) temperature_spin_->setValue(*s.temperature);
+  const int d_k = s.resolvedDk() > 0 ? s.resolvedDk() : std::max(1, s.d_model / std::max(1, s.heads));
+  dk_spin_->setValue(d_k);
+  dk_slider_->setValue(log2Position(d_k));
+  heads_spin_->setValue(s.heads);
+  d_model_spin_->setValue(s.d_model);
+  causal_check_->setChecked(s.causal);
+  seed_spin_->setValue(static_cast<double>(s.seed));
+  stash_ = {s.mechanism, d_k, s.heads, s.d_model, s.causal, static_cast<double>(s.seed)};
+  wanted_backend_ = QStringLiteral("%1:%2").arg(s.backend).arg(s.device);
+  selectBackend();
+  updateEnabled();
+}
+
+views::PictureOptions InputsPanel::picture() const {
+  views::PictureOptions p;
+  p.color_scale = static_cast<views::ColorScale>(color_scale_combo_->currentData().toInt());
+  p.pool = static_cast<views::Pool>(pool_combo_->currentData().toInt());
+  return p;
+}
+
+void InputsPanel::setPicture(const views::PictureOptions& p) {
+  const QSignalBlocker b1(color_scale_combo_), b2(pool_combo_);
+  color_scale_combo_->setCurrentIndex(color_scale_combo_->findData(static_cast<int>(p.color_scale)));
+  pool_combo_->setCurrentIndex(pool_combo_->findData(static_cast<int>(p.pool)));
+}
+
+void InputsPanel::setModelMode(bool model, const ModelInfo* info) {
+  const QSignalBlocker b1(mechanism_combo_), b2(scaling_check_), b3(dk_slider_), b4(dk_spin_),
+      b5(heads_spin_), b6(d_model_spin_), b7(causal_check_), b8(seed_spin_);
+  if (model && !model_) {
+    stash_ = {static_cast<Mechanism>(mechanism_combo_->currentData().toInt()), dk_spin_->value(),
+              heads_spin_->value(), d_model_spin_->value(), causal_check_->isChecked(),
+              seed_spin_->value()};
+  } else if (!model && model_) {
+    const Mechanism mechanism = stash_.mechanism == Mechanism::kAdditive ? Mechanism::kAdditive
+                                : scaling_check_->isChecked()            ? Mechanism::kScaled
+                                                                         : Mechanism::kDot;
+    mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
+    dk_spin_->setValue(stash_.d_k);
+    dk_slider_->setValue(log2Position(stash_.d_k));
+    heads_spin_->setValue(stash_.heads);
+    d_model_spin_->setValue(stash_.d_model);
+    causal_check_->setChecked(stash_.causal);
+    seed_spin_->setValue(stash_.seed);
+  }
+  model_ = model;
+  if (model) {
+    mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(
+        static_cast<int>(scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot)));
+    if (info) {
+      dk_spin_->setValue(std::min(dk_spin_->maximum(), info->config.dK()));
+      dk_slider_->setValue(log2Position(info->config.dK()));
+      heads_spin_->setValue(std::min(heads_spin_->maximum(), info->config.heads));
+      d_model_spin_->setValue(std::min(d_model_spin_->maximum(), info->config.d_model));
+      causal_check_->setChecked(info->config.mask() == Mask::kCausal);
+    }
+  }
+  const QString decided =
+      !model ? QString()
+      : info ? tr("Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.")
+                   .arg(info->name)
+                   .arg(info->config.layers)
+                   .arg(info->config.heads)
+                   .arg(info->config.d_model)
+                   .arg(info->config.dK())
+                   .arg(info->config.mask() == Mask::kCausal ? tr("causal mask") : tr("no mask"))
+             : tr("Decided by the model.");
+  for (QWidget* w : std::initializer_list<QWidget*>{mechanism_combo_, dk_slider_, dk_spin_, heads_spin_,
+                                                    d_model_spin_, causal_check_, seed_spin_}) {
+    w->setToolTip(decided);
+  }
+  form_->setRowVisible(source_edit_, !model);
+  form_->setRowVisible(source_label_, !model);
+  form_->setRowVisible(pair_edit_, model);
+  form_->setRowVisible(pair_label_, model);
+  const bool pairs = !info || info->config.architecture == Architecture::kBert;
+  pair_edit_->setEnabled(pairs);
+  pair_label_->setEnabled(pairs);
+  pair_edit_->setToolTip(pairs ? QString() : tr("%1 is a GPT-2: it reads one text, no sentence pairs.").arg(info ? info->name : QString()));
+  updateEnabled();
+}
+
+void InputsPanel::updateEnabled() {
+  for (QWidget* w : std::initializer_list<QWidget*>{mechanism_combo_, dk_slider_, dk_spin_, heads_spin_,
+                                                    d_model_spin_, causal_check_, seed_spin_, mechanism_label_,
+                                                    dk_label_, heads_label_, d_model_label_, seed_label_}) {
+    w->setEnabled(!model_);
+  }
+  scaling_check_->setEnabled(model_ || static_cast<Mechanism>(mechanism_combo_->currentData().toInt()) !=
+                                           Mechanism::kAdditive);
+}
+
+void InputsPanel::setDk(int d_k) {
+  if (model_) return;  // the model decides d_k
+  d_k = std::clamp(d_k, dk_spin_->minimum(), dk_spin_->maximum());
+  const bool moved = d_k != dk_spin_->value();
+  {
+    const QSignalBlocker b1(dk_spin_), b2(dk_slider_);
+    dk_spin_->setValue(d_k);
+    dk_slider_->setValue(log2Position(d_k));
+  }
+  if (moved) emit changed();
+}
+
+int InputsPanel::dk() const { return dk_spin_->value(); }
+
+void InputsPanel::toggleScaling() {
+  if (scaling_check_->isEnabled()) scaling_check_->toggle();
+}
+
+void InputsPanel::showMessage(const QString& message) {
+  message_label_->setText(message);
+  message_label_->setVisible(!message.isEmpty());
+}
+
+QString InputsPanel::message() const { return message_label_->isHidden() ? QString() : message_label_->text(); }
+
+void InputsPanel::setBackendInUse(const QString& text, const QString& tooltip) {
+  backend_used_label_->setText(text);
+  backend_used_label_->setToolTip(tooltip);
+}
+
+bool InputsPanel::setDevices(const QStringList& devices) {
+  const QSignalBlocker block(backend_combo_);
+  const int before = backend_combo_->currentIndex();
+  for (int i = 0; i < devices.size(); ++i) {
+    backend_combo_->addItem(QStringLiteral("OpenCL: %1").arg(devices.at(i)), QStringLiteral("opencl:%1").arg(i));
+  }
+  devices_listed_ = true;
+  selectBackend();
+  return backend_combo_->currentIndex() != before;
+}
+
+QString InputsPanel::backendChoice() const { return backend_combo_->currentData().toString(); }
+
+void InputsPanel::selectBackend() {
+  const QSignalBlocker block(backend_combo_);
+  int index = backend_combo_->findData(wanted_backend_);
+  if (index < 0 && devices_listed_ && wanted_backend_.startsWith(QLatin1String("opencl:"))) {
+    // Asked for (command line, last session) but not on this machine: the request keeps an entry
+    // of its own, so the window says why it cannot be used instead of quietly using another.
+    backend_combo_->addItem(tr("OpenCL device %1 (not found)").arg(wanted_backend_.section(QLatin1Char(':'), 1)),
+                            wanted_backend_);
+    index = backend_combo_->count() - 1;
+  }
+  backend_combo_->setCurrentIndex(std::max(index, 0));
+}
+
+void InputsPanel::retranslate() {
+  text_label_->setText(tr("Text (queries; recomputed as you type)"));
+  text_edit_->setPlaceholderText(tr("Type a sentence…"));
+  source_label_->setText(tr("Source (optional: keys and values → cross-attention)"));
+  source_edit_->setPlaceholderText(tr("Empty: self-attention"));
+  pair_label_->setText(tr("Second sentence (optional: a BERT sentence pair)"));
+  pair_edit_->setPlaceholderText(tr("Empty: one sentence · [CLS] text [SEP] pair [SEP]"));
+  mechanism_label_->setText(tr("Mechanism"));
+  mechanism_combo_->setItemText(0, tr("additive (Bahdanau)"));
+  mechanism_combo_->setItemText(1, tr("dot-product"));
+  mechanism_combo_->setItemText(2, tr("scaled dot-product"));
+  scaling_check_->setText(tr("Scale scores by 1/√d_k"));
+  temperature_check_->setText(tr("Temperature T"));
+  dk_label_->setText(tr("d_k"));
+  heads_label_->setText(tr("Heads"));
+  d_model_label_->setText(tr("d_model"));
+  causal_check_->setText(tr("Causal mask (decoder)"));
+  seed_label_->setText(tr("Seed"));
+  backend_label_->setText(tr("Backend"));
+  backend_combo_->setItemText(0, tr("auto"));
+  backend_combo_->setItemText(1, tr("CPU"));
+  color_scale_label_->setText(tr("Colour scale"));
+  color_scale_combo_->setItemText(0, tr("auto (log for long inputs)"));
+  color_scale_combo_->setItemText(1, tr("linear 0–1"));
+  color_scale_combo_->setItemText(2, tr("logarithmic"));
+  color_scale_combo_->setItemText(3, tr("relative to uniform (n·p)"));
+  color_scale_combo_->setToolTip(tr("What a cell's colour shows; the colour bar names the scale in use."));
+  pool_label_->setText(tr("Overview blocks"));
+  pool_combo_->setItemText(0, tr("max of each block"));
+  pool_combo_->setItemText(1, tr("mean of each block"));
+  pool_combo_->setToolTip(tr("Long inputs are drawn as blocks of tokens when a token would get "
+                             "less than 3 pixels; this is how a block's colour is chosen."));
+  shortcuts_label_->setText(tr("Shortcuts: Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K scaling · "
+                               "F5 presentation · Esc back to all heads"));
+}
+
+}  // namespace attnlab::gui

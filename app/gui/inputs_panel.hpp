@@ -1,0 +1,133 @@
+#pragma once
+/// \file inputs_panel.hpp
+/// The window's inputs: the text (and source, or a BERT pair), the mechanism and its scaling,
+/// the temperature, d_k, the synthetic lab's shapes and seed, the backend, and the picture's
+/// colour scale and pooling. Every limit comes from the option table (options.hpp), so the
+/// widgets offer exactly what the command line accepts; the values travel as a LabSettings.
+
+#include <QWidget>
+#include <functional>
+
+#include "compute_worker.hpp"
+#include "options/lab_settings.hpp"
+#include "views/picture_options.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QPlainTextEdit;
+class QSlider;
+class QSpinBox;
+
+namespace attnlab::gui {
+
+/// The inputs (a form in the Inputs dock). Emits `changed` when an input that needs a new
+/// computation changes (typing: `typed`, which the window debounces), `pictureChanged` when only
+/// the drawing changes.
+class InputsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit InputsPanel(QWidget* parent = nullptr);
+
+  /// The inputs as a LabSettings; the model fields (folder, layer, hide special) are left as
+  /// `base` has them. With a model shown, the synthetic lab's own values (kept aside while the
+  /// widgets show the model's) are returned for the shapes.
+  options::LabSettings settings(const options::LabSettings& base = {}) const;
+  /// Shows settings in the widgets (no signals are emitted).
+  void setSettings(const options::LabSettings& settings);
+  /// The colour scale and pooling chosen.
+  views::PictureOptions picture() const;
+  void setPicture(const views::PictureOptions& picture);
+
+  /// Switches between the synthetic lab (info null, model false) and a model (model true; info
+  /// its configuration once loaded): the model's values are shown, greyed out; the lab's are
+  /// kept aside and come back with the synthetic lab.
+  void setModelMode(bool model, const ModelInfo* info);
+
+  /// d_k: set (clamped to the table's limits; ignored while a model decides it), read, ×2, ÷2.
+  void setDk(int d_k);
+  int dk() const;
+  /// Toggles the 1/√d_k scaling (Ctrl+K), when it applies.
+  void toggleScaling();
+
+  /// The inline message under the text (translated); empty hides it.
+  void showMessage(const QString& message);
+  QString message() const;
+  /// The line saying which backend computed the picture.
+  void setBackendInUse(const QString& text, const QString& tooltip);
+  /// Adds the OpenCL devices ("name (platform)") to the backend box; keeps a requested device
+  /// that is not there as its own entry. Returns true when the selection changed.
+  bool setDevices(const QStringList& devices);
+  /// The backend box's choice, "name:device".
+  QString backendChoice() const;
+
+  /// Sets every text in the interface language.
+  void retranslate();
+
+  /// The widgets, for tests and shortcuts.
+  QPlainTextEdit* textEdit() const { return text_edit_; }
+  QPlainTextEdit* sourceEdit() const { return source_edit_; }
+  QPlainTextEdit* pairEdit() const { return pair_edit_; }
+  QSlider* dkSlider() const { return dk_slider_; }
+  QSpinBox* dkSpin() const { return dk_spin_; }
+  QCheckBox* scalingCheck() const { return scaling_check_; }
+  QComboBox* colorScaleCombo() const { return color_scale_combo_; }
+  QComboBox* backendCombo() const { return backend_combo_; }
+
+ signals:
+  void changed();
+  void typed();
+  void pictureChanged();
+
+ private:
+  void selectBackend();
+  void updateEnabled();
+
+  options::LabSettings base_;  ///< Fields without a widget (d_v, d_a, positions …).
+  QString wanted_backend_ = QStringLiteral("auto:0");
+  bool devices_listed_ = false;
+  bool model_ = false;
+  /// The synthetic lab's own values while a model's are shown.
+  struct Stash {
+    Mechanism mechanism = Mechanism::kScaled;
+    int d_k = 8, heads = 8, d_model = 64;
+    bool causal = false;
+    double seed = 0;
+  } stash_;
+
+  QFormLayout* form_ = nullptr;
+  QLabel* text_label_ = nullptr;
+  QPlainTextEdit* text_edit_ = nullptr;
+  QLabel* source_label_ = nullptr;
+  QPlainTextEdit* source_edit_ = nullptr;
+  QLabel* pair_label_ = nullptr;
+  QPlainTextEdit* pair_edit_ = nullptr;
+  QLabel* message_label_ = nullptr;
+  QLabel* mechanism_label_ = nullptr;
+  QComboBox* mechanism_combo_ = nullptr;
+  QCheckBox* scaling_check_ = nullptr;
+  QCheckBox* temperature_check_ = nullptr;
+  QDoubleSpinBox* temperature_spin_ = nullptr;
+  QLabel* dk_label_ = nullptr;
+  QSlider* dk_slider_ = nullptr;
+  QSpinBox* dk_spin_ = nullptr;
+  QLabel* heads_label_ = nullptr;
+  QSpinBox* heads_spin_ = nullptr;
+  QLabel* d_model_label_ = nullptr;
+  QSpinBox* d_model_spin_ = nullptr;
+  QCheckBox* causal_check_ = nullptr;
+  QLabel* seed_label_ = nullptr;
+  QDoubleSpinBox* seed_spin_ = nullptr;
+  QLabel* backend_label_ = nullptr;
+  QComboBox* backend_combo_ = nullptr;
+  QLabel* backend_used_label_ = nullptr;
+  QLabel* color_scale_label_ = nullptr;
+  QComboBox* color_scale_combo_ = nullptr;
+  QLabel* pool_label_ = nullptr;
+  QComboBox* pool_combo_ = nullptr;
+  QLabel* shortcuts_label_ = nullptr;
+};
+
+}  // namespace attnlab::gui

@@ -1,0 +1,217 @@
+/// \file model_source.cpp
+/// The source of attention: synthetic lab or a model folder, its layer and display filter.
+
+#include "model_source.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalBlocker>
+#include <algorithm>
+
+namespace attnlab::gui {
+
+ModelSource::ModelSource(bool persist, QWidget* parent) : QWidget(parent), persist_(persist) {
+  form_ = new QFormLayout(this);
+  form_->setContentsMargins(9, 9, 9, 0);
+  form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  label_ = new QLabel;
+  auto* row = new QHBoxLayout;
+  combo_ = new QComboBox;
+  combo_->setObjectName(QStringLiteral("modelSource"));
+  combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  combo_->setMinimumContentsLength(8);
+  open_ = new QPushButton;
+  row->addWidget(combo_, 1);
+  row->addWidget(open_);
+  info_label_ = new QLabel;
+  info_label_->setObjectName(QStringLiteral("modelInfo"));
+  info_label_->setWordWrap(true);
+  info_label_->setStyleSheet(QStringLiteral("color: #404040;"));
+  message_ = new QLabel;
+  message_->setObjectName(QStringLiteral("modelMessage"));
+  message_->setWordWrap(true);
+  message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  message_->setStyleSheet(QStringLiteral(
+      "QLabel { color: #a40000; background: #fdecea; border: 1px solid #e0a0a0; "
+      "border-radius: 3px; padding: 4px; }"));
+  message_->hide();
+  layer_label_ = new QLabel;
+  layer_combo_ = new QComboBox;
+  layer_combo_->setObjectName(QStringLiteral("layer"));
+  hide_special_ = new QCheckBox;
+  hide_special_->setObjectName(QStringLiteral("hideSpecial"));
+  form_->addRow(label_);
+  form_->addRow(row);
+  form_->addRow(info_label_);
+  form_->addRow(message_);
+  form_->addRow(layer_label_, layer_combo_);
+  form_->addRow(hide_special_);
+
+  connect(combo_, &QComboBox::activated, this, [this](int index) {
+    const QString dir = combo_->itemData(index).toString();
+    if (dir.isEmpty()) {
+      showSynthetic();
+    } else {
+      openFolder(dir);
+    }
+  });
+  connect(open_, &QPushButton::clicked, this, &ModelSource::askOpenFolder);
+  connect(layer_combo_, &QComboBox::currentIndexChanged, this, [this] {
+    const int data = layer_combo_->currentData().toInt();
+    layer_ = data < 0 ? std::nullopt : std::optional<int>(data);
+    emit layerChanged();
+  });
+  connect(hide_special_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
+  retranslate();
+}
+
+bool ModelSource::hideSpecial() const { return hide_special_->isChecked(); }
+
+void ModelSource::setRecent(const QStringList& folders) {
+  recent_ = folders;
+  refill();
+}
+
+void ModelSource::setSource(const QString& dir, std::optional<int> layer, bool hide_special) {
+  if (dir != dir_) info_.reset();
+  dir_ = dir;
+  layer_ = layer;
+  if (!dir.isEmpty()) remember(dir);
+  const QSignalBlocker block(hide_special_);
+  hide_special_->setChecked(hide_special);
+  refill();
+}
+
+void ModelSource::setLayer(std::optional<int> layer) {
+  if (layer == layer_) return;
+  layer_ = layer;
+  refillLayers();
+  emit layerChanged();
+}
+
+void ModelSource::setModelInfo(std::shared_ptr<const ModelInfo> info) {
+  if (info && info->dir != dir_) return;
+  info_ = std::move(info);
+  refill();
+}
+
+void ModelSource::showLoading(const QString& dir) {
+  info_label_->setText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
+}
+
+void ModelSource::showMessage(const QString& message) {
+  message_->setText(message);
+  message_->setVisible(!message.isEmpty());
+}
+
+QString ModelSource::message() const { return message_->isHidden() ? QString() : message_->text(); }
+
+void ModelSource::forget(const QString& dir) {
+  recent_.removeAll(dir);
+  if (persist_) QSettings().setValue(QStringLiteral("models/recent"), recent_);
+  refill();
+}
+
+void ModelSource::remember(const QString& dir) {
+  recent_.removeAll(dir);
+  recent_.prepend(dir);
+  while (recent_.size() > 8) recent_.removeLast();
+  if (persist_) QSettings().setValue(QStringLiteral("models/recent"), recent_);
+}
+
+void ModelSource::askOpenFolder() {
+  QSettings store;
+  QString start = dir_;
+  if (start.isEmpty() && !recent_.isEmpty()) start = recent_.first();
+  if (start.isEmpty()) start = store.value(QStringLiteral("models/folder"), QDir::homePath()).toString();
+  const QString dir = QFileDialog::getExistingDirectory(
+      this, tr("Open model folder (config.json, model.safetensors, tokenizer)"), start,
+      QFileDialog::ShowDirsOnly);
+  if (dir.isEmpty()) return;
+  if (persist_) store.setValue(QStringLiteral("models/folder"), QFileInfo(dir).absolutePath());
+  openFolder(dir);
+}
+
+void ModelSource::openFolder(const QString& dir) {
+  const QString clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+  showMessage(QString());
+  if (clean == dir_) return;
+  info_.reset();
+  dir_ = clean;
+  layer_.reset();  // a new model opens on its model view
+  remember(clean);
+  refill();
+  showLoading(clean);
+  emit sourceChanged(clean);
+}
+
+void ModelSource::showSynthetic() {
+  showMessage(QString());
+  if (dir_.isEmpty()) return;
+  dir_.clear();
+  info_.reset();
+  refill();
+  emit sourceChanged(QString());
+}
+
+void ModelSource::refill() {
+  {
+    const QSignalBlocker block(combo_);
+    combo_->clear();
+    combo_->addItem(tr("Synthetic lab (random weights)"), QString());
+    for (const QString& dir : recent_) {
+      combo_->addItem(QFileInfo(dir).fileName(), dir);
+      combo_->setItemData(combo_->count() - 1, dir, Qt::ToolTipRole);
+    }
+    combo_->setCurrentIndex(std::max(0, combo_->findData(dir_)));
+    combo_->setToolTip(dir_);
+  }
+  refillLayers();
+  const bool model = !dir_.isEmpty();
+  form_->setRowVisible(layer_combo_, model);
+  form_->setRowVisible(hide_special_, model);
+  form_->setRowVisible(info_label_, model);
+  if (model) {
+    info_label_->setText(info_ ? tr("%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms")
+                                     .arg(info_->name, QString::fromStdString(info_->config.model_type))
+                                     .arg(info_->config.layers)
+                                     .arg(info_->config.heads)
+                                     .arg(info_->config.d_model)
+                                     .arg(info_->load_ms, 0, 'f', 0)
+                               : tr("Loading %1…").arg(QFileInfo(dir_).fileName()));
+    info_label_->setToolTip(dir_);
+  }
+}
+
+void ModelSource::refillLayers() {
+  const QSignalBlocker block(layer_combo_);
+  // Until the model has loaded, offer what is asked for.
+  const int layers = info_ ? info_->config.layers : layer_.value_or(-1) + 1;
+  layer_combo_->clear();
+  layer_combo_->addItem(tr("All layers (model view)"), -1);
+  for (int l = 0; l < layers; ++l) layer_combo_->addItem(tr("Layer %1").arg(l), l);
+  layer_combo_->setCurrentIndex(std::max(0, layer_combo_->findData(layer_.value_or(-1))));
+}
+
+void ModelSource::retranslate() {
+  label_->setText(tr("Attention from"));
+  open_->setText(tr("Open…"));
+  open_->setToolTip(tr("Open a pretrained model folder (HuggingFace: config.json, "
+                       "model.safetensors, tokenizer files)"));
+  layer_label_->setText(tr("Layer"));
+  hide_special_->setText(tr("Hide special tokens ([CLS], [SEP], <|endoftext|>)"));
+  hide_special_->setToolTip(
+      tr("A display filter: the rows and columns of special tokens are left out; the weights are "
+         "not renormalised, so rows may sum to less than 1."));
+  refill();
+}
+
+}  // namespace attnlab::gui

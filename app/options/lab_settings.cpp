@@ -1,0 +1,205 @@
+/// \file lab_settings.cpp
+/// LabSettings' checks (the same for the CLI and the window) and its QSettings form.
+
+#include "options/lab_settings.hpp"
+
+#include <QSettings>
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/error.hpp"
+#include "attnlab/tokenizer.hpp"
+#include "options/options.hpp"
+
+namespace attnlab::options {
+namespace {
+
+QString num(long long value) { return QString::number(value); }
+
+/// Checks value against the table entry `name`'s range (the same limits the parser uses).
+void checkRange(std::string_view name, long long value) {
+  const OptionSpec& spec = option(name);
+  if (value < spec.min || value > spec.max) {
+    throw OptionError(Message(ATTNLAB_MSG("--%1 must be between %2 and %3 (got %4)"),
+                              {QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())),
+                               num(spec.min), num(spec.max), num(value)}));
+  }
+}
+
+int countTokens(const QString& text, const char* empty, const char* blank, const char* too_many) {
+  if (text.isEmpty()) throw OptionError(Message(empty));
+  const auto n = static_cast<long long>(tokenize(text.toStdString()).size());
+  if (n == 0) throw OptionError(Message(blank));
+  if (n > kMaxTokens) throw OptionError(Message(too_many, {num(n), num(kMaxTokens)}));
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
+AttentionSpec LabSettings::toSpecUnchecked() const {
+  AttentionSpec spec;
+  spec.mechanism = mechanism;
+  spec.mask = causal ? Mask::kCausal : Mask::kNone;
+  spec.heads = heads;
+  spec.d_model = d_model;
+  spec.d_k = d_k;
+  spec.d_v = d_v;
+  spec.d_a = d_a;
+  spec.temperature = temperature;
+  return spec;
+}
+
+AttentionSpec LabSettings::toSpec() const {
+  validate(*this);
+  return toSpecUnchecked();
+}
+
+ModelRunOptions LabSettings::toModelOptions() const {
+  ModelRunOptions run;
+  run.mechanism = mechanism == Mechanism::kDot ? Mechanism::kDot : Mechanism::kScaled;
+  run.temperature = temperature;
+  run.layer = layer;
+  return run;
+}
+
+void validate(const LabSettings& s) {
+  if (s.temperature && !(std::isfinite(*s.temperature) && *s.temperature > 0)) {
+    throw OptionError(Message(ATTNLAB_MSG("--temperature must be > 0 (got %1)"),
+                              {QString::number(*s.temperature, 'g', 17)}));
+  }
+  if (s.backend != QLatin1String("auto") && s.backend != QLatin1String("cpu") &&
+      s.backend != QLatin1String("opencl")) {
+    throw OptionError(
+        Message(ATTNLAB_MSG("--backend must be auto, cpu or opencl (got '%1')"), {s.backend}));
+  }
+  checkRange("device", s.device);
+  if (s.pretrained()) {
+    if (s.mechanism == Mechanism::kAdditive) {
+      throw OptionError(Message(ATTNLAB_MSG(
+          "--mechanism additive does not apply with --model (its heads are dot-product "
+          "attention); use scaled or dot")));
+    }
+    return;  // the model decides the shapes, the mask and the weights
+  }
+  checkRange("heads", s.heads);
+  checkRange("d-model", s.d_model);
+  if (s.d_k != 0) checkRange("d-k", s.d_k);
+  if (s.d_v != 0) checkRange("d-v", s.d_v);
+  if (s.d_a != 0) checkRange("d-a", s.d_a);
+  checkRange("seed", static_cast<long long>(std::min<std::uint64_t>(s.seed, 1ULL << 62)));
+  if (s.d_k == 0 && s.d_model % s.heads != 0) {
+    throw OptionError(Message(ATTNLAB_MSG("heads (%1) must divide d_model (%2), or set --d-k"),
+                              {num(s.heads), num(s.d_model)}));
+  }
+  if (s.causal && s.cross()) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("--causal applies to self-attention only; drop --causal or --source")));
+  }
+}
+
+TokenCounts checkTokens(const LabSettings& s) {
+  TokenCounts counts;
+  counts.queries = countTokens(s.text, ATTNLAB_MSG("the text is empty"),
+                               ATTNLAB_MSG("the text has no tokens (only white space)"),
+                               ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"));
+  counts.keys = counts.queries;
+  if (s.cross()) {
+    counts.keys =
+        countTokens(s.source, ATTNLAB_MSG("the source text is empty"),
+                    ATTNLAB_MSG("the source text has no tokens (only white space)"),
+                    ATTNLAB_MSG("the source text has %1 tokens; at most %2 per side are computed"));
+  }
+  return counts;
+}
+
+void checkModelTokens(int tokens) {
+  if (tokens > kMaxTokens) {
+    throw OptionError(
+        Message(ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"),
+                {num(tokens), num(kMaxTokens)}));
+  }
+}
+
+void checkLayer(const LabSettings& s, const QString& model_name, int layers) {
+  if (s.layer && (*s.layer < 0 || *s.layer >= layers)) {
+    throw OptionError(Message(ATTNLAB_MSG("--layer %1 does not exist: %2 has layers 0–%3 (or use all)"),
+                              {num(*s.layer), model_name, num(layers - 1)}));
+  }
+}
+
+void saveSettings(QSettings& store, const LabSettings& s) {
+  store.beginGroup(QStringLiteral("lab"));
+  store.setValue(QStringLiteral("text"), s.text);
+  store.setValue(QStringLiteral("source"), s.source);
+  store.setValue(QStringLiteral("mechanism"), QString::fromStdString(toString(s.mechanism)));
+  store.setValue(QStringLiteral("use_temperature"), s.temperature.has_value());
+  if (s.temperature) store.setValue(QStringLiteral("temperature"), *s.temperature);
+  store.setValue(QStringLiteral("d_k"), s.d_k);
+  store.setValue(QStringLiteral("heads"), s.heads);
+  store.setValue(QStringLiteral("d_model"), s.d_model);
+  store.setValue(QStringLiteral("d_v"), s.d_v);
+  store.setValue(QStringLiteral("d_a"), s.d_a);
+  store.setValue(QStringLiteral("causal"), s.causal);
+  store.setValue(QStringLiteral("seed"), QString::number(s.seed));
+  store.setValue(QStringLiteral("positions"), s.positions);
+  store.setValue(QStringLiteral("backend"), s.backend);
+  store.setValue(QStringLiteral("device"), s.device);
+  store.setValue(QStringLiteral("model"), s.model_dir);
+  store.setValue(QStringLiteral("layer"), s.layer ? *s.layer : -1);
+  store.setValue(QStringLiteral("pair"), s.pair);
+  store.setValue(QStringLiteral("hide_special"), s.hide_special);
+  store.endGroup();
+}
+
+LabSettings loadSettings(QSettings& store) {
+  LabSettings s;
+  const LabSettings defaults;
+  store.beginGroup(QStringLiteral("lab"));
+  const auto value = [&store](const char* key, const QVariant& fallback) {
+    return store.value(QLatin1String(key), fallback);
+  };
+  // A stored value outside the table's limits (an older version's) falls back to the default.
+  const auto ranged = [&value](const char* key, std::string_view option_name, int fallback) {
+    const OptionSpec& spec = option(option_name);
+    const int v = value(key, fallback).toInt();
+    return (v == 0 && fallback == 0) || (v >= spec.min && v <= spec.max) ? v : fallback;
+  };
+  s.text = value("text", s.text).toString();
+  s.source = value("source", s.source).toString();
+  try {
+    s.mechanism = parseMechanism(value("mechanism", QStringLiteral("scaled")).toString().toStdString());
+  } catch (const Error&) {
+    s.mechanism = Mechanism::kScaled;
+  }
+  // Older versions stored dot as "scaled" with scaled = false.
+  if (s.mechanism == Mechanism::kScaled && !value("scaled", true).toBool()) s.mechanism = Mechanism::kDot;
+  if (value("use_temperature", false).toBool()) {
+    const double t = value("temperature", 1.0).toDouble();
+    if (t > 0 && std::isfinite(t)) s.temperature = t;
+  }
+  s.heads = ranged("heads", "heads", defaults.heads);
+  s.d_model = ranged("d_model", "d-model", defaults.d_model);
+  s.d_k = ranged("d_k", "d-k", 0);
+  s.d_v = ranged("d_v", "d-v", 0);
+  s.d_a = ranged("d_a", "d-a", 0);
+  s.causal = value("causal", false).toBool();
+  s.seed = value("seed", QStringLiteral("0")).toString().toULongLong();
+  if (s.seed > static_cast<std::uint64_t>(option("seed").max)) s.seed = 0;
+  s.positions = value("positions", true).toBool();
+  s.backend = value("backend", s.backend).toString();
+  if (s.backend != QLatin1String("cpu") && s.backend != QLatin1String("opencl")) {
+    s.backend = QStringLiteral("auto");
+  }
+  s.device = ranged("device", "device", 0);
+  // A folder that no longer loads is the window's to report (it falls back to the synthetic lab).
+  s.model_dir = value("model", QString()).toString();
+  if (const int layer = value("layer", -1).toInt(); layer >= 0) s.layer = layer;
+  s.pair = value("pair", QString()).toString();
+  s.hide_special = value("hide_special", false).toBool();
+  store.endGroup();
+  if (s.d_k == 0 && s.d_model % s.heads != 0) s.d_k = std::max(1, s.d_model / s.heads);
+  if (s.causal && s.cross()) s.causal = false;
+  return s;
+}
+
+}  // namespace attnlab::options

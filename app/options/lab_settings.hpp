@@ -1,0 +1,102 @@
+#pragma once
+/// \file lab_settings.hpp
+/// LabSettings: everything that decides one attention computation, as one value type. The option
+/// table (options.hpp) fills it from a command line for attention-lab-cli and for the window; the
+/// window's inputs panel fills it from its widgets; the compute worker and the CLI both check it
+/// with validate() and checkTokens(), so both accept and refuse the same inputs with the same
+/// words. Two sources of attention: the synthetic lab (every shape is the user's) and a pretrained
+/// model folder (the model decides h, d_model, d_k, the mask and the weights; the scaling and the
+/// temperature still apply).
+
+#include <QString>
+#include <cstdint>
+#include <optional>
+
+#include "attnlab/pretrained.hpp"
+#include "attnlab/spec.hpp"
+
+class QSettings;
+
+namespace attnlab::options {
+
+/// The cat sentence: the text when none is given.
+inline constexpr const char* kDefaultText = "The cat sat on the mat because it was tired.";
+/// Most tokens per side (queries, keys) that the CLI and the window compute. At 4096 tokens and
+/// 8 heads the scores and weights take 1 GiB.
+inline constexpr int kMaxTokens = 4096;
+
+/// What to compute. Rows of every result are queries (the text), columns keys (the source when
+/// cross-attention, else the text).
+struct LabSettings {
+  QString text = QString::fromUtf8(kDefaultText);  ///< The sentence (the target when cross).
+  QString source;  ///< Non-empty (after trimming): cross-attention, keys and values from this.
+  /// additive, dot (q·k, the scaling off) or scaled (q·k/√d_k). A model takes dot or scaled.
+  Mechanism mechanism = Mechanism::kScaled;
+  std::optional<double> temperature;  ///< Scores ÷ T instead of the mechanism's scale (T > 0).
+  int heads = 8;                      ///< h.
+  int d_model = 64;                   ///< Embedding width.
+  int d_k = 0;                        ///< Query/key width per head; 0 = d_model / heads.
+  int d_v = 0;                        ///< Value width per head; 0 = d_k.
+  int d_a = 0;                        ///< Additive attention's hidden size; 0 = d_k.
+  bool causal = false;                ///< Causal mask (self-attention only).
+  std::uint64_t seed = 0;             ///< The synthetic model's seed.
+  bool positions = true;              ///< Add sinusoidal position encodings.
+  QString backend = QStringLiteral("auto");  ///< "auto", "cpu" or "opencl".
+  int device = 0;                     ///< OpenCL device index (listOpenClDevices order).
+  /// Non-empty: the absolute path of a HuggingFace model folder whose real forward pass is shown
+  /// (then the shapes, the seed, the source, the causal flag and additive do not apply).
+  QString model_dir;
+  std::optional<int> layer;   ///< Model: the layer shown, 0-based; unset = every layer.
+  QString pair;               ///< Model, BERT only: second sentence ([CLS] text [SEP] pair [SEP]).
+  bool hide_special = false;  ///< Model: leave special tokens out of the pictures (display only).
+
+  /// True when source holds more than white space.
+  bool cross() const { return !source.trimmed().isEmpty(); }
+  /// True when a pretrained model folder is the source of attention.
+  bool pretrained() const { return !model_dir.isEmpty(); }
+  /// True for dot and scaled with the 1/√d_k factor on (the window's scaling check box).
+  bool scaled() const { return mechanism == Mechanism::kScaled; }
+  /// d_k after the default (d_model / heads; 0 when heads do not divide d_model).
+  int resolvedDk() const { return toSpecUnchecked().resolvedDk(); }
+
+  /// The engine spec (synthetic lab): mechanism, mask, shapes, temperature. Runs validate()
+  /// first, so it throws OptionError for a bad setting.
+  AttentionSpec toSpec() const;
+  /// The model-run options: dot or scaled, the temperature, the layer.
+  ModelRunOptions toModelOptions() const;
+
+  bool operator==(const LabSettings&) const = default;
+
+ private:
+  AttentionSpec toSpecUnchecked() const;
+};
+
+/// Checks every field against the option table's limits and the rules between fields (causal
+/// with a source, heads dividing d_model without --d-k, additive with a model, the backend name,
+/// …). Throws OptionError with the message the command line prints (e.g. "--d-k must be between
+/// 1 and 1024 (got 0)"). Does not read the text (see checkTokens) nor the model folder.
+void validate(const LabSettings& settings);
+
+/// Token counts of a synthetic run (the synthetic lab's tokenizer).
+struct TokenCounts {
+  int queries = 0;  ///< Tokens of the text.
+  int keys = 0;     ///< Tokens of the source (cross), else of the text.
+};
+/// Tokenizes the text (and the source) of a synthetic run and checks them: not empty, not only
+/// white space, at most kMaxTokens per side. Throws OptionError ("the text is empty", "the
+/// source text has no tokens (only white space)", "the text has 5000 tokens; at most 4096 per
+/// side are computed"). A model's own tokenizer counts its tokens (checkModelTokens).
+TokenCounts checkTokens(const LabSettings& settings);
+/// Checks a model's encoding length against kMaxTokens; throws OptionError.
+void checkModelTokens(int tokens);
+/// Checks the layer against a loaded model's layers; throws OptionError "--layer 7 does not
+/// exist: tiny-gpt2 has layers 0–1 (or use all)".
+void checkLayer(const LabSettings& settings, const QString& model_name, int layers);
+
+/// Stores settings under the group "lab".
+void saveSettings(QSettings& store, const LabSettings& settings);
+/// Loads settings stored by saveSettings; missing keys keep their defaults, invalid values are
+/// replaced by the defaults (the stored inputs of an older version never block the window).
+LabSettings loadSettings(QSettings& store);
+
+}  // namespace attnlab::options

@@ -1,0 +1,631 @@
+/// \file options.cpp
+/// The option table and the parser built on it (QCommandLineParser).
+
+#include "options/options.hpp"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "attnlab/error.hpp"
+#include "attnlab/tokenizer.hpp"
+
+namespace attnlab::options {
+namespace {
+
+constexpr unsigned kRunCommands = kCompute | kRender | kWindow;
+constexpr unsigned kImageCommands = kRender | kSaturation;
+constexpr long long kMaxSeed = 1LL << 53;  // exact in a double (the window's seed box)
+
+constexpr std::array<std::string_view, 3> kMechanisms{"additive", "dot", "scaled"};
+constexpr std::array<std::string_view, 3> kBackends{"auto", "cpu", "opencl"};
+constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", "relative"};
+constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
+constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
+constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
+constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
+
+QString q(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+QString num(long long value) { return QString::number(value); }
+QString num(double value) { return QString::number(value, 'g', 17); }
+
+template <std::size_t N>
+int indexOf(const std::array<std::string_view, N>& list, const QString& value) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (q(list[i]) == value) return static_cast<int>(i);
+  return -1;
+}
+
+Mechanism mechanismOf(const QString& name) {
+  return name == QLatin1String("additive") ? Mechanism::kAdditive
+         : name == QLatin1String("dot")    ? Mechanism::kDot
+                                           : Mechanism::kScaled;
+}
+
+std::optional<QString> text(const QString& value, const QString& fallback = {}) {
+  if (value == fallback) return std::nullopt;
+  return value;
+}
+template <class T>
+std::optional<QString> integer(const std::optional<T>& value) {
+  if (!value) return std::nullopt;
+  return num(static_cast<long long>(*value));
+}
+std::optional<QString> integerIf(long long value, long long fallback) {
+  if (value == fallback) return std::nullopt;
+  return num(value);
+}
+std::optional<QString> flag(bool on) { return on ? std::optional<QString>(QString()) : std::nullopt; }
+
+const LabSettings kDefaults;
+
+// clang-format off
+/// The table. Order matters twice: --help lists options in this order, and setters run in it
+/// (--mechanism before --no-scale).
+const OptionSpec kTable[] = {
+  // input
+  {"text", Kind::kText, "TEXT", "the sentence: the queries (default: \"The cat sat on the mat because it was tired.\")",
+   Group::kInput, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.text = v.text; },
+   [](const Options& o) { return text(o.lab.text, kDefaults.text); }},
+  {"source", Kind::kText, "TEXT", "cross-attention: queries from --text, keys and values from TEXT",
+   Group::kInput, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.source = v.text; },
+   [](const Options& o) { return text(o.lab.source); }},
+  // mechanism
+  {"mechanism", Kind::kChoice, "M", "additive | dot | scaled (default scaled)",
+   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, false, kMechanisms,
+   [](Options& o, const Value& v) { o.lab.mechanism = mechanismOf(v.text); },
+   [](const Options& o) { return o.lab.mechanism == Mechanism::kScaled ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.mechanism))); }},
+  {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor (the same as --mechanism dot)",
+   Group::kMechanism, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) {
+     if (o.lab.mechanism == Mechanism::kAdditive)
+       throw OptionError(Message(ATTNLAB_MSG("--no-scale applies to the scaled mechanism only")));
+     o.lab.mechanism = Mechanism::kDot;
+   },
+   nullptr},
+  {"temperature", Kind::kNumber, "T", "divide scores by T instead of the mechanism's scale",
+   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, true, {},
+   [](Options& o, const Value& v) { o.lab.temperature = v.number; },
+   [](const Options& o) { return o.lab.temperature ? std::optional<QString>(num(*o.lab.temperature)) : std::nullopt; }},
+  {"causal", Kind::kFlag, "", "causal mask: query i sees keys j <= i (self-attention only)",
+   Group::kMechanism, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.causal = true; },
+   [](const Options& o) { return flag(o.lab.causal); }},
+  // shapes
+  {"heads", Kind::kInt, "H", "number of heads (default 8)",
+   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 1, 64, false, {},
+   [](Options& o, const Value& v) { o.lab.heads = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.heads, kDefaults.heads); }},
+  {"d-model", Kind::kInt, "D", "embedding width (default 64)",
+   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 1, 4096, false, {},
+   [](Options& o, const Value& v) { o.lab.d_model = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_model, kDefaults.d_model); }},
+  {"d-k", Kind::kInt, "K", "query/key width per head (default d_model / heads)",
+   Group::kShapes, kRunCommands, Applies::kSyntheticOnly, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.lab.d_k = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_k, 0); }},
+  {"d-k", Kind::kIntList, "LIST", "d_k values of the curves, e.g. 1,2,4,8 (default 1,2,4,...,1024)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.saturation.d_k = v.list; },
+   [](const Options& o) {
+     QStringList items;
+     for (int d : o.saturation.d_k) items << num(static_cast<long long>(d));
+     return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
+   }},
+  {"d-v", Kind::kInt, "V", "value width per head (default d_k)",
+   Group::kShapes, kRunCommands, Applies::kSyntheticOnly, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.lab.d_v = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_v, 0); }},
+  {"d-a", Kind::kInt, "A", "additive attention's hidden size (default d_k)",
+   Group::kShapes, kRunCommands, Applies::kSyntheticOnly, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.lab.d_a = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_a, 0); }},
+  {"seed", Kind::kInt, "S", "seed of the synthetic embeddings and weights (default 0)",
+   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, kMaxSeed, false, {},
+   [](Options& o, const Value& v) { o.lab.seed = static_cast<std::uint64_t>(v.integer); },
+   [](const Options& o) { return integerIf(static_cast<long long>(o.lab.seed), 0); }},
+  {"no-positions", Kind::kFlag, "", "leave out the sinusoidal position encoding",
+   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.positions = false; },
+   [](const Options& o) { return flag(!o.lab.positions); }},
+  // pretrained models
+  {"model", Kind::kPath, "DIR", "run a HuggingFace model folder's real forward pass (BERT family, GPT-2)",
+   Group::kModel, kRunCommands, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.model_dir = QDir::cleanPath(QFileInfo(v.text).absoluteFilePath()); },
+   [](const Options& o) { return text(o.lab.model_dir); }},
+  {"layer", Kind::kIntOrAll, "L|all", "the layer to show, 0-based (default all: layers x heads)",
+   Group::kModel, kRunCommands, Applies::kModelOnly, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), false, {},
+   [](Options& o, const Value& v) { o.lab.layer = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
+   [](const Options& o) { return integer(o.lab.layer); }},
+  {"pair", Kind::kText, "TEXT", "BERT sentence pair: [CLS] text [SEP] pair [SEP]",
+   Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.pair = v.text; },
+   [](const Options& o) { return text(o.lab.pair); }},
+  {"hide-special", Kind::kFlag, "", "leave [CLS], [SEP], ... out of the picture (not renormalised)",
+   Group::kModel, kRender | kWindow, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.hide_special = true; },
+   [](const Options& o) { return flag(o.lab.hide_special); }},
+  // backend
+  {"backend", Kind::kChoice, "B", "auto | cpu | opencl (default auto)",
+   Group::kBackend, kRunCommands, Applies::kAlways, 0, 0, false, kBackends,
+   [](Options& o, const Value& v) { o.lab.backend = v.text; },
+   [](const Options& o) { return text(o.lab.backend, kDefaults.backend); }},
+  {"device", Kind::kInt, "N", "OpenCL device index (see the info command)",
+   Group::kBackend, kRunCommands, Applies::kAlways, 0, 1023, false, {},
+   [](Options& o, const Value& v) { o.lab.device = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.device, 0); }},
+  // picture
+  {"head", Kind::kIntOrAll, "N|all", "one head, or every head in a grid (default all)",
+   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 255, false, {},
+   [](Options& o, const Value& v) { o.head = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
+   [](const Options& o) { return integer(o.head); }},
+  {"color-scale", Kind::kChoice, "S", "auto | linear | log | relative (default auto: log beyond 32 tokens)",
+   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, kColorScales,
+   [](Options& o, const Value& v) { o.picture.color_scale = static_cast<views::ColorScale>(indexOf(kColorScales, v.text)); },
+   [](const Options& o) { return o.picture.color_scale == views::ColorScale::kAuto ? std::nullopt
+                                 : std::optional<QString>(q(kColorScales[static_cast<std::size_t>(o.picture.color_scale)])); }},
+  {"pool", Kind::kChoice, "P", "max | mean: how an overview combines blocks of cells (default max)",
+   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, kPools,
+   [](Options& o, const Value& v) { o.picture.pool = static_cast<views::Pool>(indexOf(kPools, v.text)); },
+   [](const Options& o) { return o.picture.pool == views::Pool::kMax ? std::nullopt
+                                 : std::optional<QString>(q(kPools[static_cast<std::size_t>(o.picture.pool)])); }},
+  // output
+  {"out", Kind::kPath, "FILE", "output file; its suffix picks the format",
+   Group::kOutput, kImageCommands, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.output.out = v.text; },
+   [](const Options& o) { return text(o.output.out); }},
+  {"width", Kind::kInt, "PX", "image width (default: fits the tokens)",
+   Group::kOutput, kImageCommands, Applies::kAlways, 16, kMaxImagePixels, false, {},
+   [](Options& o, const Value& v) { o.output.width = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.output.width); }},
+  {"height", Kind::kInt, "PX", "image height (default: fits the tokens)",
+   Group::kOutput, kImageCommands, Applies::kAlways, 16, kMaxImagePixels, false, {},
+   [](Options& o, const Value& v) { o.output.height = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.output.height); }},
+  {"scale", Kind::kNumber, "F", "PNG pixel ratio (default 1)",
+   Group::kOutput, kImageCommands, Applies::kAlways, 0, 8, true, {},
+   [](Options& o, const Value& v) { o.output.scale = v.number; },
+   [](const Options& o) { return o.output.scale == 1.0 ? std::nullopt : std::optional<QString>(num(o.output.scale)); }},
+  {"values", Kind::kChoice, "V", "what .npy holds: weights | scores (default weights)",
+   Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
+   [](Options& o, const Value& v) { o.output.values = v.text; },
+   [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
+  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores)",
+   Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
+   [](Options& o, const Value& v) { o.output.plot = v.text; },
+   [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},
+  {"layout-json", Kind::kPath, "FILE", "also write the geometry drawn: cell sizes, tick label rectangles",
+   Group::kOutput, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.output.layout_json = v.text; },
+   [](const Options& o) { return text(o.output.layout_json); }},
+  {"full", Kind::kFlag, "", "keep every matrix in the JSON, however large",
+   Group::kOutput, kCompute, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) { o.output.full = true; },
+   [](const Options& o) { return flag(o.output.full); }},
+  // saturation
+  {"keys", Kind::kInt, "N", "keys per softmax row (default 16; the sentence's count with --text)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 1, 65536, false, {},
+   [](Options& o, const Value& v) { o.saturation.keys = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.saturation.keys, 16); }},
+  {"samples", Kind::kInt, "N", "Monte-Carlo rows per d_k (default 2000)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 2, 1000000, false, {},
+   [](Options& o, const Value& v) { o.saturation.samples = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.saturation.samples, 2000); }},
+  {"mark", Kind::kInt, "K", "the d_k to mark (default: d_model / heads, as render uses)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.saturation.mark = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.saturation.mark); }},
+  // the window
+  {"screenshot", Kind::kPath, "FILE.png", "render the window after the first result, save it, exit",
+   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.window.screenshot = v.text; },
+   [](const Options& o) { return text(o.window.screenshot); }},
+  {"lang", Kind::kChoice, "L", "interface language: en | zh_CN (default: the system's)",
+   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, kLanguages,
+   [](Options& o, const Value& v) { o.window.language = v.text; },
+   [](const Options& o) { return text(o.window.language); }},
+  {"presentation", Kind::kFlag, "", "start in presentation mode (full screen, large labels)",
+   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) { o.window.presentation = true; },
+   [](const Options& o) { return flag(o.window.presentation); }},
+};
+// clang-format on
+
+QString commandName(unsigned command) {
+  switch (command) {
+    case kCompute: return QStringLiteral("compute");
+    case kRender: return QStringLiteral("render");
+    case kSaturation: return QStringLiteral("saturation");
+    case kInfo: return QStringLiteral("info");
+    default: return QStringLiteral("window");
+  }
+}
+
+[[noreturn]] void fail(const char* source, QStringList args = {}) {
+  throw OptionError(Message(source, std::move(args)));
+}
+
+QString choiceList(std::span<const std::string_view> choices) {
+  QStringList items;
+  for (std::string_view c : choices) items << q(c);
+  if (items.size() < 2) return items.join(QString());
+  const QString last = items.takeLast();
+  return items.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+}
+
+/// Reads one whole number of option `spec`, checking its range.
+long long readInteger(const OptionSpec& spec, const QString& text) {
+  bool ok = false;
+  const long long value = text.trimmed().toLongLong(&ok);
+  if (!ok) fail(ATTNLAB_MSG("--%1 expects a whole number (got '%2')"), {q(spec.name), text});
+  if (value < spec.min || value > spec.max) {
+    fail(ATTNLAB_MSG("--%1 must be between %2 and %3 (got %4)"),
+         {q(spec.name), num(spec.min), num(spec.max), text.trimmed()});
+  }
+  return value;
+}
+
+Value readValue(const OptionSpec& spec, const QString& text) {
+  Value v;
+  v.text = text;
+  switch (spec.kind) {
+    case Kind::kFlag:
+    case Kind::kText:
+      break;
+    case Kind::kPath:
+      if (text.isEmpty()) fail(ATTNLAB_MSG("--%1 needs a file or folder name"), {q(spec.name)});
+      break;
+    case Kind::kInt:
+      v.integer = readInteger(spec, text);
+      break;
+    case Kind::kIntOrAll:
+      if (text == QLatin1String("all")) {
+        v.all = true;
+      } else {
+        bool ok = false;
+        v.integer = text.trimmed().toLongLong(&ok);
+        if (!ok) fail(ATTNLAB_MSG("--%1 expects a whole number or all (got '%2')"), {q(spec.name), text});
+        if (v.integer < spec.min || v.integer > spec.max) {
+          fail(ATTNLAB_MSG("--%1 must be between %2 and %3 (got %4)"),
+               {q(spec.name), num(spec.min), num(spec.max), text.trimmed()});
+        }
+      }
+      break;
+    case Kind::kNumber: {
+      bool ok = false;
+      v.number = text.trimmed().toDouble(&ok);
+      if (!ok || !std::isfinite(v.number)) fail(ATTNLAB_MSG("--%1 expects a number (got '%2')"), {q(spec.name), text});
+      const bool low = spec.min_exclusive ? !(v.number > static_cast<double>(spec.min))
+                                          : v.number < static_cast<double>(spec.min);
+      if (low && spec.max == 0) fail(ATTNLAB_MSG("--%1 must be > %2 (got %3)"), {q(spec.name), num(spec.min), text.trimmed()});
+      if (low || (spec.max != 0 && v.number > static_cast<double>(spec.max))) {
+        fail(ATTNLAB_MSG("--%1 must be > %2 and at most %3 (got %4)"),
+             {q(spec.name), num(spec.min), num(spec.max), text.trimmed()});
+      }
+      break;
+    }
+    case Kind::kChoice: {
+      const bool known = std::any_of(spec.choices.begin(), spec.choices.end(),
+                                     [&text](std::string_view c) { return q(c) == text; });
+      if (!known) fail(ATTNLAB_MSG("--%1 must be %2 (got '%3')"), {q(spec.name), choiceList(spec.choices), text});
+      break;
+    }
+    case Kind::kIntList: {
+      const QStringList items = text.split(QLatin1Char(','), Qt::SkipEmptyParts);
+      if (items.isEmpty()) fail(ATTNLAB_MSG("--%1 expects a comma-separated list such as 1,2,4,8"), {q(spec.name)});
+      for (const QString& item : items) v.list.push_back(static_cast<int>(readInteger(spec, item)));
+      std::sort(v.list.begin(), v.list.end());
+      v.list.erase(std::unique(v.list.begin(), v.list.end()), v.list.end());
+      break;
+    }
+  }
+  return v;
+}
+
+/// The byte offset of the first invalid UTF-8 sequence of a raw argument, with the engine's
+/// wording, or an empty string.
+QString utf8Problem(const std::string& bytes) {
+  try {
+    decodeUtf8(bytes);
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+/// The entry named `name` that `command` takes; with command 0 the first entry of that name.
+const OptionSpec* findSpec(std::string_view name, unsigned command) {
+  for (const OptionSpec& spec : kTable)
+    if (spec.name == name && (command == 0 || (spec.commands & command))) return &spec;
+  return nullptr;
+}
+
+/// Splits "--name=value" / "-name" into the bare name.
+QString bareName(const QString& arg) {
+  QString name = arg;
+  while (name.startsWith(QLatin1Char('-'))) name.remove(0, 1);
+  const int eq = name.indexOf(QLatin1Char('='));
+  return eq >= 0 ? name.left(eq) : name;
+}
+
+/// Refuses arguments that are not UTF-8, naming the option they belong to (before QString would
+/// turn the bad bytes into U+FFFD).
+void checkUtf8(const std::vector<std::string>& raw) {
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    std::string value = raw[i];
+    std::string name;
+    if (value.rfind("-", 0) == 0) {
+      const auto eq = value.find('=');
+      if (eq == std::string::npos) {
+        if (const QString problem = utf8Problem(value); !problem.isEmpty())
+          fail(ATTNLAB_MSG("an option name: %1"), {problem});
+        continue;
+      }
+      name = value.substr(0, eq);
+      value = value.substr(eq + 1);
+    } else if (i > 0 && raw[i - 1].rfind("-", 0) == 0 && raw[i - 1].find('=') == std::string::npos) {
+      name = raw[i - 1];
+    }
+    const QString problem = utf8Problem(value);
+    if (problem.isEmpty()) continue;
+    const QString bare = bareName(QString::fromUtf8(name));
+    if (bare == QLatin1String("text")) fail(ATTNLAB_MSG("the text: %1"), {problem});
+    if (bare == QLatin1String("source")) fail(ATTNLAB_MSG("the source text: %1"), {problem});
+    if (bare == QLatin1String("pair")) fail(ATTNLAB_MSG("the pair text: %1"), {problem});
+    if (!bare.isEmpty()) fail(ATTNLAB_MSG("--%1: %2"), {bare, problem});
+    fail(ATTNLAB_MSG("an argument: %1"), {problem});
+  }
+}
+
+/// Our own messages for a missing value and a value given to a flag (QCommandLineParser's
+/// wording differs and is not part of the contract).
+void checkArity(const QStringList& args) {
+  for (int i = 0; i < args.size(); ++i) {
+    const QString& arg = args.at(i);
+    if (arg == QLatin1String("--")) return;
+    if (!arg.startsWith(QLatin1Char('-')) || arg == QLatin1String("-")) continue;
+    const QString name = bareName(arg);
+    const OptionSpec* spec = findSpec(name.toStdString(), 0);
+    if (!spec) continue;  // unknown: QCommandLineParser reports it
+    const bool inline_value = arg.contains(QLatin1Char('='));
+    if (spec->kind == Kind::kFlag) {
+      if (inline_value) fail(ATTNLAB_MSG("--%1 takes no value"), {name});
+      continue;
+    }
+    if (inline_value) continue;
+    if (i + 1 >= args.size()) fail(ATTNLAB_MSG("--%1 needs a value"), {name});
+    ++i;  // the value, even when it starts with '-'
+  }
+}
+
+}  // namespace
+
+bool Options::isGiven(std::string_view name) const { return given.contains(q(name)); }
+
+std::span<const OptionSpec> table() { return kTable; }
+
+const OptionSpec& option(std::string_view name, unsigned command) {
+  for (const OptionSpec& spec : kTable)
+    if (spec.name == name && (command == 0 || (spec.commands & command))) return spec;
+  throw std::out_of_range("no option --" + std::string(name));
+}
+
+QStringList outputFormats(unsigned command) {
+  if (command == kRender) return {"png", "svg", "pdf", "csv", "npy"};
+  if (command == kSaturation) return {"png", "svg", "pdf", "csv"};
+  return {"png"};
+}
+
+void checkOutputPath(const QString& path, const QString& name, const QStringList& formats) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (!formats.isEmpty() && !formats.contains(suffix)) {
+    fail(ATTNLAB_MSG("%1: unknown format '%2' (use .%3)"),
+         {name, suffix.isEmpty() ? path : QStringLiteral(".") + suffix,
+          formats.join(QStringLiteral(", ."))});
+  }
+  const QFileInfo info(path);
+  if (!info.absoluteDir().exists()) {
+    fail(ATTNLAB_MSG("%1: the folder %2 does not exist"),
+         {name, QDir::toNativeSeparators(info.absolutePath())});
+  }
+}
+
+void checkImageSize(int width, int height, double scale) {
+  if (width * scale > kMaxImagePixels || height * scale > kMaxImagePixels) {
+    fail(views::kImageTooLargeMessage,
+         {num(static_cast<long long>(std::lround(width * scale))),
+          num(static_cast<long long>(std::lround(height * scale))), num(static_cast<long long>(kMaxImagePixels))});
+  }
+}
+
+Options parse(const std::vector<std::string>& raw, unsigned program) {
+  checkUtf8(raw);
+  QStringList args;
+  for (const std::string& a : raw) args << QString::fromStdString(a);
+  checkArity(args);
+
+  QCommandLineParser parser;
+  parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+  QStringList added;
+  for (const OptionSpec& spec : kTable) {
+    const QString name = q(spec.name);
+    if (added.contains(name)) continue;
+    added << name;
+    parser.addOption(spec.kind == Kind::kFlag ? QCommandLineOption(name)
+                                              : QCommandLineOption(name, QString(), q(spec.value_name)));
+  }
+  parser.addOption(QCommandLineOption(QStringList{QStringLiteral("h"), QStringLiteral("help")}));
+  if (!parser.parse(QStringList{QStringLiteral("attention-lab")} + args)) {
+    const QStringList unknown = parser.unknownOptionNames();
+    if (!unknown.isEmpty()) {
+      const QString name = unknown.first();
+      fail(ATTNLAB_MSG("unknown option '%1' (see --help)"),
+           {(name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + name});
+    }
+    throw OptionError(Message::verbatim(parser.errorText()));
+  }
+
+  Options o;
+  o.help = parser.isSet(QStringLiteral("help"));
+  QStringList positional = parser.positionalArguments();
+  if (program == kWindow) {
+    o.command = kWindow;
+  } else if (!positional.isEmpty()) {
+    const QString name = positional.takeFirst();
+    if (name == QLatin1String("help")) {
+      o.help = true;
+    } else {
+      for (unsigned c : {kCompute, kRender, kSaturation, kInfo})
+        if (commandName(c) == name) o.command = c;
+      if (o.command == 0)
+        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation or info)"), {name});
+    }
+  }
+  if (o.help) return o;
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation or info; see --help)"));
+  if (!positional.isEmpty())
+    fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
+
+  // Which options were given, in table order; each must be one this command takes.
+  for (const QString& name : parser.optionNames()) {
+    if (name == QLatin1String("h") || name == QLatin1String("help") || o.given.contains(name)) continue;
+    if (!findSpec(name.toStdString(), o.command)) {
+      if (o.command == kWindow) fail(ATTNLAB_MSG("--%1 does not apply to the window"), {name});
+      fail(ATTNLAB_MSG("--%1 does not apply to the %2 command"), {name, commandName(o.command)});
+    }
+    o.given << name;
+  }
+  const bool model = o.isGiven("model");
+  for (const OptionSpec& spec : kTable) {
+    if (!(spec.commands & o.command) || !o.isGiven(spec.name)) continue;
+    const QString name = q(spec.name);
+    if (model && spec.applies == Applies::kSyntheticOnly) {
+      if (name == QLatin1String("source"))
+        fail(ATTNLAB_MSG("--source does not apply with --model (the model decides it; for a BERT sentence pair use --pair)"));
+      fail(ATTNLAB_MSG("--%1 does not apply with --model (the model decides it)"), {name});
+    }
+    if (!model && spec.applies == Applies::kModelOnly)
+      fail(ATTNLAB_MSG("--%1 applies to a pretrained model; add --model DIR"), {name});
+    const Value value = spec.kind == Kind::kFlag ? Value{} : readValue(spec, parser.value(name));
+    spec.set(o, value);
+  }
+
+  // Rules between options, per command.
+  const unsigned c = o.command;
+  if (c == kRender || c == kSaturation) {
+    if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE is required"));
+    checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
+  }
+  if (c == kRender && o.output.plot != QLatin1String("heatmap")) {
+    if (!QStringList{"png", "svg", "pdf"}.contains(QFileInfo(o.output.out).suffix().toLower()))
+      fail(ATTNLAB_MSG("--plot %1 draws a picture: use --out FILE.png, .svg or .pdf"), {o.output.plot});
+    if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap (--plot heatmap)"));
+    if (o.lab.pretrained() && !o.lab.layer)
+      fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {o.output.plot});
+  }
+  if (o.isGiven("layout-json")) {
+    checkOutputPath(o.output.layout_json, QStringLiteral("--layout-json"), {});
+    const QString suffix = QFileInfo(c == kRender ? o.output.out : o.window.screenshot).suffix().toLower();
+    if (c == kRender && !QStringList{"png", "svg", "pdf"}.contains(suffix))
+      fail(ATTNLAB_MSG("--layout-json describes a picture: use it with --out FILE.png, .svg or .pdf"));
+    if (c == kWindow && o.window.screenshot.isEmpty())
+      fail(ATTNLAB_MSG("--layout-json describes a screenshot: add --screenshot FILE.png"));
+  }
+  if (o.isGiven("screenshot")) checkOutputPath(o.window.screenshot, QStringLiteral("--screenshot"), {"png"});
+  if (o.output.width || o.output.height)
+    checkImageSize(o.output.width.value_or(1), o.output.height.value_or(1), o.output.scale);
+  if (c == kSaturation) {
+    if (!o.isGiven("text")) return o;       // only the Monte-Carlo curves
+    LabSettings curves = o.lab;
+    curves.d_k = 0;  // --d-k is the curves' list here
+    validate(curves);
+    return o;
+  }
+  if (c == kInfo) return o;
+  if (o.head && !o.lab.pretrained() && *o.head >= o.lab.heads) {
+    fail(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),
+         {num(static_cast<long long>(o.lab.heads - 1)), num(static_cast<long long>(*o.head))});
+  }
+  if (o.head && o.lab.pretrained() && !o.lab.layer)
+    fail(ATTNLAB_MSG("--head N needs one layer: add --layer L (every layer is --head all)"));
+  validate(o.lab);
+  return o;
+}
+
+QStringList toArguments(const Options& o) {
+  QStringList args;
+  if (o.command != kWindow) args << commandName(o.command);
+  for (const OptionSpec& spec : kTable) {
+    if (!(spec.commands & o.command) || !spec.get) continue;
+    if (spec.applies == Applies::kSyntheticOnly && o.lab.pretrained()) continue;
+    if (spec.applies == Applies::kModelOnly && !o.lab.pretrained()) continue;
+    const std::optional<QString> value = spec.get(o);
+    if (!value) continue;
+    args << QStringLiteral("--") + q(spec.name);
+    if (spec.kind != Kind::kFlag) args << *value;
+  }
+  return args;
+}
+
+QString usage(unsigned program) {
+  struct Section {
+    Group group;
+    const char* title;
+  };
+  const Section sections[] = {
+      {Group::kInput, "input"},          {Group::kMechanism, "mechanism"},
+      {Group::kShapes, "shapes (the synthetic lab)"},
+      {Group::kModel, "pretrained models (HuggingFace folders: BERT family, GPT-2)"},
+      {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
+      {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
+      {Group::kWindow, "the window"}};
+  QString text;
+  if (program == kWindow) {
+    text = QStringLiteral(
+        "attention-lab - the Attention Lab window\n\n"
+        "  attention-lab [options]\n");
+  } else {
+    text = QStringLiteral(
+        "attention-lab-cli - compute and export attention from the command line\n\n"
+        "  attention-lab-cli compute [options]                 JSON on stdout\n"
+        "  attention-lab-cli render  [options] --out FILE      .png .svg .pdf .csv .npy\n"
+        "  attention-lab-cli saturation [options] --out FILE   .png .svg .pdf .csv\n"
+        "  attention-lab-cli info                              backends and devices\n");
+  }
+  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo);
+  for (const Section& section : sections) {
+    QString lines;
+    for (const OptionSpec& spec : kTable) {
+      if (spec.group != section.group || !(spec.commands & mask)) continue;
+      QString head = QStringLiteral("  --") + q(spec.name);
+      if (!spec.value_name.empty()) head += QLatin1Char(' ') + q(spec.value_name);
+      head = head.leftJustified(24);
+      QString where;
+      if (program != kWindow) {
+        QStringList commands;
+        for (unsigned c : {kCompute, kRender, kSaturation})
+          if (spec.commands & c) commands << commandName(c);
+        if (commands.size() < 3) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
+      }
+      lines += head + q(spec.help) + where + QLatin1Char('\n');
+    }
+    if (!lines.isEmpty()) text += QLatin1Char('\n') + QString::fromUtf8(section.title) + QStringLiteral(":\n") + lines;
+  }
+  text += QStringLiteral(
+      "\nWith --model, --mechanism scaled|dot, --no-scale and --temperature still apply; the shapes,\n"
+      "--seed, --causal and --source do not (the model decides them).\n"
+      "exit status: 0 success, 2 bad arguments or input (one line on stderr), 1 internal error\n");
+  return text;
+}
+
+}  // namespace attnlab::options

@@ -1,0 +1,223 @@
+/// \file analysis_plots.cpp
+/// The analysis plots beside the heatmaps: entropy of each query row, histogram of the scores and
+/// one row's softmax. Titles wrap to the plot's width and tick labels are thinned to what fits.
+
+#include <qcustomplot.h>
+
+#include <QFontMetricsF>
+#include <algorithm>
+#include <cmath>
+
+#include "views/text.hpp"
+#include "views/views.hpp"
+
+namespace attnlab::views {
+namespace {
+
+QFont sizedFont(const QCustomPlot& plot, double points, bool bold = false) {
+  QFont f = plot.font();
+  f.setPointSizeF(points * fontScale(plot));
+  f.setBold(bold);
+  return f;
+}
+
+/// Greedy word wrap to width_px (text without spaces, such as Chinese, breaks between
+/// characters); keeps explicit line breaks.
+QString wrapWords(const QString& text, const QFont& font, double width_px) {
+  const QFontMetricsF fm(font);
+  QStringList lines;
+  for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+    const bool spaced = paragraph.contains(QLatin1Char(' '));
+    const QStringList words = spaced ? paragraph.split(QLatin1Char(' ')) : QStringList();
+    QString line;
+    auto add = [&](const QString& piece, const QString& joiner) {
+      const QString candidate = line.isEmpty() ? piece : line + joiner + piece;
+      if (!line.isEmpty() && fm.horizontalAdvance(candidate) > width_px) {
+        lines << line;
+        line = piece;
+      } else {
+        line = candidate;
+      }
+    };
+    if (spaced) {
+      for (const QString& word : words) add(word, QStringLiteral(" "));
+    } else {
+      for (const QChar c : paragraph) add(QString(c), QString());
+    }
+    lines << line;
+  }
+  return lines.join(QLatin1Char('\n'));
+}
+
+double plotWidth(const QCustomPlot& plot) {
+  return canvasSize(plot, QSize(600, 320)).width();
+}
+double plotHeight(const QCustomPlot& plot) {
+  return canvasSize(plot, QSize(600, 320)).height();
+}
+
+/// Clears plot and lays out a bold title (wrapped to the width) over one fixed axis rect.
+QCPAxisRect* titledPanel(QCustomPlot& plot, const QString& title, double title_points) {
+  clearPlot(plot);
+  const QFont font = sizedFont(plot, title_points, true);
+  auto* element = new QCPTextElement(&plot, wrapWords(title, font, plotWidth(plot) - 16), font);
+  element->setObjectName(QStringLiteral("title"));
+  plot.plotLayout()->addElement(0, 0, element);
+  auto* rect = new QCPAxisRect(&plot);
+  plot.plotLayout()->addElement(1, 0, rect);
+  rect->setRangeDrag(Qt::Orientations());
+  rect->setRangeZoom(Qt::Orientations());
+  plot.xAxis = rect->axis(QCPAxis::atBottom);
+  plot.yAxis = rect->axis(QCPAxis::atLeft);
+  plot.xAxis2 = rect->axis(QCPAxis::atTop);
+  plot.yAxis2 = rect->axis(QCPAxis::atRight);
+  return rect;
+}
+
+QString shortToken(const QString& token, int chars) {
+  QString text = token.trimmed().isEmpty() ? QStringLiteral("␣") : token;
+  if (text.size() > chars) text = text.left(chars - 1) + QStringLiteral("…");
+  return text;
+}
+
+/// Every step-th of n labels, so that labels `extent` px across fit `available` px.
+int thinning(int n, double extent, double available) {
+  if (n <= 0 || available <= 0) return 1;
+  return std::max(1, static_cast<int>(std::ceil(n * (extent + 2) / available)));
+}
+
+}  // namespace
+
+void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
+                    const QStringList& query_tokens, const QString& title) {
+  QCPAxisRect* rect = titledPanel(plot, title, 10.5);
+  QCPAxis* x = rect->axis(QCPAxis::atBottom);
+  QCPAxis* y = rect->axis(QCPAxis::atLeft);
+  const auto n_q = static_cast<int>(summary.row_entropy.size());
+  const QFont tick_font = sizedFont(plot, 8.5);
+  const QFontMetricsF fm(tick_font);
+  // Tokens rotated 45°: each takes about its line height across; thin to what the width holds.
+  // Labels turned 45° take about 1.4 line heights across each.
+  const int step = thinning(n_q, 1.4 * fm.height(), plotWidth(plot) - 70);
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int i = 0; i < n_q; i += step) {
+    const QString token = shortToken(query_tokens.value(i), 8);
+    ticker->addTick(i, step == 1 ? token : QStringLiteral("#%1 %2").arg(i).arg(token));
+  }
+  x->setTicker(ticker);
+  x->setSubTicks(false);
+  x->setTickLabelRotation(n_q > 6 ? -45 : 0);
+  x->setTickLabelFont(tick_font);
+  x->setRange(-0.6, n_q - 0.4);
+  x->grid()->setVisible(false);
+  y->setLabel(viewText("nats"));
+  y->setLabelFont(sizedFont(plot, 9));
+  y->setTickLabelFont(tick_font);
+  double top = 0.1;
+  for (double e : summary.row_max_entropy) top = std::max(top, e);
+  y->setRange(0, top * 1.1);
+
+  auto* bars = new QCPBars(x, y);
+  QVector<double> keys, values, uniform;
+  for (int i = 0; i < n_q; ++i) {
+    keys << i;
+    values << summary.row_entropy[static_cast<std::size_t>(i)];
+    uniform << summary.row_max_entropy[static_cast<std::size_t>(i)];
+  }
+  bars->setData(keys, values, true);
+  bars->setWidth(0.75);
+  bars->setPen(Qt::NoPen);
+  bars->setBrush(QColor(0xd5, 0x5e, 0x00));
+  bars->setName(viewText("entropy H"));
+  QCPGraph* line = plot.addGraph(x, y);
+  line->setData(keys, uniform, true);
+  line->setPen(QPen(Qt::darkGray, 1.5, Qt::DashLine));
+  line->setLineStyle(QCPGraph::lsStepCenter);
+  line->setName(viewText("uniform row: ln(visible keys)"));
+  auto* legend = new QCPLegend;
+  plot.plotLayout()->addElement(2, 0, legend);
+  plot.plotLayout()->setRowStretchFactor(2, 0.001);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(2);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setFont(sizedFont(plot, 8.5));
+  legend->addItem(new QCPPlottableLegendItem(legend, bars));
+  legend->addItem(new QCPPlottableLegendItem(legend, line));
+  legend->setLayer(QStringLiteral("legend"));
+  plot.legend = legend;
+}
+
+void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& hist, const QString& title) {
+  QCPAxisRect* rect = titledPanel(plot, title, 10.5);
+  QCPAxis* x = rect->axis(QCPAxis::atBottom);
+  QCPAxis* y = rect->axis(QCPAxis::atLeft);
+  const QFont label_font = sizedFont(plot, 9);
+  x->setLabel(wrapWords(viewText("score (logit after scaling); spread %1 … %2")
+                            .arg(hist.lo, 0, 'g', 3)
+                            .arg(hist.hi, 0, 'g', 3),
+                        label_font, plotWidth(plot) - 40));
+  x->setLabelFont(label_font);
+  x->setTickLabelFont(sizedFont(plot, 8.5));
+  y->setLabel(viewText("cells"));
+  y->setLabelFont(label_font);
+  y->setTickLabelFont(sizedFont(plot, 8.5));
+  if (hist.count.empty()) return;
+  const double width = (hist.hi - hist.lo) / static_cast<double>(hist.count.size());
+  auto* bars = new QCPBars(x, y);
+  QVector<double> keys, values;
+  double top = 1;
+  for (std::size_t b = 0; b < hist.count.size(); ++b) {
+    keys << hist.lo + (static_cast<double>(b) + 0.5) * width;
+    values << hist.count[b];
+    top = std::max(top, hist.count[b]);
+  }
+  bars->setData(keys, values, true);
+  bars->setWidth(width);
+  bars->setPen(QPen(Qt::white, 0.5));
+  bars->setBrush(QColor(0x00, 0x72, 0xb2));
+  x->setRange(hist.lo - width, hist.hi + width);
+  y->setRange(0, top * 1.08);
+}
+
+void drawRowSoftmax(QCustomPlot& plot, const AttentionResult& result, int head, int row,
+                    const QStringList& key_tokens, const QString& title) {
+  QCPAxisRect* rect = titledPanel(plot, title, 10);
+  QCPAxis* keys = rect->axis(QCPAxis::atLeft);
+  QCPAxis* weights = rect->axis(QCPAxis::atBottom);
+  const int n_k = result.nK();
+  keys->setRangeReversed(true);  // key 0 at the top
+  keys->setRange(-0.5, n_k - 0.5);
+  weights->setRange(0, 1.0);
+  // 0, 0.5, 1 only: a narrow panel has no room for more.
+  auto weight_ticks = QSharedPointer<QCPAxisTickerText>::create();
+  weight_ticks->addTicks({{0.0, QStringLiteral("0")}, {0.5, QStringLiteral("0.5")}, {1.0, QStringLiteral("1")}});
+  weights->setTicker(weight_ticks);
+  const QFont label_font = sizedFont(plot, 9.5);
+  weights->setLabel(wrapWords(viewText("attention weight"), label_font, plotWidth(plot) - 30));
+  weights->setLabelFont(label_font);
+  const QFont tick_font = sizedFont(plot, 9);
+  weights->setTickLabelFont(tick_font);
+  keys->setTickLabelFont(tick_font);
+  keys->grid()->setVisible(false);
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  const int step = thinning(n_k, QFontMetricsF(tick_font).height(), plotHeight(plot) - 110);
+  for (int j = 0; j < n_k; j += step) {
+    const QString token = shortToken(key_tokens.value(j), 12);
+    ticker->addTick(j, step == 1 ? token : QStringLiteral("#%1 %2").arg(j).arg(token));
+  }
+  keys->setTicker(ticker);
+  keys->setSubTicks(false);
+  if (row < 0 || row >= result.nQ() || head < 0 || head >= result.heads()) return;
+  auto* bars = new QCPBars(keys, weights);
+  QVector<double> k, v;
+  for (int j = 0; j < n_k; ++j) {
+    k << j;
+    v << result.weights(head, row, j);
+  }
+  bars->setData(k, v, true);
+  bars->setWidth(0.8);
+  bars->setPen(Qt::NoPen);
+  bars->setBrush(viridis(0.35));
+}
+
+}  // namespace attnlab::views

@@ -1,0 +1,634 @@
+/// \file heatmap_layout.cpp
+/// Geometry of the heatmap pictures (see heatmap_layout.hpp).
+
+#include "views/heatmap_layout.hpp"
+
+#include <QFontMetricsF>
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab::views {
+namespace {
+
+constexpr double kMargin = 10;      ///< Around the picture.
+constexpr double kLabelGap = 5;     ///< Between a map and its tick labels.
+constexpr double kTitleGap = 4;     ///< Between tick labels and an axis title.
+constexpr double kPanelGapX = 18;   ///< Between maps of a grid, across.
+constexpr double kPanelGapY = 12;   ///< Between maps of a grid, down.
+constexpr double kLabelSpacing = 2; ///< Free pixels between neighbouring labels.
+constexpr double kBarWidth = 14;
+constexpr double kBarGap = 16;      ///< Between the maps and the colour bar.
+constexpr double kTickLength = 4;   ///< Colour bar tick marks.
+
+/// Measured token labels in one tick font.
+struct Labels {
+  QFont font;
+  double height = 0;              ///< Line height: a horizontal label's thickness.
+  std::vector<double> width;      ///< Horizontal width of each label.
+  std::vector<QSizeF> vertical;   ///< Vertical (thickness, length) of each label.
+  double widest = 0;
+  double thickest = 0;            ///< Largest vertical thickness.
+
+  Labels(const QStringList& texts, const QFont& f) : font(f) {
+    height = QFontMetricsF(f).height();
+    for (const QString& t : texts) {
+      width.push_back(measureText(t, f).width());
+      vertical.push_back(measureText(t, f, Orientation::kVertical));
+      widest = std::max(widest, width.back());
+      thickest = std::max(thickest, vertical.back().width());
+    }
+  }
+  /// Width of "#i " in front of a thinned label.
+  double prefix(int token) const {
+    return QFontMetricsF(font).horizontalAdvance(QStringLiteral("#%1 ").arg(token));
+  }
+};
+
+int stepFor(double extent, double cell) {
+  if (cell <= 0) return 1 << 30;
+  return std::max(1, static_cast<int>(std::ceil((extent + kLabelSpacing) / cell - 1e-9)));
+}
+
+int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+/// The label gutters of one map with cells of `cell` px holding `block` tokens each.
+struct Gutters {
+  double left = 0;   ///< Query labels' width (with the key labels' overhang, see below).
+  double top = 0;    ///< Key labels' height (with the query labels' overhang).
+  /// Labels thicker than a cell reach past the map's corner: the first key label left of the
+  /// first column, the first query label above the first row. The gutters grow by that much so
+  /// the two never meet.
+  double key_overhang = 0;
+  double query_overhang = 0;
+  int query_step = 1;
+  int key_step = 1;
+  Orientation keys = Orientation::kHorizontal;
+};
+
+Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell) {
+  Gutters g;
+  const int rows = ceilDiv(n_q, block), columns = ceilDiv(n_k, block);
+  g.query_step = stepFor(q.height, cell);
+  const bool q_prefixed = block > 1 || g.query_step > 1;
+  for (int i = 0; i < rows; i += g.query_step) {
+    const int token = i * block;
+    g.left = std::max(g.left, q.width[static_cast<std::size_t>(token)] + (q_prefixed ? q.prefix(token) : 0));
+  }
+  g.query_overhang = std::max(0.0, (q.height - cell) / 2);
+  if (block == 1 && k.widest + kLabelSpacing + 1 <= cell) {
+    g.keys = Orientation::kHorizontal;
+    g.key_step = 1;
+    g.top = k.height + g.query_overhang;
+    return g;
+  }
+  g.keys = Orientation::kVertical;
+  g.key_step = stepFor(std::max(k.thickest, k.height), cell);
+  const bool k_prefixed = block > 1 || g.key_step > 1;
+  for (int j = 0; j < columns; j += g.key_step) {
+    const int token = j * block;
+    g.top = std::max(g.top, k.vertical[static_cast<std::size_t>(token)].height() +
+                                (k_prefixed ? k.prefix(token) : 0));
+  }
+  const double thickness = k_prefixed ? std::max(k.thickest, k.height) : k.thickest;
+  g.key_overhang = std::max(0.0, (thickness - cell) / 2);
+  g.left += g.key_overhang;
+  g.top += g.query_overhang;
+  return g;
+}
+
+/// One candidate arrangement of a grid.
+struct Candidate {
+  int columns = 1, rows = 1;
+  int block = 1;
+  double cell = 0;
+  Gutters g;
+  double perToken() const { return cell / block; }
+};
+
+/// What a grid arrangement needs besides the maps and their label gutters.
+struct Fixed {
+  int columns = 1, rows = 1;  ///< Maps across and down.
+  double header = 0;          ///< Panel title height above each map.
+  double axis_left = 0;       ///< Query axis title's width (+ gap), single map.
+  double axis_top = 0;        ///< Key axis title's height (+ gap), single map.
+  double title_w = 0;         ///< Widest panel title: a map's column is at least that wide.
+};
+
+/// Whether maps of `cell` px fit the body: query labels left of the first column only, key
+/// labels above the first row only (a grid reads like one matrix of matrices), a title over each
+/// map.
+bool fits(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell,
+          double body_w, double body_h, const Fixed& f, Gutters* out) {
+  const Gutters g = gutters(q, k, n_q, n_k, block, cell);
+  const double w = f.axis_left + g.left + kLabelGap +
+                   f.columns * std::max(ceilDiv(n_k, block) * cell, f.columns > 1 ? f.title_w : 0.0) +
+                   (f.columns - 1) * kPanelGapX;
+  const double h = f.axis_top + g.top + kLabelGap +
+                   f.rows * (f.header + ceilDiv(n_q, block) * cell) + (f.rows - 1) * kPanelGapY;
+  if (out) *out = g;
+  return w <= body_w + 1e-6 && h <= body_h + 1e-6;
+}
+
+/// The largest cell (px) with which the maps and their labels fit; 0 when none does.
+double bestCell(const Labels& q, const Labels& k, int n_q, int n_k, int block, double body_w,
+                double body_h, const Fixed& f, Gutters* out) {
+  const int rows = ceilDiv(n_q, block), columns = ceilDiv(n_k, block);
+  double hi = std::min({(body_w - f.axis_left - (f.columns - 1) * kPanelGapX) / (f.columns * columns),
+                        (body_h - f.axis_top - f.rows * f.header - (f.rows - 1) * kPanelGapY) / (f.rows * rows),
+                        kMaxCellPx});
+  if (hi <= 0) return 0;
+  double lo = 0;
+  if (fits(q, k, n_q, n_k, block, hi, body_w, body_h, f, nullptr)) {
+    lo = hi;
+  } else {
+    for (int it = 0; it < 40; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      if (fits(q, k, n_q, n_k, block, mid, body_w, body_h, f, nullptr)) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+  }
+  // Whole pixels keep every cell the same size on screen and in PNG.
+  if (lo >= 2) {
+    double whole = std::floor(lo + 1e-9);
+    while (whole >= 2 && !fits(q, k, n_q, n_k, block, whole, body_w, body_h, f, nullptr)) whole -= 1;
+    lo = std::max(whole, 1.0);
+  }
+  if (lo > 0) fits(q, k, n_q, n_k, block, lo, body_w, body_h, f, out);
+  return lo;
+}
+
+double snap(double v) { return std::round(v); }
+
+/// Places the colour bar's tick labels, mark and title right of `bar`; keeps ticks that do not
+/// overlap (the mark first, then the ends, then the rest bottom to top).
+void placeBar(HeatmapLayout& layout, const QRectF& bar, const BarLabels& labels,
+              const LayoutFonts& fonts) {
+  layout.bar = bar;
+  const QFontMetricsF fm(fonts.note);
+  const double x = bar.right() + kTickLength + 3;
+  auto rectAt = [&](double position, const QString& text) {
+    const QSizeF size = measureText(text, fonts.note);
+    const double y = bar.bottom() - position * bar.height() - size.height() / 2;
+    return QRectF(x, y, size.width(), size.height());
+  };
+  std::vector<QRectF> kept;
+  double widest = 0;
+  auto free = [&kept](const QRectF& r) {
+    for (const QRectF& k : kept)
+      if (r.adjusted(0, -1, 0, 1).intersects(k)) return false;
+    return true;
+  };
+  if (labels.mark) {
+    const QRectF r = rectAt(labels.mark->position, labels.mark->text);
+    kept.push_back(r);
+    widest = std::max(widest, r.width());
+    layout.bar_mark = labels.mark->position;
+    layout.texts.push_back({QStringLiteral("bar_mark"), labels.mark->text, fonts.note, r,
+                            Orientation::kHorizontal, Qt::AlignLeft, QColor(0xc0, 0x00, 0x40)});
+  }
+  std::vector<std::size_t> order;
+  if (!labels.ticks.empty()) {
+    order.push_back(0);
+    if (labels.ticks.size() > 1) order.push_back(labels.ticks.size() - 1);
+    for (std::size_t i = 1; i + 1 < labels.ticks.size(); ++i) order.push_back(i);
+  }
+  std::vector<std::pair<std::size_t, QRectF>> chosen;
+  for (std::size_t i : order) {
+    const QRectF r = rectAt(labels.ticks[i].position, labels.ticks[i].text);
+    if (!free(r)) continue;
+    kept.push_back(r);
+    chosen.emplace_back(i, r);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [i, r] : chosen) {
+    widest = std::max(widest, r.width());
+    layout.bar_ticks.push_back(labels.ticks[i].position);
+    DrawnText t{QStringLiteral("bar_tick"), labels.ticks[i].text, fonts.note, r};
+    t.align = Qt::AlignLeft;
+    t.index = static_cast<int>(i);
+    layout.texts.push_back(t);
+  }
+  if (!labels.title.isEmpty()) {
+    // As long as the bar at most: a smaller font, then elided.
+    QFont font = fonts.bar_title;
+    while (font.pointSizeF() > 7 && measureText(labels.title, font, Orientation::kVertical).height() > bar.height())
+      font.setPointSizeF(font.pointSizeF() - 0.5);
+    QString title = labels.title;
+    while (title.size() > 1 && measureText(title, font, Orientation::kVertical).height() > bar.height())
+      title = title.left(title.size() - 2) + QStringLiteral("…");
+    const QSizeF size = measureText(title, font, Orientation::kVertical);
+    const double tx = x + widest + 6;
+    DrawnText t{QStringLiteral("bar_title"), title, font,
+                QRectF(tx, bar.center().y() - size.height() / 2, size.width(), size.height()),
+                Orientation::kVertical};
+    layout.texts.push_back(t);
+  }
+}
+
+/// Width the colour bar takes with its labels.
+double barWidth(const BarLabels& labels, const LayoutFonts& fonts) {
+  double widest = 0;
+  for (const BarTick& t : labels.ticks) widest = std::max(widest, measureText(t.text, fonts.note).width());
+  if (labels.mark) widest = std::max(widest, measureText(labels.mark->text, fonts.note).width());
+  const double title = labels.title.isEmpty()
+                           ? 0
+                           : measureText(labels.title, fonts.bar_title, Orientation::kVertical).width() + 6;
+  return kBarWidth + kTickLength + 3 + widest + title;
+}
+
+/// Shrinks font (down to 8 pt) until each part fits width_px on a line of its own.
+QFont fittingFont(const QStringList& parts, QFont font, double width_px) {
+  const auto widest = [&parts](const QFont& f) {
+    double w = 0;
+    for (const QString& part : parts) w = std::max(w, measureText(part, f).width());
+    return w;
+  };
+  while (font.pointSizeF() > 8 && widest(font) > width_px) font.setPointSizeF(font.pointSizeF() - 0.5);
+  return font;
+}
+
+/// Title at the top, centred, wrapped at its " · " separators (and smaller when one part is
+/// wider than the canvas); returns its height (with the gap below).
+double placeTitle(HeatmapLayout& layout, const QStringList& parts, const QFont& title_font) {
+  if (parts.isEmpty()) return 0;
+  const double width = layout.canvas.width() - 2 * kMargin;
+  const QFont font = fittingFont(parts, title_font, width);
+  QString text = wrapParts(parts, font, width);
+  QStringList lines = text.split(QLatin1Char('\n'));
+  for (QString& line : lines) line = elideText(line, font, width);
+  text = lines.join(QLatin1Char('\n'));
+  const QSizeF size = measureText(text, font);
+  DrawnText t{QStringLiteral("title"), text, font,
+              QRectF((layout.canvas.width() - size.width()) / 2, kMargin, size.width(), size.height())};
+  layout.texts.push_back(t);
+  return size.height() + 8;
+}
+
+/// The notes' total height, wrapped to the canvas width.
+QStringList wrappedNotes(const QStringList& notes, const QFont& font, double width) {
+  QStringList out;
+  for (const QString& note : notes) {
+    QStringList lines = wrapParts(note.split(QStringLiteral(" · ")), font, width).split(QLatin1Char('\n'));
+    for (QString& line : lines) line = elideText(line, font, width);
+    out << lines.join(QLatin1Char('\n'));
+  }
+  return out;
+}
+
+double notesHeight(const QStringList& wrapped, const QFont& font) {
+  double h = 0;
+  for (const QString& note : wrapped) h += measureText(note, font).height() + 2;
+  return h > 0 ? h + 6 : 0;
+}
+
+void placeNotes(HeatmapLayout& layout, const QStringList& wrapped, const QFont& font, double left,
+                double top) {
+  double y = top;
+  for (const QString& note : wrapped) {
+    const QSizeF size = measureText(note, font);
+    DrawnText t{QStringLiteral("note"), note, font, QRectF(left, y, size.width(), size.height())};
+    t.align = Qt::AlignLeft;
+    t.color = QColor(0x40, 0x40, 0x40);
+    layout.texts.push_back(t);
+    y += size.height() + 2;
+  }
+}
+
+}  // namespace
+
+QString tickText(const QStringList& labels, int index, int block, int step) {
+  const int token = index * block;
+  const QString& label = labels.at(token);
+  if (block == 1 && step == 1) return label;
+  return QStringLiteral("#%1 %2").arg(token).arg(label);
+}
+
+HeatmapLayout layoutGrid(const GridRequest& req) {
+  HeatmapLayout layout;
+  layout.canvas = req.canvas;
+  const int panels = std::max<int>(1, static_cast<int>(req.panel_titles.size()));
+  const LayoutFonts& fonts = req.fonts;
+  const double title_h = placeTitle(layout, req.title_parts, fonts.title);
+  const double body_w_total = req.canvas.width() - 2 * kMargin;
+  const QStringList notes = wrappedNotes(req.notes, fonts.note, body_w_total);
+  const double notes_h = notesHeight(notes, fonts.note);
+  const double bar_w = barWidth(req.bar, fonts) + kBarGap;
+  const QRectF body(kMargin, kMargin + title_h, std::max(1.0, body_w_total - bar_w),
+                    std::max(1.0, req.canvas.height() - 2 * kMargin - title_h - notes_h));
+
+  Fixed fixed;
+  const bool any_title = std::any_of(req.panel_titles.begin(), req.panel_titles.end(),
+                                     [](const QString& t) { return !t.isEmpty(); });
+  if (any_title) fixed.header = QFontMetricsF(fonts.panel_title).height() + 3;
+  for (const QString& t : req.panel_titles) fixed.title_w = std::max(fixed.title_w, measureText(t, fonts.panel_title).width());
+  QSizeF key_axis, query_axis;
+  if (!req.key_axis.isEmpty()) {
+    key_axis = measureText(req.key_axis, fonts.axis_title);
+    query_axis = measureText(req.query_axis, fonts.axis_title, Orientation::kVertical);
+    fixed.axis_top = key_axis.height() + kTitleGap;
+    fixed.axis_left = query_axis.width() + kTitleGap;
+  }
+
+  // The tick font: the largest size (down to min_tick_points) that labels every token, else the
+  // request's size with thinned labels.
+  auto arrange = [&](const QFont& tick) {
+    const Labels q(req.query_labels, tick), k(req.key_labels, tick);
+    Candidate best;
+    for (int columns = 1; columns <= panels; ++columns) {
+      Candidate c;
+      c.columns = columns;
+      c.rows = ceilDiv(panels, columns);
+      if (columns > 1 && ceilDiv(panels, columns - 1) == c.rows) continue;  // same rows, fewer columns
+      Fixed f = fixed;
+      f.columns = c.columns;
+      f.rows = c.rows;
+      // Every token its cell while a token gets kMinCellPx; else (or from req.block on) blocks
+      // of at least kOverviewCellPx, growing until they fit.
+      c.block = std::max(1, req.block);
+      c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
+      const int n = std::max(req.n_q, req.n_k);
+      for (int tries = 0; tries < 64 && c.block < n; ++tries) {
+        if (c.block == 1 ? c.cell >= kMinCellPx : c.cell >= kOverviewCellPx) break;
+        const double per_token = std::max(c.cell, 1e-3) / c.block;
+        c.block = std::max(c.block + 1, std::max(2, static_cast<int>(std::ceil(kOverviewCellPx / per_token))));
+        c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
+      }
+      if (columns == 1 || c.perToken() > best.perToken() * 1.02) best = c;  // ties: fewer columns
+    }
+    return std::pair<Candidate, QFont>(best, tick);
+  };
+  auto [best, tick] = arrange(fonts.tick);
+  if (std::max(req.n_q, req.n_k) <= 200 &&
+      (best.block > 1 || best.g.query_step > 1 || best.g.key_step > 1)) {
+    // Smaller labels: the largest size that labels every token; when none does, the one that
+    // gives the largest cells (more of the thinned labels then fit too).
+    Candidate widest = best;
+    QFont widest_font = tick;
+    bool all = false;
+    for (double pt = fonts.tick.pointSizeF() - 0.5; pt >= fonts.min_tick_points - 1e-9; pt -= 0.5) {
+      QFont smaller = fonts.tick;
+      smaller.setPointSizeF(pt);
+      auto [c, f] = arrange(smaller);
+      if (c.block == 1 && c.g.query_step == 1 && c.g.key_step == 1) {
+        best = c;
+        tick = f;
+        all = true;
+        break;
+      }
+      if (c.perToken() > widest.perToken() * 1.02) {
+        widest = c;
+        widest_font = f;
+      }
+    }
+    if (!all) {
+      best = widest;
+      tick = widest_font;
+    }
+  }
+  const Labels q(req.query_labels, tick), k(req.key_labels, tick);
+  const Candidate& c = best;
+  layout.columns = c.columns;
+  layout.rows = c.rows;
+  layout.query_step = c.g.query_step;
+  layout.key_step = c.g.key_step;
+  layout.key_orientation = c.g.keys;
+  const int cell_rows = ceilDiv(req.n_q, c.block), cell_columns = ceilDiv(req.n_k, c.block);
+  const double left = fixed.axis_left + c.g.left + kLabelGap;
+  const double top = fixed.axis_top + c.g.top + kLabelGap;
+  const double map_w = cell_columns * c.cell, map_h = cell_rows * c.cell;
+  // A map's column is as wide as its title: titles wider than their map never meet.
+  const double column_w = c.columns > 1 ? std::max(map_w, fixed.title_w) : map_w;
+  const double grid_w = left + c.columns * column_w + (c.columns - 1) * kPanelGapX;
+  const double grid_h = top + c.rows * (fixed.header + map_h) + (c.rows - 1) * kPanelGapY;
+  const double x0 = snap(body.left() + std::max(0.0, (body.width() - grid_w) / 2));
+  const double y0 = snap(body.top() + std::max(0.0, (body.height() - grid_h) / 2));
+  const bool q_prefixed = c.block > 1 || c.g.query_step > 1;
+  const bool k_prefixed = c.block > 1 || c.g.key_step > 1;
+
+  for (int p = 0; p < panels; ++p) {
+    const int column = p % c.columns, row = p / c.columns;
+    MapGeometry map;
+    map.cell = c.cell;
+    map.rows = cell_rows;
+    map.columns = cell_columns;
+    map.block = c.block;
+    map.n_q = req.n_q;
+    map.n_k = req.n_k;
+    // Row 0: title, key labels, map; later rows: title, map.
+    const double map_top = y0 + fixed.header + top + row * (map_h + kPanelGapY + fixed.header);
+    map.cells = QRectF(snap(x0 + left + column * (column_w + kPanelGapX)), snap(map_top), map_w, map_h);
+    const QRectF& cells = map.cells;
+    layout.maps.push_back(map);
+
+    const QString& panel_title = req.panel_titles.empty() ? QString() : req.panel_titles[static_cast<std::size_t>(p)];
+    if (!panel_title.isEmpty()) {
+      const QSizeF size = measureText(panel_title, fonts.panel_title);
+      const double y = row == 0 ? y0 : cells.top() - fixed.header;
+      // Centred over its map, or from the map's left edge when wider than the map.
+      const double x = std::max(cells.left(), cells.center().x() - size.width() / 2);
+      DrawnText t{QStringLiteral("panel_title"), panel_title, fonts.panel_title,
+                  QRectF(x, y, size.width(), size.height())};
+      t.panel = p;
+      layout.texts.push_back(t);
+    }
+    if (column == 0) {
+      for (int i = 0; i < cell_rows; i += c.g.query_step) {
+        const int token = i * c.block;
+        const QString text = tickText(req.query_labels, i, c.block, c.g.query_step);
+        const double w = q.width[static_cast<std::size_t>(token)] + (q_prefixed ? q.prefix(token) : 0);
+        DrawnText t{QStringLiteral("query_label"), text, tick,
+                    QRectF(cells.left() - kLabelGap - c.g.key_overhang - w,
+                           cells.top() + (i + 0.5) * c.cell - q.height / 2, w, q.height)};
+        t.align = Qt::AlignRight;
+        t.panel = p;
+        t.index = token;
+        layout.texts.push_back(t);
+      }
+    }
+    if (row == 0) {
+      for (int j = 0; j < cell_columns; j += c.g.key_step) {
+        const int token = j * c.block;
+        const QString text = tickText(req.key_labels, j, c.block, c.g.key_step);
+        const double cx = cells.left() + (j + 0.5) * c.cell;
+        QRectF rect;
+        if (c.g.keys == Orientation::kHorizontal) {
+          const double w = k.width[static_cast<std::size_t>(token)];
+          rect = QRectF(cx - w / 2, cells.top() - kLabelGap - c.g.query_overhang - k.height, w, k.height);
+        } else {
+          const QSizeF v = k.vertical[static_cast<std::size_t>(token)];
+          const double thickness = k_prefixed ? std::max(v.width(), k.height) : v.width();
+          const double length = v.height() + (k_prefixed ? k.prefix(token) : 0);
+          rect = QRectF(cx - thickness / 2, cells.top() - kLabelGap - c.g.query_overhang - length,
+                        thickness, length);
+        }
+        DrawnText t{QStringLiteral("key_label"), text, tick, rect, c.g.keys};
+        t.panel = p;
+        t.index = token;
+        layout.texts.push_back(t);
+      }
+    }
+    if (!req.key_axis.isEmpty()) {
+      DrawnText kt{QStringLiteral("axis_title"), req.key_axis, fonts.axis_title,
+                   QRectF(cells.center().x() - key_axis.width() / 2,
+                          cells.top() - kLabelGap - c.g.top - kTitleGap - key_axis.height(),
+                          key_axis.width(), key_axis.height())};
+      kt.panel = p;
+      layout.texts.push_back(kt);
+      DrawnText qt{QStringLiteral("axis_title"), req.query_axis, fonts.axis_title,
+                   QRectF(cells.left() - kLabelGap - c.g.left - kTitleGap - query_axis.width(),
+                          cells.center().y() - query_axis.height() / 2, query_axis.width(),
+                          query_axis.height()),
+                   Orientation::kVertical};
+      qt.panel = p;
+      layout.texts.push_back(qt);
+    }
+  }
+
+  // The colour bar spans the maps (at least 160 px and its title's length, within the canvas).
+  const double bar_top = layout.maps.front().cells.top();
+  double bar_bottom = layout.maps.back().cells.bottom();
+  const double bar_title = req.bar.title.isEmpty()
+                               ? 0
+                               : measureText(req.bar.title, fonts.bar_title, Orientation::kVertical).height() + 8;
+  const double half_tick = QFontMetricsF(fonts.note).height() / 2;  // the end labels reach past
+  bar_bottom = std::min(std::max({bar_bottom, bar_top + 160, bar_top + bar_title}),
+                        req.canvas.height() - kMargin - notes_h - half_tick);
+  const double bar_x = snap(x0 + grid_w + kBarGap);
+  placeBar(layout, QRectF(bar_x, bar_top, kBarWidth, std::max(20.0, bar_bottom - bar_top)), req.bar, fonts);
+  // Notes under the lowest thing drawn (a label reaching past its row, a vertical axis title).
+  double bottom = y0 + grid_h;
+  for (const DrawnText& t : layout.texts) bottom = std::max(bottom, t.rect.bottom());
+  placeNotes(layout, notes, fonts.note, std::max(kMargin, x0), bottom + 6);
+  return layout;
+}
+
+HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
+  HeatmapLayout layout;
+  layout.canvas = req.canvas;
+  const LayoutFonts& fonts = req.fonts;
+  const int n_layers = std::max<int>(1, static_cast<int>(req.layer_titles.size()));
+  const int n_heads = std::max<int>(1, static_cast<int>(req.head_titles.size()));
+  const double title_h = placeTitle(layout, req.title_parts, fonts.title);
+  const double width = req.canvas.width() - 2 * kMargin;
+  QStringList notes;
+  if (!req.token_list.isEmpty()) notes << wrapParts(req.token_list.split(QStringLiteral(" · ")), fonts.note, width, 4);
+  notes << wrappedNotes(req.notes, fonts.note, width);
+  const double notes_h = notesHeight(notes, fonts.note);
+  const double bar_w = barWidth(req.bar, fonts) + kBarGap;
+  const QRectF body(kMargin, kMargin + title_h, std::max(1.0, width - bar_w),
+                    std::max(1.0, req.canvas.height() - 2 * kMargin - title_h - notes_h));
+
+  struct Option {
+    bool transposed = false;
+    double thumb = 0;
+    double gap = 4;
+    Orientation column_orientation = Orientation::kHorizontal;
+    double header_w = 0, header_h = 0;
+  };
+  auto evaluate = [&](bool transposed) {
+    Option o;
+    o.transposed = transposed;
+    const QStringList& row_titles = transposed ? req.head_titles : req.layer_titles;
+    const QStringList& column_titles = transposed ? req.layer_titles : req.head_titles;
+    const int rows = transposed ? n_heads : n_layers;
+    const int columns = transposed ? n_layers : n_heads;
+    for (const QString& t : row_titles) o.header_w = std::max(o.header_w, measureText(t, fonts.panel_title).width());
+    o.header_w += 6;
+    double widest = 0, longest = 0;
+    for (const QString& t : column_titles) {
+      widest = std::max(widest, measureText(t, fonts.panel_title).width());
+      longest = std::max(longest, measureText(t, fonts.panel_title, Orientation::kVertical).height());
+    }
+    const double line = QFontMetricsF(fonts.panel_title).height();
+    for (Orientation orientation : {Orientation::kHorizontal, Orientation::kVertical}) {
+      const double header_h = (orientation == Orientation::kHorizontal ? line : longest) + 4;
+      const double gap = 4;
+      const double thumb = std::floor(std::min((body.width() - o.header_w - (columns - 1) * gap) / columns,
+                                               (body.height() - header_h - (rows - 1) * gap) / rows));
+      if (orientation == Orientation::kHorizontal && widest + 2 > thumb) continue;
+      o.thumb = std::max(1.0, thumb);
+      o.gap = gap;
+      o.column_orientation = orientation;
+      o.header_h = header_h;
+      break;
+    }
+    return o;
+  };
+  const Option a = evaluate(false);
+  const Option b = evaluate(true);
+  const Option& o = b.thumb > a.thumb * 1.05 ? b : a;
+  layout.transposed = o.transposed;
+  const int rows = o.transposed ? n_heads : n_layers;
+  const int columns = o.transposed ? n_layers : n_heads;
+  layout.rows = rows;
+  layout.columns = columns;
+  layout.key_orientation = o.column_orientation;
+
+  // Cells of each thumbnail: tokens, or blocks when a token would get less than kMinCellPx.
+  const int n = std::max(1, req.n);
+  int block = 1;
+  if (o.thumb / n < kMinCellPx) block = std::max(2, static_cast<int>(std::ceil(kOverviewCellPx * n / o.thumb)));
+  const int cells = ceilDiv(n, block);
+  double cell = o.thumb / cells;
+  if (cell >= 2) cell = std::floor(cell);
+  const double thumb = cell * cells;
+  const double grid_w = o.header_w + columns * thumb + (columns - 1) * o.gap;
+  const double grid_h = o.header_h + rows * thumb + (rows - 1) * o.gap;
+  const double x0 = snap(body.left() + std::max(0.0, (body.width() - grid_w) / 2));
+  const double y0 = snap(body.top() + std::max(0.0, (body.height() - grid_h) / 2));
+  const double cx0 = x0 + o.header_w, cy0 = y0 + o.header_h;
+
+  for (int l = 0; l < n_layers; ++l) {
+    for (int h = 0; h < n_heads; ++h) {
+      const int r = o.transposed ? h : l, c = o.transposed ? l : h;
+      MapGeometry map;
+      map.cell = cell;
+      map.rows = map.columns = cells;
+      map.block = block;
+      map.n_q = map.n_k = n;
+      map.cells = QRectF(snap(cx0 + c * (thumb + o.gap)), snap(cy0 + r * (thumb + o.gap)), thumb, thumb);
+      layout.maps.push_back(map);
+    }
+  }
+  const QStringList& row_titles = o.transposed ? req.head_titles : req.layer_titles;
+  const QStringList& column_titles = o.transposed ? req.layer_titles : req.head_titles;
+  for (int r = 0; r < rows && r < row_titles.size(); ++r) {
+    const QSizeF size = measureText(row_titles[r], fonts.panel_title);
+    DrawnText t{QStringLiteral("row_header"), row_titles[r], fonts.panel_title,
+                QRectF(cx0 - 6 - size.width(), cy0 + r * (thumb + o.gap) + thumb / 2 - size.height() / 2,
+                       size.width(), size.height())};
+    t.align = Qt::AlignRight;
+    t.index = r;
+    layout.texts.push_back(t);
+  }
+  for (int c = 0; c < columns && c < column_titles.size(); ++c) {
+    const QSizeF size = measureText(column_titles[c], fonts.panel_title, o.column_orientation);
+    const double x = cx0 + c * (thumb + o.gap) + thumb / 2 - size.width() / 2;
+    DrawnText t{QStringLiteral("column_header"), column_titles[c], fonts.panel_title,
+                QRectF(x, cy0 - 4 - size.height(), size.width(), size.height()), o.column_orientation};
+    t.index = c;
+    layout.texts.push_back(t);
+  }
+  const double bar_top = cy0;
+  double bar_bottom = cy0 + rows * thumb + (rows - 1) * o.gap;
+  bar_bottom = std::min(std::max(bar_bottom, bar_top + 160),
+                        req.canvas.height() - kMargin - notes_h - QFontMetricsF(fonts.note).height() / 2);
+  placeBar(layout, QRectF(snap(x0 + grid_w + kBarGap), bar_top, kBarWidth, std::max(20.0, bar_bottom - bar_top)),
+           req.bar, fonts);
+  double y = std::min(y0 + grid_h + 8, req.canvas.height() - kMargin - notes_h + 6);
+  for (int i = 0; i < notes.size(); ++i) {
+    const QSizeF size = measureText(notes[i], fonts.note);
+    DrawnText t{i == 0 && !req.token_list.isEmpty() ? QStringLiteral("token_list") : QStringLiteral("note"),
+                notes[i], fonts.note, QRectF(kMargin, y, size.width(), size.height())};
+    t.align = Qt::AlignLeft;
+    t.color = QColor(0x30, 0x30, 0x30);
+    layout.texts.push_back(t);
+    y += size.height() + 2;
+  }
+  return layout;
+}
+
+}  // namespace attnlab::views

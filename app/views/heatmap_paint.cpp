@@ -1,0 +1,491 @@
+/// \file heatmap_paint.cpp
+/// Colour scales, cells (pooled for overviews), the decoration item, and the geometry queries
+/// (layoutJson, cellAt, rowRect) shared by the heatmap pictures.
+
+#include "views/heatmap_paint.hpp"
+
+#include <QJsonArray>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attnlab/error.hpp"
+#include "views/views.hpp"
+
+namespace attnlab::views {
+namespace {
+
+/// Tokens longer than this many characters are elided in tick labels.
+constexpr int kMaxLabelChars = 14;
+/// The buffered layer of the colour maps and of the texts that change with them (replotCells).
+constexpr char kCellsLayer[] = "attnlab_cells";
+/// Largest map (cells) that SVG and PDF get as vector rectangles; bigger maps are embedded images.
+constexpr int kMaxVectorCells = 160 * 160;
+
+QString superscript(int value) {
+  static const QString digits = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹");
+  QString out = value < 0 ? QStringLiteral("⁻") : QString();
+  for (QChar c : QString::number(std::abs(value))) out += digits.at(c.digitValue());
+  return out;
+}
+
+QString poolText(Pool pool) {
+  return pool == Pool::kMax ? viewText("block max") : viewText("block mean");
+}
+
+/// A QCPColorMap that paints its cells as filled rectangles when the painter is vectorized (SVG,
+/// PDF export), so exported heatmaps stay sharp at any zoom and stay editable; on screen and in
+/// PNG it draws the usual image. Maps above kMaxVectorCells keep the image everywhere.
+class CellColorMap : public QCPColorMap {
+ public:
+  using QCPColorMap::QCPColorMap;
+
+ protected:
+  void draw(QCPPainter* painter) override {
+    QCPColorMapData* cells = data();  // cell() is not const in QCustomPlot 2.1
+    const int key_size = cells->keySize();
+    const int value_size = cells->valueSize();
+    if (!painter->modes().testFlag(QCPPainter::pmVectorized) || key_size < 2 || value_size < 2 ||
+        key_size * value_size > kMaxVectorCells || !keyAxis() || !valueAxis()) {
+      QCPColorMap::draw(painter);
+      return;
+    }
+    QCPColorGradient colors = gradient();
+    const QCPRange range = dataRange();
+    const double half_key = 0.5 * cells->keyRange().size() / (key_size - 1);
+    const double half_value = 0.5 * cells->valueRange().size() / (value_size - 1);
+    // A quarter pixel of overlap hides the hairline seams viewers draw between abutting fills.
+    constexpr double kOverlap = 0.25;
+    painter->setPen(Qt::NoPen);
+    painter->setAntialiasing(false);
+    auto colorOf = [&](int k, int v) {
+      const double z = cells->cell(k, v);
+      return std::isnan(z) ? colors.nanColor().rgb() : colors.color(z, range);
+    };
+    for (int v = 0; v < value_size; ++v) {
+      // One rectangle per run of equal colours along the row (masked triangles become one each).
+      int run_start = 0;
+      QRgb run_color = colorOf(0, v);
+      for (int k = 1; k <= key_size; ++k) {
+        const QRgb color = k < key_size ? colorOf(k, v) : 0;
+        if (k < key_size && color == run_color) continue;
+        double first_key = 0, value = 0, last_key = 0, unused = 0;
+        cells->cellToCoord(run_start, v, &first_key, &value);
+        cells->cellToCoord(k - 1, v, &last_key, &unused);
+        const QPointF a = coordsToPixels(first_key - half_key, value - half_value);
+        const QPointF b = coordsToPixels(last_key + half_key, value + half_value);
+        painter->setBrush(QColor::fromRgb(run_color));
+        painter->drawRect(QRectF(a, b).normalized().adjusted(-kOverlap, -kOverlap, kOverlap, kOverlap));
+        run_start = k;
+        run_color = color;
+      }
+    }
+  }
+};
+
+/// Token `t`'s range [first, last) inside cell `c` of `block` tokens out of n.
+std::pair<int, int> blockRange(int c, int block, int n) {
+  return {c * block, std::min(n, (c + 1) * block)};
+}
+
+QJsonObject rectJson(const QRectF& r) {
+  return {{"x", r.x()}, {"y", r.y()}, {"width", r.width()}, {"height", r.height()}};
+}
+
+}  // namespace
+
+ColorScale resolvedScale(ColorScale wanted, int n_k, int block) {
+  if (wanted != ColorScale::kAuto) return wanted;
+  return block == 1 && n_k <= kAutoLinearTokens ? ColorScale::kLinear : ColorScale::kLog;
+}
+
+double ScaleSpec::value(double p) const {
+  switch (scale) {
+    case ColorScale::kLog:
+      return std::log10(std::max(p, std::pow(10.0, lo)));
+    case ColorScale::kRelative:
+      return std::clamp(std::log2(std::max(p, 1e-300)), lo, hi);
+    default:
+      return p;
+  }
+}
+
+QColor ScaleSpec::color(double v) const {
+  if (std::isnan(v)) return gradient.nanColor();
+  QCPColorGradient g = gradient;
+  return QColor::fromRgb(g.color(v, QCPRange(lo, hi)));
+}
+
+ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block) {
+  ScaleSpec s;
+  s.scale = resolvedScale(wanted, n_k, block);
+  s.pool = pool;
+  s.pooled = block > 1;
+  s.n_k = std::max(1, n_k);
+  const QString pooled = s.pooled ? QStringLiteral(", ") + poolText(pool) : QString();
+  switch (s.scale) {
+    case ColorScale::kLinear:
+    case ColorScale::kAuto:
+      s.scale = ColorScale::kLinear;
+      s.lo = 0;
+      s.hi = 1;
+      s.gradient = viridisGradient();
+      for (int i = 0; i <= 5; ++i) s.bar.ticks.push_back({i / 5.0, QString::number(i / 5.0, 'g', 2)});
+      s.bar.title = viewText("attention weight") + pooled;
+      break;
+    case ColorScale::kLog: {
+      // A decade below the uniform level: the weights of long rows spread around 1/n_k.
+      s.lo = std::floor(std::log10(0.1 / s.n_k));
+      s.hi = 0;
+      s.gradient = viridisGradient();
+      for (int d = static_cast<int>(s.lo); d <= 0; ++d) {
+        s.bar.ticks.push_back({(d - s.lo) / (s.hi - s.lo),
+                               d == 0 ? QStringLiteral("1") : QStringLiteral("10") + superscript(d)});
+      }
+      s.bar.mark = BarTick{(std::log10(1.0 / s.n_k) - s.lo) / (s.hi - s.lo),
+                           viewText("uniform 1/%1").arg(s.n_k)};
+      s.bar.title = viewText("attention weight (log scale)") + pooled;
+      break;
+    }
+    case ColorScale::kRelative: {
+      const int bits = std::clamp(static_cast<int>(std::ceil(std::log2(std::max(2, s.n_k)))), 1, 5);
+      s.lo = -bits;
+      s.hi = bits;
+      s.gradient = divergingGradient();
+      for (int k = -bits; k <= bits; ++k) {
+        if (k == 0) continue;
+        const QString text = k > 0 ? QStringLiteral("×%1").arg(1 << k) : QStringLiteral("×1/%1").arg(1 << -k);
+        s.bar.ticks.push_back({(k + bits) / (2.0 * bits), text});
+      }
+      s.bar.mark = BarTick{0.5, viewText("×1 = uniform")};
+      s.bar.title = viewText("weight ÷ uniform (log scale)") + pooled;
+      break;
+    }
+  }
+  return s;
+}
+
+void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const MapGeometry& g,
+             const ScaleSpec& scale) {
+  const int n_q = result.nQ(), n_k = result.nK();
+  const int columns = g.columns, rows = g.rows;
+  const int key_cells = columns == 1 ? 2 : columns;
+  const int query_cells = rows == 1 ? 2 : rows;
+  QCPColorMapData* cells = map.data();
+  if (cells->keySize() != key_cells || cells->valueSize() != query_cells) {
+    cells->setSize(key_cells, query_cells);
+    cells->setRange(columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
+                    rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const bool relative = scale.scale == ColorScale::kRelative;
+  std::vector<double> block_values(static_cast<std::size_t>(columns));
+  std::vector<double> block_sum(static_cast<std::size_t>(columns));
+  std::vector<int> block_count(static_cast<std::size_t>(columns));
+  for (int r = 0; r < rows; ++r) {
+    std::fill(block_values.begin(), block_values.end(), -1.0);
+    std::fill(block_sum.begin(), block_sum.end(), 0.0);
+    std::fill(block_count.begin(), block_count.end(), 0);
+    const auto [i0, i1] = blockRange(r, g.block, n_q);
+    for (int i = i0; i < i1; ++i) {
+      const float* row = result.weights.row(head, i);
+      const auto [lo, hi] = visibleKeys(result.mask, i, n_k);
+      const double factor = relative ? hi - lo : 1.0;
+      for (int j = lo; j < hi; ++j) {
+        const std::size_t c = static_cast<std::size_t>(j / g.block);
+        const double v = factor * row[j];
+        block_values[c] = std::max(block_values[c], v);
+        block_sum[c] += v;
+        ++block_count[c];
+      }
+    }
+    for (int c = 0; c < columns; ++c) {
+      const std::size_t ci = static_cast<std::size_t>(c);
+      double v = nan;
+      if (block_count[ci] > 0) {
+        v = scale.value(scale.pool == Pool::kMax || g.block == 1 ? block_values[ci]
+                                                                  : block_sum[ci] / block_count[ci]);
+      }
+      for (int dk = 0; dk < (columns == 1 ? 2 : 1); ++dk) {
+        for (int dq = 0; dq < (rows == 1 ? 2 : 1); ++dq) cells->setCell(c + dk, r + dq, v);
+      }
+    }
+  }
+}
+
+LayoutFonts pictureFonts(const QCustomPlot& plot, bool grid, int n_tokens) {
+  const double scale = fontScale(plot);
+  auto font = [&plot, scale](double points, bool bold = false) {
+    QFont f = plot.font();
+    f.setPointSizeF(points * scale);
+    f.setBold(bold);
+    return f;
+  };
+  LayoutFonts fonts;
+  fonts.title = font(14, true);
+  fonts.panel_title = font(grid ? 10.5 : 11, true);
+  fonts.axis_title = font(11, true);
+  // Big labels for few tokens (a projector), smaller ones for many.
+  const double tick = grid ? (n_tokens <= 12 ? 11 : 10) : (n_tokens <= 12 ? 13 : 12);
+  fonts.tick = font(tick);
+  fonts.min_tick_points = 7 * scale;
+  fonts.note = font(9.5);
+  fonts.bar_title = font(10.5);
+  return fonts;
+}
+
+HeatmapDecor::HeatmapDecor(QCustomPlot* plot, HeatmapLayout layout, ScaleSpec scale)
+    : QCPAbstractItem(plot), layout_(std::move(layout)), scale_(std::move(scale)) {
+  setClipToAxisRect(false);
+  setSelectable(false);
+}
+
+void HeatmapDecor::draw(QCPPainter* painter) {
+  painter->save();
+  painter->setAntialiasing(false);
+  const QPen frame(QColor(0x60, 0x60, 0x60), 1.0);
+  painter->setBrush(Qt::NoBrush);
+  painter->setPen(frame);
+  for (const MapGeometry& map : layout_.maps) painter->drawRect(map.cells.adjusted(-0.5, -0.5, 0.5, 0.5));
+  if (!layout_.bar.isEmpty()) {
+    const QRectF& bar = layout_.bar;
+    QImage strip(1, 256, QImage::Format_RGB32);
+    for (int y = 0; y < 256; ++y) {
+      const double v = scale_.lo + (scale_.hi - scale_.lo) * (255 - y) / 255.0;
+      strip.setPixel(0, y, scale_.color(v).rgb());
+    }
+    painter->drawImage(bar, strip);
+    painter->setPen(frame);
+    painter->drawRect(bar);
+    for (double position : layout_.bar_ticks) {
+      const double y = bar.bottom() - position * bar.height();
+      painter->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+    }
+    if (layout_.bar_mark) {
+      const double y = bar.bottom() - *layout_.bar_mark * bar.height();
+      painter->setPen(QPen(QColor(0xc0, 0x00, 0x40), 2.0));
+      painter->drawLine(QPointF(bar.left() - 3, y), QPointF(bar.right() + 4, y));
+    }
+  }
+  painter->setAntialiasing(true);
+  for (const DrawnText& text : layout_.texts) {
+    if (!ChangingTexts::draws(text)) drawText(*painter, text);
+  }
+  painter->restore();
+}
+
+ChangingTexts::ChangingTexts(QCustomPlot* plot, HeatmapDecor* decor) : QCPAbstractItem(plot), decor_(decor) {
+  setClipToAxisRect(false);
+  setSelectable(false);
+  setLayer(QLatin1String(kCellsLayer));
+}
+
+bool ChangingTexts::draws(const DrawnText& text) {
+  return text.role == QLatin1String("title") || text.role == QLatin1String("cell_value");
+}
+
+void ChangingTexts::draw(QCPPainter* painter) {
+  if (!decor_) return;
+  painter->save();
+  painter->setAntialiasing(true);
+  for (const DrawnText& text : decor_->layout().texts) {
+    if (draws(text)) drawText(*painter, text);
+  }
+  painter->restore();
+}
+
+void replotCells(QCustomPlot& plot) {
+  if (QCPLayer* layer = plot.layer(kCellsLayer)) {
+    layer->replot();
+  } else {
+    plot.replot();
+  }
+}
+
+QCPLayoutInset* startPicture(QCustomPlot& plot) {
+  clearPlot(plot);
+  if (!plot.layer(kCellsLayer)) {
+    plot.addLayer(kCellsLayer, plot.layer(QStringLiteral("main")), QCustomPlot::limBelow);
+    plot.layer(kCellsLayer)->setMode(QCPLayer::lmBuffered);
+  }
+  auto* inset = new QCPLayoutInset;
+  plot.plotLayout()->addElement(0, 0, inset);
+  plot.plotLayout()->setMargins(QMargins(0, 0, 0, 0));
+  return inset;
+}
+
+QCPColorMap* addMap(QCustomPlot& plot, QCPLayoutInset* inset, const MapGeometry& g,
+                    const ScaleSpec& scale, const QString& name) {
+  auto* rect = new QCPAxisRect(&plot);
+  rect->setAutoMargins(QCP::msNone);
+  rect->setMargins(QMargins(0, 0, 0, 0));
+  rect->setMinimumMargins(QMargins(0, 0, 0, 0));
+  rect->setMinimumSize(1, 1);
+  rect->setRangeDrag(Qt::Orientations());
+  rect->setRangeZoom(Qt::Orientations());
+  // The inset places elements by fractions of its rect, truncating to whole pixels: aim at the
+  // middle of the pixel so the truncation lands on the layout's pixel.
+  const QSize canvas = decorOf(plot) ? decorOf(plot)->layout().canvas : plot.size();
+  const double w = std::max(1, canvas.width()), h = std::max(1, canvas.height());
+  inset->addElement(rect, QRectF((g.cells.x() + 0.5) / w, (g.cells.y() + 0.5) / h,
+                                 (g.cells.width() + 0.5) / w, (g.cells.height() + 0.5) / h));
+  QCPAxis* keys = rect->axis(QCPAxis::atTop);
+  QCPAxis* queries = rect->axis(QCPAxis::atLeft);
+  for (QCPAxis* axis : rect->axes()) axis->setVisible(false);
+  keys->setRange(-0.5, g.columns - 0.5);
+  queries->setRange(-0.5, g.rows - 0.5);
+  queries->setRangeReversed(true);  // query 0 at the top, like reading a matrix
+  auto* map = new CellColorMap(keys, queries);
+  map->setLayer(QLatin1String(kCellsLayer));
+  map->setInterpolate(false);
+  map->setTightBoundary(false);
+  map->setGradient(scale.gradient);
+  map->setDataRange(QCPRange(scale.lo, scale.hi));
+  map->setName(name);
+  if (auto* decor = decorOf(plot)) decor->rects.push_back(rect);
+  return map;
+}
+
+HeatmapDecor* decorOf(const QCustomPlot& plot) {
+  for (int i = 0; i < plot.itemCount(); ++i)
+    if (auto* decor = qobject_cast<HeatmapDecor*>(plot.item(i))) return decor;
+  return nullptr;
+}
+
+QStringList tickLabels(const QStringList& tokens, int n, const char* what) {
+  QStringList labels;
+  if (tokens.isEmpty()) {
+    for (int i = 0; i < n; ++i) labels << QString::number(i);
+    return labels;
+  }
+  if (tokens.size() != n) {
+    throw Error(ErrorCode::kInvalidArgument, std::string(what) + " has " + std::to_string(tokens.size()) +
+                                                 " entries but the result has " + std::to_string(n));
+  }
+  for (const QString& token : tokens) {
+    QString text = token.trimmed().isEmpty() ? QStringLiteral("␣") : token;
+    text.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+    if (text.size() > kMaxLabelChars) {
+      int cut = kMaxLabelChars - 1;
+      if (text.at(cut - 1).isHighSurrogate()) --cut;  // never split a surrogate pair (emoji)
+      text = text.left(cut) + QStringLiteral("…");
+    }
+    labels << text;
+  }
+  return labels;
+}
+
+void checkResult(const AttentionResult& result) {
+  if (result.heads() < 1 || result.nQ() < 1 || result.nK() < 1) {
+    throw Error(ErrorCode::kInvalidArgument, "nothing to draw: the result has no weights");
+  }
+  const auto expected = static_cast<std::size_t>(result.heads()) * result.nQ() * result.nK();
+  if (result.weights.data.size() != expected) {
+    throw Error(ErrorCode::kInvalidArgument, "the result's weights do not match its shape");
+  }
+}
+
+bool anyMasked(const AttentionResult& result) {
+  return result.mask == Mask::kCausal && result.nK() > 1;
+}
+
+QSize heatmapCanvas(const QCustomPlot& plot) {
+  const HeatmapDecor* decor = decorOf(plot);
+  return decor ? decor->layout().canvas : QSize();
+}
+
+int heatmapBlock(const QCustomPlot& plot) {
+  const HeatmapDecor* decor = decorOf(plot);
+  return decor && !decor->layout().maps.empty() ? decor->layout().maps.front().block : 0;
+}
+
+QJsonObject layoutJson(const QCustomPlot& plot) {
+  const HeatmapDecor* decor = decorOf(plot);
+  if (!decor) return {};
+  const HeatmapLayout& l = decor->layout();
+  QJsonObject out;
+  out["canvas"] = QJsonObject{{"width", l.canvas.width()}, {"height", l.canvas.height()}};
+  out["columns"] = l.columns;
+  out["rows"] = l.rows;
+  out["transposed"] = l.transposed;
+  out["query_step"] = l.query_step;
+  out["key_step"] = l.key_step;
+  out["key_orientation"] = l.key_orientation == Orientation::kVertical ? "vertical" : "horizontal";
+  const char* scales[] = {"auto", "linear", "log", "relative"};
+  out["color_scale"] = scales[static_cast<int>(decor->scale().scale)];
+  out["pool"] = decor->scale().pooled ? (decor->scale().pool == Pool::kMax ? "max" : "mean") : "none";
+  QJsonArray maps;
+  for (std::size_t m = 0; m < l.maps.size(); ++m) {
+    const MapGeometry& g = l.maps[m];
+    QJsonObject map = rectJson(g.cells);
+    map["index"] = static_cast<int>(m);
+    double cell_w = g.cell, cell_h = g.cell;
+    // What QCustomPlot drew: the axis rect's pixels once the plot has been laid out.
+    if (m < decor->rects.size() && decor->rects[m] && decor->rects[m]->rect().width() > 0) {
+      const QRect drawn = decor->rects[m]->rect();
+      cell_w = static_cast<double>(drawn.width()) / g.columns;
+      cell_h = static_cast<double>(drawn.height()) / g.rows;
+      map["drawn"] = rectJson(QRectF(drawn));
+    }
+    map["cell_width"] = cell_w;
+    map["cell_height"] = cell_h;
+    map["rows"] = g.rows;
+    map["columns"] = g.columns;
+    map["block"] = g.block;
+    map["n_q"] = g.n_q;
+    map["n_k"] = g.n_k;
+    maps.append(map);
+  }
+  out["maps"] = maps;
+  QJsonArray texts;
+  for (const DrawnText& t : l.texts) {
+    QJsonObject text = rectJson(t.rect);
+    text["role"] = t.role;
+    text["text"] = t.text;
+    text["orientation"] = t.orientation == Orientation::kVertical ? "vertical" : "horizontal";
+    text["font_points"] = t.font.pointSizeF();
+    if (t.panel >= 0) text["map"] = t.panel;
+    if (t.index >= 0) text["index"] = t.index;
+    texts.append(text);
+  }
+  out["texts"] = texts;
+  if (!l.bar.isEmpty()) {
+    QJsonObject bar = rectJson(l.bar);
+    bar["title"] = decor->scale().bar.title;
+    out["color_bar"] = bar;
+  }
+  return out;
+}
+
+std::optional<CellHit> cellAt(const QCustomPlot& plot, const QPointF& pos) {
+  const HeatmapDecor* decor = decorOf(plot);
+  if (!decor) return std::nullopt;
+  const std::vector<MapGeometry>& maps = decor->layout().maps;
+  for (std::size_t m = 0; m < maps.size(); ++m) {
+    const MapGeometry& g = maps[m];
+    if (!g.cells.contains(pos) || g.cell <= 0) continue;
+    const auto token = [&g](double offset, int n) {
+      const int c = std::clamp(static_cast<int>(offset / g.cell), 0, (n + g.block - 1) / g.block - 1);
+      const auto [first, last] = blockRange(c, g.block, n);
+      const double within = offset / g.cell - c;
+      return std::clamp(first + static_cast<int>(within * (last - first)), first, last - 1);
+    };
+    CellHit hit;
+    hit.map = static_cast<int>(m);
+    hit.key = token(pos.x() - g.cells.left(), g.n_k);
+    hit.query = token(pos.y() - g.cells.top(), g.n_q);
+    return hit;
+  }
+  return std::nullopt;
+}
+
+QRectF rowRect(const QCustomPlot& plot, int map, int query) {
+  const HeatmapDecor* decor = decorOf(plot);
+  if (!decor || map < 0 || map >= static_cast<int>(decor->layout().maps.size())) return {};
+  const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(map)];
+  if (query < 0 || query >= g.n_q) return {};
+  const int r = query / g.block;
+  return QRectF(g.cells.left(), g.cells.top() + r * g.cell, g.cells.width(), g.cell);
+}
+
+}  // namespace attnlab::views

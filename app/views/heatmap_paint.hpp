@@ -1,0 +1,108 @@
+#pragma once
+/// \file heatmap_paint.hpp
+/// Internal to app/views: what the heatmap pictures share — colour scales, the cells of a map
+/// (pooled into blocks for an overview), the decoration item that draws every text, frame and the
+/// colour bar from a HeatmapLayout, and the plumbing that puts maps at the layout's pixels.
+
+#include <qcustomplot.h>
+
+#include <QPointer>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+#include "views/heatmap_layout.hpp"
+#include "views/picture_options.hpp"
+
+namespace attnlab::views {
+
+/// A resolved colour scale: the transform from a weight to the map's value, its range, the
+/// gradient and the colour bar's labels.
+struct ScaleSpec {
+  ColorScale scale = ColorScale::kLinear;  ///< Never kAuto.
+  Pool pool = Pool::kMax;
+  bool pooled = false;     ///< Cells are blocks.
+  double lo = 0, hi = 1;   ///< Range of map values: weights, log10 weights or log2 (n·p).
+  int n_k = 1;
+  QCPColorGradient gradient;
+  BarLabels bar;
+
+  /// The map value of a weight p in a row with `visible` unmasked keys (already pooled: for the
+  /// relative scale the caller passes n·p as p and visible = 1).
+  double value(double p) const;
+  /// The gradient's colour for map value v (NaN: masked).
+  QColor color(double v) const;
+};
+
+/// The scale for `wanted` (kAuto resolved with resolvedScale) at n_k keys and `block` tokens per
+/// cell, its bar labels translated.
+ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block);
+
+/// Fills map's cells with head `head` of result as laid out by `geometry` (blocks pooled with
+/// scale.pool: max or mean over the block's visible cells; a block with no visible cell is NaN).
+/// map's data must have the geometry's size (fillMap sets it when it differs).
+void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const MapGeometry& geometry,
+             const ScaleSpec& scale);
+
+/// The fonts of a picture on plot (its font and font scale); grid = smaller texts.
+LayoutFonts pictureFonts(const QCustomPlot& plot, bool grid, int n_tokens);
+
+/// Draws a HeatmapLayout's texts, map frames and colour bar; one per heatmap picture (item 0).
+class HeatmapDecor : public QCPAbstractItem {
+  Q_OBJECT
+ public:
+  HeatmapDecor(QCustomPlot* plot, HeatmapLayout layout, ScaleSpec scale);
+  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+  const HeatmapLayout& layout() const { return layout_; }
+  HeatmapLayout& layout() { return layout_; }
+  const ScaleSpec& scale() const { return scale_; }
+  /// The axis rect of each map, in map order (for the drawn cell sizes).
+  std::vector<QPointer<QCPAxisRect>> rects;
+  /// What the picture's layout depends on besides the weights (see updateWeights).
+  QString key;
+
+ protected:
+  void draw(QCPPainter* painter) override;
+
+ private:
+  HeatmapLayout layout_;
+  ScaleSpec scale_;
+};
+
+/// Draws the texts of a HeatmapDecor that change with the weights — the title (d_k, scaling) and
+/// the weights printed in cells — on the cells' buffered layer, so replotCells() repaints them
+/// with the cells; the decor draws everything else.
+class ChangingTexts : public QCPAbstractItem {
+  Q_OBJECT
+ public:
+  ChangingTexts(QCustomPlot* plot, HeatmapDecor* decor);
+  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+  /// True for the roles this item draws ("title", "cell_value").
+  static bool draws(const DrawnText& text);
+
+ protected:
+  void draw(QCPPainter* painter) override;
+
+ private:
+  QPointer<HeatmapDecor> decor_;
+};
+
+/// Clears plot and gives it one inset layout that spans the canvas, for maps placed by pixels.
+QCPLayoutInset* startPicture(QCustomPlot& plot);
+/// Adds a map at geometry.cells (axes hidden; key axis = top, value axis = left, reversed) with
+/// the scale's gradient and range; returns the colour map.
+QCPColorMap* addMap(QCustomPlot& plot, QCPLayoutInset* inset, const MapGeometry& geometry,
+                    const ScaleSpec& scale, const QString& name);
+/// The decoration item of plot's heatmap, or null.
+HeatmapDecor* decorOf(const QCustomPlot& plot);
+
+/// "#i token" labels: tokens elided to 14 characters, white space made visible; indices when
+/// `tokens` is empty. Throws Error(kInvalidArgument) when tokens has neither 0 nor n entries.
+QStringList tickLabels(const QStringList& tokens, int n, const char* what);
+
+/// Checks that result has weights of its shape; throws Error(kInvalidArgument).
+void checkResult(const AttentionResult& result);
+
+/// True when any cell of result is masked.
+bool anyMasked(const AttentionResult& result);
+
+}  // namespace attnlab::views

@@ -1,0 +1,167 @@
+/// \file model_grid.cpp
+/// The model view (every layer × head of a pretrained model as thumbnails) and the special-token
+/// display filter.
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/error.hpp"
+#include "views/heatmap_paint.hpp"
+#include "views/views.hpp"
+
+namespace attnlab::views {
+namespace {
+constexpr double kThumbMin = 60, kThumbMax = 150;
+double thumbnailPixels(int n_tokens) { return std::clamp(8.0 * n_tokens, kThumbMin, kThumbMax); }
+}  // namespace
+
+ImageSize defaultModelGridSize(int n_tokens, int layers, int heads) {
+  const double thumb = thumbnailPixels(std::max(1, n_tokens));
+  ImageSize size;
+  size.width = static_cast<int>(std::clamp(100 + 150 + std::max(1, heads) * (thumb + 4), 560.0, 3000.0));
+  size.height = static_cast<int>(std::clamp(150 + 60 + std::max(1, layers) * (thumb + 4), 420.0, 3000.0));
+  return size;
+}
+
+void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
+                   const std::vector<int>& layer_indices, const QStringList& tokens,
+                   const RunLabel& label, const PictureOptions& picture) {
+  if (layers.empty() || layers.size() != layer_indices.size()) {
+    throw Error(ErrorCode::kInvalidArgument, "a model view needs one layer index per layer result");
+  }
+  for (const AttentionResult& r : layers) {
+    checkResult(r);
+    if (r.heads() != layers.front().heads() || r.nQ() != layers.front().nQ() ||
+        r.nK() != layers.front().nK()) {
+      throw Error(ErrorCode::kInvalidArgument, "the layers of a model view differ in shape");
+    }
+  }
+  const AttentionResult& first = layers.front();
+  const int h = first.heads();
+  const int n = first.nQ();
+  const auto n_layers = static_cast<int>(layers.size());
+  const QStringList labels = tickLabels(tokens, n, "tokens");
+  const ImageSize fallback = defaultModelGridSize(n, n_layers, h);
+
+  ModelGridRequest req;
+  req.canvas = canvasSize(plot, QSize(fallback.width, fallback.height));
+  for (int l : layer_indices) req.layer_titles << viewText("layer %1").arg(l);
+  for (int k = 0; k < h; ++k) req.head_titles << viewText("head %1").arg(k);
+  req.n = n;
+  QStringList listed;
+  for (int i = 0; i < labels.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(labels[i]);
+  if (!listed.isEmpty()) listed.front().prepend(viewText("tokens (rows = queries, columns = keys): "));
+  req.token_list = listed.join(QStringLiteral(" · "));
+  if (anyMasked(first)) {
+    req.notes << (first.mask == Mask::kCausal
+                      ? viewText("grey = masked (causal: a query cannot see later keys)")
+                      : viewText("grey = masked"));
+  }
+  req.fonts = pictureFonts(plot, true, n);
+  auto title = [&](int block) {
+    QStringList parts;
+    if (!label.model.isEmpty()) parts << label.model;
+    parts << viewText("%1 layers × %2 heads").arg(n_layers).arg(h) << mechanismTitle(label.spec)
+          << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk()) << viewText("%1 tokens").arg(n);
+    if (block > 1) {
+      parts << viewText("overview: %1 × %1-token blocks, %2")
+                   .arg(block)
+                   .arg(picture.pool == Pool::kMax ? viewText("max") : viewText("mean"));
+    }
+    if (first.mask == Mask::kCausal) parts << viewText("causal mask");
+    if (!label.note.isEmpty()) parts << label.note;
+    return parts;
+  };
+  // The block size decides the scale, the bar and the title: lay out again until it holds.
+  ScaleSpec scale;
+  HeatmapLayout layout;
+  for (int block = 1, pass = 0; pass < 4; ++pass) {
+    scale = makeScale(picture.color_scale, picture.pool, n, block);
+    req.bar = scale.bar;
+    req.title_parts = title(block);
+    layout = layoutModelGrid(req);
+    const int got = layout.maps.front().block;
+    if (got == block) break;
+    block = got;
+  }
+
+  QCPLayoutInset* inset = startPicture(plot);
+  auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
+  for (int r = 0; r < n_layers; ++r) {
+    for (int k = 0; k < h; ++k) {
+      const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(r * h + k)];
+      QCPColorMap* map = addMap(plot, inset, g, scale, viewText("head %1").arg(k));
+      fillMap(*map, layers[static_cast<std::size_t>(r)], k, g, scale);
+    }
+  }
+  new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
+  QCPAxisRect* rect = decor->rects.front();
+  plot.xAxis = rect->axis(QCPAxis::atBottom);
+  plot.yAxis = rect->axis(QCPAxis::atLeft);
+  plot.xAxis2 = rect->axis(QCPAxis::atTop);
+  plot.yAxis2 = rect->axis(QCPAxis::atRight);
+}
+
+std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide) {
+  std::vector<bool> keep(encoding.ids.size(), true);
+  if (!hide) return keep;
+  for (std::size_t i = 0; i < keep.size() && i < encoding.special.size(); ++i) keep[i] = !encoding.special[i];
+  if (std::find(keep.begin(), keep.end(), true) == keep.end()) {
+    throw Error(ErrorCode::kInvalidInput,
+                "every token is a special token: hiding them would leave nothing to show");
+  }
+  return keep;
+}
+
+AttentionResult keepTokens(const AttentionResult& result, const std::vector<bool>& keep) {
+  if (result.nQ() != result.nK() || keep.size() != static_cast<std::size_t>(result.nQ())) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "a token filter needs a self-attention result and one flag per token");
+  }
+  std::vector<int> kept;
+  for (int i = 0; i < result.nQ(); ++i) {
+    if (keep[static_cast<std::size_t>(i)]) kept.push_back(i);
+  }
+  if (kept.empty()) throw Error(ErrorCode::kInvalidArgument, "the filter hides every token");
+  const auto n = static_cast<int>(kept.size());
+  AttentionResult out;
+  out.mechanism = result.mechanism;
+  out.mask = result.mask;
+  out.scale = result.scale;
+  out.backend = result.backend;
+  out.device = result.device;
+  out.fallback_reason = result.fallback_reason;
+  out.fallback_code = result.fallback_code;
+  out.fallback_args = result.fallback_args;
+  const bool has_scores = result.scores.data.size() == result.weights.data.size();
+  out.scores = has_scores ? Tensor3(result.heads(), n, n) : Tensor3();
+  out.weights = Tensor3(result.heads(), n, n);
+  const Tensor3& outputs = result.head_outputs;
+  const bool has_outputs = outputs.h == result.heads() && outputs.rows == result.nQ();
+  out.head_outputs = has_outputs ? Tensor3(outputs.h, n, outputs.cols) : Tensor3();
+  for (int k = 0; k < result.heads(); ++k) {
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (has_scores) out.scores(k, a, b) = result.scores(k, kept[a], kept[b]);
+        out.weights(k, a, b) = result.weights(k, kept[a], kept[b]);
+      }
+      if (has_outputs) std::copy_n(outputs.row(k, kept[a]), outputs.cols, out.head_outputs.row(k, a));
+    }
+  }
+  for (const HeadStats& st : result.stats) {
+    HeadStats filtered;
+    for (int i : kept) {
+      filtered.max_weight.push_back(st.max_weight.at(i));
+      filtered.entropy.push_back(st.entropy.at(i));
+      filtered.normalized_entropy.push_back(st.normalized_entropy.at(i));
+      filtered.effective_keys.push_back(st.effective_keys.at(i));
+      filtered.jacobian_norm.push_back(st.jacobian_norm.at(i));
+    }
+    out.stats.push_back(std::move(filtered));
+  }
+  return out;
+}
+
+}  // namespace attnlab::views

@@ -1,0 +1,51 @@
+#!/bin/sh
+# same_message.sh CLI WINDOW MODEL_DIR: every input attention-lab-cli refuses with exit 2, the
+# window's --screenshot refuses with exit 2 and the same line (after the program name) — the
+# inputs issue 10 found accepted by the window, and more.
+cli="$1"
+window="$2"
+model="$3"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+failures=0
+check() {
+  cli_err=$("$cli" render --out "$out/x.png" "$@" 2>&1 >/dev/null)
+  cli_rc=$?
+  win_err=$("$window" --screenshot "$out/w.png" "$@" 2>&1 >/dev/null)
+  win_rc=$?
+  cli_line=${cli_err#attention-lab-cli: }
+  win_line=${win_err#attention-lab: }
+  if [ "$cli_rc" -ne 2 ] || [ "$win_rc" -ne 2 ] || [ "$cli_line" != "$win_line" ]; then
+    printf 'FAIL %s\n  cli    (%s): %s\n  window (%s): %s\n' "$*" "$cli_rc" "$cli_err" "$win_rc" "$win_err"
+    failures=$((failures + 1))
+  else
+    printf 'ok   %s → %s\n' "$*" "$cli_line"
+  fi
+}
+check --text "$(printf 'caf\303')"
+check --text "$(printf '\377')"
+check --text ""
+check --text "   "
+check --heads 3 --d-model 64
+check --d-k 2048
+check --mechanism cosine
+check --causal --source "the source"
+check --temperature 0
+check --backend cuda
+check --layer 1
+check --model "$model" --layer -1
+check --model "$model" --layer 7
+check --model "$model" --heads 2
+check --model /nonexistent/model
+check --head 9
+check --color-scale rainbow
+# --lang is the window's own: fr is refused there with exit 2 too.
+win_err=$("$window" --lang fr --screenshot "$out/w.png" 2>&1 >/dev/null)
+win_rc=$?
+if [ "$win_rc" -ne 2 ] || [ "$win_err" != "attention-lab: --lang must be en or zh_CN (got 'fr')" ]; then
+  printf 'FAIL --lang fr (%s): %s\n' "$win_rc" "$win_err"
+  failures=$((failures + 1))
+else
+  printf 'ok   --lang fr → %s\n' "${win_err#attention-lab: }"
+fi
+[ "$failures" -eq 0 ]
