@@ -68,8 +68,9 @@ ModelComputed computeModel(const Options& o, std::ostream& err) {
   if (o.isGiven("pair")) pair = utf8(o.lab.pair);
   std::optional<std::string_view> pair_view;
   if (pair) pair_view = *pair;
-  c.run = c.model->run(utf8(o.lab.text), pair_view, o.lab.toModelOptions(), *choice.backend);
-  options::checkModelTokens(static_cast<int>(c.run.encoding.ids.size()));
+  const std::string text = utf8(o.lab.text);
+  options::checkModelText(*c.model, text, pair_view);
+  c.run = c.model->run(text, pair_view, o.lab.toModelOptions(), *choice.backend);
   noteFallback(o, c.run.attention.front(), err);
   return c;
 }
@@ -206,7 +207,8 @@ int renderModel(const Options& o, std::ostream& out, std::ostream& err) {
     spec.heads = c.model->config().heads;
     spec.d_model = c.model->config().d_model;
     spec.temperature = o.lab.temperature;
-    views::RunLabel label{spec, false, QString::fromStdString(c.model->name()), std::nullopt, {}};
+    views::RunLabel label{spec, false, QString::fromStdString(c.model->name()), std::nullopt, {},
+                          views::modelFacts(c.run, c.model->config())};
     if (picture.filtered) label.note = views::viewText("special tokens hidden (weights not renormalised)");
     const int n = static_cast<int>(picture.labels.size());
     if (picture.layers.size() > 1 && head < 0) {
@@ -245,7 +247,7 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
     writeHeadsNpy(path, {&r}, head, o.output.values == QLatin1String("scores"));
   } else {
     QCustomPlot plot;
-    const views::RunLabel label{o.lab.toSpec(), run.cross, {}, std::nullopt, {}};
+    const views::RunLabel label{o.lab.toSpec(), run.cross, {}, std::nullopt, {}, {}};
     const QStringList q = labels(run.query_tokens), k = labels(run.key_tokens);
     const views::ImageSize size = imageSize(o, views::defaultHeatmapSize(r.nQ(), r.nK(), head < 0 ? r.heads() : 1));
     prepare(plot, size);

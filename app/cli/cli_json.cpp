@@ -37,8 +37,10 @@ nlohmann::json matricesJson(long long cells, bool included) {
   return m;
 }
 
-/// "heads" (scores, weights, output per head when `matrices`) and "stats" of one result.
-void headsJson(const AttentionResult& r, bool matrices, nlohmann::json& j) {
+/// "heads" (scores, weights, output per head when `matrices`; a model's "kv_head" per head) and
+/// "stats" of one result.
+void headsJson(const AttentionResult& r, bool matrices, nlohmann::json& j,
+               const std::vector<int>& kv_head = {}) {
   nlohmann::json heads = nlohmann::json::array();
   nlohmann::json stats = {{"max_weight", nlohmann::json::array()},
                           {"entropy", nlohmann::json::array()},
@@ -47,6 +49,7 @@ void headsJson(const AttentionResult& r, bool matrices, nlohmann::json& j) {
                           {"jacobian_norm", nlohmann::json::array()}};
   for (int h = 0; h < r.heads(); ++h) {
     nlohmann::json head = {{"head", h}};
+    if (static_cast<std::size_t>(h) < kv_head.size()) head["kv_head"] = kv_head[static_cast<std::size_t>(h)];
     if (matrices) {
       head["scores"] = matrixJson(r.scores, h);
       head["weights"] = matrixJson(r.weights, h);
@@ -119,14 +122,25 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   fallbackJson(first, j);
   j["model"] = name;
   j["model_type"] = config.model_type;
+  j["architecture"] = toString(config.architecture);
+  j["format"] = config.format;
+  j["weight_type"] = config.weight_type;
   j["mechanism"] = toString(first.mechanism);
   j["mask"] = toString(config.mask());
   j["attention"] = "self";
   j["layers_total"] = config.layers;
   j["h"] = config.heads;
+  j["kv_heads"] = run.kv_heads > 0 ? run.kv_heads : config.heads;
   j["d_model"] = config.d_model;
   j["d_k"] = config.dK();
   j["d_v"] = config.dK();
+  if (config.rope_base > 0) {
+    j["rope_base"] = config.rope_base;
+  } else {
+    j["rope_base"] = nullptr;  // learned absolute positions (BERT, GPT-2)
+  }
+  j["kv_cache_bytes_per_token"] = config.kvCacheBytesPerToken();
+  j["mha_kv_cache_bytes_per_token"] = config.mhaKvCacheBytesPerToken();
   j["scale"] = first.scale;
   if (o.lab.temperature) j["temperature"] = *o.lab.temperature;
   if (o.lab.layer) {
@@ -144,19 +158,24 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   nlohmann::json special = nlohmann::json::array();
   for (bool b : e.special) special.push_back(b);
   j["special"] = std::move(special);
+  nlohmann::json next = nlohmann::json::array();
+  for (const NextToken& t : run.next_tokens) {
+    next.push_back({{"id", t.id}, {"token", t.label}, {"probability", t.probability}, {"logit", t.logit}});
+  }
+  j["next_tokens"] = std::move(next);
   long long cells = 0;
   for (const AttentionResult& r : run.attention) cells += static_cast<long long>(r.heads()) * r.nQ() * r.nK();
   const bool matrices = o.output.full || cells <= kJsonCellLimit;
   j["matrices"] = matricesJson(cells, matrices);
   if (o.lab.layer) {
-    headsJson(first, matrices, j);  // one layer: "heads" and "stats" as for the synthetic lab
+    headsJson(first, matrices, j, run.kv_head);  // one layer: "heads" and "stats" as for the synthetic lab
     return j;
   }
   nlohmann::json layers = nlohmann::json::array();
   for (std::size_t l = 0; l < run.attention.size(); ++l) {
     nlohmann::json layer;
     layer["layer"] = run.layers[l];
-    headsJson(run.attention[l], matrices, layer);
+    headsJson(run.attention[l], matrices, layer, run.kv_head);
     layers.push_back(std::move(layer));
   }
   j["layers"] = std::move(layers);

@@ -188,10 +188,10 @@ void ComputeWorker::runModel(const LabSettings& settings, const ModelConfig& con
     const std::string text = settings.text.toStdString();
     std::optional<std::string_view> pair_view;
     if (pair) pair_view = *pair;
+    options::checkModelText(*pretrained_, text, pair_view);  // the CLI's check, in its words
     last_run_ = std::make_shared<const ModelRun>(
         pretrained_->run(text, pair_view, settings.toModelOptions(), backendFor(settings)));
     last_run_key_ = key;
-    options::checkModelTokens(static_cast<int>(last_run_->encoding.ids.size()));
   }
   result.model_run = last_run_;
   const Encoding& encoding = last_run_->encoding;

@@ -36,9 +36,10 @@ QString quoted(const QString& token) { return QStringLiteral("'%1'").arg(token);
 }  // namespace
 
 views::RunLabel runLabel(const ComputeResult& r, int entry) {
-  views::RunLabel label{r.spec, r.run.cross, {}, std::nullopt, {}};
+  views::RunLabel label{r.spec, r.run.cross, {}, std::nullopt, {}, {}};
   if (!r.model) return label;
   label.model = r.model->name;
+  if (r.model_run) label.facts = views::modelFacts(*r.model_run, r.model->config);
   if (entry >= 0) label.layer = r.layerIndices().at(static_cast<std::size_t>(entry));
   if (r.special_hidden) label.note = views::viewText("special tokens hidden (weights not renormalised)");
   return label;

@@ -277,8 +277,9 @@ void MainWindow::buildMenus() {
                        tr("Attention Lab: attention heatmaps per head and softmax saturation, "
                           "computed by a synthetic transformer layer on this computer.") +
                            QStringLiteral("\n\n") +
-                           tr("File → Open model folder… shows the attention of a real pretrained "
-                              "model (a HuggingFace folder: BERT family or GPT-2), layer by layer."));
+                           tr("File → Open model… shows the attention of a real pretrained model "
+                              "(a GGUF file of the Llama family, or a HuggingFace folder: BERT "
+                              "family, GPT-2, Llama), layer by layer, and what it predicts next."));
   });
 }
 
@@ -286,7 +287,7 @@ void MainWindow::retranslateUi() {
   setWindowTitle(tr("Attention Lab"));
   inputs_dock_->setWindowTitle(tr("Inputs"));
   file_menu_->setTitle(tr("&File"));
-  open_model_action_->setText(tr("Open model folder…"));
+  open_model_action_->setText(tr("Open model…"));
   synthetic_action_->setText(tr("Synthetic lab"));
   export_menu_->setTitle(tr("&Export"));
   export_head_action_->setText(tr("Current head as image…"));
@@ -385,14 +386,14 @@ void MainWindow::checkReady() {
 
 void MainWindow::onResult(const ResultPtr& result) {
   if (result->model_error) {
-    // The folder did not load: say so beside the model choice, go back to what is on screen (or
-    // the synthetic lab) and keep the picture.
+    // The model did not load: say so beside the model choice (the loader's line in a translated
+    // sentence), go back to what is on screen (or the synthetic lab) and keep the picture.
     const QString dir = result->settings.model_dir;
     const QString fallback = shown_ && shown_->settings.model_dir != dir ? shown_->settings.model_dir : QString();
     const QString detail = result->error.translated();
     const char* source = fallback.isEmpty()
-                             ? QT_TR_NOOP("Cannot open the model folder %1: %2 — showing the synthetic lab.")
-                             : QT_TR_NOOP("Cannot open the model folder %1: %2 — still showing %3.");
+                             ? QT_TR_NOOP("Cannot open the model %1: %2 — showing the synthetic lab.")
+                             : QT_TR_NOOP("Cannot open the model %1: %2 — still showing %3.");
     const QString native = QDir::toNativeSeparators(dir);
     model_source_->showMessage(fallback.isEmpty() ? tr(source).arg(native, detail)
                                                   : tr(source).arg(native, detail, QFileInfo(fallback).fileName()));

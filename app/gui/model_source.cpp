@@ -1,11 +1,13 @@
 /// \file model_source.cpp
-/// The source of attention: synthetic lab or a model folder, its layer and display filter.
+/// The source of attention: synthetic lab or a model (folder or GGUF file), its layer and display
+/// filter; the presets fetched by scripts/fetch-model.
 
 #include "model_source.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -14,11 +16,75 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalBlocker>
+#include <QStandardPaths>
 #include <algorithm>
 
-namespace attnlab::gui {
+#include "views/views.hpp"
 
-ModelSource::ModelSource(bool persist, QWidget* parent) : QWidget(parent), persist_(persist) {
+namespace attnlab::gui {
+namespace {
+
+QString clean(const QString& path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
+
+/// scripts/fetch-model's cache folder.
+QString modelCache() {
+  const QString set = qEnvironmentVariable("ATTNLAB_MODEL_CACHE");
+  if (!set.isEmpty()) return set;
+  return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
+         QStringLiteral("/attention-lab/models");
+}
+
+/// A file dialog that opens a model: a .gguf file, or a folder with config.json (chosen as a
+/// folder or through its config.json). Not the native dialog, which picks files or folders, never
+/// either.
+class ModelFileDialog : public QFileDialog {
+ public:
+  using QFileDialog::QFileDialog;
+  QString chosen;  ///< The model, when the dialog was accepted.
+
+ protected:
+  void accept() override {
+    const QStringList files = selectedFiles();
+    const QString selected = files.isEmpty() ? directory().absolutePath() : files.first();
+    const QString model = modelPathForSelection(selected);
+    if (!model.isEmpty()) {
+      chosen = model;
+      QDialog::accept();
+      return;
+    }
+    QFileDialog::accept();  // into a folder, or a file that is not a model (the loader says so)
+    if (result() == QDialog::Accepted && !selectedFiles().isEmpty()) chosen = selectedFiles().first();
+  }
+};
+
+}  // namespace
+
+std::vector<ModelPreset> findModelPresets() {
+  std::vector<ModelPreset> presets;
+  const QString cache = modelCache();
+  QString minilm = qEnvironmentVariable("ATTNLAB_MINILM_DIR");
+  if (minilm.isEmpty()) minilm = cache + QStringLiteral("/all-MiniLM-L6-v2");
+  if (QFileInfo::exists(minilm + QStringLiteral("/config.json"))) {
+    presets.push_back({QStringLiteral("all-MiniLM-L6-v2 (BERT)"), clean(minilm)});
+  }
+  QString smollm2 = qEnvironmentVariable("ATTNLAB_SMOLLM2_GGUF");
+  if (smollm2.isEmpty()) smollm2 = cache + QStringLiteral("/SmolLM2-135M-Instruct.Q4_1.gguf");
+  if (QFileInfo(smollm2).isFile()) {
+    presets.push_back({QStringLiteral("SmolLM2-135M-Instruct (Llama, GGUF)"), clean(smollm2)});
+  }
+  return presets;
+}
+
+QString modelPathForSelection(const QString& selected) {
+  if (selected.isEmpty()) return {};
+  const QFileInfo info(selected);
+  if (info.isDir()) return QFileInfo::exists(selected + QStringLiteral("/config.json")) ? clean(selected) : QString();
+  if (info.fileName() == QLatin1String("config.json")) return clean(info.absolutePath());
+  return clean(selected);
+}
+
+ModelSource::ModelSource(bool persist, QWidget* parent)
+    : QWidget(parent), persist_(persist), presets_(findModelPresets()) {
   form_ = new QFormLayout(this);
   form_->setContentsMargins(9, 9, 9, 0);
   form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -35,6 +101,9 @@ ModelSource::ModelSource(bool persist, QWidget* parent) : QWidget(parent), persi
   info_label_->setObjectName(QStringLiteral("modelInfo"));
   info_label_->setWordWrap(true);
   info_label_->setStyleSheet(QStringLiteral("color: #404040;"));
+  // A wrapped label in a form in a scroll area gets the height of its unwrapped hint: ask for the
+  // height its width needs whenever either changes.
+  info_label_->installEventFilter(this);
   message_ = new QLabel;
   message_->setObjectName(QStringLiteral("modelMessage"));
   message_->setWordWrap(true);
@@ -75,8 +144,23 @@ ModelSource::ModelSource(bool persist, QWidget* parent) : QWidget(parent), persi
 
 bool ModelSource::hideSpecial() const { return hide_special_->isChecked(); }
 
+bool ModelSource::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == info_label_ && event->type() == QEvent::Resize) fitInfoHeight();
+  return QWidget::eventFilter(watched, event);
+}
+
+void ModelSource::fitInfoHeight() {
+  const int height = info_label_->heightForWidth(std::max(1, info_label_->width()));
+  if (height > 0 && height != info_label_->minimumHeight()) info_label_->setMinimumHeight(height);
+}
+
 void ModelSource::setRecent(const QStringList& folders) {
   recent_ = folders;
+  refill();
+}
+
+void ModelSource::setPresets(std::vector<ModelPreset> presets) {
+  presets_ = std::move(presets);
   refill();
 }
 
@@ -105,6 +189,7 @@ void ModelSource::setModelInfo(std::shared_ptr<const ModelInfo> info) {
 
 void ModelSource::showLoading(const QString& dir) {
   info_label_->setText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
+  fitInfoHeight();
 }
 
 void ModelSource::showMessage(const QString& message) {
@@ -132,12 +217,16 @@ void ModelSource::askOpenFolder() {
   QString start = dir_;
   if (start.isEmpty() && !recent_.isEmpty()) start = recent_.first();
   if (start.isEmpty()) start = store.value(QStringLiteral("models/folder"), QDir::homePath()).toString();
-  const QString dir = QFileDialog::getExistingDirectory(
-      this, tr("Open model folder (config.json, model.safetensors, tokenizer)"), start,
-      QFileDialog::ShowDirsOnly);
-  if (dir.isEmpty()) return;
-  if (persist_) store.setValue(QStringLiteral("models/folder"), QFileInfo(dir).absolutePath());
-  openFolder(dir);
+  // The folder that holds the last model: a folder model is chosen from its parent.
+  if (!start.isEmpty()) start = QFileInfo(start).absolutePath();
+  ModelFileDialog dialog(this, tr("Open model: a .gguf file, or a folder with config.json"), start);
+  dialog.setOption(QFileDialog::DontUseNativeDialog);
+  dialog.setFileMode(QFileDialog::ExistingFile);
+  dialog.setNameFilters({tr("Models (*.gguf config.json)"), tr("GGUF files (*.gguf)"), tr("All files (*)")});
+  dialog.setLabelText(QFileDialog::Accept, tr("Open"));
+  if (dialog.exec() != QDialog::Accepted || dialog.chosen.isEmpty()) return;
+  if (persist_) store.setValue(QStringLiteral("models/folder"), QFileInfo(dialog.chosen).absolutePath());
+  openFolder(dialog.chosen);
 }
 
 void ModelSource::openFolder(const QString& dir) {
@@ -167,7 +256,15 @@ void ModelSource::refill() {
     const QSignalBlocker block(combo_);
     combo_->clear();
     combo_->addItem(tr("Synthetic lab (random weights)"), QString());
+    for (const ModelPreset& preset : presets_) {
+      combo_->addItem(preset.name, preset.path);
+      combo_->setItemData(combo_->count() - 1, preset.path, Qt::ToolTipRole);
+    }
+    bool separated = presets_.empty();
     for (const QString& dir : recent_) {
+      if (combo_->findData(dir) >= 0) continue;  // a preset
+      if (!separated) combo_->insertSeparator(combo_->count());
+      separated = true;
       combo_->addItem(QFileInfo(dir).fileName(), dir);
       combo_->setItemData(combo_->count() - 1, dir, Qt::ToolTipRole);
     }
@@ -180,15 +277,40 @@ void ModelSource::refill() {
   form_->setRowVisible(hide_special_, model);
   form_->setRowVisible(info_label_, model);
   if (model) {
-    info_label_->setText(info_ ? tr("%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms")
-                                     .arg(info_->name, QString::fromStdString(info_->config.model_type))
-                                     .arg(info_->config.layers)
-                                     .arg(info_->config.heads)
-                                     .arg(info_->config.d_model)
-                                     .arg(info_->load_ms, 0, 'f', 0)
-                               : tr("Loading %1…").arg(QFileInfo(dir_).fileName()));
+    info_label_->setText(info_ ? infoText(*info_) : tr("Loading %1…").arg(QFileInfo(dir_).fileName()));
     info_label_->setToolTip(dir_);
+    fitInfoHeight();
   }
+}
+
+QString ModelSource::infoText(const ModelInfo& info) const {
+  const ModelConfig& c = info.config;
+  QString kind = QString::fromStdString(toString(c.architecture));
+  if (c.format == "gguf") {
+    kind += QStringLiteral(", GGUF %1").arg(QString::fromStdString(c.weight_type));
+  } else if (!c.weight_type.empty()) {
+    kind += QStringLiteral(", %1").arg(QString::fromStdString(c.weight_type));
+  }
+  QString text = tr("%1 · %2\n%3 layers × %4 heads · d_model = %5 · loaded in %6 ms")
+                     .arg(info.name, kind)
+                     .arg(c.layers)
+                     .arg(c.heads)
+                     .arg(c.d_model)
+                     .arg(info.load_ms, 0, 'f', 0);
+  // The KV cache a decoder keeps per token (float32), and what grouped-query attention saves.
+  const int kv_heads = c.kv_heads > 0 ? c.kv_heads : c.heads;
+  text += QLatin1Char('\n');
+  if (kv_heads < c.heads) {
+    text += tr("%1 query heads share %2 K/V heads (grouped-query attention)\nKV cache %3 bytes per "
+               "token; multi-head attention would need %4")
+                .arg(c.heads)
+                .arg(kv_heads)
+                .arg(views::bytesText(c.kvCacheBytesPerToken()), views::bytesText(c.mhaKvCacheBytesPerToken()));
+  } else {
+    text += tr("one K/V head per query head (multi-head attention)\nKV cache %1 bytes per token")
+                .arg(views::bytesText(c.kvCacheBytesPerToken()));
+  }
+  return text;
 }
 
 void ModelSource::refillLayers() {
@@ -204,8 +326,8 @@ void ModelSource::refillLayers() {
 void ModelSource::retranslate() {
   label_->setText(tr("Attention from"));
   open_->setText(tr("Open…"));
-  open_->setToolTip(tr("Open a pretrained model folder (HuggingFace: config.json, "
-                       "model.safetensors, tokenizer files)"));
+  open_->setToolTip(tr("Open a pretrained model: a GGUF file (llama.cpp's format) or a HuggingFace "
+                       "folder (config.json, model.safetensors, tokenizer files)"));
   layer_label_->setText(tr("Layer"));
   hide_special_->setText(tr("Hide special tokens ([CLS], [SEP], <|endoftext|>)"));
   hide_special_->setToolTip(

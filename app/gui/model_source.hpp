@@ -1,14 +1,15 @@
 #pragma once
 /// \file model_source.hpp
-/// Where the attention comes from: the synthetic lab or a pretrained model folder (opened by
-/// File → Open model folder…, remembered in QSettings "models/recent"), the model's layer (every
-/// layer = the model view) and the special-token display filter. A panel at the top of the
-/// Inputs dock.
+/// Where the attention comes from: the synthetic lab or a pretrained model — a HuggingFace folder
+/// or a GGUF file, opened by File → Open model…, remembered in QSettings "models/recent", or one
+/// of the presets scripts/fetch-model has fetched — the model's layer (every layer = the model
+/// view) and the special-token display filter. A panel at the top of the Inputs dock.
 
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 #include <optional>
+#include <vector>
 
 #include "compute_worker.hpp"
 
@@ -20,6 +21,24 @@ class QPushButton;
 
 namespace attnlab::gui {
 
+/// A model the window lists without a dialog: one that scripts/fetch-model has fetched.
+struct ModelPreset {
+  QString name;  ///< What the list shows, e.g. "SmolLM2-135M-Instruct (GGUF Q4_1)".
+  QString path;  ///< The folder or .gguf file, absolute and clean.
+};
+
+/// The fetched models that exist on this computer, in this order: all-MiniLM-L6-v2 (the folder
+/// $ATTNLAB_MINILM_DIR, else all-MiniLM-L6-v2 in the cache) and SmolLM2-135M-Instruct
+/// ($ATTNLAB_SMOLLM2_GGUF, else SmolLM2-135M-Instruct.Q4_1.gguf in the cache). The cache is
+/// scripts/fetch-model's: $ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models.
+std::vector<ModelPreset> findModelPresets();
+
+/// What File → Open model… opens for a path chosen in its dialog: a folder holding config.json,
+/// the folder of a chosen config.json, or any other file as it is (a .gguf; a file that is not a
+/// model is refused by the loader, which names it); empty for a folder without config.json (the
+/// dialog then goes into it).
+QString modelPathForSelection(const QString& selected);
+
 /// The source of attention and the model's display choices.
 class ModelSource : public QWidget {
   Q_OBJECT
@@ -27,14 +46,17 @@ class ModelSource : public QWidget {
   /// persist: remember opened folders in QSettings.
   explicit ModelSource(bool persist, QWidget* parent = nullptr);
 
-  /// The model folder in use ("" = the synthetic lab).
+  /// The model (folder or .gguf file) in use ("" = the synthetic lab).
   QString dir() const { return dir_; }
   /// The layer shown; unset = every layer (the model view).
   std::optional<int> layer() const { return layer_; }
   bool hideSpecial() const;
-  /// Folders opened before, newest first.
+  /// Models (folders, .gguf files) opened before, newest first.
   QStringList recent() const { return recent_; }
   void setRecent(const QStringList& folders);
+  /// The fetched models listed under the synthetic lab (findModelPresets() when constructed).
+  const std::vector<ModelPreset>& presets() const { return presets_; }
+  void setPresets(std::vector<ModelPreset> presets);
 
   /// Switches the source without signals (setSettings, a folder that did not load).
   void setSource(const QString& dir, std::optional<int> layer, bool hide_special);
@@ -44,15 +66,15 @@ class ModelSource : public QWidget {
   void setModelInfo(std::shared_ptr<const ModelInfo> info);
   /// "Loading name…".
   void showLoading(const QString& dir);
-  /// The inline message about the folder (load errors; translated); empty hides it.
+  /// The inline message about the model (load errors; translated); empty hides it.
   void showMessage(const QString& message);
   QString message() const;
-  /// Forgets a folder that did not load.
+  /// Forgets a model that did not load.
   void forget(const QString& dir);
 
-  /// Asks for a folder with a dialog, then opens it.
+  /// Asks for a model with a dialog (a .gguf file, or a folder with config.json), then opens it.
   void askOpenFolder();
-  /// Opens a folder (remembered); emits sourceChanged.
+  /// Opens a model folder or .gguf file (remembered); emits sourceChanged.
   void openFolder(const QString& dir);
   /// Back to the synthetic lab; emits sourceChanged.
   void showSynthetic();
@@ -62,6 +84,9 @@ class ModelSource : public QWidget {
   QComboBox* sourceCombo() const { return combo_; }
   QComboBox* layerCombo() const { return layer_combo_; }
   QCheckBox* hideSpecialCheck() const { return hide_special_; }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  signals:
   /// The source changed to dir ("" = synthetic): a new computation is needed.
@@ -74,12 +99,17 @@ class ModelSource : public QWidget {
  private:
   void refill();
   void refillLayers();
+  /// The info line: name, architecture and weights, shapes, load time, K/V heads and KV cache.
+  QString infoText(const ModelInfo& info) const;
+  /// Gives the info label the height its text needs at its width.
+  void fitInfoHeight();
   void remember(const QString& dir);
 
   bool persist_;
   QString dir_;
   std::optional<int> layer_;
   QStringList recent_;
+  std::vector<ModelPreset> presets_;
   std::shared_ptr<const ModelInfo> info_;  // of dir_, once loaded
 
   QFormLayout* form_ = nullptr;

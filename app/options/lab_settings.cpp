@@ -120,6 +120,23 @@ void checkModelTokens(int tokens) {
   }
 }
 
+void checkModelText(const PretrainedModel& model, std::string_view text,
+                    std::optional<std::string_view> pair) {
+  int n = 0;
+  try {
+    if (tokenize(text).empty() || (pair && tokenize(*pair).empty())) return;
+    n = static_cast<int>(model.tokenizer().encode(text, pair).ids.size());
+  } catch (const Error&) {
+    return;  // the run says what is wrong, in its words
+  }
+  const int context = model.config().max_positions;
+  if (context > 0 && n > context) {
+    throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; %2 reads at most %3 (its context length)"),
+                              {num(n), QString::fromStdString(model.name()), num(context)}));
+  }
+  checkModelTokens(n);
+}
+
 void checkLayer(const LabSettings& s, const QString& model_name, int layers) {
   if (s.layer && (*s.layer < 0 || *s.layer >= layers)) {
     throw OptionError(Message(ATTNLAB_MSG("--layer %1 does not exist: %2 has layers 0–%3 (or use all)"),

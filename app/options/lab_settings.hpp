@@ -11,6 +11,7 @@
 #include <QString>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "attnlab/pretrained.hpp"
 #include "attnlab/spec.hpp"
@@ -89,6 +90,13 @@ struct TokenCounts {
 TokenCounts checkTokens(const LabSettings& settings);
 /// Checks a model's encoding length against kMaxTokens; throws OptionError.
 void checkModelTokens(int tokens);
+/// Checks, before a forward pass, that text (and pair) fit model: tokenized by the model's own
+/// tokenizer, at most its context length (ModelConfig::max_positions: "the text has 80 tokens;
+/// tiny-llama reads at most 64 (its context length)") and kMaxTokens. Throws OptionError.
+/// Empty or blank texts, invalid UTF-8 and pairs the model does not take are left to
+/// PretrainedModel::run, which names them.
+void checkModelText(const PretrainedModel& model, std::string_view text,
+                    std::optional<std::string_view> pair);
 /// Checks the layer against a loaded model's layers; throws OptionError "--layer 7 does not
 /// exist: tiny-gpt2 has layers 0–1 (or use all)".
 void checkLayer(const LabSettings& settings, const QString& model_name, int layers);

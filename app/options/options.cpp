@@ -139,7 +139,7 @@ const OptionSpec kTable[] = {
    [](Options& o, const Value&) { o.lab.positions = false; },
    [](const Options& o) { return flag(!o.lab.positions); }},
   // pretrained models
-  {"model", Kind::kPath, "DIR", "run a HuggingFace model folder's real forward pass (BERT family, GPT-2)",
+  {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
    Group::kModel, kRunCommands, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lab.model_dir = QDir::cleanPath(QFileInfo(v.text).absoluteFilePath()); },
    [](const Options& o) { return text(o.lab.model_dir); }},
@@ -585,7 +585,7 @@ QString usage(unsigned program) {
   const Section sections[] = {
       {Group::kInput, "input"},          {Group::kMechanism, "mechanism"},
       {Group::kShapes, "shapes (the synthetic lab)"},
-      {Group::kModel, "pretrained models (HuggingFace folders: BERT family, GPT-2)"},
+      {Group::kModel, "pretrained models (BERT family, GPT-2, Llama: HuggingFace folders, GGUF files)"},
       {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
       {Group::kWindow, "the window"}};

@@ -82,4 +82,18 @@ QCPColorGradient divergingGradient() {
   return gradient;
 }
 
+QColor kvGroupColor(int group) {
+  // Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
+  // deficiency; yellow is left out (it vanishes on white and inside viridis' top end), orange comes
+  // after the first four (it is close to vermillion).
+  // clang-format off
+  constexpr std::array<unsigned, 8> kPalette{
+      0xd55e00, 0x0072b2, 0x009e73, 0xcc79a7, 0xe69f00, 0x56b4e9, 0x000000, 0x999999};
+  // clang-format on
+  const auto size = static_cast<int>(kPalette.size());
+  return toColor(kPalette[static_cast<std::size_t>(((group % size) + size) % size)]);
+}
+
+QColor kvGroupTextColor(int group) { return kvGroupColor(group).darker(140); }
+
 }  // namespace attnlab::views

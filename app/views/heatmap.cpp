@@ -55,11 +55,29 @@ QString maskedNote(Mask mask) {
                                : viewText("grey = masked");
 }
 
+/// The K/V groups a picture of result marks: label.facts.kv_head when it groups result's heads.
+std::vector<int> groupsOf(const AttentionResult& result, const RunLabel& label) {
+  const ModelFacts& facts = label.facts;
+  if (!facts.grouped() || static_cast<int>(facts.kv_head.size()) != result.heads()) return {};
+  return facts.kv_head;
+}
+
+/// "head 3", or "head 3 · K/V 1" when the heads are grouped.
+QString headTitle(int head, const std::vector<int>& groups) {
+  QString title = viewText("head %1").arg(head);
+  if (!groups.empty()) title += QStringLiteral(" · ") + viewText("K/V %1").arg(groups[static_cast<std::size_t>(head)]);
+  return title;
+}
+
 /// What decides a head picture's layout apart from the weights.
 QString layoutKey(const AttentionResult& result, int head, const QStringList& query_tokens,
-                  const QStringList& key_tokens, bool cross, const QSize& canvas, double font_scale,
-                  const PictureOptions& picture) {
-  return QStringLiteral("%1|%2|%3|%4|%5|%6|%7x%8|%9|%10|%11\x1f")
+                  const QStringList& key_tokens, const RunLabel& label, const QSize& canvas,
+                  double font_scale, const PictureOptions& picture) {
+  QString groups;
+  for (int g : groupsOf(result, label)) groups += QString::number(g) + QLatin1Char(',');
+  const bool cross = label.cross;
+  return QStringLiteral("%1|%2|").arg(groups).arg(label.facts.next_tokens.empty() ? 0 : 1) +
+         QStringLiteral("%1|%2|%3|%4|%5|%6|%7x%8|%9|%10|%11\x1f")
              .arg(head)
              .arg(result.heads())
              .arg(result.nQ())
@@ -115,7 +133,10 @@ GridRequest gridRequest(const QCustomPlot& plot, const AttentionResult& result,
   const bool single = heads.size() == 1;
   GridRequest req;
   req.canvas = canvas;
-  for (int k : heads) req.panel_titles.push_back(single ? QString() : viewText("head %1").arg(k));
+  const std::vector<int> groups = groupsOf(result, label);
+  for (int k : heads) req.panel_titles.push_back(single ? QString() : headTitle(k, groups));
+  for (int k : groups.empty() ? std::vector<int>() : heads) req.panel_groups.push_back(groups[static_cast<std::size_t>(k)]);
+  req.next_tokens = nextTokensText(label.facts.next_tokens);
   req.n_q = result.nQ();
   req.n_k = result.nK();
   req.query_labels = query_labels;
@@ -128,6 +149,7 @@ GridRequest gridRequest(const QCustomPlot& plot, const AttentionResult& result,
                               : viewText("rows: queries · columns: keys"));
   }
   if (anyMasked(result)) req.notes << maskedNote(result.mask);
+  if (!groups.empty() && !single) req.notes << kvGroupsNote(label.facts);
   req.fonts = pictureFonts(plot, !single, std::max(result.nQ(), result.nK()));
   return req;
 }
@@ -160,7 +182,7 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
   QCPLayoutInset* inset = startPicture(plot);
   auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
   decor->key = layoutKey(result, heads.size() == 1 ? heads.front() : -1, query_tokens, key_tokens,
-                         label.cross, canvas, fontScale(plot), picture);
+                         label, canvas, fontScale(plot), picture);
   for (std::size_t p = 0; p < heads.size(); ++p) {
     const MapGeometry& g = decor->layout().maps[p];
     QCPColorMap* map = addMap(plot, inset, g, scale, viewText("head %1").arg(heads[p]));
@@ -175,6 +197,14 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
 }
 
 QString headsText(int h) { return h == 1 ? viewText("1 head") : viewText("%1 heads").arg(h); }
+
+/// The title part of one enlarged head: "head 3", or "head 3 · K/V head 1 of 3".
+QString singleHeadTitle(const AttentionResult& result, int head, const RunLabel& label) {
+  const std::vector<int> groups = groupsOf(result, label);
+  if (groups.empty()) return viewText("head %1").arg(head);
+  return viewText("head %1").arg(head) + QStringLiteral(" · ") +
+         viewText("K/V head %1 of %2").arg(groups[static_cast<std::size_t>(head)]).arg(label.facts.kvHeads());
+}
 
 }  // namespace
 
@@ -248,7 +278,7 @@ void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
   }
   const ImageSize size = defaultHeatmapSize(result.nQ(), result.nK(), 1);
   drawHeads(plot, result, {head}, query_tokens, key_tokens, label, picture,
-            viewText("head %1").arg(head), QSize(size.width, size.height));
+            singleHeadTitle(result, head, label), QSize(size.width, size.height));
 }
 
 void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStringList& query_tokens,
@@ -274,8 +304,8 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
   }
   // The current canvas: a plot on screen that changed size needs a new layout.
   const QSize canvas = canvasSize(plot, decor->layout().canvas);
-  if (decor->key != layoutKey(result, head, query_tokens, key_tokens, label.cross, canvas,
-                              fontScale(plot), picture)) {
+  if (decor->key != layoutKey(result, head, query_tokens, key_tokens, label, canvas, fontScale(plot),
+                              picture)) {
     return false;
   }
   const int maps = head < 0 ? result.heads() : 1;
@@ -283,7 +313,7 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
   // The title names d_k and the scaling, which may have changed; it must keep its lines.
   HeatmapLayout& layout = decor->layout();
   const int block = layout.maps.front().block;
-  const QString heads_part = head >= 0 ? viewText("head %1").arg(head) : headsText(result.heads());
+  const QString heads_part = head >= 0 ? singleHeadTitle(result, head, label) : headsText(result.heads());
   const QStringList parts = titleParts(label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
   for (DrawnText& t : layout.texts) {
     if (t.role != QLatin1String("title")) continue;
@@ -292,6 +322,21 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
     const QSizeF size = measureText(text, t.font);
     t.text = text;
     t.rect = QRectF((canvas.width() - size.width()) / 2, t.rect.top(), size.width(), size.height());
+  }
+  // The predictions change with the scaling too; they must keep their lines (one text per line).
+  const QString predictions = nextTokensText(label.facts.next_tokens);
+  std::vector<DrawnText*> lines;
+  for (DrawnText& t : layout.texts)
+    if (t.role == QLatin1String("next_tokens")) lines.push_back(&t);
+  if (!lines.empty()) {
+    const QStringList wrapped =
+        wrapParts(predictions.split(QStringLiteral(" · ")), lines.front()->font, canvas.width() - 20).split(QLatin1Char('\n'));
+    if (wrapped.size() != static_cast<qsizetype>(lines.size())) return false;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      DrawnText& t = *lines[i];
+      t.text = elideText(wrapped[static_cast<qsizetype>(i)], t.font, canvas.width() - 20);
+      t.rect.setSize(measureText(t.text, t.font));
+    }
   }
   for (int k = 0; k < maps; ++k) {
     auto* map = qobject_cast<QCPColorMap*>(plot.plottable(k));

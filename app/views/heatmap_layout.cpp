@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "views/views.hpp"
+
 namespace attnlab::views {
 namespace {
 
@@ -112,6 +114,7 @@ struct Fixed {
   double axis_left = 0;       ///< Query axis title's width (+ gap), single map.
   double axis_top = 0;        ///< Key axis title's height (+ gap), single map.
   double title_w = 0;         ///< Widest panel title: a map's column is at least that wide.
+  double label_gap = kLabelGap;  ///< Between a map and its tick labels (wider round K/V frames).
 };
 
 /// Whether maps of `cell` px fit the body: query labels left of the first column only, key
@@ -120,10 +123,10 @@ struct Fixed {
 bool fits(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell,
           double body_w, double body_h, const Fixed& f, Gutters* out) {
   const Gutters g = gutters(q, k, n_q, n_k, block, cell);
-  const double w = f.axis_left + g.left + kLabelGap +
+  const double w = f.axis_left + g.left + f.label_gap +
                    f.columns * std::max(ceilDiv(n_k, block) * cell, f.columns > 1 ? f.title_w : 0.0) +
                    (f.columns - 1) * kPanelGapX;
-  const double h = f.axis_top + g.top + kLabelGap +
+  const double h = f.axis_top + g.top + f.label_gap +
                    f.rows * (f.header + ceilDiv(n_q, block) * cell) + (f.rows - 1) * kPanelGapY;
   if (out) *out = g;
   return w <= body_w + 1e-6 && h <= body_h + 1e-6;
@@ -284,18 +287,27 @@ double notesHeight(const QStringList& wrapped, const QFont& font) {
   return h > 0 ? h + 6 : 0;
 }
 
-void placeNotes(HeatmapLayout& layout, const QStringList& wrapped, const QFont& font, double left,
-                double top) {
+/// Places wrapped lines from (left, top) down, left-aligned — further left when the widest line
+/// would pass the canvas's right margin; returns the y below the last.
+double placeNotes(HeatmapLayout& layout, const QStringList& wrapped, const QFont& font, double left,
+                  double top, const QString& role = QStringLiteral("note"),
+                  const QColor& color = QColor(0x40, 0x40, 0x40)) {
+  double widest = 0;
+  for (const QString& note : wrapped) widest = std::max(widest, measureText(note, font).width());
+  left = std::max(kMargin, std::min(left, layout.canvas.width() - kMargin - widest));
   double y = top;
   for (const QString& note : wrapped) {
     const QSizeF size = measureText(note, font);
-    DrawnText t{QStringLiteral("note"), note, font, QRectF(left, y, size.width(), size.height())};
+    DrawnText t{role, note, font, QRectF(left, y, size.width(), size.height())};
     t.align = Qt::AlignLeft;
-    t.color = QColor(0x40, 0x40, 0x40);
+    t.color = color;
     layout.texts.push_back(t);
     y += size.height() + 2;
   }
+  return y;
 }
+
+QStringList nonEmpty(const QString& text) { return text.isEmpty() ? QStringList() : QStringList{text}; }
 
 }  // namespace
 
@@ -313,8 +325,9 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   const LayoutFonts& fonts = req.fonts;
   const double title_h = placeTitle(layout, req.title_parts, fonts.title);
   const double body_w_total = req.canvas.width() - 2 * kMargin;
+  const QStringList predictions = wrappedNotes(nonEmpty(req.next_tokens), fonts.next_tokens, body_w_total);
   const QStringList notes = wrappedNotes(req.notes, fonts.note, body_w_total);
-  const double notes_h = notesHeight(notes, fonts.note);
+  const double notes_h = notesHeight(predictions, fonts.next_tokens) + notesHeight(notes, fonts.note);
   const double bar_w = barWidth(req.bar, fonts) + kBarGap;
   const QRectF body(kMargin, kMargin + title_h, std::max(1.0, body_w_total - bar_w),
                     std::max(1.0, req.canvas.height() - 2 * kMargin - title_h - notes_h));
@@ -322,7 +335,9 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   Fixed fixed;
   const bool any_title = std::any_of(req.panel_titles.begin(), req.panel_titles.end(),
                                      [](const QString& t) { return !t.isEmpty(); });
-  if (any_title) fixed.header = QFontMetricsF(fonts.panel_title).height() + 3;
+  const bool grouped = !req.panel_groups.empty();
+  if (any_title) fixed.header = QFontMetricsF(fonts.panel_title).height() + 3 + (grouped ? kGroupFramePx + 1 : 0);
+  if (grouped) fixed.label_gap = kLabelGap + kGroupFramePx + 1;
   for (const QString& t : req.panel_titles) fixed.title_w = std::max(fixed.title_w, measureText(t, fonts.panel_title).width());
   QSizeF key_axis, query_axis;
   if (!req.key_axis.isEmpty()) {
@@ -396,8 +411,9 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   layout.key_step = c.g.key_step;
   layout.key_orientation = c.g.keys;
   const int cell_rows = ceilDiv(req.n_q, c.block), cell_columns = ceilDiv(req.n_k, c.block);
-  const double left = fixed.axis_left + c.g.left + kLabelGap;
-  const double top = fixed.axis_top + c.g.top + kLabelGap;
+  const double label_gap = fixed.label_gap;
+  const double left = fixed.axis_left + c.g.left + label_gap;
+  const double top = fixed.axis_top + c.g.top + label_gap;
   const double map_w = cell_columns * c.cell, map_h = cell_rows * c.cell;
   // A map's column is as wide as its title: titles wider than their map never meet.
   const double column_w = c.columns > 1 ? std::max(map_w, fixed.title_w) : map_w;
@@ -417,6 +433,7 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
     map.block = c.block;
     map.n_q = req.n_q;
     map.n_k = req.n_k;
+    if (grouped) map.group = req.panel_groups.at(static_cast<std::size_t>(p));
     // Row 0: title, key labels, map; later rows: title, map.
     const double map_top = y0 + fixed.header + top + row * (map_h + kPanelGapY + fixed.header);
     map.cells = QRectF(snap(x0 + left + column * (column_w + kPanelGapX)), snap(map_top), map_w, map_h);
@@ -440,7 +457,7 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
         const QString text = tickText(req.query_labels, i, c.block, c.g.query_step);
         const double w = q.width[static_cast<std::size_t>(token)] + (q_prefixed ? q.prefix(token) : 0);
         DrawnText t{QStringLiteral("query_label"), text, tick,
-                    QRectF(cells.left() - kLabelGap - c.g.key_overhang - w,
+                    QRectF(cells.left() - label_gap - c.g.key_overhang - w,
                            cells.top() + (i + 0.5) * c.cell - q.height / 2, w, q.height)};
         t.align = Qt::AlignRight;
         t.panel = p;
@@ -456,12 +473,12 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
         QRectF rect;
         if (c.g.keys == Orientation::kHorizontal) {
           const double w = k.width[static_cast<std::size_t>(token)];
-          rect = QRectF(cx - w / 2, cells.top() - kLabelGap - c.g.query_overhang - k.height, w, k.height);
+          rect = QRectF(cx - w / 2, cells.top() - label_gap - c.g.query_overhang - k.height, w, k.height);
         } else {
           const QSizeF v = k.vertical[static_cast<std::size_t>(token)];
           const double thickness = k_prefixed ? std::max(v.width(), k.height) : v.width();
           const double length = v.height() + (k_prefixed ? k.prefix(token) : 0);
-          rect = QRectF(cx - thickness / 2, cells.top() - kLabelGap - c.g.query_overhang - length,
+          rect = QRectF(cx - thickness / 2, cells.top() - label_gap - c.g.query_overhang - length,
                         thickness, length);
         }
         DrawnText t{QStringLiteral("key_label"), text, tick, rect, c.g.keys};
@@ -473,12 +490,12 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
     if (!req.key_axis.isEmpty()) {
       DrawnText kt{QStringLiteral("axis_title"), req.key_axis, fonts.axis_title,
                    QRectF(cells.center().x() - key_axis.width() / 2,
-                          cells.top() - kLabelGap - c.g.top - kTitleGap - key_axis.height(),
+                          cells.top() - label_gap - c.g.top - kTitleGap - key_axis.height(),
                           key_axis.width(), key_axis.height())};
       kt.panel = p;
       layout.texts.push_back(kt);
       DrawnText qt{QStringLiteral("axis_title"), req.query_axis, fonts.axis_title,
-                   QRectF(cells.left() - kLabelGap - c.g.left - kTitleGap - query_axis.width(),
+                   QRectF(cells.left() - label_gap - c.g.left - kTitleGap - query_axis.width(),
                           cells.center().y() - query_axis.height() / 2, query_axis.width(),
                           query_axis.height()),
                    Orientation::kVertical};
@@ -501,7 +518,9 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   // Notes under the lowest thing drawn (a label reaching past its row, a vertical axis title).
   double bottom = y0 + grid_h;
   for (const DrawnText& t : layout.texts) bottom = std::max(bottom, t.rect.bottom());
-  placeNotes(layout, notes, fonts.note, std::max(kMargin, x0), bottom + 6);
+  bottom = placeNotes(layout, predictions, fonts.next_tokens, std::max(kMargin, x0), bottom + 6,
+                      QStringLiteral("next_tokens"), Qt::black);
+  placeNotes(layout, notes, fonts.note, std::max(kMargin, x0), bottom + (predictions.isEmpty() ? 0 : 4));
   return layout;
 }
 
@@ -513,20 +532,36 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   const int n_heads = std::max<int>(1, static_cast<int>(req.head_titles.size()));
   const double title_h = placeTitle(layout, req.title_parts, fonts.title);
   const double width = req.canvas.width() - 2 * kMargin;
+  const QStringList predictions = wrappedNotes(nonEmpty(req.next_tokens), fonts.next_tokens, width);
   QStringList notes;
   if (!req.token_list.isEmpty()) notes << wrapParts(req.token_list.split(QStringLiteral(" · ")), fonts.note, width, 4);
   notes << wrappedNotes(req.notes, fonts.note, width);
-  const double notes_h = notesHeight(notes, fonts.note);
+  const double notes_h = notesHeight(predictions, fonts.next_tokens) + notesHeight(notes, fonts.note);
   const double bar_w = barWidth(req.bar, fonts) + kBarGap;
   const QRectF body(kMargin, kMargin + title_h, std::max(1.0, width - bar_w),
                     std::max(1.0, req.canvas.height() - 2 * kMargin - title_h - notes_h));
 
+  // K/V groups: the heads of one K/V head side by side in a box, a wider gap between boxes.
+  const bool grouped = static_cast<int>(req.head_groups.size()) == n_heads && !req.group_titles.isEmpty();
+  const auto groupOf = [&](int head) { return grouped ? req.head_groups[static_cast<std::size_t>(head)] : 0; };
+  const int n_groups = grouped ? groupOf(n_heads - 1) - groupOf(0) + 1 : 1;
+  constexpr double kGap = 4;          // between thumbnails
+  constexpr double kGroupGap = 16;    // between the thumbnails of two groups
+  constexpr double kBoxPad = 4;       // from a group's thumbnails and headers to its box
+  const double box_pad = grouped ? kBoxPad : 0;
+  const double extra_gap = grouped ? kGroupGap - kGap : 0;
+  // The group titles: "K/V head 0", or the bare numbers where a group is too narrow for them.
+  QStringList group_titles = req.group_titles;
+  const double group_label_h = grouped ? QFontMetricsF(fonts.group_label).height() + 2 : 0;
+  double group_label_w = 0;
+  for (const QString& t : group_titles) group_label_w = std::max(group_label_w, measureText(t, fonts.group_label).width());
+
   struct Option {
     bool transposed = false;
     double thumb = 0;
-    double gap = 4;
     Orientation column_orientation = Orientation::kHorizontal;
-    double header_w = 0, header_h = 0;
+    double header_w = 0, header_h = 0;  // row titles' width, column titles' height (with boxes)
+    double row_title_w = 0, column_title_h = 0;
   };
   auto evaluate = [&](bool transposed) {
     Option o;
@@ -535,22 +570,26 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     const QStringList& column_titles = transposed ? req.layer_titles : req.head_titles;
     const int rows = transposed ? n_heads : n_layers;
     const int columns = transposed ? n_layers : n_heads;
-    for (const QString& t : row_titles) o.header_w = std::max(o.header_w, measureText(t, fonts.panel_title).width());
-    o.header_w += 6;
+    for (const QString& t : row_titles) o.row_title_w = std::max(o.row_title_w, measureText(t, fonts.panel_title).width());
+    o.row_title_w += 6;
     double widest = 0, longest = 0;
     for (const QString& t : column_titles) {
       widest = std::max(widest, measureText(t, fonts.panel_title).width());
       longest = std::max(longest, measureText(t, fonts.panel_title, Orientation::kVertical).height());
     }
     const double line = QFontMetricsF(fonts.panel_title).height();
+    // Heads across: the boxes hold the column titles, their titles sit above them. Heads down:
+    // the boxes hold the row titles, their titles sit left of them.
+    o.header_w = o.row_title_w + (grouped ? box_pad + (transposed ? group_label_w + 6 : 2) : 0);
+    const double extra_w = (transposed ? 0 : (n_groups - 1) * extra_gap) + box_pad;
+    const double extra_h = (transposed ? (n_groups - 1) * extra_gap : 0) + box_pad;
     for (Orientation orientation : {Orientation::kHorizontal, Orientation::kVertical}) {
-      const double header_h = (orientation == Orientation::kHorizontal ? line : longest) + 4;
-      const double gap = 4;
-      const double thumb = std::floor(std::min((body.width() - o.header_w - (columns - 1) * gap) / columns,
-                                               (body.height() - header_h - (rows - 1) * gap) / rows));
+      o.column_title_h = (orientation == Orientation::kHorizontal ? line : longest) + 4;
+      const double header_h = o.column_title_h + (grouped ? box_pad + (transposed ? 0 : group_label_h + 2) : 0);
+      const double thumb = std::floor(std::min((body.width() - o.header_w - extra_w - (columns - 1) * kGap) / columns,
+                                               (body.height() - header_h - extra_h - (rows - 1) * kGap) / rows));
       if (orientation == Orientation::kHorizontal && widest + 2 > thumb) continue;
       o.thumb = std::max(1.0, thumb);
-      o.gap = gap;
       o.column_orientation = orientation;
       o.header_h = header_h;
       break;
@@ -575,8 +614,14 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   double cell = o.thumb / cells;
   if (cell >= 2) cell = std::floor(cell);
   const double thumb = cell * cells;
-  const double grid_w = o.header_w + columns * thumb + (columns - 1) * o.gap;
-  const double grid_h = o.header_h + rows * thumb + (rows - 1) * o.gap;
+  // Offsets of thumbnail i along each axis; the head axis has the group gaps.
+  const auto along = [&](int i, bool head_axis) {
+    return i * (thumb + kGap) + (head_axis && grouped ? (groupOf(i) - groupOf(0)) * extra_gap : 0);
+  };
+  const double across_w = along(columns - 1, !o.transposed) + thumb + box_pad;
+  const double across_h = along(rows - 1, o.transposed) + thumb + box_pad;
+  const double grid_w = o.header_w + across_w;
+  const double grid_h = o.header_h + across_h;
   const double x0 = snap(body.left() + std::max(0.0, (body.width() - grid_w) / 2));
   const double y0 = snap(body.top() + std::max(0.0, (body.height() - grid_h) / 2));
   const double cx0 = x0 + o.header_w, cy0 = y0 + o.header_h;
@@ -589,16 +634,19 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
       map.rows = map.columns = cells;
       map.block = block;
       map.n_q = map.n_k = n;
-      map.cells = QRectF(snap(cx0 + c * (thumb + o.gap)), snap(cy0 + r * (thumb + o.gap)), thumb, thumb);
+      map.cells = QRectF(snap(cx0 + along(c, !o.transposed)), snap(cy0 + along(r, o.transposed)), thumb, thumb);
+      if (grouped) map.group = groupOf(h);
       layout.maps.push_back(map);
     }
   }
   const QStringList& row_titles = o.transposed ? req.head_titles : req.layer_titles;
   const QStringList& column_titles = o.transposed ? req.layer_titles : req.head_titles;
+  // Layer titles stay clear of the boxes; head titles are inside theirs.
+  const double row_title_gap = 6 + (grouped && !o.transposed ? box_pad + 2 : 0);
   for (int r = 0; r < rows && r < row_titles.size(); ++r) {
     const QSizeF size = measureText(row_titles[r], fonts.panel_title);
     DrawnText t{QStringLiteral("row_header"), row_titles[r], fonts.panel_title,
-                QRectF(cx0 - 6 - size.width(), cy0 + r * (thumb + o.gap) + thumb / 2 - size.height() / 2,
+                QRectF(cx0 - row_title_gap - size.width(), cy0 + along(r, o.transposed) + thumb / 2 - size.height() / 2,
                        size.width(), size.height())};
     t.align = Qt::AlignRight;
     t.index = r;
@@ -606,19 +654,68 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   }
   for (int c = 0; c < columns && c < column_titles.size(); ++c) {
     const QSizeF size = measureText(column_titles[c], fonts.panel_title, o.column_orientation);
-    const double x = cx0 + c * (thumb + o.gap) + thumb / 2 - size.width() / 2;
+    const double x = cx0 + along(c, !o.transposed) + thumb / 2 - size.width() / 2;
     DrawnText t{QStringLiteral("column_header"), column_titles[c], fonts.panel_title,
-                QRectF(x, cy0 - 4 - size.height(), size.width(), size.height()), o.column_orientation};
+                QRectF(x, cy0 - 4 - (o.transposed ? box_pad : 0) - size.height(), size.width(), size.height()),
+                o.column_orientation};
     t.index = c;
     layout.texts.push_back(t);
   }
+  if (grouped) {
+    // One box per K/V head around its heads' thumbnails and titles, titled outside.
+    const double last = along(o.transposed ? columns - 1 : rows - 1, false) + thumb;  // the layer axis
+    for (int first = 0; first < n_heads;) {
+      int end = first;
+      while (end < n_heads && groupOf(end) == groupOf(first)) ++end;
+      const double a0 = along(first, true), a1 = along(end - 1, true) + thumb;
+      GroupBox box;
+      box.group = groupOf(first);
+      box.rect = o.transposed ? QRectF(cx0 - o.row_title_w - box_pad, cy0 + a0 - box_pad,
+                                       o.row_title_w + last + 2 * box_pad, a1 - a0 + 2 * box_pad)
+                              : QRectF(cx0 + a0 - box_pad, cy0 - o.column_title_h - box_pad,
+                                       a1 - a0 + 2 * box_pad, o.column_title_h + last + 2 * box_pad);
+      layout.groups.push_back(box);
+      first = end;
+    }
+    // Above the boxes every title fits its box (and half the gaps beside it): "K/V head 0", else
+    // "K/V 0", else "0".
+    const auto fitting = [&](const QStringList& titles) {
+      if (o.transposed) return true;
+      for (const GroupBox& box : layout.groups) {
+        if (measureText(titles.value(box.group), fonts.group_label).width() > box.rect.width() + extra_gap - 4) return false;
+      }
+      return true;
+    };
+    QStringList numbers;
+    for (const GroupBox& box : layout.groups) {
+      while (numbers.size() <= box.group) numbers << QString::number(numbers.size());
+    }
+    const QStringList& titles = fitting(group_titles) ? group_titles
+                                : fitting(req.group_short_titles) ? req.group_short_titles
+                                                                  : numbers;
+    for (const GroupBox& box : layout.groups) {
+      const QString title = titles.value(box.group);
+      const QSizeF size = measureText(title, fonts.group_label);
+      const QRectF label = o.transposed
+                               ? QRectF(box.rect.left() - 6 - size.width(), box.rect.center().y() - size.height() / 2,
+                                        size.width(), size.height())
+                               : QRectF(box.rect.center().x() - size.width() / 2, box.rect.top() - 2 - size.height(),
+                                        size.width(), size.height());
+      DrawnText t{QStringLiteral("group_label"), title, fonts.group_label, label};
+      t.index = box.group;
+      t.color = kvGroupTextColor(box.group);
+      layout.texts.push_back(t);
+    }
+  }
   const double bar_top = cy0;
-  double bar_bottom = cy0 + rows * thumb + (rows - 1) * o.gap;
+  double bar_bottom = cy0 + along(rows - 1, o.transposed) + thumb;
   bar_bottom = std::min(std::max(bar_bottom, bar_top + 160),
                         req.canvas.height() - kMargin - notes_h - QFontMetricsF(fonts.note).height() / 2);
   placeBar(layout, QRectF(snap(x0 + grid_w + kBarGap), bar_top, kBarWidth, std::max(20.0, bar_bottom - bar_top)),
            req.bar, fonts);
   double y = std::min(y0 + grid_h + 8, req.canvas.height() - kMargin - notes_h + 6);
+  y = placeNotes(layout, predictions, fonts.next_tokens, kMargin, y, QStringLiteral("next_tokens"), Qt::black);
+  if (!predictions.isEmpty()) y += 4;
   for (int i = 0; i < notes.size(); ++i) {
     const QSizeF size = measureText(notes[i], fonts.note);
     DrawnText t{i == 0 && !req.token_list.isEmpty() ? QStringLiteral("token_list") : QStringLiteral("note"),

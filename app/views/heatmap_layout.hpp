@@ -39,6 +39,8 @@ struct LayoutFonts {
   double min_tick_points = 7;  ///< Smallest size the tick font shrinks to so every token fits.
   QFont note;         ///< Notes under the picture, the colour bar's tick labels.
   QFont bar_title;    ///< The colour bar's title.
+  QFont next_tokens;  ///< The model's next-token predictions under the maps.
+  QFont group_label;  ///< "K/V head 0" over a group of the model view.
 };
 
 /// A labelled position on the colour bar: fraction of the bar from the bottom (0) to the top (1).
@@ -63,6 +65,19 @@ struct MapGeometry {
   int block = 1;       ///< Tokens per cell side (1 = every token has its cell).
   int n_q = 0;         ///< Query tokens.
   int n_k = 0;         ///< Key tokens.
+  int group = -1;      ///< The K/V head whose group this map belongs to (framed in its colour),
+                       ///< or −1 (no groups marked).
+};
+
+/// Width of the coloured frame around each map of a K/V group in a head grid, px (drawn outside
+/// the cells).
+inline constexpr double kGroupFramePx = 3.0;
+
+/// The box around one K/V group of the model view: its thumbnails (every layer) and its head
+/// headers, in the group's colour (kvGroupColor), labelled by a "group_label" text.
+struct GroupBox {
+  QRectF rect;    ///< The outline, px (drawn with a 2 px pen centred on it).
+  int group = 0;  ///< The K/V head.
 };
 
 /// A laid-out picture: its maps, every text, and the colour bar.
@@ -79,6 +94,8 @@ struct HeatmapLayout {
   int key_step = 1;                ///< Every key_step-th column carries a label.
   Orientation key_orientation = Orientation::kHorizontal;
   bool transposed = false;         ///< Model view: heads down, layers across.
+  std::vector<GroupBox> groups;    ///< Model view: one box per K/V group (grouped-query
+                                   ///< attention); empty otherwise.
 };
 
 /// What a head grid (or one enlarged head: panels = 1) shows.
@@ -92,6 +109,12 @@ struct GridRequest {
   QString query_axis;              ///< "query" (single map only; empty: no axis titles).
   QString key_axis;                ///< "key".
   QStringList notes;               ///< Lines under the maps.
+  /// The model's next-token predictions (nextTokensText), under the maps before the notes, in
+  /// fonts.next_tokens; empty: none.
+  QString next_tokens;
+  /// Per panel the K/V head it reads (grouped-query attention: framed in kvGroupColor, the frame
+  /// kGroupFramePx outside the cells, labels kept clear of it); empty: no groups marked.
+  std::vector<int> panel_groups;
   BarLabels bar;
   LayoutFonts fonts;
   int block = 0;                   ///< At least this many tokens per cell (0 = 1); more when the
@@ -110,13 +133,21 @@ struct ModelGridRequest {
   QStringList title_parts;
   QString token_list;              ///< "tokens (rows = queries …): 0 [CLS] · 1 the …".
   QStringList notes;
+  /// The model's next-token predictions, under the thumbnails before the token list; empty: none.
+  QString next_tokens;
+  /// Per head the K/V head it reads; empty: no groups marked. Heads of one K/V head must be
+  /// consecutive (⌊i·G/h⌋ makes them so).
+  std::vector<int> head_groups;
+  QStringList group_titles;        ///< "K/V head 0" … one per K/V head (with head_groups).
+  QStringList group_short_titles;  ///< "K/V 0" …: where the long ones are wider than a group.
   BarLabels bar;
   LayoutFonts fonts;
 };
 
 /// Lays out the model view: thumbnails square and as large as fit, layers as rows and heads as
 /// columns or the other way round, whichever gives larger thumbnails; maps are in (layer, head)
-/// order either way.
+/// order either way. With head_groups, the heads of each K/V head sit together in a box of their
+/// own (a wider gap between groups), titled above (heads across) or on the left (heads down).
 HeatmapLayout layoutModelGrid(const ModelGridRequest& request);
 
 /// The label a thinned axis shows for cell `index` of `block` tokens: the token itself when

@@ -231,6 +231,8 @@ LayoutFonts pictureFonts(const QCustomPlot& plot, bool grid, int n_tokens) {
   fonts.min_tick_points = 7 * scale;
   fonts.note = font(9.5);
   fonts.bar_title = font(10.5);
+  fonts.next_tokens = font(grid ? 11 : 12);
+  fonts.group_label = font(10.5, true);
   return fonts;
 }
 
@@ -246,7 +248,22 @@ void HeatmapDecor::draw(QCPPainter* painter) {
   const QPen frame(QColor(0x60, 0x60, 0x60), 1.0);
   painter->setBrush(Qt::NoBrush);
   painter->setPen(frame);
-  for (const MapGeometry& map : layout_.maps) painter->drawRect(map.cells.adjusted(-0.5, -0.5, 0.5, 0.5));
+  for (const MapGeometry& map : layout_.maps) {
+    if (map.group >= 0 && layout_.groups.empty()) {
+      // A K/V group's map: a thick frame in the group's colour just outside the cells.
+      const double d = kGroupFramePx / 2 + 0.5;
+      painter->setPen(QPen(kvGroupColor(map.group), kGroupFramePx, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+      painter->drawRect(map.cells.adjusted(-d, -d, d, d));
+      painter->setPen(frame);
+      continue;
+    }
+    painter->drawRect(map.cells.adjusted(-0.5, -0.5, 0.5, 0.5));
+  }
+  for (const GroupBox& box : layout_.groups) {
+    painter->setPen(QPen(kvGroupColor(box.group), 2.0, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+    painter->drawRect(box.rect);
+  }
+  painter->setPen(frame);
   if (!layout_.bar.isEmpty()) {
     const QRectF& bar = layout_.bar;
     QImage strip(1, 256, QImage::Format_RGB32);
@@ -281,7 +298,8 @@ ChangingTexts::ChangingTexts(QCustomPlot* plot, HeatmapDecor* decor) : QCPAbstra
 }
 
 bool ChangingTexts::draws(const DrawnText& text) {
-  return text.role == QLatin1String("title") || text.role == QLatin1String("cell_value");
+  return text.role == QLatin1String("title") || text.role == QLatin1String("cell_value") ||
+         text.role == QLatin1String("next_tokens");
 }
 
 void ChangingTexts::draw(QCPPainter* painter) {
@@ -434,9 +452,19 @@ QJsonObject layoutJson(const QCustomPlot& plot) {
     map["block"] = g.block;
     map["n_q"] = g.n_q;
     map["n_k"] = g.n_k;
+    if (g.group >= 0) map["kv_head"] = g.group;
     maps.append(map);
   }
   out["maps"] = maps;
+  if (!l.groups.empty()) {
+    QJsonArray groups;
+    for (const GroupBox& box : l.groups) {
+      QJsonObject group = rectJson(box.rect);
+      group["kv_head"] = box.group;
+      groups.append(group);
+    }
+    out["kv_groups"] = groups;
+  }
   QJsonArray texts;
   for (const DrawnText& t : l.texts) {
     QJsonObject text = rectJson(t.rect);

@@ -68,15 +68,15 @@ class HeatmapDecor : public QCPAbstractItem {
   ScaleSpec scale_;
 };
 
-/// Draws the texts of a HeatmapDecor that change with the weights — the title (d_k, scaling) and
-/// the weights printed in cells — on the cells' buffered layer, so replotCells() repaints them
-/// with the cells; the decor draws everything else.
+/// Draws the texts of a HeatmapDecor that change with the weights — the title (d_k, scaling), the
+/// weights printed in cells and a model's next-token predictions — on the cells' buffered layer,
+/// so replotCells() repaints them with the cells; the decor draws everything else.
 class ChangingTexts : public QCPAbstractItem {
   Q_OBJECT
  public:
   ChangingTexts(QCustomPlot* plot, HeatmapDecor* decor);
   double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
-  /// True for the roles this item draws ("title", "cell_value").
+  /// True for the roles this item draws ("title", "cell_value", "next_tokens").
   static bool draws(const DrawnText& text);
 
  protected:

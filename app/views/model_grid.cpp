@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "attnlab/error.hpp"
 #include "views/heatmap_paint.hpp"
@@ -16,6 +17,64 @@ namespace {
 constexpr double kThumbMin = 60, kThumbMax = 150;
 double thumbnailPixels(int n_tokens) { return std::clamp(8.0 * n_tokens, kThumbMin, kThumbMax); }
 }  // namespace
+
+int ModelFacts::kvHeads() const {
+  std::vector<int> seen = kv_head;
+  std::sort(seen.begin(), seen.end());
+  return static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
+}
+
+bool ModelFacts::grouped() const {
+  return !kv_head.empty() && kvHeads() < static_cast<int>(kv_head.size());
+}
+
+ModelFacts modelFacts(const ModelRun& run, const ModelConfig& config) {
+  ModelFacts facts;
+  facts.kv_head = run.kv_head;
+  facts.kv_cache_bytes = config.kvCacheBytesPerToken();
+  facts.mha_kv_cache_bytes = config.mhaKvCacheBytesPerToken();
+  for (const NextToken& t : run.next_tokens) {
+    facts.next_tokens.push_back({QString::fromStdString(t.label), t.probability});
+  }
+  return facts;
+}
+
+QString bytesText(long long bytes) {
+  QString digits = QString::number(std::llabs(bytes));
+  for (qsizetype at = digits.size() - 3; at > 0; at -= 3) digits.insert(at, QLatin1Char(' '));
+  return bytes < 0 ? QStringLiteral("-") + digits : digits;
+}
+
+QString nextTokensText(const std::vector<ShownPrediction>& predictions) {
+  if (predictions.empty()) return {};
+  QStringList labels;
+  for (const ShownPrediction& p : predictions) {
+    QString label = p.label;
+    labels << label.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+  }
+  const QStringList shown = tickLabels(labels, static_cast<int>(labels.size()), "predictions");
+  QStringList items;
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    const double percent = 100 * predictions[i].probability;
+    const QString value = percent < 0.05 ? QStringLiteral("<0.1%") : QString::number(percent, 'f', 1) + QLatin1Char('%');
+    items << QStringLiteral("“%1” %2").arg(shown[static_cast<qsizetype>(i)], value);
+  }
+  return viewText("next token (top %1):").arg(predictions.size()) + QLatin1Char(' ') +
+         items.join(QStringLiteral(" · "));
+}
+
+QString kvGroupsNote(const ModelFacts& facts) {
+  if (!facts.grouped()) return {};
+  QString note = viewText("grouped-query attention: %1 query heads share %2 K/V heads (one frame colour per K/V head)")
+                     .arg(facts.kv_head.size())
+                     .arg(facts.kvHeads());
+  if (facts.kv_cache_bytes > 0) {
+    note += QStringLiteral(" · ") +
+            viewText("KV cache %1 bytes per token (%2 with one K/V head per query head)")
+                .arg(bytesText(facts.kv_cache_bytes), bytesText(facts.mha_kv_cache_bytes));
+  }
+  return note;
+}
 
 ImageSize defaultModelGridSize(int n_tokens, int layers, int heads) {
   const double thumb = thumbnailPixels(std::max(1, n_tokens));
@@ -59,6 +118,17 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
                       ? viewText("grey = masked (causal: a query cannot see later keys)")
                       : viewText("grey = masked"));
   }
+  const ModelFacts& facts = label.facts;
+  if (facts.grouped() && static_cast<int>(facts.kv_head.size()) == h &&
+      std::is_sorted(facts.kv_head.begin(), facts.kv_head.end())) {
+    req.head_groups = facts.kv_head;
+    for (int g = 0; g < facts.kvHeads(); ++g) {
+      req.group_titles << viewText("K/V head %1").arg(g);
+      req.group_short_titles << viewText("K/V %1").arg(g);
+    }
+    req.notes << kvGroupsNote(facts);
+  }
+  req.next_tokens = nextTokensText(facts.next_tokens);
   req.fonts = pictureFonts(plot, true, n);
   auto title = [&](int block) {
     QStringList parts;

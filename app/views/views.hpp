@@ -20,6 +20,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
 #include "attnlab/spec.hpp"
 #include "attnlab/summary.hpp"
@@ -51,6 +52,52 @@ inline const QColor kMaskedColor{0xd4, 0xd4, 0xd4};
 /// Masked cells on the diverging scale, whose middle is near-white.
 inline const QColor kMaskedDarkColor{0x9c, 0x9c, 0x9c};
 
+/// One next-token prediction as a picture shows it.
+struct ShownPrediction {
+  QString label;            ///< The token as the model's labels show it ("␣because").
+  double probability = 0;   ///< In [0, 1].
+};
+
+/// What a picture of a pretrained model says besides its weights: which query heads share a K/V
+/// head (grouped-query attention, Ainslie et al. 2023, §2), the float32 KV cache per token that
+/// saves, and the model's most probable next tokens after the last position.
+struct ModelFacts {
+  /// For each query head, the K/V head it reads (ModelRun::kv_head, ⌊i·G/h⌋). The groups are
+  /// marked (frame colours, and in the model view one labelled box per group) only when there are
+  /// fewer K/V heads than query heads; empty = nothing marked.
+  std::vector<int> kv_head;
+  long long kv_cache_bytes = 0;      ///< Bytes per token of this model's KV cache; 0 = not said.
+  long long mha_kv_cache_bytes = 0;  ///< The same with one K/V head per query head.
+  std::vector<ShownPrediction> next_tokens;  ///< Most probable first; empty = none drawn.
+
+  /// Distinct K/V heads G (0 when kv_head is empty).
+  int kvHeads() const;
+  /// True when the groups are marked: G < h query heads.
+  bool grouped() const;
+};
+
+/// The facts of a model's run: run.kv_head, the config's KV-cache bytes per token (with and
+/// without GQA) and run.next_tokens.
+ModelFacts modelFacts(const ModelRun& run, const ModelConfig& config);
+
+/// The colour that marks K/V head `group` (Okabe & Ito's colour-blind-safe palette, yellow left
+/// out: vermillion, blue, bluish green, reddish purple, orange, sky blue, black, grey; repeats
+/// after 8). Neighbouring groups never share a colour.
+QColor kvGroupColor(int group);
+/// kvGroupColor darkened for text on white (a group's title).
+QColor kvGroupTextColor(int group);
+
+/// "next token (top 5): “␣because” 41.2% · “.” 12.0% · …" (empty for no predictions).
+QString nextTokensText(const std::vector<ShownPrediction>& predictions);
+
+/// The grouped-query-attention note of a picture: "grouped-query attention: 9 query heads share
+/// 3 K/V heads (one frame colour per K/V head) · KV cache 46 080 bytes per token (138 240 with
+/// one K/V head per query head)"; empty unless facts.grouped().
+QString kvGroupsNote(const ModelFacts& facts);
+
+/// A byte count with its thousands apart: "46 080".
+QString bytesText(long long bytes);
+
 /// What the heatmap title says about the run.
 struct RunLabel {
   AttentionSpec spec;        ///< mechanism, d_k (resolved), temperature.
@@ -58,6 +105,8 @@ struct RunLabel {
   QString model;             ///< A pretrained model's name; empty for the synthetic lab.
   std::optional<int> layer;  ///< The model layer a one-layer picture shows.
   QString note;              ///< Appended to the title when not empty.
+  ModelFacts facts;          ///< A pretrained model's K/V groups and predictions (drawn under
+                             ///< the maps); empty for the synthetic lab.
 };
 
 /// The mechanism as a title names it, its scaling included: "scaled dot-product", "dot-product,

@@ -420,14 +420,6 @@
         <translation>正在加载 %1…</translation>
     </message>
     <message>
-        <source>File → Open model folder… shows the attention of a real pretrained model (a HuggingFace folder: BERT family or GPT-2), layer by layer.</source>
-        <translation>文件 → 打开模型文件夹… 可逐层显示真实预训练模型（HuggingFace 文件夹：BERT 系列或 GPT-2）的注意力。</translation>
-    </message>
-    <message>
-        <source>Open model folder…</source>
-        <translation>打开模型文件夹…</translation>
-    </message>
-    <message>
         <source>Synthetic lab</source>
         <translation>合成实验室</translation>
     </message>
@@ -438,14 +430,6 @@
     <message>
         <source>Copy all layers × heads image</source>
         <translation>复制全部层 × 头图像</translation>
-    </message>
-    <message>
-        <source>Cannot open the model folder %1: %2 — showing the synthetic lab.</source>
-        <translation>无法打开模型文件夹 %1：%2——改为显示合成实验室。</translation>
-    </message>
-    <message>
-        <source>Cannot open the model folder %1: %2 — still showing %3.</source>
-        <translation>无法打开模型文件夹 %1：%2——仍显示 %3。</translation>
     </message>
     <message>
         <source>computed in %1 ms (forward pass %2 ms)</source>
@@ -487,6 +471,22 @@
         <source>an OpenCL call failed: %1</source>
         <translation>OpenCL 调用失败：%1</translation>
     </message>
+    <message>
+        <source>File → Open model… shows the attention of a real pretrained model (a GGUF file of the Llama family, or a HuggingFace folder: BERT family, GPT-2, Llama), layer by layer, and what it predicts next.</source>
+        <translation>文件 → 打开模型… 可逐层显示真实预训练模型（Llama 系列的 GGUF 文件，或 HuggingFace 文件夹：BERT 系列、GPT-2、Llama）的注意力，以及它预测的下一个词元。</translation>
+    </message>
+    <message>
+        <source>Open model…</source>
+        <translation>打开模型…</translation>
+    </message>
+    <message>
+        <source>Cannot open the model %1: %2 — showing the synthetic lab.</source>
+        <translation>无法打开模型 %1：%2——改为显示合成实验室。</translation>
+    </message>
+    <message>
+        <source>Cannot open the model %1: %2 — still showing %3.</source>
+        <translation>无法打开模型 %1：%2——仍显示 %3。</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelSource</name>
@@ -495,16 +495,8 @@
         <translation>正在加载 %1…</translation>
     </message>
     <message>
-        <source>Open model folder (config.json, model.safetensors, tokenizer)</source>
-        <translation>打开模型文件夹（config.json、model.safetensors、分词器）</translation>
-    </message>
-    <message>
         <source>Synthetic lab (random weights)</source>
         <translation>合成实验室（随机权重）</translation>
-    </message>
-    <message>
-        <source>%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms</source>
-        <translation>%1 · %2 · %3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒</translation>
     </message>
     <message>
         <source>All layers (model view)</source>
@@ -523,10 +515,6 @@
         <translation>打开…</translation>
     </message>
     <message>
-        <source>Open a pretrained model folder (HuggingFace: config.json, model.safetensors, tokenizer files)</source>
-        <translation>打开预训练模型文件夹（HuggingFace：config.json、model.safetensors、分词器文件）</translation>
-    </message>
-    <message>
         <source>Layer</source>
         <translation>层</translation>
     </message>
@@ -537,6 +525,48 @@
     <message>
         <source>A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.</source>
         <translation>仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。</translation>
+    </message>
+    <message>
+        <source>Open model: a .gguf file, or a folder with config.json</source>
+        <translation>打开模型：.gguf 文件，或含 config.json 的文件夹</translation>
+    </message>
+    <message>
+        <source>Models (*.gguf config.json)</source>
+        <translation>模型 (*.gguf config.json)</translation>
+    </message>
+    <message>
+        <source>GGUF files (*.gguf)</source>
+        <translation>GGUF 文件 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>%1 · %2
+%3 layers × %4 heads · d_model = %5 · loaded in %6 ms</source>
+        <translation>%1 · %2
+%3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 query heads share %2 K/V heads (grouped-query attention)
+KV cache %3 bytes per token; multi-head attention would need %4</source>
+        <translation>%1 个查询头共用 %2 个 K/V 头（分组查询注意力）
+KV 缓存每个词元 %3 字节；多头注意力需要 %4 字节</translation>
+    </message>
+    <message>
+        <source>one K/V head per query head (multi-head attention)
+KV cache %1 bytes per token</source>
+        <translation>每个查询头各有一个 K/V 头（多头注意力）
+KV 缓存每个词元 %1 字节</translation>
+    </message>
+    <message>
+        <source>Open a pretrained model: a GGUF file (llama.cpp's format) or a HuggingFace folder (config.json, model.safetensors, tokenizer files)</source>
+        <translation>打开预训练模型：GGUF 文件（llama.cpp 的格式）或 HuggingFace 文件夹（config.json、model.safetensors、分词器文件）</translation>
     </message>
 </context>
 <context>
@@ -608,6 +638,10 @@
     <message>
         <source>the source text has %1 tokens; at most %2 per side are computed</source>
         <translation>源文本有 %1 个词元；每侧最多计算 %2 个</translation>
+    </message>
+    <message>
+        <source>the text has %1 tokens; %2 reads at most %3 (its context length)</source>
+        <translation>文本有 %1 个词元；%2 最多读取 %3 个（其上下文长度）</translation>
     </message>
     <message>
         <source>--layer %1 does not exist: %2 has layers 0–%3 (or use all)</source>
@@ -837,6 +871,10 @@
         <translation>头 %1</translation>
     </message>
     <message>
+        <source>K/V %1</source>
+        <translation>K/V %1</translation>
+    </message>
+    <message>
         <source>query (target)</source>
         <translation>查询（目标）</translation>
     </message>
@@ -867,6 +905,10 @@
     <message>
         <source>%1 heads</source>
         <translation>%1 个头</translation>
+    </message>
+    <message>
+        <source>K/V head %1 of %2</source>
+        <translation>K/V 头 %1（共 %2 个）</translation>
     </message>
     <message>
         <source>additive</source>
@@ -921,8 +963,24 @@
         <translation>权重 ÷ 均匀（对数刻度）</translation>
     </message>
     <message>
+        <source>next token (top %1):</source>
+        <translation>下一个词元（前 %1）：</translation>
+    </message>
+    <message>
+        <source>grouped-query attention: %1 query heads share %2 K/V heads (one frame colour per K/V head)</source>
+        <translation>分组查询注意力：%1 个查询头共用 %2 个 K/V 头（每个 K/V 头一种边框颜色）</translation>
+    </message>
+    <message>
+        <source>KV cache %1 bytes per token (%2 with one K/V head per query head)</source>
+        <translation>KV 缓存每个词元 %1 字节（每个查询头各有一个 K/V 头时为 %2 字节）</translation>
+    </message>
+    <message>
         <source>tokens (rows = queries, columns = keys): </source>
         <translation>词元（行是查询，列是键）：</translation>
+    </message>
+    <message>
+        <source>K/V head %1</source>
+        <translation>K/V 头 %1</translation>
     </message>
     <message>
         <source>%1 layers × %2 heads</source>

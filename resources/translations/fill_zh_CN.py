@@ -139,19 +139,19 @@ ZH = {
         "CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)",
     # pretrained models (issue 5)
     "Loading %1…": "正在加载 %1…",
-    "File → Open model folder… shows the attention of a real pretrained model (a HuggingFace folder: BERT family or GPT-2), layer by layer.":
-        "文件 → 打开模型文件夹… 可逐层显示真实预训练模型（HuggingFace 文件夹：BERT 系列或 GPT-2）的注意力。",
+    "File → Open model… shows the attention of a real pretrained model (a GGUF file of the Llama family, or a HuggingFace folder: BERT family, GPT-2, Llama), layer by layer, and what it predicts next.":
+        "文件 → 打开模型… 可逐层显示真实预训练模型（Llama 系列的 GGUF 文件，或 HuggingFace 文件夹：BERT 系列、GPT-2、Llama）的注意力，以及它预测的下一个词元。",
     "Attention from": "注意力来源",
     "Open…": "打开…",
-    "Open a pretrained model folder (HuggingFace: config.json, model.safetensors, tokenizer files)":
-        "打开预训练模型文件夹（HuggingFace：config.json、model.safetensors、分词器文件）",
+    "Open a pretrained model: a GGUF file (llama.cpp's format) or a HuggingFace folder (config.json, model.safetensors, tokenizer files)":
+        "打开预训练模型：GGUF 文件（llama.cpp 的格式）或 HuggingFace 文件夹（config.json、model.safetensors、分词器文件）",
     "Second sentence (optional: a BERT sentence pair)": "第二个句子（可选：BERT 句对）",
     "Empty: one sentence · [CLS] text [SEP] pair [SEP]": "留空：单句 · [CLS] 文本 [SEP] 句对 [SEP]",
     "Layer": "层",
     "Hide special tokens ([CLS], [SEP], <|endoftext|>)": "隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）",
     "A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.":
         "仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。",
-    "Open model folder…": "打开模型文件夹…",
+    "Open model…": "打开模型…",
     "Synthetic lab": "合成实验室",
     "Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.":
         "由模型决定：%1 有 %2 层 × %3 个头，d_model = %4，d_k = %5，%6。",
@@ -159,19 +159,19 @@ ZH = {
     "no mask": "无掩码",
     "Decided by the model.": "由模型决定。",
     "%1 is a GPT-2: it reads one text, no sentence pairs.": "%1 是 GPT-2：只读一段文本，不支持句对。",
-    "%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms":
-        "%1 · %2 · %3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒",
+    "%1 · %2\n%3 layers × %4 heads · d_model = %5 · loaded in %6 ms":
+        "%1 · %2\n%3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒",
     "All layers × heads as image…": "全部层 × 头导出为图像…",
     "Copy all layers × heads image": "复制全部层 × 头图像",
     "Synthetic lab (random weights)": "合成实验室（随机权重）",
     "All layers (model view)": "全部层（模型视图）",
     "Layer %1": "第 %1 层",
-    "Open model folder (config.json, model.safetensors, tokenizer)":
-        "打开模型文件夹（config.json、model.safetensors、分词器）",
-    "Cannot open the model folder %1: %2 — showing the synthetic lab.":
-        "无法打开模型文件夹 %1：%2——改为显示合成实验室。",
-    "Cannot open the model folder %1: %2 — still showing %3.":
-        "无法打开模型文件夹 %1：%2——仍显示 %3。",
+    "Open model: a .gguf file, or a folder with config.json":
+        "打开模型：.gguf 文件，或含 config.json 的文件夹",
+    "Cannot open the model %1: %2 — showing the synthetic lab.":
+        "无法打开模型 %1：%2——改为显示合成实验室。",
+    "Cannot open the model %1: %2 — still showing %3.":
+        "无法打开模型 %1：%2——仍显示 %3。",
     "special tokens hidden — weights not renormalised (rows may sum to less than 1)":
         "已隐藏特殊词元——权重未重新归一化（各行之和可能小于 1）",
     "%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns are keys · click one to enlarge it":
@@ -290,6 +290,28 @@ ZH.update({
     "--plot %1 draws a picture: use --out FILE.png, .svg or .pdf": "--plot %1 输出图片：请用 --out FILE.png、.svg 或 .pdf",
     "--layout-json describes a heatmap (--plot heatmap)": "--layout-json 描述热力图（--plot heatmap）",
     "--plot %1 needs one layer: add --layer L": "--plot %1 需要指定一层：请加上 --layer L",
+})
+
+ZH.update({
+    # issue 14: Llama-family models (GGUF files), K/V groups, next tokens
+    "Models (*.gguf config.json)": "模型 (*.gguf config.json)",
+    "GGUF files (*.gguf)": "GGUF 文件 (*.gguf)",
+    "All files (*)": "所有文件 (*)",
+    "Open": "打开",
+    "%1 query heads share %2 K/V heads (grouped-query attention)\nKV cache %3 bytes per token; multi-head attention would need %4":
+        "%1 个查询头共用 %2 个 K/V 头（分组查询注意力）\nKV 缓存每个词元 %3 字节；多头注意力需要 %4 字节",
+    "one K/V head per query head (multi-head attention)\nKV cache %1 bytes per token":
+        "每个查询头各有一个 K/V 头（多头注意力）\nKV 缓存每个词元 %1 字节",
+    "the text has %1 tokens; %2 reads at most %3 (its context length)":
+        "文本有 %1 个词元；%2 最多读取 %3 个（其上下文长度）",
+    "K/V %1": "K/V %1",
+    "K/V head %1": "K/V 头 %1",
+    "K/V head %1 of %2": "K/V 头 %1（共 %2 个）",
+    "next token (top %1):": "下一个词元（前 %1）：",
+    "grouped-query attention: %1 query heads share %2 K/V heads (one frame colour per K/V head)":
+        "分组查询注意力：%1 个查询头共用 %2 个 K/V 头（每个 K/V 头一种边框颜色）",
+    "KV cache %1 bytes per token (%2 with one K/V head per query head)":
+        "KV 缓存每个词元 %1 字节（每个查询头各有一个 K/V 头时为 %2 字节）",
 })
 
 

@@ -746,7 +746,7 @@ TEST_CASE("drawModelGrid: square thumbnails in (layer, head) order, headers, tok
   std::vector<AttentionResult> layers;
   for (unsigned l = 0; l < 3; ++l) layers.push_back(randomResult(4, 5, 5, Mask::kCausal, 2.0, 100 + l));
   const QStringList tokens{"a", "b", "c", "d", "e"};
-  views::RunLabel label{scaledLabel().spec, false, QStringLiteral("tiny"), std::nullopt, {}};
+  views::RunLabel label{scaledLabel().spec, false, QStringLiteral("tiny"), std::nullopt, {}, {}};
   for (const QSize canvas : {QSize(900, 500), QSize(400, 900)}) {
     QCustomPlot plot;
     prepare(plot, canvas.width(), canvas.height());

@@ -1,10 +1,12 @@
 #!/bin/sh
-# same_message.sh CLI WINDOW MODEL_DIR: every input attention-lab-cli refuses with exit 2, the
-# window's --screenshot refuses with exit 2 and the same line (after the program name) — the
-# inputs issue 10 found accepted by the window, and more.
+# same_message.sh CLI WINDOW MODEL_DIR [LLAMA_DIR]: every input attention-lab-cli refuses with
+# exit 2, the window's --screenshot refuses with exit 2 and the same line (after the program
+# name) — the inputs issue 10 found accepted by the window, and more; with LLAMA_DIR (the tiny
+# Llama fixture) also broken GGUF files and a text longer than the model's context.
 cli="$1"
 window="$2"
 model="$3"
+llama="$4"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 failures=0
@@ -39,6 +41,14 @@ check --model "$model" --heads 2
 check --model /nonexistent/model
 check --head 9
 check --color-scale rainbow
+if [ -n "$llama" ]; then
+  head -c 1000 "$llama/tiny-llama.gguf" > "$out/cut.gguf"
+  { printf 'GGML'; tail -c +5 "$llama/tiny-llama.gguf"; } > "$out/magic.gguf"
+  check --model "$out/cut.gguf"
+  check --model "$out/magic.gguf"
+  check --model "$llama/tiny-llama.gguf" --text "$(printf 'cat %.0s' $(seq 80))"
+  check --model "$llama" --layer 2
+fi
 # --lang is the window's own: fr is refused there with exit 2 too.
 win_err=$("$window" --lang fr --screenshot "$out/w.png" 2>&1 >/dev/null)
 win_rc=$?

@@ -474,7 +474,7 @@ class MainWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     QVERIFY(waitFor(window, window.settings()));
-    window.openModelFolder(tinyGpt2());  // what File → Open model folder… calls after its dialog
+    window.openModelFolder(tinyGpt2());  // what File → Open model… calls after its dialog
     QCOMPARE(window.modelDir(), tinyGpt2());
     QVERIFY(waitForModel(window));
     const auto shown = window.currentResult();
@@ -776,7 +776,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.language(), QStringLiteral("zh_CN"));
     QCOMPARE(window.fileMenu()->title(), QStringLiteral("文件(&F)"));
     QCOMPARE(window.scalingAction()->text(), QStringLiteral("切换 1/√d_k 缩放"));
-    QCOMPARE(window.openModelAction()->text(), QStringLiteral("打开模型文件夹…"));
+    QCOMPARE(window.openModelAction()->text(), QStringLiteral("打开模型…"));
     QCOMPARE(window.layerCombo()->itemText(0), QStringLiteral("全部层（模型视图）"));
     QCOMPARE(window.hideSpecialCheck()->text(),
              QStringLiteral("隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）"));

@@ -1,0 +1,253 @@
+/// \file test_model_window.cpp
+/// The window with Llama-family models (issue 14), driven in-process on the offscreen platform:
+/// a .gguf file opens like a folder; the model view and one layer's head grid mark the query
+/// heads that share a K/V head; the info line gives the KV cache per token with and without GQA;
+/// the next-token predictions are under the picture; the fetched models are presets in the model
+/// list; File → Open model…'s choice of a file or a folder; and a bad file or a text longer than
+/// the context is said inline (translated around the loader's line) while the last picture stays.
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "main_window.hpp"
+#include "model_source.hpp"
+#include "options/lab_settings.hpp"
+#include "views/views.hpp"
+
+using attnlab::gui::MainWindow;
+using attnlab::gui::WindowOptions;
+using attnlab::options::LabSettings;
+namespace views = attnlab::views;
+
+namespace {
+
+constexpr int kWaitMs = 20000;
+
+QString data(const char* path) { return QDir::cleanPath(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + QLatin1String(path)); }
+QString tinyLlamaGguf() { return data("models/tiny-llama/tiny-llama.gguf"); }
+QString tinyLlamaDir() { return data("models/tiny-llama"); }
+QString tinyGpt2() { return data("models/tiny-gpt2"); }
+
+WindowOptions testOptions() {
+  WindowOptions options;
+  options.restore_settings = false;
+  options.persist = false;
+  options.language = QStringLiteral("en");
+  return options;
+}
+
+/// Waits until the window shows a result for exactly its settings and nothing is pending.
+bool waitForShown(MainWindow& window) {
+  QElapsedTimer timer;
+  timer.start();
+  while (timer.elapsed() < kWaitMs) {
+    const auto shown = window.currentResult();
+    if (shown && shown->settings == window.settings() && !window.controller().busy()) {
+      QTest::qWait(150);  // the model view fits its size: one more layout pass
+      return true;
+    }
+    QTest::qWait(10);
+  }
+  return false;
+}
+
+std::vector<QJsonObject> textsWithRole(QCustomPlot* plot, const QString& role) {
+  std::vector<QJsonObject> out;
+  for (const QJsonValue& v : views::layoutJson(*plot)["texts"].toArray())
+    if (v.toObject()["role"].toString() == role) out.push_back(v.toObject());
+  return out;
+}
+
+QString infoLine(MainWindow& window) {
+  auto* label = window.findChild<QLabel*>(QStringLiteral("modelInfo"));
+  return label ? label->text() : QString();
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  f.write(bytes);
+}
+
+}  // namespace
+
+class ModelWindowTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void aGgufFileOpensWithItsGroupsMarked() {
+    MainWindow window(testOptions());
+    window.resize(1500, 920);
+    window.show();
+    window.openModelFolder(tinyLlamaGguf());  // what File → Open model… calls after its dialog
+    QCOMPARE(window.modelDir(), tinyLlamaGguf());
+    QVERIFY(waitForShown(window));
+    const auto shown = window.currentResult();
+    QVERIFY(shown->model);
+    QCOMPARE(shown->model->name, QStringLiteral("tiny-llama"));
+    QVERIFY(window.modelView());
+    QCOMPARE(window.gridPlot()->plottableCount(), 2 * 4);
+    // The model view: one box per K/V head (2), each around its two query heads.
+    const QJsonObject layout = views::layoutJson(*window.gridPlot());
+    QCOMPARE(layout["kv_groups"].toArray().size(), 2);
+    QCOMPARE(layout["maps"].toArray().at(3).toObject()["kv_head"].toInt(), 1);
+    // The info line: K/V heads and the KV cache per token, with and without GQA.
+    const QString info = infoLine(window);
+    QVERIFY2(info.contains(QStringLiteral("llama, GGUF")), qPrintable(info));
+    QVERIFY2(info.contains(QStringLiteral("4 query heads share 2 K/V heads")), qPrintable(info));
+    QVERIFY2(info.contains(QStringLiteral("KV cache 512 bytes per token; multi-head attention would need 1 024")),
+             qPrintable(info));
+    // The model's predictions under the picture.
+    const auto next = textsWithRole(window.gridPlot(), QStringLiteral("next_tokens"));
+    QVERIFY(!next.empty());
+    QVERIFY(next.front()["text"].toString().startsWith(QStringLiteral("next token (top 5): “")));
+
+    // One layer: each head framed in its group's colour, titled with its K/V head.
+    window.setLayer(1);
+    QVERIFY(waitForShown(window));
+    QVERIFY(!window.modelView());
+    const QJsonObject grid = views::layoutJson(*window.gridPlot());
+    QVERIFY(!grid.contains("kv_groups"));
+    QCOMPARE(grid["maps"].toArray().at(2).toObject()["kv_head"].toInt(), 1);
+    QCOMPARE(textsWithRole(window.gridPlot(), QStringLiteral("panel_title")).at(1)["text"].toString(),
+             QStringLiteral("head 1 · K/V 0"));
+    QVERIFY(!textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).empty());
+    // Toggling the scaling recomputes the predictions, drawn in place.
+    const QString before = textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
+    window.scalingCheck()->click();
+    QVERIFY(waitForShown(window));
+    const QString after = textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
+    QVERIFY2(before != after, qPrintable(after));
+    // Enlarged, a head names its K/V head.
+    window.enlargeHead(3);
+    const auto title = textsWithRole(window.headPlot(), QStringLiteral("title"));
+    QVERIFY(!title.empty());
+    QVERIFY2(title.front()["text"].toString().contains(QStringLiteral("K/V head 1 of 2")),
+             qPrintable(title.front()["text"].toString()));
+
+    // The HuggingFace folder of the same model opens too; multi-head models say so.
+    window.showGrid();
+    window.openModelFolder(tinyLlamaDir());
+    QVERIFY(waitForShown(window));
+    QCOMPARE(window.currentResult()->model->config.format, std::string("safetensors"));
+    window.openModelFolder(tinyGpt2());
+    QVERIFY(waitForShown(window));
+    QVERIFY2(infoLine(window).contains(QStringLiteral("one K/V head per query head")), qPrintable(infoLine(window)));
+    QVERIFY(!views::layoutJson(*window.gridPlot()).contains("kv_groups"));
+  }
+
+  void aBadFileIsSaidInlineAndThePictureStays() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile good(tinyLlamaGguf());
+    QVERIFY(good.open(QIODevice::ReadOnly));
+    const QByteArray bytes = good.readAll();
+    const QString cut = dir.filePath(QStringLiteral("cut.gguf"));
+    writeFile(cut, bytes.left(bytes.size() / 2));
+    QByteArray versioned = bytes;
+    versioned[4] = 9;
+    const QString version = dir.filePath(QStringLiteral("version.gguf"));
+    writeFile(version, versioned);
+
+    MainWindow window(testOptions());
+    window.show();
+    window.openModelFolder(tinyLlamaGguf());
+    QVERIFY(waitForShown(window));
+    const int maps = window.gridPlot()->plottableCount();
+    window.openModelFolder(version);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.modelMessage().isEmpty(), kWaitMs);
+    QVERIFY2(window.modelMessage().contains(QStringLiteral("GGUF version 9 is not supported (2 and 3 are)")),
+             qPrintable(window.modelMessage()));
+    QVERIFY2(window.modelMessage().contains(QStringLiteral("still showing tiny-llama.gguf")),
+             qPrintable(window.modelMessage()));
+    QCOMPARE(window.modelDir(), tinyLlamaGguf());
+    QVERIFY(waitForShown(window));
+    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+
+    // In Chinese the sentence around the loader's line is translated.
+    window.setLanguage(QStringLiteral("zh_CN"));
+    window.openModelFolder(cut);
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelMessage().contains(QStringLiteral("cut.gguf")), kWaitMs);
+    QVERIFY2(window.modelMessage().startsWith(QStringLiteral("无法打开模型")), qPrintable(window.modelMessage()));
+    QCOMPARE(window.modelDir(), tinyLlamaGguf());
+    QVERIFY(waitForShown(window));
+    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+
+    // A text longer than the context: the CLI's line (translated), the picture kept.
+    LabSettings s = window.settings();
+    s.text = QStringLiteral("cat ").repeated(80);
+    window.setSettings(s);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
+    QVERIFY2(window.inputMessage().contains(QStringLiteral("tiny-llama")), qPrintable(window.inputMessage()));
+    QVERIFY2(window.inputMessage().contains(QStringLiteral("64")), qPrintable(window.inputMessage()));
+    QVERIFY2(!window.inputMessage().contains(QStringLiteral("reads at most")), qPrintable(window.inputMessage()));
+    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    window.setLanguage(QStringLiteral("en"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("tiny-llama reads at most 64 (its context length)")),
+                             kWaitMs);
+  }
+
+  void fetchedModelsArePresets() {
+    qputenv("ATTNLAB_MINILM_DIR", tinyGpt2().toUtf8());  // any folder with config.json
+    qputenv("ATTNLAB_SMOLLM2_GGUF", tinyLlamaGguf().toUtf8());
+    const auto presets = attnlab::gui::findModelPresets();
+    QCOMPARE(static_cast<int>(presets.size()), 2);
+    QCOMPARE(presets[0].path, tinyGpt2());
+    QCOMPARE(presets[1].path, tinyLlamaGguf());
+    qputenv("ATTNLAB_SMOLLM2_GGUF", QByteArray("/nonexistent/model.gguf"));
+    QCOMPARE(static_cast<int>(attnlab::gui::findModelPresets().size()), 1);
+    // The fetch-model cache when no variable names them.
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    qunsetenv("ATTNLAB_MINILM_DIR");
+    qunsetenv("ATTNLAB_SMOLLM2_GGUF");
+    qputenv("ATTNLAB_MODEL_CACHE", cache.path().toUtf8());
+    QCOMPARE(static_cast<int>(attnlab::gui::findModelPresets().size()), 0);
+    QVERIFY(QFile::copy(tinyLlamaGguf(), cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf"))));
+    QVERIFY(QDir(cache.path()).mkdir(QStringLiteral("all-MiniLM-L6-v2")));
+    writeFile(cache.filePath(QStringLiteral("all-MiniLM-L6-v2/config.json")), "{}");
+    const auto cached = attnlab::gui::findModelPresets();
+    QCOMPARE(static_cast<int>(cached.size()), 2);
+    QVERIFY(cached[1].name.startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
+
+    // The window lists them under the synthetic lab; choosing one opens it.
+    MainWindow window(testOptions());
+    window.show();
+    QComboBox* combo = window.modelCombo();
+    const int at = combo->findData(cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf")));
+    QCOMPARE(at, 2);
+    QVERIFY(combo->itemText(at).startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
+    combo->setCurrentIndex(at);
+    emit combo->activated(at);
+    QVERIFY(waitForShown(window));
+    QCOMPARE(window.currentResult()->model->name, QStringLiteral("SmolLM2-135M-Instruct.Q4_1"));
+    qunsetenv("ATTNLAB_MODEL_CACHE");
+  }
+
+  void openModelTakesAFileOrAFolder() {
+    using attnlab::gui::modelPathForSelection;
+    QCOMPARE(modelPathForSelection(tinyLlamaGguf()), tinyLlamaGguf());
+    QCOMPARE(modelPathForSelection(tinyLlamaDir()), tinyLlamaDir());  // a folder with config.json
+    QCOMPARE(modelPathForSelection(tinyLlamaDir() + QStringLiteral("/config.json")), tinyLlamaDir());
+    QCOMPARE(modelPathForSelection(data("models")), QString());  // no config.json: go into it
+    QCOMPARE(modelPathForSelection(QString()), QString());
+    MainWindow window(testOptions());
+    QCOMPARE(window.openModelAction()->text(), QStringLiteral("Open model…"));
+    window.setLanguage(QStringLiteral("zh_CN"));
+    QCOMPARE(window.openModelAction()->text(), QStringLiteral("打开模型…"));
+  }
+};
+
+QTEST_MAIN(ModelWindowTest)
+#include "test_model_window.moc"
