@@ -66,14 +66,18 @@ std::vector<unsigned char> tinyLlama(int heads, int kv_heads, const std::string&
   GgufBuilder b;
   b.str("general.architecture", "llama").u32("llama.block_count", 1);
   b.u32("llama.context_length", 16).u32("llama.embedding_length", 32);
-  b.u32("llama.feed_forward_length", 32).u32("llama.attention.head_count", static_cast<std::uint32_t>(heads));
+  b.u32("llama.feed_forward_length", 32)
+      .u32("llama.attention.head_count", static_cast<std::uint32_t>(heads));
   b.u32("llama.attention.head_count_kv", static_cast<std::uint32_t>(kv_heads));
   b.f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
   b.str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", "smollm");
-  b.strings("tokenizer.ggml.tokens", {"<s>", "a", "b", "\xC4\xA0"}).i32s("tokenizer.ggml.token_type", {3, 1, 1, 1});
+  b.strings("tokenizer.ggml.tokens", {"<s>", "a", "b", "\xC4\xA0"})
+      .i32s("tokenizer.ggml.token_type", {3, 1, 1, 1});
   b.strings("tokenizer.ggml.merges", {});
   const int d = 32 / heads;
-  const auto mat = [](int rows, int cols) { return std::vector<float>(static_cast<std::size_t>(rows * cols), 0.01f); };
+  const auto mat = [](int rows, int cols) {
+    return std::vector<float>(static_cast<std::size_t>(rows * cols), 0.01f);
+  };
   const auto add = [&](const std::string& name, std::vector<std::int64_t> ne, int rows, int cols) {
     if (name != drop) b.tensorF32(name, std::move(ne), mat(rows, cols));
   };
@@ -112,7 +116,8 @@ std::vector<QJsonObject> textsWithRole(const QJsonObject& layout, const QString&
 
 TEST_CASE("compute --model FILE.gguf: architecture, K/V heads, RoPE, KV cache, next tokens",
           "[cli][model][gguf]") {
-  const CliResult r = runCli({"compute", "--model", kTinyLlama, "--text", "the cat sat", "--backend", "cpu"});
+  const CliResult r =
+      runCli({"compute", "--model", kTinyLlama, "--text", "the cat sat", "--backend", "cpu"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -146,8 +151,8 @@ TEST_CASE("compute --model FILE.gguf: architecture, K/V heads, RoPE, KV cache, n
   CHECK(sum <= 1.0 + 1e-9);
 
   // The same weights as a HuggingFace folder: the same predictions.
-  const CliResult folder = runCli({"compute", "--model", kTinyLlamaDir, "--text", "the cat sat", "--layer", "1",
-                                   "--backend", "cpu"});
+  const CliResult folder = runCli({"compute", "--model", kTinyLlamaDir, "--text", "the cat sat",
+                                   "--layer", "1", "--backend", "cpu"});
   INFO(folder.err);
   REQUIRE(folder.code == 0);
   const auto k = nlohmann::json::parse(folder.out);
@@ -158,11 +163,13 @@ TEST_CASE("compute --model FILE.gguf: architecture, K/V heads, RoPE, KV cache, n
   REQUIRE(k["next_tokens"].size() == 5);
   for (std::size_t i = 0; i < 5; ++i) {
     CHECK(k["next_tokens"][i]["id"] == next[i]["id"]);
-    CHECK(k["next_tokens"][i]["probability"].get<double>() == Approx(next[i]["probability"].get<double>()).margin(1e-4));
+    CHECK(k["next_tokens"][i]["probability"].get<double>() ==
+          Approx(next[i]["probability"].get<double>()).margin(1e-4));
   }
 
   // Multi-head attention: every head its own K/V head, no RoPE.
-  const CliResult gpt2 = runCli({"compute", "--model", kTinyGpt2, "--text", "the cat", "--layer", "0"});
+  const CliResult gpt2 =
+      runCli({"compute", "--model", kTinyGpt2, "--text", "the cat", "--layer", "0"});
   REQUIRE(gpt2.code == 0);
   const auto g = nlohmann::json::parse(gpt2.out);
   CHECK(g["architecture"] == "gpt2");
@@ -179,8 +186,9 @@ TEST_CASE("render --model FILE.gguf: K/V groups marked, the next tokens under th
   REQUIRE(dir.isValid());
   const std::string d = dir.path().toStdString();
   SECTION("the model view: a box per K/V group") {
-    const CliResult r = runCli({"render", "--model", kTinyLlama, "--layer", "all", "--text", "the cat sat on the mat",
-                                "--out", d + "/all.png", "--layout-json", d + "/all.json"});
+    const CliResult r = runCli({"render", "--model", kTinyLlama, "--layer", "all", "--text",
+                                "the cat sat on the mat", "--out", d + "/all.png", "--layout-json",
+                                d + "/all.json"});
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK_FALSE(QImage(QString::fromStdString(d + "/all.png")).isNull());
@@ -189,27 +197,31 @@ TEST_CASE("render --model FILE.gguf: K/V groups marked, the next tokens under th
     REQUIRE(layout["kv_groups"].toArray().size() == 2);
     CHECK(textsWithRole(layout, QStringLiteral("group_label")).size() == 2);
     REQUIRE(textsWithRole(layout, QStringLiteral("next_tokens")).size() >= 1);
-    CHECK(textsWithRole(layout, QStringLiteral("next_tokens")).front()["text"].toString().startsWith(
-        QStringLiteral("next token (top 5): “")));
+    CHECK(textsWithRole(layout, QStringLiteral("next_tokens"))
+              .front()["text"]
+              .toString()
+              .startsWith(QStringLiteral("next token (top 5): “")));
   }
   SECTION("one layer: each head framed in its group's colour and titled with its K/V head") {
-    const CliResult r = runCli({"render", "--model", kTinyLlama, "--layer", "1", "--out", d + "/one.svg",
-                                "--layout-json", d + "/one.json"});
+    const CliResult r = runCli({"render", "--model", kTinyLlama, "--layer", "1", "--out",
+                                d + "/one.svg", "--layout-json", d + "/one.json"});
     INFO(r.err);
     REQUIRE(r.code == 0);
     const QJsonObject layout = readLayout(d + "/one.json");
     const QJsonArray maps = layout["maps"].toArray();
     REQUIRE(maps.size() == 4);
     for (int k = 0; k < 4; ++k) CHECK(maps[k].toObject()["kv_head"].toInt() == k / 2);
-    CHECK(textsWithRole(layout, QStringLiteral("panel_title"))[3]["text"].toString() == QStringLiteral("head 3 · K/V 1"));
+    CHECK(textsWithRole(layout, QStringLiteral("panel_title"))[3]["text"].toString() ==
+          QStringLiteral("head 3 · K/V 1"));
     bool noted = false;
     for (const QJsonObject& t : textsWithRole(layout, QStringLiteral("note")))
-      noted = noted || t["text"].toString().contains(QStringLiteral("KV cache 512 bytes per token (1 024"));
+      noted = noted ||
+              t["text"].toString().contains(QStringLiteral("KV cache 512 bytes per token (1 024"));
     CHECK(noted);
   }
   SECTION("GPT-2 (multi-head attention): predictions, no groups") {
-    const CliResult r = runCli({"render", "--model", kTinyGpt2, "--layer", "all", "--out", d + "/gpt2.png",
-                                "--layout-json", d + "/gpt2.json"});
+    const CliResult r = runCli({"render", "--model", kTinyGpt2, "--layer", "all", "--out",
+                                d + "/gpt2.png", "--layout-json", d + "/gpt2.json"});
     REQUIRE(r.code == 0);
     const QJsonObject layout = readLayout(d + "/gpt2.json");
     CHECK_FALSE(layout.contains("kv_groups"));
@@ -217,7 +229,8 @@ TEST_CASE("render --model FILE.gguf: K/V groups marked, the next tokens under th
   }
 }
 
-TEST_CASE("bad model files exit 2 with one line naming the fault, never a crash", "[cli][model][gguf][errors]") {
+TEST_CASE("bad model files exit 2 with one line naming the fault, never a crash",
+          "[cli][model][gguf][errors]") {
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   const std::string d = dir.path().toStdString();
@@ -239,10 +252,12 @@ TEST_CASE("bad model files exit 2 with one line naming the fault, never a crash"
   exit2(file("version.gguf", bytes), "GGUF version 9 is not supported (2 and 3 are)");
   for (const std::size_t n : {std::size_t{6}, std::size_t{100}, good.size() / 2, good.size() - 1}) {
     INFO("cut to " << n << " bytes");
-    exit2(file("cut.gguf", std::vector<unsigned char>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n))),
+    exit2(file("cut.gguf", std::vector<unsigned char>(
+                               good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n))),
           "cut.gguf");
   }
-  exit2(file("cut.gguf", std::vector<unsigned char>(good.begin(), good.end() - 1)), "past the end of the file");
+  exit2(file("cut.gguf", std::vector<unsigned char>(good.begin(), good.end() - 1)),
+        "past the end of the file");
   bytes = good;
   const std::uint64_t count = 1ULL << 40;
   std::memcpy(bytes.data() + 8, &count, 8);
@@ -259,16 +274,19 @@ TEST_CASE("bad model files exit 2 with one line naming the fault, never a crash"
     b.str("general.architecture", "llama").tensor("w", 99, {32}, std::vector<unsigned char>(64));
     exit2(file("type.gguf", b.bytes()), "tensor w: unknown tensor type 99");
   }
-  exit2(file("iq2.gguf", tinyLlama(2, 2, {}, 16)), "blk.0.attn_q.weight is IQ2_XXS, which this engine cannot dequantise");
+  exit2(file("iq2.gguf", tinyLlama(2, 2, {}, 16)),
+        "blk.0.attn_q.weight is IQ2_XXS, which this engine cannot dequantise");
   exit2(file("kv.gguf", tinyLlama(2, 3)),
         "llama.attention.head_count_kv (3) does not divide llama.attention.head_count (2)");
-  exit2(file("missing.gguf", tinyLlama(2, 1, "blk.0.ffn_up.weight")), "has no tensor blk.0.ffn_up.weight");
+  exit2(file("missing.gguf", tinyLlama(2, 1, "blk.0.ffn_up.weight")),
+        "has no tensor blk.0.ffn_up.weight");
   exit2(d + "/none.gguf", "none.gguf");
 
   // A text longer than the context: tiny-llama reads at most 64 tokens.
   std::string text;
   for (int i = 0; i < 80; ++i) text += "cat ";
-  requireExit2({"compute", "--model", kTinyLlama, "--text", text}, "tiny-llama reads at most 64 (its context length)");
+  requireExit2({"compute", "--model", kTinyLlama, "--text", text},
+               "tiny-llama reads at most 64 (its context length)");
   requireExit2({"render", "--model", kTinyLlamaDir, "--text", text, "--out", d + "/x.png"},
                "tiny-llama reads at most 64 (its context length)");
   CHECK_FALSE(QFile::exists(QString::fromStdString(d + "/x.png")));

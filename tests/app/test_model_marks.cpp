@@ -38,7 +38,8 @@ AttentionResult causalResult(int h, int n, unsigned seed) {
       double sum = 0;
       std::vector<double> e(static_cast<std::size_t>(i + 1));
       for (int j = 0; j <= i; ++j) sum += e[static_cast<std::size_t>(j)] = std::exp(score(rng));
-      for (int j = 0; j <= i; ++j) r.weights(k, i, j) = static_cast<float>(e[static_cast<std::size_t>(j)] / sum);
+      for (int j = 0; j <= i; ++j)
+        r.weights(k, i, j) = static_cast<float>(e[static_cast<std::size_t>(j)] / sum);
     }
   }
   return r;
@@ -52,7 +53,8 @@ views::RunLabel smolLabel(int heads = 9, int kv_heads = 3) {
   label.spec.heads = heads;
   label.spec.d_model = heads * 64;
   label.model = QStringLiteral("SmolLM2-135M-Instruct.Q4_1");
-  for (int i = 0; i < heads; ++i) label.facts.kv_head.push_back(attnlab::kvHeadOf(i, heads, kv_heads));
+  for (int i = 0; i < heads; ++i)
+    label.facts.kv_head.push_back(attnlab::kvHeadOf(i, heads, kv_heads));
   label.facts.kv_cache_bytes = 2LL * 30 * kv_heads * 64 * 4;
   label.facts.mha_kv_cache_bytes = 2LL * 30 * heads * 64 * 4;
   label.facts.next_tokens = {{QStringLiteral("␣because"), 0.412},
@@ -64,7 +66,8 @@ views::RunLabel smolLabel(int heads = 9, int kv_heads = 3) {
 }
 
 QRectF rectOf(const QJsonObject& o) {
-  return QRectF(o["x"].toDouble(), o["y"].toDouble(), o["width"].toDouble(), o["height"].toDouble());
+  return QRectF(o["x"].toDouble(), o["y"].toDouble(), o["width"].toDouble(),
+                o["height"].toDouble());
 }
 
 std::vector<QJsonObject> textsWithRole(const QJsonObject& layout, const QString& role) {
@@ -88,7 +91,8 @@ void requireTextsClear(const QJsonObject& layout) {
   std::vector<QRectF> frames;
   for (const QJsonValue& v : layout["maps"].toArray()) {
     const QJsonObject m = v.toObject();
-    const double pad = m.contains("kv_head") && !layout.contains("kv_groups") ? views::kGroupFramePx + 0.5 : 0.5;
+    const double pad =
+        m.contains("kv_head") && !layout.contains("kv_groups") ? views::kGroupFramePx + 0.5 : 0.5;
     frames.push_back(rectOf(m).adjusted(-pad, -pad, pad, pad));
   }
   std::vector<QRectF> boxes;  // a box's 2 px outline
@@ -131,13 +135,15 @@ TEST_CASE("K/V group colours, byte counts, the next-token line and the GQA note"
   CHECK(label.facts.grouped());
   // 2 · 30 layers · 3 K/V heads · 64 · 4 bytes = 46 080; with 9: 138 240 (the README's figures).
   CHECK(views::kvGroupsNote(label.facts) ==
-        QStringLiteral("grouped-query attention: 9 query heads share 3 K/V heads (one frame colour per "
-                       "K/V head) · KV cache 46 080 bytes per token (138 240 with one K/V head per "
-                       "query head)"));
+        QStringLiteral(
+            "grouped-query attention: 9 query heads share 3 K/V heads (one frame colour per "
+            "K/V head) · KV cache 46 080 bytes per token (138 240 with one K/V head per "
+            "query head)"));
   // Percent with one decimal; below 0.05 % "<0.1%"; white space made visible.
-  CHECK(views::nextTokensText(label.facts.next_tokens) ==
-        QStringLiteral("next token (top 5): “␣because” 41.2% · “.” 12.0% · “␣and” 8.1% · “⏎” <0.1% · "
-                       "“␣so” 2.0%"));
+  CHECK(
+      views::nextTokensText(label.facts.next_tokens) ==
+      QStringLiteral("next token (top 5): “␣because” 41.2% · “.” 12.0% · “␣and” 8.1% · “⏎” <0.1% · "
+                     "“␣so” 2.0%"));
   CHECK(views::nextTokensText({}).isEmpty());
   // Multi-head attention (G = h) marks nothing.
   views::ModelFacts mha;
@@ -165,8 +171,8 @@ TEST_CASE("model view: one labelled box per K/V group around its heads, either o
   for (int i = 0; i < n; ++i) tokens << QStringLiteral("tok%1").arg(i);
   const views::RunLabel label = smolLabel();
   const views::ImageSize fallback = views::defaultModelGridSize(n, layers_n, 9);
-  for (const QSize canvas : {QSize(fallback.width, fallback.height), QSize(1600, 700), QSize(700, 1400),
-                             QSize(900, 600)}) {
+  for (const QSize canvas : {QSize(fallback.width, fallback.height), QSize(1600, 700),
+                             QSize(700, 1400), QSize(900, 600)}) {
     INFO(layers_n << " layers, canvas " << canvas.width() << " x " << canvas.height());
     QCustomPlot plot;
     prepare(plot, canvas);
@@ -194,21 +200,24 @@ TEST_CASE("model view: one labelled box per K/V group around its heads, either o
     }
     for (int a = 0; a < 3; ++a)
       for (int b = a + 1; b < 3; ++b)
-        CHECK_FALSE(rectOf(groups[a].toObject()).adjusted(-2, -2, 2, 2).intersects(rectOf(groups[b].toObject())));
+        CHECK_FALSE(rectOf(groups[a].toObject())
+                        .adjusted(-2, -2, 2, 2)
+                        .intersects(rectOf(groups[b].toObject())));
     // Each box is titled ("K/V head g", "K/V g" or "g" where narrower), all alike.
     const auto titles = textsWithRole(layout, QStringLiteral("group_label"));
     REQUIRE(titles.size() == 3);
     for (const QJsonObject& t : titles) {
       const QString text = t["text"].toString();
       const int g = t["index"].toInt();
-      CHECK((text == QStringLiteral("K/V head %1").arg(g) || text == QStringLiteral("K/V %1").arg(g) ||
-             text == QString::number(g)));
+      CHECK((text == QStringLiteral("K/V head %1").arg(g) ||
+             text == QStringLiteral("K/V %1").arg(g) || text == QString::number(g)));
       CHECK(text.size() == titles.front()["text"].toString().size());
     }
     // Predictions and the GQA note under the thumbnails.
     const auto next = textsWithRole(layout, QStringLiteral("next_tokens"));
     REQUIRE_FALSE(next.empty());
-    CHECK(next.front()["text"].toString().startsWith(QStringLiteral("next token (top 5): “␣because” 41.2%")));
+    CHECK(next.front()["text"].toString().startsWith(
+        QStringLiteral("next token (top 5): “␣because” 41.2%")));
     bool noted = false;
     for (const QJsonObject& t : textsWithRole(layout, QStringLiteral("note")))
       noted = noted || t["text"].toString().contains(QStringLiteral("46 080"));
@@ -254,9 +263,11 @@ TEST_CASE("one layer's heads: a frame in each K/V group's colour, labels clear o
       const QPoint left(static_cast<int>(cells.left() - 2), static_cast<int>(cells.center().y()));
       const QColor got = image.pixelColor(left);
       const QColor want = views::kvGroupColor(k / 3);
-      INFO("head " << k << " frame pixel " << got.name().toStdString() << " want " << want.name().toStdString());
+      INFO("head " << k << " frame pixel " << got.name().toStdString() << " want "
+                   << want.name().toStdString());
       CHECK(std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
-                std::abs(got.blue() - want.blue()) <= 12);
+                std::abs(got.blue() - want.blue()) <=
+            12);
     }
   }
 }
@@ -276,8 +287,10 @@ TEST_CASE("one enlarged head names its K/V head; predictions change in place", "
   label.facts.next_tokens.front().probability = 0.5;
   REQUIRE(views::updateWeights(plot, r, 5, {}, {}, label));
   layout = views::layoutJson(plot);
-  CHECK(textsWithRole(layout, QStringLiteral("next_tokens")).front()["text"].toString().contains(
-      QStringLiteral("“␣because” 50.0%")));
+  CHECK(textsWithRole(layout, QStringLiteral("next_tokens"))
+            .front()["text"]
+            .toString()
+            .contains(QStringLiteral("“␣because” 50.0%")));
   // Predictions appearing where there were none need a new layout.
   views::RunLabel none = label;
   none.facts.next_tokens.clear();
@@ -291,8 +304,10 @@ TEST_CASE("multi-head attention: nothing marked, predictions still drawn", "[vie
   prepare(plot, QSize(900, 700));
   views::drawHeadGrid(plot, r, {}, {}, label);
   const QJsonObject layout = views::layoutJson(plot);
-  for (const QJsonValue& v : layout["maps"].toArray()) CHECK_FALSE(v.toObject().contains("kv_head"));
-  CHECK(textsWithRole(layout, QStringLiteral("panel_title"))[1]["text"].toString() == QStringLiteral("head 1"));
+  for (const QJsonValue& v : layout["maps"].toArray())
+    CHECK_FALSE(v.toObject().contains("kv_head"));
+  CHECK(textsWithRole(layout, QStringLiteral("panel_title"))[1]["text"].toString() ==
+        QStringLiteral("head 1"));
   CHECK(textsWithRole(layout, QStringLiteral("next_tokens")).size() == 1);
   for (const QJsonObject& t : textsWithRole(layout, QStringLiteral("note")))
     CHECK_FALSE(t["text"].toString().contains(QStringLiteral("grouped-query")));

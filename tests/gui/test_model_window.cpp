@@ -34,7 +34,9 @@ namespace {
 
 constexpr int kWaitMs = 20000;
 
-QString data(const char* path) { return QDir::cleanPath(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + QLatin1String(path)); }
+QString data(const char* path) {
+  return QDir::cleanPath(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + QLatin1String(path));
+}
 QString tinyLlamaGguf() { return data("models/tiny-llama/tiny-llama.gguf"); }
 QString tinyLlamaDir() { return data("models/tiny-llama"); }
 QString tinyGpt2() { return data("models/tiny-gpt2"); }
@@ -106,7 +108,8 @@ class ModelWindowTest : public QObject {
     const QString info = infoLine(window);
     QVERIFY2(info.contains(QStringLiteral("llama, GGUF")), qPrintable(info));
     QVERIFY2(info.contains(QStringLiteral("4 query heads share 2 K/V heads")), qPrintable(info));
-    QVERIFY2(info.contains(QStringLiteral("KV cache 512 bytes per token; multi-head attention would need 1 024")),
+    QVERIFY2(info.contains(QStringLiteral(
+                 "KV cache 512 bytes per token; multi-head attention would need 1 024")),
              qPrintable(info));
     // The model's predictions under the picture.
     const auto next = textsWithRole(window.gridPlot(), QStringLiteral("next_tokens"));
@@ -120,14 +123,17 @@ class ModelWindowTest : public QObject {
     const QJsonObject grid = views::layoutJson(*window.gridPlot());
     QVERIFY(!grid.contains("kv_groups"));
     QCOMPARE(grid["maps"].toArray().at(2).toObject()["kv_head"].toInt(), 1);
-    QCOMPARE(textsWithRole(window.gridPlot(), QStringLiteral("panel_title")).at(1)["text"].toString(),
-             QStringLiteral("head 1 · K/V 0"));
+    QCOMPARE(
+        textsWithRole(window.gridPlot(), QStringLiteral("panel_title")).at(1)["text"].toString(),
+        QStringLiteral("head 1 · K/V 0"));
     QVERIFY(!textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).empty());
     // Toggling the scaling recomputes the predictions, drawn in place.
-    const QString before = textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
+    const QString before =
+        textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
     window.scalingCheck()->click();
     QVERIFY(waitForShown(window));
-    const QString after = textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
+    const QString after =
+        textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
     QVERIFY2(before != after, qPrintable(after));
     // Enlarged, a head names its K/V head.
     window.enlargeHead(3);
@@ -143,7 +149,8 @@ class ModelWindowTest : public QObject {
     QCOMPARE(window.currentResult()->model->config.format, std::string("safetensors"));
     window.openModelFolder(tinyGpt2());
     QVERIFY(waitForShown(window));
-    QVERIFY2(infoLine(window).contains(QStringLiteral("one K/V head per query head")), qPrintable(infoLine(window)));
+    QVERIFY2(infoLine(window).contains(QStringLiteral("one K/V head per query head")),
+             qPrintable(infoLine(window)));
     QVERIFY(!views::layoutJson(*window.gridPlot()).contains("kv_groups"));
   }
 
@@ -167,7 +174,8 @@ class ModelWindowTest : public QObject {
     const int maps = window.gridPlot()->plottableCount();
     window.openModelFolder(version);
     QTRY_VERIFY_WITH_TIMEOUT(!window.modelMessage().isEmpty(), kWaitMs);
-    QVERIFY2(window.modelMessage().contains(QStringLiteral("GGUF version 9 is not supported (2 and 3 are)")),
+    QVERIFY2(window.modelMessage().contains(
+                 QStringLiteral("GGUF version 9 is not supported (2 and 3 are)")),
              qPrintable(window.modelMessage()));
     QVERIFY2(window.modelMessage().contains(QStringLiteral("still showing tiny-llama.gguf")),
              qPrintable(window.modelMessage()));
@@ -179,7 +187,8 @@ class ModelWindowTest : public QObject {
     window.setLanguage(QStringLiteral("zh_CN"));
     window.openModelFolder(cut);
     QTRY_VERIFY_WITH_TIMEOUT(window.modelMessage().contains(QStringLiteral("cut.gguf")), kWaitMs);
-    QVERIFY2(window.modelMessage().startsWith(QStringLiteral("无法打开模型")), qPrintable(window.modelMessage()));
+    QVERIFY2(window.modelMessage().startsWith(QStringLiteral("无法打开模型")),
+             qPrintable(window.modelMessage()));
     QCOMPARE(window.modelDir(), tinyLlamaGguf());
     QVERIFY(waitForShown(window));
     QCOMPARE(window.gridPlot()->plottableCount(), maps);
@@ -189,12 +198,16 @@ class ModelWindowTest : public QObject {
     s.text = QStringLiteral("cat ").repeated(80);
     window.setSettings(s);
     QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
-    QVERIFY2(window.inputMessage().contains(QStringLiteral("tiny-llama")), qPrintable(window.inputMessage()));
-    QVERIFY2(window.inputMessage().contains(QStringLiteral("64")), qPrintable(window.inputMessage()));
-    QVERIFY2(!window.inputMessage().contains(QStringLiteral("reads at most")), qPrintable(window.inputMessage()));
+    QVERIFY2(window.inputMessage().contains(QStringLiteral("tiny-llama")),
+             qPrintable(window.inputMessage()));
+    QVERIFY2(window.inputMessage().contains(QStringLiteral("64")),
+             qPrintable(window.inputMessage()));
+    QVERIFY2(!window.inputMessage().contains(QStringLiteral("reads at most")),
+             qPrintable(window.inputMessage()));
     QCOMPARE(window.gridPlot()->plottableCount(), maps);
     window.setLanguage(QStringLiteral("en"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("tiny-llama reads at most 64 (its context length)")),
+    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral(
+                                 "tiny-llama reads at most 64 (its context length)")),
                              kWaitMs);
   }
 
@@ -214,7 +227,8 @@ class ModelWindowTest : public QObject {
     qunsetenv("ATTNLAB_SMOLLM2_GGUF");
     qputenv("ATTNLAB_MODEL_CACHE", cache.path().toUtf8());
     QCOMPARE(static_cast<int>(attnlab::gui::findModelPresets().size()), 0);
-    QVERIFY(QFile::copy(tinyLlamaGguf(), cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf"))));
+    QVERIFY(QFile::copy(tinyLlamaGguf(),
+                        cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf"))));
     QVERIFY(QDir(cache.path()).mkdir(QStringLiteral("all-MiniLM-L6-v2")));
     writeFile(cache.filePath(QStringLiteral("all-MiniLM-L6-v2/config.json")), "{}");
     const auto cached = attnlab::gui::findModelPresets();
@@ -225,7 +239,8 @@ class ModelWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     QComboBox* combo = window.modelCombo();
-    const int at = combo->findData(cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf")));
+    const int at =
+        combo->findData(cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf")));
     QCOMPARE(at, 2);
     QVERIFY(combo->itemText(at).startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
     combo->setCurrentIndex(at);
@@ -239,7 +254,8 @@ class ModelWindowTest : public QObject {
     using attnlab::gui::modelPathForSelection;
     QCOMPARE(modelPathForSelection(tinyLlamaGguf()), tinyLlamaGguf());
     QCOMPARE(modelPathForSelection(tinyLlamaDir()), tinyLlamaDir());  // a folder with config.json
-    QCOMPARE(modelPathForSelection(tinyLlamaDir() + QStringLiteral("/config.json")), tinyLlamaDir());
+    QCOMPARE(modelPathForSelection(tinyLlamaDir() + QStringLiteral("/config.json")),
+             tinyLlamaDir());
     QCOMPARE(modelPathForSelection(data("models")), QString());  // no config.json: go into it
     QCOMPARE(modelPathForSelection(QString()), QString());
     MainWindow window(testOptions());
