@@ -13,6 +13,7 @@
 #include "attnlab/safetensors.hpp"
 #include "minilm_dir.hpp"
 #include "safetensors_writer.hpp"
+#include "test_support.hpp"
 
 using namespace attnlab;
 using namespace attnlab::test;
@@ -147,14 +148,7 @@ void writeTinyBert(const fs::path& dir, const std::string& vocab = "[PAD]\n[UNK]
 
 /// Loading dir must fail with `code` and a message containing `needle`.
 void requireLoadError(const fs::path& dir, ErrorCode code, const std::string& needle) {
-  try {
-    PretrainedModel::load(dir);
-    FAIL("no error, expected: " << needle);
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(std::string(e.what()).find(needle) != std::string::npos);
-  }
+  REQUIRE_THROWS_MATCHES(PretrainedModel::load(dir), Error, test::ErrorMatches(code, needle));
 }
 
 }  // namespace
@@ -307,4 +301,66 @@ TEST_CASE("pretrained: bad model folders and inputs are clear errors", "[pretrai
     CHECK_THROWS_WITH(gpt2->run("a", std::string_view("b"), {}, *backend),
                       Catch::Contains("sentence pairs need a BERT-family model"));
   }
+}
+
+TEST_CASE("pretrained: only text the model's tokenizer reads as nothing is refused",
+          "[pretrained][tokens]") {
+  // Byte-level BPE reads white space as content: HuggingFace gives ['Ċ', 'Ċ'] for "\n\n" with
+  // the tiny GPT-2 (its vocabulary has no 'ĊĊ'); "   ", "\t" and U+200B (a format character)
+  // are tokens too. Before, all four were refused as "only white space".
+  const auto gpt2 = PretrainedModel::load(kData / "models/tiny-gpt2");
+  auto backend = makeCpuBackend();
+  ModelRunOptions layer0;
+  layer0.layer = 0;
+  const ModelRun newlines = gpt2->run("\n\n", std::nullopt, layer0, *backend);
+  CHECK(newlines.encoding.ids == std::vector<int>{199, 199});  // 'Ċ' twice
+  CHECK(newlines.encoding.labels == std::vector<std::string>{"↵", "↵"});
+  CHECK(newlines.attention.at(0).nQ() == 2);
+  for (const std::string text : {"   ", "\t", "\u200B"}) {
+    CAPTURE(text);
+    const ModelRun run = gpt2->run(text, std::nullopt, layer0, *backend);
+    CHECK(run.encoding.ids.size() >= 1);
+    CHECK(run.attention.at(0).nQ() == static_cast<int>(run.encoding.ids.size()));
+  }
+  REQUIRE_THROWS_MATCHES(gpt2->run("", std::nullopt, layer0, *backend), Error,
+                         ErrorMatches(ErrorCode::kInvalidInput, "the text is empty"));
+
+  // WordPiece drops white space, control and format characters, and says so — U+200B included,
+  // which is not white space.
+  const fs::path root = freshDir("pretrained_tokens");
+  writeTinyBert(root / "bert");
+  const auto bert = PretrainedModel::load(root / "bert");
+  for (const std::string text : {" \t\n", "\u200B", "\u200B \x01"}) {
+    CAPTURE(text);
+    REQUIRE_THROWS_MATCHES(
+        bert->run(text, std::nullopt, {}, *backend), Error,
+        ErrorMatches(ErrorCode::kInvalidInput,
+                     "the text has no tokens (only white space, control or format characters, "
+                     "which the WordPiece tokenizer drops)"));
+  }
+  REQUIRE_THROWS_MATCHES(bert->run("the cat", std::string_view("\u200B"), {}, *backend), Error,
+                         ErrorMatches(ErrorCode::kInvalidInput,
+                                      "the second text (--pair) has no tokens"));
+  CHECK(bert->run("[SEP]", std::nullopt, {}, *backend).encoding.ids.size() == 3);  // typed special
+}
+
+TEST_CASE("pretrained: a model file that is a Git LFS pointer says so", "[pretrained][lfs]") {
+  // What a clone without git-lfs leaves in place of the weights; its first 8 bytes read as a
+  // header length of 2336927755350992246.
+  const std::string pointer =
+      "version https://git-lfs.github.com/spec/v1\n"
+      "oid sha256:53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db\n"
+      "size 90868376\n";
+  const fs::path root = freshDir("pretrained_lfs");
+  for (const char* file : {"model.safetensors", "config.json", "vocab.txt"}) {
+    CAPTURE(file);
+    const fs::path dir = root / file;
+    writeTinyBert(dir);
+    std::ofstream(dir / file, std::ios::trunc) << pointer;
+    requireLoadError(dir, ErrorCode::kInvalidInput,
+                     std::string(file) + ": this is a Git LFS pointer, not ");
+    requireLoadError(dir, ErrorCode::kInvalidInput, "fetch the real file");
+  }
+  requireLoadError(root / "model.safetensors", ErrorCode::kInvalidInput,
+                   "this is a Git LFS pointer, not the weights");
 }

@@ -272,6 +272,28 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
       throw Error(ErrorCode::kInvalidArgument,
                   "sentence pairs need a BERT-family model (GPT-2's tokenizer takes one text)");
     }
+    Encoding out = encodeText(text);
+    if (out.ids.empty()) {
+      throw Error(ErrorCode::kInvalidInput,
+                  text.empty() ? "the text is empty: there is nothing to tokenize"
+                               : "the text has no tokens (" + noTokensReason() + ")");
+    }
+    return out;
+  }
+
+  std::size_t countTextTokens(std::string_view text) const override {
+    return encodeText(text).ids.size();
+  }
+  std::string noTokensReason() const override {
+    return "none of its bytes is in the byte-level BPE vocabulary";
+  }
+
+  int vocabSize() const override { return static_cast<int>(tokens_.size()); }
+  std::string kind() const override { return "bpe"; }
+
+ private:
+  /// The tokens of one text (white space is content: "\n\n" gives two tokens), possibly none.
+  Encoding encodeText(std::string_view text) const {
     (void)model_text::decodeInput(text, false);
     Encoding out;
     for (const auto& segment : model_text::splitSpecials(text, added_strings_)) {
@@ -285,16 +307,9 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
       }
       appendPiece(text.substr(segment.begin, segment.end - segment.begin), out);
     }
-    if (out.ids.empty()) {
-      throw Error(ErrorCode::kInvalidInput, "the text is empty: there is nothing to tokenize");
-    }
     return out;
   }
 
-  int vocabSize() const override { return static_cast<int>(tokens_.size()); }
-  std::string kind() const override { return "bpe"; }
-
- private:
   /// Pre-tokenizes and encodes a piece of text without added tokens.
   void appendPiece(std::string_view piece, Encoding& out) const {
     std::string prefixed;
