@@ -364,3 +364,15 @@ TEST_CASE("pretrained: a model file that is a Git LFS pointer says so", "[pretra
   requireLoadError(root / "model.safetensors", ErrorCode::kInvalidInput,
                    "this is a Git LFS pointer, not the weights");
 }
+
+TEST_CASE("pretrained: an error quoting a file's text stays one line", "[pretrained][errors]") {
+  // Found by fuzz_model_config (tests/fuzz/regressions/model_config/model_type_with_newline.json):
+  // a model_type with a newline broke the "one line naming the problem" rule. Every Error now
+  // shows control characters and line separators as escapes.
+  const fs::path root = freshDir("pretrained_one_line");
+  std::ofstream(root / "config.json") << R"({"model_type": "llam\na\u2028b\u0001", "hidden_size": 8})";
+  REQUIRE_THROWS_MATCHES(readModelConfig(root / "config.json"), Error,
+                         ErrorMatches(ErrorCode::kInvalidArgument,
+                                      R"(model_type "llam\na\u2028b\x01" is not supported)"));
+  CHECK(oneLine("a\tb\r\n\x7F é") == R"(a\tb\r\n\x7F é)");
+}

@@ -67,6 +67,10 @@ TEST_CASE("safetensors: F32, F16, BF16 and integer tensors read back exactly", "
   CHECK(b[2] == 3.140625f);
   CHECK(file.integers("ids") == std::vector<std::int64_t>{7, -2, 1LL << 40});
   CHECK(file.tensor("empty").elements() == 0);
+  // Found by fuzz_safetensors: reading an empty F32 tensor passed a null pointer to memcpy
+  // (undefined behaviour; UBSan stopped there). tests/fuzz/regressions/safetensors replays it.
+  CHECK(file.floats("empty").empty());
+  CHECK(file.matrix("empty").size() == 0);
   CHECK_THROWS_AS(file.floats("ids"), Error);
   CHECK_THROWS_WITH(file.tensor("missing"), Catch::Contains("has no tensor missing"));
   CHECK_THROWS_WITH(file.matrix("w", 3, 2), Catch::Contains("has shape [2, 3], expected [3, 2]"));

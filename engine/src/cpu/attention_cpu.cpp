@@ -67,10 +67,15 @@ bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float scor
     return true;
   }
   // x − m ≤ 0 and b is finite, so the argument is never NaN; e^{−huge} underflows to 0 and the
-  // maximum contributes exactly 1. Eigen's vectorised exp (relative error ~1 ulp).
-  w = ((x - m) * score_factor).exp();
-  const double sum = w.cast<double>().sum();  // ≥ 1
-  w *= static_cast<float>(1.0 / sum);
+  // maximum contributes exactly 1. Eigen's vectorised exp (relative error ~1 ulp), into an
+  // aligned buffer of our own: which elements Eigen computes with packets (and so the rounding)
+  // depends on the destination's alignment, and p's varies — the same row must give the same bits.
+  thread_local Eigen::ArrayXf e;
+  e.resize(hi - lo);
+  e = ((x - m) * score_factor).exp();
+  double sum = 0;  // ≥ 1; summed in order, for the same reason
+  for (Eigen::Index j = 0; j < e.size(); ++j) sum += e[j];
+  w = e * static_cast<float>(1.0 / sum);
   return true;
 }
 

@@ -295,7 +295,8 @@ std::vector<float> SafeTensors::floats(std::string_view name) const {
   std::vector<float> out(n);
   switch (t.dtype) {
     case DType::kF32:
-      std::memcpy(out.data(), t.data, n * sizeof(float));
+      // n = 0 (a shape with a 0): out.data() may be null, and memcpy(null, …, 0) is undefined.
+      if (n > 0) std::memcpy(out.data(), t.data, n * sizeof(float));
       break;
     case DType::kF16:
       for (std::size_t i = 0; i < n; ++i) out[i] = halfToFloat(load<std::uint16_t>(t.data + 2 * i));
