@@ -616,6 +616,33 @@ TEST_CASE("bpe: bad files and texts are errors", "[model_tokenizer]") {
                ErrorCode::kInvalidInput, "model.merges entry 2");
   requireError([&] { attnlab::loadByteLevelBpe(dir.write("t.json", "[1, 2]")); },
                ErrorCode::kInvalidInput, "no \"model\" object");
+  // Found by fuzz_byte_level_bpe (tests/fuzz/regressions/byte_level_bpe): "ignore_merges": ""
+  // escaped the engine as nlohmann's type_error. Every option is now checked for its type, and
+  // any JSON exception left becomes an Error naming the file.
+  const auto withReplaced = [](bool pairs, const std::string& from, const std::string& to) {
+    std::string json = fixtureTokenizerJson(pairs);
+    const std::size_t at = json.find(from);
+    REQUIRE(at != std::string::npos);
+    return json.replace(at, from.size(), to);
+  };
+  requireError(
+      [&] {
+        attnlab::loadByteLevelBpe(dir.write(
+            "i.json", withReplaced(false, "\"ignore_merges\": false", "\"ignore_merges\": \"\"")));
+      },
+      ErrorCode::kInvalidInput, "i.json: model.ignore_merges should be true or false, not \"\"");
+  requireError(
+      [&] {
+        attnlab::loadByteLevelBpe(
+            dir.write("s.json", withReplaced(false, "\"special\": true", "\"special\": 1")));
+      },
+      ErrorCode::kInvalidInput, "added_tokens entry 0.special should be true or false, not 1");
+  requireError(
+      [&] {
+        attnlab::loadByteLevelBpe(dir.write(
+            "p.json", withReplaced(false, "\"post_processor\": {", "\"post_processor\": 5, \"x\": {")));
+      },
+      ErrorCode::kInvalidInput, "post_processor 5 is not supported");
 
   const auto tok = tinyBpe();
   requireError([&] { tok->encode("a", "b"sv); }, ErrorCode::kInvalidArgument,

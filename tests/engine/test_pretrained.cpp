@@ -376,3 +376,15 @@ TEST_CASE("pretrained: an error quoting a file's text stays one line", "[pretrai
                                       R"(model_type "llam\na\u2028b\x01" is not supported)"));
   CHECK(oneLine("a\tb\r\n\x7F é") == R"(a\tb\r\n\x7F é)");
 }
+
+TEST_CASE("pretrained: config.json sizes at the limit do not overflow", "[pretrained][errors]") {
+  // GPT-2's n_inner defaults to 4·n_embd; with n_embd = 2^30 (the largest size accepted) that
+  // overflowed int (undefined behaviour, caught by UBSan): now computed in 64 bits and capped.
+  const fs::path root = freshDir("pretrained_limits");
+  std::ofstream(root / "config.json")
+      << R"({"model_type":"gpt2","n_layer":1,"n_head":1,"n_embd":1073741824,"n_positions":8,)"
+      << R"("vocab_size":10})";
+  const ModelConfig c = readModelConfig(root / "config.json");
+  CHECK(c.d_model == 1 << 30);
+  CHECK(c.d_ff == 1 << 30);
+}

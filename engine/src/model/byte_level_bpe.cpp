@@ -468,6 +468,24 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   throw Error(ErrorCode::kInvalidInput, message);
 }
 
+/// obj[key] as a boolean; `fallback` when absent or null. Error naming `where`.key otherwise (a
+/// tokenizer.json with "ignore_merges": "" once escaped as nlohmann's own exception).
+bool jsonBool(const Json& obj, const char* key, bool fallback, const std::string& where) {
+  const auto it = obj.find(key);  // end() for a non-object too
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) {
+    throwInvalid(where + "." + key + " should be true or false, not " + it->dump());
+  }
+  return it->get<bool>();
+}
+
+/// The "type" of a JSON object, for messages: its string value, else the value as JSON.
+std::string jsonType(const Json& value) {
+  const auto it = value.find("type");
+  if (it != value.end() && it->is_string()) return it->get<std::string>();
+  return value.dump();
+}
+
 Json parseJson(const std::filesystem::path& path, std::string_view hint) {
   const std::string content = model_text::readFile(path, hint);
   try {
@@ -537,8 +555,10 @@ bool splitMerge(std::string_view line, std::string& left, std::string& right) {
 
 }  // namespace
 
-std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vocab_json,
-                                                 const std::filesystem::path& merges_txt) {
+namespace {
+
+std::unique_ptr<ModelTokenizer> loadFromVocabAndMerges(const std::filesystem::path& vocab_json,
+                                                       const std::filesystem::path& merges_txt) {
   BpeData data;
   const std::string vocab_name = vocab_json.filename().string();
   data.vocab = readVocab(
@@ -574,7 +594,7 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vo
   return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));
 }
 
-std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& tokenizer_json) {
+std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::path& tokenizer_json) {
   const std::string name = tokenizer_json.filename().string();
   const Json json = parseJson(tokenizer_json,
                               "a GPT-2 model folder needs tokenizer.json, or "
@@ -598,30 +618,27 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
       model["dropout"].get<double>() > 0.0) {
     unsupported("BPE dropout (random segmentation)");
   }
-  if (model.value("byte_fallback", false)) unsupported("model.byte_fallback");
+  if (jsonBool(model, "byte_fallback", false, name + ": model")) unsupported("model.byte_fallback");
   if (json.contains("normalizer") && !json["normalizer"].is_null()) {
-    unsupported("normalizer " + json["normalizer"].value("type", std::string("?")));
+    unsupported("normalizer " + jsonType(json["normalizer"]));
   }
 
   BpeData data;
   if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
     const Json& pre = json["pre_tokenizer"];
-    if (!pre.is_object() || pre.value("type", std::string()) != "ByteLevel") {
-      unsupported("pre_tokenizer " +
-                  (pre.is_object() ? pre.value("type", std::string("?")) : pre.dump()));
-    }
-    data.add_prefix_space = pre.value("add_prefix_space", false);
-    data.use_regex = pre.value("use_regex", true);
+    if (!pre.is_object() || jsonType(pre) != "ByteLevel") unsupported("pre_tokenizer " + jsonType(pre));
+    data.add_prefix_space = jsonBool(pre, "add_prefix_space", false, name + ": pre_tokenizer");
+    data.use_regex = jsonBool(pre, "use_regex", true, name + ": pre_tokenizer");
   }
   if (json.contains("post_processor") && !json["post_processor"].is_null()) {
-    const std::string type = json["post_processor"].value("type", std::string("?"));
+    const std::string type = jsonType(json["post_processor"]);
     if (type != "ByteLevel") unsupported("post_processor " + type);
   }
 
   if (!model.contains("vocab")) throwInvalid(name + ": model.vocab is missing");
   data.vocab = readVocab(model["vocab"], name + ": model.vocab");
-  data.ignore_merges = model.value("ignore_merges", false);
-  data.fuse_unk = model.value("fuse_unk", false);
+  data.ignore_merges = jsonBool(model, "ignore_merges", false, name + ": model");
+  data.fuse_unk = jsonBool(model, "fuse_unk", false, name + ": model");
   if (model.contains("unk_token") && model["unk_token"].is_string()) {
     const auto it = data.vocab.find(model["unk_token"].get<std::string>());
     if (it == data.vocab.end()) {
@@ -663,7 +680,7 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
         throwInvalid(where + ": expected {\"id\": integer, \"content\": string, ...}");
       }
       AddedToken added{entry["content"].get<std::string>(), entry["id"].get<int>(),
-                       entry.value("special", false)};
+                       jsonBool(entry, "special", false, where)};
       const auto it = data.vocab.find(added.content);
       if (it != data.vocab.end() && it->second != added.id) {
         throwInvalid(where + ": \"" + added.content + "\" has id " + std::to_string(added.id) +
@@ -674,6 +691,29 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
     }
   }
   return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));
+}
+
+// Every JSON value is type-checked where it is read; this catches what a check missed, so that
+// nlohmann's own exceptions never leave the engine (fuzz_byte_level_bpe).
+template <typename Load>
+std::unique_ptr<ModelTokenizer> withJsonErrors(const std::filesystem::path& file, Load load) {
+  try {
+    return load();
+  } catch (const Json::exception& e) {
+    throwInvalid(file.filename().string() + ": unexpected JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vocab_json,
+                                                 const std::filesystem::path& merges_txt) {
+  return withJsonErrors(vocab_json,
+                        [&] { return loadFromVocabAndMerges(vocab_json, merges_txt); });
+}
+
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& tokenizer_json) {
+  return withJsonErrors(tokenizer_json, [&] { return loadFromTokenizerJson(tokenizer_json); });
 }
 
 }  // namespace attnlab

@@ -3,6 +3,7 @@
 
 #include "attnlab/pretrained.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -362,7 +363,9 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
     c.layers = intField(config, {"n_layer"});
     c.heads = intField(config, {"n_head"});
     c.d_model = intField(config, {"n_embd"});
-    c.d_ff = intField(config, {"n_inner"}, 4 * c.d_model);
+    // 4·d_model in 64 bits: n_embd may be up to 2^30, where 4·n_embd overflows int.
+    c.d_ff = intField(config, {"n_inner"},
+                      static_cast<int>(std::min<long long>(4LL * c.d_model, 1 << 30)));
     c.max_positions = intField(config, {"n_positions", "n_ctx"});
     c.vocab_size = intField(config, {"vocab_size"});
     c.layer_norm_eps = numberField(config, "layer_norm_epsilon", 1e-5);
