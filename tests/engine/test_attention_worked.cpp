@@ -216,7 +216,8 @@ TEST_CASE("the overflow contract's split of the scale, by hand", "[worked][overf
   CHECK(s.score_factor == std::numeric_limits<float>::max());
 }
 
-TEST_CASE("a temperature near 0: one-hot at the arg-max, shared by true ties", "[worked][overflow]") {
+TEST_CASE("a temperature near 0: one-hot at the arg-max, shared by true ties",
+          "[worked][overflow]") {
   // q = [1], keys [2], [1], [2], [−1]: q·k = 2, 1, 2, −1. With T = 1e-38 the scores are 2e38,
   // 1e38, 2e38, −1e38 (all finite in float32); with T = 1e-39 they are 2e39 → +inf, 1e39 → +inf,
   // +inf, −1e39 → −inf. Either way the T → 0 limit puts 1/2 on keys 0 and 2 (a true tie) and 0
@@ -249,7 +250,8 @@ TEST_CASE("a temperature near 0: one-hot at the arg-max, shared by true ties", "
   }
 }
 
-TEST_CASE("scores of ±1e6: rows sum to 1 within 1e-6 and equal the exact softmax", "[worked][overflow]") {
+TEST_CASE("scores of ±1e6: rows sum to 1 within 1e-6 and equal the exact softmax",
+          "[worked][overflow]") {
   // T = 2^-20 (9.5e-7) and q·k = 1, 1 − 2^-20, 1/2: scores 2^20 = 1048576, 1048575 and 524288,
   // all exact in float32. Exactly: p = [1, e^−1, e^−524288] / (1 + e^−1 + …)
   // = [0.7310586, 0.2689414, 0].

@@ -640,7 +640,8 @@ TEST_CASE("bpe: bad files and texts are errors", "[model_tokenizer]") {
   requireError(
       [&] {
         attnlab::loadByteLevelBpe(dir.write(
-            "p.json", withReplaced(false, "\"post_processor\": {", "\"post_processor\": 5, \"x\": {")));
+            "p.json",
+            withReplaced(false, "\"post_processor\": {", "\"post_processor\": 5, \"x\": {")));
       },
       ErrorCode::kInvalidInput, "post_processor 5 is not supported");
 

@@ -370,7 +370,8 @@ TEST_CASE("pretrained: an error quoting a file's text stays one line", "[pretrai
   // a model_type with a newline broke the "one line naming the problem" rule. Every Error now
   // shows control characters and line separators as escapes.
   const fs::path root = freshDir("pretrained_one_line");
-  std::ofstream(root / "config.json") << R"({"model_type": "llam\na\u2028b\u0001", "hidden_size": 8})";
+  std::ofstream(root / "config.json")
+      << R"({"model_type": "llam\na\u2028b\u0001", "hidden_size": 8})";
   REQUIRE_THROWS_MATCHES(readModelConfig(root / "config.json"), Error,
                          ErrorMatches(ErrorCode::kInvalidArgument,
                                       R"(model_type "llam\na\u2028b\x01" is not supported)"));

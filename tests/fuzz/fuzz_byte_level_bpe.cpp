@@ -56,7 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::expect(tokenizer.countTextTokens(rest) == e.ids.size(),
                  "countTextTokens differs from the encoding");
     const ModelTokenizer& other = (data[0] & 1) ? *from_files : *from_json;
-    fuzz::expect(other.encode(rest).ids == e.ids, "vocab.json + merges.txt and tokenizer.json differ");
+    fuzz::expect(other.encode(rest).ids == e.ids,
+                 "vocab.json + merges.txt and tokenizer.json differ");
   } catch (const Error& e) {
     fuzz::expectOneLine(e);
   }

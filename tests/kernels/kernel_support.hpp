@@ -80,7 +80,9 @@ inline Runtime* runtimeFor(Variant variant) {
   return runtimes[variant == Variant::kCpu ? 0 : 1].get();
 }
 
-inline const char* variantName(Variant v) { return v == Variant::kCpu ? "cpu-shaped" : "gpu-shaped"; }
+inline const char* variantName(Variant v) {
+  return v == Variant::kCpu ? "cpu-shaped" : "gpu-shaped";
+}
 
 /// Random inputs: q, k ~ N(0, sd²) [h, n, d_k], v ~ N(0, 1), additive parameters with d_a ≤ 32.
 inline AttentionInputs randomInputs(int h, int n_q, int n_k, int d_k, int d_v, std::uint64_t seed,
@@ -117,7 +119,8 @@ inline Tensor3 scaledQ(const Tensor3& q, double scale) {
 struct Reference {
   Tensor3 scores, weights, output;
 };
-inline Reference referenceWithMask(const AttentionInputs& in, double scale, const MaskParams& mask) {
+inline Reference referenceWithMask(const AttentionInputs& in, double scale,
+                                   const MaskParams& mask) {
   const int h = in.q.h, n_q = in.q.rows, n_k = in.k.rows;
   Reference r{Tensor3(h, n_q, n_k), Tensor3(h, n_q, n_k), Tensor3(h, n_q, in.v.cols)};
   for (int k = 0; k < h; ++k) {

@@ -210,7 +210,8 @@ TEST_CASE("numerics: masks, tiles, widths and large scores", "[opencl][numerics]
       for (int j = 0; j < 20; ++j) REQUIRE(a.weights(0, i, j) == 0.0f);
       for (int c = 0; c < 8; ++c) REQUIRE(f.output(0, i, c) == 0.0f);
       for (int c = 0; c < 8; ++c) REQUIRE(a.output(0, i, c) == 0.0f);
-      for (const opencl::RowNorm* norm : {&f.norm, static_cast<const opencl::RowNorm*>(&a.norm), &m.norm}) {
+      for (const opencl::RowNorm* norm :
+           {&f.norm, static_cast<const opencl::RowNorm*>(&a.norm), &m.norm}) {
         REQUIRE((*norm)[2 * i] == -std::numeric_limits<float>::infinity());
         REQUIRE((*norm)[2 * i + 1] == 0.0f);
       }

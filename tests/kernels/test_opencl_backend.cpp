@@ -54,7 +54,8 @@ AttentionSpec smallSpec(int heads = 1, int d_model = 8) {
   return spec;
 }
 
-AttentionResult runOn(Backend& backend, const AttentionSpec& spec, const std::string& text = "a b") {
+AttentionResult runOn(Backend& backend, const AttentionSpec& spec,
+                      const std::string& text = "a b") {
   return runSynthetic(SyntheticModel(spec, 0), spec, text, std::nullopt, backend).attention;
 }
 
@@ -299,7 +300,8 @@ TEST_CASE("a pretrained model's forward pass on OpenCL matches the CPU, layer by
   if (!runtimeFor(Variant::kCpu)) return;
   // The tiny GPT-2 fixture: causal, d_k = 16; every layer's attention goes through the backend,
   // so a kernel error would also shift the later layers.
-  const auto model = PretrainedModel::load(std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2");
+  const auto model =
+      PretrainedModel::load(std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2");
   BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
   REQUIRE(choice.fallback_reason.empty());
   auto cpu = makeCpuBackend();
@@ -318,7 +320,8 @@ TEST_CASE("a pretrained model's forward pass on OpenCL matches the CPU, layer by
       const std::vector<float>& b = on_cl.attention[l].weights.data;
       REQUIRE(a.size() == b.size());
       double worst = 0;
-      for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - b[i]));
+      for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(double(a[i]) - b[i]));
       CHECK(worst <= 1e-4);  // the HuggingFace tolerance, after the layers compound the differences
     }
   }

@@ -128,7 +128,8 @@ TEST_CASE("a temperature whose 1/T overflows float32 gives the one-hot limit on 
           for (int a = 0; a < in.v_a.cols; ++a) {
             double x = 0;
             for (int c = 0; c < 8; ++c)
-              x += double(in.q(0, i, c)) * in.w_a(0, c, a) + double(in.k(0, j, c)) * in.u_a(0, c, a);
+              x +=
+                  double(in.q(0, i, c)) * in.w_a(0, c, a) + double(in.k(0, j, c)) * in.u_a(0, c, a);
             e += double(in.v_a(0, 0, a)) * std::tanh(x);
           }
         }
@@ -163,7 +164,8 @@ TEST_CASE("keys that truly tie share the weight in the T → 0 limit; near ties 
   spec.heads = 1;
   spec.mechanism = Mechanism::kDot;
   spec.temperature = 1e-39;
-  for (const AttentionResult& r : {computeAttentionCpu(in, spec), opencl::computeOnDevice(*rt, in, spec)}) {
+  for (const AttentionResult& r :
+       {computeAttentionCpu(in, spec), opencl::computeOnDevice(*rt, in, spec)}) {
     INFO(r.backend << " " << variantName(variant));
     CHECK(r.weights(0, 0, 0) == 0.5f);
     CHECK(r.weights(0, 0, 1) == 0.0f);

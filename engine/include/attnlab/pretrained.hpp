@@ -93,8 +93,8 @@ class PretrainedModel {
   double loadMs() const { return load_ms_; }
 
   /// Tokenizes text (and `pair`, BERT only: [CLS] a [SEP] b [SEP]) and runs the forward pass up to
-  /// the last layer to keep, on `backend`. Throws Error(kInvalidInput) for an empty text or pair, one
-  /// that gives the model's tokenizer no tokens (its rule, in its words: white space is content
+  /// the last layer to keep, on `backend`. Throws Error(kInvalidInput) for an empty text or pair,
+  /// one that gives the model's tokenizer no tokens (its rule, in its words: white space is content
   /// for GPT-2's byte-level BPE, dropped by BERT's WordPiece), invalid UTF-8 or more tokens than
   /// the model's max_positions; Error(kInvalidArgument) for additive
   /// attention, a layer out of range, a pair for GPT-2, or an invalid temperature.

@@ -201,8 +201,8 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   r.backend = "cpu";
 
   const bool additive = spec.mechanism == Mechanism::kAdditive;
-  const ScoreScale split =
-      splitScoreScale(r.scale, additive ? additiveEnergyBound(in.v_a) : dotProductBound(in.q, in.k));
+  const ScoreScale split = splitScoreScale(
+      r.scale, additive ? additiveEnergyBound(in.v_a) : dotProductBound(in.q, in.k));
   for (int head = 0; head < h; ++head) {
     auto s = r.scores.head(head);
     if (additive) {

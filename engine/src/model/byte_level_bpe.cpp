@@ -626,7 +626,8 @@ std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::pat
   BpeData data;
   if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
     const Json& pre = json["pre_tokenizer"];
-    if (!pre.is_object() || jsonType(pre) != "ByteLevel") unsupported("pre_tokenizer " + jsonType(pre));
+    if (!pre.is_object() || jsonType(pre) != "ByteLevel")
+      unsupported("pre_tokenizer " + jsonType(pre));
     data.add_prefix_space = jsonBool(pre, "add_prefix_space", false, name + ": pre_tokenizer");
     data.use_regex = jsonBool(pre, "use_regex", true, name + ": pre_tokenizer");
   }

@@ -163,8 +163,8 @@ SafeTensors::SafeTensors(const std::filesystem::path& path) : path_(path) {
     const auto* bytes = static_cast<const std::byte*>(map_);
     // A checkout without git-lfs holds a ~130-byte text pointer; its first 8 bytes would read as
     // a header length in the quintillions.
-    if (model_text::isGitLfsPointer(
-            std::string_view(reinterpret_cast<const char*>(bytes), std::min<std::uint64_t>(file_size, 64))))
+    if (model_text::isGitLfsPointer(std::string_view(reinterpret_cast<const char*>(bytes),
+                                                     std::min<std::uint64_t>(file_size, 64))))
       throw model_text::gitLfsPointerError(path, "the weights");
     std::uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i)

@@ -102,7 +102,8 @@ class AcceleratedBackend final : public Backend {
       return onCpu(in, spec, reasonOf(e));
     }
     const int d_k = in.q.cols, d_v = in.v.cols;
-    if (std::optional<Error> failed = rt->buildError(d_k, d_v)) return onCpu(in, spec, reasonOf(*failed));
+    if (std::optional<Error> failed = rt->buildError(d_k, d_v))
+      return onCpu(in, spec, reasonOf(*failed));
     if (mode_ == BuildMode::kBackground && !rt->prepared(d_k, d_v)) {
       startPreparing(d_k, d_v);
       return onCpu(in, spec, "the OpenCL kernels for d_k = " + std::to_string(d_k) +

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <sstream>
 
 #include "attnlab/error.hpp"
@@ -23,9 +22,6 @@ constexpr int kCpuRows = 4;       // ROWS: query rows per work-item in the CPU m
 constexpr int kCpuBlock = 24;     // BK: keys per block in the CPU fused kernel
 constexpr int kCpuScoreKeys = 6;  // BKS: keys per pass of its score loop (12 accumulators)
 constexpr int kCpuValueCols = 4;  // BDV: output columns per pass of its P·V loop (8 accumulators)
-constexpr int kGpuQueries = 64;   // BQ at most: queries per work-group in the GPU fused kernel
-constexpr int kGpuKeys = 16;      // BKG at most: keys per local-memory tile in the GPU fused kernel
-constexpr int kGpuTile = 16;      // TILE at most: edge of the GPU materialised tiles
 
 // The programs one (d_k, d_v) needs, with the widths each is built for: only the fused kernel
 // uses d_v (the others take it from their inputs).
@@ -38,12 +34,6 @@ std::vector<std::tuple<std::string, int, int>> programKeys(int d_k, int d_v) {
 
 std::mutex overrides_mutex;
 RuntimeOverrides overrides;  // setRuntimeOverridesForTesting
-
-std::string kib(std::size_t bytes) {
-  std::ostringstream o;
-  o << bytes / 1024.0 << " KiB";
-  return o.str();
-}
 
 std::size_t roundUp(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
@@ -105,70 +95,6 @@ std::pair<int, int> visibleRange(const MaskParams& m, int i, int n_k) {
   int hi = m.causal ? std::clamp(i + 1 + m.offset, 0, n_k) : n_k;
   int lo = (m.causal && m.window > 0) ? std::clamp(i + m.offset - m.window + 1, 0, hi) : 0;
   return {lo, hi};
-}
-
-namespace {
-
-int largestPowerOfTwo(int start, const std::function<bool(std::size_t)>& fits) {
-  for (int t = start; t >= 1; t /= 2)
-    if (fits(static_cast<std::size_t>(t))) return t;
-  return 0;
-}
-
-Error workGroupError(const DeviceLimits& limits) {
-  return Error(ErrorCode::kBackend,
-               "the GPU-shaped kernels need work-groups of at least 1 work-item; the device "
-               "allows " + std::to_string(std::min(limits.max_work_group, limits.max_work_item[0])) +
-                   " (CL_DEVICE_MAX_WORK_GROUP_SIZE / CL_DEVICE_MAX_WORK_ITEM_SIZES)");
-}
-
-Error localMemoryError(const DeviceLimits& limits, std::size_t needed, const char* what, int d_k,
-                       int d_v) {
-  return Error(ErrorCode::kBackend,
-               "the GPU-shaped kernels need " + kib(needed) + " of local memory (" + what +
-                   ") at d_k = " + std::to_string(d_k) + ", d_v = " + std::to_string(d_v) +
-                   "; the device has " + kib(limits.local_memory_bytes) +
-                   " (CL_DEVICE_LOCAL_MEM_SIZE)");
-}
-
-// BQ and BKG of flash_fwd_gpu: BQ work-items per group, BKG·(d_k + d_v) floats of local memory.
-void fusedTiles(const DeviceLimits& limits, int d_k, int d_v, GpuTiles& tiles) {
-  const std::size_t items = std::min(limits.max_work_group, limits.max_work_item[0]);
-  const std::size_t f = sizeof(float), local = limits.local_memory_bytes;
-  tiles.queries = largestPowerOfTwo(kGpuQueries, [&](std::size_t t) { return t <= items; });
-  if (tiles.queries == 0) throw workGroupError(limits);
-  tiles.keys = largestPowerOfTwo(
-      kGpuKeys, [&](std::size_t t) { return t * static_cast<std::size_t>(d_k + d_v) * f <= local; });
-  if (tiles.keys == 0)
-    throw localMemoryError(limits, static_cast<std::size_t>(d_k + d_v) * f, "one key of K and V",
-                           d_k, d_v);
-}
-
-// TILE of the materialised pass kernels: TILE² work-items per group in both; row_norm_gpu stages
-// TILE rows of K (TILE·d_k floats), write_probs_gpu a TILE × TILE tile of Q and a TILE × (TILE + 1)
-// tile of K.
-void materializedTiles(const DeviceLimits& limits, int d_k, int d_v, GpuTiles& tiles) {
-  const std::size_t items = std::min(limits.max_work_group, limits.max_work_item[0]);
-  const std::size_t f = sizeof(float), local = limits.local_memory_bytes;
-  auto fits_memory = [&](std::size_t t) {
-    return t * static_cast<std::size_t>(d_k) * f <= local && (t * t + t * (t + 1)) * f <= local;
-  };
-  tiles.tile = largestPowerOfTwo(kGpuTile, [&](std::size_t t) {
-    return t * t <= items && t <= limits.max_work_item[1] && fits_memory(t);
-  });
-  if (tiles.tile > 0) return;
-  if (!fits_memory(1))
-    throw localMemoryError(limits, std::max<std::size_t>(d_k, 3) * f, "one row of K", d_k, d_v);
-  throw workGroupError(limits);
-}
-
-}  // namespace
-
-GpuTiles chooseGpuTiles(const DeviceLimits& limits, int d_k, int d_v) {
-  GpuTiles tiles;
-  fusedTiles(limits, d_k, d_v, tiles);
-  materializedTiles(limits, d_k, d_v, tiles);
-  return tiles;
 }
 
 void setRuntimeOverridesForTesting(const RuntimeOverrides& o) {
@@ -245,8 +171,8 @@ Runtime::Runtime(int device_index, std::optional<Variant> variant) {
   if (testing.limits) limits_ = *testing.limits;
   if (testing.guard_floats > 0) {
     // Sub-buffers must start at a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN (bits).
-    const std::size_t align =
-        std::max<std::size_t>(1, checked([&] { return device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>(); }) / 32);
+    const std::size_t align = std::max<std::size_t>(
+        1, checked([&] { return device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>(); }) / 32);
     guard_floats_ = roundUp(testing.guard_floats, align);
   }
 }
@@ -256,7 +182,8 @@ std::string Runtime::buildOptions(const std::string& file, int d_k, int d_v) con
   // for the program that uses them, before it is built. On CPU devices every kernel runs
   // work-groups of one and keeps its blocks in private memory.
   GpuTiles tiles;
-  if (variant_ == Variant::kGpu && file == "flash_attention.cl") fusedTiles(limits_, d_k, d_v, tiles);
+  if (variant_ == Variant::kGpu && file == "flash_attention.cl")
+    fusedTiles(limits_, d_k, d_v, tiles);
   if (variant_ == Variant::kGpu && file == "materialized_attention.cl")
     materializedTiles(limits_, d_k, d_v, tiles);
   std::ostringstream o;

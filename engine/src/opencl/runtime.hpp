@@ -64,6 +64,10 @@ struct GpuTiles {
 /// CL_DEVICE_MAX_WORK_GROUP_SIZE / CL_DEVICE_MAX_WORK_ITEM_SIZES) and what the kernels need when
 /// even tiles of 1 do not fit, so the caller can fall back to the CPU with that reason.
 GpuTiles chooseGpuTiles(const DeviceLimits& limits, int d_k, int d_v);
+/// The part of chooseGpuTiles for one program: BQ and BKG of flash_attention.cl's GPU kernel, or
+/// TILE of materialized_attention.cl's (d_v is named in errors only). Throws as chooseGpuTiles.
+void fusedTiles(const DeviceLimits& limits, int d_k, int d_v, GpuTiles& tiles);
+void materializedTiles(const DeviceLimits& limits, int d_k, int d_v, GpuTiles& tiles);
 
 /// For tests: what every Runtime opened afterwards uses instead of the device's own variant and
 /// limits (std::nullopt members: the device's). Not for production use.
