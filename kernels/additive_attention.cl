@@ -4,11 +4,16 @@
 // GPU-shaped (one work-item per output element) and CPU-shaped (*_cpu: 16 keys or 16 output
 // columns per float16, work-group size 1; a tanh or an FMA then works on a whole vector).
 //
+// Scores follow the engine's overflow contract (ScoreScale in attention.hpp): the score kernels
+// write x' = a·e (a = `scale`; |e| ≤ Σ|v_a|, so x' is finite); the softmax kernels take the weights
+// as e^{b(x' − m)} / l and then turn the stored x' into the reported S = b·x' (b = 1 ordinarily).
+//
 // Build options (-D): ROWS (rows of P per work-item in weights_times_values_cpu).
 // Shapes (row-major, h = last global dimension): x [h, n, d_in], w [h, d_in, d_out];
 // a [h, n_q, d_a] = Q W_a, bk [h, n_k, d_a] = K U_a, bkt [h, d_a, nk_pad] (its transpose,
 // zero-padded), va [h, d_a]; s, p [h, n_q, n_k]; v [h, n_k, d_v], vpad [h, n_k, dv_pad] (zero-
-// padded to a multiple of 16), o [h, n_q, d_v]. Mask as in flash_attention.cl.
+// padded to a multiple of 16), o [h, n_q, d_v]; norm [h, n_q, 2] = (m, l) per row.
+// Mask as in flash_attention.cl.
 
 #ifndef ROWS
 #define ROWS 4
@@ -97,29 +102,37 @@ __kernel void additive_scores(__global const float* restrict a, __global const f
   s[((size_t)head * n_q + i) * n_k + j] = scale * e;
 }
 
-// p = softmax over the visible keys of each stored score row (row maximum subtracted; masked
-// weights exactly 0; a row with no visible key all 0). Global size (n_q, h).
-__kernel void softmax_rows(__global const float* restrict s, __global float* restrict p,
-                           __global float* restrict lse, const int n_q, const int n_k,
-                           const int causal, const int offset, const int window) {
+// p = softmax over the visible keys of each stored row of x' (row maximum subtracted; masked
+// weights exactly 0; a row with no visible key all 0), then s = b·x'. Global size (n_q, h).
+__kernel void softmax_rows(__global float* restrict s, __global float* restrict p,
+                           __global float* restrict norm, const int n_q, const int n_k,
+                           const int causal, const int offset, const int window, const float b) {
   const int i = (int)get_global_id(0), head = (int)get_global_id(1);
   const size_t base = ((size_t)head * n_q + i) * n_k;
   const int2 range = visible_keys(i, n_k, causal, offset, window);
   float m = -INFINITY;
   for (int j = range.x; j < range.y; ++j) m = fmax(m, s[base + j]);
-  float l = 0.0f;
-  for (int j = range.x; j < range.y; ++j) l += exp(s[base + j] - m);
+  float l = 0.0f, l_err = 0.0f;  // summed with Kahan's compensation: n terms, error ~2^-23
+  for (int j = range.x; j < range.y; ++j) {
+    const float y = exp((s[base + j] - m) * b) - l_err, sum = l + y;
+    l_err = (sum - l) - y;
+    l = sum;
+  }
   const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-  for (int j = 0; j < n_k; ++j)
-    p[base + j] = (j >= range.x && j < range.y) ? exp(s[base + j] - m) * inv : 0.0f;
-  lse[(size_t)head * n_q + i] = l > 0.0f ? m + log(l) : -INFINITY;
+  for (int j = 0; j < n_k; ++j) {
+    p[base + j] = (j >= range.x && j < range.y) ? exp((s[base + j] - m) * b) * inv : 0.0f;
+    s[base + j] *= b;
+  }
+  norm[2 * ((size_t)head * n_q + i)] = l > 0.0f ? m : -INFINITY;
+  norm[2 * ((size_t)head * n_q + i) + 1] = l;
 }
 
-// CPU variant of softmax_rows: 16 keys per vector step; exp(s − m) is written to p and then
+// CPU variant of softmax_rows: 16 keys per vector step; e^{b(x' − m)} is written to p and then
 // scaled by 1/l, so each weight costs one exp. Global size (n_q, h), work-group size 1.
-__kernel void softmax_rows_cpu(__global const float* restrict s, __global float* restrict p,
-                               __global float* restrict lse, const int n_q, const int n_k,
-                               const int causal, const int offset, const int window) {
+__kernel void softmax_rows_cpu(__global float* restrict s, __global float* restrict p,
+                               __global float* restrict norm, const int n_q, const int n_k,
+                               const int causal, const int offset, const int window,
+                               const float b) {
   const int i = (int)get_global_id(0), head = (int)get_global_id(1);
   const size_t base = ((size_t)head * n_q + i) * n_k;
   const int2 range = visible_keys(i, n_k, causal, offset, window);
@@ -152,7 +165,7 @@ __kernel void softmax_rows_cpu(__global const float* restrict s, __global float*
   for (int j0 = 0; j0 < n_k; j0 += 16) {
     float16 x;
     VISIBLE_SCORES(j0, x);
-    const float16 e = exp(x - m_ref);  // exactly 0 where masked
+    const float16 e = exp((x - m_ref) * b);  // exactly 0 where masked
     lv += e;
     store_lanes(e, p + base + j0, n_k - j0);
   }
@@ -161,7 +174,10 @@ __kernel void softmax_rows_cpu(__global const float* restrict s, __global float*
   for (int t = 0; t < 16; ++t) l += ((float*)&lv)[t];
   const float inv = l > 0.0f ? 1.0f / l : 0.0f;
   for (int j = 0; j < n_k; ++j) p[base + j] *= inv;
-  lse[(size_t)head * n_q + i] = l > 0.0f ? m + log(l) : -INFINITY;
+  if (b != 1.0f)
+    for (int j = 0; j < n_k; ++j) s[base + j] *= b;
+  norm[2 * ((size_t)head * n_q + i)] = l > 0.0f ? m : -INFINITY;
+  norm[2 * ((size_t)head * n_q + i) + 1] = l;
 }
 
 // o = p v per head. Global size (d_v, n_q, h).

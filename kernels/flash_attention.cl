@@ -2,8 +2,15 @@
 // the outer loop runs over query blocks (one per work-item or work-group), the inner loop over key
 // blocks; scores are never stored. A running row maximum m and sum l (online softmax, Milakov &
 // Gimelshein 2018, arXiv:1805.02867) rescale an unnormalised output accumulator; at the end the
-// output is divided by l and L = m + log(l) is saved so any tile of P can be recomputed later as
-// exp(S − L). Extra memory: O(n·d), never n².
+// output is divided by l and (m, l) is saved — apart, because L = m + log l as one float loses
+// digits when |m| is in the thousands — so any tile of P can be recomputed later as
+// e^{b(x' − m)} / l. Extra memory: O(n·d), never n².
+//
+// Scores (the engine's overflow contract, ScoreScale in attention.hpp): the queries arrive scaled
+// by a, so x' = q·k is finite for every finite input; the reported score is S = b·x' and the
+// weights are e^{b(x' − m)} / l, m being the row's (reference) maximum of x'. Ordinarily b = 1;
+// b > 1 only when a temperature near 0 or huge inputs would overflow float32, and then the weights
+// reach the one-hot limit instead of NaN.
 //
 // Build options (-D): D_K, D_V (widths per head); CPU variant: BK (keys per block), BKS (keys per
 // pass of the score loop), BDV (output columns per pass of the P·V loop); GPU variant: BQ and BKG
@@ -13,7 +20,8 @@
 // Shapes (row-major, h = global id 1):
 //   cpu: qt [h, D_K, nq_pad] (Q transposed, pre-scaled), k [h, n_k, D_K], v [h, n_k, D_V]
 //   gpu: q  [h, n_q, D_K] (pre-scaled),                 k, v as above
-//   out: o [h, n_q, D_V], lse [h, n_q] (−INFINITY for a row with no visible key; its output is 0)
+//   out: o [h, n_q, D_V], norm [h, n_q, 2] = (m, l) per row: the reference maximum of x' and
+//        l = Σ_visible e^{b(x'_j − m)} ((−INFINITY, 0) for a row with no visible key; output 0)
 // Mask: query i sees keys [lo, hi) with hi = min(i + 1 + offset, n_k) when causal (else n_k) and
 // lo = max(0, i + offset − window + 1) when causal and window > 0 (else 0).
 
@@ -46,13 +54,12 @@ inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
   return (int2)(lo, hi);
 }
 
-// e^x for the CPU variant's softmax arguments (x ≤ RESCALE_AT, or −∞): 2^y with y = x·log2(e)
-// split as n + f, n = round(y), f in [−½, ½]; 2^f by the Cephes exp2f polynomial (relative error
-// ≈ 2e-7), 2^n written into the exponent bits. y is clamped at −127, where 2^n is 0, so e^−∞ = 0
-// exactly; e^0 = 1 exactly. Inlined FMAs instead of the library exp, whose range checks and
-// rounding cost as much again on PoCL.
-inline float16 exp_weights(float16 x) {
-  const float16 y0 = x * M_LOG2E_F;
+// 2^y for the CPU variant's softmax arguments y = b·(x' − m)·log2(e) (y ≤ RESCALE_AT·log2(e),
+// or −∞): y split as n + f, n = round(y), f in [−½, ½]; 2^f by the Cephes exp2f polynomial
+// (relative error ≈ 2e-7), 2^n written into the exponent bits. y is clamped at −127, where 2^n is
+// 0, so 2^−∞ = 0 exactly; 2^0 = 1 exactly. Inlined FMAs instead of the library exp, whose range
+// checks and rounding cost as much again on PoCL.
+inline float16 exp2_weights(float16 y0) {
   // select rather than max: max is undefined for infinite arguments in OpenCL C.
   const float16 y = select(y0, (float16)(-127.0f), y0 < (float16)(-127.0f));
   // Adding 1.5·2^23 rounds y to the nearest integer n, held in the low mantissa bits of t.
@@ -69,9 +76,14 @@ inline float16 exp_weights(float16 x) {
   return p * as_float16((as_int16(t) + 127) << 23);
 }
 
+// The factor that turns x' − m into the base-2 exponent: b·log2(e), kept finite (b ≤ FLT_MAX, so
+// a zero difference — the maximum itself — always gives 2^0 = 1).
+inline float exp2_factor(float b) { return fmin(b * M_LOG2E_F, FLT_MAX); }
+
 // The CPU variant rescales only when a lane's block maximum exceeds its reference m by more than
-// this (in nats): weights are then at most e^RESCALE_AT, far from overflow, and since L = m + log l
-// uses the same m the result is exact up to rounding. Rescaling (64 vector multiplies) becomes rare.
+// this (in nats of the weights, b·(x' − m)): weights are then at most e^RESCALE_AT, far from
+// overflow, and since the saved (m, l) uses the same m the result is exact up to rounding.
+// Rescaling (64 vector multiplies) becomes rare.
 #define RESCALE_AT 8.0f
 
 // CPU variant: each work-item owns 16 queries, one per lane of a float16, and walks the keys in
@@ -85,13 +97,13 @@ inline float16 exp_weights(float16 x) {
 // is computed twice: the key loop covers every key (blocks the mask hides get their scores and
 // nothing else), each block of S is stored as it is computed (before the mask), and once the
 // rows' L is known P = exp(S − L) is written from the S rows this work-item has just stored
-// (still in its cache). s_out, p_out [h, n_q, n_k].
+// (still in its cache), then S = b·x' over it when b ≠ 1. s_out, p_out [h, n_q, n_k].
 inline void flash_rows_cpu(__global const float* restrict qt, __global const float* restrict k,
                            __global const float* restrict v, __global float* restrict o,
-                           __global float* restrict lse, const int n_q, const int n_k,
+                           __global float* restrict norm, const int n_q, const int n_k,
                            const int nq_pad, const int causal, const int offset, const int window,
-                           __global float* restrict s_out, __global float* restrict p_out,
-                           const int materialize) {
+                           const float b, __global float* restrict s_out,
+                           __global float* restrict p_out, const int materialize) {
   const int i0 = (int)get_global_id(0) * 16;
   const int head = (int)get_global_id(1);
   if (i0 >= n_q) return;
@@ -115,8 +127,10 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
   for (int c = 0; c < D_K; ++c) q[c] = vload16(0, qt + (size_t)c * nq_pad);
   float16 acc[D_V];
   for (int c = 0; c < D_V; ++c) acc[c] = (float16)(0.0f);
-  float16 m = (float16)(-INFINITY);  // reference maximum per lane (see RESCALE_AT)
+  float16 m = (float16)(-INFINITY);  // reference maximum of x' per lane (see RESCALE_AT)
   float16 l = (float16)(0.0f);
+  const float c = exp2_factor(b);
+  const float16 rescale_at = (float16)(RESCALE_AT / b);  // in units of x'
 
   const int lanes = last - i0 + 1;
   const int loop_begin = materialize ? 0 : j_begin, loop_end = materialize ? n_k : j_end;
@@ -163,11 +177,11 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
     float16 block_max = s[0];  // select rather than fmax (slower) or max (undefined for −inf)
 #pragma unroll
     for (int t = 1; t < BK; ++t) block_max = select(block_max, s[t], s[t] > block_max);
-    const int16 raise = block_max > m + (float16)(RESCALE_AT);  // false while both are −inf
+    const int16 raise = block_max > m + rescale_at;  // false while both are −inf
     if (any(raise)) {
       const float16 m_new = select(m, block_max, raise);
       // 0 where m was −inf (acc and l are 0 there); lanes that keep m (perhaps −inf) keep 1.
-      const float16 correction = select((float16)(1.0f), exp_weights(m - m_new), raise);
+      const float16 correction = select((float16)(1.0f), exp2_weights((m - m_new) * c), raise);
       l *= correction;
       for (int c = 0; c < D_V; ++c) acc[c] *= correction;
       m = m_new;
@@ -175,11 +189,15 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
     // A lane that has seen no visible key keeps m = −inf; subtract 0 there instead, so that
     // −inf − (−inf) is never formed (e^(−inf − 0) = 0 leaves l and acc at 0).
     const float16 m_ref = select(m, (float16)(0.0f), isinf(m));
+    // The block's weights are summed on their own and then added to l: a long row's sum then
+    // carries the rounding of ~n/BK additions instead of n.
+    float16 block_sum = (float16)(0.0f);
 #pragma unroll 4
     for (int t = 0; t < BK; ++t) {
-      s[t] = exp_weights(s[t] - m_ref);  // now the unnormalised weights p
-      l += s[t];
+      s[t] = exp2_weights((s[t] - m_ref) * c);  // now the unnormalised weights p
+      block_sum += s[t];
     }
+    l += block_sum;
     for (int c0 = 0; c0 + BDV <= D_V; c0 += BDV) {
       float16 a[BDV];
 #pragma unroll
@@ -203,58 +221,71 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
 
   const int16 empty = (l == (float16)(0.0f));
   const float16 inv = select((float16)(1.0f) / l, (float16)(0.0f), empty);
-  const float16 row_lse = select(m + log(l), (float16)(-INFINITY), empty);
   float tmp[16];
-  for (int c = 0; c < D_V; ++c) {
-    vstore16(acc[c] * inv, 0, tmp);
-    for (int r = 0; r < lanes; ++r) o[((size_t)head * n_q + i0 + r) * D_V + c] = tmp[r];
+  for (int col = 0; col < D_V; ++col) {
+    vstore16(acc[col] * inv, 0, tmp);
+    for (int r = 0; r < lanes; ++r) o[((size_t)head * n_q + i0 + r) * D_V + col] = tmp[r];
   }
-  vstore16(row_lse, 0, tmp);
-  for (int r = 0; r < lanes; ++r) lse[(size_t)head * n_q + i0 + r] = tmp[r];
+  float ms[16], inv_l[16];
+  vstore16(select(m, (float16)(-INFINITY), empty), 0, ms);
+  vstore16(l, 0, tmp);
+  vstore16(inv, 0, inv_l);
+  for (int r = 0; r < lanes; ++r) {
+    norm[2 * ((size_t)head * n_q + i0 + r)] = ms[r];
+    norm[2 * ((size_t)head * n_q + i0 + r) + 1] = tmp[r];
+  }
   if (!materialize) return;
 
   const int16 iota = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const int scale_scores = b != 1.0f;
   for (int r = 0; r < lanes; ++r) {
-    const float row_l = tmp[r];
+    const float row_m = ms[r] > -INFINITY ? ms[r] : 0.0f, row_inv = inv_l[r];
     const int2 range = visible_keys(i0 + r, n_k, causal, offset, window);
     const size_t base = ((size_t)head * n_q + i0 + r) * n_k;
-    // Keys 16 at a time; the last partial group through a private copy.
+    // Keys 16 at a time; the last partial group through a private copy. P = e^{b(x' − m)} / l
+    // from the x' just stored, then S = b·x' over it.
     for (int j = 0; j < n_k; j += 16) {
       const int16 cols = (int16)(j) + iota;
       const int16 visible = (cols >= (int16)(range.x)) & (cols < (int16)(range.y)) &
-                            (int16)(row_l > -INFINITY ? -1 : 0);
+                            (int16)(row_inv > 0.0f ? -1 : 0);
       if (j + 16 <= n_k) {
         const float16 sv = vload16(0, s_out + base + j);
-        vstore16(select((float16)(0.0f), exp_weights(sv - row_l), visible), 0, p_out + base + j);
+        const float16 p = exp2_weights((sv - row_m) * c) * row_inv;
+        vstore16(select((float16)(0.0f), p, visible), 0, p_out + base + j);
+        if (scale_scores) vstore16(sv * b, 0, s_out + base + j);
       } else {
         float part[16];
         for (int t = 0; t < 16; ++t) part[t] = j + t < n_k ? s_out[base + j + t] : 0.0f;
-        vstore16(select((float16)(0.0f), exp_weights(vload16(0, part) - row_l), visible), 0,
-                 part);
+        const float16 sv = vload16(0, part);
+        const float16 p = exp2_weights((sv - row_m) * c) * row_inv;
+        vstore16(select((float16)(0.0f), p, visible), 0, part);
         for (int t = 0; j + t < n_k; ++t) p_out[base + j + t] = part[t];
+        if (scale_scores)
+          for (int t = 0; j + t < n_k; ++t) s_out[base + j + t] *= b;
       }
     }
   }
 }
 
-// The fused output and L only. Global size (nq_pad / 16, h), work-group size 1.
+// The fused output and (m, l) only. Global size (nq_pad / 16, h), work-group size 1.
 __kernel void flash_fwd_cpu(__global const float* restrict qt, __global const float* restrict k,
                             __global const float* restrict v, __global float* restrict o,
-                            __global float* restrict lse, const int n_q, const int n_k,
+                            __global float* restrict norm, const int n_q, const int n_k,
                             const int nq_pad, const int causal, const int offset,
-                            const int window) {
-  flash_rows_cpu(qt, k, v, o, lse, n_q, n_k, nq_pad, causal, offset, window, 0, 0, 0);
+                            const int window, const float b) {
+  flash_rows_cpu(qt, k, v, o, norm, n_q, n_k, nq_pad, causal, offset, window, b, 0, 0, 0);
 }
 
-// The fused output and L, plus the scores S and weights P (the materialised path on CPU devices).
-// Global size (nq_pad / 16, h), work-group size 1.
+// The fused output and (m, l), plus the scores S and weights P (the materialised path on CPU
+// devices). Global size (nq_pad / 16, h), work-group size 1.
 __kernel void flash_probs_cpu(__global const float* restrict qt, __global const float* restrict k,
                               __global const float* restrict v, __global float* restrict o,
-                              __global float* restrict lse, __global float* restrict s_out,
+                              __global float* restrict norm, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
                               const int nq_pad, const int causal, const int offset,
-                              const int window) {
-  flash_rows_cpu(qt, k, v, o, lse, n_q, n_k, nq_pad, causal, offset, window, s_out, p_out, 1);
+                              const int window, const float b) {
+  flash_rows_cpu(qt, k, v, o, norm, n_q, n_k, nq_pad, causal, offset, window, b, s_out, p_out,
+                 1);
 }
 
 // GPU variant: a work-group of BQ work-items, one query each, streams K and V through local
@@ -262,8 +293,9 @@ __kernel void flash_probs_cpu(__global const float* restrict qt, __global const 
 // Launch with local size (BQ, 1) and global size (ceil(n_q / BQ) · BQ, h).
 __kernel void flash_fwd_gpu(__global const float* restrict q, __global const float* restrict k,
                             __global const float* restrict v, __global float* restrict o,
-                            __global float* restrict lse, const int n_q, const int n_k,
-                            const int causal, const int offset, const int window) {
+                            __global float* restrict norm, const int n_q, const int n_k,
+                            const int causal, const int offset, const int window,
+                            const float b) {
   __local float k_tile[BKG * D_K];
   __local float v_tile[BKG * D_V];
   const int lid = (int)get_local_id(0);
@@ -282,7 +314,9 @@ __kernel void flash_fwd_gpu(__global const float* restrict q, __global const flo
   for (int c = 0; c < D_K; ++c) qi[c] = i < n_q ? q[(size_t)i * D_K + c] : 0.0f;
   float acc[D_V];
   for (int c = 0; c < D_V; ++c) acc[c] = 0.0f;
-  float m = -INFINITY, l = 0.0f;
+  // l gains one term per key; compensated (Kahan), so a row of n keys sums to 1 within ~2^-23
+  // instead of n·2^-24 (2e-6 at n = 1000 with plain adds). l_err is the compensation.
+  float m = -INFINITY, l = 0.0f, l_err = 0.0f;
 
   for (int jb = j_begin; jb < j_end; jb += BKG) {
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -301,9 +335,13 @@ __kernel void flash_fwd_gpu(__global const float* restrict q, __global const flo
         float s = 0.0f;
         for (int c = 0; c < D_K; ++c) s = fma(qi[c], k_tile[t * D_K + c], s);
         const float m_new = fmax(m, s);
-        const float correction = exp(m - m_new);  // m = −inf, m_new finite → 0
-        const float p = exp(s - m_new);
-        l = l * correction + p;
+        const float correction = exp((m - m_new) * b);  // m = −inf, m_new finite → 0
+        const float p = exp((s - m_new) * b);
+        l *= correction;
+        l_err *= correction;
+        const float y = p - l_err, sum = l + y;
+        l_err = (sum - l) - y;
+        l = sum;
         for (int c = 0; c < D_V; ++c) acc[c] = fma(p, v_tile[t * D_V + c], acc[c] * correction);
         m = m_new;
       }
@@ -312,5 +350,6 @@ __kernel void flash_fwd_gpu(__global const float* restrict q, __global const flo
   if (i >= n_q) return;
   const float inv = l > 0.0f ? 1.0f / l : 0.0f;
   for (int c = 0; c < D_V; ++c) o[((size_t)head * n_q + i) * D_V + c] = acc[c] * inv;
-  lse[(size_t)head * n_q + i] = l > 0.0f ? m + log(l) : -INFINITY;
+  norm[2 * ((size_t)head * n_q + i)] = l > 0.0f ? m : -INFINITY;
+  norm[2 * ((size_t)head * n_q + i) + 1] = l;
 }

@@ -1,17 +1,22 @@
 // The materialised path the heatmaps need: scores S and attention weights P for every
 // (query, key), computed in tiles in two passes.
-//   pass 1 (row_lse_*): for each query row, the row maximum m and sum l gathered across key tiles
-//     with the online softmax (Milakov & Gimelshein 2018, arXiv:1805.02867); writes
-//     L = m + log(l) (−INFINITY for a row with no visible key).
-//   pass 2 (write_probs_*): recomputes each tile of S and writes S and P = exp(S − L), already
-//     normalised; masked entries of P are exactly 0 (S keeps the unmasked score).
+//   pass 1 (row_norm_*): for each query row, the row maximum m and sum l gathered across key tiles
+//     with the online softmax (Milakov & Gimelshein 2018, arXiv:1805.02867); writes (m, l) apart
+//     ((−INFINITY, 0) for a row with no visible key): L = m + log l as one float would lose digits
+//     when |m| is in the thousands.
+//   pass 2 (write_probs_*): recomputes each tile of x' (the same FMA order as pass 1, so the same
+//     bits) and writes S = b·x' and P = e^{b(x' − m)} / l, already normalised; masked entries of P
+//     are exactly 0 (S keeps the unmasked score).
+// Scores follow the engine's overflow contract (ScoreScale in attention.hpp): the queries arrive
+// scaled by a, x' = q·k is finite, b = 1 ordinarily.
 // On CPU devices the heatmaps take S and P from flash_probs_cpu (flash_attention.cl) instead, which
 // never computes a score twice; this file also holds the CPU variant of the block-pooled weights.
 //
 // Build options (-D): D_K; ROWS (query rows per work-item, CPU variant); TILE (GPU tile edge).
 // Shapes (row-major, h = last global dimension):
 //   q [h, n_q, D_K] pre-scaled; kt [h, D_K, nk_pad] (K transposed, zero-padded to a multiple of
-//   16; CPU variant); k [h, n_k, D_K] (GPU variant); lse [h, n_q]; s, p [h, n_q, n_k].
+//   16; CPU variant); k [h, n_k, D_K] (GPU variant); norm [h, n_q, 2] = (m, l);
+//   s, p [h, n_q, n_k].
 // Mask: as in flash_attention.cl (causal with offset, optional window).
 
 #ifndef D_K
@@ -30,12 +35,10 @@ inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
   return (int2)(lo, hi);
 }
 
-// e^x by 2^y, y = x·log2(e) = n + f (n = round(y), f in [−½, ½]): 2^f by the Cephes exp2f
-// polynomial (relative error ≈ 2e-7), 2^n written into the exponent bits; y is clamped at −127,
-// where 2^n is 0. For x ≤ 88 (here x = S − L ≤ 0; a row with no visible key gives +∞ → NaN, which
-// the caller's select discards); e^0 = 1 exactly. Cheaper than the library exp on PoCL.
-inline float16 exp_weights(float16 x) {
-  const float16 y0 = x * M_LOG2E_F;
+// 2^y for y = b·(x' − m)·log2(e) ≤ 0 (or −∞): y = n + f (n = round(y), f in [−½, ½]); 2^f by the
+// Cephes exp2f polynomial (relative error ≈ 2e-7), 2^n written into the exponent bits; y is
+// clamped at −127, where 2^n is 0; 2^0 = 1 exactly. Cheaper than the library exp on PoCL.
+inline float16 exp2_weights(float16 y0) {
   // select rather than max: max is undefined for infinite arguments in OpenCL C.
   const float16 y = select(y0, (float16)(-127.0f), y0 < (float16)(-127.0f));
   // Adding 1.5·2^23 rounds y to the nearest integer n, held in the low mantissa bits of t.
@@ -50,6 +53,16 @@ inline float16 exp_weights(float16 x) {
   p = fma(p, f, (float16)(1.0f));
   // as_int(t) = 0x4B400000 + n; shifted left by 23, only n + 127 remains: the bits of 2^n.
   return p * as_float16((as_int16(t) + 127) << 23);
+}
+
+// b·log2(e), kept finite (b ≤ FLT_MAX), so x' − m = 0 always gives 2^0 = 1.
+inline float exp2_factor(float b) { return fmin(b * M_LOG2E_F, FLT_MAX); }
+
+// A row's (m, l) as the weights need them: m (0 for a row with no visible key, so that no
+// −∞ − (−∞) is formed) and 1/l (0 for that row, which makes every weight 0).
+inline float2 row_norm(__global const float* restrict norm, const size_t row) {
+  const float m = norm[2 * row], l = norm[2 * row + 1];
+  return l > 0.0f ? (float2)(m, 1.0f / l) : (float2)(0.0f, 0.0f);
 }
 
 #define IOTA16 ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
@@ -74,9 +87,10 @@ inline void score_tile(__global const float* restrict q, __global const float* r
 
 // CPU variant of pass 1: ROWS query rows per work-item; 16 keys per step, one per lane, loaded
 // contiguously from K transposed; running max and sum kept per lane and reduced once at the end.
-__kernel void row_lse_cpu(__global const float* restrict q, __global const float* restrict kt,
-                          __global float* restrict lse, const int n_q, const int n_k,
-                          const int nk_pad, const int causal, const int offset, const int window) {
+__kernel void row_norm_cpu(__global const float* restrict q, __global const float* restrict kt,
+                           __global float* restrict norm, const int n_q, const int n_k,
+                           const int nk_pad, const int causal, const int offset, const int window,
+                           const float b) {
   const int r0 = (int)get_global_id(0) * ROWS;
   const int head = (int)get_global_id(1);
   if (r0 >= n_q) return;
@@ -102,7 +116,7 @@ __kernel void row_lse_cpu(__global const float* restrict q, __global const float
       const float16 sr = select((float16)(-INFINITY), s[r], visible);
       const float16 m_new = fmax(m[r], sr);
       const float16 m_ref = select(m_new, (float16)(0.0f), isinf(m_new));  // never −inf − (−inf)
-      l[r] = l[r] * exp(m[r] - m_ref) + exp(sr - m_ref);
+      l[r] = l[r] * exp((m[r] - m_ref) * b) + exp((sr - m_ref) * b);
       m[r] = m_new;
     }
   }
@@ -114,8 +128,10 @@ __kernel void row_lse_cpu(__global const float* restrict q, __global const float
     for (int t = 0; t < 16; ++t) big = fmax(big, mv[t]);
     float sum = 0.0f;
     if (big > -INFINITY)
-      for (int t = 0; t < 16; ++t) sum += lv[t] > 0.0f ? lv[t] * exp(mv[t] - big) : 0.0f;
-    lse[(size_t)head * n_q + r0 + r] = sum > 0.0f ? big + log(sum) : -INFINITY;
+      for (int t = 0; t < 16; ++t) sum += lv[t] > 0.0f ? lv[t] * exp((mv[t] - big) * b) : 0.0f;
+    const size_t row = (size_t)head * n_q + r0 + r;
+    norm[2 * row] = sum > 0.0f ? big : -INFINITY;
+    norm[2 * row + 1] = sum;
   }
 }
 
@@ -123,22 +139,23 @@ __kernel void row_lse_cpu(__global const float* restrict q, __global const float
 // writing with vector stores (few, long work-items: PoCL pays per work-group launched).
 // Global size (ceil(n_q / ROWS), h).
 __kernel void write_probs_cpu(__global const float* restrict q, __global const float* restrict kt,
-                              __global const float* restrict lse, __global float* restrict s_out,
+                              __global const float* restrict norm, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
                               const int nk_pad, const int causal, const int offset,
-                              const int window) {
+                              const int window, const float b) {
   const int r0 = (int)get_global_id(0) * ROWS;
   const int head = (int)get_global_id(1);
   if (r0 >= n_q) return;
   const int rows = min(ROWS, n_q - r0);
   q += ((size_t)head * n_q + r0) * D_K;
   kt += (size_t)head * D_K * nk_pad;
+  const float c = exp2_factor(b);
   int2 range[ROWS];
-  float row_lse[ROWS];
+  float2 mn[ROWS];  // (m, 1/l)
   for (int r = 0; r < ROWS; ++r) {
     const int i = min(r0 + r, n_q - 1);
     range[r] = visible_keys(i, n_k, causal, offset, window);
-    row_lse[r] = lse[(size_t)head * n_q + i];
+    mn[r] = row_norm(norm, (size_t)head * n_q + i);
   }
   for (int jb = 0; jb < n_k; jb += 16) {
     float16 s[ROWS];
@@ -147,15 +164,17 @@ __kernel void write_probs_cpu(__global const float* restrict q, __global const f
     const bool full = jb + 16 <= n_k;
     for (int r = 0; r < rows; ++r) {
       const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y)) &
-                            (int16)(row_lse[r] > -INFINITY ? -1 : 0);
-      const float16 p = select((float16)(0.0f), exp_weights(s[r] - row_lse[r]), visible);
+                            (int16)(mn[r].y > 0.0f ? -1 : 0);
+      const float16 p = select((float16)(0.0f), exp2_weights((s[r] - mn[r].x) * c) * mn[r].y,
+                               visible);
+      const float16 scores = s[r] * b;  // S = b·x' (b = 1 ordinarily)
       const size_t base = ((size_t)head * n_q + r0 + r) * n_k + jb;
       if (full) {
-        vstore16(s[r], 0, s_out + base);
+        vstore16(scores, 0, s_out + base);
         vstore16(p, 0, p_out + base);
       } else {
         float sv[16], pv[16];
-        vstore16(s[r], 0, sv);
+        vstore16(scores, 0, sv);
         vstore16(p, 0, pv);
         for (int t = 0; t < n_k - jb; ++t) {
           s_out[base + t] = sv[t];
@@ -168,9 +187,9 @@ __kernel void write_probs_cpu(__global const float* restrict q, __global const f
 
 // GPU variant of pass 1: TILE·TILE work-items per group, one query row each, K streamed through
 // local memory TILE keys at a time. Local size (TILE·TILE, 1), global (ceil(n_q/TILE²)·TILE², h).
-__kernel void row_lse_gpu(__global const float* restrict q, __global const float* restrict k,
-                          __global float* restrict lse, const int n_q, const int n_k,
-                          const int causal, const int offset, const int window) {
+__kernel void row_norm_gpu(__global const float* restrict q, __global const float* restrict k,
+                           __global float* restrict norm, const int n_q, const int n_k,
+                           const int causal, const int offset, const int window, const float b) {
   __local float k_tile[TILE * D_K];
   const int group = TILE * TILE;
   const int lid = (int)get_local_id(0);
@@ -185,7 +204,7 @@ __kernel void row_lse_gpu(__global const float* restrict q, __global const float
   const int j_end = visible_keys(last, n_k, causal, offset, window).y;
   float qi[D_K];
   for (int c = 0; c < D_K; ++c) qi[c] = i < n_q ? q[(size_t)i * D_K + c] : 0.0f;
-  float m = -INFINITY, l = 0.0f;
+  float m = -INFINITY, l = 0.0f, l_err = 0.0f;  // l summed with Kahan's compensation l_err
   for (int jb = j_begin; jb < j_end; jb += TILE) {
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int idx = lid; idx < TILE * D_K; idx += group) {
@@ -199,21 +218,29 @@ __kernel void row_lse_gpu(__global const float* restrict q, __global const float
         float s = 0.0f;
         for (int c = 0; c < D_K; ++c) s = fma(qi[c], k_tile[t * D_K + c], s);
         const float m_new = fmax(m, s);
-        l = l * exp(m - m_new) + exp(s - m_new);
+        const float correction = exp((m - m_new) * b);
+        l *= correction;
+        l_err *= correction;
+        const float y = exp((s - m_new) * b) - l_err, sum = l + y;
+        l_err = (sum - l) - y;
+        l = sum;
         m = m_new;
       }
     }
   }
-  if (i < n_q) lse[(size_t)head * n_q + i] = l > 0.0f ? m + log(l) : -INFINITY;
+  if (i >= n_q) return;
+  norm[2 * ((size_t)head * n_q + i)] = l > 0.0f ? m : -INFINITY;
+  norm[2 * ((size_t)head * n_q + i) + 1] = l;
 }
 
 // GPU variant of pass 2: a TILE × TILE tile of (query, key) per work-group, Q and K tiles staged in
 // local memory TILE features at a time (the classic tiled matrix product).
 // Local size (TILE, TILE, 1); global (ceil(n_k/TILE)·TILE, ceil(n_q/TILE)·TILE, h).
 __kernel void write_probs_gpu(__global const float* restrict q, __global const float* restrict k,
-                              __global const float* restrict lse, __global float* restrict s_out,
+                              __global const float* restrict norm, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
-                              const int causal, const int offset, const int window) {
+                              const int causal, const int offset, const int window,
+                              const float b) {
   __local float q_tile[TILE][TILE];
   __local float k_tile[TILE][TILE + 1];
   const int tj = (int)get_local_id(0), ti = (int)get_local_id(1);
@@ -233,10 +260,10 @@ __kernel void write_probs_gpu(__global const float* restrict q, __global const f
   }
   if (i >= n_q || j >= n_k) return;
   const int2 range = visible_keys(i, n_k, causal, offset, window);
-  const float row_lse = lse[(size_t)head * n_q + i];
+  const float2 mn = row_norm(norm, (size_t)head * n_q + i);  // (m, 1/l)
   const size_t idx = ((size_t)head * n_q + i) * n_k + j;
-  s_out[idx] = s;
-  p_out[idx] = (j >= range.x && j < range.y && row_lse > -INFINITY) ? exp(s - row_lse) : 0.0f;
+  s_out[idx] = s * b;
+  p_out[idx] = (j >= range.x && j < range.y && mn.y > 0.0f) ? exp((s - mn.x) * b) * mn.y : 0.0f;
 }
 
 // CPU variant of the block-pooled weights (pool_probs in pool_attention.cl), kept in this file for
@@ -244,10 +271,10 @@ __kernel void write_probs_gpu(__global const float* restrict q, __global const f
 // against 16 keys of K transposed; each lane's weight goes to its block's sum and maximum in the
 // output row, which only this work-item writes. Global size (nb_q, h), work-group size 1.
 __kernel void pool_probs_cpu(__global const float* restrict q, __global const float* restrict kt,
-                             __global const float* restrict lse, __global float* restrict mean_out,
+                             __global const float* restrict norm, __global float* restrict mean_out,
                              __global float* restrict max_out, const int n_q, const int n_k,
                              const int nk_pad, const int b, const int nb_k, const int causal,
-                             const int offset, const int window) {
+                             const int offset, const int window, const float score_factor) {
   const int bi = (int)get_global_id(0), head = (int)get_global_id(1);
   const int nb_q = (int)get_global_size(0);
   __global float* sums = mean_out + ((size_t)head * nb_q + bi) * nb_k;
@@ -257,14 +284,15 @@ __kernel void pool_probs_cpu(__global const float* restrict q, __global const fl
     maxima[bj] = 0.0f;
   }
   const int i_begin = bi * b, i_end = min(n_q, i_begin + b);
+  const float c = exp2_factor(score_factor);
   kt += (size_t)head * D_K * nk_pad;
   for (int r0 = i_begin; r0 < i_end; r0 += ROWS) {
     const int rows = min(ROWS, i_end - r0);
     int2 range[ROWS];
-    float row_lse[ROWS];
+    float2 mn[ROWS];  // (m, 1/l)
     for (int r = 0; r < ROWS; ++r) {
       range[r] = r < rows ? visible_keys(r0 + r, n_k, causal, offset, window) : (int2)(0, 0);
-      row_lse[r] = lse[(size_t)head * n_q + min(r0 + r, n_q - 1)];
+      mn[r] = row_norm(norm, (size_t)head * n_q + min(r0 + r, n_q - 1));
     }
     // Visible ranges grow with the row: from the first row's lo to the last row's hi.
     const int j_end = range[rows - 1].y;
@@ -275,8 +303,9 @@ __kernel void pool_probs_cpu(__global const float* restrict q, __global const fl
       float16 total = (float16)(0.0f), top = (float16)(0.0f);
       for (int r = 0; r < rows; ++r) {
         const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y)) &
-                              (int16)(row_lse[r] > -INFINITY ? -1 : 0);
-        const float16 p = select((float16)(0.0f), exp_weights(s[r] - row_lse[r]), visible);
+                              (int16)(mn[r].y > 0.0f ? -1 : 0);
+        const float16 p = select((float16)(0.0f), exp2_weights((s[r] - mn[r].x) * c) * mn[r].y,
+                                 visible);
         total += p;
         top = fmax(top, p);
       }

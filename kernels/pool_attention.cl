@@ -1,9 +1,9 @@
 // Block-pooled attention weights: the mean and the maximum of P over b × b blocks, recomputed from
-// Q, K and the saved L = m + log(l) (see flash_attention.cl) so an overview heatmap of a long
-// sequence never moves n² values to the host. Cells past the edge are not counted; masked cells
-// count as 0 in the mean.
+// Q, K and the saved row maximum and sum (m, l) (see flash_attention.cl) as
+// P = e^{score_factor·(x' − m)} / l, so an overview heatmap of a long sequence never moves n²
+// values to the host. Cells past the edge are not counted; masked cells count as 0 in the mean.
 //
-// Build options (-D): D_K. Shapes: q [h, n_q, D_K] pre-scaled, k [h, n_k, D_K], lse [h, n_q];
+// Build options (-D): D_K. Shapes: q [h, n_q, D_K] scaled by a, k [h, n_k, D_K], norm [h, n_q, 2];
 // mean_out, max_out [h, nb_q, nb_k] with nb = ceil(n / b). Global size (nb_k, nb_q, h).
 
 #ifndef D_K
@@ -17,9 +17,10 @@ inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
 }
 
 __kernel void pool_probs(__global const float* restrict q, __global const float* restrict k,
-                         __global const float* restrict lse, __global float* restrict mean_out,
+                         __global const float* restrict norm, __global float* restrict mean_out,
                          __global float* restrict max_out, const int n_q, const int n_k,
-                         const int b, const int causal, const int offset, const int window) {
+                         const int b, const int causal, const int offset, const int window,
+                         const float score_factor) {
   const int bj = (int)get_global_id(0), bi = (int)get_global_id(1);
   const int head = (int)get_global_id(2);
   const int nb_k = (int)get_global_size(0), nb_q = (int)get_global_size(1);
@@ -28,15 +29,16 @@ __kernel void pool_probs(__global const float* restrict q, __global const float*
   const int i_end = min(n_q, (bi + 1) * b), j_end = min(n_k, (bj + 1) * b);
   float sum = 0.0f, largest = 0.0f;
   for (int i = bi * b; i < i_end; ++i) {
-    const float row_lse = lse[(size_t)head * n_q + i];
-    if (!(row_lse > -INFINITY)) continue;
+    const float m = norm[2 * ((size_t)head * n_q + i)], l = norm[2 * ((size_t)head * n_q + i) + 1];
+    if (!(l > 0.0f)) continue;
+    const float inv_l = 1.0f / l;
     const int2 range = visible_keys(i, n_k, causal, offset, window);
     __global const float* qi = q + (size_t)i * D_K;
     for (int j = max(bj * b, range.x); j < min(j_end, range.y); ++j) {
       __global const float* kj = k + (size_t)j * D_K;
       float s = 0.0f;
       for (int c = 0; c < D_K; ++c) s = fma(qi[c], kj[c], s);
-      const float p = exp(s - row_lse);
+      const float p = exp((s - m) * score_factor) * inv_l;
       sum += p;
       largest = fmax(largest, p);
     }

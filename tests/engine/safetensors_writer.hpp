@@ -22,7 +22,7 @@ struct RawTensor {
 inline RawTensor f32(std::vector<long long> shape, const std::vector<float>& values) {
   RawTensor t{"F32", std::move(shape), {}};
   t.bytes.resize(values.size() * 4);
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 

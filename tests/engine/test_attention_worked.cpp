@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
@@ -196,4 +197,77 @@ TEST_CASE("mismatched shapes are reported, not computed", "[worked][errors]") {
   CHECK_NOTHROW(computeAttentionCpu(cross, specFor(Mechanism::kDot)));
   CHECK_THROWS_WITH(computeAttentionCpu(cross, specFor(Mechanism::kDot, Mask::kCausal)),
                     Catch::Contains("self-attention only"));
+}
+
+TEST_CASE("the overflow contract's split of the scale, by hand", "[worked][overflow]") {
+  // Ordinary inputs: a = s, b = 1 (the score is x' itself).
+  ScoreScale s = splitScoreScale(0.125, 100.0);
+  CHECK(s.query_factor == 0.125f);
+  CHECK(s.score_factor == 1.0f);
+  // s = 1e39 with bound 2: s·bound > 2^126, so a is the largest power of two with a·2 ≤ 2^126,
+  // a = 2^125, and b = 1e39 / 2^125 = 1e39 / 4.2535e37 = 23.51.
+  s = splitScoreScale(1e39, 2.0);
+  CHECK(s.query_factor == std::ldexp(1.0f, 125));
+  CHECK(s.score_factor == Approx(23.5099f).epsilon(1e-5));
+  // A bound below 1 counts as 1 (a itself must stay below 2^126): s = 1e300 → a = 2^126,
+  // b = 1e300 / 2^126 overflows float32 and is clamped to FLT_MAX.
+  s = splitScoreScale(1e300, 1e-3);
+  CHECK(s.query_factor == std::ldexp(1.0f, 126));
+  CHECK(s.score_factor == std::numeric_limits<float>::max());
+}
+
+TEST_CASE("a temperature near 0: one-hot at the arg-max, shared by true ties",
+          "[worked][overflow]") {
+  // q = [1], keys [2], [1], [2], [−1]: q·k = 2, 1, 2, −1. With T = 1e-38 the scores are 2e38,
+  // 1e38, 2e38, −1e38 (all finite in float32); with T = 1e-39 they are 2e39 → +inf, 1e39 → +inf,
+  // +inf, −1e39 → −inf. Either way the T → 0 limit puts 1/2 on keys 0 and 2 (a true tie) and 0
+  // elsewhere — not 1/3 each on the three +inf keys, as clamped or infinite scores would.
+  AttentionInputs in;
+  in.q = oneHead({{1}});
+  in.k = oneHead({{2}, {1}, {2}, {-1}});
+  in.v = oneHead({{10}, {20}, {30}, {40}});
+  AttentionSpec spec = specFor(Mechanism::kDot);
+  spec.d_model = 1;
+  for (const double t : {1e-38, 1e-39, 1e-300}) {
+    CAPTURE(t);
+    spec.temperature = t;
+    const AttentionResult r = computeAttentionCpu(in, spec);
+    CHECK(r.weights(0, 0, 0) == 0.5f);
+    CHECK(r.weights(0, 0, 1) == 0.0f);
+    CHECK(r.weights(0, 0, 2) == 0.5f);
+    CHECK(r.weights(0, 0, 3) == 0.0f);
+    CHECK(r.head_outputs(0, 0, 0) == 20.0f);  // (10 + 30) / 2
+    if (t == 1e-38) {
+      CHECK(r.scores(0, 0, 0) == Approx(2e38f));
+      CHECK(r.scores(0, 0, 1) == Approx(1e38f));
+      CHECK(r.scores(0, 0, 3) == Approx(-1e38f));
+    } else {
+      CHECK(r.scores(0, 0, 0) == std::numeric_limits<float>::infinity());
+      CHECK(r.scores(0, 0, 1) == std::numeric_limits<float>::infinity());
+      CHECK(r.scores(0, 0, 3) == -std::numeric_limits<float>::infinity());
+    }
+    CHECK(r.stats[0].entropy[0] == Approx(std::log(2.0)));
+  }
+}
+
+TEST_CASE("scores of ±1e6: rows sum to 1 within 1e-6 and equal the exact softmax",
+          "[worked][overflow]") {
+  // T = 2^-20 (9.5e-7) and q·k = 1, 1 − 2^-20, 1/2: scores 2^20 = 1048576, 1048575 and 524288,
+  // all exact in float32. Exactly: p = [1, e^−1, e^−524288] / (1 + e^−1 + …)
+  // = [0.7310586, 0.2689414, 0].
+  AttentionInputs in;
+  in.q = oneHead({{1}});
+  in.k = oneHead({{1}, {1.0f - std::ldexp(1.0f, -20)}, {0.5f}});
+  in.v = oneHead({{1}, {2}, {3}});
+  AttentionSpec spec = specFor(Mechanism::kDot);
+  spec.d_model = 1;
+  spec.temperature = std::ldexp(1.0, -20);
+  const AttentionResult r = computeAttentionCpu(in, spec);
+  CHECK(r.scores(0, 0, 0) == 1048576.0f);
+  CHECK(r.scores(0, 0, 1) == 1048575.0f);
+  CHECK(r.scores(0, 0, 2) == 524288.0f);
+  CHECK(r.weights(0, 0, 0) == Approx(0.7310586f).margin(1e-6));
+  CHECK(r.weights(0, 0, 1) == Approx(0.2689414f).margin(1e-6));
+  CHECK(r.weights(0, 0, 2) == 0.0f);
+  CHECK(std::abs(double(r.weights(0, 0, 0)) + r.weights(0, 0, 1) - 1.0) <= 1e-6);
 }

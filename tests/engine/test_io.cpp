@@ -8,6 +8,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/io.hpp"
+#include "test_support.hpp"
 
 using namespace attnlab;
 
@@ -49,13 +50,8 @@ TEST_CASE("NPY v1.0: magic, aligned header, little-endian float32 data", "[io][n
 
 TEST_CASE("writing into a missing folder is an I/O error naming the path", "[io]") {
   const std::string path = tempPath("missing_dir/x/a.npy");
-  try {
-    writeNpy(path, {1}, {1.0f});
-    FAIL("expected an error");
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::kIo);
-    CHECK(std::string(e.what()).find(path) != std::string::npos);
-  }
+  REQUIRE_THROWS_MATCHES(writeNpy(path, {1}, {1.0f}), Error,
+                         test::ErrorMatches(ErrorCode::kIo, path));
 }
 
 TEST_CASE("CSV: long form, quoted tokens, masked flag", "[io][csv]") {

@@ -13,6 +13,7 @@
 #include "attnlab/safetensors.hpp"
 #include "minilm_dir.hpp"
 #include "safetensors_writer.hpp"
+#include "test_support.hpp"
 
 using namespace attnlab;
 using namespace attnlab::test;
@@ -147,14 +148,7 @@ void writeTinyBert(const fs::path& dir, const std::string& vocab = "[PAD]\n[UNK]
 
 /// Loading dir must fail with `code` and a message containing `needle`.
 void requireLoadError(const fs::path& dir, ErrorCode code, const std::string& needle) {
-  try {
-    PretrainedModel::load(dir);
-    FAIL("no error, expected: " << needle);
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(std::string(e.what()).find(needle) != std::string::npos);
-  }
+  REQUIRE_THROWS_MATCHES(PretrainedModel::load(dir), Error, test::ErrorMatches(code, needle));
 }
 
 }  // namespace
@@ -309,4 +303,91 @@ TEST_CASE("pretrained: bad model folders and inputs are clear errors", "[pretrai
     CHECK_THROWS_WITH(gpt2->run("a", std::string_view("b"), {}, *backend),
                       Catch::Contains("sentence pairs need a BERT-family model"));
   }
+}
+
+TEST_CASE("pretrained: only text the model's tokenizer reads as nothing is refused",
+          "[pretrained][tokens]") {
+  // Byte-level BPE reads white space as content: HuggingFace gives ['Ċ', 'Ċ'] for "\n\n" with
+  // the tiny GPT-2 (its vocabulary has no 'ĊĊ'); "   ", "\t" and U+200B (a format character)
+  // are tokens too. Before, all four were refused as "only white space".
+  const auto gpt2 = PretrainedModel::load(kData / "models/tiny-gpt2");
+  auto backend = makeCpuBackend();
+  ModelRunOptions layer0;
+  layer0.layer = 0;
+  const ModelRun newlines = gpt2->run("\n\n", std::nullopt, layer0, *backend);
+  CHECK(newlines.encoding.ids == std::vector<int>{199, 199});  // 'Ċ' twice
+  CHECK(newlines.encoding.labels == std::vector<std::string>{"↵", "↵"});
+  CHECK(newlines.attention.at(0).nQ() == 2);
+  for (const std::string text : {"   ", "\t", "\u200B"}) {
+    CAPTURE(text);
+    const ModelRun run = gpt2->run(text, std::nullopt, layer0, *backend);
+    CHECK(run.encoding.ids.size() >= 1);
+    CHECK(run.attention.at(0).nQ() == static_cast<int>(run.encoding.ids.size()));
+  }
+  REQUIRE_THROWS_MATCHES(gpt2->run("", std::nullopt, layer0, *backend), Error,
+                         ErrorMatches(ErrorCode::kInvalidInput, "the text is empty"));
+
+  // WordPiece drops white space, control and format characters, and says so — U+200B included,
+  // which is not white space.
+  const fs::path root = freshDir("pretrained_tokens");
+  writeTinyBert(root / "bert");
+  const auto bert = PretrainedModel::load(root / "bert");
+  for (const std::string text : {" \t\n", "\u200B", "\u200B \x01"}) {
+    CAPTURE(text);
+    REQUIRE_THROWS_MATCHES(
+        bert->run(text, std::nullopt, {}, *backend), Error,
+        ErrorMatches(ErrorCode::kInvalidInput,
+                     "the text has no tokens (only white space, control or format characters, "
+                     "which the WordPiece tokenizer drops)"));
+  }
+  REQUIRE_THROWS_MATCHES(bert->run("the cat", std::string_view("\u200B"), {}, *backend), Error,
+                         ErrorMatches(ErrorCode::kInvalidInput,
+                                      "the second text (--pair) has no tokens"));
+  CHECK(bert->run("[SEP]", std::nullopt, {}, *backend).encoding.ids.size() == 3);  // typed special
+}
+
+TEST_CASE("pretrained: a model file that is a Git LFS pointer says so", "[pretrained][lfs]") {
+  // What a clone without git-lfs leaves in place of the weights; its first 8 bytes read as a
+  // header length of 2336927755350992246.
+  const std::string pointer =
+      "version https://git-lfs.github.com/spec/v1\n"
+      "oid sha256:53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db\n"
+      "size 90868376\n";
+  const fs::path root = freshDir("pretrained_lfs");
+  for (const char* file : {"model.safetensors", "config.json", "vocab.txt"}) {
+    CAPTURE(file);
+    const fs::path dir = root / file;
+    writeTinyBert(dir);
+    std::ofstream(dir / file, std::ios::trunc) << pointer;
+    requireLoadError(dir, ErrorCode::kInvalidInput,
+                     std::string(file) + ": this is a Git LFS pointer, not ");
+    requireLoadError(dir, ErrorCode::kInvalidInput, "fetch the real file");
+  }
+  requireLoadError(root / "model.safetensors", ErrorCode::kInvalidInput,
+                   "this is a Git LFS pointer, not the weights");
+}
+
+TEST_CASE("pretrained: an error quoting a file's text stays one line", "[pretrained][errors]") {
+  // Found by fuzz_model_config (tests/fuzz/regressions/model_config/model_type_with_newline.json):
+  // a model_type with a newline broke the "one line naming the problem" rule. Every Error now
+  // shows control characters and line separators as escapes.
+  const fs::path root = freshDir("pretrained_one_line");
+  std::ofstream(root / "config.json")
+      << R"({"model_type": "llam\na\u2028b\u0001", "hidden_size": 8})";
+  REQUIRE_THROWS_MATCHES(readModelConfig(root / "config.json"), Error,
+                         ErrorMatches(ErrorCode::kInvalidArgument,
+                                      R"(model_type "llam\na\u2028b\x01" is not supported)"));
+  CHECK(oneLine("a\tb\r\n\x7F é") == R"(a\tb\r\n\x7F é)");
+}
+
+TEST_CASE("pretrained: config.json sizes at the limit do not overflow", "[pretrained][errors]") {
+  // GPT-2's n_inner defaults to 4·n_embd; with n_embd = 2^30 (the largest size accepted) that
+  // overflowed int (undefined behaviour, caught by UBSan): now computed in 64 bits and capped.
+  const fs::path root = freshDir("pretrained_limits");
+  std::ofstream(root / "config.json")
+      << R"({"model_type":"gpt2","n_layer":1,"n_head":1,"n_embd":1073741824,"n_positions":8,)"
+      << R"("vocab_size":10})";
+  const ModelConfig c = readModelConfig(root / "config.json");
+  CHECK(c.d_model == 1 << 30);
+  CHECK(c.d_ff == 1 << 30);
 }

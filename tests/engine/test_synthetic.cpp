@@ -6,6 +6,7 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/synthetic.hpp"
+#include "test_support.hpp"
 
 using namespace attnlab;
 
@@ -134,11 +135,8 @@ TEST_CASE("bad input and settings are reported with a clear message", "[syntheti
   bad.temperature = 0.0;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("temperature"));
   CHECK_THROWS_WITH(parseMechanism("cosine"), Catch::Contains("unknown mechanism 'cosine'"));
-  try {
-    bad.validate();
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::kInvalidArgument);
-  }
+  REQUIRE_THROWS_MATCHES(bad.validate(), Error,
+                         test::ErrorMatches(ErrorCode::kInvalidArgument, "temperature"));
 }
 
 TEST_CASE("backend selection falls back to the CPU with a reason", "[backend]") {

@@ -9,6 +9,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -25,24 +26,11 @@ Texts texts(std::string_view input) {
 /// naming `offset`.
 void requireInvalidAt(const std::string& input, std::size_t offset) {
   const std::string expected = "invalid UTF-8 at byte offset " + std::to_string(offset) + " ";
-  for (int entry = 0; entry < 2; ++entry) {
-    CAPTURE(entry);
-    bool thrown = false;
-    try {
-      if (entry == 0) {
-        (void)attnlab::tokenize(input);
-      } else {
-        (void)attnlab::decodeUtf8(input);
-      }
-    } catch (const attnlab::Error& e) {
-      thrown = true;
-      CHECK(e.code() == attnlab::ErrorCode::kInvalidInput);
-      const std::string what = e.what();
-      CHECK(what.rfind(expected, 0) == 0);
-      CHECK(what.find('\n') == std::string::npos);
-    }
-    CHECK(thrown);
-  }
+  using attnlab::test::ErrorMatches;
+  REQUIRE_THROWS_MATCHES(attnlab::tokenize(input), attnlab::Error,
+                         ErrorMatches(attnlab::ErrorCode::kInvalidInput, expected));
+  REQUIRE_THROWS_MATCHES(attnlab::decodeUtf8(input), attnlab::Error,
+                         ErrorMatches(attnlab::ErrorCode::kInvalidInput, expected));
 }
 
 }  // namespace

@@ -78,22 +78,49 @@ struct AttentionResult {
   int nK() const { return weights.cols; }
 };
 
+/// How a score scale s (AttentionSpec::scoreScale: 1/√d_k, 1/T or 1) is applied so that no
+/// float32 product overflows, for every backend alike (the overflow contract):
+///   x' = a · (q·k)  — formed as (a·q)·k in float32, or a·e for additive energies e;
+///   S  = b · x'     — the reported score, rounded to float32;
+///   p_j = e^{b (x'_j − m)} / Σ_visible e^{b (x'_k − m)}, m the largest visible x' of the row.
+/// a·b = s. Ordinarily a = s and b = 1 (x' is the score). When s·bound would exceed 2^126 (bound:
+/// max‖q_i‖·max(1, max‖k_j‖) for dot products, by Cauchy–Schwarz every partial sum of q·k is at
+/// most ‖q‖‖k‖; max Σ|v_a| for additive energies) — a temperature near 0, or huge inputs — a is
+/// the power of two that keeps a·bound ≤ 2^126 and b = s / a takes the rest, clamped to FLT_MAX.
+/// So x' is always finite; S is ±inf exactly where the true score exceeds float32's range (an
+/// honest overflow, never clamped into a false tie); the weights are finite, and as s → ∞ they
+/// reach the limit T → 0: one-hot at the arg-max, shared only by keys whose x' are equal. (With
+/// b clamped to FLT_MAX, x' differences below 104 / FLT_MAX ≈ 3e-37 count as equal; x' reaches
+/// 2^126 ≈ 8.5e37, so this is 2^-240 of the range.)
+struct ScoreScale {
+  double scale = 1;          ///< s, the factor the spec asks for.
+  float query_factor = 1;    ///< a: multiplies the queries (or the additive energies).
+  float score_factor = 1;    ///< b: multiplies x' into the reported score and the softmax.
+};
+
+/// Splits `scale` into (a, b) for inputs whose products are bounded by `bound` (see ScoreScale).
+ScoreScale splitScoreScale(double scale, double bound);
+
 /// Computes attention on the CPU (Eigen), the reference implementation.
 /// Inputs: q [h, n_q, d_k], k [h, n_k, d_k], v [h, n_k, d_v] (and w_a, u_a, v_a for kAdditive).
-/// Scores S = scale · Q Kᵀ (scale applied to Q before the product) or the additive form times the
-/// temperature's 1/T; weights P = softmax over keys with the row maximum subtracted. A masked weight
-/// is exactly 0 whatever the scores; a row with every key masked gets zero weights, a zero output
-/// row and zero statistics. No NaN is produced for finite inputs: dot products that overflow
-/// float32 are recomputed in double and clamped to ±FLT_MAX (ties at the maximum share the
-/// weight); additive scores are formed in double.
+/// Scores S = scale · Q Kᵀ (the queries scaled before the product) or the additive energies
+/// e = vᵀ tanh(W_a q + U_a k) (formed in double) times the temperature's 1/T; weights P = softmax
+/// over the visible keys with the row maximum subtracted, the exponentials in float32, their sum
+/// in double, so every row sums to 1 within ~1e-7. A masked weight is exactly 0 whatever the
+/// scores; a row with every key masked gets zero weights, a zero output row and zero statistics.
+/// Extreme scores follow the overflow contract of ScoreScale: finite inputs never give NaN or a
+/// clamped score; a temperature whose 1/T overflows float32 gives the one-hot limit.
 /// Throws Error(kInvalidArgument) when shapes disagree or spec is invalid; kMask kCausal requires
 /// n_q == n_k.
 AttentionResult computeAttentionCpu(const AttentionInputs& inputs, const AttentionSpec& spec);
 
-/// Softmax of one row of n scores over the visible keys [lo, hi) (every mask in the engine leaves a
-/// contiguous range visible); p gets the weights, exactly 0 outside [lo, hi). The row maximum is
-/// subtracted first. Returns false and zeros p when the range is empty.
-bool softmaxRow(const float* scores, float* p, int n, int lo, int hi);
+/// Softmax of one row of n raw scores x' over the visible keys [lo, hi) (every mask in the engine
+/// leaves a contiguous range visible): p_j = e^{b (x'_j − m)} / Σ e^{b (x'_k − m)} with
+/// b = score_factor and m the largest visible x' (see ScoreScale; b = 1 for ordinary scores).
+/// p gets the weights, exactly 0 outside [lo, hi). Scores of +inf (only a caller passing them:
+/// the engine's x' are finite) share the weight equally; a row of −inf scores is uniform.
+/// Returns false and zeros p when the range is empty.
+bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float score_factor = 1.0f);
 
 /// Statistics of one weight row p of length n with n_visible unmasked keys (see HeadStats).
 struct RowStats {

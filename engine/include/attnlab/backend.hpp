@@ -22,6 +22,11 @@ class Backend {
   /// Computes scores, weights, head outputs and statistics; see computeAttentionCpu for the
   /// contract every backend follows. Throws Error on invalid shapes or backend failure.
   virtual AttentionResult compute(const AttentionInputs& inputs, const AttentionSpec& spec) = 0;
+  /// Forgets a kept accelerator failure (a kernel build that failed or does not fit the device,
+  /// a device that did not open), so the next compute tries again — in kBackground mode in the
+  /// background, answering on the CPU meanwhile. What a "retry" button calls. Until then every
+  /// result computed in its place carries that failure as fallback_reason. No-op for the CPU.
+  virtual void retry() {}
 };
 
 /// The CPU reference backend.

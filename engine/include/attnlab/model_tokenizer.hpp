@@ -40,10 +40,21 @@ class ModelTokenizer {
   /// n tokens in model order; n is not limited (callers check the model's maximum length).
   /// Safe to call from several threads at once.
   /// Throws Error(kInvalidInput) for invalid UTF-8 ("invalid UTF-8 at byte offset N (reason)",
-  /// prefixed "second text: " for the pair) or an empty encoding (GPT-2 given ""),
+  /// prefixed "second text: " for the pair) or an empty encoding (GPT-2 given "", or text whose
+  /// bytes are all missing from the vocabulary; the message says which),
   /// Error(kInvalidArgument) for a pair given to a tokenizer without pair support (GPT-2).
   virtual Encoding encode(std::string_view text,
                           std::optional<std::string_view> pair = std::nullopt) const = 0;
+  /// How many tokens `text` itself yields — special-token strings typed in it included, the
+  /// tokens the tokenizer adds around it ([CLS], [SEP]) not — so 0 means the model gets nothing
+  /// of the text. For byte-level BPE white space is content ("\n\n" gives two tokens), so only
+  /// "" or bytes missing from the vocabulary give 0; WordPiece drops white space, control and
+  /// format characters (U+200B among them). Throws Error(kInvalidInput) for invalid UTF-8.
+  virtual std::size_t countTextTokens(std::string_view text) const = 0;
+  /// Why a non-empty text can give no tokens with this tokenizer, as a phrase for an error
+  /// message, e.g. "only white space, control or format characters, which the WordPiece
+  /// tokenizer drops".
+  virtual std::string noTokensReason() const = 0;
   /// Number of entries in the vocabulary (ids are in [0, vocabSize())).
   virtual int vocabSize() const = 0;
   /// The readable label of token `id` as Encoding::labels shows it (e.g. for next-token

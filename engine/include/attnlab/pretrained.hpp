@@ -153,9 +153,10 @@ class PretrainedModel {
   double loadMs() const { return load_ms_; }
 
   /// Tokenizes text (and `pair`, BERT only: [CLS] a [SEP] b [SEP]) and runs the forward pass up to
-  /// the last layer to keep, on `backend`. Throws Error(kInvalidInput) for empty or white-space-only
-  /// text or pair (the synthetic lab's rule), invalid
-  /// UTF-8 or more tokens than the model's max_positions; Error(kInvalidArgument) for additive
+  /// the last layer to keep, on `backend`. Throws Error(kInvalidInput) for an empty text or pair,
+  /// one that gives the model's tokenizer no tokens (its rule, in its words: white space is content
+  /// for GPT-2's byte-level BPE, dropped by BERT's WordPiece), invalid UTF-8 or more tokens than
+  /// the model's max_positions; Error(kInvalidArgument) for additive
   /// attention, a layer out of range, a pair for GPT-2, or an invalid temperature.
   ModelRun run(std::string_view text, std::optional<std::string_view> pair,
                const ModelRunOptions& options, Backend& backend) const;

@@ -11,37 +11,71 @@
 
 namespace attnlab {
 
-bool softmaxRow(const float* scores, float* p, int n, int lo, int hi) {
+ScoreScale splitScoreScale(double scale, double bound) {
+  constexpr double kRange = 0x1p126;  // |x'| stays below this (FLT_MAX ≈ 2^128)
+  if (!std::isfinite(bound)) bound = 1;  // non-finite inputs: nothing to protect
+  const double limit = kRange / std::max(bound, 1.0);
+  ScoreScale out;
+  out.scale = scale;
+  if (scale <= limit) {
+    out.query_factor = static_cast<float>(scale);
+    out.score_factor = 1.0f;
+    return out;
+  }
+  const double a = std::exp2(std::floor(std::log2(limit)));  // a power of two: a·q is exact
+  out.query_factor = static_cast<float>(a);
+  out.score_factor =
+      static_cast<float>(std::min(scale / a, double(std::numeric_limits<float>::max())));
+  return out;
+}
+
+double dotProductBound(const Tensor3& q, const Tensor3& k) {
+  double bound = 0;
+  for (int head = 0; head < q.h; ++head) {
+    const double q_max = q.head(head).cast<double>().rowwise().norm().maxCoeff();
+    const double k_max = k.head(head).cast<double>().rowwise().norm().maxCoeff();
+    bound = std::max(bound, q_max * std::max(1.0, k_max));
+  }
+  return bound;
+}
+
+double additiveEnergyBound(const Tensor3& v_a) {
+  double bound = 0;
+  for (int head = 0; head < v_a.h; ++head)
+    bound = std::max(bound, double(v_a.head(head).cast<double>().cwiseAbs().sum()));
+  return bound;
+}
+
+bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float score_factor) {
+  std::fill(p, p + n, 0.0f);
   lo = std::max(lo, 0);
   hi = std::min(hi, n);
-  if (lo >= hi) {
-    std::fill(p, p + n, 0.0f);
-    return false;
-  }
-  std::fill(p, p + lo, 0.0f);  // masked keys; the visible ones are all written below
-  std::fill(p + hi, p + n, 0.0f);
-  const float m = Eigen::Map<const Eigen::ArrayXf>(scores + lo, hi - lo).maxCoeff();
+  if (lo >= hi) return false;
+  const Eigen::Map<const Eigen::ArrayXf> x(scores + lo, hi - lo);
+  Eigen::Map<Eigen::ArrayXf> w(p + lo, hi - lo);
+  const float m = x.maxCoeff();
   if (std::isinf(m) && m > 0) {
-    // Overflowed scores: the +inf keys share the weight equally (the limit of the softmax).
-    int count = 0;
-    for (int j = lo; j < hi; ++j) count += std::isinf(scores[j]) && scores[j] > 0;
-    for (int j = lo; j < hi; ++j) p[j] = (std::isinf(scores[j]) && scores[j] > 0) ? 1.0f / count : 0;
+    // Infinite scores (only from a caller; the engine's are finite): the +inf keys share the
+    // weight equally, the limit of the softmax.
+    const float count = static_cast<float>((x == m).count());
+    w = (x == m).select(Eigen::ArrayXf::Constant(hi - lo, 1.0f / count), 0.0f);
     return true;
   }
   if (std::isinf(m)) {
     // Every visible score is −inf: treat the row as uniform over the visible keys.
-    for (int j = lo; j < hi; ++j) p[j] = 1.0f / static_cast<float>(hi - lo);
+    w.setConstant(1.0f / static_cast<float>(hi - lo));
     return true;
   }
-  // x − m ≤ 0, so e^{x − m} ≤ 1 and underflows to 0 for very negative x; Eigen's vectorised exp
-  // (relative error ~1 ulp).
-  const Eigen::Map<const Eigen::ArrayXf> x(scores + lo, hi - lo);
-  Eigen::Map<Eigen::ArrayXf> w(p + lo, hi - lo);
-  w = (x - m).exp();
-  double sum = 0;  // ≥ 1 (the maximum contributes 1)
-#pragma omp simd reduction(+ : sum)
-  for (int j = lo; j < hi; ++j) sum += p[j];
-  w *= static_cast<float>(1.0 / sum);
+  // x − m ≤ 0 and b is finite, so the argument is never NaN; e^{−huge} underflows to 0 and the
+  // maximum contributes exactly 1. Eigen's vectorised exp (relative error ~1 ulp), into an
+  // aligned buffer of our own: which elements Eigen computes with packets (and so the rounding)
+  // depends on the destination's alignment, and p's varies — the same row must give the same bits.
+  thread_local Eigen::ArrayXf e;
+  e.resize(hi - lo);
+  e = ((x - m) * score_factor).exp();
+  // ≥ 1; summed from the same aligned buffer, so in the same order, for the same reason.
+  const double sum = e.cast<double>().sum();
+  w = e * static_cast<float>(1.0 / sum);
   return true;
 }
 
@@ -133,14 +167,15 @@ void fillRowStats(AttentionResult& r) {
 
 namespace {
 
-// Additive scores for one head: e_ij = Σ_a v_a tanh(A_ia + B_ja), A = Q W_a, B = K U_a.
+// Raw additive scores for one head: x'_ij = factor · e_ij, e_ij = Σ_c v_c tanh(A_ic + B_jc),
+// A = Q W_a, B = K U_a (factor = a of ScoreScale; |e| ≤ Σ|v_c|).
 // In double: A and B, so that huge finite inputs cannot overflow to inf − inf = NaN, and tanh as
 // 1 − 2 / (e^{2x} + 1) on Eigen's vectorised exp across a whole row of keys (absolute error
 // ~1e-15, about 3× faster than std::tanh; e^{2x} = ∞ gives 1, e^{2x} = 0 gives −1). Query rows
 // run in parallel (OpenMP).
 void additiveScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>& k,
                     const Eigen::Map<const Matrix>& w_a, const Eigen::Map<const Matrix>& u_a,
-                    const Eigen::Map<const Matrix>& v_a, double scale, Eigen::Map<Matrix> s) {
+                    const Eigen::Map<const Matrix>& v_a, float factor, Eigen::Map<Matrix> s) {
   const Eigen::MatrixXd a = q.cast<double>() * w_a.cast<double>();                // [n_q, d_a]
   const Eigen::MatrixXd bt = (k.cast<double>() * u_a.cast<double>()).transpose();  // [d_a, n_k]
   const Eigen::Index n_q = s.rows(), n_k = s.cols(), d_a = a.cols();
@@ -151,29 +186,18 @@ void additiveScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Ma
       const Eigen::ArrayXd x = (2.0 * (bt.row(c).transpose().array() + a(i, c))).exp();
       e += static_cast<double>(v_a(0, c)) * (1.0 - 2.0 / (x + 1.0));
     }
-    s.row(i) = (scale * e).cast<float>().matrix().transpose();
+    s.row(i) = (static_cast<double>(factor) * e).cast<float>().matrix().transpose();
   }
 }
 
-// Dot-product scores S = (scale·Q) Kᵀ for one head on Eigen's float GEMM. Finite inputs can still
-// overflow float32 (1e30 · 1e30); such rows are recomputed in double and clamped to ±FLT_MAX, so
-// the scores stay finite and ordered and the softmax never sees inf − inf.
-void dotScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>& k, double scale,
+// Raw dot-product scores x' = (a·Q) Kᵀ for one head on Eigen's float GEMM (see ScoreScale: a is
+// chosen so that no product or partial sum can overflow).
+void dotScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>& k, float a,
                Eigen::Map<Matrix> s) {
-  // Scale Q before the product: Eigen keeps (αQ)·Kᵀ on its fast GEMM path, whereas (Q·Kᵀ)·α
-  // falls back to a slow lazy product (10× at n = 4096).
-  s.noalias() = (static_cast<float>(scale) * q) * k.transpose();
-  // All finite iff every x − x is 0 (inf − inf and NaN give NaN): one vectorised sum.
-  if ((s.array() - s.array()).sum() == 0.0f) return;
-  constexpr double kMax = std::numeric_limits<float>::max();
-  for (Eigen::Index i = 0; i < s.rows(); ++i) {
-    if (s.row(i).allFinite()) continue;
-    const Eigen::RowVectorXd qi = scale * q.row(i).cast<double>();
-    for (Eigen::Index j = 0; j < s.cols(); ++j) {
-      const double d = qi.dot(k.row(j).cast<double>());
-      s(i, j) = static_cast<float>(std::clamp(d, -kMax, kMax));
-    }
-  }
+  // Q is scaled into a matrix of its own first: given (αQ)·Kᵀ, Eigen's GEMM pulls α out and
+  // forms Q·Kᵀ unscaled, which is what overflows for huge inputs (NaN after the softmax).
+  const Matrix q_scaled = a * q;
+  s.noalias() = q_scaled * k.transpose();
 }
 
 }  // namespace
@@ -190,21 +214,27 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   r.head_outputs = Tensor3(h, n_q, d_v);
   r.backend = "cpu";
 
+  const bool additive = spec.mechanism == Mechanism::kAdditive;
+  const ScoreScale split = splitScoreScale(
+      r.scale, additive ? additiveEnergyBound(in.v_a) : dotProductBound(in.q, in.k));
   // Heads in parallel, each on one thread (Eigen does not nest inside the parallel region).
 #pragma omp parallel for schedule(dynamic, 1) if (h > 1 && double(n_q) * n_k * h >= 65536.0)
   for (int head = 0; head < h; ++head) {
     auto s = r.scores.head(head);
-    if (spec.mechanism == Mechanism::kAdditive) {
+    if (additive) {
       additiveScores(in.q.head(head), in.k.head(head), in.w_a.head(head), in.u_a.head(head),
-                     in.v_a.head(head), r.scale, s);
+                     in.v_a.head(head), split.query_factor, s);
     } else {
-      dotScores(in.q.head(head), in.k.head(head), r.scale, s);
+      dotScores(in.q.head(head), in.k.head(head), split.query_factor, s);
     }
     auto p = r.weights.head(head);
     for (int i = 0; i < n_q; ++i) {
       const auto [lo, hi] = visibleKeys(spec.mask, i, n_k);
-      softmaxRow(r.scores.row(head, i), r.weights.row(head, i), n_k, lo, hi);
+      softmaxRow(r.scores.row(head, i), r.weights.row(head, i), n_k, lo, hi,
+                 split.score_factor);
     }
+    // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
+    if (split.score_factor != 1.0f) s.array() *= split.score_factor;
     // A fully masked row has zero weights, hence a zero output row.
     r.head_outputs.head(head).noalias() = p * in.v.head(head);
   }

@@ -187,6 +187,34 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
       throw Error(ErrorCode::kInvalidArgument,
                   "sentence pairs need a BERT-family model (GPT-2's tokenizer takes one text)");
     }
+    Encoding out = encodeText(text);
+    if (out.ids.size() == data_.prefix_ids.size() + data_.suffix_ids.size()) {
+      throw Error(ErrorCode::kInvalidInput,
+                  text.empty() ? "the text is empty: there is nothing to tokenize"
+                               : "the text has no tokens (" + noTokensReason() + ")");
+    }
+    return out;
+  }
+
+  std::size_t countTextTokens(std::string_view text) const override {
+    return encodeText(text).ids.size() - data_.prefix_ids.size() - data_.suffix_ids.size();
+  }
+  std::string noTokensReason() const override {
+    return "none of its bytes is in the byte-level BPE vocabulary";
+  }
+
+  int vocabSize() const override { return static_cast<int>(tokens_.size()); }
+  std::string tokenLabel(int id) const override {
+    return id >= 0 && id < vocabSize() ? label(id) : std::string();
+  }
+  bool isSpecial(int id) const override {
+    return id >= 0 && id < vocabSize() && is_special_[static_cast<std::size_t>(id)];
+  }
+  std::string kind() const override { return "bpe"; }
+
+ private:
+  /// The tokens of one text (white space is content: "\n\n" gives two tokens), possibly none.
+  Encoding encodeText(std::string_view text) const {
     (void)model_text::decodeInput(text, false);
     Encoding out;
     for (int id : data_.prefix_ids) appendSpecial(id, out);
@@ -202,22 +230,9 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
       appendPiece(text.substr(segment.begin, segment.end - segment.begin), out);
     }
     for (int id : data_.suffix_ids) appendSpecial(id, out);
-    if (out.ids.empty()) {
-      throw Error(ErrorCode::kInvalidInput, "the text is empty: there is nothing to tokenize");
-    }
     return out;
   }
 
-  int vocabSize() const override { return static_cast<int>(tokens_.size()); }
-  std::string tokenLabel(int id) const override {
-    return id >= 0 && id < vocabSize() ? label(id) : std::string();
-  }
-  bool isSpecial(int id) const override {
-    return id >= 0 && id < vocabSize() && is_special_[static_cast<std::size_t>(id)];
-  }
-  std::string kind() const override { return "bpe"; }
-
- private:
   void appendSpecial(int id, Encoding& out) const {
     out.ids.push_back(id);
     out.labels.push_back(label(id));
@@ -408,6 +423,24 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   throw Error(ErrorCode::kInvalidInput, message);
 }
 
+/// obj[key] as a boolean; `fallback` when absent or null. Error naming `where`.key otherwise (a
+/// tokenizer.json with "ignore_merges": "" once escaped as nlohmann's own exception).
+bool jsonBool(const Json& obj, const char* key, bool fallback, const std::string& where) {
+  const auto it = obj.find(key);  // end() for a non-object too
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) {
+    throwInvalid(where + "." + key + " should be true or false, not " + it->dump());
+  }
+  return it->get<bool>();
+}
+
+/// The "type" of a JSON object, for messages: its string value, else the value as JSON.
+std::string jsonType(const Json& value) {
+  const auto it = value.find("type");
+  if (it != value.end() && it->is_string()) return it->get<std::string>();
+  return value.dump();
+}
+
 Json parseJson(const std::filesystem::path& path, std::string_view hint) {
   const std::string content = model_text::readFile(path, hint);
   try {
@@ -540,8 +573,10 @@ void readPostProcessor(const Json& post, const std::string& name, BpeData& data)
 
 }  // namespace
 
-std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vocab_json,
-                                                 const std::filesystem::path& merges_txt) {
+namespace {
+
+std::unique_ptr<ModelTokenizer> loadFromVocabAndMerges(const std::filesystem::path& vocab_json,
+                                                       const std::filesystem::path& merges_txt) {
   BpeData data;
   const std::string vocab_name = vocab_json.filename().string();
   data.vocab = readVocab(
@@ -577,7 +612,7 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vo
   return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));
 }
 
-std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& tokenizer_json) {
+std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::path& tokenizer_json) {
   const std::string name = tokenizer_json.filename().string();
   const Json json = parseJson(tokenizer_json,
                               "a GPT-2 model folder needs tokenizer.json, or "
@@ -601,36 +636,38 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
       model["dropout"].get<double>() > 0.0) {
     unsupported("BPE dropout (random segmentation)");
   }
-  if (model.value("byte_fallback", false)) unsupported("model.byte_fallback");
+  if (jsonBool(model, "byte_fallback", false, name + ": model")) unsupported("model.byte_fallback");
   if (json.contains("normalizer") && !json["normalizer"].is_null()) {
-    unsupported("normalizer " + json["normalizer"].value("type", std::string("?")));
+    unsupported("normalizer " + jsonType(json["normalizer"]));
   }
 
   BpeData data;
   data.origin = name;
   if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
     const Json& pre = json["pre_tokenizer"];
-    auto typeOf = [](const Json& j) {
-      return j.is_object() ? j.value("type", std::string("?")) : j.dump();
-    };
     const Json* byte_level = &pre;
     // SmolLM2 / StarCoder: Sequence [Digits(individual_digits), ByteLevel]; Llama 3:
     // Sequence [Split(its pattern, Isolated), ByteLevel(use_regex = false)].
-    if (typeOf(pre) == "Sequence" && pre.contains("pretokenizers") &&
+    if (pre.is_object() && jsonType(pre) == "Sequence" && pre.contains("pretokenizers") &&
         pre["pretokenizers"].is_array() && pre["pretokenizers"].size() == 2) {
       const Json& first = pre["pretokenizers"][0];
-      if (typeOf(first) == "Digits" && first.value("individual_digits", false)) {
+      if (first.is_object() && jsonType(first) == "Digits" &&
+          jsonBool(first, "individual_digits", false, name + ": pre_tokenizer")) {
         data.split_digits = true;
         byte_level = &pre["pretokenizers"][1];
-      } else if (typeOf(first) == "Split" && isLlama3Split(first)) {
+      } else if (first.is_object() && jsonType(first) == "Split" && isLlama3Split(first)) {
         data.pattern = bpe::Pattern::kLlama3;
         byte_level = &pre["pretokenizers"][1];
-        if (byte_level->value("use_regex", true)) unsupported("a Split followed by a regex ByteLevel");
+        if (jsonBool(*byte_level, "use_regex", true, name + ": pre_tokenizer"))
+          unsupported("a Split followed by a regex ByteLevel");
       }
     }
-    if (typeOf(*byte_level) != "ByteLevel") unsupported("pre_tokenizer " + typeOf(pre));
-    data.add_prefix_space = byte_level->value("add_prefix_space", false);
-    data.use_regex = byte_level->value("use_regex", true) || data.pattern == bpe::Pattern::kLlama3;
+    if (!byte_level->is_object() || jsonType(*byte_level) != "ByteLevel")
+      unsupported("pre_tokenizer " + jsonType(pre));
+    data.add_prefix_space =
+        jsonBool(*byte_level, "add_prefix_space", false, name + ": pre_tokenizer");
+    data.use_regex = jsonBool(*byte_level, "use_regex", true, name + ": pre_tokenizer") ||
+                     data.pattern == bpe::Pattern::kLlama3;
   }
   if (json.contains("post_processor") && !json["post_processor"].is_null()) {
     readPostProcessor(json["post_processor"], name, data);
@@ -638,8 +675,8 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
 
   if (!model.contains("vocab")) throwInvalid(name + ": model.vocab is missing");
   data.vocab = readVocab(model["vocab"], name + ": model.vocab");
-  data.ignore_merges = model.value("ignore_merges", false);
-  data.fuse_unk = model.value("fuse_unk", false);
+  data.ignore_merges = jsonBool(model, "ignore_merges", false, name + ": model");
+  data.fuse_unk = jsonBool(model, "fuse_unk", false, name + ": model");
   if (model.contains("unk_token") && model["unk_token"].is_string()) {
     const auto it = data.vocab.find(model["unk_token"].get<std::string>());
     if (it == data.vocab.end()) {
@@ -681,7 +718,7 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
         throwInvalid(where + ": expected {\"id\": integer, \"content\": string, ...}");
       }
       AddedToken added{entry["content"].get<std::string>(), entry["id"].get<int>(),
-                       entry.value("special", false)};
+                       jsonBool(entry, "special", false, where)};
       const auto it = data.vocab.find(added.content);
       if (it != data.vocab.end() && it->second != added.id) {
         throwInvalid(where + ": \"" + added.content + "\" has id " + std::to_string(added.id) +
@@ -703,6 +740,29 @@ std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& to
     }
   }
   return std::make_unique<ByteLevelBpeTokenizer>(std::move(data));
+}
+
+// Every JSON value is type-checked where it is read; this catches what a check missed, so that
+// nlohmann's own exceptions never leave the engine (fuzz_byte_level_bpe).
+template <typename Load>
+std::unique_ptr<ModelTokenizer> withJsonErrors(const std::filesystem::path& file, Load load) {
+  try {
+    return load();
+  } catch (const Json::exception& e) {
+    throwInvalid(file.filename().string() + ": unexpected JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& vocab_json,
+                                                 const std::filesystem::path& merges_txt) {
+  return withJsonErrors(vocab_json,
+                        [&] { return loadFromVocabAndMerges(vocab_json, merges_txt); });
+}
+
+std::unique_ptr<ModelTokenizer> loadByteLevelBpe(const std::filesystem::path& tokenizer_json) {
+  return withJsonErrors(tokenizer_json, [&] { return loadFromTokenizerJson(tokenizer_json); });
 }
 
 }  // namespace attnlab

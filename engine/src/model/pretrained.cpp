@@ -22,6 +22,7 @@
 #include "attnlab/tokenizer.hpp"
 #include "model/linear.hpp"
 #include "model/llama.hpp"
+#include "model/tokenizer_common.hpp"
 
 namespace attnlab {
 namespace {
@@ -404,12 +405,10 @@ std::vector<NextToken> topTokens(const Eigen::VectorXf& logits, int k, const Mod
 }  // namespace
 
 ModelConfig readModelConfig(const std::filesystem::path& config_json) {
-  std::ifstream in(config_json);
-  if (!in) {
-    throw Error(ErrorCode::kIo, "cannot read " + config_json.string() +
-                                    ": a HuggingFace model folder needs config.json");
-  }
-  json config = json::parse(in, nullptr, false);
+  // readFile names the file when it is missing or a Git LFS pointer.
+  const std::string text =
+      model_text::readFile(config_json, "a HuggingFace model folder needs config.json");
+  json config = json::parse(text, nullptr, false);
   if (config.is_discarded() || !config.is_object()) badConfig("not a well-formed JSON object");
   const std::string type = stringField(config, "model_type", "");
   ModelConfig c;
@@ -436,7 +435,9 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
     c.layers = intField(config, {"n_layer"});
     c.heads = intField(config, {"n_head"});
     c.d_model = intField(config, {"n_embd"});
-    c.d_ff = intField(config, {"n_inner"}, 4 * c.d_model);
+    // 4·d_model in 64 bits: n_embd may be up to 2^30, where 4·n_embd overflows int.
+    c.d_ff = intField(config, {"n_inner"},
+                      static_cast<int>(std::min<long long>(4LL * c.d_model, 1 << 30)));
     c.max_positions = intField(config, {"n_positions", "n_ctx"});
     c.vocab_size = intField(config, {"vocab_size"});
     c.layer_norm_eps = numberField(config, "layer_norm_epsilon", 1e-5);
@@ -602,17 +603,21 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
     throw Error(ErrorCode::kInvalidArgument,
                 "sentence pairs need a BERT-family model; " + name_ + " is " + config_.model_type);
   }
-  // The same rule as the synthetic lab: nothing but white space or control characters is no text
-  // (a model would otherwise show its special tokens alone).
-  auto requireText = [](std::string_view t, const char* what) {
-    if (tokenize(t).empty()) {
-      throw Error(ErrorCode::kInvalidInput, std::string(what) +
-                                                (t.empty() ? " is empty" : " has no tokens (only white space)"));
+  // Empty text is refused, and so is text the model's tokenizer turns into nothing — a rule of
+  // the tokenizer (GPT-2's byte-level BPE reads white space as tokens: "\n\n" is two; BERT's
+  // WordPiece drops white space, control and format characters), said in its own words.
+  if (text.empty()) throw Error(ErrorCode::kInvalidInput, "the text is empty");
+  if (pair && pair->empty())
+    throw Error(ErrorCode::kInvalidInput, "the second text (--pair) is empty");
+  Encoding encoding = tokenizer_->encode(text, pair);  // checks UTF-8 and names the text
+  auto requireTokens = [&](std::string_view t, const char* what) {
+    if (tokenizer_->countTextTokens(t) == 0) {
+      throw Error(ErrorCode::kInvalidInput,
+                  std::string(what) + " has no tokens (" + tokenizer_->noTokensReason() + ")");
     }
   };
-  requireText(text, "the text");
-  if (pair) requireText(*pair, "the second text (--pair)");
-  Encoding encoding = tokenizer_->encode(text, pair);
+  requireTokens(text, "the text");
+  if (pair) requireTokens(*pair, "the second text (--pair)");
   ModelRun run = runIds(encoding, options, backend);
   run.encoding = std::move(encoding);
   run.compute_ms = msSince(t0);

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "attnlab/error.hpp"
+#include "model/tokenizer_common.hpp"
 
 namespace attnlab {
 namespace {
@@ -160,6 +161,11 @@ SafeTensors::SafeTensors(const std::filesystem::path& path) : path_(path) {
   map_size_ = file_size;
   try {
     const auto* bytes = static_cast<const std::byte*>(map_);
+    // A checkout without git-lfs holds a ~130-byte text pointer; its first 8 bytes would read as
+    // a header length in the quintillions.
+    if (model_text::isGitLfsPointer(std::string_view(reinterpret_cast<const char*>(bytes),
+                                                     std::min<std::uint64_t>(file_size, 64))))
+      throw model_text::gitLfsPointerError(path, "the weights");
     std::uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i)
       header_len = (header_len << 8) | std::to_integer<std::uint8_t>(bytes[i]);
@@ -289,7 +295,8 @@ std::vector<float> SafeTensors::floats(std::string_view name) const {
   std::vector<float> out(n);
   switch (t.dtype) {
     case DType::kF32:
-      std::memcpy(out.data(), t.data, n * sizeof(float));
+      // n = 0 (a shape with a 0): out.data() may be null, and memcpy(null, …, 0) is undefined.
+      if (n > 0) std::memcpy(out.data(), t.data, n * sizeof(float));
       break;
     case DType::kF16:
       for (std::size_t i = 0; i < n; ++i) out[i] = halfToFloat(load<std::uint16_t>(t.data + 2 * i));

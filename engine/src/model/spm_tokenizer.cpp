@@ -73,10 +73,21 @@ class SpmTokenizer final : public ModelTokenizer {
       after_special = false;
     }
     for (int id : data_.suffix_ids) append(id, true, out);
-    if (out.ids.empty()) {
-      throw Error(ErrorCode::kInvalidInput, "the text is empty: there is nothing to tokenize");
+    if (out.ids.size() == data_.prefix_ids.size() + data_.suffix_ids.size()) {
+      throw Error(ErrorCode::kInvalidInput,
+                  text.empty() ? "the text is empty: there is nothing to tokenize"
+                               : "the text has no tokens (" + noTokensReason() + ")");
     }
     return out;
+  }
+
+  std::size_t countTextTokens(std::string_view text) const override {
+    if (text.empty()) return 0;
+    return encode(text, std::nullopt).ids.size() - data_.prefix_ids.size() -
+           data_.suffix_ids.size();
+  }
+  std::string noTokensReason() const override {
+    return "the SentencePiece vocabulary gives it no tokens";
   }
 
   int vocabSize() const override { return static_cast<int>(data_.tokens.size()); }

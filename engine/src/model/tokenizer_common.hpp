@@ -34,8 +34,24 @@ bool inRanges(const CodeRange (&ranges)[N], char32_t c) {
   return it != std::begin(ranges) && c <= std::prev(it)->last;
 }
 
+/// True when `head` (a file's first bytes) is a Git LFS pointer: the small text file
+/// ("version https://git-lfs.github.com/spec/v1", oid, size) that a checkout holds in place of a
+/// large file whose content was never fetched.
+inline bool isGitLfsPointer(std::string_view head) {
+  return head.substr(0, 23) == "version https://git-lfs";
+}
+
+/// The error for a model file that is a Git LFS pointer, naming the file; `what` says what the
+/// real file holds ("the weights").
+inline Error gitLfsPointerError(const std::filesystem::path& path, std::string_view what) {
+  return Error(ErrorCode::kInvalidInput,
+               path.filename().string() + ": this is a Git LFS pointer, not " + std::string(what) +
+                   "; fetch the real file (git lfs pull in the model's repository)");
+}
+
 /// The whole file as bytes. Throws Error(kIo) naming the file when it cannot be opened or read;
-/// `hint` (may be empty) is appended to tell the user what to do.
+/// `hint` (may be empty) is appended to tell the user what to do. Throws Error(kInvalidInput)
+/// when the file is a Git LFS pointer.
 inline std::string readFile(const std::filesystem::path& path, std::string_view hint = {}) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -46,7 +62,9 @@ inline std::string readFile(const std::filesystem::path& path, std::string_view 
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw Error(ErrorCode::kIo, "error while reading " + path.string());
-  return std::move(buffer).str();
+  std::string content = std::move(buffer).str();
+  if (isGitLfsPointer(content)) throw gitLfsPointerError(path, "the file's content");
+  return content;
 }
 
 /// Appends the UTF-8 encoding of code point c (assumed valid: not a surrogate, <= U+10FFFF).

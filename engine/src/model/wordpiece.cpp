@@ -250,6 +250,16 @@ class WordPieceTokenizer final : public ModelTokenizer {
     return out;
   }
 
+  std::size_t countTextTokens(std::string_view text) const override {
+    (void)model_text::decodeInput(text, false);
+    Encoding out;
+    appendSequence(text, 0, out);
+    return out.ids.size();
+  }
+  std::string noTokensReason() const override {
+    return "only white space, control or format characters, which the WordPiece tokenizer drops";
+  }
+
   int vocabSize() const override { return static_cast<int>(pieces_.size()); }
   std::string tokenLabel(int id) const override {
     return id >= 0 && id < vocabSize() ? pieces_[static_cast<std::size_t>(id)] : std::string();

@@ -1,7 +1,9 @@
 // The OpenCL backend and the accelerated backend that falls back to the CPU with a reason.
 
 #include <future>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "attnlab/backend.hpp"
@@ -21,17 +23,20 @@ AttentionResult computeOnDevice(Runtime& rt, const AttentionInputs& in, const At
   r.backend = "opencl";
   r.device = rt.deviceName();
   const MaskParams mask{spec.mask == Mask::kCausal, 0, 0};
+  // The overflow contract of ScoreScale, split exactly as the CPU reference splits it.
   if (spec.mechanism == Mechanism::kAdditive) {
-    Materialized m = rt.additive(in.q, in.k, in.w_a, in.u_a, in.v_a, r.scale, mask, in.v,
-                                 &r.head_outputs);
+    const ScoreScale split = splitScoreScale(r.scale, additiveEnergyBound(in.v_a));
+    Materialized m = rt.additive(in.q, in.k, in.w_a, in.u_a, in.v_a, split.query_factor,
+                                 split.score_factor, mask, in.v, &r.head_outputs);
     r.scores = std::move(m.scores);
     r.weights = std::move(m.weights);
   } else {
+    const ScoreScale split = splitScoreScale(r.scale, dotProductBound(in.q, in.k));
     Tensor3 q_scaled = in.q;
-    for (float& x : q_scaled.data) x *= static_cast<float>(r.scale);
-    // The outputs, L = m + log l, S and P (one kernel on CPU devices, fused + pass 2 on GPUs).
+    for (float& x : q_scaled.data) x *= split.query_factor;
+    // The outputs, (m, l), S and P (one kernel on CPU devices, fused + pass 2 on GPUs).
     Attended a;
-    rt.attendInto(q_scaled, in.k, in.v, mask, a);
+    rt.attendInto(q_scaled, in.k, in.v, mask, a, split.score_factor);
     r.scores = std::move(a.scores);
     r.weights = std::move(a.weights);
     r.head_outputs = std::move(a.output);
@@ -56,24 +61,29 @@ std::string reasonOf(const Error& e) {
   return reason;
 }
 
-// OpenCL when its programs are ready, the CPU reference otherwise — always saying why.
+// OpenCL when its programs are ready, the CPU reference otherwise — always saying why. A failure
+// that would repeat (the device does not open, a program does not build or does not fit the
+// device) is kept and reported with every result until retry(); the window's first picture never
+// waits on the compiler in kBackground mode, because builds run on their own threads and the
+// runtime's prepared() and buildError() never wait for them.
 class AcceleratedBackend final : public Backend {
  public:
-  AcceleratedBackend(int device_index, BuildMode mode) : mode_(mode) {
-    runtime_ = std::async(std::launch::async, [device_index] {
-                 auto rt = std::make_shared<Runtime>(device_index);
-                 AttentionSpec defaults;  // d_k = 64 / 8 = 8, the window's first picture
-                 rt->prepare(defaults.resolvedDk(), defaults.resolvedDv());
-                 return rt;
-               }).share();
-    if (mode_ == BuildMode::kWait) runtime_.wait();
+  AcceleratedBackend(int device_index, BuildMode mode) : device_index_(device_index), mode_(mode) {
+    open();
+    if (mode_ == BuildMode::kWait) {
+      runtime_.wait();
+    } else {
+      AttentionSpec defaults;  // d_k = 64 / 8 = 8, the window's first picture
+      startPreparing(defaults.resolvedDk(), defaults.resolvedDv());
+    }
   }
 
   std::string name() const override { return "opencl"; }
   std::string device() const override {
+    const auto runtime = current();
     try {
-      return runtime_.wait_for(std::chrono::seconds(0)) == std::future_status::ready
-                 ? runtime_.get()->deviceName()
+      return runtime.wait_for(std::chrono::seconds(0)) == std::future_status::ready
+                 ? runtime.get()->deviceName()
                  : "OpenCL device (starting)";
     } catch (const std::exception&) {
       return cpuDeviceName();
@@ -81,27 +91,38 @@ class AcceleratedBackend final : public Backend {
   }
 
   AttentionResult compute(const AttentionInputs& in, const AttentionSpec& spec) override {
+    const auto runtime = current();
     if (mode_ == BuildMode::kBackground &&
-        runtime_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+        runtime.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
       return onCpu(in, spec, FallbackCode::kKernelsBuilding);
     std::shared_ptr<Runtime> rt;
     try {
-      rt = runtime_.get();
+      rt = runtime.get();
     } catch (const Error& e) {
       return onCpu(in, spec, FallbackCode::kDeviceError, {reasonOf(e)});
     }
     const int d_k = in.q.cols, d_v = in.v.cols;
-    if (!rt->prepared(d_k, d_v)) {
-      if (mode_ == BuildMode::kBackground) {
-        startPreparing(rt, d_k, d_v);
-        return onCpu(in, spec, FallbackCode::kKernelsBuildingDk, {std::to_string(d_k)});
-      }
+    if (std::optional<Error> failed = rt->buildError(d_k, d_v))
+      return onCpu(in, spec, FallbackCode::kDeviceError, {reasonOf(*failed)});
+    if (mode_ == BuildMode::kBackground && !rt->prepared(d_k, d_v)) {
+      startPreparing(d_k, d_v);
+      return onCpu(in, spec, FallbackCode::kKernelsBuildingDk, {std::to_string(d_k)});
     }
     try {
       return computeOnDevice(*rt, in, spec);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kBackend) throw;
       return onCpu(in, spec, FallbackCode::kDeviceError, {reasonOf(e)});
+    }
+  }
+
+  void retry() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (runtime_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    try {
+      runtime_.get()->forgetFailedBuilds();
+    } catch (const std::exception&) {
+      open();  // the device did not open: try again
     }
   }
 
@@ -114,22 +135,38 @@ class AcceleratedBackend final : public Backend {
     return r;
   }
 
-  void startPreparing(const std::shared_ptr<Runtime>& rt, int d_k, int d_v) {
+  std::shared_future<std::shared_ptr<Runtime>> current() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto key = std::make_pair(d_k, d_v);
-    if (preparing_.count(key)) return;
-    preparing_[key] = std::async(std::launch::async, [rt, d_k, d_v] {
+    return runtime_;
+  }
+
+  void open() {
+    const int index = device_index_;
+    runtime_ = std::async(std::launch::async, [index] {
+                 return std::make_shared<Runtime>(index);
+               }).share();
+  }
+
+  // Builds the programs for (d_k, d_v) on a thread of its own, unless that is already under way;
+  // the outcome (programs, or the kept error) is read from the runtime.
+  void startPreparing(int d_k, int d_v) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& task = preparing_[{d_k, d_v}];
+    if (task.valid() && task.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+      return;
+    task = std::async(std::launch::async, [runtime = runtime_, d_k, d_v] {
       try {
-        rt->prepare(d_k, d_v);
-      } catch (const Error&) {
-        // reported by the next compute, which tries (and fails) again in the foreground
+        runtime.get()->prepare(d_k, d_v);
+      } catch (const std::exception&) {
+        // kept by the runtime (buildError) or by runtime_, and reported by the next compute
       }
     });
   }
 
+  int device_index_;
   BuildMode mode_;
   std::shared_future<std::shared_ptr<Runtime>> runtime_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;  // guards runtime_ (replaced by retry()) and preparing_
   std::map<std::pair<int, int>, std::future<void>> preparing_;
 };
 

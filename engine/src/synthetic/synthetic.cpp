@@ -186,7 +186,9 @@ std::vector<Token> tokenizeNonEmpty(std::string_view text, const std::string& wh
   }
   if (tokens.empty()) {
     throw Error(ErrorCode::kInvalidInput,
-                what + (text.empty() ? " is empty" : " has no tokens (only white space)"));
+                what + (text.empty() ? " is empty"
+                                : " has no tokens (only white space, control or zero-width "
+                                  "characters)"));
   }
   return tokens;
 }
