@@ -48,12 +48,15 @@ ModelSource::ModelSource(bool persist, QWidget* parent) : QWidget(parent), persi
   layer_combo_->setObjectName(QStringLiteral("layer"));
   hide_special_ = new QCheckBox;
   hide_special_->setObjectName(QStringLiteral("hideSpecial"));
+  rollout_ = new QCheckBox;
+  rollout_->setObjectName(QStringLiteral("rollout"));
   form_->addRow(label_);
   form_->addRow(row);
   form_->addRow(info_label_);
   form_->addRow(message_);
   form_->addRow(layer_label_, layer_combo_);
   form_->addRow(hide_special_);
+  form_->addRow(rollout_);
 
   connect(combo_, &QComboBox::activated, this, [this](int index) {
     const QString dir = combo_->itemData(index).toString();
@@ -70,10 +73,18 @@ ModelSource::ModelSource(bool persist, QWidget* parent) : QWidget(parent), persi
     emit layerChanged();
   });
   connect(hide_special_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
+  connect(rollout_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
   retranslate();
 }
 
 bool ModelSource::hideSpecial() const { return hide_special_->isChecked(); }
+
+bool ModelSource::rollout() const { return rollout_->isChecked(); }
+
+void ModelSource::setRollout(bool on) {
+  const QSignalBlocker block(rollout_);
+  rollout_->setChecked(on);
+}
 
 void ModelSource::setRecent(const QStringList& folders) {
   recent_ = folders;
@@ -178,6 +189,7 @@ void ModelSource::refill() {
   const bool model = !dir_.isEmpty();
   form_->setRowVisible(layer_combo_, model);
   form_->setRowVisible(hide_special_, model);
+  form_->setRowVisible(rollout_, model);
   form_->setRowVisible(info_label_, model);
   if (model) {
     info_label_->setText(info_ ? tr("%1 · %2 · %3 layers × %4 heads · d_model = %5 · loaded in %6 ms")
@@ -211,6 +223,11 @@ void ModelSource::retranslate() {
   hide_special_->setToolTip(
       tr("A display filter: the rows and columns of special tokens are left out; the weights are "
          "not renormalised, so rows may sum to less than 1."));
+  rollout_->setText(tr("Attention rollout through the layer (Abnar & Zuidema 2020)"));
+  rollout_->setToolTip(
+      tr("How much each input token reaches each position after the layers: per layer the heads' "
+         "weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows "
+         "renormalised, and the layers multiplied. With All layers: through the last layer."));
   refill();
 }
 

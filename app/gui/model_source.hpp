@@ -32,6 +32,10 @@ class ModelSource : public QWidget {
   /// The layer shown; unset = every layer (the model view).
   std::optional<int> layer() const { return layer_; }
   bool hideSpecial() const;
+  /// Show the attention rollout through the chosen layer (Abnar & Zuidema 2020) instead of heads.
+  bool rollout() const;
+  /// Sets the rollout check box without signals.
+  void setRollout(bool on);
   /// Folders opened before, newest first.
   QStringList recent() const { return recent_; }
   void setRecent(const QStringList& folders);
@@ -62,13 +66,14 @@ class ModelSource : public QWidget {
   QComboBox* sourceCombo() const { return combo_; }
   QComboBox* layerCombo() const { return layer_combo_; }
   QCheckBox* hideSpecialCheck() const { return hide_special_; }
+  QCheckBox* rolloutCheck() const { return rollout_; }
 
  signals:
   /// The source changed to dir ("" = synthetic): a new computation is needed.
   void sourceChanged(const QString& dir);
   /// The layer choice changed.
   void layerChanged();
-  /// Hide special tokens was toggled.
+  /// Hide special tokens or the rollout was toggled.
   void filterChanged();
 
  private:
@@ -91,6 +96,7 @@ class ModelSource : public QWidget {
   QLabel* layer_label_ = nullptr;
   QComboBox* layer_combo_ = nullptr;
   QCheckBox* hide_special_ = nullptr;
+  QCheckBox* rollout_ = nullptr;
 };
 
 }  // namespace attnlab::gui
