@@ -143,6 +143,7 @@ void HeadsView::setComparison(CompareController* compare) {
 }
 
 bool HeadsView::drawComparison(QCustomPlot* plot, bool enlarged, QString* note) {
+  comparison_failed_ = false;
   if (!compare_ || !compare_->active()) return false;
   if (!compare_->error().empty()) {
     *note = tr("Cannot compare with %1: %2").arg(compare_->options(), compare_->error().translated());
@@ -174,6 +175,7 @@ bool HeadsView::drawComparison(QCustomPlot* plot, bool enlarged, QString* note) 
   } catch (const Error& e) {
     *note = tr("Cannot compare with %1: %2").arg(compare_->options(), QString::fromStdString(e.what()));
   }
+  comparison_failed_ = true;
   return false;
 }
 

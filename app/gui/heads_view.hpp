@@ -46,6 +46,8 @@ class HeadsView : public QStackedWidget {
   void setComparison(CompareController* compare);
   /// True when the visible page shows a difference A − B.
   bool showsDifference() const { return difference_shown_; }
+  /// True when B is there but A − B cannot be drawn (other tokens, other heads); the note says why.
+  bool comparisonFailed() const { return comparison_failed_; }
   /// Draws the visible page where something changed (new result, size, options).
   void redraw();
   /// Draws everything again at the next redraw() (language, options).
@@ -115,6 +117,7 @@ class HeadsView : public QStackedWidget {
   int selected_row_ = -1;
   CompareController* compare_ = nullptr;
   bool difference_shown_ = false;
+  bool comparison_failed_ = false;
 
   QLabel* grid_note_ = nullptr;
   QCustomPlot* grid_plot_ = nullptr;

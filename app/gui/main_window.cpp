@@ -203,6 +203,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   // --head N and presentation mode enlarge a head once the first result is there.
   enlarge_on_result_ = options_.head >= 0 ? options_.head : options_.presentation ? 0 : -1;
   if (options_.presentation) setPresentationMode(true);
+  if (!options_.compare.isEmpty()) compareWith(options_.compare);
 }
 
 MainWindow::~MainWindow() = default;
@@ -435,6 +436,9 @@ options::Options MainWindow::commandLine(unsigned command) const {
 
 void MainWindow::checkReady() {
   if (!shown_ || scheduler_.busy() || controller_->busy()) return;
+  // Comparing: ready once A − B is drawn (or B cannot be computed, which the note says).
+  if (compare_->active() && compare_->error().empty() && !heads_->showsDifference() && !heads_->comparisonFailed())
+    return;
   const bool curves = analysis_->isVisible()
                           ? analysis_->curvesShown()
                           : analysis_->curves(shown_->attention(heads_->focusEntry()).nK(), shown_->settings.seed) != nullptr;

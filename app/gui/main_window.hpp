@@ -48,6 +48,7 @@ struct WindowOptions {
   QString language;                ///< "", "en" or "zh_CN"; "" follows the stored choice/system.
   bool presentation = false;       ///< Start in presentation mode.
   int head = -1;                   ///< ≥ 0: start with this head enlarged.
+  QString compare;                 ///< Not empty: start comparing with these OPTIONS (--diff).
 };
 
 /// The main window. Public accessors exist for the tests and for --screenshot.

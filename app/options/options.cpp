@@ -187,7 +187,7 @@ const OptionSpec kTable[] = {
    [](const Options& o) { return o.picture.pool == views::Pool::kMax ? std::nullopt
                                  : std::optional<QString>(q(kPools[static_cast<std::size_t>(o.picture.pool)])); }},
   {"diff", Kind::kText, "OPTIONS", "draw A - B: OPTIONS are the second setting's, e.g. \"--no-scale\", \"--head 3\", \"--no-causal\"",
-   Group::kPicture, kRender, Applies::kAlways, 0, 0, false, {},
+   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.diff = v.text; },
    [](const Options& o) { return text(o.diff); }},
   // output
@@ -643,7 +643,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   if (o.head && o.lab.pretrained() && !o.lab.layer)
     fail(ATTNLAB_MSG("--head N needs one layer: add --layer L (every layer is --head all)"));
   validate(o.lab);
-  if (c == kRender && o.isGiven("diff")) {
+  if ((c == kRender || c == kWindow) && o.isGiven("diff")) {
     if (o.output.plot != QLatin1String("heatmap")) fail(ATTNLAB_MSG("--diff draws a heatmap: leave out --plot"));
     if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap of one setting: leave it out with --diff"));
     (void)secondSetting(o);  // refuses bad OPTIONS now, with the same words

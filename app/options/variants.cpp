@@ -140,7 +140,12 @@ QStringList splitOptions(const QString& options) {
   return out;
 }
 
-Options secondSetting(const Options& a) { return applyDiff(baseArguments(a), a.diff); }
+Options secondSetting(const Options& a) {
+  Options render = a;
+  render.window = {};
+  if (render.output.out.isEmpty()) render.output.out = QDir::temp().filePath(QStringLiteral("attention-lab-compare.png"));
+  return applyDiff(baseArguments(render), a.diff);
+}
 
 Options secondSetting(const LabSettings& a, int head, const QString& diff) {
   Options o;

@@ -38,6 +38,11 @@ check --model "$model" --layer 7
 check --model "$model" --heads 2
 check --model /nonexistent/model
 check --head 9
+check --diff "--text other words"
+check --diff "--head 9"
+check --diff "--bogus"
+check --rollout
+check --model "$model" --rollout --head 1 --layer 0
 check --color-scale rainbow
 # --lang is the window's own: fr is refused there with exit 2 too.
 win_err=$("$window" --lang fr --screenshot "$out/w.png" 2>&1 >/dev/null)
