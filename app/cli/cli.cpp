@@ -22,6 +22,7 @@
 #include "attnlab/summary.hpp"
 #include "attnlab/synthetic.hpp"
 #include "cli/cli_json.hpp"
+#include "cli/commands.hpp"
 #include "options/options.hpp"
 #include "views/views.hpp"
 
@@ -166,6 +167,7 @@ void writeHeadsNpy(const std::string& path, const std::vector<const AttentionRes
 }
 
 int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.lab.rollout) return computeRollout(o, out, err);
   if (o.lab.pretrained()) {
     const ModelComputed c = computeModel(o, err);
     out << modelJson(o, c.run, c.model->name(), c.model->config(), c.model->loadMs()).dump() << "\n";
@@ -233,6 +235,7 @@ int renderModel(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
+  if (!o.diff.isEmpty() || o.lab.rollout) return renderCompared(o, out, err);
   if (o.lab.pretrained()) return renderModel(o, out, err);
   const LabRun run = computeSynthetic(o, err);
   const AttentionResult& r = run.attention;
@@ -352,6 +355,8 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
       case options::kCompute: return commandCompute(o, out, err);
       case options::kRender: return commandRender(o, out, err);
       case options::kSaturation: return commandSaturation(o, out, err);
+      case options::kCost: return commandCost(o, out, err);
+      case options::kSweep: return commandSweep(o, out, err);
       default: return commandInfo(out);
     }
   } catch (const options::OptionError& e) {

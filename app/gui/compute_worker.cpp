@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "attnlab/error.hpp"
+#include "attnlab/rollout.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "views/views.hpp"
 
@@ -37,7 +38,7 @@ QString runKey(const LabSettings& s, const std::optional<std::string>& pair) {
                      pair ? QString::fromStdString(*pair) : QStringLiteral("\x01"),
                      s.scaled() ? QStringLiteral("scaled") : QStringLiteral("dot"),
                      s.temperature ? QString::number(*s.temperature, 'g', 17) : QString(),
-                     s.layer ? QString::number(*s.layer) : QStringLiteral("all"),
+                     s.layer && !s.rollout ? QString::number(*s.layer) : QStringLiteral("all"),
                      s.backend,
                      QString::number(s.device)}
       .join(QChar(0x1f));
@@ -222,6 +223,15 @@ void ComputeWorker::runModel(const LabSettings& settings, const ModelConfig& con
   result.spec.temperature = settings.temperature;
   for (const AttentionResult& a : result.layers()) {
     result.summaries.push_back(summarizeAttention(a, kHistogramBins));
+  }
+  if (settings.rollout) {
+    // Through the chosen layer (every layer by default), on every token; the filter comes after.
+    const int last = std::min(settings.layer.value_or(config.layers - 1),
+                              static_cast<int>(last_run_->attention.size()) - 1);
+    std::vector<AttentionResult> through(last_run_->attention.begin(), last_run_->attention.begin() + last + 1);
+    const AttentionResult r = views::rolloutResult(attentionRollout(through), config.mask());
+    result.rollout = std::make_shared<const AttentionResult>(result.special_hidden ? views::keepTokens(r, keep) : r);
+    result.rollout_last = last;
   }
 }
 

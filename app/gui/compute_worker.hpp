@@ -67,6 +67,10 @@ struct ComputeResult {
   std::vector<AttentionSummary> summaries;  ///< One per entry (see attention()).
   double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
   double total_ms = 0;        ///< Worker time for this request, ms.
+  /// settings.rollout with a model: the attention rollout (Abnar & Zuidema 2020) through layer
+  /// rollout_last as a one-head result [1, n, n] over the shown tokens; null otherwise.
+  std::shared_ptr<const AttentionResult> rollout;
+  int rollout_last = 0;
 
   /// True when nothing was computed (see error).
   bool failed() const { return !error.empty(); }

@@ -14,6 +14,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "attnlab/error.hpp"
+#include "comparison.hpp"
 #include "render_scheduler.hpp"
 #include "views/text.hpp"
 
@@ -136,6 +138,59 @@ void HeadsView::setFontScale(double scale) {
   invalidate();
 }
 
+void HeadsView::setComparison(CompareController* compare) {
+  compare_ = compare;
+  invalidate();
+}
+
+bool HeadsView::drawComparison(QCustomPlot* plot, bool enlarged, QString* note) {
+  comparison_failed_ = false;
+  if (!compare_ || !compare_->active()) return false;
+  if (!compare_->error().empty()) {
+    *note = tr("Cannot compare with %1: %2").arg(compare_->options(), compare_->error().translated());
+    return false;
+  }
+  if (!compare_->matches(shown_->settings)) {
+    *note = tr("Computing the comparison with %1…").arg(compare_->options());
+    return false;
+  }
+  std::optional<int> entry, head_a, head_b = compare_->headB();
+  if (enlarged) {
+    if (modelView()) entry = focusEntry();
+    head_a = std::clamp(enlarged_head_, 0, shown_->attention(focusEntry()).heads() - 1);
+    if (!head_b) head_b = head_a;
+  }
+  try {
+    const cli::RunMaps a = mapsOf(shown_, head_a, entry);
+    const cli::RunMaps b = mapsOf(compare_->result(), head_b, entry);
+    const cli::DifferenceMaps d = cli::difference(a, b);
+    cli::drawDifference(*plot, d, picture_.pool);
+    const WeightDifference& largest = d.layers[static_cast<std::size_t>(d.max_layer)];
+    *note = tr("Difference A − B: A is the current setting, B the same with %1 · red: A gives more weight, "
+               "blue: B does · max |Δ| = %2")
+                .arg(compare_->options())
+                .arg(largest.max_abs, 0, 'f', 3);
+    return true;
+  } catch (const options::OptionError& e) {
+    *note = tr("Cannot compare with %1: %2").arg(compare_->options(), e.message().translated());
+  } catch (const Error& e) {
+    *note = tr("Cannot compare with %1: %2").arg(compare_->options(), QString::fromStdString(e.what()));
+  }
+  comparison_failed_ = true;
+  return false;
+}
+
+void HeadsView::drawRollout() {
+  views::PictureTitle title;
+  title.replace = views::rolloutTitle(shown_->model->name, 0, shown_->rollout_last);
+  if (shown_->special_hidden) title.replace << views::viewText("special tokens hidden (weights not renormalised)");
+  title.bar_title = views::viewText("rollout weight");
+  views::setPictureTitle(*grid_plot_, title);
+  views::drawHeatmap(*grid_plot_, *shown_->rollout, 0, shown_->query_tokens, shown_->key_tokens,
+                     runLabel(*shown_, -1), picture_);
+  views::setPictureTitle(*grid_plot_, {});
+}
+
 void HeadsView::invalidate() {
   grid_dirty_ = head_dirty_ = grid_force_ = head_force_ = true;
   scheduler_.requestRender();
@@ -158,7 +213,23 @@ void HeadsView::drawGrid() {
   const bool force = std::exchange(grid_force_, false);
   const AttentionResult& first = shown_->attention(0);
   QString note;
-  if (modelView()) {
+  difference_shown_ = false;
+  QString compare_note;
+  if (drawComparison(grid_plot_, false, &compare_note)) {
+    difference_shown_ = true;
+    grid_force_ = true;  // back to A: a full draw
+    grid_note_->setText(compare_note);
+    scheduler_.queueReplot(grid_plot_);
+    return;
+  }
+  if (shown_->rollout) {
+    drawRollout();
+    grid_force_ = true;
+    note = tr("Attention rollout (Abnar & Zuidema 2020) of %1 through layer %2: how much each input token "
+              "(column) reaches each position (row), the heads of each layer averaged · hover a cell for its value")
+               .arg(shown_->model->name)
+               .arg(shown_->rollout_last);
+  } else if (modelView()) {
     views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(), shown_->query_tokens,
                          runLabel(*shown_, -1), picture_);
     note = tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
@@ -190,6 +261,7 @@ void HeadsView::drawGrid() {
                      .arg(first.nK());
   }
   if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
+  if (!compare_note.isEmpty()) note = compare_note + QStringLiteral(" · ") + note;
   grid_note_->setText(note);
   scheduler_.queueReplot(grid_plot_, std::exchange(grid_part_, RenderScheduler::Part::kAll));
 }
@@ -211,6 +283,18 @@ void HeadsView::drawHead() {
   if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
   head_note_->setText(note);
   back_button_->setText(modelView() ? tr("← All layers") : tr("← All heads"));
+  QString compare_note;
+  difference_shown_ = false;
+  if (drawComparison(head_plot_, true, &compare_note)) {
+    difference_shown_ = true;
+    head_force_ = true;
+    head_note_->setText(compare_note);
+    applyRowHighlight();
+    scheduler_.queueReplot(head_plot_);
+    drawRow();
+    return;
+  }
+  if (!compare_note.isEmpty()) head_note_->setText(compare_note + QStringLiteral(" · ") + note);
   RenderScheduler::Part part = RenderScheduler::Part::kCells;
   if (force || !views::updateWeights(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
                                      runLabel(*shown_, entry), picture_)) {
@@ -318,6 +402,7 @@ std::optional<std::tuple<int, int, int, int>> HeadsView::cellAt(QCustomPlot* plo
   if (!shown_) return std::nullopt;
   const std::optional<views::CellHit> hit = views::cellAt(*plot, pos);
   if (!hit) return std::nullopt;
+  if (plot == grid_plot_ && shown_->rollout && !difference_shown_) return std::make_tuple(-1, 0, hit->query, hit->key);
   if (plot == grid_plot_) {
     // The model view's map r·h + k is entry r, head k; a head grid's map k is head k.
     const int h = shown_->attention(0).heads();
@@ -334,6 +419,7 @@ void HeadsView::onClick(QCustomPlot* plot, QMouseEvent* event) {
   if (!cell) return;
   const auto [entry, head, row, column] = *cell;
   (void)column;
+  if (entry < 0) return;  // the rollout: one map, nothing to enlarge
   if (plot == grid_plot_) {
     selected_row_ = row;
     if (modelView()) {
@@ -360,6 +446,16 @@ void HeadsView::onHover(QCustomPlot* plot, QMouseEvent* event) {
 }
 
 QString HeadsView::cellText(int entry, int head, int query, int key) const {
+  if (shown_ && entry < 0 && shown_->rollout) {
+    const AttentionResult& r = *shown_->rollout;
+    if (query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) return {};
+    return tr("rollout · query %1 %2 → key %3 %4: %5")
+        .arg(query)
+        .arg(quoted(shown_->query_tokens.value(query)))
+        .arg(key)
+        .arg(quoted(shown_->key_tokens.value(key)))
+        .arg(r.weights(0, query, key), 0, 'f', 4);
+  }
   if (!shown_ || entry < 0 || entry >= shown_->entries()) return {};
   const AttentionResult& r = shown_->attention(entry);
   if (head < 0 || head >= r.heads() || query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) return {};
@@ -373,6 +469,14 @@ QString HeadsView::cellText(int entry, int head, int query, int key) const {
     where = tr("layer %1 · %2").arg(shown_->layerIndices().at(static_cast<std::size_t>(entry))).arg(where);
   }
   if (isMasked(r.mask, query, key, r.nK())) return tr("%1: masked").arg(where);
+  if (difference_shown_ && compare_ && compare_->result()) {
+    const AttentionResult& b = compare_->result()->attention(std::min(entry, compare_->result()->entries() - 1));
+    const int head_b = compare_->headB().value_or(head);
+    if (head_b < b.heads() && query < b.nQ() && key < b.nK()) {
+      const double wa = r.weights(head, query, key), wb = b.weights(head_b, query, key);
+      return tr("%1: A %2, B %3, A − B %4").arg(where).arg(wa, 0, 'f', 4).arg(wb, 0, 'f', 4).arg(wa - wb, 0, 'f', 4);
+    }
+  }
   return tr("%1: weight %2, score %3")
       .arg(where)
       .arg(r.weights(head, query, key), 0, 'f', 4)

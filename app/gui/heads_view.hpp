@@ -21,6 +21,8 @@ class QSplitter;
 
 namespace attnlab::gui {
 
+class CompareController;
+
 /// The title words of entry `entry` of a result (a model layer: its name and layer; entry < 0:
 /// the model view's, without a layer).
 views::RunLabel runLabel(const ComputeResult& result, int entry);
@@ -39,6 +41,13 @@ class HeadsView : public QStackedWidget {
   views::PictureOptions picture() const { return picture_; }
   /// Presentation mode: large fonts.
   void setFontScale(double scale);
+  /// "Compare with…": while compare is active and has B for the shown setting, the maps show
+  /// A − B (the grid: every head or layer; the enlarged head: that head, or OPTIONS' --head).
+  void setComparison(CompareController* compare);
+  /// True when the visible page shows a difference A − B.
+  bool showsDifference() const { return difference_shown_; }
+  /// True when B is there but A − B cannot be drawn (other tokens, other heads); the note says why.
+  bool comparisonFailed() const { return comparison_failed_; }
   /// Draws the visible page where something changed (new result, size, options).
   void redraw();
   /// Draws everything again at the next redraw() (language, options).
@@ -84,6 +93,11 @@ class HeadsView : public QStackedWidget {
   void drawHead();
   void drawRow();
   void applyRowHighlight();
+  /// Draws A − B on plot (the enlarged head when `enlarged`); false when there is none to draw
+  /// (not comparing, B still computing, OPTIONS that do not apply: *note says which).
+  bool drawComparison(QCustomPlot* plot, bool enlarged, QString* note);
+  /// The attention rollout on the grid page (settings.rollout with a model).
+  void drawRollout();
   void onClick(QCustomPlot* plot, QMouseEvent* event);
   void onHover(QCustomPlot* plot, QMouseEvent* event);
   /// (entry, head, query, key) under pos.
@@ -101,6 +115,9 @@ class HeadsView : public QStackedWidget {
   int enlarged_entry_ = 0;
   int selected_head_ = 0;
   int selected_row_ = -1;
+  CompareController* compare_ = nullptr;
+  bool difference_shown_ = false;
+  bool comparison_failed_ = false;
 
   QLabel* grid_note_ = nullptr;
   QCustomPlot* grid_plot_ = nullptr;

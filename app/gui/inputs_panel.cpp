@@ -14,12 +14,14 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
 #include "emoji_highlighter.hpp"
 #include "options/options.hpp"
+#include "options/variants.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -81,7 +83,12 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   temperature_spin_->setRange(0.001, 1e6);  // the table's limit is T > 0
   temperature_spin_->setValue(1.0);
   temperature_spin_->setEnabled(false);
-  form_->addRow(temperature_check_, temperature_spin_);
+  temperature_play_ = new QToolButton;
+  temperature_play_->setObjectName(QStringLiteral("temperaturePlay"));
+  auto* temperature_row = new QHBoxLayout;
+  temperature_row->addWidget(temperature_spin_, 1);
+  temperature_row->addWidget(temperature_play_);
+  form_->addRow(temperature_check_, temperature_row);
 
   dk_label_ = new QLabel;
   auto* dk_row = new QHBoxLayout;
@@ -91,8 +98,11 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   dk_slider_->setTickPosition(QSlider::TicksBelow);
   dk_spin_ = new QSpinBox;
   dk_spin_->setRange(rangeMin("d-k"), rangeMax("d-k"));
+  dk_play_ = new QToolButton;
+  dk_play_->setObjectName(QStringLiteral("dkPlay"));
   dk_row->addWidget(dk_slider_, 1);
   dk_row->addWidget(dk_spin_);
+  dk_row->addWidget(dk_play_);
   form_->addRow(dk_label_, dk_row);
   heads_label_ = new QLabel;
   heads_spin_ = new QSpinBox;
@@ -169,6 +179,14 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   });
   for (QComboBox* combo : {color_scale_combo_, pool_combo_})
     connect(combo, &QComboBox::currentIndexChanged, this, &InputsPanel::pictureChanged);
+  play_timer_.setInterval(kPlayMs);
+  connect(&play_timer_, &QTimer::timeout, this, &InputsPanel::playStep);
+  connect(dk_play_, &QToolButton::clicked, this, [this] {
+    play_param_ == QLatin1String("d_k") ? stopPlaying() : play(QStringLiteral("d_k"));
+  });
+  connect(temperature_play_, &QToolButton::clicked, this, [this] {
+    play_param_ == QLatin1String("temperature") ? stopPlaying() : play(QStringLiteral("temperature"));
+  });
   setSettings(options::LabSettings{});
   retranslate();
 }
@@ -178,6 +196,7 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.model_dir = base.model_dir;
   s.layer = base.layer;
   s.hide_special = base.hide_special;
+  s.rollout = base.rollout;
   s.text = text_edit_->toPlainText();
   s.source = source_edit_->toPlainText();
   s.pair = pair_edit_->toPlainText();
@@ -312,6 +331,55 @@ void InputsPanel::updateEnabled() {
   }
   scaling_check_->setEnabled(model_ || static_cast<Mechanism>(mechanism_combo_->currentData().toInt()) !=
                                            Mechanism::kAdditive);
+  dk_play_->setEnabled(!model_);
+  if (model_ && play_param_ == QLatin1String("d_k")) stopPlaying();
+}
+
+void InputsPanel::play(const QString& param) {
+  stopPlaying();
+  play_values_ = options::defaultSweepValues(options::sweptOption(param), 0);
+  play_param_ = param;
+  play_index_ = 0;
+  if (param == QLatin1String("temperature")) temperature_check_->setChecked(true);
+  playStep();
+  play_timer_.start();
+  updatePlayButtons();
+}
+
+void InputsPanel::stopPlaying() {
+  play_timer_.stop();
+  play_param_.clear();
+  updatePlayButtons();
+}
+
+void InputsPanel::playStep() {
+  if (play_index_ >= play_values_.size()) {
+    stopPlaying();
+    return;
+  }
+  const QString value = play_values_.at(play_index_++);
+  if (play_param_ == QLatin1String("d_k")) {
+    setDk(value.toInt());
+  } else {
+    temperature_spin_->setValue(value.toDouble());  // emits changed
+  }
+}
+
+void InputsPanel::updatePlayButtons() {
+  for (QToolButton* button : {dk_play_, temperature_play_}) {
+    const bool on = play_param_ == (button == dk_play_ ? QLatin1String("d_k") : QLatin1String("temperature"));
+    button->setText(on ? QStringLiteral("■") : QStringLiteral("▶"));
+  }
+  dk_play_->setToolTip(play_param_ == QLatin1String("d_k")
+                           ? tr("Stop the d_k sweep")
+                           : tr("Play d_k = 1, 2, 4, … 1024, one value every %1 ms (the sweep of "
+                                "attention-lab-cli sweep --param d_k; File → Export → Sweep… writes it as a GIF)")
+                                 .arg(kPlayMs));
+  temperature_play_->setToolTip(play_param_ == QLatin1String("temperature")
+                                    ? tr("Stop the temperature sweep")
+                                    : tr("Play T = 0.125, 0.25, … 8, one value every %1 ms (the sweep of "
+                                         "attention-lab-cli sweep --param temperature)")
+                                          .arg(kPlayMs));
 }
 
 void InputsPanel::setDk(int d_k) {
@@ -402,6 +470,7 @@ void InputsPanel::retranslate() {
   pool_combo_->setItemText(1, tr("mean of each block"));
   pool_combo_->setToolTip(tr("Long inputs are drawn as blocks of tokens when a token would get "
                              "less than 3 pixels; this is how a block's colour is chosen."));
+  updatePlayButtons();
   shortcuts_label_->setText(tr("Shortcuts: Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K scaling · "
                                "F5 presentation · Esc back to all heads"));
 }

@@ -5,6 +5,8 @@
 /// colour scale and pooling. Every limit comes from the option table (options.hpp), so the
 /// widgets offer exactly what the command line accepts; the values travel as a LabSettings.
 
+#include <QStringList>
+#include <QTimer>
 #include <QWidget>
 #include <functional>
 
@@ -20,6 +22,7 @@ class QLabel;
 class QPlainTextEdit;
 class QSlider;
 class QSpinBox;
+class QToolButton;
 
 namespace attnlab::gui {
 
@@ -52,6 +55,16 @@ class InputsPanel : public QWidget {
   /// Toggles the 1/√d_k scaling (Ctrl+K), when it applies.
   void toggleScaling();
 
+  /// The play buttons: steps "d_k" or "temperature" through the values attention-lab-cli sweep
+  /// takes by default (d_k 1, 2, 4, … 1024; T 0.125 … 8), one every kPlayMs, and stops at the
+  /// last; pressing the button again stops.
+  void play(const QString& param);
+  void stopPlaying();
+  /// The parameter being played, or empty.
+  QString playing() const { return play_param_; }
+  /// Time each value is shown, ms (the sweep's default --delay).
+  static constexpr int kPlayMs = 600;
+
   /// The inline message under the text (translated); empty hides it.
   void showMessage(const QString& message);
   QString message() const;
@@ -73,6 +86,9 @@ class InputsPanel : public QWidget {
   QSlider* dkSlider() const { return dk_slider_; }
   QSpinBox* dkSpin() const { return dk_spin_; }
   QCheckBox* scalingCheck() const { return scaling_check_; }
+  QToolButton* dkPlayButton() const { return dk_play_; }
+  QToolButton* temperaturePlayButton() const { return temperature_play_; }
+  QDoubleSpinBox* temperatureSpin() const { return temperature_spin_; }
   QComboBox* colorScaleCombo() const { return color_scale_combo_; }
   QComboBox* backendCombo() const { return backend_combo_; }
 
@@ -84,6 +100,8 @@ class InputsPanel : public QWidget {
  private:
   void selectBackend();
   void updateEnabled();
+  void playStep();
+  void updatePlayButtons();
 
   options::LabSettings base_;  ///< Fields without a widget (d_v, d_a, positions …).
   QString wanted_backend_ = QStringLiteral("auto:0");
@@ -128,6 +146,12 @@ class InputsPanel : public QWidget {
   QLabel* pool_label_ = nullptr;
   QComboBox* pool_combo_ = nullptr;
   QLabel* shortcuts_label_ = nullptr;
+  QToolButton* dk_play_ = nullptr;
+  QToolButton* temperature_play_ = nullptr;
+  QTimer play_timer_;
+  QString play_param_;
+  QStringList play_values_;
+  int play_index_ = 0;
 };
 
 }  // namespace attnlab::gui

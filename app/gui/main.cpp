@@ -55,6 +55,7 @@ int main(int argc, char* argv[]) {
   window_options.language = parsed.window.language;
   window_options.presentation = parsed.window.presentation;
   window_options.head = parsed.head.value_or(-1);
+  window_options.compare = parsed.diff;
   const QString screenshot = parsed.window.screenshot;
   const QString layout_json = parsed.output.layout_json;
   if (!screenshot.isEmpty()) {

@@ -30,6 +30,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "sweep_export.hpp"
+
 static void initAttentionLabResources() {
   Q_INIT_RESOURCE(attention_lab);
   Q_INIT_RESOURCE(attention_lab_translations);
@@ -120,6 +122,15 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
       },
       options_.persist);
 
+  compare_ = new CompareController(this);
+  heads_->setComparison(compare_);
+  cost_ = new CostPanel;
+  cost_dock_ = new QDockWidget(this);
+  cost_dock_->setObjectName(QStringLiteral("costDock"));
+  cost_dock_->setWidget(cost_);
+  addDockWidget(Qt::RightDockWidgetArea, cost_dock_);
+  cost_dock_->hide();
+
   status_time_ = new QLabel;
   status_time_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never overlaps
   status_backend_ = new QLabel;
@@ -164,6 +175,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     if (inputs_->setDevices(devices)) requestNow();
   });
   connect(heads_, &HeadsView::focusChanged, &scheduler_, &RenderScheduler::requestRender);
+  connect(compare_, &CompareController::changed, heads_, &HeadsView::invalidate);
   connect(analysis_, &AnalysisPanel::curvesReady, &scheduler_, &RenderScheduler::requestRender);
   connect(exports_, &ExportController::status, statusBar(), &QStatusBar::showMessage);
   connect(&scheduler_, &RenderScheduler::idle, this, &MainWindow::checkReady);
@@ -191,6 +203,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   // --head N and presentation mode enlarge a head once the first result is there.
   enlarge_on_result_ = options_.head >= 0 ? options_.head : options_.presentation ? 0 : -1;
   if (options_.presentation) setPresentationMode(true);
+  if (!options_.compare.isEmpty()) compareWith(options_.compare);
 }
 
 MainWindow::~MainWindow() = default;
@@ -208,6 +221,7 @@ void MainWindow::buildMenus() {
   export_grid_action_ = export_menu_->addAction(QString());
   export_saturation_action_ = export_menu_->addAction(QString());
   export_matrices_action_ = export_menu_->addAction(QString());
+  export_sweep_action_ = export_menu_->addAction(QString());
   copy_head_action_ = file_menu_->addAction(QString());
   copy_head_action_->setShortcut(QKeySequence::Copy);
   copy_grid_action_ = file_menu_->addAction(QString());
@@ -224,6 +238,12 @@ void MainWindow::buildMenus() {
   dk_up_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Up), QKeySequence(Qt::Key_Plus)});
   dk_down_action_ = view_menu_->addAction(QString());
   dk_down_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Down), QKeySequence(Qt::Key_Minus)});
+  view_menu_->addSeparator();
+  compare_action_ = view_menu_->addAction(QString());
+  compare_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  stop_compare_action_ = view_menu_->addAction(QString());
+  cost_action_ = cost_dock_->toggleViewAction();
+  view_menu_->addAction(cost_action_);
   view_menu_->addSeparator();
   grid_action_ = view_menu_->addAction(QString());
   grid_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
@@ -254,6 +274,19 @@ void MainWindow::buildMenus() {
   connect(export_saturation_action_, &QAction::triggered, this,
           [this] { exports_->askExportImage(ExportTarget::kSaturation); });
   connect(export_matrices_action_, &QAction::triggered, exports_, &ExportController::askExportMatrices);
+  connect(export_sweep_action_, &QAction::triggered, this, [this] {
+    const int layers = shown_ && shown_->model ? shown_->model->config.layers : 0;
+    const int heads = shown_ ? shown_->attention(0).heads() : 0;
+    const QString done = exportSweep(this, commandLine(options::kSweep), layers, heads, options_.persist);
+    if (!done.isEmpty()) statusBar()->showMessage(done, 8000);
+  });
+  connect(compare_action_, &QAction::triggered, this, [this] {
+    const int layers = shown_ && shown_->model ? shown_->model->config.layers : 0;
+    CompareDialog dialog(this, settings(), heads_->enlargedHead(), layers,
+                         compare_->active() ? compare_->options() : QStringLiteral("--no-scale"));
+    if (dialog.exec() == QDialog::Accepted) compareWith(dialog.options());
+  });
+  connect(stop_compare_action_, &QAction::triggered, this, [this] { compareWith(QString()); });
   connect(copy_head_action_, &QAction::triggered, this, [this] {
     // Ctrl+C in a text field copies text, as everywhere else.
     if (auto* edit = qobject_cast<QPlainTextEdit*>(QApplication::focusWidget())) {
@@ -294,6 +327,11 @@ void MainWindow::retranslateUi() {
   updateActions();
   export_saturation_action_->setText(tr("Saturation plot as image…"));
   export_matrices_action_->setText(tr("Matrices as CSV or NPY…"));
+  export_sweep_action_->setText(tr("Sweep as GIF, MP4 or PNG frames…"));
+  compare_action_->setText(tr("Compare with…"));
+  stop_compare_action_->setText(tr("Stop comparing"));
+  cost_dock_->setWindowTitle(tr("Cost of attention"));
+  cost_->retranslate();
   copy_head_action_->setText(tr("Copy current head image"));
   quit_action_->setText(tr("&Quit"));
   examples_menu_->setTitle(tr("E&xamples"));
@@ -343,6 +381,7 @@ options::LabSettings MainWindow::settings() const {
   base.model_dir = model_source_->dir();
   base.layer = model_source_->layer();
   base.hide_special = model_source_->hideSpecial();
+  base.rollout = model_source_->rollout();
   return inputs_->settings(base);
 }
 
@@ -350,6 +389,7 @@ void MainWindow::setSettings(const options::LabSettings& s) {
   inputs_->setModelMode(false, nullptr);
   inputs_->setSettings(s);
   model_source_->setSource(s.model_dir, s.layer, s.hide_special);
+  model_source_->setRollout(s.rollout);
   const std::shared_ptr<const ModelInfo> info =
       shown_ && shown_->model && shown_->model->dir == s.model_dir ? shown_->model : nullptr;
   if (s.pretrained()) inputs_->setModelMode(true, info.get());
@@ -362,6 +402,7 @@ void MainWindow::requestNow() {
   debounce_.stop();
   const options::LabSettings s = settings();
   controller_->request(s);
+  compare_->request(s);
   if (options_.persist) {
     QSettings store;
     options::saveSettings(store, s);
@@ -374,10 +415,31 @@ void MainWindow::updateActions() {
   export_grid_action_->setText(layers ? tr("All layers × heads as image…") : tr("All heads as image…"));
   copy_grid_action_->setText(layers ? tr("Copy all layers × heads image") : tr("Copy all heads image"));
   synthetic_action_->setEnabled(!modelDir().isEmpty());
+  stop_compare_action_->setEnabled(compare_->active());
+}
+
+void MainWindow::compareWith(const QString& options) {
+  compare_->setOptions(options);
+  compare_->request(settings());
+  updateActions();
+  heads_->invalidate();
+}
+
+options::Options MainWindow::commandLine(unsigned command) const {
+  options::Options o;
+  o.command = command;
+  o.lab = settings();
+  o.picture = heads_->picture();
+  const int head = heads_->enlargedHead();
+  if (head >= 0 && (o.lab.model_dir.isEmpty() || o.lab.layer) && !o.lab.rollout) o.head = head;
+  return o;
 }
 
 void MainWindow::checkReady() {
   if (!shown_ || scheduler_.busy() || controller_->busy()) return;
+  // Comparing: ready once A − B is drawn (or B cannot be computed, which the note says).
+  if (compare_->active() && compare_->error().empty() && !heads_->showsDifference() && !heads_->comparisonFailed())
+    return;
   const bool curves = analysis_->isVisible()
                           ? analysis_->curvesShown()
                           : analysis_->curves(shown_->attention(heads_->focusEntry()).nK(), shown_->settings.seed) != nullptr;
@@ -434,6 +496,13 @@ void MainWindow::render() {
     }
     updateStatus();
     if (enlarge_on_result_ >= 0) heads_->enlargeHead(std::exchange(enlarge_on_result_, -1));
+    const AttentionResult& a = shown_->attention(0);
+    CostShape shape{a.nQ(), shown_->spec.d_model, shown_->spec.heads, 0, shown_->spec.resolvedDk(), 0, 1};
+    if (shown_->model) {
+      shape.kv_heads = shown_->model->config.kv_heads;
+      shape.layers = shown_->model->config.layers;
+    }
+    cost_->setShape(shape, shown_->model ? shown_->model->name : QString());
   }
   if (!shown_) return;
   heads_->redraw();

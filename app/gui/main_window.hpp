@@ -13,7 +13,9 @@
 #include <memory>
 
 #include "analysis_panel.hpp"
+#include "comparison.hpp"
 #include "compute_worker.hpp"
+#include "cost_panel.hpp"
 #include "export_controller.hpp"
 #include "heads_view.hpp"
 #include "inputs_panel.hpp"
@@ -46,6 +48,7 @@ struct WindowOptions {
   QString language;                ///< "", "en" or "zh_CN"; "" follows the stored choice/system.
   bool presentation = false;       ///< Start in presentation mode.
   int head = -1;                   ///< ≥ 0: start with this head enlarged.
+  QString compare;                 ///< Not empty: start comparing with these OPTIONS (--diff).
 };
 
 /// The main window. Public accessors exist for the tests and for --screenshot.
@@ -99,6 +102,15 @@ class MainWindow : public QMainWindow {
   /// Large fonts, the enlarged head full screen, inputs and side panels hidden.
   void setPresentationMode(bool on);
   bool presentationMode() const { return presentation_; }
+
+  /// "Compare with…": shows A − B with B = the current setting with OPTIONS ("" stops).
+  void compareWith(const QString& options);
+  CompareController* comparison() const { return compare_; }
+  /// The cost panel (View → Cost of attention) and its dock.
+  CostPanel* costPanel() const { return cost_; }
+  QDockWidget* costDock() const { return cost_dock_; }
+  /// The window's settings as a command line of `command` (its head and picture options too).
+  options::Options commandLine(unsigned command) const;
 
   /// The geometry of the heatmaps on screen (views::layoutJson of each visible heatmap plot),
   /// every rectangle in window pixels, for --layout-json.
@@ -205,6 +217,13 @@ class MainWindow : public QMainWindow {
   QAction* language_en_action_ = nullptr;
   QAction* language_zh_action_ = nullptr;
   QAction* about_action_ = nullptr;
+  QAction* compare_action_ = nullptr;
+  QAction* stop_compare_action_ = nullptr;
+  QAction* cost_action_ = nullptr;
+  QAction* export_sweep_action_ = nullptr;
+  CompareController* compare_ = nullptr;
+  CostPanel* cost_ = nullptr;
+  QDockWidget* cost_dock_ = nullptr;
   QActionGroup* language_group_ = nullptr;
 };
 

@@ -117,12 +117,15 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   layer_combo_->setObjectName(QStringLiteral("layer"));
   hide_special_ = new QCheckBox;
   hide_special_->setObjectName(QStringLiteral("hideSpecial"));
+  rollout_ = new QCheckBox;
+  rollout_->setObjectName(QStringLiteral("rollout"));
   form_->addRow(label_);
   form_->addRow(row);
   form_->addRow(info_label_);
   form_->addRow(message_);
   form_->addRow(layer_label_, layer_combo_);
   form_->addRow(hide_special_);
+  form_->addRow(rollout_);
 
   connect(combo_, &QComboBox::activated, this, [this](int index) {
     const QString dir = combo_->itemData(index).toString();
@@ -139,6 +142,7 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
     emit layerChanged();
   });
   connect(hide_special_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
+  connect(rollout_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
   retranslate();
 }
 
@@ -152,6 +156,13 @@ bool ModelSource::eventFilter(QObject* watched, QEvent* event) {
 void ModelSource::fitInfoHeight() {
   const int height = info_label_->heightForWidth(std::max(1, info_label_->width()));
   if (height > 0 && height != info_label_->minimumHeight()) info_label_->setMinimumHeight(height);
+}
+
+bool ModelSource::rollout() const { return rollout_->isChecked(); }
+
+void ModelSource::setRollout(bool on) {
+  const QSignalBlocker block(rollout_);
+  rollout_->setChecked(on);
 }
 
 void ModelSource::setRecent(const QStringList& folders) {
@@ -275,6 +286,7 @@ void ModelSource::refill() {
   const bool model = !dir_.isEmpty();
   form_->setRowVisible(layer_combo_, model);
   form_->setRowVisible(hide_special_, model);
+  form_->setRowVisible(rollout_, model);
   form_->setRowVisible(info_label_, model);
   if (model) {
     info_label_->setText(info_ ? infoText(*info_) : tr("Loading %1…").arg(QFileInfo(dir_).fileName()));
@@ -333,6 +345,11 @@ void ModelSource::retranslate() {
   hide_special_->setToolTip(
       tr("A display filter: the rows and columns of special tokens are left out; the weights are "
          "not renormalised, so rows may sum to less than 1."));
+  rollout_->setText(tr("Attention rollout through the layer (Abnar & Zuidema 2020)"));
+  rollout_->setToolTip(
+      tr("How much each input token reaches each position after the layers: per layer the heads' "
+         "weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows "
+         "renormalised, and the layers multiplied. With All layers: through the last layer."));
   refill();
 }
 

@@ -51,6 +51,10 @@ class ModelSource : public QWidget {
   /// The layer shown; unset = every layer (the model view).
   std::optional<int> layer() const { return layer_; }
   bool hideSpecial() const;
+  /// Show the attention rollout through the chosen layer (Abnar & Zuidema 2020) instead of heads.
+  bool rollout() const;
+  /// Sets the rollout check box without signals.
+  void setRollout(bool on);
   /// Models (folders, .gguf files) opened before, newest first.
   QStringList recent() const { return recent_; }
   void setRecent(const QStringList& folders);
@@ -84,6 +88,7 @@ class ModelSource : public QWidget {
   QComboBox* sourceCombo() const { return combo_; }
   QComboBox* layerCombo() const { return layer_combo_; }
   QCheckBox* hideSpecialCheck() const { return hide_special_; }
+  QCheckBox* rolloutCheck() const { return rollout_; }
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -93,7 +98,7 @@ class ModelSource : public QWidget {
   void sourceChanged(const QString& dir);
   /// The layer choice changed.
   void layerChanged();
-  /// Hide special tokens was toggled.
+  /// Hide special tokens or the rollout was toggled.
   void filterChanged();
 
  private:
@@ -121,6 +126,7 @@ class ModelSource : public QWidget {
   QLabel* layer_label_ = nullptr;
   QComboBox* layer_combo_ = nullptr;
   QCheckBox* hide_special_ = nullptr;
+  QCheckBox* rollout_ = nullptr;
 };
 
 }  // namespace attnlab::gui

@@ -58,7 +58,7 @@ ModelRunOptions LabSettings::toModelOptions() const {
   ModelRunOptions run;
   run.mechanism = mechanism == Mechanism::kDot ? Mechanism::kDot : Mechanism::kScaled;
   run.temperature = temperature;
-  run.layer = layer;
+  run.layer = rollout ? std::nullopt : layer;  // a rollout multiplies every layer up to it
   return run;
 }
 
@@ -165,6 +165,7 @@ void saveSettings(QSettings& store, const LabSettings& s) {
   store.setValue(QStringLiteral("layer"), s.layer ? *s.layer : -1);
   store.setValue(QStringLiteral("pair"), s.pair);
   store.setValue(QStringLiteral("hide_special"), s.hide_special);
+  store.setValue(QStringLiteral("rollout"), s.rollout);
   store.endGroup();
 }
 
@@ -213,6 +214,7 @@ LabSettings loadSettings(QSettings& store) {
   if (const int layer = value("layer", -1).toInt(); layer >= 0) s.layer = layer;
   s.pair = value("pair", QString()).toString();
   s.hide_special = value("hide_special", false).toBool();
+  s.rollout = value("rollout", false).toBool();
   store.endGroup();
   if (s.d_k == 0 && s.d_model % s.heads != 0) s.d_k = std::max(1, s.d_model / s.heads);
   if (s.causal && s.cross()) s.causal = false;

@@ -50,6 +50,9 @@ struct LabSettings {
   std::optional<int> layer;   ///< Model: the layer shown, 0-based; unset = every layer.
   QString pair;               ///< Model, BERT only: second sentence ([CLS] text [SEP] pair [SEP]).
   bool hide_special = false;  ///< Model: leave special tokens out of the pictures (display only).
+  /// Model: show the attention rollout (Abnar & Zuidema 2020) through the layer shown (every
+  /// layer when none is chosen) instead of the heads; every layer up to it is captured.
+  bool rollout = false;
 
   /// True when source holds more than white space.
   bool cross() const { return !source.trimmed().isEmpty(); }

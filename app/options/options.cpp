@@ -14,12 +14,14 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "options/variants.hpp"
 
 namespace attnlab::options {
 namespace {
 
-constexpr unsigned kRunCommands = kCompute | kRender | kWindow;
-constexpr unsigned kImageCommands = kRender | kSaturation;
+constexpr unsigned kRunCommands = kCompute | kRender | kWindow | kSweep;
+constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep;
+constexpr unsigned kPictureCommands = kRender | kWindow | kSweep;  // draw heatmaps
 constexpr long long kMaxSeed = 1LL << 53;  // exact in a double (the window's seed box)
 
 constexpr std::array<std::string_view, 3> kMechanisms{"additive", "dot", "scaled"};
@@ -29,6 +31,7 @@ constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
 constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
+constexpr long long kMaxCostTokens = 1LL << 20;
 
 QString q(std::string_view text) {
   return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
@@ -103,15 +106,15 @@ const OptionSpec kTable[] = {
    [](const Options& o) { return flag(o.lab.causal); }},
   // shapes
   {"heads", Kind::kInt, "H", "number of heads (default 8)",
-   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 1, 64, false, {},
+   Group::kShapes, kRunCommands | kSaturation | kCost, Applies::kSyntheticOnly, 1, 64, false, {},
    [](Options& o, const Value& v) { o.lab.heads = static_cast<int>(v.integer); },
    [](const Options& o) { return integerIf(o.lab.heads, kDefaults.heads); }},
   {"d-model", Kind::kInt, "D", "embedding width (default 64)",
-   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 1, 4096, false, {},
+   Group::kShapes, kRunCommands | kSaturation | kCost, Applies::kSyntheticOnly, 1, 4096, false, {},
    [](Options& o, const Value& v) { o.lab.d_model = static_cast<int>(v.integer); },
    [](const Options& o) { return integerIf(o.lab.d_model, kDefaults.d_model); }},
   {"d-k", Kind::kInt, "K", "query/key width per head (default d_model / heads)",
-   Group::kShapes, kRunCommands, Applies::kSyntheticOnly, 1, 1024, false, {},
+   Group::kShapes, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 1024, false, {},
    [](Options& o, const Value& v) { o.lab.d_k = static_cast<int>(v.integer); },
    [](const Options& o) { return integerIf(o.lab.d_k, 0); }},
   {"d-k", Kind::kIntList, "LIST", "d_k values of the curves, e.g. 1,2,4,8 (default 1,2,4,...,1024)",
@@ -123,7 +126,7 @@ const OptionSpec kTable[] = {
      return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
    }},
   {"d-v", Kind::kInt, "V", "value width per head (default d_k)",
-   Group::kShapes, kRunCommands, Applies::kSyntheticOnly, 1, 1024, false, {},
+   Group::kShapes, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 1024, false, {},
    [](Options& o, const Value& v) { o.lab.d_v = static_cast<int>(v.integer); },
    [](const Options& o) { return integerIf(o.lab.d_v, 0); }},
   {"d-a", Kind::kInt, "A", "additive attention's hidden size (default d_k)",
@@ -140,7 +143,7 @@ const OptionSpec kTable[] = {
    [](const Options& o) { return flag(!o.lab.positions); }},
   // pretrained models
   {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
-   Group::kModel, kRunCommands, Applies::kAlways, 0, 0, false, {},
+   Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lab.model_dir = QDir::cleanPath(QFileInfo(v.text).absoluteFilePath()); },
    [](const Options& o) { return text(o.lab.model_dir); }},
   {"layer", Kind::kIntOrAll, "L|all", "the layer to show, 0-based (default all: layers x heads)",
@@ -152,33 +155,41 @@ const OptionSpec kTable[] = {
    [](Options& o, const Value& v) { o.lab.pair = v.text; },
    [](const Options& o) { return text(o.lab.pair); }},
   {"hide-special", Kind::kFlag, "", "leave [CLS], [SEP], ... out of the picture (not renormalised)",
-   Group::kModel, kRender | kWindow, Applies::kModelOnly, 0, 0, false, {},
+   Group::kModel, kPictureCommands, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.hide_special = true; },
    [](const Options& o) { return flag(o.lab.hide_special); }},
+  {"rollout", Kind::kFlag, "", "attention rollout (Abnar & Zuidema 2020) through --layer (default: every layer), heads averaged",
+   Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.rollout = true; },
+   [](const Options& o) { return flag(o.lab.rollout); }},
   // backend
   {"backend", Kind::kChoice, "B", "auto | cpu | opencl (default auto)",
-   Group::kBackend, kRunCommands, Applies::kAlways, 0, 0, false, kBackends,
+   Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 0, false, kBackends,
    [](Options& o, const Value& v) { o.lab.backend = v.text; },
    [](const Options& o) { return text(o.lab.backend, kDefaults.backend); }},
   {"device", Kind::kInt, "N", "OpenCL device index (see the info command)",
-   Group::kBackend, kRunCommands, Applies::kAlways, 0, 1023, false, {},
+   Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 1023, false, {},
    [](Options& o, const Value& v) { o.lab.device = static_cast<int>(v.integer); },
    [](const Options& o) { return integerIf(o.lab.device, 0); }},
   // picture
   {"head", Kind::kIntOrAll, "N|all", "one head, or every head in a grid (default all)",
-   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 255, false, {},
+   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 255, false, {},
    [](Options& o, const Value& v) { o.head = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
    [](const Options& o) { return integer(o.head); }},
   {"color-scale", Kind::kChoice, "S", "auto | linear | log | relative (default auto: log beyond 32 tokens)",
-   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, kColorScales,
+   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 0, false, kColorScales,
    [](Options& o, const Value& v) { o.picture.color_scale = static_cast<views::ColorScale>(indexOf(kColorScales, v.text)); },
    [](const Options& o) { return o.picture.color_scale == views::ColorScale::kAuto ? std::nullopt
                                  : std::optional<QString>(q(kColorScales[static_cast<std::size_t>(o.picture.color_scale)])); }},
   {"pool", Kind::kChoice, "P", "max | mean: how an overview combines blocks of cells (default max)",
-   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, kPools,
+   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 0, false, kPools,
    [](Options& o, const Value& v) { o.picture.pool = static_cast<views::Pool>(indexOf(kPools, v.text)); },
    [](const Options& o) { return o.picture.pool == views::Pool::kMax ? std::nullopt
                                  : std::optional<QString>(q(kPools[static_cast<std::size_t>(o.picture.pool)])); }},
+  {"diff", Kind::kText, "OPTIONS", "draw A - B: OPTIONS are the second setting's, e.g. \"--no-scale\", \"--head 3\", \"--no-causal\"",
+   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.diff = v.text; },
+   [](const Options& o) { return text(o.diff); }},
   // output
   {"out", Kind::kPath, "FILE", "output file; its suffix picks the format",
    Group::kOutput, kImageCommands, Applies::kAlways, 0, 0, false, {},
@@ -225,6 +236,36 @@ const OptionSpec kTable[] = {
    Group::kSaturation, kSaturation, Applies::kAlways, 1, 1024, false, {},
    [](Options& o, const Value& v) { o.saturation.mark = static_cast<int>(v.integer); },
    [](const Options& o) { return integer(o.saturation.mark); }},
+  // cost
+  {"n", Kind::kIntList, "LIST", "token counts, e.g. 128,1024,8192 (default 128,256,...,8192)",
+   Group::kCost, kCost, Applies::kAlways, 1, kMaxCostTokens, false, {},
+   [](Options& o, const Value& v) { o.cost.n = v.list; },
+   [](const Options& o) {
+     QStringList items;
+     for (int n : o.cost.n) items << num(static_cast<long long>(n));
+     return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
+   }},
+  {"kv-heads", Kind::kInt, "G", "K/V heads for grouped-query attention (default: one per head)",
+   Group::kCost, kCost, Applies::kSyntheticOnly, 1, 64, false, {},
+   [](Options& o, const Value& v) { o.cost.kv_heads = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.cost.kv_heads, 0); }},
+  {"measure", Kind::kFlag, "", "also time this machine's backends (CPU reference, OpenCL tiled and fused) at every n",
+   Group::kCost, kCost, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) { o.cost.measure = true; },
+   [](const Options& o) { return flag(o.cost.measure); }},
+  // sweep
+  {"param", Kind::kText, "NAME", "the option to sweep: d_k, temperature, layer, head, seed, ... (a number or choice option of render)",
+   Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.sweep.param = v.text; },
+   [](const Options& o) { return text(o.sweep.param); }},
+  {"values", Kind::kText, "LIST", "one frame per value: 1,2,4,...,1024 ('...' continues the pattern; default for d_k, temperature, layer, head)",
+   Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.sweep.values = v.text.split(QLatin1Char(','), Qt::SkipEmptyParts); },
+   [](const Options& o) { return o.sweep.values.isEmpty() ? std::nullopt : std::optional<QString>(o.sweep.values.join(QLatin1Char(','))); }},
+  {"delay", Kind::kInt, "MS", "how long each frame is shown, ms (default 600)",
+   Group::kSweep, kSweep, Applies::kAlways, 20, 60000, false, {},
+   [](Options& o, const Value& v) { o.sweep.delay_ms = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.sweep.delay_ms, 600); }},
   // the window
   {"screenshot", Kind::kPath, "FILE.png", "render the window after the first result, save it, exit",
    Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
@@ -240,16 +281,6 @@ const OptionSpec kTable[] = {
    [](const Options& o) { return flag(o.window.presentation); }},
 };
 // clang-format on
-
-QString commandName(unsigned command) {
-  switch (command) {
-    case kCompute: return QStringLiteral("compute");
-    case kRender: return QStringLiteral("render");
-    case kSaturation: return QStringLiteral("saturation");
-    case kInfo: return QStringLiteral("info");
-    default: return QStringLiteral("window");
-  }
-}
 
 [[noreturn]] void fail(const char* source, QStringList args = {}) {
   throw OptionError(Message(source, std::move(args)));
@@ -410,6 +441,18 @@ void checkArity(const QStringList& args) {
 
 }  // namespace
 
+QString commandName(unsigned command) {
+  switch (command) {
+    case kCompute: return QStringLiteral("compute");
+    case kRender: return QStringLiteral("render");
+    case kSaturation: return QStringLiteral("saturation");
+    case kInfo: return QStringLiteral("info");
+    case kCost: return QStringLiteral("cost");
+    case kSweep: return QStringLiteral("sweep");
+    default: return QStringLiteral("window");
+  }
+}
+
 bool Options::isGiven(std::string_view name) const { return given.contains(q(name)); }
 
 std::span<const OptionSpec> table() { return kTable; }
@@ -423,6 +466,8 @@ const OptionSpec& option(std::string_view name, unsigned command) {
 QStringList outputFormats(unsigned command) {
   if (command == kRender) return {"png", "svg", "pdf", "csv", "npy"};
   if (command == kSaturation) return {"png", "svg", "pdf", "csv"};
+  if (command == kCost) return {"png", "svg", "pdf", "csv", "json"};
+  if (command == kSweep) return {"gif", "mp4"};
   return {"png"};
 }
 
@@ -446,6 +491,26 @@ void checkImageSize(int width, int height, double scale) {
          {num(static_cast<long long>(std::lround(width * scale))),
           num(static_cast<long long>(std::lround(height * scale))), num(static_cast<long long>(kMaxImagePixels))});
   }
+}
+
+/// sweep --out: an animated .gif, an .mp4 (needs ffmpeg, checked when writing) or a folder for
+/// numbered PNG frames (a name ending in "/" or an existing folder; created when missing).
+static void checkSweepOutput(const QString& path) {
+  const QFileInfo info(path);
+  if (path.endsWith(QLatin1Char('/')) || info.isDir()) {
+    const QDir folder(path);
+    if (!folder.exists() && !QFileInfo(QDir::cleanPath(folder.absolutePath())).absoluteDir().exists()) {
+      fail(ATTNLAB_MSG("%1: the folder %2 does not exist"),
+           {QStringLiteral("--out"), QDir::toNativeSeparators(QFileInfo(QDir::cleanPath(folder.absolutePath())).absolutePath())});
+    }
+    return;
+  }
+  const QString suffix = info.suffix().toLower();
+  if (suffix != QLatin1String("gif") && suffix != QLatin1String("mp4")) {
+    fail(ATTNLAB_MSG("--out: unknown format '%1' (use .gif, .mp4 or a folder/ for numbered PNG frames)"),
+         {suffix.isEmpty() ? path : QStringLiteral(".") + suffix});
+  }
+  checkOutputPath(path, QStringLiteral("--out"), {});
 }
 
 Options parse(const std::vector<std::string>& raw, unsigned program) {
@@ -485,14 +550,14 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo})
+      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep})
         if (commandName(c) == name) o.command = c;
       if (o.command == 0)
-        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation or info)"), {name});
+        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost or info)"), {name});
     }
   }
   if (o.help) return o;
-  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation or info; see --help)"));
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost or info; see --help)"));
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
 
@@ -526,6 +591,12 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE is required"));
     checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
   }
+  if (c == kCost && o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
+  if (c == kSweep) {
+    if (!o.isGiven("param")) fail(ATTNLAB_MSG("--param NAME is required (e.g. --param d_k)"));
+    if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE.gif, FILE.mp4 or FOLDER/ is required"));
+    checkSweepOutput(o.output.out);
+  }
   if (c == kRender && o.output.plot != QLatin1String("heatmap")) {
     if (!QStringList{"png", "svg", "pdf"}.contains(QFileInfo(o.output.out).suffix().toLower()))
       fail(ATTNLAB_MSG("--plot %1 draws a picture: use --out FILE.png, .svg or .pdf"), {o.output.plot});
@@ -552,6 +623,19 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     return o;
   }
   if (c == kInfo) return o;
+  if (c == kCost) {
+    if (o.cost.kv_heads > 0 && o.lab.heads % o.cost.kv_heads != 0) {
+      fail(ATTNLAB_MSG("--kv-heads (%1) must divide --heads (%2)"),
+           {num(static_cast<long long>(o.cost.kv_heads)), num(static_cast<long long>(o.lab.heads))});
+    }
+    validate(o.lab);
+    return o;
+  }
+  if (o.lab.rollout && o.head) fail(ATTNLAB_MSG("--rollout averages the heads: leave out --head"));
+  if (o.lab.rollout && c == kRender && o.output.plot != QLatin1String("heatmap"))
+    fail(ATTNLAB_MSG("--rollout draws a heatmap: leave out --plot"));
+  if (o.lab.rollout && c == kRender && o.output.values == QLatin1String("scores"))
+    fail(ATTNLAB_MSG("--values scores: a rollout has no scores (it multiplies attention weights)"));
   if (o.head && !o.lab.pretrained() && *o.head >= o.lab.heads) {
     fail(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),
          {num(static_cast<long long>(o.lab.heads - 1)), num(static_cast<long long>(*o.head))});
@@ -559,6 +643,12 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   if (o.head && o.lab.pretrained() && !o.lab.layer)
     fail(ATTNLAB_MSG("--head N needs one layer: add --layer L (every layer is --head all)"));
   validate(o.lab);
+  if ((c == kRender || c == kWindow) && o.isGiven("diff")) {
+    if (o.output.plot != QLatin1String("heatmap")) fail(ATTNLAB_MSG("--diff draws a heatmap: leave out --plot"));
+    if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap of one setting: leave it out with --diff"));
+    (void)secondSetting(o);  // refuses bad OPTIONS now, with the same words
+  }
+  if (c == kSweep) (void)sweepFrames(o, 0);
   return o;
 }
 
@@ -588,6 +678,7 @@ QString usage(unsigned program) {
       {Group::kModel, "pretrained models (BERT family, GPT-2, Llama: HuggingFace folders, GGUF files)"},
       {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
+      {Group::kCost, "cost"},            {Group::kSweep, "sweep"},
       {Group::kWindow, "the window"}};
   QString text;
   if (program == kWindow) {
@@ -600,9 +691,11 @@ QString usage(unsigned program) {
         "  attention-lab-cli compute [options]                 JSON on stdout\n"
         "  attention-lab-cli render  [options] --out FILE      .png .svg .pdf .csv .npy\n"
         "  attention-lab-cli saturation [options] --out FILE   .png .svg .pdf .csv\n"
+        "  attention-lab-cli sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/\n"
+        "  attention-lab-cli cost [--n LIST] [options] [--out FILE]   table; .png .svg .pdf .csv .json\n"
         "  attention-lab-cli info                              backends and devices\n");
   }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo);
+  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep);
   for (const Section& section : sections) {
     QString lines;
     for (const OptionSpec& spec : kTable) {
@@ -613,9 +706,9 @@ QString usage(unsigned program) {
       QString where;
       if (program != kWindow) {
         QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation})
+        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost})
           if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 3) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
+        if (commands.size() < 5) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
       }
       lines += head + q(spec.help) + where + QLatin1Char('\n');
     }

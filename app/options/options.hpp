@@ -35,6 +35,8 @@ enum Command : unsigned {
   kSaturation = 1u << 2,  ///< attention-lab-cli saturation
   kInfo = 1u << 3,        ///< attention-lab-cli info
   kWindow = 1u << 4,      ///< attention-lab (the window)
+  kCost = 1u << 5,        ///< attention-lab-cli cost
+  kSweep = 1u << 6,       ///< attention-lab-cli sweep
 };
 
 /// The value an option takes.
@@ -51,7 +53,7 @@ enum class Kind {
 
 /// The section of --help (and of the window's inputs) an option belongs to.
 enum class Group { kInput, kMechanism, kShapes, kModel, kBackend, kPicture, kOutput, kSaturation,
-                   kWindow };
+                   kCost, kSweep, kWindow };
 
 /// Which source of attention an option applies to.
 enum class Applies {
@@ -80,6 +82,22 @@ struct SaturationOptions {
   std::optional<int> mark;         ///< The d_k to mark (unset: the run's d_k).
 };
 
+/// The cost command's settings (the shapes come from LabSettings or the model).
+struct CostOptions {
+  std::vector<int> n;              ///< Token counts of the table (empty: 128, 256, … 8192).
+  int kv_heads = 0;                ///< K/V heads G (grouped-query attention); 0 = the heads.
+  bool measure = false;            ///< Time this machine's backends at every n.
+};
+
+/// The sweep command's settings.
+struct SweepOptions {
+  /// The swept option as the table names it ("d-k", "temperature", "layer" …); --param accepts
+  /// "d_k" for "d-k".
+  QString param;
+  QStringList values;              ///< The values as given, "..." expanded (variants.hpp).
+  int delay_ms = 600;              ///< Time each frame is shown.
+};
+
 /// The window's own start options.
 struct WindowStart {
   QString screenshot;              ///< Non-empty: render after the first result, save, exit.
@@ -95,6 +113,11 @@ struct Options {
   std::optional<int> head;         ///< --head N; unset = every head.
   OutputOptions output;
   SaturationOptions saturation;
+  CostOptions cost;
+  SweepOptions sweep;
+  /// render --diff: the options of the second setting B, as one string ("--no-scale"); the
+  /// picture is A − B (variants.hpp). Empty: no difference.
+  QString diff;
   WindowStart window;
   QStringList given;               ///< Names of the options on the command line (no "--").
   bool help = false;               ///< --help / -h: print usage() and exit 0.
@@ -149,7 +172,10 @@ QStringList toArguments(const Options& options);
 /// The --help text of attention-lab-cli (program 0) or of the window (kWindow), from the table.
 QString usage(unsigned program);
 
-/// The file suffixes each command writes ("png", "svg", …).
+/// The command's name as the command line spells it ("render", "sweep", …; "window").
+QString commandName(unsigned command);
+
+/// The file suffixes each command writes ("png", "svg", …; sweep: "gif", "mp4").
 QStringList outputFormats(unsigned command);
 
 /// Checks an output file name (render, saturation, --screenshot, --layout-json): a known suffix

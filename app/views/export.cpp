@@ -131,6 +131,19 @@ void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size) {
   }
 }
 
+QImage renderImage(QCustomPlot& plot, const ImageSize& size) {
+  if (size.width <= 0 || size.height <= 0 || !(size.scale > 0) || !std::isfinite(size.scale) ||
+      size.width * size.scale > kMaxImagePixels || size.height * size.scale > kMaxImagePixels) {
+    throw Error(ErrorCode::kInvalidArgument, "image size out of range: " + std::to_string(size.width) +
+                                                 " x " + std::to_string(size.height));
+  }
+  if (const HeatmapDecor* decor = decorOf(plot);
+      decor && decor->layout().canvas != QSize(size.width, size.height)) {
+    throw Error(ErrorCode::kInvalidArgument, "the heatmap was laid out for another size");
+  }
+  return plot.toPixmap(size.width, size.height, size.scale).toImage();
+}
+
 namespace {
 QtMessageHandler g_default_handler = nullptr;
 

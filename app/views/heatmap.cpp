@@ -30,13 +30,15 @@ bool onScreen(const QCustomPlot& plot) {
 
 /// Title parts shared by every heatmap picture, in one order:
 /// model · layer · heads · mechanism · d_k · tokens · overview · mask · cross · note.
-QStringList titleParts(const RunLabel& label, const QString& heads, int n_q, int n_k, Mask mask,
-                       int block, Pool pool) {
+/// A PictureTitle on plot (sweeps, differences, rollouts) leads or replaces the run's parts.
+QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QString& heads, int n_q,
+                       int n_k, Mask mask, int block, Pool pool) {
+  QStringList run;
+  if (!label.model.isEmpty()) run << label.model;
+  if (label.layer) run << viewText("layer %1").arg(*label.layer);
+  if (!heads.isEmpty()) run << heads;
+  run << mechanismTitle(label.spec) << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk());
   QStringList parts;
-  if (!label.model.isEmpty()) parts << label.model;
-  if (label.layer) parts << viewText("layer %1").arg(*label.layer);
-  if (!heads.isEmpty()) parts << heads;
-  parts << mechanismTitle(label.spec) << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk());
   parts << (label.cross ? viewText("%1 queries × %2 keys").arg(n_q).arg(n_k)
                         : viewText("%1 tokens").arg(n_q));
   if (block > 1) {
@@ -47,7 +49,7 @@ QStringList titleParts(const RunLabel& label, const QString& heads, int n_q, int
   if (mask == Mask::kCausal) parts << viewText("causal mask");
   if (label.cross) parts << viewText("cross-attention");
   if (!label.note.isEmpty()) parts << label.note;
-  return parts;
+  return withPictureTitle(plot, run, parts);
 }
 
 QString maskedNote(Mask mask) {
@@ -111,7 +113,8 @@ void annotate(HeatmapLayout& layout, const AttentionResult& result, int head, co
       const double w = result.weights(head, i, j);
       const double v = scale.value(scale.scale == ColorScale::kRelative ? (hi - lo) * w : w);
       const QColor cell = scale.color(v);
-      const QString text = QString::number(w, 'f', 2);
+      // A difference near 0 prints as 0.00, never −0.00.
+      const QString text = QString::number(std::fabs(w) < 0.005 ? 0.0 : w, 'f', 2);
       const double tw = fm.horizontalAdvance(text);
       DrawnText t{QStringLiteral("cell_value"), text, font,
                   QRectF(g.cells.left() + (j + 0.5) * g.cell - tw / 2,
@@ -167,10 +170,12 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
   // take room the maps then lack: lay out again until the block size holds (it only grows).
   ScaleSpec scale;
   HeatmapLayout layout;
+  const double extent = picture.color_scale == ColorScale::kDifference ? largestMagnitude(result) : 1.0;
   for (int block = 1, pass = 0; pass < 4; ++pass) {
-    scale = makeScale(picture.color_scale, picture.pool, result.nK(), block);
+    scale = makeScale(picture.color_scale, picture.pool, result.nK(), block, extent);
+    applyBarTitle(plot, scale);
     req.bar = scale.bar;
-    req.title_parts = titleParts(label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
+    req.title_parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
     req.block = block;
     layout = layoutGrid(req);
     const int got = layout.maps.front().block;
@@ -296,6 +301,7 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
                    const QStringList& query_tokens, const QStringList& key_tokens,
                    const RunLabel& label, const PictureOptions& picture) {
   HeatmapDecor* decor = decorOf(plot);
+  if (picture.color_scale == ColorScale::kDifference) return false;  // its range follows the data
   if (!decor || result.heads() < 1 || result.nQ() < 1 || result.nK() < 1 ||
       result.weights.data.size() !=
           static_cast<std::size_t>(result.heads()) * result.nQ() * result.nK() ||
@@ -314,7 +320,7 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
   HeatmapLayout& layout = decor->layout();
   const int block = layout.maps.front().block;
   const QString heads_part = head >= 0 ? singleHeadTitle(result, head, label) : headsText(result.heads());
-  const QStringList parts = titleParts(label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
+  const QStringList parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
   for (DrawnText& t : layout.texts) {
     if (t.role != QLatin1String("title")) continue;
     const QString text = wrapParts(parts, t.font, canvas.width() - 20);

@@ -101,6 +101,8 @@ ColorScale resolvedScale(ColorScale wanted, int n_k, int block) {
 
 double ScaleSpec::value(double p) const {
   switch (scale) {
+    case ColorScale::kDifference:
+      return std::clamp(p, lo, hi);
     case ColorScale::kLog:
       return std::log10(std::max(p, std::pow(10.0, lo)));
     case ColorScale::kRelative:
@@ -116,7 +118,55 @@ QColor ScaleSpec::color(double v) const {
   return QColor::fromRgb(g.color(v, QCPRange(lo, hi)));
 }
 
-ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block) {
+namespace {
+
+/// The smallest of 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (× a power of ten) at least x; 0.1 for x = 0.
+double niceCeil(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return 0.1;
+  const double p = std::pow(10.0, std::floor(std::log10(x)));
+  for (double m : {1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+    if (m * p >= x * (1 - 1e-12)) return m * p;
+  return 10 * p;
+}
+
+}  // namespace
+
+double largestMagnitude(const AttentionResult& result) {
+  double m = 0;
+  for (float w : result.weights.data)
+    if (std::isfinite(w)) m = std::max(m, static_cast<double>(std::fabs(w)));
+  return m;
+}
+
+QStringList withPictureTitle(const QCustomPlot& plot, const QStringList& run_parts, const QStringList& rest) {
+  const PictureTitle t = pictureTitle(plot);
+  QStringList parts = t.lead;
+  // A part the lead already says (a sweep's "d_k = 64") is not said twice.
+  for (const QString& part : (t.replace.isEmpty() ? run_parts : t.replace) + rest)
+    if (!t.lead.contains(part)) parts << part;
+  return parts;
+}
+
+void applyBarTitle(const QCustomPlot& plot, ScaleSpec& scale) {
+  const PictureTitle t = pictureTitle(plot);
+  if (!t.bar_title.isEmpty()) scale.bar.title = t.bar_title;
+}
+
+void setPictureTitle(QCustomPlot& plot, const PictureTitle& title) {
+  plot.setProperty("attnlabTitleLead", title.lead);
+  plot.setProperty("attnlabTitleReplace", title.replace);
+  plot.setProperty("attnlabTitleBar", title.bar_title);
+}
+
+PictureTitle pictureTitle(const QCustomPlot& plot) {
+  PictureTitle t;
+  t.lead = plot.property("attnlabTitleLead").toStringList();
+  t.replace = plot.property("attnlabTitleReplace").toStringList();
+  t.bar_title = plot.property("attnlabTitleBar").toString();
+  return t;
+}
+
+ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block, double extent) {
   ScaleSpec s;
   s.scale = resolvedScale(wanted, n_k, block);
   s.pool = pool;
@@ -145,6 +195,21 @@ ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block) {
       s.bar.mark = BarTick{(std::log10(1.0 / s.n_k) - s.lo) / (s.hi - s.lo),
                            viewText("uniform 1/%1").arg(s.n_k)};
       s.bar.title = viewText("attention weight (log scale)") + pooled;
+      break;
+    }
+    case ColorScale::kDifference: {
+      const double m = niceCeil(extent);
+      s.lo = -m;
+      s.hi = m;
+      s.gradient = divergingGradient();
+      for (int k = -2; k <= 2; ++k) {
+        if (k == 0) continue;
+        const double v = m * k / 2;
+        s.bar.ticks.push_back({(k + 2) / 4.0, (v > 0 ? QStringLiteral("+") : QStringLiteral("−")) +
+                                                  QString::number(std::fabs(v), 'g', 3)});
+      }
+      s.bar.mark = BarTick{0.5, viewText("0 = equal")};
+      s.bar.title = viewText("Δ attention weight (A − B)") + pooled;
       break;
     }
     case ColorScale::kRelative: {
@@ -179,11 +244,13 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const bool relative = scale.scale == ColorScale::kRelative;
+  // A difference block keeps its Δ of largest magnitude, sign included.
+  const bool signed_values = scale.scale == ColorScale::kDifference;
   std::vector<double> block_values(static_cast<std::size_t>(columns));
   std::vector<double> block_sum(static_cast<std::size_t>(columns));
   std::vector<int> block_count(static_cast<std::size_t>(columns));
   for (int r = 0; r < rows; ++r) {
-    std::fill(block_values.begin(), block_values.end(), -1.0);
+    std::fill(block_values.begin(), block_values.end(), nan);
     std::fill(block_sum.begin(), block_sum.end(), 0.0);
     std::fill(block_count.begin(), block_count.end(), 0);
     const auto [i0, i1] = blockRange(r, g.block, n_q);
@@ -194,7 +261,8 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
       for (int j = lo; j < hi; ++j) {
         const std::size_t c = static_cast<std::size_t>(j / g.block);
         const double v = factor * row[j];
-        block_values[c] = std::max(block_values[c], v);
+        const double best = block_values[c];
+        if (std::isnan(best) || (signed_values ? std::fabs(v) > std::fabs(best) : v > best)) block_values[c] = v;
         block_sum[c] += v;
         ++block_count[c];
       }
@@ -429,7 +497,7 @@ QJsonObject layoutJson(const QCustomPlot& plot) {
   out["query_step"] = l.query_step;
   out["key_step"] = l.key_step;
   out["key_orientation"] = l.key_orientation == Orientation::kVertical ? "vertical" : "horizontal";
-  const char* scales[] = {"auto", "linear", "log", "relative"};
+  const char* scales[] = {"auto", "linear", "log", "relative", "difference"};
   out["color_scale"] = scales[static_cast<int>(decor->scale().scale)];
   out["pool"] = decor->scale().pooled ? (decor->scale().pool == Pool::kMax ? "max" : "mean") : "none";
   QJsonArray maps;

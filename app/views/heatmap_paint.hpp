@@ -34,8 +34,19 @@ struct ScaleSpec {
 };
 
 /// The scale for `wanted` (kAuto resolved with resolvedScale) at n_k keys and `block` tokens per
-/// cell, its bar labels translated.
-ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block);
+/// cell, its bar labels translated. `extent` is kDifference's largest |Δ| (the range becomes
+/// ±extent rounded up to 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
+ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block, double extent = 1.0);
+
+/// The largest |weight| of the given heads of result (the extent of a difference map).
+double largestMagnitude(const AttentionResult& result);
+
+/// The title parts a picture on plot starts with (PictureTitle::lead) or uses instead of the
+/// run's (PictureTitle::replace, when not empty: returns it), followed by `rest`; run_parts are
+/// the run's own parts (model … d_k).
+QStringList withPictureTitle(const QCustomPlot& plot, const QStringList& run_parts, const QStringList& rest);
+/// Sets the colour bar's title of scale from plot's PictureTitle::bar_title, when given.
+void applyBarTitle(const QCustomPlot& plot, ScaleSpec& scale);
 
 /// Fills map's cells with head `head` of result as laid out by `geometry` (blocks pooled with
 /// scale.pool: max or mean over the block's visible cells; a block with no visible cell is NaN).

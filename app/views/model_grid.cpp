@@ -131,10 +131,12 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   req.next_tokens = nextTokensText(facts.next_tokens);
   req.fonts = pictureFonts(plot, true, n);
   auto title = [&](int block) {
+    QStringList run;
+    if (!label.model.isEmpty()) run << label.model;
+    run << viewText("%1 layers × %2 heads").arg(n_layers).arg(h) << mechanismTitle(label.spec)
+        << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk());
     QStringList parts;
-    if (!label.model.isEmpty()) parts << label.model;
-    parts << viewText("%1 layers × %2 heads").arg(n_layers).arg(h) << mechanismTitle(label.spec)
-          << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk()) << viewText("%1 tokens").arg(n);
+    parts << viewText("%1 tokens").arg(n);
     if (block > 1) {
       parts << viewText("overview: %1 × %1-token blocks, %2")
                    .arg(block)
@@ -142,13 +144,19 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
     }
     if (first.mask == Mask::kCausal) parts << viewText("causal mask");
     if (!label.note.isEmpty()) parts << label.note;
-    return parts;
+    return withPictureTitle(plot, run, parts);  // a sweep's or a difference's words
   };
   // The block size decides the scale, the bar and the title: lay out again until it holds.
   ScaleSpec scale;
   HeatmapLayout layout;
+  double extent = 1.0;
+  if (picture.color_scale == ColorScale::kDifference) {
+    extent = 0;
+    for (const AttentionResult& r : layers) extent = std::max(extent, largestMagnitude(r));
+  }
   for (int block = 1, pass = 0; pass < 4; ++pass) {
-    scale = makeScale(picture.color_scale, picture.pool, n, block);
+    scale = makeScale(picture.color_scale, picture.pool, n, block, extent);
+    applyBarTitle(plot, scale);
     req.bar = scale.bar;
     req.title_parts = title(block);
     layout = layoutModelGrid(req);

@@ -24,6 +24,9 @@ enum class ColorScale {
   kLinear,    ///< Weight p on 0 … 1 (viridis).
   kLog,       ///< log10 p from a floor below 1/n_k up to 1 (viridis); 1/n_k marked on the bar.
   kRelative,  ///< p ÷ uniform = n_visible · p, on a log axis diverging around 1 (blue … white … red).
+  /// Differences Δ = A − B of weights (difference maps; never chosen by --color-scale): linear,
+  /// symmetric around 0 (blue < 0 < red), from −m to m where m is max |Δ| rounded up.
+  kDifference,
 };
 
 /// How an overview combines a b × b block of cells into one.

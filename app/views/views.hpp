@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/cost.hpp"
+#include "attnlab/difference.hpp"
 #include "attnlab/model_tokenizer.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
@@ -28,6 +30,7 @@
 
 class QCustomPlot;
 class QCPColorGradient;
+class QImage;
 
 namespace attnlab::views {
 
@@ -109,6 +112,20 @@ struct RunLabel {
                              ///< the maps); empty for the synthetic lab.
 };
 
+/// Words a picture's title and colour bar take besides (or instead of) the run's own, stored on
+/// the plot (like setFontScale) and used by every following drawHeatmap, drawHeadGrid,
+/// drawModelGrid and updateWeights until set again (an empty PictureTitle clears them).
+struct PictureTitle {
+  QStringList lead;     ///< Parts put first: a sweep frame's "d_k = 64".
+  /// Not empty: replaces the run's parts (model · layer · heads · mechanism · d_k) — a
+  /// difference's "Δ = A − B · A: … · B: …", a rollout's description. Tokens, overview, mask,
+  /// cross-attention and the note follow as usual.
+  QStringList replace;
+  QString bar_title;    ///< Not empty: the colour bar's title ("rollout weight").
+};
+void setPictureTitle(QCustomPlot& plot, const PictureTitle& title);
+PictureTitle pictureTitle(const QCustomPlot& plot);
+
 /// The mechanism as a title names it, its scaling included: "scaled dot-product", "dot-product,
 /// unscaled", "additive"; with a temperature "dot-product · T = 2" (T replaces the scale).
 QString mechanismTitle(const AttentionSpec& spec);
@@ -175,6 +192,52 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
 bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
                    const QStringList& query_tokens, const QStringList& key_tokens,
                    const RunLabel& label, const PictureOptions& picture = {});
+
+/// A difference Δ = A − B (weightDifference) as a result the heatmaps draw: weights and scores Δ,
+/// one "head" per map, the difference's mask. Draw it with PictureOptions::color_scale =
+/// kDifference and a PictureTitle whose replace is differenceTitle(…).
+AttentionResult differenceResult(const WeightDifference& difference);
+
+/// One side of a difference map, as its title describes it.
+struct DifferenceSide {
+  RunLabel label;           ///< Model, layer (one layer shown), spec (mechanism, d_k, T, mask).
+  std::optional<int> head;  ///< The head compared, or every head.
+  QString extra;            ///< Words only this side has ("attention rollout"), may be empty.
+};
+/// The title parts of a difference map: "difference A − B", what differs ("A: head 0",
+/// "B: head 3"), what both share, and "max |Δ| = 0.734 at [layer l, ][head k, ]query i 'it' →
+/// key j 'cat' (A 0.801, B 0.067)". layer_of_max names the layer of the largest |Δ| (model
+/// view), head_in_location its map as a head (grids).
+QStringList differenceTitle(const DifferenceSide& a, const DifferenceSide& b,
+                            const WeightDifference& difference, std::optional<int> layer_of_max,
+                            bool head_in_location, const QStringList& query_tokens,
+                            const QStringList& key_tokens);
+
+/// An attention rollout R [n, n] (attnlab/rollout.hpp) as a one-head result for drawHeatmap
+/// (weights = scores = R; the model's mask: a causal model's rollout is lower-triangular).
+AttentionResult rolloutResult(const Matrix& rollout, Mask mask);
+/// The title parts of a rollout picture: model, "attention rollout through layers 0–5",
+/// "Abnar & Zuidema 2020", that the heads are averaged and that averaging is a choice, the
+/// residual ½·A + ½·I.
+QStringList rolloutTitle(const QString& model, int first_layer, int last_layer);
+
+/// What the cost plot shows: one layer's shape, the n of the table, and measured times.
+struct CostPlotData {
+  CostShape shape;                ///< d_model, h, G, d_k, d_v, layers (n is ignored).
+  std::vector<int> n;             ///< The table's n (marked points); the curves span them.
+  int current_n = 0;              ///< > 0: a dotted line at the current text's n.
+  /// Measured milliseconds per path name ("cpu reference", "opencl tiled", "opencl fused") at
+  /// the table's n (NaN: not measured); empty: nothing measured.
+  std::vector<std::pair<QString, std::vector<double>>> measured;
+  QString device;                 ///< Where the times were measured.
+  QString model;                  ///< The model's name when the shape is a model's.
+};
+/// Draws the cost plot: FLOPs of the projections and of the attention against n on log–log axes
+/// with the crossover marked (n = 2·d_model for multi-head attention, "n = …" for fewer K/V
+/// heads), the bytes of P and of the KV cache (MHA, GQA when G ≠ h, MQA) against n, and, when
+/// measured, the time of each path against n. Legend under each panel. Throws
+/// Error(kInvalidArgument) for a bad shape or an empty n.
+void drawCost(QCustomPlot& plot, const CostPlotData& data);
 
 /// A cell under a point of a heatmap picture: the map (plottable index), and the query and key
 /// tokens (exact tokens also inside an overview's blocks).
@@ -289,6 +352,11 @@ struct ImageSize {
 /// non-positive size, more than 16384 pixels on a side (the option table's message), or a heatmap
 /// laid out for another size (call setCanvasSize and draw again).
 void exportPlot(QCustomPlot& plot, const QString& path, const ImageSize& size);
+
+/// The plot rendered as an image of size.width × size.height logical pixels at size.scale (what a
+/// PNG export would hold), e.g. a frame of an animation. Throws like exportPlot for a heatmap laid
+/// out for another size.
+QImage renderImage(QCustomPlot& plot, const ImageSize& size);
 
 /// Drops Qt's "QStandardPaths: XDG_RUNTIME_DIR not set" notice (usual for root and in CI; Qt then
 /// uses a private folder anyway) and the offscreen platform's "This plugin does not support

@@ -25,6 +25,92 @@
     </message>
 </context>
 <context>
+    <name>attnlab::gui::CompareDialog</name>
+    <message>
+        <source>Compare with…</source>
+        <translation>对比…</translation>
+    </message>
+    <message>
+        <source>The picture becomes the difference A − B: A is the current setting, B the same with these options (as attention-lab-cli render --diff "OPTIONS"). Red: A gives more weight, blue: B does.</source>
+        <translation>图像变为差值 A − B：A 是当前设置，B 是加上这些选项后的同一设置（同 attention-lab-cli render --diff "OPTIONS"）。红色：A 的权重更大；蓝色：B 的权重更大。</translation>
+    </message>
+    <message>
+        <source>Without the 1/√d_k scaling</source>
+        <translation>去掉 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>With the 1/√d_k scaling</source>
+        <translation>加上 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>Temperature × 2</source>
+        <translation>温度 × 2</translation>
+    </message>
+    <message>
+        <source>Without the causal mask</source>
+        <translation>去掉因果掩码</translation>
+    </message>
+    <message>
+        <source>With the causal mask</source>
+        <translation>加上因果掩码</translation>
+    </message>
+    <message>
+        <source>Another head</source>
+        <translation>另一个头</translation>
+    </message>
+    <message>
+        <source>Another layer</source>
+        <translation>另一层</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::CostPanel</name>
+    <message>
+        <source>Measuring this machine's backends at n = 128 … 8192 (takes a while; the paths take turns, median of 7 rounds)…</source>
+        <translation>正在测量本机各后端在 n = 128 … 8192 时的用时（需要一些时间；各路径轮流运行，取 7 轮的中位数）…</translation>
+    </message>
+    <message>
+        <source>%1 (multi-head)</source>
+        <translation>%1（多头）</translation>
+    </message>
+    <message>
+        <source>1 (multi-query)</source>
+        <translation>1（多查询）</translation>
+    </message>
+    <message>
+        <source>%1 (grouped-query)</source>
+        <translation>%1（分组查询）</translation>
+    </message>
+    <message>
+        <source>At n = %1 tokens: projections %2, attention %3 (%4 of the work) · parameters %5 · P %6 · KV cache %7 · attention overtakes the projections at n = %8</source>
+        <translation>n = %1 个词元时：投影 %2，注意力 %3（占计算量的 %4）· 参数 %5 · P %6 · KV 缓存 %7 · 注意力在 n = %8 时超过投影</translation>
+    </message>
+    <message>
+        <source>Measured on %1.</source>
+        <translation>测量设备：%1。</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V 头数</translation>
+    </message>
+    <message>
+        <source>Grouped-query attention shares each K/V head among several query heads: smaller K/V projections and KV cache.</source>
+        <translation>分组查询注意力让多个查询头共享一个 K/V 头：K/V 投影和 KV 缓存都更小。</translation>
+    </message>
+    <message>
+        <source>Measure this machine</source>
+        <translation>测量本机</translation>
+    </message>
+    <message>
+        <source>Times the CPU reference and the OpenCL tiled and fused kernels at each n (as attention-lab-bench does).</source>
+        <translation>在每个 n 上测量 CPU 参考实现以及 OpenCL 分块核与融合核的用时（与 attention-lab-bench 相同）。</translation>
+    </message>
+    <message>
+        <source>Counts from the shapes; FLOPs count the matrix products (2 per multiply–add).</source>
+        <translation>由形状计算；FLOPs 统计矩阵乘法（每次乘加计 2 次）。</translation>
+    </message>
+</context>
+<context>
     <name>attnlab::gui::ExportController</name>
     <message>
         <source>Export image</source>
@@ -136,6 +222,30 @@
     <message>
         <source>%1: weight %2, score %3</source>
         <translation>%1：权重 %2，分数 %3</translation>
+    </message>
+    <message>
+        <source>Cannot compare with %1: %2</source>
+        <translation>无法与 %1 对比：%2</translation>
+    </message>
+    <message>
+        <source>Computing the comparison with %1…</source>
+        <translation>正在计算与 %1 的对比…</translation>
+    </message>
+    <message>
+        <source>Difference A − B: A is the current setting, B the same with %1 · red: A gives more weight, blue: B does · max |Δ| = %2</source>
+        <translation>差值 A − B：A 是当前设置，B 是加上 %1 的同一设置 · 红色：A 的权重更大，蓝色：B 的权重更大 · 最大 |Δ| = %2</translation>
+    </message>
+    <message>
+        <source>Attention rollout (Abnar &amp; Zuidema 2020) of %1 through layer %2: how much each input token (column) reaches each position (row), the heads of each layer averaged · hover a cell for its value</source>
+        <translation>%1 直到第 %2 层的注意力展开（Abnar &amp; Zuidema 2020）：每个输入词元（列）传到每个位置（行）的比例，每层的各头取平均 · 悬停单元格查看数值</translation>
+    </message>
+    <message>
+        <source>rollout · query %1 %2 → key %3 %4: %5</source>
+        <translation>展开 · 查询 %1 %2 → 键 %3 %4：%5</translation>
+    </message>
+    <message>
+        <source>%1: A %2, B %3, A − B %4</source>
+        <translation>%1：A %2，B %3，A − B %4</translation>
     </message>
 </context>
 <context>
@@ -287,6 +397,22 @@
     <message>
         <source>Shortcuts: Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K scaling · F5 presentation · Esc back to all heads</source>
         <translation>快捷键：Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K 切换缩放 · F5 演示模式 · Esc 返回全部头</translation>
+    </message>
+    <message>
+        <source>Stop the d_k sweep</source>
+        <translation>停止 d_k 扫描</translation>
+    </message>
+    <message>
+        <source>Play d_k = 1, 2, 4, … 1024, one value every %1 ms (the sweep of attention-lab-cli sweep --param d_k; File → Export → Sweep… writes it as a GIF)</source>
+        <translation>播放 d_k = 1、2、4 … 1024，每 %1 毫秒一个值（即 attention-lab-cli sweep --param d_k 的扫描；文件 → 导出 → 扫描…可将其写成 GIF）</translation>
+    </message>
+    <message>
+        <source>Stop the temperature sweep</source>
+        <translation>停止温度扫描</translation>
+    </message>
+    <message>
+        <source>Play T = 0.125, 0.25, … 8, one value every %1 ms (the sweep of attention-lab-cli sweep --param temperature)</source>
+        <translation>播放 T = 0.125、0.25 … 8，每 %1 毫秒一个值（即 attention-lab-cli sweep --param temperature 的扫描）</translation>
     </message>
 </context>
 <context>
@@ -487,6 +613,22 @@
         <source>Cannot open the model %1: %2 — still showing %3.</source>
         <translation>无法打开模型 %1：%2——仍显示 %3。</translation>
     </message>
+    <message>
+        <source>Sweep as GIF, MP4 or PNG frames…</source>
+        <translation>扫描动画（GIF、MP4 或 PNG 帧）…</translation>
+    </message>
+    <message>
+        <source>Compare with…</source>
+        <translation>对比…</translation>
+    </message>
+    <message>
+        <source>Stop comparing</source>
+        <translation>停止对比</translation>
+    </message>
+    <message>
+        <source>Cost of attention</source>
+        <translation>注意力的开销</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelSource</name>
@@ -568,6 +710,89 @@ KV 缓存每个词元 %1 字节</translation>
         <source>Open a pretrained model: a GGUF file (llama.cpp's format) or a HuggingFace folder (config.json, model.safetensors, tokenizer files)</source>
         <translation>打开预训练模型：GGUF 文件（llama.cpp 的格式）或 HuggingFace 文件夹（config.json、model.safetensors、分词器文件）</translation>
     </message>
+    <message>
+        <source>Attention rollout through the layer (Abnar &amp; Zuidema 2020)</source>
+        <translation>直到该层的注意力展开（Abnar &amp; Zuidema 2020）</translation>
+    </message>
+    <message>
+        <source>How much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.</source>
+        <translation>经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::SweepDialog</name>
+    <message>
+        <source>Export sweep</source>
+        <translation>导出扫描</translation>
+    </message>
+    <message>
+        <source>One frame per value of an option, the rest as now — as attention-lab-cli sweep writes it. '...' continues a pattern: 1,2,4,...,1024.</source>
+        <translation>某个选项的每个取值一帧，其余保持当前设置——与 attention-lab-cli sweep 的输出相同。“...”延续数列规律：1,2,4,...,1024。</translation>
+    </message>
+    <message>
+        <source>d_k (query/key width)</source>
+        <translation>d_k（查询/键的宽度）</translation>
+    </message>
+    <message>
+        <source>temperature T</source>
+        <translation>温度 T</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>Each frame</source>
+        <translation>每帧时长</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>File (.gif, or a folder/ for PNG frames)</source>
+        <translation>文件（.gif，或以 / 结尾的文件夹存放 PNG 帧）</translation>
+    </message>
+    <message>
+        <source>File (.gif, .mp4, or a folder/ for PNG frames)</source>
+        <translation>文件（.gif、.mp4，或以 / 结尾的文件夹存放 PNG 帧）</translation>
+    </message>
+    <message>
+        <source>Animations (*.gif *.mp4)</source>
+        <translation>动画 (*.gif *.mp4)</translation>
+    </message>
+    <message>
+        <source>Drawing the frames…</source>
+        <translation>正在绘制各帧…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Wrote %1 frames (%2 × %3 px) to %4</source>
+        <translation>已将 %1 帧（%2 × %3 像素）写入 %4</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::options</name>
@@ -578,6 +803,26 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>--head must be between 0 and %1 (got %2)</source>
         <translation>--head 必须在 0 到 %1 之间（收到 %2）</translation>
+    </message>
+    <message>
+        <source>--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)</source>
+        <translation>--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
+    </message>
+    <message>
+        <source>the sweep was cancelled</source>
+        <translation>扫描已取消</translation>
+    </message>
+    <message>
+        <source>--diff: the two settings give different tokens (%1 and %2): a difference needs the same tokens</source>
+        <translation>--diff：两个设置得到的词元不同（%1 个和 %2 个）：差值需要相同的词元</translation>
+    </message>
+    <message>
+        <source>--diff: A shows %1 layers and B %2; compare one layer with one layer (--layer L and --diff "--layer M")</source>
+        <translation>--diff：A 显示 %1 层而 B 显示 %2 层；请一层对一层比较（--layer L 与 --diff "--layer M"）</translation>
+    </message>
+    <message>
+        <source>--diff: A shows %1 heads and B %2; compare one head with one head (--head N and --diff "--head M")</source>
+        <translation>--diff：A 显示 %1 个头而 B 显示 %2 个；请一个头对一个头比较（--head N 与 --diff "--head M"）</translation>
     </message>
     <message>
         <source>not enough memory for these settings</source>
@@ -724,16 +969,20 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>%1：文件夹 %2 不存在</translation>
     </message>
     <message>
+        <source>--out: unknown format '%1' (use .gif, .mp4 or a folder/ for numbered PNG frames)</source>
+        <translation>--out：未知格式“%1”（请用 .gif、.mp4，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
+    </message>
+    <message>
         <source>unknown option '%1' (see --help)</source>
         <translation>未知选项 '%1'（见 --help）</translation>
     </message>
     <message>
-        <source>unknown command '%1' (use compute, render, saturation or info)</source>
-        <translation>未知命令 '%1'（请用 compute、render、saturation 或 info）</translation>
+        <source>unknown command '%1' (use compute, render, saturation, sweep, cost or info)</source>
+        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost 或 info）</translation>
     </message>
     <message>
-        <source>no command given (use compute, render, saturation or info; see --help)</source>
-        <translation>没有给出命令（请用 compute、render、saturation 或 info；见 --help）</translation>
+        <source>no command given (use compute, render, saturation, sweep, cost or info; see --help)</source>
+        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost 或 info；参见 --help）</translation>
     </message>
     <message>
         <source>unexpected argument '%1' (values follow their option)</source>
@@ -764,6 +1013,14 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>需要 --out FILE</translation>
     </message>
     <message>
+        <source>--param NAME is required (e.g. --param d_k)</source>
+        <translation>需要 --param NAME（例如 --param d_k）</translation>
+    </message>
+    <message>
+        <source>--out FILE.gif, FILE.mp4 or FOLDER/ is required</source>
+        <translation>需要 --out FILE.gif、FILE.mp4 或 FOLDER/</translation>
+    </message>
+    <message>
         <source>--plot %1 draws a picture: use --out FILE.png, .svg or .pdf</source>
         <translation>--plot %1 输出图片：请用 --out FILE.png、.svg 或 .pdf</translation>
     </message>
@@ -784,8 +1041,88 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--layout-json 描述截图：请加上 --screenshot FILE.png</translation>
     </message>
     <message>
+        <source>--kv-heads (%1) must divide --heads (%2)</source>
+        <translation>--kv-heads（%1）必须整除 --heads（%2）</translation>
+    </message>
+    <message>
+        <source>--rollout averages the heads: leave out --head</source>
+        <translation>--rollout 对各头取平均：请去掉 --head</translation>
+    </message>
+    <message>
+        <source>--rollout draws a heatmap: leave out --plot</source>
+        <translation>--rollout 绘制热力图：请去掉 --plot</translation>
+    </message>
+    <message>
+        <source>--values scores: a rollout has no scores (it multiplies attention weights)</source>
+        <translation>--values scores：注意力展开没有分数（它是注意力权重相乘）</translation>
+    </message>
+    <message>
         <source>--head N needs one layer: add --layer L (every layer is --head all)</source>
         <translation>--head N 需要指定一层：请加上 --layer L（全部层用 --head all）</translation>
+    </message>
+    <message>
+        <source>--diff draws a heatmap: leave out --plot</source>
+        <translation>--diff 绘制热力图：请去掉 --plot</translation>
+    </message>
+    <message>
+        <source>--layout-json describes a heatmap of one setting: leave it out with --diff</source>
+        <translation>--layout-json 描述单个设置的热力图：使用 --diff 时请去掉它</translation>
+    </message>
+    <message>
+        <source>--diff needs the second setting's options, e.g. --diff "--no-scale"</source>
+        <translation>--diff 需要第二个设置的选项，例如 --diff "--no-scale"</translation>
+    </message>
+    <message>
+        <source>--diff: unexpected argument '%1' (OPTIONS are options such as --no-scale)</source>
+        <translation>--diff：意外的参数“%1”（OPTIONS 应是选项，例如 --no-scale）</translation>
+    </message>
+    <message>
+        <source>--diff: unknown option '--%1' (see --help)</source>
+        <translation>--diff：未知选项“--%1”（参见 --help）</translation>
+    </message>
+    <message>
+        <source>--diff cannot change --%1: a difference compares the same tokens</source>
+        <translation>--diff 不能改变 --%1：差值比较的是相同的词元</translation>
+    </message>
+    <message>
+        <source>--diff cannot set --%1: OPTIONS are the second setting's attention options (and --head)</source>
+        <translation>--diff 不能设置 --%1：OPTIONS 是第二个设置的注意力选项（以及 --head）</translation>
+    </message>
+    <message>
+        <source>--param window: the sliding window (--window) is not in this version yet; sweep one of %1</source>
+        <translation>--param window：本版本还没有滑动窗口（--window）；可扫描的有 %1</translation>
+    </message>
+    <message>
+        <source>--param %1 cannot be swept (sweep one of %2)</source>
+        <translation>--param %1 不能扫描（可扫描的有 %2）</translation>
+    </message>
+    <message>
+        <source>--param %1: no such option (sweep one of %2)</source>
+        <translation>--param %1：没有这个选项（可扫描的有 %2）</translation>
+    </message>
+    <message>
+        <source>--param %1 needs --values LIST</source>
+        <translation>--param %1 需要 --values LIST</translation>
+    </message>
+    <message>
+        <source>--values: '...' continues numbers, not '%1'</source>
+        <translation>--values：“...”只能延续数字，不能延续“%1”</translation>
+    </message>
+    <message>
+        <source>--values: '...' needs two values before it and one after (e.g. 1,2,4,...,1024)</source>
+        <translation>--values：“...”前面需要两个值、后面需要一个值（例如 1,2,4,...,1024）</translation>
+    </message>
+    <message>
+        <source>--values: the pattern before '...' does not reach %1</source>
+        <translation>--values：“...”之前的规律到达不了 %1</translation>
+    </message>
+    <message>
+        <source>a sweep needs at least two values (got %1)</source>
+        <translation>扫描至少需要两个值（得到 %1 个）</translation>
+    </message>
+    <message>
+        <source>a sweep takes at most %1 frames (got %2)</source>
+        <translation>扫描最多 %1 帧（得到 %2 帧）</translation>
     </message>
 </context>
 <context>
@@ -805,6 +1142,22 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>special tokens hidden (weights not renormalised)</source>
         <translation>已隐藏特殊词元（权重未重新归一化）</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>rollout weight</source>
+        <translation>展开权重</translation>
+    </message>
+    <message>
+        <source>attention rollout of layer %1</source>
+        <translation>第 %1 层的注意力展开</translation>
+    </message>
+    <message>
+        <source>attention rollout through layers %1–%2</source>
+        <translation>第 %1–%2 层的注意力展开</translation>
     </message>
     <message>
         <source>nats</source>
@@ -831,6 +1184,134 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>注意力权重</translation>
     </message>
     <message>
+        <source>causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>no mask</source>
+        <translation>无掩码</translation>
+    </message>
+    <message>
+        <source>every head</source>
+        <translation>全部头</translation>
+    </message>
+    <message>
+        <source>every layer</source>
+        <translation>全部层</translation>
+    </message>
+    <message>
+        <source>difference A − B</source>
+        <translation>差值 A − B</translation>
+    </message>
+    <message>
+        <source>A and B: the same setting</source>
+        <translation>A 与 B：同一设置</translation>
+    </message>
+    <message>
+        <source>no visible cell</source>
+        <translation>没有可见的单元格</translation>
+    </message>
+    <message>
+        <source>query %1%2 → key %3%4</source>
+        <translation>查询 %1%2 → 键 %3%4</translation>
+    </message>
+    <message>
+        <source>max |Δ| = %1 at %2 (A %3, B %4)</source>
+        <translation>最大 |Δ| = %1，位于 %2（A %3，B %4）</translation>
+    </message>
+    <message>
+        <source>Abnar &amp; Zuidema 2020</source>
+        <translation>Abnar &amp; Zuidema 2020</translation>
+    </message>
+    <message>
+        <source>heads averaged per layer (a choice: heads differ)</source>
+        <translation>每层各头取平均（这是一种选择：各头并不相同）</translation>
+    </message>
+    <message>
+        <source>residual ½·A + ½·I, rows renormalised</source>
+        <translation>残差 ½·A + ½·I，各行重新归一化</translation>
+    </message>
+    <message>
+        <source>n (tokens, log scale)</source>
+        <translation>n（词元数，对数刻度）</translation>
+    </message>
+    <message>
+        <source>cost of one attention layer</source>
+        <translation>一层注意力的开销</translation>
+    </message>
+    <message>
+        <source>1 head</source>
+        <translation>1 个头</translation>
+    </message>
+    <message>
+        <source>%1 heads</source>
+        <translation>%1 个头</translation>
+    </message>
+    <message>
+        <source>%1 K/V heads</source>
+        <translation>%1 个 K/V 头</translation>
+    </message>
+    <message>
+        <source>%1 layers (KV cache)</source>
+        <translation>%1 层（KV 缓存）</translation>
+    </message>
+    <message>
+        <source>FLOPs per layer (log scale)</source>
+        <translation>每层 FLOPs（对数刻度）</translation>
+    </message>
+    <message>
+        <source>projections W_Q, W_K, W_V, W_O (seed: 4·n·d², ×2 in FLOPs)</source>
+        <translation>投影 W_Q、W_K、W_V、W_O（种子：4·n·d²，FLOPs 为其 2 倍）</translation>
+    </message>
+    <message>
+        <source>attention Q Kᵀ and P V (seed: 2·n²·d, ×2 in FLOPs)</source>
+        <translation>注意力 Q Kᵀ 与 P V（种子：2·n²·d，FLOPs 为其 2 倍）</translation>
+    </message>
+    <message>
+        <source>bytes (float32, log scale)</source>
+        <translation>字节（float32，对数刻度）</translation>
+    </message>
+    <message>
+        <source>attention weights P: h·n²·4 (per layer)</source>
+        <translation>注意力权重 P：h·n²·4（每层）</translation>
+    </message>
+    <message>
+        <source>KV cache, multi-head (%1 K/V heads)</source>
+        <translation>KV 缓存，多头（%1 个 K/V 头）</translation>
+    </message>
+    <message>
+        <source>KV cache, grouped-query (%1 K/V heads)</source>
+        <translation>KV 缓存，分组查询（%1 个 K/V 头）</translation>
+    </message>
+    <message>
+        <source>KV cache, multi-query (1 K/V head)</source>
+        <translation>KV 缓存，多查询（1 个 K/V 头）</translation>
+    </message>
+    <message>
+        <source>ms per call (log scale)</source>
+        <translation>每次调用的毫秒数（对数刻度）</translation>
+    </message>
+    <message>
+        <source>n (tokens, log scale) · measured on %1</source>
+        <translation>n（词元数，对数刻度）· 测量设备：%1</translation>
+    </message>
+    <message>
+        <source>crossover n = 2·d_model = %1</source>
+        <translation>交叉点 n = 2·d_model = %1</translation>
+    </message>
+    <message>
+        <source>crossover n = %1 (multi-head: 2·d_model = %2)</source>
+        <translation>交叉点 n = %1（多头时：2·d_model = %2）</translation>
+    </message>
+    <message>
+        <source>crossover n = %1</source>
+        <translation>交叉点 n = %1</translation>
+    </message>
+    <message>
+        <source>this text: n = %1</source>
+        <translation>本文本：n = %1</translation>
+    </message>
+    <message>
         <source>%1 queries × %2 keys</source>
         <translation>%1 个查询 × %2 个键</translation>
     </message>
@@ -851,10 +1332,6 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>平均值</translation>
     </message>
     <message>
-        <source>causal mask</source>
-        <translation>因果掩码</translation>
-    </message>
-    <message>
         <source>cross-attention</source>
         <translation>交叉注意力</translation>
     </message>
@@ -865,10 +1342,6 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>grey = masked</source>
         <translation>灰色 = 已遮蔽</translation>
-    </message>
-    <message>
-        <source>head %1</source>
-        <translation>头 %1</translation>
     </message>
     <message>
         <source>K/V %1</source>
@@ -897,14 +1370,6 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>rows: queries · columns: keys</source>
         <translation>行：查询 · 列：键</translation>
-    </message>
-    <message>
-        <source>1 head</source>
-        <translation>1 个头</translation>
-    </message>
-    <message>
-        <source>%1 heads</source>
-        <translation>%1 个头</translation>
     </message>
     <message>
         <source>K/V head %1 of %2</source>
@@ -953,6 +1418,14 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>attention weight (log scale)</source>
         <translation>注意力权重（对数刻度）</translation>
+    </message>
+    <message>
+        <source>0 = equal</source>
+        <translation>0 = 相同</translation>
+    </message>
+    <message>
+        <source>Δ attention weight (A − B)</source>
+        <translation>Δ 注意力权重（A − B）</translation>
     </message>
     <message>
         <source>×1 = uniform</source>

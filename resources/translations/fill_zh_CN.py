@@ -316,6 +316,151 @@ ZH.update({
 
 
 
+ZH.update({
+    # issue 15: cost panel, difference maps, sweeps, attention rollout
+    "Compare with…": "对比…",
+    'The picture becomes the difference A − B: A is the current setting, B the same with these options (as attention-lab-cli render --diff "OPTIONS"). Red: A gives more weight, blue: B does.':
+        '图像变为差值 A − B：A 是当前设置，B 是加上这些选项后的同一设置（同 attention-lab-cli render --diff "OPTIONS"）。红色：A 的权重更大；蓝色：B 的权重更大。',
+    "Without the 1/√d_k scaling": "去掉 1/√d_k 缩放",
+    "With the 1/√d_k scaling": "加上 1/√d_k 缩放",
+    "Temperature × 2": "温度 × 2",
+    "Without the causal mask": "去掉因果掩码",
+    "With the causal mask": "加上因果掩码",
+    "Another head": "另一个头",
+    "Another layer": "另一层",
+    "Measuring this machine's backends at n = 128 … 8192 (takes a while; the paths take turns, median of 7 rounds)…":
+        "正在测量本机各后端在 n = 128 … 8192 时的用时（需要一些时间；各路径轮流运行，取 7 轮的中位数）…",
+    "%1 (multi-head)": "%1（多头）",
+    "1 (multi-query)": "1（多查询）",
+    "%1 (grouped-query)": "%1（分组查询）",
+    "At n = %1 tokens: projections %2, attention %3 (%4 of the work) · parameters %5 · P %6 · KV cache %7 · attention overtakes the projections at n = %8":
+        "n = %1 个词元时：投影 %2，注意力 %3（占计算量的 %4）· 参数 %5 · P %6 · KV 缓存 %7 · 注意力在 n = %8 时超过投影",
+    "Measured on %1.": "测量设备：%1。",
+    "K/V heads": "K/V 头数",
+    "Grouped-query attention shares each K/V head among several query heads: smaller K/V projections and KV cache.":
+        "分组查询注意力让多个查询头共享一个 K/V 头：K/V 投影和 KV 缓存都更小。",
+    "Measure this machine": "测量本机",
+    "Times the CPU reference and the OpenCL tiled and fused kernels at each n (as attention-lab-bench does).":
+        "在每个 n 上测量 CPU 参考实现以及 OpenCL 分块核与融合核的用时（与 attention-lab-bench 相同）。",
+    "Counts from the shapes; FLOPs count the matrix products (2 per multiply–add).":
+        "由形状计算；FLOPs 统计矩阵乘法（每次乘加计 2 次）。",
+    "Cannot compare with %1: %2": "无法与 %1 对比：%2",
+    "Computing the comparison with %1…": "正在计算与 %1 的对比…",
+    "Difference A − B: A is the current setting, B the same with %1 · red: A gives more weight, blue: B does · max |Δ| = %2":
+        "差值 A − B：A 是当前设置，B 是加上 %1 的同一设置 · 红色：A 的权重更大，蓝色：B 的权重更大 · 最大 |Δ| = %2",
+    "Attention rollout (Abnar & Zuidema 2020) of %1 through layer %2: how much each input token (column) reaches each position (row), the heads of each layer averaged · hover a cell for its value":
+        "%1 直到第 %2 层的注意力展开（Abnar & Zuidema 2020）：每个输入词元（列）传到每个位置（行）的比例，每层的各头取平均 · 悬停单元格查看数值",
+    "rollout · query %1 %2 → key %3 %4: %5": "展开 · 查询 %1 %2 → 键 %3 %4：%5",
+    "%1: A %2, B %3, A − B %4": "%1：A %2，B %3，A − B %4",
+    "Stop the d_k sweep": "停止 d_k 扫描",
+    "Play d_k = 1, 2, 4, … 1024, one value every %1 ms (the sweep of attention-lab-cli sweep --param d_k; File → Export → Sweep… writes it as a GIF)":
+        "播放 d_k = 1、2、4 … 1024，每 %1 毫秒一个值（即 attention-lab-cli sweep --param d_k 的扫描；文件 → 导出 → 扫描…可将其写成 GIF）",
+    "Stop the temperature sweep": "停止温度扫描",
+    "Play T = 0.125, 0.25, … 8, one value every %1 ms (the sweep of attention-lab-cli sweep --param temperature)":
+        "播放 T = 0.125、0.25 … 8，每 %1 毫秒一个值（即 attention-lab-cli sweep --param temperature 的扫描）",
+    "Sweep as GIF, MP4 or PNG frames…": "扫描动画（GIF、MP4 或 PNG 帧）…",
+    "Stop comparing": "停止对比",
+    "Cost of attention": "注意力的开销",
+    "Attention rollout through the layer (Abnar & Zuidema 2020)": "直到该层的注意力展开（Abnar & Zuidema 2020）",
+    "How much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.":
+        "经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。",
+    "Export sweep": "导出扫描",
+    "One frame per value of an option, the rest as now — as attention-lab-cli sweep writes it. '...' continues a pattern: 1,2,4,...,1024.":
+        "某个选项的每个取值一帧，其余保持当前设置——与 attention-lab-cli sweep 的输出相同。“...”延续数列规律：1,2,4,...,1024。",
+    "d_k (query/key width)": "d_k（查询/键的宽度）",
+    "temperature T": "温度 T",
+    "layer": "层",
+    "head": "头",
+    "seed": "随机种子",
+    "Sweep": "扫描",
+    "Values": "取值",
+    " ms": " 毫秒",
+    "Each frame": "每帧时长",
+    "File (.gif, or a folder/ for PNG frames)": "文件（.gif，或以 / 结尾的文件夹存放 PNG 帧）",
+    "File (.gif, .mp4, or a folder/ for PNG frames)": "文件（.gif、.mp4，或以 / 结尾的文件夹存放 PNG 帧）",
+    "Animations (*.gif *.mp4)": "动画 (*.gif *.mp4)",
+    "Drawing the frames…": "正在绘制各帧…",
+    "Cancel": "取消",
+    "Wrote %1 frames (%2 × %3 px) to %4": "已将 %1 帧（%2 × %3 像素）写入 %4",
+    "--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)":
+        "--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）",
+    "the sweep was cancelled": "扫描已取消",
+    "--diff: the two settings give different tokens (%1 and %2): a difference needs the same tokens":
+        "--diff：两个设置得到的词元不同（%1 个和 %2 个）：差值需要相同的词元",
+    '--diff: A shows %1 layers and B %2; compare one layer with one layer (--layer L and --diff "--layer M")':
+        '--diff：A 显示 %1 层而 B 显示 %2 层；请一层对一层比较（--layer L 与 --diff "--layer M"）',
+    '--diff: A shows %1 heads and B %2; compare one head with one head (--head N and --diff "--head M")':
+        '--diff：A 显示 %1 个头而 B 显示 %2 个；请一个头对一个头比较（--head N 与 --diff "--head M"）',
+    "--out: unknown format '%1' (use .gif, .mp4 or a folder/ for numbered PNG frames)":
+        "--out：未知格式“%1”（请用 .gif、.mp4，或以 / 结尾的文件夹存放编号的 PNG 帧）",
+    "unknown command '%1' (use compute, render, saturation, sweep, cost or info)":
+        "未知命令“%1”（请用 compute、render、saturation、sweep、cost 或 info）",
+    "no command given (use compute, render, saturation, sweep, cost or info; see --help)":
+        "没有给出命令（请用 compute、render、saturation、sweep、cost 或 info；参见 --help）",
+    "--param NAME is required (e.g. --param d_k)": "需要 --param NAME（例如 --param d_k）",
+    "--out FILE.gif, FILE.mp4 or FOLDER/ is required": "需要 --out FILE.gif、FILE.mp4 或 FOLDER/",
+    "--kv-heads (%1) must divide --heads (%2)": "--kv-heads（%1）必须整除 --heads（%2）",
+    "--rollout averages the heads: leave out --head": "--rollout 对各头取平均：请去掉 --head",
+    "--rollout draws a heatmap: leave out --plot": "--rollout 绘制热力图：请去掉 --plot",
+    "--values scores: a rollout has no scores (it multiplies attention weights)":
+        "--values scores：注意力展开没有分数（它是注意力权重相乘）",
+    "--diff draws a heatmap: leave out --plot": "--diff 绘制热力图：请去掉 --plot",
+    "--layout-json describes a heatmap of one setting: leave it out with --diff":
+        "--layout-json 描述单个设置的热力图：使用 --diff 时请去掉它",
+    '--diff needs the second setting\'s options, e.g. --diff "--no-scale"': '--diff 需要第二个设置的选项，例如 --diff "--no-scale"',
+    "--diff: unexpected argument '%1' (OPTIONS are options such as --no-scale)":
+        "--diff：意外的参数“%1”（OPTIONS 应是选项，例如 --no-scale）",
+    "--diff: unknown option '--%1' (see --help)": "--diff：未知选项“--%1”（参见 --help）",
+    "--diff cannot change --%1: a difference compares the same tokens": "--diff 不能改变 --%1：差值比较的是相同的词元",
+    "--diff cannot set --%1: OPTIONS are the second setting's attention options (and --head)":
+        "--diff 不能设置 --%1：OPTIONS 是第二个设置的注意力选项（以及 --head）",
+    "--param window: the sliding window (--window) is not in this version yet; sweep one of %1":
+        "--param window：本版本还没有滑动窗口（--window）；可扫描的有 %1",
+    "--param %1 cannot be swept (sweep one of %2)": "--param %1 不能扫描（可扫描的有 %2）",
+    "--param %1: no such option (sweep one of %2)": "--param %1：没有这个选项（可扫描的有 %2）",
+    "--param %1 needs --values LIST": "--param %1 需要 --values LIST",
+    "--values: '...' continues numbers, not '%1'": "--values：“...”只能延续数字，不能延续“%1”",
+    "--values: '...' needs two values before it and one after (e.g. 1,2,4,...,1024)":
+        "--values：“...”前面需要两个值、后面需要一个值（例如 1,2,4,...,1024）",
+    "--values: the pattern before '...' does not reach %1": "--values：“...”之前的规律到达不了 %1",
+    "a sweep needs at least two values (got %1)": "扫描至少需要两个值（得到 %1 个）",
+    "a sweep takes at most %1 frames (got %2)": "扫描最多 %1 帧（得到 %2 帧）",
+    "rollout weight": "展开权重",
+    "attention rollout of layer %1": "第 %1 层的注意力展开",
+    "attention rollout through layers %1–%2": "第 %1–%2 层的注意力展开",
+    "every head": "全部头",
+    "every layer": "全部层",
+    "difference A − B": "差值 A − B",
+    "A and B: the same setting": "A 与 B：同一设置",
+    "no visible cell": "没有可见的单元格",
+    "query %1%2 → key %3%4": "查询 %1%2 → 键 %3%4",
+    "max |Δ| = %1 at %2 (A %3, B %4)": "最大 |Δ| = %1，位于 %2（A %3，B %4）",
+    "Abnar & Zuidema 2020": "Abnar & Zuidema 2020",
+    "heads averaged per layer (a choice: heads differ)": "每层各头取平均（这是一种选择：各头并不相同）",
+    "residual ½·A + ½·I, rows renormalised": "残差 ½·A + ½·I，各行重新归一化",
+    "n (tokens, log scale)": "n（词元数，对数刻度）",
+    "cost of one attention layer": "一层注意力的开销",
+    "%1 K/V heads": "%1 个 K/V 头",
+    "%1 layers (KV cache)": "%1 层（KV 缓存）",
+    "FLOPs per layer (log scale)": "每层 FLOPs（对数刻度）",
+    "projections W_Q, W_K, W_V, W_O (seed: 4·n·d², ×2 in FLOPs)": "投影 W_Q、W_K、W_V、W_O（种子：4·n·d²，FLOPs 为其 2 倍）",
+    "attention Q Kᵀ and P V (seed: 2·n²·d, ×2 in FLOPs)": "注意力 Q Kᵀ 与 P V（种子：2·n²·d，FLOPs 为其 2 倍）",
+    "bytes (float32, log scale)": "字节（float32，对数刻度）",
+    "attention weights P: h·n²·4 (per layer)": "注意力权重 P：h·n²·4（每层）",
+    "KV cache, multi-head (%1 K/V heads)": "KV 缓存，多头（%1 个 K/V 头）",
+    "KV cache, grouped-query (%1 K/V heads)": "KV 缓存，分组查询（%1 个 K/V 头）",
+    "KV cache, multi-query (1 K/V head)": "KV 缓存，多查询（1 个 K/V 头）",
+    "ms per call (log scale)": "每次调用的毫秒数（对数刻度）",
+    "n (tokens, log scale) · measured on %1": "n（词元数，对数刻度）· 测量设备：%1",
+    "crossover n = 2·d_model = %1": "交叉点 n = 2·d_model = %1",
+    "crossover n = %1 (multi-head: 2·d_model = %2)": "交叉点 n = %1（多头时：2·d_model = %2）",
+    "crossover n = %1": "交叉点 n = %1",
+    "this text: n = %1": "本文本：n = %1",
+    "0 = equal": "0 = 相同",
+    "Δ attention weight (A − B)": "Δ 注意力权重（A − B）",
+})
+
+
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
     i, parts = start, []

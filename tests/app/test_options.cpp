@@ -126,13 +126,16 @@ TEST_CASE("validate() gives the parser's words for the window's values", "[optio
 TEST_CASE("every whole-number option refuses one past each limit, in the table's words", "[options]") {
   for (const options::OptionSpec& spec : options::table()) {
     if (spec.kind != options::Kind::kInt) continue;
-    const unsigned command = spec.commands & options::kRender ? options::kRender
-                             : spec.commands & options::kCompute ? options::kCompute
-                                                                 : options::kSaturation;
-    const char* name = command == options::kRender ? "render" : command == options::kCompute ? "compute" : "saturation";
+    const unsigned command = spec.commands & options::kRender       ? options::kRender
+                             : spec.commands & options::kCompute    ? options::kCompute
+                             : spec.commands & options::kSaturation ? options::kSaturation
+                             : spec.commands & options::kCost       ? options::kCost
+                                                                    : options::kSweep;
+    const std::string name = options::commandName(command).toStdString();
     for (long long value : {spec.min - 1, spec.max + 1}) {
       std::vector<std::string> args{name, "--" + std::string(spec.name), std::to_string(value)};
-      if (command != options::kCompute) args.insert(args.end(), {"--out", "x.png"});
+      if (command == options::kRender || command == options::kSaturation) args.insert(args.end(), {"--out", "x.png"});
+      if (command == options::kSweep) args.insert(args.end(), {"--param", "d_k", "--out", "x.gif"});
       INFO(args[1] << " " << args[2]);
       CHECK(messageOf(args, 0) == "--" + std::string(spec.name) + " must be between " + std::to_string(spec.min) +
                                       " and " + std::to_string(spec.max) + " (got " + std::to_string(value) + ")");

@@ -40,6 +40,11 @@ check --model "$model" --layer 7
 check --model "$model" --heads 2
 check --model /nonexistent/model
 check --head 9
+check --diff "--text other words"
+check --diff "--head 9"
+check --diff "--bogus"
+check --rollout
+check --model "$model" --rollout --head 1 --layer 0
 check --color-scale rainbow
 if [ -n "$llama" ]; then
   head -c 1000 "$llama/tiny-llama.gguf" > "$out/cut.gguf"

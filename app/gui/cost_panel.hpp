@@ -1,0 +1,69 @@
+#pragma once
+/// \file cost_panel.hpp
+/// The cost panel (View → Cost of attention): what one attention layer of the current setting
+/// costs as n grows — the FLOPs of the projections and of the attention on log–log axes with the
+/// crossover marked, the bytes of P and of the KV cache (multi-head, grouped-query, multi-query),
+/// the current text's n — drawn by views::drawCost as `attention-lab-cli cost --out FILE.png`
+/// draws it; "Measure" times this machine's backends on a worker thread (attnlab/timing.hpp, the
+/// code attention-lab-bench uses) and adds them to the plot.
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+#include "attnlab/cost.hpp"
+#include "views/views.hpp"
+
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QComboBox;
+
+namespace attnlab::gui {
+
+/// The cost plot, its key numbers and the measurement.
+class CostPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CostPanel(QWidget* parent = nullptr);
+  ~CostPanel() override;
+
+  /// The current setting's shape (n = its tokens) and the model's name ("" for the lab).
+  void setShape(const CostShape& shape, const QString& model);
+  /// Starts timing the backends at the plot's n (a no-op while one runs).
+  void measure();
+  /// True while a measurement runs.
+  bool measuring() const;
+  /// Draws again (language).
+  void retranslate();
+
+  QCustomPlot* plot() const { return plot_; }
+  QLabel* summary() const { return summary_; }
+  QComboBox* kvHeadsCombo() const { return kv_heads_; }
+
+ signals:
+  /// A measurement finished (its times are on the plot).
+  void measured();
+
+ private:
+  void redraw();
+
+  CostShape shape_;
+  QString model_;
+  std::vector<int> n_ = {128, 256, 512, 1024, 2048, 4096, 8192};
+  std::vector<std::pair<QString, std::vector<double>>> times_;
+  QString device_;
+  CostShape measured_for_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  QFutureWatcher<void> watcher_;
+
+  QLabel* summary_ = nullptr;
+  QComboBox* kv_heads_ = nullptr;
+  QLabel* kv_label_ = nullptr;
+  QPushButton* measure_ = nullptr;
+  QLabel* status_ = nullptr;
+  QCustomPlot* plot_ = nullptr;
+};
+
+}  // namespace attnlab::gui

@@ -1,0 +1,168 @@
+/// \file sweep_export.cpp
+/// "Export sweep…": the dialog and the progress of attention-lab-cli's sweep writer.
+
+#include "sweep_export.hpp"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <sstream>
+
+#include "attnlab/error.hpp"
+#include "cli/commands.hpp"
+#include "options/variants.hpp"
+#include "views/animation.hpp"
+
+namespace attnlab::gui {
+
+SweepDialog::SweepDialog(QWidget* parent, const options::Options& base, int model_layers, int heads,
+                         const QString& folder)
+    : QDialog(parent), base_(base), model_layers_(model_layers), heads_(heads) {
+  setWindowTitle(tr("Export sweep"));
+  auto* form = new QFormLayout(this);
+  auto* intro =
+      new QLabel(tr("One frame per value of an option, the rest as now — as attention-lab-cli "
+                    "sweep writes it. '...' continues a pattern: 1,2,4,...,1024."),
+                 this);
+  intro->setWordWrap(true);
+  form->addRow(intro);
+  param_ = new QComboBox(this);
+  param_->setObjectName(QStringLiteral("sweepParam"));
+  if (!base.lab.pretrained()) param_->addItem(tr("d_k (query/key width)"), QStringLiteral("d_k"));
+  param_->addItem(tr("temperature T"), QStringLiteral("temperature"));
+  if (base.lab.pretrained() && model_layers > 1)
+    param_->addItem(tr("layer"), QStringLiteral("layer"));
+  if (heads > 1 && (!base.lab.pretrained() || base.lab.layer))
+    param_->addItem(tr("head"), QStringLiteral("head"));
+  if (!base.lab.pretrained()) param_->addItem(tr("seed"), QStringLiteral("seed"));
+  form->addRow(tr("Sweep"), param_);
+  values_ = new QLineEdit(this);
+  values_->setObjectName(QStringLiteral("sweepValues"));
+  form->addRow(tr("Values"), values_);
+  delay_ = new QSpinBox(this);
+  const options::OptionSpec& delay = options::option("delay");
+  delay_->setRange(static_cast<int>(delay.min), static_cast<int>(delay.max));
+  delay_->setSingleStep(100);
+  delay_->setValue(base.sweep.delay_ms);
+  delay_->setSuffix(tr(" ms"));
+  form->addRow(tr("Each frame"), delay_);
+  auto* row = new QHBoxLayout;
+  path_ = new QLineEdit(QDir(folder).filePath(QStringLiteral("sweep.gif")), this);
+  path_->setObjectName(QStringLiteral("sweepPath"));
+  auto* browse = new QPushButton(tr("Browse…"), this);
+  row->addWidget(path_, 1);
+  row->addWidget(browse);
+  form->addRow(views::ffmpegProgram().isEmpty()
+                   ? tr("File (.gif, or a folder/ for PNG frames)")
+                   : tr("File (.gif, .mp4, or a folder/ for PNG frames)"),
+               row);
+  problem_ = new QLabel(this);
+  problem_->setObjectName(QStringLiteral("sweepProblem"));
+  problem_->setWordWrap(true);
+  problem_->setStyleSheet(QStringLiteral("color: #a40000;"));
+  form->addRow(problem_);
+  buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  form->addRow(buttons_);
+  connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(param_, &QComboBox::currentIndexChanged, this, &SweepDialog::fillValues);
+  connect(values_, &QLineEdit::textChanged, this, &SweepDialog::check);
+  connect(path_, &QLineEdit::textChanged, this, &SweepDialog::check);
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export sweep"), path_->text(),
+                                                      tr("Animations (*.gif *.mp4)"));
+    if (!file.isEmpty()) path_->setText(file);
+  });
+  fillValues();
+  resize(560, sizeHint().height());
+}
+
+void SweepDialog::fillValues() {
+  const QString param = param_->currentData().toString();
+  int count = 0;
+  if (param == QLatin1String("layer")) count = model_layers_;
+  if (param == QLatin1String("head")) count = heads_;
+  QStringList values;
+  try {
+    values = options::defaultSweepValues(options::sweptOption(param), count);
+  } catch (const options::OptionError&) {
+    values = {QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("3")};
+  }
+  values_->setText(values.join(QLatin1Char(',')));
+  check();
+}
+
+options::Options SweepDialog::sweep() const {
+  options::Options o = base_;
+  o.command = options::kSweep;
+  o.sweep.param = param_->currentData().toString();
+  o.sweep.values = values_->text().split(QLatin1Char(','), Qt::SkipEmptyParts);
+  o.sweep.delay_ms = delay_->value();
+  o.output.out = path_->text().trimmed();
+  if (o.sweep.param == QLatin1String("head")) o.head.reset();
+  return o;
+}
+
+void SweepDialog::check() {
+  QString problem;
+  try {
+    const options::Options o = sweep();
+    // The command line's checks, in its words: the output, then every frame's setting.
+    QStringList args = options::toArguments(o);
+    std::vector<std::string> raw;
+    for (const QString& a : args) raw.push_back(a.toUtf8().toStdString());
+    (void)options::parse(raw, 0);
+  } catch (const options::OptionError& e) {
+    problem = e.message().translated();
+  }
+  problem_->setText(problem);
+  buttons_->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+}
+
+QString exportSweep(QWidget* parent, const options::Options& base, int model_layers, int heads,
+                    bool persist) {
+  QSettings store;
+  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+  SweepDialog dialog(parent, base, model_layers, heads, folder);
+  if (dialog.exec() != QDialog::Accepted) return {};
+  const options::Options o = dialog.sweep();
+  if (persist)
+    store.setValue(QStringLiteral("export/folder"), QFileInfo(o.output.out).absolutePath());
+  QProgressDialog progress(SweepDialog::tr("Drawing the frames…"), SweepDialog::tr("Cancel"), 0, 1,
+                           parent);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(300);
+  std::ostringstream notes;
+  try {
+    const cli::SweepWritten w = cli::writeSweep(o, notes, [&progress](int done, int total) {
+      progress.setMaximum(total);
+      progress.setValue(done);
+      QApplication::processEvents();
+      return !progress.wasCanceled();
+    });
+    return SweepDialog::tr("Wrote %1 frames (%2 × %3 px) to %4")
+        .arg(w.frames)
+        .arg(w.size.width())
+        .arg(w.size.height())
+        .arg(QDir::toNativeSeparators(w.path));
+  } catch (const options::OptionError& e) {
+    if (progress.wasCanceled()) return {};
+    QMessageBox::warning(parent, SweepDialog::tr("Export sweep"), e.message().translated());
+  } catch (const std::exception& e) {
+    QMessageBox::warning(parent, SweepDialog::tr("Export sweep"), QString::fromStdString(e.what()));
+  }
+  return {};
+}
+
+}  // namespace attnlab::gui

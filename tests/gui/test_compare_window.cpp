@@ -1,0 +1,241 @@
+/// \file test_compare_window.cpp
+/// Issue 15's views in the window, driven in-process on the offscreen platform: "Compare with…"
+/// (A − B on the grid and the enlarged head, refusals inline), the attention rollout view of a
+/// model, the play buttons of d_k and the temperature, the cost panel (English and 中文), and the
+/// sweep export through the command line's writer.
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "main_window.hpp"
+#include "views/animation.hpp"
+
+using attnlab::gui::MainWindow;
+using attnlab::gui::WindowOptions;
+using attnlab::options::LabSettings;
+namespace views = attnlab::views;
+
+namespace {
+
+constexpr int kWaitMs = 20000;
+
+WindowOptions testOptions() {
+  WindowOptions options;
+  options.restore_settings = false;
+  options.persist = false;
+  options.language = QStringLiteral("en");
+  return options;
+}
+
+bool waitFor(MainWindow& window, const LabSettings& settings) {
+  QElapsedTimer timer;
+  timer.start();
+  while (timer.elapsed() < kWaitMs) {
+    const auto shown = window.currentResult();
+    if (shown && shown->settings == settings && !window.controller().busy()) {
+      QTest::qWait(30);
+      return true;
+    }
+    QTest::qWait(10);
+  }
+  return false;
+}
+
+QString titleOf(QCustomPlot* plot) {
+  for (const QJsonValue& v : views::layoutJson(*plot)["texts"].toArray())
+    if (v.toObject()["role"].toString() == QLatin1String("title"))
+      return v.toObject()["text"].toString().replace(QLatin1Char('\n'), QStringLiteral(" · "));
+  return {};
+}
+
+/// Smallest and largest cell of every map on plot.
+std::pair<double, double> cellRange(QCustomPlot* plot) {
+  double lo = 1e9, hi = -1e9;
+  for (int k = 0; k < plot->plottableCount(); ++k) {
+    auto* map = qobject_cast<QCPColorMap*>(plot->plottable(k));
+    if (!map) continue;
+    for (int x = 0; x < map->data()->keySize(); ++x)
+      for (int y = 0; y < map->data()->valueSize(); ++y) {
+        const double v = map->data()->cell(x, y);
+        if (std::isnan(v)) continue;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+  }
+  return {lo, hi};
+}
+
+QString tinyGpt2() { return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/models/tiny-gpt2"); }
+
+}  // namespace
+
+class CompareWindowTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    attnlab::gui::initResources();
+  }
+
+  void compareWithShowsADifferenceOnTheGridAndTheEnlargedHead() {
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.d_k = 64;
+    window.setSettings(s);
+    QVERIFY(waitFor(window, s));
+    window.compareWith(QStringLiteral("--no-scale"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.heads()->showsDifference(), kWaitMs);
+    QVERIFY2(titleOf(window.gridPlot()).contains(QStringLiteral("difference A − B")),
+             qPrintable(titleOf(window.gridPlot())));
+    QVERIFY(titleOf(window.gridPlot()).contains(QStringLiteral("max |Δ| = ")));
+    QVERIFY(window.gridNote().startsWith(QStringLiteral("Difference A − B")));
+    const auto [lo, hi] = cellRange(window.gridPlot());
+    QVERIFY2(lo < -0.05 && hi > 0.05, qPrintable(QStringLiteral("%1 %2").arg(lo).arg(hi)));
+    QVERIFY(lo >= -1 && hi <= 1);
+    QCOMPARE(views::layoutJson(*window.gridPlot())["color_scale"].toString(),
+             QStringLiteral("difference"));
+    window.enlargeHead(2);
+    QTRY_VERIFY_WITH_TIMEOUT(window.heads()->showsDifference(), kWaitMs);
+    QVERIFY(titleOf(window.headPlot()).contains(QStringLiteral("head 2")));
+    QVERIFY(window.cellText(2, 0, 1).contains(QStringLiteral("A − B")));
+    // A change of A recomputes B with it: the difference follows d_k.
+    LabSettings t = window.settings();
+    t.d_k = 8;
+    window.setSettings(t);
+    QVERIFY(waitFor(window, t));
+    QTRY_VERIFY_WITH_TIMEOUT(window.comparison()->matches(t) && window.heads()->showsDifference(),
+                             kWaitMs);
+    // OPTIONS that do not apply: said inline, A drawn as usual.
+    window.compareWith(QStringLiteral("--text other"));
+    window.showGrid();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.gridNote().contains(QStringLiteral("--diff cannot change --text")), kWaitMs);
+    QVERIFY(!window.heads()->showsDifference());
+    window.compareWith(QString());
+    QTRY_VERIFY_WITH_TIMEOUT(titleOf(window.gridPlot()).contains(QStringLiteral("8 heads")),
+                             kWaitMs);
+  }
+
+  void rolloutIsAViewOfTheModel() {
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.model_dir = tinyGpt2();
+    s.text = QStringLiteral("the cat sat on the mat");
+    s.rollout = true;
+    window.setSettings(s);
+    QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && window.currentResult()->rollout, kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(window.gridPlot()->plottableCount(), 1, kWaitMs);
+    const QString title = titleOf(window.gridPlot());
+    QVERIFY2(title.contains(QStringLiteral("attention rollout through layers 0–1")),
+             qPrintable(title));
+    QVERIFY(title.contains(QStringLiteral("heads averaged")));
+    QVERIFY(window.gridNote().contains(QStringLiteral("Abnar & Zuidema 2020")));
+    QVERIFY(window.modelSource()->rolloutCheck()->isChecked());
+    const auto [lo, hi] = cellRange(window.gridPlot());
+    QVERIFY(lo >= 0 && hi <= 1 && hi > 0.2);
+  }
+
+  void playButtonsStepThroughTheSweep() {
+    MainWindow window(testOptions());
+    window.show();
+    QVERIFY(waitFor(window, window.settings()));
+    window.inputs()->dkPlayButton()->click();
+    QCOMPARE(window.inputs()->playing(), QStringLiteral("d_k"));
+    QCOMPARE(window.dkSpin()->value(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(window.dkSpin()->value(), 2, 3000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.dkSpin()->value(), 4, 3000);
+    window.inputs()->dkPlayButton()->click();
+    QVERIFY(window.inputs()->playing().isEmpty());
+    window.inputs()->temperaturePlayButton()->click();
+    QCOMPARE(window.inputs()->temperatureSpin()->value(), 0.125);
+    QTRY_COMPARE_WITH_TIMEOUT(window.inputs()->temperatureSpin()->value(), 0.25, 3000);
+    QVERIFY(window.settings().temperature.has_value());
+    window.inputs()->temperaturePlayButton()->click();
+    QVERIFY(window.inputs()->playing().isEmpty());
+  }
+
+  void costPanelCountsTheCurrentSetting() {
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.heads = 4;
+    s.d_model = 64;
+    window.setSettings(s);
+    QVERIFY(waitFor(window, window.settings()));
+    window.costDock()->show();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.costPanel()->summary()->text().contains(QStringLiteral("n = 11 tokens")), kWaitMs);
+    // Multi-head attention: the crossover at 2·d_model = 128.
+    QVERIFY2(window.costPanel()->summary()->text().contains(QStringLiteral("at n = 128")),
+             qPrintable(window.costPanel()->summary()->text()));
+    QVERIFY(window.costPanel()->plot()->graphCount() >= 6);
+    window.costPanel()->kvHeadsCombo()->setCurrentIndex(
+        window.costPanel()->kvHeadsCombo()->findData(1));
+    emit window.costPanel()->kvHeadsCombo()->activated(
+        window.costPanel()->kvHeadsCombo()->currentIndex());
+    // One K/V head: 64·(64 + 32) + 64·64 parameters … the crossover at 64·(64 + 32 + 64)/128 = 80.
+    QVERIFY2(window.costPanel()->summary()->text().contains(QStringLiteral("at n = 80")),
+             qPrintable(window.costPanel()->summary()->text()));
+    window.setLanguage(QStringLiteral("zh_CN"));
+    QVERIFY2(window.costPanel()->summary()->text().contains(QStringLiteral("个词元")),
+             qPrintable(window.costPanel()->summary()->text()));
+    QCOMPARE(window.costDock()->windowTitle(), QStringLiteral("注意力的开销"));
+    window.setLanguage(QStringLiteral("en"));
+  }
+
+  void sweepExportWritesTheCommandLinesGif() {
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.heads = 2;
+    s.d_model = 16;
+    s.text = QStringLiteral("a cat sat");
+    window.setSettings(s);
+    QVERIFY(waitFor(window, window.settings()));
+    QTemporaryDir dir;
+    attnlab::options::Options o = window.commandLine(attnlab::options::kSweep);
+    o.sweep.param = QStringLiteral("temperature");
+    o.sweep.values = {QStringLiteral("0.5"), QStringLiteral("1"), QStringLiteral("2")};
+    o.output.out = dir.filePath(QStringLiteral("t.gif"));
+    o.output.width = 320;
+    o.output.height = 260;
+    std::ostringstream notes;
+    int reported = 0;
+    const attnlab::cli::SweepWritten w =
+        attnlab::cli::writeSweep(o, notes, [&reported](int done, int) {
+          reported = done;
+          return true;
+        });
+    QCOMPARE(w.frames, 3);
+    QCOMPARE(reported, 3);
+    const views::GifContents gif = views::readGif(o.output.out);
+    QCOMPARE(static_cast<int>(gif.frames.size()), 3);
+    QCOMPARE(gif.size, QSize(320, 260));
+    // Cancelling leaves no file behind.
+    o.output.out = dir.filePath(QStringLiteral("cancelled.gif"));
+    QVERIFY_THROWS_EXCEPTION(
+        attnlab::options::OptionError,
+        attnlab::cli::writeSweep(o, notes, [](int done, int) { return done < 1; }));
+    QVERIFY(!QFile::exists(o.output.out));
+  }
+};
+
+QTEST_MAIN(CompareWindowTest)
+#include "test_compare_window.moc"
