@@ -80,6 +80,10 @@ Backend& ComputeWorker::backendFor(const LabSettings& settings) {
   return *backend_;
 }
 
+void ComputeWorker::retryBackend() {
+  if (backend_) backend_->retry();
+}
+
 void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
   if (generation < latest_->load()) return;  // superseded while queued: skip the work
   QElapsedTimer timer;
@@ -287,6 +291,13 @@ quint64 ComputeController::send(const LabSettings& settings) {
       worker_, [worker, generation, settings] { worker->compute(generation, settings); },
       Qt::QueuedConnection);
   return generation;
+}
+
+quint64 ComputeController::retryOpenCl(const LabSettings& settings) {
+  ComputeWorker* worker = worker_;
+  // Queued before the request, so the worker forgets the failure before it computes.
+  QMetaObject::invokeMethod(worker_, [worker] { worker->retryBackend(); }, Qt::QueuedConnection);
+  return request(settings);
 }
 
 void ComputeController::listDevices() {

@@ -96,6 +96,9 @@ class ComputeWorker : public QObject {
   /// Computes one request unless a newer one exists (then returns at once, emitting nothing).
   /// Never throws: failures become a result with `error` set.
   void compute(quint64 generation, const attnlab::options::LabSettings& settings);
+  /// Forgets the backend's kept OpenCL failures (Backend::retry) so that its next computation
+  /// tries the device and the programs again.
+  void retryBackend();
 
  signals:
   /// A request finished (successfully or with an error).
@@ -140,6 +143,9 @@ class ComputeController : public QObject {
   /// Lists the OpenCL devices on the worker thread (one thread touches OpenCL, so listing never
   /// races a backend being set up) and emits devicesListed.
   void listDevices();
+  /// The user asked to try OpenCL again after a failure: the worker's backend forgets the kept
+  /// failure (Backend::retry), then settings are computed again.
+  quint64 retryOpenCl(const LabSettings& settings);
   /// True while a request is in flight or waiting.
   bool busy() const { return delivered_ != generation_ || waiting_.has_value(); }
   /// Delivers result through resultReady when it is the newest request's, else drops it

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -130,6 +131,13 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   backend_used_label_->setWordWrap(true);
   backend_used_label_->setStyleSheet(QStringLiteral("color: #404040;"));
   form_->addRow(backend_used_label_);
+  // Shown while an OpenCL failure is kept (a program that did not build, a device that did not
+  // open): the backend reports it with every result until the user asks to try again.
+  retry_button_ = new QPushButton;
+  retry_button_->setObjectName(QStringLiteral("retryOpenCl"));
+  retry_button_->setVisible(false);
+  connect(retry_button_, &QPushButton::clicked, this, &InputsPanel::retryRequested);
+  form_->addRow(retry_button_);
 
   color_scale_label_ = new QLabel;
   color_scale_combo_ = new QComboBox;
@@ -407,9 +415,10 @@ void InputsPanel::showMessage(const QString& message) {
 
 QString InputsPanel::message() const { return message_label_->isHidden() ? QString() : message_label_->text(); }
 
-void InputsPanel::setBackendInUse(const QString& text, const QString& tooltip) {
+void InputsPanel::setBackendInUse(const QString& text, const QString& tooltip, bool retryable) {
   backend_used_label_->setText(text);
   backend_used_label_->setToolTip(tooltip);
+  retry_button_->setVisible(retryable);
 }
 
 bool InputsPanel::setDevices(const QStringList& devices) {
@@ -440,6 +449,8 @@ void InputsPanel::selectBackend() {
 
 void InputsPanel::retranslate() {
   text_label_->setText(tr("Text (queries; recomputed as you type)"));
+  retry_button_->setText(tr("Retry OpenCL"));
+  retry_button_->setToolTip(tr("Try the OpenCL device and its kernels again (after fixing what the message names)"));
   text_edit_->setPlaceholderText(tr("Type a sentence…"));
   source_label_->setText(tr("Source (optional: keys and values → cross-attention)"));
   source_edit_->setPlaceholderText(tr("Empty: self-attention"));

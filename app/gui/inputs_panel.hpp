@@ -20,6 +20,7 @@ class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QPlainTextEdit;
+class QPushButton;
 class QSlider;
 class QSpinBox;
 class QToolButton;
@@ -69,7 +70,7 @@ class InputsPanel : public QWidget {
   void showMessage(const QString& message);
   QString message() const;
   /// The line saying which backend computed the picture.
-  void setBackendInUse(const QString& text, const QString& tooltip);
+  void setBackendInUse(const QString& text, const QString& tooltip, bool retryable = false);
   /// Adds the OpenCL devices ("name (platform)") to the backend box; keeps a requested device
   /// that is not there as its own entry. Returns true when the selection changed.
   bool setDevices(const QStringList& devices);
@@ -96,6 +97,8 @@ class InputsPanel : public QWidget {
   void changed();
   void typed();
   void pictureChanged();
+  /// "Retry OpenCL" was pressed (shown while an OpenCL failure is kept, see setBackendInUse).
+  void retryRequested();
 
  private:
   void selectBackend();
@@ -140,6 +143,7 @@ class InputsPanel : public QWidget {
   QDoubleSpinBox* seed_spin_ = nullptr;
   QLabel* backend_label_ = nullptr;
   QComboBox* backend_combo_ = nullptr;
+  QPushButton* retry_button_ = nullptr;
   QLabel* backend_used_label_ = nullptr;
   QLabel* color_scale_label_ = nullptr;
   QComboBox* color_scale_combo_ = nullptr;

@@ -150,6 +150,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     requestNow();
     scheduler_.requestRender();  // the saturation marker moves with the slider at once
   });
+  connect(inputs_, &InputsPanel::retryRequested, this, [this] {
+    debounce_.stop();
+    controller_->retryOpenCl(settings());
+    updateActions();
+  });
   connect(inputs_, &InputsPanel::pictureChanged, this, [this] {
     heads_->setPicture(inputs_->picture());
     if (options_.persist) {
@@ -563,7 +568,8 @@ void MainWindow::updateStatus() {
   }
   status_backend_->setText(backend);
   status_backend_->setToolTip(backend);
-  inputs_->setBackendInUse(tr("In use: %1").arg(backend), fallback);
+  inputs_->setBackendInUse(tr("In use: %1").arg(backend), fallback,
+                           a.fallback_code == FallbackCode::kDeviceError && r.settings.backend != QLatin1String("cpu"));
 }
 
 void MainWindow::fitSplitterToModel() {

@@ -414,6 +414,14 @@
         <source>Play T = 0.125, 0.25, … 8, one value every %1 ms (the sweep of attention-lab-cli sweep --param temperature)</source>
         <translation>播放 T = 0.125、0.25 … 8，每 %1 毫秒一个值（即 attention-lab-cli sweep --param temperature 的扫描）</translation>
     </message>
+    <message>
+        <source>Retry OpenCL</source>
+        <translation>重试 OpenCL</translation>
+    </message>
+    <message>
+        <source>Try the OpenCL device and its kernels again (after fixing what the message names)</source>
+        <translation>重新尝试 OpenCL 设备及其内核（先修正消息中指出的问题）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::MainWindow</name>

@@ -319,6 +319,8 @@ ZH.update({
 ZH.update({
     # issue 15: cost panel, difference maps, sweeps, attention rollout
     "Compare with…": "对比…",
+    "Retry OpenCL": "重试 OpenCL",
+    "Try the OpenCL device and its kernels again (after fixing what the message names)": "重新尝试 OpenCL 设备及其内核（先修正消息中指出的问题）",
     'The picture becomes the difference A − B: A is the current setting, B the same with these options (as attention-lab-cli render --diff "OPTIONS"). Red: A gives more weight, blue: B does.':
         '图像变为差值 A − B：A 是当前设置，B 是加上这些选项后的同一设置（同 attention-lab-cli render --diff "OPTIONS"）。红色：A 的权重更大；蓝色：B 的权重更大。',
     "Without the 1/√d_k scaling": "去掉 1/√d_k 缩放",

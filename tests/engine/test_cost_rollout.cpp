@@ -162,7 +162,11 @@ TEST_CASE("rollout: properties over generated models (rows sum to 1, causal stay
   const SyntheticModel model(spec, 7);
   auto cpu = makeCpuBackend();
   std::string text;
-  for (int i = 0; i < n; ++i) text += "w" + std::to_string(i) + " ";
+  for (int i = 0; i < n; ++i) {
+    text += 'w';
+    text += std::to_string(i);
+    text += ' ';
+  }
   const LabRun a = runSynthetic(model, spec, text, std::nullopt, *cpu);
   const Matrix r = attentionRollout({a.attention, a.attention, a.attention});
   REQUIRE(r.rows() == n);

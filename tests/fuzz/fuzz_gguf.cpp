@@ -4,14 +4,9 @@
 // uses it: every metadata look-up, every tensor dequantised (when small enough), the tokenizer
 // built from tokenizer.ggml.* and run on a fixed text.
 //
-// Seeds: tests/fuzz/corpus/gguf/ (made by tests/fuzz/make_gguf_seeds.py). Build by hand:
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp -I engine/include \
-//     -I /usr/include/eigen3 tests/fuzz/fuzz_gguf.cpp engine/src/model/gguf.cpp \
-//     engine/src/model/gguf_quants.cpp engine/src/model/safetensors.cpp \
-//     engine/src/model/gguf_tokenizer.cpp engine/src/model/spm_tokenizer.cpp \
-//     engine/src/model/byte_level_bpe.cpp engine/src/text/tokenizer.cpp \
-//     engine/src/text/unicode_tables.cpp -I engine/src -lutf8proc -o fuzz_gguf
-//   ./fuzz_gguf -max_len=65536 -timeout=10 tests/fuzz/corpus/gguf
+// Seeds: tests/fuzz/corpus/gguf/ (made by tests/fuzz/make_gguf_seeds.py). Built by the asan
+// preset like every target in tests/fuzz/CMakeLists.txt; run with `scripts/fuzz SECONDS gguf`, or
+//   build/asan/tests/fuzz/fuzz_gguf -max_len=65536 -timeout=10 tests/fuzz/corpus/gguf
 
 #include <cstddef>
 #include <cstdint>

@@ -535,7 +535,7 @@ bool isLlama3Split(const Json& split) {
 /// The post-processor: ByteLevel (adds nothing) or TemplateProcessing of the form
 /// [special …] $A [special …] (a Llama tokenizer's BOS), alone or in a Sequence.
 void readPostProcessor(const Json& post, const std::string& name, BpeData& data) {
-  const std::string type = post.is_object() ? post.value("type", std::string("?")) : "?";
+  const std::string type = jsonType(post);
   if (type == "ByteLevel") return;
   if (type == "Sequence" && post.contains("processors") && post["processors"].is_array()) {
     for (const Json& p : post["processors"]) readPostProcessor(p, name, data);
