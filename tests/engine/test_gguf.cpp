@@ -92,6 +92,15 @@ TEST_CASE("Q4_0, Q4_1 and Q8_0 blocks dequantise as their formulas say", "[gguf]
                     Catch::Contains("IQ2_XXS"));
 }
 
+TEST_CASE("an empty tensor dequantises to nothing, whatever its pointers", "[gguf]") {
+  // Found by fuzz_gguf (tests/fuzz/regressions/gguf/empty_f32_tensor.gguf): an F32 tensor with a
+  // zero dimension reached memcpy with null pointers (undefined behaviour even for 0 bytes).
+  for (std::uint32_t type : {0u, 1u, 2u, 14u}) {
+    dequantize(type, nullptr, 0, nullptr);
+  }
+  SUCCEED("no element read or written");
+}
+
 TEST_CASE("every dequantised type equals the gguf Python package bit for bit", "[gguf]") {
   const SafeTensors golden(kData / "quants/dequant.safetensors");
   const auto counts = nlohmann::json::parse(golden.metadata().at("counts"));

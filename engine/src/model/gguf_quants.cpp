@@ -288,6 +288,7 @@ void dequantize(std::uint32_t type, const std::byte* data, std::size_t count, fl
                                                  " values are not a whole number of blocks of " +
                                                  std::to_string(per_block));
   }
+  if (count == 0) return;  // an empty tensor: out may be null (memcpy's arguments must not be)
   if (type == 0) {  // F32: the bytes are the values
     std::memcpy(out, data, count * sizeof(float));
     return;
