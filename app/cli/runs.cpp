@@ -74,21 +74,23 @@ RunMaps Runner::maps(const options::Options& o) {
   if (!o.lab.pretrained()) {
     const AttentionSpec spec = o.lab.toSpec();
     options::checkTokens(o.lab);
-    if (!synthetic_ || !synthetic_->sameWeights(spec, o.lab.seed, o.lab.positions)) {
+    if (!synthetic_ || !synthetic_->sameWeights(spec, o.lab.seed)) {
       synthetic_.reset();
-      synthetic_ = std::make_unique<SyntheticModel>(spec, o.lab.seed, o.lab.positions);
+      synthetic_ = std::make_unique<SyntheticModel>(spec, o.lab.seed);
     }
     std::optional<std::string> source;
     if (o.lab.cross()) source = utf8(o.lab.source);
     auto run = std::make_shared<LabRun>(
-        runSynthetic(*synthetic_, spec, utf8(o.lab.text), source, backend(o.lab)));
+        runSynthetic(*synthetic_, spec, utf8(o.lab.text), source, backend(o.lab), o.lab.padding()));
     if (!run->attention.fallback_reason.empty() && o.lab.backend == QLatin1String("opencl"))
       err_ << "attention-lab-cli: note: computed on the CPU: " << run->attention.fallback_reason
            << "\n";
     m.layers = {&run->attention};
     m.query_tokens = toStrings(run->query_tokens);
     m.key_tokens = toStrings(run->key_tokens);
-    m.label = views::RunLabel{spec, run->cross, {}, std::nullopt, {}};
+    m.label = views::RunLabel{spec, run->cross, {}, std::nullopt, {}, {}};
+    m.label.facts = views::syntheticFacts(spec);
+    m.label.pad_tokens = run->pad_tokens;
     m.model_heads = spec.heads;
     m.keep = run;
     return m;
@@ -120,7 +122,7 @@ RunMaps Runner::maps(const options::Options& o) {
   spec.d_model = config.d_model;
   spec.d_k = config.dK();
   spec.temperature = o.lab.temperature;
-  m.label = views::RunLabel{spec, false, name, std::nullopt, {}};
+  m.label = views::RunLabel{spec, false, name, std::nullopt, {}, {}};
   if (m.special_hidden)
     m.label.note = views::viewText("special tokens hidden (weights not renormalised)");
   m.layers_total = config.layers;
