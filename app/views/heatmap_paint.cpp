@@ -544,6 +544,7 @@ QJsonObject layoutJson(const QCustomPlot& plot) {
     maps.append(map);
   }
   out["maps"] = maps;
+  if (l.pad_from >= 0) out["pad_from"] = l.pad_from;  // [PAD] query rows from here on (hatched)
   if (!l.groups.empty()) {
     QJsonArray groups;
     for (const GroupBox& box : l.groups) {

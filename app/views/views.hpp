@@ -275,8 +275,9 @@ int heatmapBlock(const QCustomPlot& plot);
 /// What the last heatmap draw put on plot, in plot pixels: the canvas; per map its cell area,
 /// "cell_width" and "cell_height" (measured from the drawn axis rect once the plot has been laid
 /// out), rows, columns, block and token counts; every text with its role, rectangle and
-/// orientation (tick labels with the token index); the colour bar's rectangle and scale. Empty
-/// for a plot without a heatmap.
+/// orientation (tick labels with the token index); the colour bar's rectangle and scale;
+/// "pad_from", the first [PAD] query row, when padding rows are hatched. Empty for a plot without
+/// a heatmap.
 QJsonObject layoutJson(const QCustomPlot& plot);
 
 /// The colour scale a picture uses: `wanted`, or for kAuto linear when every token has its cell
