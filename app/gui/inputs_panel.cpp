@@ -218,7 +218,6 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.d_model = d_model_spin_->value();
   s.causal = causal_check_->isChecked();
   s.seed = static_cast<std::uint64_t>(seed_spin_->value());
-  variants_->apply(s);
   const QStringList backend = backend_combo_->currentData().toString().split(QLatin1Char(':'));
   s.backend = backend.value(0, QStringLiteral("auto"));
   s.device = backend.value(1).toInt();
@@ -231,6 +230,7 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
     s.causal = stash_.causal;
     s.seed = static_cast<std::uint64_t>(stash_.seed);
   }
+  variants_->apply(s);
   return s;
 }
 

@@ -101,8 +101,9 @@ void VariantsBox::setSettings(const options::LabSettings& s) {
 }
 
 void VariantsBox::apply(options::LabSettings& s) const {
+  // The choice among the divisors of the lab's heads (a model's heads are the model's).
   const int g = kv_heads_->currentData().toInt();
-  s.kv_heads = g > 0 && g != s.heads ? g : 0;
+  s.kv_heads = g > 0 && g != heads_ && s.heads % g == 0 ? g : 0;
   s.positions = static_cast<Positions>(positions_->currentData().toInt());
   s.rope_base = rope_base_->value();
   s.window = window_->value();

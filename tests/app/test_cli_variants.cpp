@@ -60,7 +60,7 @@ const std::string kCat = "The cat sat on the mat because it was tired.";
 
 }  // namespace
 
-TEST_CASE("--kv-heads: JSON names each head's K/V head and the KV cache", "[cli][variants][gqa]") {
+TEST_CASE("CLI --kv-heads: JSON names each head's K/V head and the KV cache", "[cli][variants][gqa]") {
   const auto j = compute({"--text", kCat, "--heads", "8", "--kv-heads", "2"});
   CHECK(j["h"] == 8);
   CHECK(j["kv_heads"] == 2);
@@ -75,7 +75,7 @@ TEST_CASE("--kv-heads: JSON names each head's K/V head and the KV cache", "[cli]
   CHECK(mha["heads"][5]["kv_head"] == 5);
 }
 
-TEST_CASE("--window, --global, --stride: JSON describes the mask and its visible fraction",
+TEST_CASE("CLI --window, --global, --stride: JSON describes the mask and its visible fraction",
           "[cli][variants][mask]") {
   // 11 tokens, causal window 4: row i sees min(i + 1, 4) keys → 1 + 2 + 3 + 4·8 = 38 of 121.
   const auto w = compute({"--text", kCat, "--causal", "--window", "4", "--heads", "2"});
@@ -105,7 +105,7 @@ TEST_CASE("--window, --global, --stride: JSON describes the mask and its visible
   CHECK(none["mask"]["valid_keys"].is_null());
 }
 
-TEST_CASE("--pad-to and --no-pad-mask: [PAD] tokens, masked or leaking", "[cli][variants][padding]") {
+TEST_CASE("CLI --pad-to and --no-pad-mask: [PAD] tokens, masked or leaking", "[cli][variants][padding]") {
   const auto p = compute({"--text", "the cat sat", "--pad-to", "5", "--heads", "1"});
   REQUIRE(p["query_tokens"].size() == 5);
   CHECK(p["query_tokens"][4] == "[PAD]");
@@ -120,7 +120,7 @@ TEST_CASE("--pad-to and --no-pad-mask: [PAD] tokens, masked or leaking", "[cli][
   CHECK(leak["heads"][0]["weights"][0][4] > 0.0);
 }
 
-TEST_CASE("--positions: the scheme in JSON, ALiBi's slopes and bias", "[cli][variants][positions]") {
+TEST_CASE("CLI --positions: the scheme in JSON, ALiBi's slopes and bias", "[cli][variants][positions]") {
   const auto sin = compute({"--text", "a b c", "--heads", "2", "--d-model", "16"});
   CHECK(sin["positions"] == "sinusoidal");
   const auto rope = compute({"--text", "a b c", "--heads", "2", "--d-model", "16", "--positions",
