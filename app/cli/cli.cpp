@@ -49,8 +49,9 @@ LabRun computeSynthetic(const Options& o, std::ostream& err) {
   options::checkTokens(o.lab);
   // The CLI makes one picture: waiting for the OpenCL programs costs less than computing twice.
   BackendChoice choice = selectBackend(utf8(o.lab.backend), o.lab.device, BuildMode::kWait);
-  const SyntheticModel model(spec, o.lab.seed, o.lab.positions);
-  LabRun run = runSynthetic(model, spec, utf8(o.lab.text), sourceOf(o.lab), *choice.backend);
+  const SyntheticModel model(spec, o.lab.seed);
+  LabRun run = runSynthetic(model, spec, utf8(o.lab.text), sourceOf(o.lab), *choice.backend,
+                            o.lab.padding());
   noteFallback(o, run.attention, err);
   return run;
 }
@@ -250,7 +251,9 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
     writeHeadsNpy(path, {&r}, head, o.output.values == QLatin1String("scores"));
   } else {
     QCustomPlot plot;
-    const views::RunLabel label{o.lab.toSpec(), run.cross, {}, std::nullopt, {}, {}};
+    views::RunLabel label{o.lab.toSpec(), run.cross, {}, std::nullopt, {}, {}};
+    label.facts = views::syntheticFacts(label.spec);
+    label.pad_tokens = run.pad_tokens;
     const QStringList q = labels(run.query_tokens), k = labels(run.key_tokens);
     const views::ImageSize size = imageSize(o, views::defaultHeatmapSize(r.nQ(), r.nK(), head < 0 ? r.heads() : 1));
     prepare(plot, size);
@@ -303,7 +306,7 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
   std::optional<SaturationAnalysis> sentence;
   if (o.isGiven("text")) {
     options::checkTokens(lab);
-    sentence = saturationOfSentence(spec, lab.seed, lab.positions, utf8(lab.text), sourceOf(lab), config.d_k);
+    sentence = saturationOfSentence(spec, lab.seed, true, utf8(lab.text), sourceOf(lab), config.d_k);
     config.n_k = sentence->n_k;  // compare like with like: as many keys as the sentence has
   }
   const SaturationAnalysis model = saturationMonteCarlo(config);

@@ -80,7 +80,7 @@ int commandCost(const options::Options& o, std::ostream& out, std::ostream& /*er
   } else {
     shape.d_model = o.lab.d_model;
     shape.heads = o.lab.heads;
-    shape.kv_heads = o.cost.kv_heads;
+    shape.kv_heads = o.lab.kv_heads;
     shape.d_k = o.lab.d_k;
     shape.d_v = o.lab.d_v;
   }

@@ -3,6 +3,7 @@
 
 #include "cli/cli_json.hpp"
 
+#include "attnlab/positions.hpp"
 #include "attnlab/spec.hpp"
 
 namespace attnlab::cli {
@@ -34,6 +35,24 @@ nlohmann::json matricesJson(long long cells, bool included) {
                 " cells; write them with `render --out FILE.npy` (--values weights|scores) or "
                 "`render --out FILE.csv`, or add --full to keep them here";
   }
+  return m;
+}
+
+/// "mask": the pattern (causal, window W, global K, stride S, valid_keys: 0 / null = none) and how
+/// much of the [n_q, n_k] matrix it leaves visible.
+nlohmann::json maskJson(const MaskPattern& p, int n_q, int n_k) {
+  long long visible = 0;
+  for (int i = 0; i < n_q; ++i) visible += p.visibleCount(i, n_k);
+  const long long cells = static_cast<long long>(n_q) * n_k;
+  nlohmann::json m = {{"causal", p.causal},
+                      {"window", p.window},
+                      {"global", p.global},
+                      {"stride", p.stride},
+                      {"valid_keys", nullptr},
+                      {"visible_cells", visible},
+                      {"cells", cells},
+                      {"visible_fraction", cells > 0 ? double(visible) / double(cells) : 0.0}};
+  if (p.valid_keys >= 0) m["valid_keys"] = p.valid_keys;
   return m;
 }
 
@@ -82,9 +101,15 @@ nlohmann::json syntheticJson(const options::Options& o, const LabRun& run) {
   j["device"] = r.device;
   fallbackJson(r, j);
   j["mechanism"] = toString(spec.mechanism);
-  j["mask"] = toString(spec.mask);
+  j["mask"] = maskJson(r.pattern(), r.nQ(), r.nK());
   j["attention"] = run.cross ? "cross" : "self";
   j["h"] = spec.heads;
+  const int g = spec.resolvedKvHeads();
+  j["kv_heads"] = g;
+  // K and V of one layer in float32, per token: G·(d_k + d_v)·4 bytes (2·G·d_k·4 when d_v = d_k),
+  // beside multi-head attention's h·(d_k + d_v)·4.
+  j["kv_cache_bytes_per_token"] = 4LL * g * (spec.resolvedDk() + spec.resolvedDv());
+  j["mha_kv_cache_bytes_per_token"] = 4LL * spec.heads * (spec.resolvedDk() + spec.resolvedDv());
   j["d_model"] = spec.d_model;
   j["d_k"] = spec.resolvedDk();
   j["d_v"] = spec.resolvedDv();
@@ -92,14 +117,20 @@ nlohmann::json syntheticJson(const options::Options& o, const LabRun& run) {
   j["scale"] = r.scale;
   if (spec.temperature) j["temperature"] = *spec.temperature;
   j["seed"] = o.lab.seed;
-  j["positions"] = o.lab.positions;
+  j["positions"] = toString(spec.positions);
+  if (spec.positions == Positions::kRope) j["rope_base"] = spec.rope_base;
+  if (spec.positions == Positions::kAlibi) j["alibi_slopes"] = alibiSlopes(spec.heads);
+  j["pad_tokens"] = run.pad_tokens;
+  if (o.lab.pad_to > 0) j["pad_mask"] = o.lab.pad_mask;
   j["compute_ms"] = run.compute_ms;
   j["query_tokens"] = tokensJson(run.query_tokens);
   j["key_tokens"] = tokensJson(run.key_tokens);
   const long long cells = static_cast<long long>(r.heads()) * r.nQ() * r.nK();
   const bool matrices = o.output.full || cells <= kJsonCellLimit;
   j["matrices"] = matricesJson(cells, matrices);
-  headsJson(r, matrices, j);
+  std::vector<int> kv_head;
+  for (int h = 0; h < spec.heads; ++h) kv_head.push_back(kvHeadOf(h, spec.heads, g));
+  headsJson(r, matrices, j, kv_head);
   if (matrices) {
     nlohmann::json output = nlohmann::json::array();
     for (Eigen::Index i = 0; i < run.output.rows(); ++i) {
@@ -126,7 +157,7 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   j["format"] = config.format;
   j["weight_type"] = config.weight_type;
   j["mechanism"] = toString(first.mechanism);
-  j["mask"] = toString(config.mask());
+  j["mask"] = maskJson(first.pattern(), first.nQ(), first.nK());
   j["attention"] = "self";
   j["layers_total"] = config.layers;
   j["h"] = config.heads;

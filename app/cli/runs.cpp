@@ -74,14 +74,14 @@ RunMaps Runner::maps(const options::Options& o) {
   if (!o.lab.pretrained()) {
     const AttentionSpec spec = o.lab.toSpec();
     options::checkTokens(o.lab);
-    if (!synthetic_ || !synthetic_->sameWeights(spec, o.lab.seed, o.lab.positions)) {
+    if (!synthetic_ || !synthetic_->sameWeights(spec, o.lab.seed)) {
       synthetic_.reset();
-      synthetic_ = std::make_unique<SyntheticModel>(spec, o.lab.seed, o.lab.positions);
+      synthetic_ = std::make_unique<SyntheticModel>(spec, o.lab.seed);
     }
     std::optional<std::string> source;
     if (o.lab.cross()) source = utf8(o.lab.source);
     auto run = std::make_shared<LabRun>(
-        runSynthetic(*synthetic_, spec, utf8(o.lab.text), source, backend(o.lab)));
+        runSynthetic(*synthetic_, spec, utf8(o.lab.text), source, backend(o.lab), o.lab.padding()));
     if (!run->attention.fallback_reason.empty() && o.lab.backend == QLatin1String("opencl"))
       err_ << "attention-lab-cli: note: computed on the CPU: " << run->attention.fallback_reason
            << "\n";
@@ -89,6 +89,8 @@ RunMaps Runner::maps(const options::Options& o) {
     m.query_tokens = toStrings(run->query_tokens);
     m.key_tokens = toStrings(run->key_tokens);
     m.label = views::RunLabel{spec, run->cross, {}, std::nullopt, {}, {}};
+    m.label.facts = views::syntheticFacts(spec);
+    m.label.pad_tokens = run->pad_tokens;
     m.model_heads = spec.heads;
     m.keep = run;
     return m;
@@ -323,7 +325,7 @@ void writeDifferenceCsv(const std::string& path, const DifferenceMaps& d) {
           f << ha << ',' << hb << ',' << i << ',' << csvText(d.query_tokens.value(i)) << ',' << j
             << ',' << csvText(d.key_tokens.value(j)) << ',' << a.weights(ha, i, j) << ','
             << b.weights(hb, i, j) << ',' << w.delta(map, i, j) << ','
-            << (isMasked(w.mask, i, j, w.delta.cols) ? 1 : 0) << '\n';
+            << (w.mask_pattern.visible(i, j) ? 0 : 1) << '\n';
         }
       }
     }

@@ -105,15 +105,16 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
     const std::optional<std::string> source =
         settings.cross() ? std::optional<std::string>(settings.source.toStdString())
                          : std::nullopt;
-    if (!model_ || !model_->sameWeights(result->spec, settings.seed, settings.positions)) {
+    if (!model_ || !model_->sameWeights(result->spec, settings.seed)) {
       QElapsedTimer model_timer;
       model_timer.start();
       model_.reset();  // free the old weights first (they can be large at d_k = 1024)
-      model_ = std::make_unique<SyntheticModel>(result->spec, settings.seed, settings.positions);
+      model_ = std::make_unique<SyntheticModel>(result->spec, settings.seed);
       result->model_ms = model_timer.nsecsElapsed() / 1e6;
     }
     if (generation < latest_->load()) return;
-    result->run = runSynthetic(*model_, result->spec, text, source, backendFor(settings));
+    result->run =
+        runSynthetic(*model_, result->spec, text, source, backendFor(settings), settings.padding());
     result->query_tokens = toStrings(result->run.query_tokens);
     result->key_tokens = toStrings(result->run.key_tokens);
     result->summaries.push_back(summarizeAttention(result->run.attention, kHistogramBins));

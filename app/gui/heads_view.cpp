@@ -39,7 +39,11 @@ QString quoted(const QString& token) { return QStringLiteral("'%1'").arg(token);
 
 views::RunLabel runLabel(const ComputeResult& r, int entry) {
   views::RunLabel label{r.spec, r.run.cross, {}, std::nullopt, {}, {}};
-  if (!r.model) return label;
+  if (!r.model) {
+    label.facts = views::syntheticFacts(r.spec);
+    label.pad_tokens = r.run.pad_tokens;
+    return label;
+  }
   label.model = r.model->name;
   if (r.model_run) label.facts = views::modelFacts(*r.model_run, r.model->config);
   if (entry >= 0) label.layer = r.layerIndices().at(static_cast<std::size_t>(entry));
@@ -468,7 +472,7 @@ QString HeadsView::cellText(int entry, int head, int query, int key) const {
   if (shown_->model) {
     where = tr("layer %1 · %2").arg(shown_->layerIndices().at(static_cast<std::size_t>(entry))).arg(where);
   }
-  if (isMasked(r.mask, query, key, r.nK())) return tr("%1: masked").arg(where);
+  if (!r.pattern().visible(query, key)) return tr("%1: masked").arg(where);
   if (difference_shown_ && compare_ && compare_->result()) {
     const AttentionResult& b = compare_->result()->attention(std::min(entry, compare_->result()->entries() - 1));
     const int head_b = compare_->headB().value_or(head);

@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "emoji_highlighter.hpp"
+#include "variants_box.hpp"
 #include "options/options.hpp"
 #include "options/variants.hpp"
 
@@ -120,6 +121,8 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   seed_spin_->setDecimals(0);
   seed_spin_->setRange(0, static_cast<double>(options::option("seed").max));
   form_->addRow(seed_label_, seed_spin_);
+  variants_ = new VariantsBox;
+  form_->addRow(variants_);
   backend_label_ = new QLabel;
   backend_combo_ = new QComboBox;
   backend_combo_->setObjectName(QStringLiteral("backend"));
@@ -177,8 +180,12 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   connect(temperature_spin_, &QDoubleSpinBox::valueChanged, this, &InputsPanel::changed);
   connect(dk_slider_, &QSlider::valueChanged, this, [this](int position) { setDk(1 << position); });
   connect(dk_spin_, &QSpinBox::valueChanged, this, [this](int d_k) { setDk(d_k); });
-  for (QSpinBox* spin : {heads_spin_, d_model_spin_})
-    connect(spin, &QSpinBox::valueChanged, this, &InputsPanel::changed);
+  connect(heads_spin_, &QSpinBox::valueChanged, this, [this](int heads) {
+    variants_->setHeads(heads);
+    emit changed();
+  });
+  connect(d_model_spin_, &QSpinBox::valueChanged, this, &InputsPanel::changed);
+  connect(variants_, &VariantsBox::changed, this, &InputsPanel::changed);
   connect(seed_spin_, &QDoubleSpinBox::valueChanged, this, &InputsPanel::changed);
   connect(causal_check_, &QCheckBox::toggled, this, &InputsPanel::changed);
   connect(backend_combo_, &QComboBox::currentIndexChanged, this, [this] {
@@ -231,6 +238,7 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
     s.causal = stash_.causal;
     s.seed = static_cast<std::uint64_t>(stash_.seed);
   }
+  variants_->apply(s);
   return s;
 }
 
@@ -256,6 +264,7 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
   d_model_spin_->setValue(s.d_model);
   causal_check_->setChecked(s.causal);
   seed_spin_->setValue(static_cast<double>(s.seed));
+  variants_->setSettings(s);
   stash_ = {s.mechanism, d_k, s.heads, s.d_model, s.causal, static_cast<double>(s.seed)};
   wanted_backend_ = QStringLiteral("%1:%2").arg(s.backend).arg(s.device);
   selectBackend();
@@ -290,6 +299,7 @@ void InputsPanel::setModelMode(bool model, const ModelInfo* info) {
     dk_spin_->setValue(stash_.d_k);
     dk_slider_->setValue(log2Position(stash_.d_k));
     heads_spin_->setValue(stash_.heads);
+    variants_->setHeads(stash_.heads);
     d_model_spin_->setValue(stash_.d_model);
     causal_check_->setChecked(stash_.causal);
     seed_spin_->setValue(stash_.seed);
@@ -320,6 +330,7 @@ void InputsPanel::setModelMode(bool model, const ModelInfo* info) {
                                                     d_model_spin_, causal_check_, seed_spin_}) {
     w->setToolTip(decided);
   }
+  variants_->setModelMode(model);
   form_->setRowVisible(source_edit_, !model);
   form_->setRowVisible(source_label_, !model);
   form_->setRowVisible(pair_edit_, model);
@@ -467,6 +478,7 @@ void InputsPanel::retranslate() {
   d_model_label_->setText(tr("d_model"));
   causal_check_->setText(tr("Causal mask (decoder)"));
   seed_label_->setText(tr("Seed"));
+  variants_->retranslate();
   backend_label_->setText(tr("Backend"));
   backend_combo_->setItemText(0, tr("auto"));
   backend_combo_->setItemText(1, tr("CPU"));

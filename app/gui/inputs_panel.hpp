@@ -27,6 +27,8 @@ class QToolButton;
 
 namespace attnlab::gui {
 
+class VariantsBox;
+
 /// The inputs (a form in the Inputs dock). Emits `changed` when an input that needs a new
 /// computation changes (typing: `typed`, which the window debounces), `pictureChanged` when only
 /// the drawing changes.
@@ -92,6 +94,7 @@ class InputsPanel : public QWidget {
   QDoubleSpinBox* temperatureSpin() const { return temperature_spin_; }
   QComboBox* colorScaleCombo() const { return color_scale_combo_; }
   QComboBox* backendCombo() const { return backend_combo_; }
+  VariantsBox* variants() const { return variants_; }
 
  signals:
   void changed();
@@ -141,6 +144,7 @@ class InputsPanel : public QWidget {
   QCheckBox* causal_check_ = nullptr;
   QLabel* seed_label_ = nullptr;
   QDoubleSpinBox* seed_spin_ = nullptr;
+  VariantsBox* variants_ = nullptr;
   QLabel* backend_label_ = nullptr;
   QComboBox* backend_combo_ = nullptr;
   QPushButton* retry_button_ = nullptr;

@@ -26,6 +26,48 @@ void checkRange(std::string_view name, long long value) {
   }
 }
 
+/// The rules of issue 12's variants (K/V heads, masks, padding, positions).
+void checkVariants(const LabSettings& s) {
+  if (s.kv_heads != 0) {
+    checkRange("kv-heads", s.kv_heads);
+    if (s.heads % s.kv_heads != 0) {
+      throw OptionError(Message(ATTNLAB_MSG("--kv-heads (%1) must divide --heads (%2)"),
+                                {num(s.kv_heads), num(s.heads)}));
+    }
+  }
+  if (s.window != 0) checkRange("window", s.window);
+  if (s.global_tokens != 0) checkRange("global", s.global_tokens);
+  if (s.stride != 0) checkRange("stride", s.stride);
+  if (s.pad_to != 0) checkRange("pad-to", s.pad_to);
+  if (s.cross()) {
+    const std::pair<const char*, bool> self_only[] = {{"window", s.window != 0},
+                                                      {"global", s.global_tokens != 0},
+                                                      {"stride", s.stride != 0},
+                                                      {"pad-to", s.pad_to != 0}};
+    for (const auto& [name, on] : self_only) {
+      if (on) {
+        throw OptionError(Message(
+            ATTNLAB_MSG("--%1 applies to self-attention only; drop --%1 or --source"),
+            {QString::fromLatin1(name)}));
+      }
+    }
+  }
+  if (s.stride != 0 && s.window == 0) {
+    throw OptionError(Message(ATTNLAB_MSG(
+        "--stride adds keys to a sliding window: set --window too")));
+  }
+  if (!(std::isfinite(s.rope_base) && s.rope_base > 1)) {
+    throw OptionError(Message(ATTNLAB_MSG("--rope-base must be > 1 (got %1)"),
+                              {QString::number(s.rope_base, 'g', 17)}));
+  }
+  const int d_k = s.resolvedDk();
+  if (s.positions == Positions::kRope && d_k % 2 != 0) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("--positions rope rotates pairs of dimensions: d_k (%1) must be even"),
+        {num(d_k)}));
+  }
+}
+
 int countTokens(const QString& text, const char* empty, const char* blank, const char* too_many) {
   if (text.isEmpty()) throw OptionError(Message(empty));
   const auto n = static_cast<long long>(tokenize(text.toStdString()).size());
@@ -46,6 +88,12 @@ AttentionSpec LabSettings::toSpecUnchecked() const {
   spec.d_v = d_v;
   spec.d_a = d_a;
   spec.temperature = temperature;
+  spec.kv_heads = kv_heads;
+  spec.window = window;
+  spec.global_tokens = global_tokens;
+  spec.stride = stride;
+  spec.positions = positions;
+  spec.rope_base = rope_base;
   return spec;
 }
 
@@ -95,6 +143,7 @@ void validate(const LabSettings& s) {
     throw OptionError(Message(
         ATTNLAB_MSG("--causal applies to self-attention only; drop --causal or --source")));
   }
+  checkVariants(s);
 }
 
 TokenCounts checkTokens(const LabSettings& s) {
@@ -102,6 +151,17 @@ TokenCounts checkTokens(const LabSettings& s) {
   counts.queries = countTokens(s.text, ATTNLAB_MSG("the text is empty"),
                                ATTNLAB_MSG("the text has no tokens (only white space)"),
                                ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"));
+  if (!s.pretrained() && s.pad_to != 0) {
+    if (counts.queries > s.pad_to) {
+      throw OptionError(Message(ATTNLAB_MSG("--pad-to %1 is less than the text's %2 tokens"),
+                                {num(s.pad_to), num(counts.queries)}));
+    }
+    counts.queries = s.pad_to;
+  }
+  if (!s.pretrained() && s.global_tokens > counts.queries) {
+    throw OptionError(Message(ATTNLAB_MSG("--global %1 is more than the text's %2 tokens"),
+                              {num(s.global_tokens), num(counts.queries)}));
+  }
   counts.keys = counts.queries;
   if (s.cross()) {
     counts.keys =
@@ -158,7 +218,14 @@ void saveSettings(QSettings& store, const LabSettings& s) {
   store.setValue(QStringLiteral("d_a"), s.d_a);
   store.setValue(QStringLiteral("causal"), s.causal);
   store.setValue(QStringLiteral("seed"), QString::number(s.seed));
-  store.setValue(QStringLiteral("positions"), s.positions);
+  store.setValue(QStringLiteral("position_scheme"), QString::fromStdString(toString(s.positions)));
+  store.setValue(QStringLiteral("rope_base"), s.rope_base);
+  store.setValue(QStringLiteral("kv_heads"), s.kv_heads);
+  store.setValue(QStringLiteral("window"), s.window);
+  store.setValue(QStringLiteral("global"), s.global_tokens);
+  store.setValue(QStringLiteral("stride"), s.stride);
+  store.setValue(QStringLiteral("pad_to"), s.pad_to);
+  store.setValue(QStringLiteral("pad_mask"), s.pad_mask);
   store.setValue(QStringLiteral("backend"), s.backend);
   store.setValue(QStringLiteral("device"), s.device);
   store.setValue(QStringLiteral("model"), s.model_dir);
@@ -203,7 +270,22 @@ LabSettings loadSettings(QSettings& store) {
   s.causal = value("causal", false).toBool();
   s.seed = value("seed", QStringLiteral("0")).toString().toULongLong();
   if (s.seed > static_cast<std::uint64_t>(option("seed").max)) s.seed = 0;
-  s.positions = value("positions", true).toBool();
+  // Older versions stored a bool "positions" (sinusoids on or off).
+  s.positions = value("positions", true).toBool() ? Positions::kSinusoidal : Positions::kNone;
+  try {
+    if (store.contains(QStringLiteral("position_scheme")))
+      s.positions = parsePositions(value("position_scheme", QString()).toString().toStdString());
+  } catch (const Error&) {
+    s.positions = Positions::kSinusoidal;
+  }
+  s.rope_base = value("rope_base", defaults.rope_base).toDouble();
+  if (!(std::isfinite(s.rope_base) && s.rope_base > 1)) s.rope_base = defaults.rope_base;
+  s.kv_heads = ranged("kv_heads", "kv-heads", 0);
+  s.window = ranged("window", "window", 0);
+  s.global_tokens = ranged("global", "global", 0);
+  s.stride = ranged("stride", "stride", 0);
+  s.pad_to = ranged("pad_to", "pad-to", 0);
+  s.pad_mask = value("pad_mask", true).toBool();
   s.backend = value("backend", s.backend).toString();
   if (s.backend != QLatin1String("cpu") && s.backend != QLatin1String("opencl")) {
     s.backend = QStringLiteral("auto");
@@ -218,6 +300,11 @@ LabSettings loadSettings(QSettings& store) {
   store.endGroup();
   if (s.d_k == 0 && s.d_model % s.heads != 0) s.d_k = std::max(1, s.d_model / s.heads);
   if (s.causal && s.cross()) s.causal = false;
+  // Stored variants that no longer fit the other inputs are dropped, never blocking the window.
+  if (s.kv_heads != 0 && s.heads % s.kv_heads != 0) s.kv_heads = 0;
+  if (s.cross()) s.window = s.global_tokens = s.stride = s.pad_to = 0;
+  if (s.window == 0) s.stride = 0;
+  if (s.positions == Positions::kRope && s.resolvedDk() % 2 != 0) s.positions = Positions::kSinusoidal;
   return s;
 }
 

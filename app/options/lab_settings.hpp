@@ -15,6 +15,7 @@
 
 #include "attnlab/pretrained.hpp"
 #include "attnlab/spec.hpp"
+#include "attnlab/synthetic.hpp"
 
 class QSettings;
 
@@ -41,7 +42,15 @@ struct LabSettings {
   int d_a = 0;                        ///< Additive attention's hidden size; 0 = d_k.
   bool causal = false;                ///< Causal mask (self-attention only).
   std::uint64_t seed = 0;             ///< The synthetic model's seed.
-  bool positions = true;              ///< Add sinusoidal position encodings.
+  /// How positions enter (sinusoidal added to the embeddings, RoPE, ALiBi or none).
+  Positions positions = Positions::kSinusoidal;
+  double rope_base = 10000.0;         ///< RoPE's base (θ_m = base^(−2m/d_k)), > 1.
+  int kv_heads = 0;                   ///< K/V heads G (grouped-query attention); 0 = heads.
+  int window = 0;                     ///< Sliding window W ≥ 1; 0 = none (self-attention only).
+  int global_tokens = 0;              ///< The first K tokens are global; 0 = none.
+  int stride = 0;                     ///< Strided keys (with a window); 0 = none.
+  int pad_to = 0;                     ///< Pad the text with [PAD] up to N tokens; 0 = none.
+  bool pad_mask = true;               ///< Hide the [PAD] keys (false: the classic leak).
   QString backend = QStringLiteral("auto");  ///< "auto", "cpu" or "opencl".
   int device = 0;                     ///< OpenCL device index (listOpenClDevices order).
   /// Non-empty: the absolute path of a HuggingFace model folder whose real forward pass is shown
@@ -63,9 +72,12 @@ struct LabSettings {
   /// d_k after the default (d_model / heads; 0 when heads do not divide d_model).
   int resolvedDk() const { return toSpecUnchecked().resolvedDk(); }
 
-  /// The engine spec (synthetic lab): mechanism, mask, shapes, temperature. Runs validate()
-  /// first, so it throws OptionError for a bad setting.
+  /// The engine spec (synthetic lab): mechanism, mask pattern (causal, window, global, stride),
+  /// shapes, K/V heads, positions, temperature. Runs validate() first, so it throws OptionError
+  /// for a bad setting. Key padding goes to runSynthetic as padding().
   AttentionSpec toSpec() const;
+  /// The key padding of a synthetic run (pad_to, pad_mask).
+  KeyPadding padding() const { return KeyPadding{pad_to, pad_mask}; }
   /// The model-run options: dot or scaled, the temperature, the layer.
   ModelRunOptions toModelOptions() const;
 
@@ -77,7 +89,8 @@ struct LabSettings {
 
 /// Checks every field against the option table's limits and the rules between fields (causal
 /// with a source, heads dividing d_model without --d-k, additive with a model, the backend name,
-/// …). Throws OptionError with the message the command line prints (e.g. "--d-k must be between
+/// K/V heads dividing heads, window / global / stride / pad-to with a source, RoPE with an odd
+/// d_k, a stride without a window, …). Throws OptionError with the message the command line prints (e.g. "--d-k must be between
 /// 1 and 1024 (got 0)"). Does not read the text (see checkTokens) nor the model folder.
 void validate(const LabSettings& settings);
 
@@ -87,7 +100,8 @@ struct TokenCounts {
   int keys = 0;     ///< Tokens of the source (cross), else of the text.
 };
 /// Tokenizes the text (and the source) of a synthetic run and checks them: not empty, not only
-/// white space, at most kMaxTokens per side. Throws OptionError ("the text is empty", "the
+/// white space, at most kMaxTokens per side, no more than pad_to tokens, at least global_tokens
+/// tokens. With pad_to, queries and keys count the padded tokens. Throws OptionError ("the text is empty", "the
 /// source text has no tokens (only white space)", "the text has 5000 tokens; at most 4096 per
 /// side are computed"). A model's own tokenizer counts its tokens (checkModelTokens).
 TokenCounts checkTokens(const LabSettings& settings);

@@ -31,6 +31,7 @@ constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
 constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
+constexpr std::array<std::string_view, 4> kPositions{"sinusoidal", "rope", "alibi", "none"};
 constexpr long long kMaxCostTokens = 1LL << 20;
 
 QString q(std::string_view text) {
@@ -137,10 +138,48 @@ const OptionSpec kTable[] = {
    Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, kMaxSeed, false, {},
    [](Options& o, const Value& v) { o.lab.seed = static_cast<std::uint64_t>(v.integer); },
    [](const Options& o) { return integerIf(static_cast<long long>(o.lab.seed), 0); }},
-  {"no-positions", Kind::kFlag, "", "leave out the sinusoidal position encoding",
+  {"no-positions", Kind::kFlag, "", "no position information (the same as --positions none)",
    Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
-   [](Options& o, const Value&) { o.lab.positions = false; },
-   [](const Options& o) { return flag(!o.lab.positions); }},
+   [](Options& o, const Value&) { o.lab.positions = Positions::kNone; },
+   nullptr},
+  // variants (issue 12)
+  {"positions", Kind::kChoice, "P", "sinusoidal (added to the embeddings) | rope (rotates q, k) | alibi (bias -m_h|i-j|) | none",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, kPositions,
+   [](Options& o, const Value& v) {
+     if (o.isGiven("no-positions") && v.text != QLatin1String("none"))
+       throw OptionError(Message(ATTNLAB_MSG("--no-positions contradicts --positions %1"), {v.text}));
+     o.lab.positions = parsePositions(v.text.toStdString());
+   },
+   [](const Options& o) { return o.lab.positions == Positions::kSinusoidal ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.positions))); }},
+  {"rope-base", Kind::kNumber, "B", "RoPE's base: theta_m = B^(-2m/d_k) (default 10000)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, 0, true, {},
+   [](Options& o, const Value& v) { o.lab.rope_base = v.number; },
+   [](const Options& o) { return o.lab.rope_base == kDefaults.rope_base ? std::nullopt : std::optional<QString>(num(o.lab.rope_base)); }},
+  {"kv-heads", Kind::kInt, "G", "K/V heads, G dividing --heads: 1 = multi-query, heads = multi-head (default)",
+   Group::kVariants, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 64, false, {},
+   [](Options& o, const Value& v) { o.lab.kv_heads = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.kv_heads, 0); }},
+  {"window", Kind::kInt, "W", "sliding window: query i sees keys i-W < j <= i with --causal, |i-j| < W without",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.window = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.window, 0); }},
+  {"global", Kind::kInt, "K", "the first K tokens see every key and every query sees them",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.global_tokens = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.global_tokens, 0); }},
+  {"stride", Kind::kInt, "S", "with --window: key j also visible when (i-j) mod S = 0",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.stride = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.stride, 0); }},
+  {"pad-to", Kind::kInt, "N", "pad the text with [PAD] tokens up to N, masked as keys",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.pad_to = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.pad_to, 0); }},
+  {"no-pad-mask", Kind::kFlag, "", "with --pad-to: leave the [PAD] keys visible (the classic bug)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.pad_mask = false; },
+   [](const Options& o) { return flag(!o.lab.pad_mask); }},
   // pretrained models
   {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
    Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},
@@ -245,10 +284,6 @@ const OptionSpec kTable[] = {
      for (int n : o.cost.n) items << num(static_cast<long long>(n));
      return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
    }},
-  {"kv-heads", Kind::kInt, "G", "K/V heads for grouped-query attention (default: one per head)",
-   Group::kCost, kCost, Applies::kSyntheticOnly, 1, 64, false, {},
-   [](Options& o, const Value& v) { o.cost.kv_heads = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.cost.kv_heads, 0); }},
   {"measure", Kind::kFlag, "", "also time this machine's backends (CPU reference, OpenCL tiled and fused) at every n",
    Group::kCost, kCost, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) { o.cost.measure = true; },
@@ -624,10 +659,6 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   }
   if (c == kInfo) return o;
   if (c == kCost) {
-    if (o.cost.kv_heads > 0 && o.lab.heads % o.cost.kv_heads != 0) {
-      fail(ATTNLAB_MSG("--kv-heads (%1) must divide --heads (%2)"),
-           {num(static_cast<long long>(o.cost.kv_heads)), num(static_cast<long long>(o.lab.heads))});
-    }
     validate(o.lab);
     return o;
   }
@@ -640,6 +671,10 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     fail(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),
          {num(static_cast<long long>(o.lab.heads - 1)), num(static_cast<long long>(*o.head))});
   }
+  if (o.isGiven("no-pad-mask") && !o.isGiven("pad-to"))
+    fail(ATTNLAB_MSG("--no-pad-mask needs --pad-to N"));
+  if (o.isGiven("rope-base") && o.lab.positions != Positions::kRope)
+    fail(ATTNLAB_MSG("--rope-base applies to --positions rope"));
   if (o.head && o.lab.pretrained() && !o.lab.layer)
     fail(ATTNLAB_MSG("--head N needs one layer: add --layer L (every layer is --head all)"));
   validate(o.lab);
@@ -675,6 +710,7 @@ QString usage(unsigned program) {
   const Section sections[] = {
       {Group::kInput, "input"},          {Group::kMechanism, "mechanism"},
       {Group::kShapes, "shapes (the synthetic lab)"},
+      {Group::kVariants, "variants (the synthetic lab): grouped-query attention, masks, positions"},
       {Group::kModel, "pretrained models (BERT family, GPT-2, Llama: HuggingFace folders, GGUF files)"},
       {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},

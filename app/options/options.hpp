@@ -52,8 +52,8 @@ enum class Kind {
 };
 
 /// The section of --help (and of the window's inputs) an option belongs to.
-enum class Group { kInput, kMechanism, kShapes, kModel, kBackend, kPicture, kOutput, kSaturation,
-                   kCost, kSweep, kWindow };
+enum class Group { kInput, kMechanism, kShapes, kVariants, kModel, kBackend, kPicture, kOutput,
+                   kSaturation, kCost, kSweep, kWindow };
 
 /// Which source of attention an option applies to.
 enum class Applies {
@@ -85,7 +85,6 @@ struct SaturationOptions {
 /// The cost command's settings (the shapes come from LabSettings or the model).
 struct CostOptions {
   std::vector<int> n;              ///< Token counts of the table (empty: 128, 256, … 8192).
-  int kv_heads = 0;                ///< K/V heads G (grouped-query attention); 0 = the heads.
   bool measure = false;            ///< Time this machine's backends at every n.
 };
 

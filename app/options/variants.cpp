@@ -175,11 +175,6 @@ const OptionSpec& sweptOption(const QString& param) {
     if (q(spec.name) == name && !found) found = &spec;
   }
   if (found) return *found;
-  if (name == QLatin1String("window") && !named(name)) {
-    fail(ATTNLAB_MSG("--param window: the sliding window (--window) is not in this version yet; "
-                     "sweep one of %1"),
-         {sweepable.join(QStringLiteral(", "))});
-  }
   if (const OptionSpec* other = named(name)) {
     fail(ATTNLAB_MSG("--param %1 cannot be swept (sweep one of %2)"),
          {q(other->name), sweepable.join(QStringLiteral(", "))});

@@ -32,7 +32,7 @@ bool onScreen(const QCustomPlot& plot) {
 /// model · layer · heads · mechanism · d_k · tokens · overview · mask · cross · note.
 /// A PictureTitle on plot (sweeps, differences, rollouts) leads or replaces the run's parts.
 QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QString& heads, int n_q,
-                       int n_k, Mask mask, int block, Pool pool) {
+                       int n_k, const MaskPattern& mask, int block, Pool pool) {
   QStringList run;
   if (!label.model.isEmpty()) run << label.model;
   if (label.layer) run << viewText("layer %1").arg(*label.layer);
@@ -41,20 +41,23 @@ QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QSt
   QStringList parts;
   parts << (label.cross ? viewText("%1 queries × %2 keys").arg(n_q).arg(n_k)
                         : viewText("%1 tokens").arg(n_q));
+  if (label.model.isEmpty()) parts << variantTitleParts(label.spec, mask, label.pad_tokens, n_q);
   if (block > 1) {
     parts << viewText("overview: %1 × %1-token blocks, %2")
                  .arg(block)
                  .arg(pool == Pool::kMax ? viewText("max") : viewText("mean"));
   }
-  if (mask == Mask::kCausal) parts << viewText("causal mask");
+  if (mask.causal) parts << viewText("causal mask");
   if (label.cross) parts << viewText("cross-attention");
   if (!label.note.isEmpty()) parts << label.note;
   return withPictureTitle(plot, run, parts);
 }
 
-QString maskedNote(Mask mask) {
-  return mask == Mask::kCausal ? viewText("grey = masked (causal: a query cannot see later keys)")
-                               : viewText("grey = masked");
+QString maskedNote(const MaskPattern& mask) {
+  if (mask.window > 0 || mask.global > 0 || mask.valid_keys >= 0)
+    return viewText("grey = masked (outside the attention pattern: the query cannot see the key)");
+  return mask.causal ? viewText("grey = masked (causal: a query cannot see later keys)")
+                     : viewText("grey = masked");
 }
 
 /// The K/V groups a picture of result marks: label.facts.kv_head when it groups result's heads.
@@ -71,6 +74,11 @@ QString headTitle(int head, const std::vector<int>& groups) {
   return title;
 }
 
+/// The mask pattern as a layout key part ("1/4/0/0/-1").
+QString maskKey(const MaskPattern& p) {
+  return QStringLiteral("%1/%2/%3/%4/%5").arg(p.causal ? 1 : 0).arg(p.window).arg(p.global).arg(p.stride).arg(p.valid_keys);
+}
+
 /// What decides a head picture's layout apart from the weights.
 QString layoutKey(const AttentionResult& result, int head, const QStringList& query_tokens,
                   const QStringList& key_tokens, const RunLabel& label, const QSize& canvas,
@@ -78,13 +86,13 @@ QString layoutKey(const AttentionResult& result, int head, const QStringList& qu
   QString groups;
   for (int g : groupsOf(result, label)) groups += QString::number(g) + QLatin1Char(',');
   const bool cross = label.cross;
-  return QStringLiteral("%1|%2|").arg(groups).arg(label.facts.next_tokens.empty() ? 0 : 1) +
+  return QStringLiteral("%1|%2|%3|").arg(groups).arg(label.facts.next_tokens.empty() ? 0 : 1).arg(label.pad_tokens) +
          QStringLiteral("%1|%2|%3|%4|%5|%6|%7x%8|%9|%10|%11\x1f")
              .arg(head)
              .arg(result.heads())
              .arg(result.nQ())
              .arg(result.nK())
-             .arg(static_cast<int>(result.mask))
+             .arg(maskKey(result.pattern()))
              .arg(cross ? 1 : 0)
              .arg(canvas.width())
              .arg(canvas.height())
@@ -107,11 +115,14 @@ void annotate(HeatmapLayout& layout, const AttentionResult& result, int head, co
   font.setBold(false);
   font.setPixelSize(std::clamp(static_cast<int>(g.cell / 3.6), 9, 22));
   const QFontMetricsF fm(font);
+  const MaskPattern pattern = result.pattern();
   for (int i = 0; i < g.n_q; ++i) {
-    const auto [lo, hi] = visibleKeys(result.mask, i, g.n_k);
+    const auto [lo, hi] = pattern.span(i, g.n_k);
+    const int visible = pattern.visibleCount(i, g.n_k);
     for (int j = lo; j < hi; ++j) {
+      if (!pattern.visible(i, j)) continue;
       const double w = result.weights(head, i, j);
-      const double v = scale.value(scale.scale == ColorScale::kRelative ? (hi - lo) * w : w);
+      const double v = scale.value(scale.scale == ColorScale::kRelative ? visible * w : w);
       const QColor cell = scale.color(v);
       // A difference near 0 prints as 0.00, never −0.00.
       const QString text = QString::number(std::fabs(w) < 0.005 ? 0.0 : w, 'f', 2);
@@ -151,7 +162,8 @@ GridRequest gridRequest(const QCustomPlot& plot, const AttentionResult& result,
     req.notes << (label.cross ? viewText("rows: queries (target) · columns: keys (source)")
                               : viewText("rows: queries · columns: keys"));
   }
-  if (anyMasked(result)) req.notes << maskedNote(result.mask);
+  if (anyMasked(result)) req.notes << maskedNote(result.pattern());
+  if (label.pad_tokens > 0) req.notes << viewText("hatched rows: [PAD] queries (padding; their outputs are discarded)");
   if (!groups.empty() && !single) req.notes << kvGroupsNote(label.facts);
   req.fonts = pictureFonts(plot, !single, std::max(result.nQ(), result.nK()));
   return req;
@@ -175,13 +187,14 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
     scale = makeScale(picture.color_scale, picture.pool, result.nK(), block, extent);
     applyBarTitle(plot, scale);
     req.bar = scale.bar;
-    req.title_parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
+    req.title_parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.pattern(), block, picture.pool);
     req.block = block;
     layout = layoutGrid(req);
     const int got = layout.maps.front().block;
     if (got == block) break;
     block = got;
   }
+  if (label.pad_tokens > 0 && label.pad_tokens < result.nQ()) layout.pad_from = result.nQ() - label.pad_tokens;
   if (heads.size() == 1) annotate(layout, result, heads.front(), scale, req.fonts.tick);
 
   QCPLayoutInset* inset = startPicture(plot);
@@ -320,7 +333,7 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
   HeatmapLayout& layout = decor->layout();
   const int block = layout.maps.front().block;
   const QString heads_part = head >= 0 ? singleHeadTitle(result, head, label) : headsText(result.heads());
-  const QStringList parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.mask, block, picture.pool);
+  const QStringList parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.pattern(), block, picture.pool);
   for (DrawnText& t : layout.texts) {
     if (t.role != QLatin1String("title")) continue;
     const QString text = wrapParts(parts, t.font, canvas.width() - 20);

@@ -96,6 +96,8 @@ struct HeatmapLayout {
   bool transposed = false;         ///< Model view: heads down, layers across.
   std::vector<GroupBox> groups;    ///< Model view: one box per K/V group (grouped-query
                                    ///< attention); empty otherwise.
+  /// Query rows from this one on are [PAD] padding (hatched over the cells); −1: none.
+  int pad_from = -1;
 };
 
 /// What a head grid (or one enlarged head: panels = 1) shows.

@@ -243,6 +243,7 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
                     rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  const MaskPattern pattern = result.pattern();
   const bool relative = scale.scale == ColorScale::kRelative;
   // A difference block keeps its Δ of largest magnitude, sign included.
   const bool signed_values = scale.scale == ColorScale::kDifference;
@@ -256,9 +257,11 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
     const auto [i0, i1] = blockRange(r, g.block, n_q);
     for (int i = i0; i < i1; ++i) {
       const float* row = result.weights.row(head, i);
-      const auto [lo, hi] = visibleKeys(result.mask, i, n_k);
-      const double factor = relative ? hi - lo : 1.0;
+      const auto [lo, hi] = pattern.span(i, n_k);
+      const bool gaps = !pattern.contiguous();
+      const double factor = relative ? pattern.visibleCount(i, n_k) : 1.0;
       for (int j = lo; j < hi; ++j) {
+        if (gaps && !pattern.visible(i, j)) continue;
         const std::size_t c = static_cast<std::size_t>(j / g.block);
         const double v = factor * row[j];
         const double best = block_values[c];
@@ -326,6 +329,19 @@ void HeatmapDecor::draw(QCPPainter* painter) {
       continue;
     }
     painter->drawRect(map.cells.adjusted(-0.5, -0.5, 0.5, 0.5));
+  }
+  if (layout_.pad_from >= 0) {
+    // [PAD] query rows: hatched over their cells, so padding never reads as weights or as the
+    // grey of masked cells.
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QBrush(kPaddingHatchColor, Qt::BDiagPattern));
+    for (const MapGeometry& map : layout_.maps) {
+      if (layout_.pad_from >= map.n_q) continue;
+      const double top = map.cells.top() + map.cells.height() * layout_.pad_from / map.n_q;
+      painter->drawRect(QRectF(map.cells.left(), top, map.cells.width(), map.cells.bottom() - top));
+    }
+    painter->setBrush(Qt::NoBrush);
+    painter->setPen(frame);
   }
   for (const GroupBox& box : layout_.groups) {
     painter->setPen(QPen(kvGroupColor(box.group), 2.0, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
@@ -472,7 +488,11 @@ void checkResult(const AttentionResult& result) {
 }
 
 bool anyMasked(const AttentionResult& result) {
-  return result.mask == Mask::kCausal && result.nK() > 1;
+  const MaskPattern pattern = result.pattern();
+  if (pattern.none()) return false;
+  for (int i = 0; i < result.nQ(); ++i)
+    if (pattern.visibleCount(i, result.nK()) < result.nK()) return true;
+  return false;
 }
 
 QSize heatmapCanvas(const QCustomPlot& plot) {
@@ -524,6 +544,7 @@ QJsonObject layoutJson(const QCustomPlot& plot) {
     maps.append(map);
   }
   out["maps"] = maps;
+  if (l.pad_from >= 0) out["pad_from"] = l.pad_from;  // [PAD] query rows from here on (hatched)
   if (!l.groups.empty()) {
     QJsonArray groups;
     for (const GroupBox& box : l.groups) {

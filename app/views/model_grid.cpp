@@ -39,6 +39,41 @@ ModelFacts modelFacts(const ModelRun& run, const ModelConfig& config) {
   return facts;
 }
 
+ModelFacts syntheticFacts(const AttentionSpec& spec) {
+  ModelFacts facts;
+  const int h = spec.heads, g = spec.resolvedKvHeads();
+  if (h < 1 || g < 1 || h % g != 0) return facts;
+  for (int i = 0; i < h; ++i) facts.kv_head.push_back(kvHeadOf(i, h, g));
+  const long long width = spec.resolvedDk() + spec.resolvedDv();
+  facts.kv_cache_bytes = 4LL * g * width;
+  facts.mha_kv_cache_bytes = 4LL * h * width;
+  return facts;
+}
+
+QStringList variantTitleParts(const AttentionSpec& spec, const MaskPattern& pattern, int pad_tokens,
+                              int n_q) {
+  QStringList parts;
+  const int h = spec.heads, g = spec.resolvedKvHeads();
+  if (g < h) parts << (g == 1 ? viewText("MQA %1 q / 1 kv").arg(h) : viewText("GQA %1 q / %2 kv").arg(h).arg(g));
+  switch (spec.positions) {
+    case Positions::kRope:
+      parts << (spec.rope_base == 10000.0 ? viewText("RoPE")
+                                          : viewText("RoPE base %1").arg(spec.rope_base, 0, 'g', 6));
+      break;
+    case Positions::kAlibi: parts << viewText("ALiBi"); break;
+    case Positions::kNone: parts << viewText("no positions"); break;
+    case Positions::kSinusoidal: break;
+  }
+  if (pattern.window > 0) parts << viewText("window %1").arg(pattern.window);
+  if (pattern.global > 0) parts << viewText("%1 global").arg(pattern.global);
+  if (pattern.stride > 0) parts << viewText("stride %1").arg(pattern.stride);
+  if (pad_tokens > 0) {
+    parts << viewText("padded to %1").arg(n_q);
+    if (pattern.valid_keys < 0) parts << viewText("[PAD] keys unmasked");
+  }
+  return parts;
+}
+
 QString bytesText(long long bytes) {
   QString digits = QString::number(std::llabs(bytes));
   for (qsizetype at = digits.size() - 3; at > 0; at -= 3) digits.insert(at, QLatin1Char(' '));

@@ -54,6 +54,8 @@ QCPColorGradient divergingGradient();
 inline const QColor kMaskedColor{0xd4, 0xd4, 0xd4};
 /// Masked cells on the diverging scale, whose middle is near-white.
 inline const QColor kMaskedDarkColor{0x9c, 0x9c, 0x9c};
+/// The hatching over [PAD] query rows (key padding), dark enough to show on every colour.
+inline const QColor kPaddingHatchColor{0xff, 0xff, 0xff, 0xc8};
 
 /// One next-token prediction as a picture shows it.
 struct ShownPrediction {
@@ -82,6 +84,9 @@ struct ModelFacts {
 /// The facts of a model's run: run.kv_head, the config's KV-cache bytes per token (with and
 /// without GQA) and run.next_tokens.
 ModelFacts modelFacts(const ModelRun& run, const ModelConfig& config);
+/// The facts of a synthetic-lab spec: each query head's K/V head (kvHeadOf) and the float32 KV
+/// cache of its one layer per token, G·(d_k + d_v)·4 bytes beside h·(d_k + d_v)·4.
+ModelFacts syntheticFacts(const AttentionSpec& spec);
 
 /// The colour that marks K/V head `group` (Okabe & Ito's colour-blind-safe palette, yellow left
 /// out: vermillion, blue, bluish green, reddish purple, orange, sky blue, black, grey; repeats
@@ -108,9 +113,17 @@ struct RunLabel {
   QString model;             ///< A pretrained model's name; empty for the synthetic lab.
   std::optional<int> layer;  ///< The model layer a one-layer picture shows.
   QString note;              ///< Appended to the title when not empty.
-  ModelFacts facts;          ///< A pretrained model's K/V groups and predictions (drawn under
-                             ///< the maps); empty for the synthetic lab.
+  ModelFacts facts;          ///< K/V groups (syntheticFacts or modelFacts) and a model's
+                             ///< predictions (drawn under the maps).
+  int pad_tokens = 0;        ///< The last pad_tokens query rows are [PAD] padding (hatched).
 };
+
+/// The variant parts of a synthetic run's title: "GQA 8 q / 2 kv" (or "MQA …"), the position
+/// scheme when not sinusoidal ("RoPE", "ALiBi", "no positions"), "window 4", "2 global",
+/// "stride 3", "padded to 20" with "[PAD] keys unmasked" when the padding mask is off.
+/// `pattern` is the result's (its valid_keys says whether [PAD] keys are masked).
+QStringList variantTitleParts(const AttentionSpec& spec, const MaskPattern& pattern, int pad_tokens,
+                              int n_q);
 
 /// Words a picture's title and colour bar take besides (or instead of) the run's own, stored on
 /// the plot (like setFontScale) and used by every following drawHeatmap, drawHeadGrid,
@@ -262,8 +275,9 @@ int heatmapBlock(const QCustomPlot& plot);
 /// What the last heatmap draw put on plot, in plot pixels: the canvas; per map its cell area,
 /// "cell_width" and "cell_height" (measured from the drawn axis rect once the plot has been laid
 /// out), rows, columns, block and token counts; every text with its role, rectangle and
-/// orientation (tick labels with the token index); the colour bar's rectangle and scale. Empty
-/// for a plot without a heatmap.
+/// orientation (tick labels with the token index); the colour bar's rectangle and scale;
+/// "pad_from", the first [PAD] query row, when padding rows are hatched. Empty for a plot without
+/// a heatmap.
 QJsonObject layoutJson(const QCustomPlot& plot);
 
 /// The colour scale a picture uses: `wanted`, or for kAuto linear when every token has its cell

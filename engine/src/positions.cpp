@@ -110,4 +110,27 @@ Matrix permuteRotateHalfRows(const Matrix& w, int heads, int d) {
   return out;
 }
 
+namespace {
+
+// The geometric sequence 2^(−8(h+1)/n), h in [0, n), for n a power of two.
+void powerOfTwoSlopes(int n, std::vector<double>& out) {
+  for (int h = 0; h < n; ++h) out.push_back(std::exp2(-8.0 * (h + 1) / n));
+}
+
+}  // namespace
+
+std::vector<float> alibiSlopes(int heads) {
+  if (heads < 1) throw Error(ErrorCode::kInvalidArgument, "ALiBi needs at least one head");
+  int p = 1;
+  while (p * 2 <= heads) p *= 2;
+  std::vector<double> slopes;
+  powerOfTwoSlopes(p, slopes);
+  if (p < heads) {
+    std::vector<double> doubled;
+    powerOfTwoSlopes(2 * p, doubled);
+    for (int k = 0; static_cast<int>(slopes.size()) < heads; k += 2) slopes.push_back(doubled[k]);
+  }
+  return std::vector<float>(slopes.begin(), slopes.end());
+}
+
 }  // namespace attnlab

@@ -803,6 +803,101 @@ KV 缓存每个词元 %1 字节</translation>
     </message>
 </context>
 <context>
+    <name>attnlab::gui::VariantsBox</name>
+    <message>
+        <source>%1 (multi-head)</source>
+        <translation>%1（多头）</translation>
+    </message>
+    <message>
+        <source>1 (multi-query)</source>
+        <translation>1（多查询）</translation>
+    </message>
+    <message>
+        <source>%1 (grouped: %2 query heads each)</source>
+        <translation>%1（分组：每组 %2 个查询头）</translation>
+    </message>
+    <message>
+        <source>Decided by the model.</source>
+        <translation>由模型决定。</translation>
+    </message>
+    <message>
+        <source>Variants</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V 头数</translation>
+    </message>
+    <message>
+        <source>Grouped-query attention (Ainslie et al. 2023): query heads share K/V heads; the KV cache shrinks by the same factor</source>
+        <translation>分组查询注意力（Ainslie 等，2023）：查询头共享 K/V 头；KV 缓存按同样的比例缩小</translation>
+    </message>
+    <message>
+        <source>Positions</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>sinusoidal (added to the embeddings)</source>
+        <translation>正弦（加到嵌入上）</translation>
+    </message>
+    <message>
+        <source>RoPE (rotates q and k)</source>
+        <translation>RoPE（旋转 q 和 k）</translation>
+    </message>
+    <message>
+        <source>ALiBi (bias −m·|i − j| on the scores)</source>
+        <translation>ALiBi（在分数上加偏置 −m·|i − j|）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>RoPE base</source>
+        <translation>RoPE 基数</translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Query i sees keys i − W &lt; j ≤ i with the causal mask, |i − j| &lt; W without</source>
+        <translation>有因果掩码时查询 i 看到键 i − W &lt; j ≤ i，没有时看到 |i − j| &lt; W</translation>
+    </message>
+    <message>
+        <source>Global tokens</source>
+        <translation>全局词元</translation>
+    </message>
+    <message>
+        <source>The first K tokens see every key and every query sees them (Longformer)</source>
+        <translation>前 K 个词元看到所有键，所有查询也都看到它们（Longformer）</translation>
+    </message>
+    <message>
+        <source>Stride</source>
+        <translation>步长</translation>
+    </message>
+    <message>
+        <source>With a window: key j is also visible when (i − j) mod S = 0 (Child et al. 2019)</source>
+        <translation>与窗口一起使用：当 (i − j) mod S = 0 时键 j 也可见（Child 等，2019）</translation>
+    </message>
+    <message>
+        <source>Pad to</source>
+        <translation>填充到</translation>
+    </message>
+    <message>
+        <source>Pad the text with [PAD] tokens up to N tokens, as a batch is padded</source>
+        <translation>用 [PAD] 词元把文本填充到 N 个词元，就像批处理时的填充</translation>
+    </message>
+    <message>
+        <source>Mask the [PAD] keys (off: the classic leak)</source>
+        <translation>遮蔽 [PAD] 键（关闭：经典的泄漏错误）</translation>
+    </message>
+</context>
+<context>
     <name>attnlab::options</name>
     <message>
         <source>the image would be %1 x %2 pixels; at most %3 on a side (--width, --height and --scale multiply)</source>
@@ -849,6 +944,26 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--%1 必须在 %2 到 %3 之间（收到 %4）</translation>
     </message>
     <message>
+        <source>--kv-heads (%1) must divide --heads (%2)</source>
+        <translation>--kv-heads（%1）必须整除 --heads（%2）</translation>
+    </message>
+    <message>
+        <source>--%1 applies to self-attention only; drop --%1 or --source</source>
+        <translation>--%1 只适用于自注意力；请去掉 --%1 或 --source</translation>
+    </message>
+    <message>
+        <source>--stride adds keys to a sliding window: set --window too</source>
+        <translation>--stride 是在滑动窗口上增加键：请同时设置 --window</translation>
+    </message>
+    <message>
+        <source>--rope-base must be &gt; 1 (got %1)</source>
+        <translation>--rope-base 必须 &gt; 1（当前为 %1）</translation>
+    </message>
+    <message>
+        <source>--positions rope rotates pairs of dimensions: d_k (%1) must be even</source>
+        <translation>--positions rope 成对旋转维度：d_k（%1）必须是偶数</translation>
+    </message>
+    <message>
         <source>--temperature must be &gt; 0 (got %1)</source>
         <translation>--temperature 必须大于 0（收到 %1）</translation>
     </message>
@@ -881,6 +996,14 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>文本有 %1 个词元；每侧最多计算 %2 个</translation>
     </message>
     <message>
+        <source>--pad-to %1 is less than the text's %2 tokens</source>
+        <translation>--pad-to %1 小于文本的 %2 个词元</translation>
+    </message>
+    <message>
+        <source>--global %1 is more than the text's %2 tokens</source>
+        <translation>--global %1 多于文本的 %2 个词元</translation>
+    </message>
+    <message>
         <source>the source text is empty</source>
         <translation>源文本为空</translation>
     </message>
@@ -903,6 +1026,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>--no-scale applies to the scaled mechanism only</source>
         <translation>--no-scale 只适用于缩放点积机制</translation>
+    </message>
+    <message>
+        <source>--no-positions contradicts --positions %1</source>
+        <translation>--no-positions 与 --positions %1 相互矛盾</translation>
     </message>
     <message>
         <source>--%1 expects a whole number (got '%2')</source>
@@ -1049,10 +1176,6 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--layout-json 描述截图：请加上 --screenshot FILE.png</translation>
     </message>
     <message>
-        <source>--kv-heads (%1) must divide --heads (%2)</source>
-        <translation>--kv-heads（%1）必须整除 --heads（%2）</translation>
-    </message>
-    <message>
         <source>--rollout averages the heads: leave out --head</source>
         <translation>--rollout 对各头取平均：请去掉 --head</translation>
     </message>
@@ -1063,6 +1186,14 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>--values scores: a rollout has no scores (it multiplies attention weights)</source>
         <translation>--values scores：注意力展开没有分数（它是注意力权重相乘）</translation>
+    </message>
+    <message>
+        <source>--no-pad-mask needs --pad-to N</source>
+        <translation>--no-pad-mask 需要 --pad-to N</translation>
+    </message>
+    <message>
+        <source>--rope-base applies to --positions rope</source>
+        <translation>--rope-base 只适用于 --positions rope</translation>
     </message>
     <message>
         <source>--head N needs one layer: add --layer L (every layer is --head all)</source>
@@ -1095,10 +1226,6 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>--diff cannot set --%1: OPTIONS are the second setting's attention options (and --head)</source>
         <translation>--diff 不能设置 --%1：OPTIONS 是第二个设置的注意力选项（以及 --head）</translation>
-    </message>
-    <message>
-        <source>--param window: the sliding window (--window) is not in this version yet; sweep one of %1</source>
-        <translation>--param window：本版本还没有滑动窗口（--window）；可扫描的有 %1</translation>
     </message>
     <message>
         <source>--param %1 cannot be swept (sweep one of %2)</source>
@@ -1344,6 +1471,10 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>交叉注意力</translation>
     </message>
     <message>
+        <source>grey = masked (outside the attention pattern: the query cannot see the key)</source>
+        <translation>灰色 = 已遮蔽（在注意力模式之外：查询看不到该键）</translation>
+    </message>
+    <message>
         <source>grey = masked (causal: a query cannot see later keys)</source>
         <translation>灰色 = 已遮蔽（因果：查询看不到后面的键）</translation>
     </message>
@@ -1378,6 +1509,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>rows: queries · columns: keys</source>
         <translation>行：查询 · 列：键</translation>
+    </message>
+    <message>
+        <source>hatched rows: [PAD] queries (padding; their outputs are discarded)</source>
+        <translation>斜线行：[PAD] 查询（填充；其输出会被丢弃）</translation>
     </message>
     <message>
         <source>K/V head %1 of %2</source>
@@ -1442,6 +1577,50 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>weight ÷ uniform (log scale)</source>
         <translation>权重 ÷ 均匀（对数刻度）</translation>
+    </message>
+    <message>
+        <source>MQA %1 q / 1 kv</source>
+        <translation>MQA %1 个查询头 / 1 个 K/V 头</translation>
+    </message>
+    <message>
+        <source>GQA %1 q / %2 kv</source>
+        <translation>GQA %1 个查询头 / %2 个 K/V 头</translation>
+    </message>
+    <message>
+        <source>RoPE</source>
+        <translation>RoPE</translation>
+    </message>
+    <message>
+        <source>RoPE base %1</source>
+        <translation>RoPE 基数 %1</translation>
+    </message>
+    <message>
+        <source>ALiBi</source>
+        <translation>ALiBi</translation>
+    </message>
+    <message>
+        <source>no positions</source>
+        <translation>无位置信息</translation>
+    </message>
+    <message>
+        <source>window %1</source>
+        <translation>窗口 %1</translation>
+    </message>
+    <message>
+        <source>%1 global</source>
+        <translation>%1 个全局词元</translation>
+    </message>
+    <message>
+        <source>stride %1</source>
+        <translation>步长 %1</translation>
+    </message>
+    <message>
+        <source>padded to %1</source>
+        <translation>填充到 %1</translation>
+    </message>
+    <message>
+        <source>[PAD] keys unmasked</source>
+        <translation>[PAD] 键未遮蔽</translation>
     </message>
     <message>
         <source>next token (top %1):</source>

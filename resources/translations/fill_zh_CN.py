@@ -462,6 +462,51 @@ ZH.update({
     "Δ attention weight (A − B)": "Δ 注意力权重（A − B）",
 })
 
+# Issue 12: grouped-query attention, mask patterns, key padding, RoPE and ALiBi.
+ZH.update({
+    "--%1 applies to self-attention only; drop --%1 or --source": "--%1 只适用于自注意力；请去掉 --%1 或 --source",
+    "--stride adds keys to a sliding window: set --window too": "--stride 是在滑动窗口上增加键：请同时设置 --window",
+    "--rope-base must be > 1 (got %1)": "--rope-base 必须 > 1（当前为 %1）",
+    "--positions rope rotates pairs of dimensions: d_k (%1) must be even": "--positions rope 成对旋转维度：d_k（%1）必须是偶数",
+    "--pad-to %1 is less than the text's %2 tokens": "--pad-to %1 小于文本的 %2 个词元",
+    "--global %1 is more than the text's %2 tokens": "--global %1 多于文本的 %2 个词元",
+    "--no-positions contradicts --positions %1": "--no-positions 与 --positions %1 相互矛盾",
+    "--no-pad-mask needs --pad-to N": "--no-pad-mask 需要 --pad-to N",
+    "--rope-base applies to --positions rope": "--rope-base 只适用于 --positions rope",
+    "MQA %1 q / 1 kv": "MQA %1 个查询头 / 1 个 K/V 头",
+    "GQA %1 q / %2 kv": "GQA %1 个查询头 / %2 个 K/V 头",
+    "RoPE": "RoPE",
+    "RoPE base %1": "RoPE 基数 %1",
+    "ALiBi": "ALiBi",
+    "no positions": "无位置信息",
+    "window %1": "窗口 %1",
+    "%1 global": "%1 个全局词元",
+    "stride %1": "步长 %1",
+    "padded to %1": "填充到 %1",
+    "[PAD] keys unmasked": "[PAD] 键未遮蔽",
+    "grey = masked (outside the attention pattern: the query cannot see the key)": "灰色 = 已遮蔽（在注意力模式之外：查询看不到该键）",
+    "hatched rows: [PAD] queries (padding; their outputs are discarded)": "斜线行：[PAD] 查询（填充；其输出会被丢弃）",
+    "%1 (grouped: %2 query heads each)": "%1（分组：每组 %2 个查询头）",
+    "Variants": "变体",
+    "Grouped-query attention (Ainslie et al. 2023): query heads share K/V heads; the KV cache shrinks by the same factor": "分组查询注意力（Ainslie 等，2023）：查询头共享 K/V 头；KV 缓存按同样的比例缩小",
+    "Positions": "位置",
+    "sinusoidal (added to the embeddings)": "正弦（加到嵌入上）",
+    "RoPE (rotates q and k)": "RoPE（旋转 q 和 k）",
+    "ALiBi (bias −m·|i − j| on the scores)": "ALiBi（在分数上加偏置 −m·|i − j|）",
+    "none": "无",
+    "RoPE base": "RoPE 基数",
+    "Sliding window": "滑动窗口",
+    "off": "关",
+    "Query i sees keys i − W < j ≤ i with the causal mask, |i − j| < W without": "有因果掩码时查询 i 看到键 i − W < j ≤ i，没有时看到 |i − j| < W",
+    "Global tokens": "全局词元",
+    "The first K tokens see every key and every query sees them (Longformer)": "前 K 个词元看到所有键，所有查询也都看到它们（Longformer）",
+    "Stride": "步长",
+    "With a window: key j is also visible when (i − j) mod S = 0 (Child et al. 2019)": "与窗口一起使用：当 (i − j) mod S = 0 时键 j 也可见（Child 等，2019）",
+    "Pad to": "填充到",
+    "Pad the text with [PAD] tokens up to N tokens, as a batch is padded": "用 [PAD] 词元把文本填充到 N 个词元，就像批处理时的填充",
+    "Mask the [PAD] keys (off: the classic leak)": "遮蔽 [PAD] 键（关闭：经典的泄漏错误）",
+})
+
 
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""

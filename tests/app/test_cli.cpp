@@ -94,7 +94,7 @@ TEST_CASE("compute: cross-attention, causal, fallback reason", "[cli][compute]")
                                    "--backend", "cpu"});
   REQUIRE(causal.code == 0);
   const auto c = nlohmann::json::parse(causal.out);
-  CHECK(c["mask"] == "causal");
+  CHECK(c["mask"]["causal"] == true);
   CHECK(c["heads"][0]["weights"][0][1] == 0.0);
   CHECK(c["heads"][0]["weights"][0][0] == 1.0);
 }
@@ -336,7 +336,7 @@ TEST_CASE("model: a real forward pass's layers in JSON, NPY, CSV and pictures", 
     CHECK(j["model"] == "tiny-gpt2");
     CHECK(j["model_type"] == "gpt2");
     CHECK(j["layer"] == "all");
-    CHECK(j["mask"] == "causal");
+    CHECK(j["mask"]["causal"] == true);
     CHECK(j["layers"].size() == 2);
     CHECK(j["h"] == 4);
     const std::size_t n = j["input_ids"].size();

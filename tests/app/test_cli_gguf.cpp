@@ -124,7 +124,7 @@ TEST_CASE("compute --model FILE.gguf: architecture, K/V heads, RoPE, KV cache, n
   CHECK(j["model"] == "tiny-llama");
   CHECK(j["architecture"] == "llama");
   CHECK(j["format"] == "gguf");
-  CHECK(j["mask"] == "causal");
+  CHECK(j["mask"]["causal"] == true);
   CHECK(j["h"] == 4);
   CHECK(j["kv_heads"] == 2);
   CHECK(j["d_k"] == 16);

@@ -354,7 +354,7 @@ TEST_CASE("sweep: a GIF of d_k with one decodable frame per value, PNG frames, r
   requireUsage({"sweep", "--param", "bogus", "--out", d + "/x.gif"},
                "--param bogus: no such option");
   requireUsage({"sweep", "--param", "window", "--out", d + "/x.gif"},
-               "--param window: the sliding window (--window) is not in this version yet");
+               "--param window needs --values LIST");
   requireUsage({"sweep", "--param", "text", "--out", d + "/x.gif"}, "--param text cannot be swept");
   requireUsage({"sweep", "--param", "seed", "--out", d + "/x.gif"},
                "--param seed needs --values LIST");

@@ -3,6 +3,7 @@
 /// words; every option round-trips through toArguments(); limits come from the table.
 
 #include <QCoreApplication>
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -159,7 +160,20 @@ TEST_CASE("every option round-trips through toArguments", "[options]") {
   o.lab.causal = pick(0, 1);
   if (!o.lab.causal && pick(0, 1)) o.lab.source = QStringLiteral("source text");
   o.lab.seed = static_cast<std::uint64_t>(pick(0, 1 << 30));
-  o.lab.positions = pick(0, 1);
+  o.lab.positions = static_cast<attnlab::Positions>(pick(0, 3));
+  if (o.lab.positions == attnlab::Positions::kRope && o.lab.resolvedDk() % 2 != 0)
+    o.lab.positions = attnlab::Positions::kAlibi;
+  if (o.lab.positions == attnlab::Positions::kRope && pick(0, 1)) o.lab.rope_base = 500;
+  if (pick(0, 1)) o.lab.kv_heads = std::max(1, o.lab.heads >> pick(0, 2));
+  if (!o.lab.cross()) {
+    if (pick(0, 1)) o.lab.window = pick(1, 9);
+    if (pick(0, 1)) o.lab.global_tokens = pick(1, 3);
+    if (o.lab.window > 0 && pick(0, 1)) o.lab.stride = pick(1, 4);
+    if (pick(0, 1)) {
+      o.lab.pad_to = pick(20, 40);
+      o.lab.pad_mask = pick(0, 1);
+    }
+  }
   o.lab.backend = QStringList{"auto", "cpu", "opencl"}.at(pick(0, 2));
   o.picture.color_scale = static_cast<attnlab::views::ColorScale>(pick(0, 3));
   o.picture.pool = static_cast<attnlab::views::Pool>(pick(0, 1));

@@ -46,6 +46,17 @@ check --diff "--bogus"
 check --rollout
 check --model "$model" --rollout --head 1 --layer 0
 check --color-scale rainbow
+# Issue 12's variants: the same refusals in the same words.
+check --kv-heads 3
+check --window 0
+check --window 3 --source "the source"
+check --pad-to 20 --source "the source"
+check --positions rope --heads 2 --d-model 10
+check --global 12
+check --pad-to 5
+check --positions learned
+check --stride 2
+check --model "$model" --window 4
 if [ -n "$llama" ]; then
   head -c 1000 "$llama/tiny-llama.gguf" > "$out/cut.gguf"
   { printf 'GGML'; tail -c +5 "$llama/tiny-llama.gguf"; } > "$out/magic.gguf"

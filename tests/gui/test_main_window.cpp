@@ -38,12 +38,14 @@
 #include "attnlab/tokenizer.hpp"
 #include "options/options.hpp"
 #include "main_window.hpp"
+#include "variants_box.hpp"
 #include "options/lab_settings.hpp"
 #include "views/text.hpp"
 
 using attnlab::gui::ExportTarget;
 using attnlab::options::LabSettings;
 using attnlab::gui::MainWindow;
+using attnlab::gui::VariantsBox;
 using attnlab::gui::WindowOptions;
 namespace views = attnlab::views;
 
@@ -384,6 +386,47 @@ class MainWindowTest : public QObject {
     window.setSettings(s);
     QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("at most 4096 per side")), kWaitMs);
     QCOMPARE(window.currentResult(), good);
+  }
+
+  void variantsGroupSetsTheSameFieldsAndRefusesInTheSameWords() {
+    MainWindow window(testOptions());
+    window.show();
+    QVERIFY(waitFor(window, window.settings()));
+    const auto good = window.currentResult();
+    VariantsBox* variants = window.inputs()->variants();
+    QVERIFY(variants);
+    // 8 heads: K/V heads offered are the divisors 8, 4, 2, 1.
+    QCOMPARE(variants->kvHeadsCombo()->count(), 4);
+    variants->kvHeadsCombo()->setCurrentIndex(variants->kvHeadsCombo()->findData(2));
+    variants->windowSpin()->setValue(4);
+    variants->positionsCombo()->setCurrentIndex(
+        variants->positionsCombo()->findData(static_cast<int>(attnlab::Positions::kRope)));
+    LabSettings s = window.settings();
+    QCOMPARE(s.kv_heads, 2);
+    QCOMPARE(s.window, 4);
+    QVERIFY(s.positions == attnlab::Positions::kRope);
+    QVERIFY(waitFor(window, s));
+    // The head grid frames the two K/V groups; the title names the variant.
+    const QJsonObject layout = views::layoutJson(*window.gridPlot());
+    const QJsonArray maps = layout["maps"].toArray();
+    QCOMPARE(maps.size(), 8);
+    for (int k = 0; k < 8; ++k) QCOMPARE(maps[k].toObject()["kv_head"].toInt(), k / 4);
+    QString title;
+    for (const QJsonValue& v : layout["texts"].toArray())
+      if (v.toObject()["role"].toString() == QLatin1String("title")) title += v.toObject()["text"].toString();
+    QVERIFY(title.contains(QStringLiteral("GQA 8 q / 2 kv")));
+    // A stride without a window: refused inline with the command line's words, picture kept.
+    variants->windowSpin()->setValue(0);
+    QVERIFY(waitFor(window, window.settings()));
+    const auto with_variants = window.currentResult();
+    variants->strideSpin()->setValue(3);
+    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(
+                                 QStringLiteral("--stride adds keys to a sliding window: set --window too")),
+                             kWaitMs);
+    QCOMPARE(window.currentResult(), with_variants);
+    variants->strideSpin()->setValue(0);
+    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().isEmpty(), kWaitMs);
+    (void)good;
   }
 
   void clickingEnlargesAHeadAndShowsTheRow() {

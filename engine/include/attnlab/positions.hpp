@@ -61,4 +61,20 @@ std::vector<int> rotateHalfToInterleaved(int d);
 /// Throws Error(kInvalidArgument) unless w has heads·d rows and d is even.
 Matrix permuteRotateHalfRows(const Matrix& w, int heads, int d);
 
+/// ALiBi's per-head slopes m_h, h in [0, heads) (Press, Smith & Lewis 2022, "Train Short, Test
+/// Long", §3): for H a power of two the geometric sequence m_h = 2^(−8(h+1)/H); otherwise the
+/// slopes of the largest power of two P < H followed by every other slope of 2P, the first H − P
+/// of them (the paper's reference code). Computed in double, rounded to float. The bias of query i
+/// and key j is −m_h·(i − j) with a causal mask and −m_h·|i − j| without.
+/// Throws Error(kInvalidArgument) when heads < 1.
+std::vector<float> alibiSlopes(int heads);
+
+/// ALiBi's bias for query i and key j with slope m (a value of alibiSlopes), in score units:
+/// −m·(i − j) with a causal mask, −m·|i − j| without (Press et al. 2022, §3), formed in float32
+/// as −(m · float(d)) so that every backend adds the very same value.
+inline float alibiBias(float slope, int i, int j, bool causal) {
+  const int d = causal ? i - j : (i > j ? i - j : j - i);
+  return -(slope * static_cast<float>(d));
+}
+
 }  // namespace attnlab

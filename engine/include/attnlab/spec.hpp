@@ -22,6 +22,84 @@ enum class Mask {
   kCausal,  ///< Query i sees keys j ≤ i only (decoder); self-attention only.
 };
 
+/// How the synthetic lab puts token positions into attention (issue 12). Pretrained models use
+/// their own scheme and ignore this.
+enum class Positions {
+  kSinusoidal,  ///< Added to the embeddings (Vaswani et al. 2017, §3.5).
+  kRope,        ///< Rotates q and k (Su et al. 2021, RoFormer, §3.4; see positions.hpp).
+  kAlibi,       ///< Adds −m_h·(i − j) or −m_h·|i − j| to the scores (Press et al. 2022, §3).
+  kNone,        ///< No position information at all.
+};
+
+/// Which (query, key) pairs are visible: the causal mask combined with a sliding window, global
+/// tokens, a stride and key padding. The default pattern shows everything. A pure value type,
+/// shared by the CPU reference, the kernels' arguments, the statistics and the pictures.
+///
+/// visible(i, j) is decided in this order:
+///   1. j ≥ valid_keys (when valid_keys ≥ 0): a [PAD] key, hidden (key padding mask);
+///   2. causal and j > i: hidden;
+///   3. global > 0 and (i < global or j < global): visible (Longformer's global tokens,
+///      Beltagy, Peters & Cohan 2020, §3.1);
+///   4. window > 0: visible when i − j < window (causal) or |i − j| < window (otherwise)
+///      (Longformer §3.1; Mistral's sliding window, Jiang et al. 2023);
+///   5. stride > 0: also visible when (i − j) mod stride = 0 (Child et al. 2019, "strided" pattern,
+///      §4.2, combined with the window);
+///   6. window = 0: visible; otherwise hidden.
+struct MaskPattern {
+  bool causal = false;
+  int window = 0;       ///< W ≥ 1, or 0 for no window.
+  int global = 0;       ///< The first `global` tokens are global (0: none).
+  int stride = 0;       ///< S ≥ 1, or 0 for no stride (only meaningful with a window).
+  int valid_keys = -1;  ///< Keys j ≥ valid_keys are padding and hidden; −1: no padding mask.
+
+  /// True when query i may see key j (rules above).
+  bool visible(int i, int j) const {
+    if (valid_keys >= 0 && j >= valid_keys) return false;
+    if (causal && j > i) return false;
+    if (global > 0 && (i < global || j < global)) return true;
+    if (window <= 0) return true;
+    const int d = i - j;
+    if ((causal ? d : (d < 0 ? -d : d)) < window) return true;
+    return stride > 0 && d % stride == 0;
+  }
+  /// True when every visible set is one contiguous range per row (no global, no stride), so that
+  /// span() is exact.
+  bool contiguous() const { return global <= 0 && stride <= 0; }
+  /// The smallest half-open range [first, second) of keys in [0, n_k) holding every key query i
+  /// may see (empty when none): kernels skip key blocks outside it.
+  std::pair<int, int> span(int i, int n_k) const {
+    int hi = n_k;
+    if (valid_keys >= 0 && valid_keys < hi) hi = valid_keys;
+    if (causal && i + 1 < hi) hi = i + 1;
+    int lo = 0;
+    const bool global_row = global > 0 && i < global;
+    if (window > 0 && !global_row && stride <= 0 && global <= 0) {
+      lo = i - window + 1 > 0 ? i - window + 1 : 0;
+      if (!causal && i + window < hi) hi = i + window;
+    }
+    if (lo > hi) lo = hi;
+    return {lo, hi};
+  }
+  /// True for the pattern that shows everything (no causal mask either).
+  bool none() const { return !causal && window <= 0 && global <= 0 && valid_keys < 0; }
+  /// How many of the keys [0, n_k) query i may see (the n_visible of the row statistics).
+  int visibleCount(int i, int n_k) const {
+    const auto [lo, hi] = span(i, n_k);
+    if (contiguous()) return hi - lo;
+    int count = 0;
+    for (int j = lo; j < hi; ++j) count += visible(i, j) ? 1 : 0;
+    return count;
+  }
+  /// The visible fraction of an [n_q, n_k] matrix of (query, key) pairs, in [0, 1].
+  double visibleFraction(int n_q, int n_k) const {
+    if (n_q < 1 || n_k < 1) return 0.0;
+    double count = 0;
+    for (int i = 0; i < n_q; ++i) count += visibleCount(i, n_k);
+    return count / (static_cast<double>(n_q) * n_k);
+  }
+  bool operator==(const MaskPattern&) const = default;
+};
+
 /// Everything that decides the attention computation apart from the inputs themselves.
 struct AttentionSpec {
   Mechanism mechanism = Mechanism::kScaled;
@@ -34,6 +112,36 @@ struct AttentionSpec {
   /// When set, scores are divided by this temperature T instead of the mechanism's own scale
   /// (q·k/T for dot and scaled; e/T for additive). Must be finite and > 0.
   std::optional<double> temperature;
+  /// G, the number of key/value heads (grouped-query attention, see kvHeadOf); 0 means heads
+  /// (multi-head attention). Must divide heads. Inputs then carry K and V as [G, n_k, d].
+  int kv_heads = 0;
+  /// Sliding window W (MaskPattern::window): 0 = none.
+  int window = 0;
+  /// Global tokens (MaskPattern::global): 0 = none.
+  int global_tokens = 0;
+  /// Stride S (MaskPattern::stride): 0 = none.
+  int stride = 0;
+  /// Key padding: keys j ≥ valid_keys are [PAD] and masked; −1 = no padding mask. The synthetic
+  /// lab sets it from --pad-to (and leaves it −1 with --no-pad-mask, to show the bug).
+  int valid_keys = -1;
+  /// The synthetic lab's position scheme; kAlibi also makes every backend add the ALiBi bias
+  /// −m_h·(i − j) (causal) or −m_h·|i − j| to the scores (after the scale, before the mask).
+  Positions positions = Positions::kSinusoidal;
+  /// RoPE's base (θ_m = base^(−2m/d_k)); used with Positions::kRope.
+  double rope_base = 10000.0;
+
+  /// G after applying the default (heads).
+  int resolvedKvHeads() const { return kv_heads > 0 ? kv_heads : heads; }
+  /// The visibility pattern of mask, window, global_tokens, stride and valid_keys.
+  MaskPattern maskPattern() const {
+    MaskPattern p;
+    p.causal = mask == Mask::kCausal;
+    p.window = window;
+    p.global = global_tokens;
+    p.stride = stride;
+    p.valid_keys = valid_keys;
+    return p;
+  }
 
   /// d_k after applying the default (d_model / heads).
   int resolvedDk() const { return d_k > 0 ? d_k : (heads > 0 ? d_model / heads : 0); }
@@ -57,6 +165,11 @@ Mechanism parseMechanism(std::string_view name);
 std::string toString(Mechanism mechanism);
 /// "none" or "causal".
 std::string toString(Mask mask);
+/// Parses "sinusoidal", "rope", "alibi" or "none" (case-sensitive). Throws
+/// Error(kInvalidArgument) naming the value and the accepted ones.
+Positions parsePositions(std::string_view name);
+/// The lower-case name used by the CLI and JSON ("sinusoidal", "rope", "alibi", "none").
+std::string toString(Positions positions);
 
 /// The keys query i may see, as the half-open range [first, second) of key indices in [0, n_k).
 /// Every mask the engine knows leaves a contiguous range: [0, n_k) for none, [0, min(i + 1, n_k))

@@ -1,0 +1,189 @@
+/// \file variants_box.cpp
+/// The Variants group: limits from the option table, feedback cut with QSignalBlocker.
+
+#include "variants_box.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+#include "options/options.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+/// A spin box over [0, the option's max] whose 0 reads "off" (the option left out).
+QSpinBox* offOrCount(const char* name, std::string_view option) {
+  auto* spin = new QSpinBox;
+  spin->setObjectName(QLatin1String(name));
+  spin->setRange(0, static_cast<int>(options::option(option).max));
+  return spin;
+}
+
+constexpr Positions kSchemes[] = {Positions::kSinusoidal, Positions::kRope, Positions::kAlibi,
+                                  Positions::kNone};
+
+}  // namespace
+
+VariantsBox::VariantsBox(QWidget* parent) : QGroupBox(parent) {
+  setObjectName(QStringLiteral("variants"));
+  form_ = new QFormLayout(this);
+  form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  kv_heads_label_ = new QLabel;
+  kv_heads_ = new QComboBox;
+  kv_heads_->setObjectName(QStringLiteral("kvHeads"));
+  form_->addRow(kv_heads_label_, kv_heads_);
+  positions_label_ = new QLabel;
+  positions_ = new QComboBox;
+  positions_->setObjectName(QStringLiteral("positions"));
+  for (Positions p : kSchemes) positions_->addItem(QString(), static_cast<int>(p));
+  form_->addRow(positions_label_, positions_);
+  rope_base_label_ = new QLabel;
+  rope_base_ = new QDoubleSpinBox;
+  rope_base_->setObjectName(QStringLiteral("ropeBase"));
+  rope_base_->setDecimals(1);
+  rope_base_->setRange(1.1, 1e9);  // the table's limit is B > 1
+  rope_base_->setValue(10000);
+  form_->addRow(rope_base_label_, rope_base_);
+  window_label_ = new QLabel;
+  window_ = offOrCount("window", "window");
+  form_->addRow(window_label_, window_);
+  global_label_ = new QLabel;
+  global_ = offOrCount("global", "global");
+  form_->addRow(global_label_, global_);
+  stride_label_ = new QLabel;
+  stride_ = offOrCount("stride", "stride");
+  form_->addRow(stride_label_, stride_);
+  pad_to_label_ = new QLabel;
+  pad_to_ = offOrCount("padTo", "pad-to");
+  form_->addRow(pad_to_label_, pad_to_);
+  pad_mask_ = new QCheckBox;
+  pad_mask_->setObjectName(QStringLiteral("padMask"));
+  pad_mask_->setChecked(true);
+  form_->addRow(pad_mask_);
+
+  connect(kv_heads_, &QComboBox::currentIndexChanged, this, &VariantsBox::changed);
+  connect(positions_, &QComboBox::currentIndexChanged, this, [this] {
+    updateEnabled();
+    emit changed();
+  });
+  connect(rope_base_, &QDoubleSpinBox::valueChanged, this, &VariantsBox::changed);
+  for (QSpinBox* spin : {window_, global_, stride_, pad_to_}) {
+    connect(spin, &QSpinBox::valueChanged, this, [this] {
+      updateEnabled();
+      emit changed();
+    });
+  }
+  connect(pad_mask_, &QCheckBox::toggled, this, &VariantsBox::changed);
+  setHeads(heads_);
+  retranslate();
+  updateEnabled();
+}
+
+void VariantsBox::setSettings(const options::LabSettings& s) {
+  const QSignalBlocker b1(kv_heads_), b2(positions_), b3(rope_base_), b4(window_), b5(global_),
+      b6(stride_), b7(pad_to_), b8(pad_mask_);
+  setHeads(s.heads);
+  const int g = s.kv_heads > 0 ? s.kv_heads : s.heads;
+  kv_heads_->setCurrentIndex(std::max(0, kv_heads_->findData(g)));
+  positions_->setCurrentIndex(std::max(0, positions_->findData(static_cast<int>(s.positions))));
+  rope_base_->setValue(s.rope_base);
+  window_->setValue(s.window);
+  global_->setValue(s.global_tokens);
+  stride_->setValue(s.stride);
+  pad_to_->setValue(s.pad_to);
+  pad_mask_->setChecked(s.pad_mask);
+  updateEnabled();
+}
+
+void VariantsBox::apply(options::LabSettings& s) const {
+  // The choice among the divisors of the lab's heads (a model's heads are the model's).
+  const int g = kv_heads_->currentData().toInt();
+  s.kv_heads = g > 0 && g != heads_ && s.heads % g == 0 ? g : 0;
+  s.positions = static_cast<Positions>(positions_->currentData().toInt());
+  s.rope_base = rope_base_->value();
+  s.window = window_->value();
+  s.global_tokens = global_->value();
+  s.stride = stride_->value();
+  s.pad_to = pad_to_->value();
+  s.pad_mask = pad_mask_->isChecked();
+}
+
+void VariantsBox::setHeads(int heads) {
+  heads = std::max(1, heads);
+  const int wanted = kv_heads_->count() > 0 ? kv_heads_->currentData().toInt() : heads;
+  const bool rebuild = heads != heads_ || kv_heads_->count() == 0;
+  heads_ = heads;
+  if (!rebuild) return;
+  const QSignalBlocker block(kv_heads_);
+  kv_heads_->clear();
+  for (int g = heads; g >= 1; --g) {
+    if (heads % g != 0) continue;
+    QString text = QString::number(g);
+    if (g == heads) text = tr("%1 (multi-head)").arg(g);
+    else if (g == 1) text = tr("1 (multi-query)");
+    else text = tr("%1 (grouped: %2 query heads each)").arg(g).arg(heads / g);
+    kv_heads_->addItem(text, g);
+  }
+  // A choice that no longer divides the heads becomes multi-head attention.
+  const int index = kv_heads_->findData(wanted);
+  kv_heads_->setCurrentIndex(index >= 0 ? index : 0);
+}
+
+void VariantsBox::setModelMode(bool model) {
+  model_ = model;
+  updateEnabled();
+  setToolTip(model ? tr("Decided by the model.") : QString());
+}
+
+void VariantsBox::updateEnabled() {
+  for (QWidget* w : std::initializer_list<QWidget*>{kv_heads_, kv_heads_label_, positions_, positions_label_,
+                                                    window_, window_label_, global_, global_label_,
+                                                    pad_to_, pad_to_label_}) {
+    w->setEnabled(!model_);
+  }
+  const bool rope = static_cast<Positions>(positions_->currentData().toInt()) == Positions::kRope;
+  rope_base_->setEnabled(!model_ && rope);
+  rope_base_label_->setEnabled(!model_ && rope);
+  stride_->setEnabled(!model_ && (window_->value() > 0 || stride_->value() > 0));
+  stride_label_->setEnabled(stride_->isEnabled());
+  pad_mask_->setEnabled(!model_ && pad_to_->value() > 0);
+}
+
+void VariantsBox::retranslate() {
+  setTitle(tr("Variants"));
+  kv_heads_label_->setText(tr("K/V heads"));
+  kv_heads_->setToolTip(tr("Grouped-query attention (Ainslie et al. 2023): query heads share K/V heads; "
+                           "the KV cache shrinks by the same factor"));
+  const QSignalBlocker block(kv_heads_);
+  const int current = kv_heads_->currentIndex();
+  const int heads = heads_;
+  heads_ = 0;  // rebuild the texts in the new language
+  setHeads(heads);
+  kv_heads_->setCurrentIndex(current);
+  positions_label_->setText(tr("Positions"));
+  positions_->setItemText(0, tr("sinusoidal (added to the embeddings)"));
+  positions_->setItemText(1, tr("RoPE (rotates q and k)"));
+  positions_->setItemText(2, tr("ALiBi (bias −m·|i − j| on the scores)"));
+  positions_->setItemText(3, tr("none"));
+  rope_base_label_->setText(tr("RoPE base"));
+  window_label_->setText(tr("Sliding window"));
+  window_->setSpecialValueText(tr("off"));
+  window_->setToolTip(tr("Query i sees keys i − W < j ≤ i with the causal mask, |i − j| < W without"));
+  global_label_->setText(tr("Global tokens"));
+  global_->setSpecialValueText(tr("off"));
+  global_->setToolTip(tr("The first K tokens see every key and every query sees them (Longformer)"));
+  stride_label_->setText(tr("Stride"));
+  stride_->setSpecialValueText(tr("off"));
+  stride_->setToolTip(tr("With a window: key j is also visible when (i − j) mod S = 0 (Child et al. 2019)"));
+  pad_to_label_->setText(tr("Pad to"));
+  pad_to_->setSpecialValueText(tr("off"));
+  pad_to_->setToolTip(tr("Pad the text with [PAD] tokens up to N tokens, as a batch is padded"));
+  pad_mask_->setText(tr("Mask the [PAD] keys (off: the classic leak)"));
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,78 @@
+#pragma once
+/// \file variants_box.hpp
+/// The "Variants" group of the inputs: K/V heads (grouped-query attention), the position scheme
+/// (and RoPE's base), the sliding window, global tokens, the stride, and key padding with its
+/// mask on or off — the options --kv-heads, --positions, --rope-base, --window, --global,
+/// --stride, --pad-to and --no-pad-mask of the one option table, whose limits the widgets take.
+/// The settings travel as LabSettings; the worker checks them with options::validate and
+/// options::checkTokens, so a combination the command line refuses is refused here in the same
+/// words (shown inline by the window).
+
+#include <QGroupBox>
+
+#include "options/lab_settings.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+
+namespace attnlab::gui {
+
+/// The Variants group box. Emits `changed` when a value changes (never while setSettings or
+/// setHeads run).
+class VariantsBox : public QGroupBox {
+  Q_OBJECT
+ public:
+  explicit VariantsBox(QWidget* parent = nullptr);
+
+  /// Shows the variant fields of settings (kv_heads, positions, rope_base, window,
+  /// global_tokens, stride, pad_to, pad_mask) for `settings.heads` query heads.
+  void setSettings(const options::LabSettings& settings);
+  /// Writes the shown values into settings' variant fields.
+  void apply(options::LabSettings& settings) const;
+  /// Offers the divisors of `heads` as K/V heads; a choice that no longer divides becomes
+  /// multi-head attention (kv_heads 0).
+  void setHeads(int heads);
+  /// Greys the group out while a model decides everything it holds.
+  void setModelMode(bool model);
+  /// Sets every text in the interface language.
+  void retranslate();
+
+  QComboBox* kvHeadsCombo() const { return kv_heads_; }
+  QComboBox* positionsCombo() const { return positions_; }
+  QSpinBox* windowSpin() const { return window_; }
+  QSpinBox* globalSpin() const { return global_; }
+  QSpinBox* strideSpin() const { return stride_; }
+  QSpinBox* padToSpin() const { return pad_to_; }
+  QCheckBox* padMaskCheck() const { return pad_mask_; }
+
+ signals:
+  void changed();
+
+ private:
+  void updateEnabled();
+
+  int heads_ = 8;
+  bool model_ = false;
+  QFormLayout* form_ = nullptr;
+  QLabel* kv_heads_label_ = nullptr;
+  QComboBox* kv_heads_ = nullptr;
+  QLabel* positions_label_ = nullptr;
+  QComboBox* positions_ = nullptr;
+  QLabel* rope_base_label_ = nullptr;
+  QDoubleSpinBox* rope_base_ = nullptr;
+  QLabel* window_label_ = nullptr;
+  QSpinBox* window_ = nullptr;
+  QLabel* global_label_ = nullptr;
+  QSpinBox* global_ = nullptr;
+  QLabel* stride_label_ = nullptr;
+  QSpinBox* stride_ = nullptr;
+  QLabel* pad_to_label_ = nullptr;
+  QSpinBox* pad_to_ = nullptr;
+  QCheckBox* pad_mask_ = nullptr;
+};
+
+}  // namespace attnlab::gui
