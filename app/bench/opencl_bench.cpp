@@ -1,6 +1,9 @@
 // attention-lab-bench, OpenCL part: Eigen materialised (the reference) vs OpenCL tiled
-// materialised vs OpenCL fused, as a table on stdout and a CSV.
+// materialised vs OpenCL fused, as a table on stdout and a CSV; then the sliding-window table
+// (dense fused vs windowed fused, GFLOP/s on the key blocks each visits, fractions of the FMA
+// peak measured in the same run).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -9,6 +12,7 @@
 
 #include "attnlab/cost.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/spec.hpp"
 #include "attnlab/timing.hpp"
 #include "bench/bench.hpp"
 
@@ -23,6 +27,65 @@ std::string mib(double bytes) {
   else
     std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024));
   return buf;
+}
+
+// (query, key) pairs the fused kernel computes: per block of `rows` queries (16 lanes of a
+// work-item in the CPU-shaped kernel, BQ ≤ 64 work-items in the GPU-shaped one) every key from
+// the first row's visible span start to the last row's end (MaskPattern::span), for every row
+// of the block. Dense causal visits the blocks up to the diagonal; a window of W about n·(W + 16)
+// (causal) or n·(2W + 15) (not).
+double visitedPairs(int n, int rows, bool causal, int window) {
+  MaskPattern pattern;
+  pattern.causal = causal;
+  pattern.window = window;
+  double pairs = 0;
+  for (int i0 = 0; i0 < n; i0 += rows) {
+    const int last = std::min(n, i0 + rows) - 1;
+    pairs += double(last - i0 + 1) * (pattern.span(last, n).second - pattern.span(i0, n).first);
+  }
+  return pairs;
+}
+
+// The sliding-window table (issue 12): dense fused and windowed fused, causal and not.
+void runWindowBench(AttentionTimer& timer, const OpenClBenchOptions& options) {
+  const int n = options.window_n, h = options.window_heads, w = options.window, d = 64;
+  const int rows = timer.cpuShapedKernels() ? 16 : 64;
+  const FmaPeak peak = measureFmaPeak();
+  std::printf(
+      "\nSliding window: n = %d, h = %d, d_k = 64, W = %d, the fused kernel dense and windowed, "
+      "medians of %d after a warm-up.\nFMA peak measured in this run: %.1f GFLOP/s (%d threads, "
+      "%d-float FMA chains).\n\n",
+      n, h, w, options.window_runs, peak.gflops, peak.threads, peak.lanes);
+  std::printf(
+      "| mask | window | fused ms | visited pairs | GFLOP/s on visited blocks | of FMA peak | "
+      "GFLOP/s vs dense | dense ms / windowed ms |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const bool causal : {false, true}) {
+    double dense_ms = 0, dense_gflops = 0;
+    for (const int window : {0, w}) {
+      TimingCase c;
+      c.n = n;
+      c.heads = h;
+      c.d_k = d;
+      c.causal = causal;
+      c.window = window;
+      const std::vector<PathTime> t =
+          timer.time(c, {TimedPath::kOpenClFused}, options.window_runs, INFINITY);
+      const double ms = t.front().median_ms;
+      const double pairs = visitedPairs(n, rows, causal, window);
+      const double gflops = 4.0 * d * h * pairs / (ms * 1e6);  // Q Kᵀ and P V, 2 per FMA
+      if (window == 0) dense_ms = ms, dense_gflops = gflops;
+      std::printf("| %s | %s | %.1f | %.3g | %.1f | %.0f %% | %.0f %% | %.1f× |\n",
+                  causal ? "causal" : "none", window ? std::to_string(window).c_str() : "dense", ms,
+                  pairs, gflops, 100 * gflops / peak.gflops, 100 * gflops / dense_gflops,
+                  dense_ms / ms);
+      std::fflush(stdout);
+    }
+  }
+  std::printf(
+      "\nVisited pairs: per block of %d queries, every key of the block's span (the kernel's "
+      "work; masked keys within a visited block count).\n",
+      rows);
 }
 
 }  // namespace
@@ -112,10 +175,12 @@ int runOpenClBench(const OpenClBenchOptions& options) {
       }
     }
   }
-  std::printf(
-      "\nGFLOP/s count 4·n²·d_k per head (causal too, so skipped blocks show as speed). "
-      "CSV: %s\n",
-      options.csv_path.c_str());
+  if (!options.sizes.empty())
+    std::printf(
+        "\nGFLOP/s count 4·n²·d_k per head (causal too, so skipped blocks show as speed). "
+        "CSV: %s\n",
+        options.csv_path.c_str());
+  if (options.window_n > 0) runWindowBench(timer, options);
   return 0;
 }
 

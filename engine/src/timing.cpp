@@ -189,7 +189,9 @@ std::vector<PathTime> AttentionTimer::time(const TimingCase& c, const std::vecto
   Tensor3 o;
 #ifdef ATTNLAB_WITH_OPENCL
   opencl::Attended attended;
-  const opencl::MaskParams mask{c.causal, 0, 0};
+  opencl::MaskParams mask;
+  mask.causal = c.causal;
+  mask.window = c.window;
   if (hasOpenCl()) prepare(c.d_k);
 #endif
   std::vector<std::function<void()>> calls;
