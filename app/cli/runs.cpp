@@ -323,7 +323,7 @@ void writeDifferenceCsv(const std::string& path, const DifferenceMaps& d) {
           f << ha << ',' << hb << ',' << i << ',' << csvText(d.query_tokens.value(i)) << ',' << j
             << ',' << csvText(d.key_tokens.value(j)) << ',' << a.weights(ha, i, j) << ','
             << b.weights(hb, i, j) << ',' << w.delta(map, i, j) << ','
-            << (isMasked(w.mask, i, j, w.delta.cols) ? 1 : 0) << '\n';
+            << (w.mask_pattern.visible(i, j) ? 0 : 1) << '\n';
         }
       }
     }

@@ -45,6 +45,7 @@ AttentionResult differenceResult(const WeightDifference& d) {
   AttentionResult r;
   r.mechanism = Mechanism::kScaled;
   r.mask = d.mask;
+  r.mask_pattern = d.mask_pattern;
   r.weights = d.delta;
   r.scores = d.delta;
   return r;

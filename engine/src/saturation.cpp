@@ -124,13 +124,16 @@ SaturationAnalysis saturationOfSentence(const AttentionSpec& spec, std::uint64_t
     const LabRun* runs[2] = {&unscaled, &scaled};
     for (int which = 0; which < 2; ++which) {
       const AttentionResult& r = runs[which]->attention;
+      const MaskPattern pattern = r.pattern();
       for (int h = 0; h < r.heads(); ++h) {
         for (int i = 0; i < r.nQ(); ++i) {
-          const auto [lo, hi] = visibleKeys(r.mask, i, r.nK());
-          if (hi - lo < 2) continue;  // a row with one visible key is one-hot by construction
-          acc[which].add(rowStats(r.weights.row(h, i), r.nK(), hi - lo));
+          const auto [lo, hi] = pattern.span(i, r.nK());
+          const int visible = pattern.visibleCount(i, r.nK());
+          if (visible < 2) continue;  // a row with one visible key is one-hot by construction
+          acc[which].add(rowStats(r.weights.row(h, i), r.nK(), visible));
           if (which == 0)
-            for (int j = lo; j < hi; ++j) moments.add(r.scores(h, i, j));
+            for (int j = lo; j < hi; ++j)
+              if (pattern.visible(i, j)) moments.add(r.scores(h, i, j));
         }
       }
     }

@@ -10,6 +10,7 @@ namespace attnlab {
 namespace {
 constexpr int kMaxHeads = 256;
 constexpr int kMaxWidth = 16384;  // d_model, d_k, d_v, d_a
+constexpr int kMaxTokens = 1 << 24;  // window, global tokens, stride, valid keys
 
 void requireRange(const char* name, int value, int lo, int hi) {
   if (value < lo || value > hi) {
@@ -37,6 +38,21 @@ void AttentionSpec::validate() const {
   }
   if (d_v != 0) requireRange("d_v", d_v, 1, kMaxWidth);
   if (d_a != 0) requireRange("d_a", d_a, 1, kMaxWidth);
+  requireRange("kv_heads", kv_heads, 0, kMaxHeads);
+  if (kv_heads > 0 && heads % kv_heads != 0) {
+    std::ostringstream msg;
+    msg << "kv heads (" << kv_heads << ") must divide heads (" << heads << ")";
+    throw Error(ErrorCode::kInvalidArgument, msg.str());
+  }
+  if (window < 0) requireRange("window", window, 1, kMaxTokens);
+  if (global_tokens < 0) requireRange("global", global_tokens, 0, kMaxTokens);
+  if (stride < 0) requireRange("stride", stride, 1, kMaxTokens);
+  if (valid_keys < -1) requireRange("valid_keys", valid_keys, -1, kMaxTokens);
+  if (!(std::isfinite(rope_base) && rope_base > 1)) {
+    std::ostringstream msg;
+    msg << "rope base must be a finite number > 1 (got " << rope_base << ")";
+    throw Error(ErrorCode::kInvalidArgument, msg.str());
+  }
   if (temperature && !(std::isfinite(*temperature) && *temperature > 0)) {
     std::ostringstream msg;
     msg << "temperature must be a finite number > 0 (got " << *temperature << ")";
@@ -62,5 +78,24 @@ std::string toString(Mechanism mechanism) {
 }
 
 std::string toString(Mask mask) { return mask == Mask::kCausal ? "causal" : "none"; }
+
+Positions parsePositions(std::string_view name) {
+  if (name == "sinusoidal") return Positions::kSinusoidal;
+  if (name == "rope") return Positions::kRope;
+  if (name == "alibi") return Positions::kAlibi;
+  if (name == "none") return Positions::kNone;
+  throw Error(ErrorCode::kInvalidArgument, "unknown position scheme '" + std::string(name) +
+                                               "' (use sinusoidal, rope, alibi or none)");
+}
+
+std::string toString(Positions positions) {
+  switch (positions) {
+    case Positions::kSinusoidal: return "sinusoidal";
+    case Positions::kRope: return "rope";
+    case Positions::kAlibi: return "alibi";
+    case Positions::kNone: return "none";
+  }
+  return "unknown";
+}
 
 }  // namespace attnlab

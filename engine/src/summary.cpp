@@ -23,26 +23,27 @@ AttentionSummary summarizeAttention(const AttentionResult& a, int bins) {
     }
   }
   AttentionSummary r;
+  const MaskPattern pattern = a.pattern();
   r.row_entropy.assign(static_cast<std::size_t>(n_q), 0.0);
   r.row_max_entropy.assign(static_cast<std::size_t>(n_q), 0.0);
   for (int i = 0; i < n_q; ++i) {
     double sum = 0;
     for (int k = 0; k < h; ++k) sum += a.stats[static_cast<std::size_t>(k)].entropy[static_cast<std::size_t>(i)];
     r.row_entropy[static_cast<std::size_t>(i)] = h > 0 ? sum / h : 0;
-    const auto [lo, hi] = visibleKeys(a.mask, i, n_k);
-    r.row_max_entropy[static_cast<std::size_t>(i)] = hi - lo > 0 ? std::log(static_cast<double>(hi - lo)) : 0;
+    const int visible = pattern.visibleCount(i, n_k);
+    r.row_max_entropy[static_cast<std::size_t>(i)] = visible > 0 ? std::log(static_cast<double>(visible)) : 0;
   }
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   const bool has_scores = a.scores.data.size() == a.weights.data.size();
   for (int k = 0; k < h; ++k) {
     for (int i = 0; i < n_q; ++i) {
-      const auto [first, last] = visibleKeys(a.mask, i, n_k);
+      const auto [first, last] = pattern.span(i, n_k);
       const float* w = a.weights.row(k, i);
       for (int j = first; j < last; ++j) r.max_weight = std::max(r.max_weight, static_cast<double>(w[j]));
       if (!has_scores) continue;
       const float* s = a.scores.row(k, i);
       for (int j = first; j < last; ++j) {
-        if (!std::isfinite(s[j])) continue;
+        if (!std::isfinite(s[j]) || !pattern.visible(i, j)) continue;
         lo = std::min(lo, static_cast<double>(s[j]));
         hi = std::max(hi, static_cast<double>(s[j]));
       }
@@ -59,10 +60,10 @@ AttentionSummary summarizeAttention(const AttentionResult& a, int bins) {
   const double width = (hi - lo) / bins;
   for (int k = 0; k < h; ++k) {
     for (int i = 0; i < n_q; ++i) {
-      const auto [first, last] = visibleKeys(a.mask, i, n_k);
+      const auto [first, last] = pattern.span(i, n_k);
       const float* s = a.scores.row(k, i);
       for (int j = first; j < last; ++j) {
-        if (!std::isfinite(s[j])) continue;
+        if (!std::isfinite(s[j]) || !pattern.visible(i, j)) continue;
         const int bin = std::clamp(static_cast<int>((s[j] - lo) / width), 0, bins - 1);
         r.histogram.count[static_cast<std::size_t>(bin)] += 1;
       }

@@ -11,11 +11,14 @@
 
 namespace attnlab {
 
-/// Per-head queries, keys and values, plus the additive mechanism's parameters.
+/// Per-head queries, keys and values, plus the additive mechanism's parameters. Keys and values
+/// may have fewer heads than the queries (grouped-query attention, Ainslie et al. 2023): G =
+/// AttentionSpec::kv_heads (or h when it is 0) heads, G dividing h; query head i then uses K/V
+/// head kvHeadOf(i, h, G).
 struct AttentionInputs {
   Tensor3 q;  ///< Queries [h, n_q, d_k].
-  Tensor3 k;  ///< Keys    [h, n_k, d_k].
-  Tensor3 v;  ///< Values  [h, n_k, d_v].
+  Tensor3 k;  ///< Keys    [G, n_k, d_k].
+  Tensor3 v;  ///< Values  [G, n_k, d_v].
   // Additive attention only (Bahdanau et al. 2015): per head, e_ij = vᵀ tanh(W_a q_i + U_a k_j).
   Tensor3 w_a;  ///< W_a as [h, d_k, d_a] (right-multiplied: q_i W_a).
   Tensor3 u_a;  ///< U_a as [h, d_k, d_a] (right-multiplied: k_j U_a).
@@ -27,8 +30,9 @@ struct AttentionInputs {
 struct HeadStats {
   std::vector<float> max_weight;          ///< max_j p_j, in [1/n, 1].
   std::vector<float> entropy;             ///< H = −Σ p_j ln p_j, in nats.
-  /// H / ln(n_visible), in [0, 1], where n_visible is the number of unmasked keys of the row
-  /// (n_k without a mask, i + 1 for causal row i); 0 when n_visible ≤ 1.
+  /// H / ln(n_visible), in [0, 1], where n_visible is the number of keys of the row the mask
+  /// pattern leaves visible (MaskPattern::visibleCount: n_k without a mask, i + 1 for causal
+  /// row i); 0 when n_visible ≤ 1.
   std::vector<float> normalized_entropy;
   std::vector<float> effective_keys;      ///< exp(H): how many keys the row effectively uses.
   /// ‖diag(p) − p pᵀ‖_F, the Frobenius norm of the softmax Jacobian ∂p/∂s: 0 for a one-hot row,
@@ -55,8 +59,13 @@ std::string fallbackText(FallbackCode code, const std::vector<std::string>& args
 struct AttentionResult {
   Mechanism mechanism = Mechanism::kScaled;
   Mask mask = Mask::kNone;
+  /// The pairs the result hid beyond `mask` (AttentionSpec::maskPattern(): window, global tokens,
+  /// stride, key padding); every backend sets it. Read it through pattern().
+  MaskPattern mask_pattern;
   double scale = 1.0;     ///< The factor applied to raw scores (see AttentionSpec::scoreScale).
-  Tensor3 scores;         ///< Scores (logits) after the scale, before the mask [h, n_q, n_k].
+  /// Scores (logits) after the scale and the ALiBi bias (Positions::kAlibi), before the mask
+  /// [h, n_q, n_k].
+  Tensor3 scores;
   Tensor3 weights;        ///< Attention weights, softmax over keys [h, n_q, n_k]; masked = 0.
   Tensor3 head_outputs;   ///< Per-head outputs P_h V_h [h, n_q, d_v].
   std::vector<HeadStats> stats;  ///< One entry per head.
@@ -71,6 +80,14 @@ struct AttentionResult {
     fallback_reason = fallbackText(code, args);
     fallback_code = code;
     fallback_args = std::move(args);
+  }
+
+  /// Every (query, key) pair the result hid: mask_pattern, causal also when mask is kCausal.
+  /// Weights outside it are exactly 0.
+  MaskPattern pattern() const {
+    MaskPattern p = mask_pattern;
+    p.causal = p.causal || mask == Mask::kCausal;
+    return p;
   }
 
   int heads() const { return weights.h; }
@@ -102,14 +119,20 @@ struct ScoreScale {
 ScoreScale splitScoreScale(double scale, double bound);
 
 /// Computes attention on the CPU (Eigen), the reference implementation.
-/// Inputs: q [h, n_q, d_k], k [h, n_k, d_k], v [h, n_k, d_v] (and w_a, u_a, v_a for kAdditive).
+/// Inputs: q [h, n_q, d_k], k [G, n_k, d_k], v [G, n_k, d_v] with G = spec.kv_heads (h when 0;
+/// query head i reads K/V head kvHeadOf(i, h, G), Ainslie et al. 2023) (and w_a, u_a, v_a
+/// [h, …] for kAdditive).
 /// Scores S = scale · Q Kᵀ (the queries scaled before the product) or the additive energies
-/// e = vᵀ tanh(W_a q + U_a k) (formed in double) times the temperature's 1/T; weights P = softmax
-/// over the visible keys with the row maximum subtracted, the exponentials in float32, their sum
-/// in double, so every row sums to 1 within ~1e-7. A masked weight is exactly 0 whatever the
-/// scores; a row with every key masked gets zero weights, a zero output row and zero statistics.
+/// e = vᵀ tanh(W_a q + U_a k) (formed in double) times the temperature's 1/T; with
+/// Positions::kAlibi the bias alibiBias(m_h, i, j, causal) is then added (Press et al. 2022, §3;
+/// m_h = alibiSlopes(h)[head]), and the reported scores include it. Weights P = softmax over the
+/// keys spec.maskPattern() leaves visible, the row maximum subtracted, the exponentials in
+/// float32, their sum in double, so every row sums to 1 within ~1e-7. A masked weight is exactly
+/// 0 whatever the scores; a row with every key masked gets zero weights, a zero output row and
+/// zero statistics.
 /// Extreme scores follow the overflow contract of ScoreScale: finite inputs never give NaN or a
-/// clamped score; a temperature whose 1/T overflows float32 gives the one-hot limit.
+/// clamped score; a temperature whose 1/T overflows float32 gives the one-hot limit. (The ALiBi
+/// bias is added to x' as bias / b, so S = b·x' + bias; with b = 1 that is x' + bias.)
 /// Throws Error(kInvalidArgument) when shapes disagree or spec is invalid; kMask kCausal requires
 /// n_q == n_k.
 AttentionResult computeAttentionCpu(const AttentionInputs& inputs, const AttentionSpec& spec);
@@ -121,6 +144,12 @@ AttentionResult computeAttentionCpu(const AttentionInputs& inputs, const Attenti
 /// the engine's x' are finite) share the weight equally; a row of −inf scores is uniform.
 /// Returns false and zeros p when the range is empty.
 bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float score_factor = 1.0f);
+
+/// softmaxRow over the keys of query row i that `pattern` leaves visible (any pattern, contiguous
+/// or not: global tokens and strides leave gaps); the same numerics, masked weights exactly 0.
+/// Returns false and zeros p when no key is visible.
+bool softmaxRowMasked(const float* scores, float* p, int n, const MaskPattern& pattern, int i,
+                      float score_factor = 1.0f);
 
 /// Statistics of one weight row p of length n with n_visible unmasked keys (see HeadStats).
 struct RowStats {

@@ -17,6 +17,9 @@ struct WeightDifference {
   /// kCausal when both sides are causal (a cell hidden from both is masked in Δ too); kNone
   /// otherwise, where a cell one side masks has that side's weight 0.
   Mask mask = Mask::kNone;
+  /// The cells masked in Δ: both sides' MaskPattern when they are equal; otherwise only the causal
+  /// mask when both are causal, else nothing (a cell one side masks has that side's weight 0).
+  MaskPattern mask_pattern;
   double max_abs = 0;  ///< max |Δ| over every map and visible cell (0 when identical).
   int map = -1;        ///< Where max |Δ| first occurs (row-major order), −1 when no cell is
   int query = -1;      ///< visible.

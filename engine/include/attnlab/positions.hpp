@@ -69,4 +69,12 @@ Matrix permuteRotateHalfRows(const Matrix& w, int heads, int d);
 /// Throws Error(kInvalidArgument) when heads < 1.
 std::vector<float> alibiSlopes(int heads);
 
+/// ALiBi's bias for query i and key j with slope m (a value of alibiSlopes), in score units:
+/// −m·(i − j) with a causal mask, −m·|i − j| without (Press et al. 2022, §3), formed in float32
+/// as −(m · float(d)) so that every backend adds the very same value.
+inline float alibiBias(float slope, int i, int j, bool causal) {
+  const int d = causal ? i - j : (i > j ? i - j : j - i);
+  return -(slope * static_cast<float>(d));
+}
+
 }  // namespace attnlab

@@ -82,6 +82,22 @@ struct MaskPattern {
   }
   /// True for the pattern that shows everything (no causal mask either).
   bool none() const { return !causal && window <= 0 && global <= 0 && valid_keys < 0; }
+  /// How many of the keys [0, n_k) query i may see (the n_visible of the row statistics).
+  int visibleCount(int i, int n_k) const {
+    const auto [lo, hi] = span(i, n_k);
+    if (contiguous()) return hi - lo;
+    int count = 0;
+    for (int j = lo; j < hi; ++j) count += visible(i, j) ? 1 : 0;
+    return count;
+  }
+  /// The visible fraction of an [n_q, n_k] matrix of (query, key) pairs, in [0, 1].
+  double visibleFraction(int n_q, int n_k) const {
+    if (n_q < 1 || n_k < 1) return 0.0;
+    double count = 0;
+    for (int i = 0; i < n_q; ++i) count += visibleCount(i, n_k);
+    return count / (static_cast<double>(n_q) * n_k);
+  }
+  bool operator==(const MaskPattern&) const = default;
 };
 
 /// Everything that decides the attention computation apart from the inputs themselves.
@@ -149,6 +165,11 @@ Mechanism parseMechanism(std::string_view name);
 std::string toString(Mechanism mechanism);
 /// "none" or "causal".
 std::string toString(Mask mask);
+/// Parses "sinusoidal", "rope", "alibi" or "none" (case-sensitive). Throws
+/// Error(kInvalidArgument) naming the value and the accepted ones.
+Positions parsePositions(std::string_view name);
+/// The lower-case name used by the CLI and JSON ("sinusoidal", "rope", "alibi", "none").
+std::string toString(Positions positions);
 
 /// The keys query i may see, as the half-open range [first, second) of key indices in [0, n_k).
 /// Every mask the engine knows leaves a contiguous range: [0, n_k) for none, [0, min(i + 1, n_k))

@@ -29,6 +29,12 @@ WeightDifference weightDifference(const AttentionResult& a, const std::vector<in
   const int m = static_cast<int>(heads_a.size()), n_q = a.nQ(), n_k = a.nK();
   WeightDifference d;
   d.mask = a.mask == Mask::kCausal && b.mask == Mask::kCausal ? Mask::kCausal : Mask::kNone;
+  if (a.pattern() == b.pattern()) {
+    d.mask_pattern = a.pattern();
+  } else {
+    d.mask_pattern = MaskPattern{};
+    d.mask_pattern.causal = d.mask == Mask::kCausal;
+  }
   d.delta = Tensor3(m, n_q, n_k);
   for (int map = 0; map < m; ++map) {
     const auto ha = static_cast<std::size_t>(map);
@@ -36,11 +42,10 @@ WeightDifference weightDifference(const AttentionResult& a, const std::vector<in
       const float* pa = a.weights.row(heads_a[ha], i);
       const float* pb = b.weights.row(heads_b[ha], i);
       float* out = d.delta.row(map, i);
-      const auto [lo, hi] = visibleKeys(d.mask, i, n_k);
       for (int j = 0; j < n_k; ++j) {
         const double delta = static_cast<double>(pa[j]) - static_cast<double>(pb[j]);
         out[j] = static_cast<float>(delta);
-        if (j < lo || j >= hi) continue;
+        if (!d.mask_pattern.visible(i, j)) continue;
         if (d.map < 0 || std::fabs(delta) > d.max_abs) {
           d.max_abs = std::fabs(delta);
           d.map = map;

@@ -7,6 +7,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/positions.hpp"
 #include "cpu/attention_cpu.hpp"
 
 namespace attnlab {
@@ -33,7 +34,8 @@ double dotProductBound(const Tensor3& q, const Tensor3& k) {
   double bound = 0;
   for (int head = 0; head < q.h; ++head) {
     const double q_max = q.head(head).cast<double>().rowwise().norm().maxCoeff();
-    const double k_max = k.head(head).cast<double>().rowwise().norm().maxCoeff();
+    const double k_max =
+        k.head(kvHeadOf(head, q.h, k.h)).cast<double>().rowwise().norm().maxCoeff();
     bound = std::max(bound, q_max * std::max(1.0, k_max));
   }
   return bound;
@@ -79,6 +81,29 @@ bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float scor
   return true;
 }
 
+bool softmaxRowMasked(const float* scores, float* p, int n, const MaskPattern& pattern, int i,
+                      float score_factor) {
+  const auto [lo, hi] = pattern.span(i, n);
+  if (pattern.contiguous()) return softmaxRow(scores, p, n, lo, hi, score_factor);
+  // Gaps (global tokens, strides): the visible scores gathered into one contiguous row, softmaxed
+  // with the same numerics, and scattered back.
+  thread_local std::vector<float> x, w;
+  thread_local std::vector<int> index;
+  x.clear();
+  index.clear();
+  for (int j = lo; j < hi; ++j) {
+    if (!pattern.visible(i, j)) continue;
+    x.push_back(scores[j]);
+    index.push_back(j);
+  }
+  std::fill(p, p + n, 0.0f);
+  const int count = static_cast<int>(x.size());
+  w.resize(x.size());
+  if (!softmaxRow(x.data(), w.data(), count, 0, count, score_factor)) return false;
+  for (int t = 0; t < count; ++t) p[index[t]] = w[t];
+  return true;
+}
+
 RowStats rowStats(const float* p, int n, int n_visible) {
   RowStats s;
   // Sums in double over the row, vectorised (omp simd reductions); p ln p formed in float with
@@ -118,9 +143,12 @@ RowStats rowStats(const float* p, int n, int n_visible) {
 void checkAttentionInputs(const AttentionInputs& in, const AttentionSpec& spec) {
   std::ostringstream msg;
   const int h = in.q.h;
-  if (h < 1 || in.k.h != h || in.v.h != h) {
-    msg << "q, k and v must have the same number of heads ≥ 1 (got " << in.q.h << ", " << in.k.h
-        << ", " << in.v.h << ")";
+  const int g = spec.kv_heads > 0 ? spec.kv_heads : h;
+  if (h < 1 || g < 1 || h % g != 0) {
+    msg << "the " << g << " K/V heads must divide the " << h << " query heads";
+  } else if (in.k.h != g || in.v.h != g) {
+    msg << "k and v must have " << g << (g == h ? " heads, as q has" : " K/V heads") << " (got "
+        << in.k.h << " and " << in.v.h << ")";
   } else if (in.q.cols != in.k.cols) {
     msg << "queries and keys must have the same width d_k (got " << in.q.cols << " and "
         << in.k.cols << ")";
@@ -145,6 +173,7 @@ void checkAttentionInputs(const AttentionInputs& in, const AttentionSpec& spec) 
 void fillRowStats(AttentionResult& r) {
   const int h = r.heads(), n_q = r.nQ(), n_k = r.nK();
   r.stats.assign(h, HeadStats{});
+  const MaskPattern pattern = r.pattern();
 #pragma omp parallel for schedule(dynamic, 1) if (h > 1 && double(n_q) * n_k * h >= 65536.0)
   for (int head = 0; head < h; ++head) {
     HeadStats& st = r.stats[head];
@@ -154,8 +183,8 @@ void fillRowStats(AttentionResult& r) {
     st.effective_keys.resize(n_q);
     st.jacobian_norm.resize(n_q);
     for (int i = 0; i < n_q; ++i) {
-      const auto [lo, hi] = visibleKeys(r.mask, i, n_k);
-      const RowStats rs = rowStats(r.weights.row(head, i), n_k, hi - lo);
+      const RowStats rs =
+          rowStats(r.weights.row(head, i), n_k, pattern.visibleCount(i, n_k));
       st.max_weight[i] = static_cast<float>(rs.max_weight);
       st.entropy[i] = static_cast<float>(rs.entropy);
       st.normalized_entropy[i] = static_cast<float>(rs.normalized_entropy);
@@ -208,6 +237,7 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   AttentionResult r;
   r.mechanism = spec.mechanism;
   r.mask = spec.mask;
+  r.mask_pattern = spec.maskPattern();
   r.scale = spec.scoreScale(in.q.cols);
   r.scores = Tensor3(h, n_q, n_k);
   r.weights = Tensor3(h, n_q, n_k);
@@ -217,26 +247,40 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   const bool additive = spec.mechanism == Mechanism::kAdditive;
   const ScoreScale split = splitScoreScale(
       r.scale, additive ? additiveEnergyBound(in.v_a) : dotProductBound(in.q, in.k));
+  const int g = in.k.h;
+  const bool causal = spec.mask == Mask::kCausal;
+  const std::vector<float> slopes =
+      spec.positions == Positions::kAlibi ? alibiSlopes(h) : std::vector<float>();
   // Heads in parallel, each on one thread (Eigen does not nest inside the parallel region).
 #pragma omp parallel for schedule(dynamic, 1) if (h > 1 && double(n_q) * n_k * h >= 65536.0)
   for (int head = 0; head < h; ++head) {
+    const int kv = kvHeadOf(head, h, g);
     auto s = r.scores.head(head);
     if (additive) {
-      additiveScores(in.q.head(head), in.k.head(head), in.w_a.head(head), in.u_a.head(head),
+      additiveScores(in.q.head(head), in.k.head(kv), in.w_a.head(head), in.u_a.head(head),
                      in.v_a.head(head), split.query_factor, s);
     } else {
-      dotScores(in.q.head(head), in.k.head(head), split.query_factor, s);
+      dotScores(in.q.head(head), in.k.head(kv), split.query_factor, s);
+    }
+    if (!slopes.empty()) {
+      // x'' = x' + bias / b, so that S = b·x'' = b·x' + bias (exactly x' + bias when b = 1).
+      const float b = split.score_factor;
+      for (int i = 0; i < n_q; ++i) {
+        float* row = r.scores.row(head, i);
+        for (int j = 0; j < n_k; ++j) {
+          const float bias = alibiBias(slopes[head], i, j, causal);
+          row[j] += b == 1.0f ? bias : bias / b;
+        }
+      }
     }
     auto p = r.weights.head(head);
-    for (int i = 0; i < n_q; ++i) {
-      const auto [lo, hi] = visibleKeys(spec.mask, i, n_k);
-      softmaxRow(r.scores.row(head, i), r.weights.row(head, i), n_k, lo, hi,
-                 split.score_factor);
-    }
+    for (int i = 0; i < n_q; ++i)
+      softmaxRowMasked(r.scores.row(head, i), r.weights.row(head, i), n_k, r.mask_pattern, i,
+                       split.score_factor);
     // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
     if (split.score_factor != 1.0f) s.array() *= split.score_factor;
     // A fully masked row has zero weights, hence a zero output row.
-    r.head_outputs.head(head).noalias() = p * in.v.head(head);
+    r.head_outputs.head(head).noalias() = p * in.v.head(kv);
   }
   fillRowStats(r);
   return r;

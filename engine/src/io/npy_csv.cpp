@@ -84,13 +84,14 @@ void writeCsvRows(std::ofstream& out, const std::string& prefix, const Attention
   if (head >= result.heads())
     throw Error(ErrorCode::kInvalidArgument, "head " + std::to_string(head) + " does not exist");
   const int first = head < 0 ? 0 : head, last = head < 0 ? result.heads() : head + 1;
+  const MaskPattern pattern = result.pattern();
   for (int h = first; h < last; ++h) {
     for (int i = 0; i < result.nQ(); ++i) {
       for (int j = 0; j < result.nK(); ++j) {
         out << prefix << h << ',' << i << ',' << csvField(query_tokens.at(i).text) << ',' << j
             << ',' << csvField(key_tokens.at(j).text) << ',' << formatFloat(result.scores(h, i, j))
             << ',' << formatFloat(result.weights(h, i, j)) << ','
-            << (isMasked(result.mask, i, j, result.nK()) ? 1 : 0) << '\n';
+            << (pattern.visible(i, j) ? 0 : 1) << '\n';
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "attnlab/error.hpp"
+#include "attnlab/positions.hpp"
 
 namespace attnlab {
 
@@ -80,26 +81,36 @@ Tensor3 splitHeads(const Eigen::Ref<const Matrix>& x, int h, int w) {
 }  // namespace
 
 SyntheticModel::SyntheticModel(const AttentionSpec& spec, std::uint64_t seed, bool positions)
-    : spec_(spec), seed_(seed), positions_(positions) {
+    : spec_(spec), seed_(seed) {
+  if (!positions) spec_.positions = Positions::kNone;
   spec_.validate();
-  const int h = spec_.heads, d_model = spec_.d_model, d_k = spec_.resolvedDk(),
-            d_v = spec_.resolvedDv();
+  const int h = spec_.heads, g = spec_.resolvedKvHeads(), d_model = spec_.d_model,
+            d_k = spec_.resolvedDk(), d_v = spec_.resolvedDv();
+  if (spec_.positions == Positions::kRope && d_k % 2 != 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "RoPE rotates pairs of dimensions: d_k must be even (got " + std::to_string(d_k) +
+                    ")");
+  }
   const double var = 1.0 / d_model;
-  w_qkv_.resize(d_model, h * (2 * d_k + d_v));
+  w_qkv_.resize(d_model, h * d_k + g * (d_k + d_v));
   w_o_.resize(h * d_v, d_model);
-  // One stream per matrix and head, so changing one width leaves the other matrices alone.
-  for (int k = 0; k < h; ++k) {
+  // One stream per matrix and head, so changing one width (or G) leaves the other matrices alone.
+  for (int k = 0; k < h; ++k)
+    drawNormal(w_qkv_.middleCols(k * d_k, d_k), "W_Q/head" + std::to_string(k), seed, var);
+  for (int k = 0; k < g; ++k) {
     const std::string tag = "/head" + std::to_string(k);
-    drawNormal(w_qkv_.middleCols(k * d_k, d_k), "W_Q" + tag, seed, var);
     drawNormal(w_qkv_.middleCols(h * d_k + k * d_k, d_k), "W_K" + tag, seed, var);
-    drawNormal(w_qkv_.middleCols(2 * h * d_k + k * d_v, d_v), "W_V" + tag, seed, var);
+    drawNormal(w_qkv_.middleCols(h * d_k + g * d_k + k * d_v, d_v), "W_V" + tag, seed, var);
   }
   drawNormal(w_o_, "W_O", seed, 1.0 / (h * d_v));
 }
 
 bool SyntheticModel::sameWeights(const AttentionSpec& spec, std::uint64_t seed,
                                  bool positions) const {
-  return seed == seed_ && positions == positions_ && spec.heads == spec_.heads &&
+  const Positions scheme = positions ? spec.positions : Positions::kNone;
+  return seed == seed_ && scheme == spec_.positions &&
+         (scheme != Positions::kRope || spec.rope_base == spec_.rope_base) &&
+         spec.heads == spec_.heads && spec.resolvedKvHeads() == spec_.resolvedKvHeads() &&
          spec.d_model == spec_.d_model && spec.resolvedDk() == spec_.resolvedDk() &&
          spec.resolvedDv() == spec_.resolvedDv() && spec.resolvedDa() == spec_.resolvedDa();
 }
@@ -120,7 +131,7 @@ Matrix SyntheticModel::embed(const std::vector<Token>& tokens) const {
   Matrix x(n, d_model);
   const std::lock_guard<std::mutex> lock(cache_mutex_);
   for (int i = 0; i < n; ++i) x.row(i) = tokenVector(tokens[i].text).transpose();
-  if (positions_) {
+  if (spec_.positions == Positions::kSinusoidal) {
     if (positions_cache_.rows() < n) positions_cache_ = sinusoidalPositions(std::max(n, 64), d_model);
     // Token vectors have unit variance and sinusoids variance ½: rescale the sum back to 1.
     x = (x + positions_cache_.topRows(n)) * static_cast<float>(1.0 / std::sqrt(1.5));
@@ -130,19 +141,24 @@ Matrix SyntheticModel::embed(const std::vector<Token>& tokens) const {
 
 AttentionInputs SyntheticModel::project(const Matrix& x_query, const Matrix& x_key,
                                         Mechanism mechanism) const {
-  const int h = spec_.heads, d_k = spec_.resolvedDk(), d_v = spec_.resolvedDv();
-  const Eigen::Index qk = qkWidth();
+  const int h = spec_.heads, g = spec_.resolvedKvHeads(), d_k = spec_.resolvedDk(),
+            d_v = spec_.resolvedDv();
+  const Eigen::Index qw = qWidth(), kw = kWidth();
   AttentionInputs in;
   if (&x_query == &x_key) {
     const Matrix qkv = x_query * w_qkv_;  // self-attention: one product for Q, K and V
-    in.q = splitHeads(qkv.leftCols(qk), h, d_k);
-    in.k = splitHeads(qkv.middleCols(qk, qk), h, d_k);
-    in.v = splitHeads(qkv.rightCols(qkv.cols() - 2 * qk), h, d_v);
+    in.q = splitHeads(qkv.leftCols(qw), h, d_k);
+    in.k = splitHeads(qkv.middleCols(qw, kw), g, d_k);
+    in.v = splitHeads(qkv.rightCols(qkv.cols() - qw - kw), g, d_v);
   } else {
-    const Matrix kv = x_key * w_qkv_.rightCols(w_qkv_.cols() - qk);
-    in.q = splitHeads(x_query * w_qkv_.leftCols(qk), h, d_k);
-    in.k = splitHeads(kv.leftCols(qk), h, d_k);
-    in.v = splitHeads(kv.rightCols(kv.cols() - qk), h, d_v);
+    const Matrix kv = x_key * w_qkv_.rightCols(w_qkv_.cols() - qw);
+    in.q = splitHeads(x_query * w_qkv_.leftCols(qw), h, d_k);
+    in.k = splitHeads(kv.leftCols(kw), g, d_k);
+    in.v = splitHeads(kv.rightCols(kv.cols() - kw), g, d_v);
+  }
+  if (spec_.positions == Positions::kRope) {
+    rotate(in.q);
+    rotate(in.k);
   }
   if (mechanism == Mechanism::kAdditive) {
     std::call_once(additive_once_, [this, h, d_k] {
@@ -164,6 +180,12 @@ AttentionInputs SyntheticModel::project(const Matrix& x_query, const Matrix& x_k
     in.v_a = v_a_;
   }
   return in;
+}
+
+void SyntheticModel::rotate(Tensor3& t) const {
+  const RopeTable table = makeRopeTable(t.rows, t.cols, spec_.rope_base);
+  // Each head is a [n, d_k] block: one "head" per row, row stride d_k.
+  for (int k = 0; k < t.h; ++k) applyRope(t.row(k, 0), t.rows, 1, t.cols, t.cols, table);
 }
 
 Matrix SyntheticModel::combineHeads(const Tensor3& head_outputs) const {
@@ -195,12 +217,18 @@ std::vector<Token> tokenizeNonEmpty(std::string_view text, const std::string& wh
 }  // namespace
 
 LabRun runSynthetic(const SyntheticModel& model, const AttentionSpec& spec, std::string_view text,
-                    const std::optional<std::string>& source, Backend& backend) {
+                    const std::optional<std::string>& source, Backend& backend,
+                    const KeyPadding& padding) {
   const auto start = std::chrono::steady_clock::now();
-  if (!model.sameWeights(spec, model.seed(), model.positions()))
+  // The positions are the model's (they decide its embeddings and rotations; ALiBi reaches the
+  // backend through the spec).
+  AttentionSpec run_spec = spec;
+  run_spec.positions = model.positionScheme();
+  run_spec.rope_base = model.spec().rope_base;
+  if (!model.sameWeights(run_spec, model.seed()))
     throw Error(ErrorCode::kInvalidArgument,
                 "the spec's heads and widths differ from the synthetic model's");
-  spec.validate();
+  run_spec.validate();
   if (source && spec.mask == Mask::kCausal)
     throw Error(ErrorCode::kInvalidArgument,
                 "the causal mask applies to self-attention only; drop the causal mask or the "
@@ -208,12 +236,30 @@ LabRun runSynthetic(const SyntheticModel& model, const AttentionSpec& spec, std:
   LabRun run;
   run.cross = source.has_value();
   run.query_tokens = tokenizeNonEmpty(text, "the text");
+  if (padding.pad_to > 0) {
+    if (run.cross)
+      throw Error(ErrorCode::kInvalidArgument,
+                  "key padding applies to self-attention only; drop the padding or the source "
+                  "text");
+    const int n = static_cast<int>(run.query_tokens.size());
+    if (padding.pad_to < n)
+      throw Error(ErrorCode::kInvalidArgument,
+                  "the text has " + std::to_string(n) + " tokens, more than pad-to (" +
+                      std::to_string(padding.pad_to) + ")");
+    Token pad;
+    pad.text = kPadToken;
+    pad.byte_begin = pad.byte_end = text.size();
+    pad.char_begin = pad.char_end = run.query_tokens.back().char_end;
+    run.pad_tokens = padding.pad_to - n;
+    run.query_tokens.insert(run.query_tokens.end(), static_cast<std::size_t>(run.pad_tokens), pad);
+    run_spec.valid_keys = padding.mask ? n : -1;
+  }
   run.key_tokens = run.cross ? tokenizeNonEmpty(*source, "the source text") : run.query_tokens;
   const Matrix x_q = model.embed(run.query_tokens);
   const AttentionInputs in = run.cross
                                  ? model.project(x_q, model.embed(run.key_tokens), spec.mechanism)
                                  : model.project(x_q, x_q, spec.mechanism);
-  run.attention = backend.compute(in, spec);
+  run.attention = backend.compute(in, run_spec);
   run.output = model.combineHeads(run.attention.head_outputs);
   run.compute_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
