@@ -72,24 +72,79 @@ void requireAllPaths(Runtime& rt, const AttentionInputs& in, double scale, const
 
 }  // namespace
 
-TEST_CASE("sliding window, GQA and ALiBi in every kernel path", "[opencl][variants][sweep]") {
-  const Variant variant = GENERATE(Variant::kCpu, Variant::kGpu);
+// The sweep through the public path (computeOnDevice against computeAttentionCpu, the
+// reference every backend answers to), both kernel variants on the same CPU result, and the fused
+// kernel's outputs on their own.
+TEST_CASE("sliding window, GQA and ALiBi: OpenCL equals the CPU reference",
+          "[opencl][variants][sweep]") {
   const int n = GENERATE(1, 7, 65, 1000);
   const int window = GENERATE(1, 3, 64, 1000);
   const int g = GENERATE(1, 2, 4);  // h = 4: MQA, GQA, MHA
   const bool causal = GENERATE(false, true);
   const bool alibi = GENERATE(false, true);
+  if (!runtimeFor(Variant::kCpu)) return;
+  const int h = 4, d_k = n == 1000 ? 64 : 24;
+  AttentionSpec spec;
+  spec.heads = h;
+  spec.d_model = h * d_k;
+  spec.kv_heads = g;
+  spec.window = window;
+  spec.mask = causal ? Mask::kCausal : Mask::kNone;
+  spec.positions = alibi ? Positions::kAlibi : Positions::kNone;
+  const AttentionInputs in = groupedInputs(h, g, n, d_k, 16, 31u * n + window + g);
+  const AttentionResult cpu = computeAttentionCpu(in, spec);
+  const MaskParams mask = MaskParams::fromSpec(spec);
+  const std::vector<double> magnitude =
+      withAlibi(scoreMagnitude(in.q, in.k, cpu.scale), mask, h, n, n);
+  for (const Variant variant : {Variant::kCpu, Variant::kGpu}) {
+    INFO(variantName(variant) << " n=" << n << " W=" << window << " G=" << g << " h=" << h
+                              << (causal ? " causal" : "") << (alibi ? " alibi" : ""));
+    Runtime& rt = *runtimeFor(variant);
+    const AttentionResult gpu = opencl::computeOnDevice(rt, in, spec);
+    CHECK(gpu.fallback_reason.empty());
+    requireParity(gpu, cpu, in, magnitude, mask);
+    const opencl::Fused f = rt.fused(scaledQ(in.q, cpu.scale), in.k, in.v, mask);
+    requireOutputs(f.output, cpu.head_outputs, cpu.weights, in.v,
+                   rowScoreDiff(gpu.scores, cpu.scores));
+  }
+}
+
+TEST_CASE("every pattern and mechanism through the backend equals the CPU reference",
+          "[opencl][variants][backend]") {
+  const Variant variant = GENERATE(Variant::kCpu, Variant::kGpu);
+  const Mechanism mechanism = GENERATE(Mechanism::kScaled, Mechanism::kAdditive);
+  const int n = GENERATE(7, 65);
+  const bool causal = GENERATE(false, true);
+  // 0: window 3 + global 2; 1: window 3 + stride 4; 2: padding (last 3 keys) + ALiBi;
+  // 3: window 5 + padding + GQA 2; 4: every key padding
+  const int pattern = GENERATE(0, 1, 2, 3, 4);
   Runtime* rt = runtimeFor(variant);
   if (!rt) return;
-  const int h = 4, d_k = n == 1000 ? 64 : 24;
-  INFO(variantName(variant) << " n=" << n << " W=" << window << " G=" << g << " h=" << h
-                            << (causal ? " causal" : "") << (alibi ? " alibi" : ""));
-  const AttentionInputs in = groupedInputs(h, g, n, d_k, 16, 31u * n + window + g);
-  MaskParams mask;
-  mask.causal = causal;
-  mask.window = window;
-  if (alibi) mask.alibi_slopes = alibiSlopes(h);
-  requireAllPaths(*rt, in, 1.0 / std::sqrt(d_k), mask);
+  AttentionSpec spec;
+  spec.mechanism = mechanism;
+  spec.heads = 4;
+  spec.d_model = 64;
+  spec.mask = causal ? Mask::kCausal : Mask::kNone;
+  spec.window = pattern <= 1 ? 3 : pattern == 3 ? 5 : 0;
+  spec.global_tokens = pattern == 0 ? 2 : 0;
+  spec.stride = pattern == 1 ? 4 : 0;
+  spec.valid_keys = pattern == 2 || pattern == 3 ? n - 3 : pattern == 4 ? 0 : -1;
+  spec.positions = pattern == 2 ? Positions::kAlibi : Positions::kSinusoidal;
+  spec.kv_heads = pattern == 3 ? 2 : 0;
+  INFO(variantName(variant) << " " << toString(mechanism) << " n=" << n << " pattern=" << pattern
+                            << (causal ? " causal" : ""));
+  const AttentionInputs in = groupedInputs(4, spec.resolvedKvHeads(), n, 16, 16, 5u * n + pattern);
+  const AttentionResult cpu = computeAttentionCpu(in, spec);
+  const AttentionResult gpu = opencl::computeOnDevice(*rt, in, spec);
+  const MaskParams mask = MaskParams::fromSpec(spec);
+  const std::vector<double> magnitude = mechanism == Mechanism::kAdditive
+                                            ? additiveMagnitude(in, cpu.scale)
+                                            : scoreMagnitude(in.q, in.k, cpu.scale);
+  requireParity(gpu, cpu, in, withAlibi(magnitude, mask, 4, n, n), mask);
+  for (int k = 0; k < 4; ++k)  // the statistics count the keys the pattern leaves visible
+    for (int i = 0; i < n; ++i)
+      REQUIRE(gpu.stats[k].normalized_entropy[i] ==
+              Approx(cpu.stats[k].normalized_entropy[i]).margin(1e-5));
 }
 
 TEST_CASE("global tokens, strides and key padding in every kernel path",

@@ -19,6 +19,7 @@ AttentionResult computeOnDevice(Runtime& rt, const AttentionInputs& in, const At
   AttentionResult r;
   r.mechanism = spec.mechanism;
   r.mask = spec.mask;
+  r.mask_pattern = spec.maskPattern();
   r.scale = spec.scoreScale(in.q.cols);
   r.backend = "opencl";
   r.device = rt.deviceName();
