@@ -19,8 +19,7 @@
 //
 // Shapes (row-major, h = global id 1; G = h / q_per_kv K/V heads, grouped-query attention: query
 // head `head` reads K/V head head / q_per_kv, Ainslie et al. 2023):
-//   cpu: qt [h, D_K, nq_pad] (Q transposed, pre-scaled), k [G, n_k, D_K], v [G, n_k, D_V]
-//   gpu: q  [h, n_q, D_K] (pre-scaled),                 k, v as above
+//   q [h, n_q, D_K] (pre-scaled), k [G, n_k, D_K], v [G, n_k, D_V]
 //   slopes [h]: ALiBi's m_h / b (read only when the mask says ALiBi)
 //   out: o [h, n_q, D_V], norm [h, n_q, 2] = (m, l) per row: the reference maximum of x' and
 //        l = Σ_visible e^{b(x'_j − m)} ((−INFINITY, 0) for a row with no visible key; output 0)
@@ -94,10 +93,10 @@ inline float exp2_factor(float b) { return fmin(b * M_LOG2E_F, FLT_MAX); }
 // nothing else), each block of S is stored as it is computed (before the mask), and once the
 // rows' L is known P = exp(S − L) is written from the S rows this work-item has just stored
 // (still in its cache), then S = b·x' over it when b ≠ 1. s_out, p_out [h, n_q, n_k].
-inline void flash_rows_cpu(__global const float* restrict qt, __global const float* restrict k,
+inline void flash_rows_cpu(__global const float* restrict q_in, __global const float* restrict k,
                            __global const float* restrict v, __global float* restrict o,
                            __global float* restrict norm, const int n_q, const int n_k,
-                           const int nq_pad, const mask_t mk, const int q_per_kv,
+                           const mask_t mk, const int q_per_kv,
                            __global const float* restrict slopes, const float b,
                            __global float* restrict s_out, __global float* restrict p_out,
                            const int materialize) {
@@ -105,7 +104,7 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
   const int head = (int)get_global_id(1);
   if (i0 >= n_q) return;
   const int last = min(i0 + 15, n_q - 1);
-  qt += (size_t)head * D_K * nq_pad + i0;
+  q_in += (size_t)head * n_q * D_K;
   k += (size_t)(head / q_per_kv) * n_k * D_K;
   v += (size_t)(head / q_per_kv) * n_k * D_V;
 
@@ -127,7 +126,13 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
   const float slope = alibi ? slopes[head] : 0.0f;
 
   float16 q[D_K];
-  for (int c = 0; c < D_K; ++c) q[c] = vload16(0, qt + (size_t)c * nq_pad);
+  // Q transposed in private memory, one query per lane (lanes past the last row repeat it): the
+  // 16 rows are 16·D_K contiguous floats, read once per work-item.
+  for (int c = 0; c < D_K; ++c) {
+    float lane[16];
+    for (int r = 0; r < 16; ++r) lane[r] = q_in[(size_t)min(i0 + r, last) * D_K + c];
+    q[c] = vload16(0, lane);
+  }
   float16 acc[D_V];
   for (int c = 0; c < D_V; ++c) acc[c] = (float16)(0.0f);
   float16 m = (float16)(-INFINITY);  // reference maximum of x' per lane (see RESCALE_AT)
@@ -280,24 +285,24 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
   }
 }
 
-// The fused output and (m, l) only. Global size (nq_pad / 16, h), work-group size 1.
-__kernel void flash_fwd_cpu(__global const float* restrict qt, __global const float* restrict k,
+// The fused output and (m, l) only. Global size (ceil(n_q / 16), h), work-group size 1.
+__kernel void flash_fwd_cpu(__global const float* restrict q, __global const float* restrict k,
                             __global const float* restrict v, __global float* restrict o,
                             __global float* restrict norm, const int n_q, const int n_k,
-                            const int nq_pad, const mask_t mk, const int q_per_kv,
+                            const mask_t mk, const int q_per_kv,
                             __global const float* restrict slopes, const float b) {
-  flash_rows_cpu(qt, k, v, o, norm, n_q, n_k, nq_pad, mk, q_per_kv, slopes, b, 0, 0, 0);
+  flash_rows_cpu(q, k, v, o, norm, n_q, n_k, mk, q_per_kv, slopes, b, 0, 0, 0);
 }
 
 // The fused output and (m, l), plus the scores S and weights P (the materialised path on CPU
-// devices). Global size (nq_pad / 16, h), work-group size 1.
-__kernel void flash_probs_cpu(__global const float* restrict qt, __global const float* restrict k,
+// devices). Global size (ceil(n_q / 16), h), work-group size 1.
+__kernel void flash_probs_cpu(__global const float* restrict q, __global const float* restrict k,
                               __global const float* restrict v, __global float* restrict o,
                               __global float* restrict norm, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
-                              const int nq_pad, const mask_t mk, const int q_per_kv,
+                              const mask_t mk, const int q_per_kv,
                               __global const float* restrict slopes, const float b) {
-  flash_rows_cpu(qt, k, v, o, norm, n_q, n_k, nq_pad, mk, q_per_kv, slopes, b, s_out, p_out, 1);
+  flash_rows_cpu(q, k, v, o, norm, n_q, n_k, mk, q_per_kv, slopes, b, s_out, p_out, 1);
 }
 
 // GPU variant: a work-group of BQ work-items, one query each, streams K and V through local

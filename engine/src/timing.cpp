@@ -188,7 +188,8 @@ std::vector<PathTime> AttentionTimer::time(const TimingCase& c, const std::vecto
   Matrix p;
   Tensor3 o;
 #ifdef ATTNLAB_WITH_OPENCL
-  opencl::Attended attended;
+  opencl::Attended attended;  // kept across calls, as the window keeps its results
+  opencl::Fused fused;
   opencl::MaskParams mask;
   mask.causal = c.causal;
   mask.window = c.window;
@@ -214,7 +215,7 @@ std::vector<PathTime> AttentionTimer::time(const TimingCase& c, const std::vecto
         calls.emplace_back([&] { impl_->runtime->attendInto(q_scaled, k, v, mask, attended); });
         break;
       case TimedPath::kOpenClFused:
-        calls.emplace_back([&] { (void)impl_->runtime->fused(q_scaled, k, v, mask); });
+        calls.emplace_back([&] { impl_->runtime->fusedInto(q_scaled, k, v, mask, fused); });
         break;
 #else
       default:

@@ -550,24 +550,31 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
 
 Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v, const MaskParams& mask,
                      float b) {
+  Fused out;
+  fusedInto(q, k, v, mask, out, b);
+  return out;
+}
+
+void Runtime::fusedInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
+                        const MaskParams& mask, Fused& out, float b) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_v = v.cols;
   const cl_int per_kv = queriesPerKv(q, k, &v);
   const cl::Program prog = program("flash_attention.cl", d_k, d_v);
-  return checked([&] {
-    Fused out{Tensor3(h, n_q, d_v), RowNorm(static_cast<std::size_t>(h) * n_q * 2)};
+  reshape(out.output, h, n_q, d_v);
+  out.norm.resize(static_cast<std::size_t>(h) * n_q * 2);
+  checked([&] {
     const cl::Buffer kb = view(k.data), vb = view(v.data), sl = slopes(mask, h, b);
     const cl_int8 mk = maskArg(mask);
     Result o = resultBuffer(out.output.data), norm = resultBuffer(out.norm);
     if (variant_ == Variant::kCpu) {
-      const std::size_t nq_pad = roundUp(n_q, 16);
-      const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
+      // Q in place (the kernel gathers each work-item's 16 rows itself): no host copy.
+      const cl::Buffer qb = view(q.data);
       cl::Kernel kernel(prog, "flash_fwd_cpu");
-      kernel.setArg(0, qt), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
+      kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
       kernel.setArg(4, norm.arg), kernel.setArg(5, n_q), kernel.setArg(6, n_k);
-      kernel.setArg(7, static_cast<cl_int>(nq_pad)), kernel.setArg(8, mk);
-      kernel.setArg(9, per_kv), kernel.setArg(10, sl), kernel.setArg(11, b);
-      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
+      kernel.setArg(7, mk), kernel.setArg(8, per_kv), kernel.setArg(9, sl), kernel.setArg(10, b);
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(roundUp(n_q, 16) / 16, h),
                                   cl::NDRange(1, 1));
     } else {
       GpuTiles tiles;
@@ -584,7 +591,7 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v, const
                                   cl::NDRange(queries, 1));
     }
     collect({&o, &norm});
-    return out;
+    return 0;
   });
 }
 
@@ -605,18 +612,16 @@ void Runtime::attendInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
   reshape(out.output, h, n_q, d_v);
   out.norm.resize(static_cast<std::size_t>(h) * n_q * 2);
   checked([&] {
-    const std::size_t nq_pad = roundUp(n_q, 16);
-    const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
+    const cl::Buffer qb = view(q.data);  // in place: the kernel gathers its 16 rows
     const cl::Buffer kb = view(k.data), vb = view(v.data), sl = slopes(mask, h, b);
     Result o = resultBuffer(out.output.data), norm = resultBuffer(out.norm);
     Result s = resultBuffer(out.scores.data), p = resultBuffer(out.weights.data);
     cl::Kernel kernel(prog, "flash_probs_cpu");
-    kernel.setArg(0, qt), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
+    kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
     kernel.setArg(4, norm.arg), kernel.setArg(5, s.arg), kernel.setArg(6, p.arg);
-    kernel.setArg(7, n_q), kernel.setArg(8, n_k), kernel.setArg(9, static_cast<cl_int>(nq_pad));
-    kernel.setArg(10, maskArg(mask)), kernel.setArg(11, per_kv), kernel.setArg(12, sl);
-    kernel.setArg(13, b);
-    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
+    kernel.setArg(7, n_q), kernel.setArg(8, n_k), kernel.setArg(9, maskArg(mask));
+    kernel.setArg(10, per_kv), kernel.setArg(11, sl), kernel.setArg(12, b);
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(roundUp(n_q, 16) / 16, h),
                                 cl::NDRange(1, 1));
     collect({&o, &norm, &s, &p});
     return 0;

@@ -185,6 +185,10 @@ class Runtime {
   /// FlashAttention-2-style fused output. v [G, n_k, d_v].
   Fused fused(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v, const MaskParams& mask,
               float score_factor = 1.0f);
+  /// As fused, writing into `out` (reused when the shapes match: no allocation, and on CPU devices
+  /// the kernel writes its memory in place).
+  void fusedInto(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v,
+                 const MaskParams& mask, Fused& out, float score_factor = 1.0f);
   /// Mean and max of P over b × b blocks, from the saved (m, l) (one fused or materialised run).
   Pooled pool(const Tensor3& q_scaled, const Tensor3& k, const RowNorm& norm,
               const MaskParams& mask, int b, float score_factor = 1.0f);
