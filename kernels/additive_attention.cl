@@ -13,17 +13,13 @@
 // a [h, n_q, d_a] = Q W_a, bk [h, n_k, d_a] = K U_a, bkt [h, d_a, nk_pad] (its transpose,
 // zero-padded), va [h, d_a]; s, p [h, n_q, n_k]; v [h, n_k, d_v], vpad [h, n_k, dv_pad] (zero-
 // padded to a multiple of 16), o [h, n_q, d_v]; norm [h, n_q, 2] = (m, l) per row.
-// Mask as in flash_attention.cl.
+// Mask and bias: mask_t (attention_mask.cl, prepended): every pattern, and ALiBi's −m_h·distance
+// (slopes [h] hold m_h / b) added to x' by the softmax kernels before the mask (so S includes it).
+// K and V arrive with one head per query head (the host repeats grouped K/V heads).
 
 #ifndef ROWS
 #define ROWS 4
 #endif
-
-inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
-  int hi = causal ? clamp(i + 1 + offset, 0, n_k) : n_k;
-  int lo = (causal && window > 0) ? clamp(i + offset - window + 1, 0, hi) : 0;
-  return (int2)(lo, hi);
-}
 
 // Stores the first min(count, 16) lanes of x at dst.
 inline void store_lanes(const float16 x, __global float* dst, const int count) {
@@ -106,23 +102,33 @@ __kernel void additive_scores(__global const float* restrict a, __global const f
 // weights exactly 0; a row with no visible key all 0), then s = b·x'. Global size (n_q, h).
 __kernel void softmax_rows(__global float* restrict s, __global float* restrict p,
                            __global float* restrict norm, const int n_q, const int n_k,
-                           const int causal, const int offset, const int window, const float b) {
+                           const mask_t mk, __global const float* restrict slopes,
+                           const float b) {
   const int i = (int)get_global_id(0), head = (int)get_global_id(1);
   const size_t base = ((size_t)head * n_q + i) * n_k;
-  const int2 range = visible_keys(i, n_k, causal, offset, window);
+  const int2 range = visible_keys(i, n_k, mk);
+  const int sparse = mask_sparse(mk);
+  if (mask_alibi(mk)) {
+    const float slope = slopes[head];
+    for (int j = 0; j < n_k; ++j) s[base + j] = fma(-slope, alibi_distance(i, j, mk), s[base + j]);
+  }
+#define SEES(j) ((j) >= range.x && (j) < range.y && (!sparse || key_visible(i, (j), mk)))
   float m = -INFINITY;
-  for (int j = range.x; j < range.y; ++j) m = fmax(m, s[base + j]);
+  for (int j = range.x; j < range.y; ++j)
+    if (SEES(j)) m = fmax(m, s[base + j]);
   float l = 0.0f, l_err = 0.0f;  // summed with Kahan's compensation: n terms, error ~2^-23
   for (int j = range.x; j < range.y; ++j) {
+    if (!SEES(j)) continue;
     const float y = exp((s[base + j] - m) * b) - l_err, sum = l + y;
     l_err = (sum - l) - y;
     l = sum;
   }
   const float inv = l > 0.0f ? 1.0f / l : 0.0f;
   for (int j = 0; j < n_k; ++j) {
-    p[base + j] = (j >= range.x && j < range.y) ? exp((s[base + j] - m) * b) * inv : 0.0f;
+    p[base + j] = SEES(j) ? exp((s[base + j] - m) * b) * inv : 0.0f;
     s[base + j] *= b;
   }
+#undef SEES
   norm[2 * ((size_t)head * n_q + i)] = l > 0.0f ? m : -INFINITY;
   norm[2 * ((size_t)head * n_q + i) + 1] = l;
 }
@@ -131,17 +137,23 @@ __kernel void softmax_rows(__global float* restrict s, __global float* restrict 
 // scaled by 1/l, so each weight costs one exp. Global size (n_q, h), work-group size 1.
 __kernel void softmax_rows_cpu(__global float* restrict s, __global float* restrict p,
                                __global float* restrict norm, const int n_q, const int n_k,
-                               const int causal, const int offset, const int window,
+                               const mask_t mk, __global const float* restrict slopes,
                                const float b) {
   const int i = (int)get_global_id(0), head = (int)get_global_id(1);
   const size_t base = ((size_t)head * n_q + i) * n_k;
-  const int2 range = visible_keys(i, n_k, causal, offset, window);
+  const int2 range = visible_keys(i, n_k, mk);
+  const int sparse = mask_sparse(mk);
+  if (mask_alibi(mk)) {
+    const float slope = slopes[head];
+    for (int j = 0; j < n_k; ++j) s[base + j] = fma(-slope, alibi_distance(i, j, mk), s[base + j]);
+  }
   const int16 iota = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   // Keys j0 … j0 + 15 with the invisible (or missing) ones at −∞.
 #define VISIBLE_SCORES(j0, out)                                                       \
   {                                                                                   \
     const int16 cols = (int16)(j0) + iota;                                            \
-    const int16 seen = (cols >= (int16)(range.x)) & (cols < (int16)(range.y));        \
+    int16 seen = (cols >= (int16)(range.x)) & (cols < (int16)(range.y));              \
+    if (sparse) seen &= key_visible16((int16)(i), cols, mk);                          \
     float16 raw;                                                                      \
     if ((j0) + 16 <= n_k) {                                                           \
       raw = vload16(0, s + base + (j0));                                              \

@@ -17,13 +17,15 @@
 // (queries per work-group and keys per local-memory tile). The CPU loops are register-blocked
 // (2·BKS score and 2·BDV output accumulators) and unrolled so they stay in registers.
 //
-// Shapes (row-major, h = global id 1):
-//   cpu: qt [h, D_K, nq_pad] (Q transposed, pre-scaled), k [h, n_k, D_K], v [h, n_k, D_V]
-//   gpu: q  [h, n_q, D_K] (pre-scaled),                 k, v as above
+// Shapes (row-major, h = global id 1; G = h / q_per_kv K/V heads, grouped-query attention: query
+// head `head` reads K/V head head / q_per_kv, Ainslie et al. 2023):
+//   q [h, n_q, D_K] (pre-scaled), k [G, n_k, D_K], v [G, n_k, D_V]
+//   slopes [h]: ALiBi's m_h / b (read only when the mask says ALiBi)
 //   out: o [h, n_q, D_V], norm [h, n_q, 2] = (m, l) per row: the reference maximum of x' and
 //        l = Σ_visible e^{b(x'_j − m)} ((−INFINITY, 0) for a row with no visible key; output 0)
-// Mask: query i sees keys [lo, hi) with hi = min(i + 1 + offset, n_k) when causal (else n_k) and
-// lo = max(0, i + offset − window + 1) when causal and window > 0 (else 0).
+// Mask (mask_t, attention_mask.cl, prepended): the key loop covers only the blocks that meet the
+// rows' visible span (visible_keys), so with a sliding window of W the cost grows as n·W, causal
+// or not; global tokens and strides test each key of the span (key_visible16).
 
 #ifndef D_K
 #define D_K 64
@@ -46,13 +48,6 @@
 #ifndef BKG
 #define BKG 16
 #endif
-
-// Visible keys [lo, hi) of query row i.
-inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
-  int hi = causal ? clamp(i + 1 + offset, 0, n_k) : n_k;
-  int lo = (causal && window > 0) ? clamp(i + offset - window + 1, 0, hi) : 0;
-  return (int2)(lo, hi);
-}
 
 // 2^y for the CPU variant's softmax arguments y = b·(x' − m)·log2(e) (y ≤ RESCALE_AT·log2(e),
 // or −∞): y split as n + f, n = round(y), f in [−½, ½]; 2^f by the Cephes exp2f polynomial
@@ -98,33 +93,46 @@ inline float exp2_factor(float b) { return fmin(b * M_LOG2E_F, FLT_MAX); }
 // nothing else), each block of S is stored as it is computed (before the mask), and once the
 // rows' L is known P = exp(S − L) is written from the S rows this work-item has just stored
 // (still in its cache), then S = b·x' over it when b ≠ 1. s_out, p_out [h, n_q, n_k].
-inline void flash_rows_cpu(__global const float* restrict qt, __global const float* restrict k,
+inline void flash_rows_cpu(__global const float* restrict q_in, __global const float* restrict k,
                            __global const float* restrict v, __global float* restrict o,
                            __global float* restrict norm, const int n_q, const int n_k,
-                           const int nq_pad, const int causal, const int offset, const int window,
-                           const float b, __global float* restrict s_out,
-                           __global float* restrict p_out, const int materialize) {
+                           const mask_t mk, const int q_per_kv,
+                           __global const float* restrict slopes, const float b,
+                           __global float* restrict s_out, __global float* restrict p_out,
+                           const int materialize) {
   const int i0 = (int)get_global_id(0) * 16;
   const int head = (int)get_global_id(1);
   if (i0 >= n_q) return;
   const int last = min(i0 + 15, n_q - 1);
-  qt += (size_t)head * D_K * nq_pad + i0;
-  k += (size_t)head * n_k * D_K;
-  v += (size_t)head * n_k * D_V;
+  q_in += (size_t)head * n_q * D_K;
+  k += (size_t)(head / q_per_kv) * n_k * D_K;
+  v += (size_t)(head / q_per_kv) * n_k * D_V;
 
   const int16 rows = (int16)(i0) + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const int16 hi = causal ? clamp(rows + (1 + offset), (int16)0, (int16)n_k) : (int16)n_k;
-  const int16 lo = (causal && window > 0) ? clamp(rows + (offset - window + 1), (int16)0, hi)
-                                          : (int16)0;
+  int lo_lane[16], hi_lane[16];
+  for (int r = 0; r < 16; ++r) {
+    const int2 range = visible_keys(i0 + r, n_k, mk);
+    lo_lane[r] = range.x;
+    hi_lane[r] = range.y;
+  }
+  const int16 lo = vload16(0, lo_lane), hi = vload16(0, hi_lane);
   // lo and hi grow with the row, so the block's key range runs from row i0's lo to the last
-  // row's hi (key blocks above the causal diagonal are never visited), and keys in
-  // [last row's lo, row i0's hi) are visible to every lane.
-  const int2 first_range = visible_keys(i0, n_k, causal, offset, window);
-  const int2 last_range = visible_keys(last, n_k, causal, offset, window);
+  // row's hi (key blocks above the causal diagonal or outside the window are never visited),
+  // and, for a contiguous mask, keys in [last row's lo, row i0's hi) are visible to every lane.
+  const int2 first_range = visible_keys(i0, n_k, mk);
+  const int2 last_range = visible_keys(last, n_k, mk);
   const int j_begin = first_range.x, j_end = last_range.y;
+  const int sparse = mask_sparse(mk), alibi = mask_alibi(mk);
+  const float slope = alibi ? slopes[head] : 0.0f;
 
   float16 q[D_K];
-  for (int c = 0; c < D_K; ++c) q[c] = vload16(0, qt + (size_t)c * nq_pad);
+  // Q transposed in private memory, one query per lane (lanes past the last row repeat it): the
+  // 16 rows are 16·D_K contiguous floats, read once per work-item.
+  for (int c = 0; c < D_K; ++c) {
+    float lane[16];
+    for (int r = 0; r < 16; ++r) lane[r] = q_in[(size_t)min(i0 + r, last) * D_K + c];
+    q[c] = vload16(0, lane);
+  }
   float16 acc[D_V];
   for (int c = 0; c < D_V; ++c) acc[c] = (float16)(0.0f);
   float16 m = (float16)(-INFINITY);  // reference maximum of x' per lane (see RESCALE_AT)
@@ -157,6 +165,9 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
       for (int c = 0; c < D_K; ++c) r = fma(q[c], (float16)(kb[c]), r);
       s[t0] = r;
     }
+    if (alibi)  // x' − (m_h / b)·distance, so that S = b·x' carries the bias −m_h·distance
+      for (int t = 0; t < count; ++t)
+        s[t] = fma((float16)(-slope), alibi_distance16(rows, (int16)(jb + t), mk), s[t]);
     if (materialize) {
       // Lanes hold rows: through a private block, so that each S row is written contiguously.
       float block[16 * BK];
@@ -167,7 +178,13 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
       }
       if (jb + count <= j_begin || jb >= j_end) continue;  // no lane sees these keys
     }
-    if (count < BK || jb < last_range.x || jb + BK > first_range.y) {
+    if (sparse) {
+      for (int t = 0; t < BK; ++t) {
+        const int16 visible = key_visible16(rows, (int16)(jb + t), mk) &
+                              (int16)(t < count ? -1 : 0);
+        s[t] = select((float16)(-INFINITY), s[t], visible);
+      }
+    } else if (count < BK || jb < last_range.x || jb + BK > first_range.y) {
       for (int t = 0; t < BK; ++t) {
         const int j = jb + t;
         const int16 visible = ((int16)(j) >= lo) & ((int16)(j) < hi) & (int16)(t < count ? -1 : 0);
@@ -240,14 +257,15 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
   const int scale_scores = b != 1.0f;
   for (int r = 0; r < lanes; ++r) {
     const float row_m = ms[r] > -INFINITY ? ms[r] : 0.0f, row_inv = inv_l[r];
-    const int2 range = visible_keys(i0 + r, n_k, causal, offset, window);
+    const int2 range = visible_keys(i0 + r, n_k, mk);
     const size_t base = ((size_t)head * n_q + i0 + r) * n_k;
     // Keys 16 at a time; the last partial group through a private copy. P = e^{b(x' − m)} / l
     // from the x' just stored, then S = b·x' over it.
     for (int j = 0; j < n_k; j += 16) {
       const int16 cols = (int16)(j) + iota;
-      const int16 visible = (cols >= (int16)(range.x)) & (cols < (int16)(range.y)) &
-                            (int16)(row_inv > 0.0f ? -1 : 0);
+      int16 visible = (cols >= (int16)(range.x)) & (cols < (int16)(range.y)) &
+                      (int16)(row_inv > 0.0f ? -1 : 0);
+      if (sparse) visible &= key_visible16((int16)(i0 + r), cols, mk);
       if (j + 16 <= n_k) {
         const float16 sv = vload16(0, s_out + base + j);
         const float16 p = exp2_weights((sv - row_m) * c) * row_inv;
@@ -267,25 +285,24 @@ inline void flash_rows_cpu(__global const float* restrict qt, __global const flo
   }
 }
 
-// The fused output and (m, l) only. Global size (nq_pad / 16, h), work-group size 1.
-__kernel void flash_fwd_cpu(__global const float* restrict qt, __global const float* restrict k,
+// The fused output and (m, l) only. Global size (ceil(n_q / 16), h), work-group size 1.
+__kernel void flash_fwd_cpu(__global const float* restrict q, __global const float* restrict k,
                             __global const float* restrict v, __global float* restrict o,
                             __global float* restrict norm, const int n_q, const int n_k,
-                            const int nq_pad, const int causal, const int offset,
-                            const int window, const float b) {
-  flash_rows_cpu(qt, k, v, o, norm, n_q, n_k, nq_pad, causal, offset, window, b, 0, 0, 0);
+                            const mask_t mk, const int q_per_kv,
+                            __global const float* restrict slopes, const float b) {
+  flash_rows_cpu(q, k, v, o, norm, n_q, n_k, mk, q_per_kv, slopes, b, 0, 0, 0);
 }
 
 // The fused output and (m, l), plus the scores S and weights P (the materialised path on CPU
-// devices). Global size (nq_pad / 16, h), work-group size 1.
-__kernel void flash_probs_cpu(__global const float* restrict qt, __global const float* restrict k,
+// devices). Global size (ceil(n_q / 16), h), work-group size 1.
+__kernel void flash_probs_cpu(__global const float* restrict q, __global const float* restrict k,
                               __global const float* restrict v, __global float* restrict o,
                               __global float* restrict norm, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
-                              const int nq_pad, const int causal, const int offset,
-                              const int window, const float b) {
-  flash_rows_cpu(qt, k, v, o, norm, n_q, n_k, nq_pad, causal, offset, window, b, s_out, p_out,
-                 1);
+                              const mask_t mk, const int q_per_kv,
+                              __global const float* restrict slopes, const float b) {
+  flash_rows_cpu(q, k, v, o, norm, n_q, n_k, mk, q_per_kv, slopes, b, s_out, p_out, 1);
 }
 
 // GPU variant: a work-group of BQ work-items, one query each, streams K and V through local
@@ -294,8 +311,8 @@ __kernel void flash_probs_cpu(__global const float* restrict qt, __global const 
 __kernel void flash_fwd_gpu(__global const float* restrict q, __global const float* restrict k,
                             __global const float* restrict v, __global float* restrict o,
                             __global float* restrict norm, const int n_q, const int n_k,
-                            const int causal, const int offset, const int window,
-                            const float b) {
+                            const mask_t mk, const int q_per_kv,
+                            __global const float* restrict slopes, const float b) {
   __local float k_tile[BKG * D_K];
   __local float v_tile[BKG * D_V];
   const int lid = (int)get_local_id(0);
@@ -304,12 +321,14 @@ __kernel void flash_fwd_gpu(__global const float* restrict q, __global const flo
   const int head = (int)get_global_id(1);
   const int last = min(first + BQ - 1, n_q - 1);
   q += (size_t)head * n_q * D_K;
-  k += (size_t)head * n_k * D_K;
-  v += (size_t)head * n_k * D_V;
+  k += (size_t)(head / q_per_kv) * n_k * D_K;
+  v += (size_t)(head / q_per_kv) * n_k * D_V;
 
-  const int2 range = visible_keys(min(i, n_q - 1), n_k, causal, offset, window);
-  const int j_begin = visible_keys(first, n_k, causal, offset, window).x;
-  const int j_end = visible_keys(last, n_k, causal, offset, window).y;
+  const int2 range = visible_keys(min(i, n_q - 1), n_k, mk);
+  const int j_begin = visible_keys(first, n_k, mk).x;
+  const int j_end = visible_keys(last, n_k, mk).y;
+  const int sparse = mask_sparse(mk), alibi = mask_alibi(mk);
+  const float slope = alibi ? slopes[head] : 0.0f;
   float qi[D_K];
   for (int c = 0; c < D_K; ++c) qi[c] = i < n_q ? q[(size_t)i * D_K + c] : 0.0f;
   float acc[D_V];
@@ -332,8 +351,10 @@ __kernel void flash_fwd_gpu(__global const float* restrict q, __global const flo
     if (i < n_q) {
       const int t_begin = max(range.x - jb, 0), t_end = min(range.y - jb, BKG);
       for (int t = t_begin; t < t_end; ++t) {
+        if (sparse && !key_visible(i, jb + t, mk)) continue;
         float s = 0.0f;
         for (int c = 0; c < D_K; ++c) s = fma(qi[c], k_tile[t * D_K + c], s);
+        if (alibi) s = fma(-slope, alibi_distance(i, jb + t, mk), s);
         const float m_new = fmax(m, s);
         const float correction = exp((m - m_new) * b);  // m = −inf, m_new finite → 0
         const float p = exp((s - m_new) * b);

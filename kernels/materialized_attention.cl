@@ -13,11 +13,15 @@
 // never computes a score twice; this file also holds the CPU variant of the block-pooled weights.
 //
 // Build options (-D): D_K; ROWS (query rows per work-item, CPU variant); TILE (GPU tile edge).
-// Shapes (row-major, h = last global dimension):
-//   q [h, n_q, D_K] pre-scaled; kt [h, D_K, nk_pad] (K transposed, zero-padded to a multiple of
-//   16; CPU variant); k [h, n_k, D_K] (GPU variant); norm [h, n_q, 2] = (m, l);
-//   s, p [h, n_q, n_k].
-// Mask: as in flash_attention.cl (causal with offset, optional window).
+// Shapes (row-major, h = last global dimension; G = h / q_per_kv K/V heads, query head `head`
+// reading K/V head head / q_per_kv):
+//   q [h, n_q, D_K] pre-scaled; kt [G, D_K, nk_pad] (K transposed, zero-padded to a multiple of
+//   16; CPU variant); k [G, n_k, D_K] (GPU variant); norm [h, n_q, 2] = (m, l);
+//   slopes [h] (ALiBi's m_h / b); s, p [h, n_q, n_k].
+// Mask (mask_t, attention_mask.cl, prepended): every pattern — causal, sliding window, global
+// tokens, stride, key padding — and the ALiBi bias, added to x' before the mask (S includes it).
+// The bias is formed as fma(−m_h/b, distance, x') in every kernel, so that the passes agree bit
+// for bit.
 
 #ifndef D_K
 #define D_K 64
@@ -28,12 +32,6 @@
 #ifndef TILE
 #define TILE 16
 #endif
-
-inline int2 visible_keys(int i, int n_k, int causal, int offset, int window) {
-  int hi = causal ? clamp(i + 1 + offset, 0, n_k) : n_k;
-  int lo = (causal && window > 0) ? clamp(i + offset - window + 1, 0, hi) : 0;
-  return (int2)(lo, hi);
-}
 
 // 2^y for y = b·(x' − m)·log2(e) ≤ 0 (or −∞): y = n + f (n = round(y), f in [−½, ½]); 2^f by the
 // Cephes exp2f polynomial (relative error ≈ 2e-7), 2^n written into the exponent bits; y is
@@ -67,6 +65,19 @@ inline float2 row_norm(__global const float* restrict norm, const size_t row) {
 
 #define IOTA16 ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 
+// Row i's x' for keys cols (16 lanes) with the ALiBi bias added, and which of them row i sees
+// within its span [range.x, range.y) (−1 visible, 0 not).
+inline float16 biased_scores(const float16 x, const int i, const int16 cols, const mask_t mk,
+                             const float slope) {
+  if (!mask_alibi(mk)) return x;
+  return fma((float16)(-slope), alibi_distance16((int16)(i), cols, mk), x);
+}
+inline int16 visible_cols(const int i, const int16 cols, const int2 range, const mask_t mk) {
+  int16 seen = (cols >= (int16)(range.x)) & (cols < (int16)(range.y));
+  if (mask_sparse(mk)) seen &= key_visible16((int16)(i), cols, mk);
+  return seen;
+}
+
 // Scores of ROWS query rows (q, row-major; only the first `rows` exist, the others repeat the
 // last so nothing past the buffer is read) against keys jb … jb + 15 of K transposed (kt, rows
 // padded to nk_pad): one vector load of 16 keys per feature, broadcast FMAs per row.
@@ -89,18 +100,19 @@ inline void score_tile(__global const float* restrict q, __global const float* r
 // contiguously from K transposed; running max and sum kept per lane and reduced once at the end.
 __kernel void row_norm_cpu(__global const float* restrict q, __global const float* restrict kt,
                            __global float* restrict norm, const int n_q, const int n_k,
-                           const int nk_pad, const int causal, const int offset, const int window,
-                           const float b) {
+                           const int nk_pad, const mask_t mk, const int q_per_kv,
+                           __global const float* restrict slopes, const float b) {
   const int r0 = (int)get_global_id(0) * ROWS;
   const int head = (int)get_global_id(1);
   if (r0 >= n_q) return;
   const int rows = min(ROWS, n_q - r0);
   q += ((size_t)head * n_q + r0) * D_K;
-  kt += (size_t)head * D_K * nk_pad;
+  kt += (size_t)(head / q_per_kv) * D_K * nk_pad;
+  const float slope = mask_alibi(mk) ? slopes[head] : 0.0f;
   int2 range[ROWS];
   float16 m[ROWS], l[ROWS];
   for (int r = 0; r < ROWS; ++r) {
-    range[r] = visible_keys(min(r0 + r, n_q - 1), n_k, causal, offset, window);
+    range[r] = visible_keys(min(r0 + r, n_q - 1), n_k, mk);
     m[r] = (float16)(-INFINITY);
     l[r] = (float16)(0.0f);
   }
@@ -112,8 +124,10 @@ __kernel void row_norm_cpu(__global const float* restrict q, __global const floa
     const int16 cols = (int16)(jb) + IOTA16;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y));
-      const float16 sr = select((float16)(-INFINITY), s[r], visible);
+      const int i = min(r0 + r, n_q - 1);
+      const int16 visible = visible_cols(i, cols, range[r], mk);
+      const float16 sr =
+          select((float16)(-INFINITY), biased_scores(s[r], i, cols, mk, slope), visible);
       const float16 m_new = fmax(m[r], sr);
       const float16 m_ref = select(m_new, (float16)(0.0f), isinf(m_new));  // never −inf − (−inf)
       l[r] = l[r] * exp((m[r] - m_ref) * b) + exp((sr - m_ref) * b);
@@ -141,20 +155,21 @@ __kernel void row_norm_cpu(__global const float* restrict q, __global const floa
 __kernel void write_probs_cpu(__global const float* restrict q, __global const float* restrict kt,
                               __global const float* restrict norm, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
-                              const int nk_pad, const int causal, const int offset,
-                              const int window, const float b) {
+                              const int nk_pad, const mask_t mk, const int q_per_kv,
+                              __global const float* restrict slopes, const float b) {
   const int r0 = (int)get_global_id(0) * ROWS;
   const int head = (int)get_global_id(1);
   if (r0 >= n_q) return;
   const int rows = min(ROWS, n_q - r0);
   q += ((size_t)head * n_q + r0) * D_K;
-  kt += (size_t)head * D_K * nk_pad;
+  kt += (size_t)(head / q_per_kv) * D_K * nk_pad;
   const float c = exp2_factor(b);
+  const float slope = mask_alibi(mk) ? slopes[head] : 0.0f;
   int2 range[ROWS];
   float2 mn[ROWS];  // (m, 1/l)
   for (int r = 0; r < ROWS; ++r) {
     const int i = min(r0 + r, n_q - 1);
-    range[r] = visible_keys(i, n_k, causal, offset, window);
+    range[r] = visible_keys(i, n_k, mk);
     mn[r] = row_norm(norm, (size_t)head * n_q + i);
   }
   for (int jb = 0; jb < n_k; jb += 16) {
@@ -163,11 +178,12 @@ __kernel void write_probs_cpu(__global const float* restrict q, __global const f
     const int16 cols = (int16)(jb) + IOTA16;
     const bool full = jb + 16 <= n_k;
     for (int r = 0; r < rows; ++r) {
-      const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y)) &
-                            (int16)(mn[r].y > 0.0f ? -1 : 0);
-      const float16 p = select((float16)(0.0f), exp2_weights((s[r] - mn[r].x) * c) * mn[r].y,
-                               visible);
-      const float16 scores = s[r] * b;  // S = b·x' (b = 1 ordinarily)
+      const int16 visible =
+          visible_cols(r0 + r, cols, range[r], mk) & (int16)(mn[r].y > 0.0f ? -1 : 0);
+      const float16 x = biased_scores(s[r], r0 + r, cols, mk, slope);
+      const float16 p =
+          select((float16)(0.0f), exp2_weights((x - mn[r].x) * c) * mn[r].y, visible);
+      const float16 scores = x * b;  // S = b·x' (b = 1 ordinarily)
       const size_t base = ((size_t)head * n_q + r0 + r) * n_k + jb;
       if (full) {
         vstore16(scores, 0, s_out + base);
@@ -189,7 +205,8 @@ __kernel void write_probs_cpu(__global const float* restrict q, __global const f
 // local memory TILE keys at a time. Local size (TILE·TILE, 1), global (ceil(n_q/TILE²)·TILE², h).
 __kernel void row_norm_gpu(__global const float* restrict q, __global const float* restrict k,
                            __global float* restrict norm, const int n_q, const int n_k,
-                           const int causal, const int offset, const int window, const float b) {
+                           const mask_t mk, const int q_per_kv,
+                           __global const float* restrict slopes, const float b) {
   __local float k_tile[TILE * D_K];
   const int group = TILE * TILE;
   const int lid = (int)get_local_id(0);
@@ -198,10 +215,12 @@ __kernel void row_norm_gpu(__global const float* restrict q, __global const floa
   const int head = (int)get_global_id(1);
   const int last = min(first + group - 1, n_q - 1);
   q += (size_t)head * n_q * D_K;
-  k += (size_t)head * n_k * D_K;
-  const int2 range = visible_keys(min(i, n_q - 1), n_k, causal, offset, window);
-  const int j_begin = visible_keys(first, n_k, causal, offset, window).x;
-  const int j_end = visible_keys(last, n_k, causal, offset, window).y;
+  k += (size_t)(head / q_per_kv) * n_k * D_K;
+  const int2 range = visible_keys(min(i, n_q - 1), n_k, mk);
+  const int j_begin = visible_keys(first, n_k, mk).x;
+  const int j_end = visible_keys(last, n_k, mk).y;
+  const int sparse = mask_sparse(mk), alibi = mask_alibi(mk);
+  const float slope = alibi ? slopes[head] : 0.0f;
   float qi[D_K];
   for (int c = 0; c < D_K; ++c) qi[c] = i < n_q ? q[(size_t)i * D_K + c] : 0.0f;
   float m = -INFINITY, l = 0.0f, l_err = 0.0f;  // l summed with Kahan's compensation l_err
@@ -215,8 +234,10 @@ __kernel void row_norm_gpu(__global const float* restrict q, __global const floa
     if (i < n_q) {
       const int t_begin = max(range.x - jb, 0), t_end = min(range.y - jb, TILE);
       for (int t = t_begin; t < t_end; ++t) {
+        if (sparse && !key_visible(i, jb + t, mk)) continue;
         float s = 0.0f;
         for (int c = 0; c < D_K; ++c) s = fma(qi[c], k_tile[t * D_K + c], s);
+        if (alibi) s = fma(-slope, alibi_distance(i, jb + t, mk), s);
         const float m_new = fmax(m, s);
         const float correction = exp((m - m_new) * b);
         l *= correction;
@@ -239,8 +260,8 @@ __kernel void row_norm_gpu(__global const float* restrict q, __global const floa
 __kernel void write_probs_gpu(__global const float* restrict q, __global const float* restrict k,
                               __global const float* restrict norm, __global float* restrict s_out,
                               __global float* restrict p_out, const int n_q, const int n_k,
-                              const int causal, const int offset, const int window,
-                              const float b) {
+                              const mask_t mk, const int q_per_kv,
+                              __global const float* restrict slopes, const float b) {
   __local float q_tile[TILE][TILE];
   __local float k_tile[TILE][TILE + 1];
   const int tj = (int)get_local_id(0), ti = (int)get_local_id(1);
@@ -248,7 +269,7 @@ __kernel void write_probs_gpu(__global const float* restrict q, __global const f
   const int head = (int)get_global_id(2);
   const int i_base = (int)get_group_id(1) * TILE, j_base = (int)get_group_id(0) * TILE;
   q += (size_t)head * n_q * D_K;
-  k += (size_t)head * n_k * D_K;
+  k += (size_t)(head / q_per_kv) * n_k * D_K;
   float s = 0.0f;
   for (int c0 = 0; c0 < D_K; c0 += TILE) {
     const int qi = i_base + ti, kj = j_base + ti, c = c0 + tj;
@@ -259,11 +280,13 @@ __kernel void write_probs_gpu(__global const float* restrict q, __global const f
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (i >= n_q || j >= n_k) return;
-  const int2 range = visible_keys(i, n_k, causal, offset, window);
+  if (mask_alibi(mk)) s = fma(-slopes[head], alibi_distance(i, j, mk), s);
+  const int2 range = visible_keys(i, n_k, mk);
+  const int visible = j >= range.x && j < range.y && (!mask_sparse(mk) || key_visible(i, j, mk));
   const float2 mn = row_norm(norm, (size_t)head * n_q + i);  // (m, 1/l)
   const size_t idx = ((size_t)head * n_q + i) * n_k + j;
   s_out[idx] = s * b;
-  p_out[idx] = (j >= range.x && j < range.y && mn.y > 0.0f) ? exp((s - mn.x) * b) * mn.y : 0.0f;
+  p_out[idx] = (visible && mn.y > 0.0f) ? exp((s - mn.x) * b) * mn.y : 0.0f;
 }
 
 // CPU variant of the block-pooled weights (pool_probs in pool_attention.cl), kept in this file for
@@ -273,8 +296,9 @@ __kernel void write_probs_gpu(__global const float* restrict q, __global const f
 __kernel void pool_probs_cpu(__global const float* restrict q, __global const float* restrict kt,
                              __global const float* restrict norm, __global float* restrict mean_out,
                              __global float* restrict max_out, const int n_q, const int n_k,
-                             const int nk_pad, const int b, const int nb_k, const int causal,
-                             const int offset, const int window, const float score_factor) {
+                             const int nk_pad, const int b, const int nb_k, const mask_t mk,
+                             const int q_per_kv, __global const float* restrict slopes,
+                             const float score_factor) {
   const int bi = (int)get_global_id(0), head = (int)get_global_id(1);
   const int nb_q = (int)get_global_size(0);
   __global float* sums = mean_out + ((size_t)head * nb_q + bi) * nb_k;
@@ -285,13 +309,14 @@ __kernel void pool_probs_cpu(__global const float* restrict q, __global const fl
   }
   const int i_begin = bi * b, i_end = min(n_q, i_begin + b);
   const float c = exp2_factor(score_factor);
-  kt += (size_t)head * D_K * nk_pad;
+  const float slope = mask_alibi(mk) ? slopes[head] : 0.0f;
+  kt += (size_t)(head / q_per_kv) * D_K * nk_pad;
   for (int r0 = i_begin; r0 < i_end; r0 += ROWS) {
     const int rows = min(ROWS, i_end - r0);
     int2 range[ROWS];
     float2 mn[ROWS];  // (m, 1/l)
     for (int r = 0; r < ROWS; ++r) {
-      range[r] = r < rows ? visible_keys(r0 + r, n_k, causal, offset, window) : (int2)(0, 0);
+      range[r] = r < rows ? visible_keys(r0 + r, n_k, mk) : (int2)(0, 0);
       mn[r] = row_norm(norm, (size_t)head * n_q + min(r0 + r, n_q - 1));
     }
     // Visible ranges grow with the row: from the first row's lo to the last row's hi.
@@ -302,10 +327,11 @@ __kernel void pool_probs_cpu(__global const float* restrict q, __global const fl
       const int16 cols = (int16)(jb) + IOTA16;
       float16 total = (float16)(0.0f), top = (float16)(0.0f);
       for (int r = 0; r < rows; ++r) {
-        const int16 visible = (cols >= (int16)(range[r].x)) & (cols < (int16)(range[r].y)) &
-                              (int16)(mn[r].y > 0.0f ? -1 : 0);
-        const float16 p = select((float16)(0.0f), exp2_weights((s[r] - mn[r].x) * c) * mn[r].y,
-                                 visible);
+        const int16 visible =
+            visible_cols(r0 + r, cols, range[r], mk) & (int16)(mn[r].y > 0.0f ? -1 : 0);
+        const float16 x = biased_scores(s[r], r0 + r, cols, mk, slope);
+        const float16 p =
+            select((float16)(0.0f), exp2_weights((x - mn[r].x) * c) * mn[r].y, visible);
         total += p;
         top = fmax(top, p);
       }

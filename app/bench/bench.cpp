@@ -11,7 +11,7 @@
 // tests/reference/bench_models.py runs it beside HuggingFace transformers and prints the ratio.
 //
 //   attention-lab-bench [--runs N] [--sizes 512,1024,…] [--heads 1,8] [--device N]
-//                       [--csv FILE] [--no-opencl]
+//                       [--csv FILE] [--no-opencl] [--window W] [--window-n N] [--window-only]
 //   attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]
 
 #include <omp.h>
@@ -199,6 +199,12 @@ int main(int argc, char** argv) {
       cl.runs = cl.runs_large = std::max(5, runs / 40);
     } else if (std::strcmp(argv[i], "--sizes") == 0 && has_value) {
       cl.sizes = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--window") == 0 && has_value) {
+      cl.window = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--window-n") == 0 && has_value) {
+      cl.window_n = std::max(0, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--window-only") == 0) {
+      cl.sizes.clear();
     } else if (std::strcmp(argv[i], "--heads") == 0 && has_value) {
       cl.heads = parseList(argv[++i]);
     } else if (std::strcmp(argv[i], "--device") == 0 && has_value) {
@@ -209,8 +215,11 @@ int main(int argc, char** argv) {
       std::printf(
           "attention-lab-bench — speed tables (medians after a warm-up; no test)\n"
           "  attention-lab-bench [--runs N] [--sizes 512,1024,...] [--heads 1,8] [--device N]\n"
-          "                      [--csv FILE] [--no-opencl]\n"
-          "      synthetic-lab latency, then Eigen vs OpenCL tiled vs OpenCL fused attention\n"
+          "                      [--csv FILE] [--no-opencl] [--window W] [--window-n N]\n"
+          "                      [--window-only]\n"
+          "      synthetic-lab latency, then Eigen vs OpenCL tiled vs OpenCL fused attention,\n"
+          "      then dense vs sliding-window fused (W = 256 at n = 16384, h = 8; --window-n 0\n"
+          "      leaves it out) beside the FMA peak measured in the same run\n"
           "  attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]\n"
           "      a pretrained model: load time, resident memory, KV-cache size and the forward\n"
           "      pass with every head's attention kept (--json: one length, one line of JSON with\n"

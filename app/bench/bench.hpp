@@ -15,9 +15,26 @@ struct OpenClBenchOptions {
   int runs_large = 5;  ///< Runs at n ≥ 8192.
   double max_materialized_bytes = 6.0 * 1024 * 1024 * 1024;  ///< Skip paths needing more.
   std::string csv_path = "attention-lab-bench.csv";
+  /// The sliding-window rows (issue 12): n, heads and W; window_n = 0 leaves them out.
+  int window_n = 16384;
+  int window_heads = 8;
+  int window = 256;
+  int window_runs = 3;  ///< Timed rounds of the window table (dense fused at n = 16384: ~4 s).
 };
 
-/// Prints the Eigen / tiled / fused table and writes the CSV. Returns an exit code.
+/// Prints the Eigen / tiled / fused table and writes the CSV, then the sliding-window table:
+/// dense fused against windowed fused at window_n tokens, with the FMA peak measured in the same
+/// run and each kernel's fraction of it. Returns an exit code.
 int runOpenClBench(const OpenClBenchOptions& options);
+
+/// This machine's float32 FMA peak (fma_peak.cpp).
+struct FmaPeak {
+  double gflops = 0;  ///< Best of the tries, GFLOP/s (2 flops per FMA and lane).
+  int threads = 0;    ///< OpenMP threads that ran the chains (all cores).
+  int lanes = 0;      ///< Floats per vector (16 with AVX-512, else 8).
+  float sink = 0;     ///< The chains' sum (printed nowhere; keeps the work from being dropped).
+};
+/// Runs independent FMA chains on every core for about `seconds` per try; the best of `tries`.
+FmaPeak measureFmaPeak(double seconds = 0.3, int tries = 5);
 
 }  // namespace attnlab::bench

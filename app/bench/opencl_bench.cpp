@@ -1,6 +1,9 @@
 // attention-lab-bench, OpenCL part: Eigen materialised (the reference) vs OpenCL tiled
-// materialised vs OpenCL fused, as a table on stdout and a CSV.
+// materialised vs OpenCL fused, as a table on stdout and a CSV; then the sliding-window table
+// (dense fused vs windowed fused, GFLOP/s on the key blocks each visits, fractions of the FMA
+// peak measured in the same run).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -9,6 +12,7 @@
 
 #include "attnlab/cost.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/spec.hpp"
 #include "attnlab/timing.hpp"
 #include "bench/bench.hpp"
 
@@ -23,6 +27,78 @@ std::string mib(double bytes) {
   else
     std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024));
   return buf;
+}
+
+// (query, key) pairs the fused kernel computes: per block of `rows` queries (16 lanes of a
+// work-item in the CPU-shaped kernel, BQ ≤ 64 work-items in the GPU-shaped one) every key from
+// the first row's visible span start to the last row's end (MaskPattern::span), for every row
+// of the block. Dense causal visits the blocks up to the diagonal; a window of W about n·(W + 16)
+// (causal) or n·(2W + 15) (not).
+double visitedPairs(int n, int rows, bool causal, int window) {
+  MaskPattern pattern;
+  pattern.causal = causal;
+  pattern.window = window;
+  double pairs = 0;
+  for (int i0 = 0; i0 < n; i0 += rows) {
+    const int last = std::min(n, i0 + rows) - 1;
+    pairs += double(last - i0 + 1) * (pattern.span(last, n).second - pattern.span(i0, n).first);
+  }
+  return pairs;
+}
+
+// The sliding-window table (issue 12): dense fused and windowed fused, causal and not.
+void runWindowBench(AttentionTimer& timer, const OpenClBenchOptions& options) {
+  const int n = options.window_n, h = options.window_heads, w = options.window, d = 64;
+  const int rows = timer.cpuShapedKernels() ? 16 : 64;
+  const int dense_runs = options.window_runs, windowed_runs = 5 * options.window_runs;
+  std::printf(
+      "\nSliding window: n = %d, h = %d, d_k = 64, W = %d, the fused kernel dense and windowed, "
+      "medians of %d (dense) and %d (windowed) after a warm-up.\n\n",
+      n, h, w, dense_runs, windowed_runs);
+  // The FMA peak is measured before and after the kernels (a shared machine's load moves it);
+  // the larger of the two is the reference.
+  const FmaPeak before = measureFmaPeak();
+  struct Row {
+    bool causal;
+    int window;
+    double ms, pairs, gflops, dense_gflops, dense_ms;
+  };
+  std::vector<Row> table;
+  for (const bool causal : {false, true}) {
+    double dense_ms = 0, dense_gflops = 0;
+    for (const int window : {0, w}) {
+      TimingCase c;
+      c.n = n;
+      c.heads = h;
+      c.d_k = d;
+      c.causal = causal;
+      c.window = window;
+      const std::vector<PathTime> t = timer.time(c, {TimedPath::kOpenClFused},
+                                                 window ? windowed_runs : dense_runs, INFINITY);
+      const double ms = t.front().median_ms;
+      const double pairs = visitedPairs(n, rows, causal, window);
+      const double gflops = 4.0 * d * h * pairs / (ms * 1e6);  // Q Kᵀ and P V, 2 per FMA
+      if (window == 0) dense_ms = ms, dense_gflops = gflops;
+      table.push_back({causal, window, ms, pairs, gflops, dense_gflops, dense_ms});
+    }
+  }
+  const FmaPeak after = measureFmaPeak();
+  const double peak = std::max(before.gflops, after.gflops);
+  std::printf(
+      "| mask | window | fused ms | visited pairs | GFLOP/s on visited blocks | of FMA peak | "
+      "GFLOP/s vs dense | dense ms / windowed ms |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& r : table)
+    std::printf("| %s | %s | %.1f | %.3g | %.1f | %.0f %% | %.0f %% | %.1f× |\n",
+                r.causal ? "causal" : "none", r.window ? std::to_string(r.window).c_str() : "dense",
+                r.ms, r.pairs, r.gflops, 100 * r.gflops / peak, 100 * r.gflops / r.dense_gflops,
+                r.dense_ms / r.ms);
+  std::printf(
+      "\nFMA peak measured in this run: %.1f GFLOP/s before the kernels, %.1f after (%d threads, "
+      "%d-float FMA chains, best of 5 tries each; the larger is the reference). Visited pairs: "
+      "per block of %d queries, every key of the block's span (the kernel's work; masked keys "
+      "within a visited block count).\n",
+      before.gflops, after.gflops, before.threads, before.lanes, rows);
 }
 
 }  // namespace
@@ -112,10 +188,12 @@ int runOpenClBench(const OpenClBenchOptions& options) {
       }
     }
   }
-  std::printf(
-      "\nGFLOP/s count 4·n²·d_k per head (causal too, so skipped blocks show as speed). "
-      "CSV: %s\n",
-      options.csv_path.c_str());
+  if (!options.sizes.empty())
+    std::printf(
+        "\nGFLOP/s count 4·n²·d_k per head (causal too, so skipped blocks show as speed). "
+        "CSV: %s\n",
+        options.csv_path.c_str());
+  if (options.window_n > 0) runWindowBench(timer, options);
   return 0;
 }
 

@@ -88,7 +88,7 @@ RunMaps Runner::maps(const options::Options& o) {
     m.layers = {&run->attention};
     m.query_tokens = toStrings(run->query_tokens);
     m.key_tokens = toStrings(run->key_tokens);
-    m.label = views::RunLabel{spec, run->cross, {}, std::nullopt, {}, {}};
+    m.label = views::RunLabel{spec, run->cross, {}, std::nullopt, {}, {}, 0};
     m.label.facts = views::syntheticFacts(spec);
     m.label.pad_tokens = run->pad_tokens;
     m.model_heads = spec.heads;
@@ -122,7 +122,7 @@ RunMaps Runner::maps(const options::Options& o) {
   spec.d_model = config.d_model;
   spec.d_k = config.dK();
   spec.temperature = o.lab.temperature;
-  m.label = views::RunLabel{spec, false, name, std::nullopt, {}, {}};
+  m.label = views::RunLabel{spec, false, name, std::nullopt, {}, {}, 0};
   if (m.special_hidden)
     m.label.note = views::viewText("special tokens hidden (weights not renormalised)");
   m.layers_total = config.layers;

@@ -61,7 +61,7 @@ cli::RunMaps mapsOf(const ResultPtr& r, std::optional<int> head, std::optional<i
   m.key_tokens = r->key_tokens;
   m.head = head;
   m.special_hidden = r->special_hidden;
-  m.label = views::RunLabel{r->spec, r->run.cross, {}, std::nullopt, {}, {}};
+  m.label = views::RunLabel{r->spec, r->run.cross, {}, std::nullopt, {}, {}, 0};
   if (r->model) {
     m.label.model = r->model->name;
     m.layers_total = r->model->config.layers;

@@ -188,8 +188,11 @@ std::vector<PathTime> AttentionTimer::time(const TimingCase& c, const std::vecto
   Matrix p;
   Tensor3 o;
 #ifdef ATTNLAB_WITH_OPENCL
-  opencl::Attended attended;
-  const opencl::MaskParams mask{c.causal, 0, 0};
+  opencl::Attended attended;  // kept across calls, as the window keeps its results
+  opencl::Fused fused;
+  opencl::MaskParams mask;
+  mask.causal = c.causal;
+  mask.window = c.window;
   if (hasOpenCl()) prepare(c.d_k);
 #endif
   std::vector<std::function<void()>> calls;
@@ -212,7 +215,7 @@ std::vector<PathTime> AttentionTimer::time(const TimingCase& c, const std::vecto
         calls.emplace_back([&] { impl_->runtime->attendInto(q_scaled, k, v, mask, attended); });
         break;
       case TimedPath::kOpenClFused:
-        calls.emplace_back([&] { (void)impl_->runtime->fused(q_scaled, k, v, mask); });
+        calls.emplace_back([&] { impl_->runtime->fusedInto(q_scaled, k, v, mask, fused); });
         break;
 #else
       default:

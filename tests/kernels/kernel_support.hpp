@@ -114,37 +114,65 @@ inline Tensor3 scaledQ(const Tensor3& q, double scale) {
   return out;
 }
 
-/// CPU reference for any MaskParams (the kernels' masks beyond the public spec): scores of the
-/// already scaled q, softmax over the visible range, P V.
+/// CPU reference for any MaskParams (the kernels' masks beyond the public spec: a causal offset,
+/// every pattern, ALiBi; K and V with G heads): scores of the already scaled q plus the ALiBi bias
+/// −m_h·distance, softmax in double over the visible keys (keyVisible), P V.
 struct Reference {
   Tensor3 scores, weights, output;
 };
 inline Reference referenceWithMask(const AttentionInputs& in, double scale,
                                    const MaskParams& mask) {
-  const int h = in.q.h, n_q = in.q.rows, n_k = in.k.rows;
+  const int h = in.q.h, g = in.k.h, n_q = in.q.rows, n_k = in.k.rows;
   Reference r{Tensor3(h, n_q, n_k), Tensor3(h, n_q, n_k), Tensor3(h, n_q, in.v.cols)};
+  std::vector<double> e(static_cast<std::size_t>(n_k));
   for (int k = 0; k < h; ++k) {
-    r.scores.head(k) = (static_cast<float>(scale) * in.q.head(k)) * in.k.head(k).transpose();
+    const int kv = kvHeadOf(k, h, g);
+    r.scores.head(k) = (static_cast<float>(scale) * in.q.head(k)) * in.k.head(kv).transpose();
     for (int i = 0; i < n_q; ++i) {
-      const auto [lo, hi] = opencl::visibleRange(mask, i, n_k);
-      softmaxRow(r.scores.row(k, i), r.weights.row(k, i), n_k, lo, hi);
+      float* s = r.scores.row(k, i);
+      if (!mask.alibi_slopes.empty())
+        for (int j = 0; j < n_k; ++j) {
+          const int d = i + mask.offset - j;
+          s[j] -= mask.alibi_slopes[k] * static_cast<float>(mask.causal ? d : std::abs(d));
+        }
+      double m = -std::numeric_limits<double>::infinity(), sum = 0;
+      for (int j = 0; j < n_k; ++j)
+        if (opencl::keyVisible(mask, i, j)) m = std::max(m, double(s[j]));
+      for (int j = 0; j < n_k; ++j)
+        sum += e[j] = opencl::keyVisible(mask, i, j) ? std::exp(double(s[j]) - m) : 0.0;
+      for (int j = 0; j < n_k; ++j)
+        r.weights(k, i, j) = sum > 0 ? static_cast<float>(e[j] / sum) : 0.0f;
     }
-    r.output.head(k) = r.weights.head(k) * in.v.head(k);
+    r.output.head(k) = r.weights.head(k) * in.v.head(kv);
   }
   return r;
 }
 
-/// M_ij = scale·Σ_c |q_ic k_jc| [h, n_q, n_k]: the magnitude a score is summed from.
+/// M_ij = scale·Σ_c |q_ic k_jc| [h, n_q, n_k]: the magnitude a score is summed from (k may have
+/// G heads; query head i uses K head kvHeadOf(i, h, G)).
 inline std::vector<double> scoreMagnitude(const Tensor3& q, const Tensor3& k, double scale) {
   std::vector<double> m(static_cast<std::size_t>(q.h) * q.rows * k.rows);
   std::size_t at = 0;
   for (int head = 0; head < q.h; ++head) {
     const Eigen::MatrixXd a = q.head(head).cast<double>().cwiseAbs();
-    const Eigen::MatrixXd b = k.head(head).cast<double>().cwiseAbs();
+    const Eigen::MatrixXd b = k.head(kvHeadOf(head, q.h, k.h)).cast<double>().cwiseAbs();
     const Eigen::MatrixXd prod = scale * a * b.transpose();
     for (int i = 0; i < q.rows; ++i)
       for (int j = 0; j < k.rows; ++j) m[at++] = prod(i, j);
   }
+  return m;
+}
+
+/// Adds |ALiBi bias| = m_h·distance to a magnitude [h, n_q, n_k]: a score is then the rounded sum
+/// of q·k and the bias, so its rounding is relative to both.
+inline std::vector<double> withAlibi(std::vector<double> m, const MaskParams& mask, int h, int n_q,
+                                     int n_k) {
+  if (mask.alibi_slopes.empty()) return m;
+  std::size_t at = 0;
+  for (int k = 0; k < h; ++k)
+    for (int i = 0; i < n_q; ++i)
+      for (int j = 0; j < n_k; ++j)
+        m[at++] += mask.alibi_slopes[k] * std::abs(double(i + mask.offset - j));
   return m;
 }
 
@@ -247,7 +275,7 @@ inline void requireOutputs(const Tensor3& got, const Tensor3& want, const Tensor
   REQUIRE(got.data.size() == want.data.size());
   Checker c(kOutputs.quantity);
   for (int k = 0; k < want.h; ++k) {
-    const Matrix scale = weights.head(k) * v.head(k).cwiseAbs();
+    const Matrix scale = weights.head(k) * v.head(kvHeadOf(k, want.h, v.h)).cwiseAbs();
     for (int i = 0; i < want.rows; ++i) {
       const double moved =
           std::expm1(2 * row_diff[static_cast<std::size_t>(k) * want.rows + i]);
@@ -266,15 +294,17 @@ inline void requireRowSums(const Tensor3& weights, const MaskParams& mask) {
   std::size_t not_finite = 0, masked_not_zero = 0;
   for (int k = 0; k < weights.h; ++k)
     for (int i = 0; i < weights.rows; ++i) {
-      const auto [lo, hi] = opencl::visibleRange(mask, i, weights.cols);
       double sum = 0;
+      bool any = false;
       for (int j = 0; j < weights.cols; ++j) {
         const float p = weights(k, i, j);
+        const bool visible = opencl::keyVisible(mask, i, j);
+        any = any || visible;
         not_finite += !std::isfinite(p);
-        masked_not_zero += (j < lo || j >= hi) && p != 0.0f;
+        masked_not_zero += !visible && p != 0.0f;
         sum += p;
       }
-      worst = std::max(worst, std::abs(sum - (lo < hi ? 1.0 : 0.0)));
+      worst = std::max(worst, std::abs(sum - (any ? 1.0 : 0.0)));
     }
   INFO("largest |row sum − 1| " << worst);
   REQUIRE(not_finite == 0);
@@ -291,13 +321,15 @@ inline void requireSelfConsistent(const Tensor3& scores, const Tensor3& weights,
   for (int k = 0; k < scores.h; ++k)
     for (int i = 0; i < scores.rows; ++i) {
       const auto [lo, hi] = opencl::visibleRange(mask, i, scores.cols);
-      if (lo >= hi) continue;
       double m = -std::numeric_limits<double>::infinity();
-      for (int j = lo; j < hi; ++j) m = std::max(m, double(scores(k, i, j)));
-      if (!std::isfinite(m)) continue;  // overflowed scores: checked by their own tests
+      for (int j = lo; j < hi; ++j)
+        if (opencl::keyVisible(mask, i, j)) m = std::max(m, double(scores(k, i, j)));
+      if (!std::isfinite(m)) continue;  // no visible key, or overflowed scores (own tests)
       double sum = 0;
-      for (int j = lo; j < hi; ++j) sum += e[j] = std::exp(double(scores(k, i, j)) - m);
+      for (int j = lo; j < hi; ++j)
+        sum += e[j] = opencl::keyVisible(mask, i, j) ? std::exp(double(scores(k, i, j)) - m) : 0;
       for (int j = lo; j < hi; ++j) {
+        if (!opencl::keyVisible(mask, i, j)) continue;
         const double p = e[j] / sum;
         c.check(weights(k, i, j), p, kWeights.abs + kWeights.rel * p,
                 (static_cast<std::size_t>(k) * scores.rows + i) * scores.cols + j);
@@ -306,10 +338,11 @@ inline void requireSelfConsistent(const Tensor3& scores, const Tensor3& weights,
   c.require();
 }
 
-/// Everything the parity tests ask of one OpenCL result against the CPU reference's.
+/// Everything the parity tests ask of one OpenCL result against the CPU reference's, under the
+/// kernels' form of the spec's mask (MaskParams::fromSpec).
 inline void requireParity(const AttentionResult& gpu, const AttentionResult& cpu,
-                          const AttentionInputs& in, const std::vector<double>& magnitude) {
-  const MaskParams mask{cpu.mask == Mask::kCausal, 0, 0};
+                          const AttentionInputs& in, const std::vector<double>& magnitude,
+                          const MaskParams& mask) {
   requireScores(gpu.scores, cpu.scores, magnitude);
   const std::vector<double> row_diff = rowScoreDiff(gpu.scores, cpu.scores);
   requireWeights(gpu.weights, cpu.weights, row_diff);
@@ -317,6 +350,13 @@ inline void requireParity(const AttentionResult& gpu, const AttentionResult& cpu
   requireRowSums(gpu.weights, mask);
   requireRowSums(cpu.weights, mask);
   requireSelfConsistent(gpu.scores, gpu.weights, mask);
+}
+/// requireParity for a result of the plain causal or unmasked spec (no pattern, no ALiBi).
+inline void requireParity(const AttentionResult& gpu, const AttentionResult& cpu,
+                          const AttentionInputs& in, const std::vector<double>& magnitude) {
+  MaskParams mask;
+  mask.causal = cpu.mask == Mask::kCausal;
+  requireParity(gpu, cpu, in, magnitude, mask);
 }
 
 }  // namespace attnlab::test

@@ -25,8 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kKernelFiles[] = {"flash_attention.cl", "materialized_attention.cl",
-                                    "pool_attention.cl", "additive_attention.cl"};
+const char* const kKernelFiles[] = {"attention_mask.cl", "flash_attention.cl",
+                                    "materialized_attention.cl", "pool_attention.cl",
+                                    "additive_attention.cl"};
 
 // A fresh kernel folder holding the embedded kernels, for ATTNLAB_KERNEL_DIR.
 fs::path kernelFolder(const std::string& name) {

@@ -31,6 +31,9 @@ struct TimingCase {
   int heads = 1;
   int d_k = 64;
   bool causal = false;
+  /// Sliding window W (MaskPattern::window; 0: none), honoured by the OpenCL paths, whose kernels
+  /// skip the key blocks outside it; the CPU reference and the Eigen baseline ignore it.
+  int window = 0;
 };
 
 /// The result of one path on one case.

@@ -19,10 +19,13 @@ AttentionResult computeOnDevice(Runtime& rt, const AttentionInputs& in, const At
   AttentionResult r;
   r.mechanism = spec.mechanism;
   r.mask = spec.mask;
+  r.mask_pattern = spec.maskPattern();
   r.scale = spec.scoreScale(in.q.cols);
   r.backend = "opencl";
   r.device = rt.deviceName();
-  const MaskParams mask{spec.mask == Mask::kCausal, 0, 0};
+  // Every mask pattern (causal, window, global, stride, key padding) and ALiBi run on the
+  // device, in the fused and the tiled kernels alike; K and V may have G heads (GQA).
+  const MaskParams mask = MaskParams::fromSpec(spec);
   // The overflow contract of ScoreScale, split exactly as the CPU reference splits it.
   if (spec.mechanism == Mechanism::kAdditive) {
     const ScoreScale split = splitScoreScale(r.scale, additiveEnergyBound(in.v_a));

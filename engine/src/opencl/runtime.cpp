@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "attnlab/error.hpp"
+#include "attnlab/positions.hpp"
 
 namespace attnlab::opencl {
 
@@ -89,13 +90,64 @@ void reshape(Tensor3& t, int a, int b, int c) {
   if (t.h != a || t.rows != b || t.cols != c) t = Tensor3(a, b, c);
 }
 
+// The kernels' int8 mask argument (kernels/attention_mask.cl): causal, offset, window, global,
+// stride, valid_keys, ALiBi on, unused.
+cl_int8 maskArg(const MaskParams& m) {
+  cl_int8 a{};
+  a.s[0] = m.causal, a.s[1] = m.offset, a.s[2] = m.window, a.s[3] = m.global;
+  a.s[4] = m.stride, a.s[5] = m.valid_keys, a.s[6] = !m.alibi_slopes.empty(), a.s[7] = 0;
+  return a;
+}
+
+// h / G for queries [h, …] and keys (and values) [G, …]; throws unless G divides h.
+cl_int queriesPerKv(const Tensor3& q, const Tensor3& k, const Tensor3* v = nullptr) {
+  if (k.h < 1 || q.h % k.h != 0 || (v && v->h != k.h))
+    throw Error(ErrorCode::kInvalidArgument,
+                "keys and values need G heads dividing the h = " + std::to_string(q.h) +
+                    " query heads (got " + std::to_string(k.h) + ")");
+  return q.h / k.h;
+}
+
+// K or V with one head per query head: head i is head kvHeadOf(i, h, G) of t (repeat_kv).
+Tensor3 repeatHeads(const Tensor3& t, int h) {
+  Tensor3 out(h, t.rows, t.cols);
+  for (int i = 0; i < h; ++i) out.head(i) = t.head(kvHeadOf(i, h, t.h));
+  return out;
+}
+
 }  // namespace
 
-std::pair<int, int> visibleRange(const MaskParams& m, int i, int n_k) {
-  int hi = m.causal ? std::clamp(i + 1 + m.offset, 0, n_k) : n_k;
-  int lo = (m.causal && m.window > 0) ? std::clamp(i + m.offset - m.window + 1, 0, hi) : 0;
-  return {lo, hi};
+MaskParams MaskParams::fromSpec(const AttentionSpec& spec) {
+  MaskParams m;
+  m.causal = spec.mask == Mask::kCausal;
+  m.window = spec.window;
+  m.global = spec.global_tokens;
+  m.stride = spec.stride;
+  m.valid_keys = spec.valid_keys;
+  if (spec.positions == Positions::kAlibi) m.alibi_slopes = alibiSlopes(spec.heads);
+  return m;
 }
+
+MaskPattern MaskParams::pattern() const {
+  MaskPattern p;
+  p.causal = causal;
+  p.window = window;
+  p.global = global;
+  p.stride = stride;
+  p.valid_keys = valid_keys;
+  return p;
+}
+
+std::pair<int, int> visibleRange(const MaskParams& m, int i, int n_k) {
+  // MaskPattern::span at position p = i + offset, its bounds clamped to [0, n_k] (p may be
+  // negative or past the keys with an offset).
+  const int p = i + m.offset;
+  auto [lo, hi] = m.pattern().span(p, n_k);
+  hi = std::clamp(hi, 0, n_k);
+  return {std::clamp(lo, 0, hi), hi};
+}
+
+bool keyVisible(const MaskParams& m, int i, int j) { return m.pattern().visible(i + m.offset, j); }
 
 void setRuntimeOverridesForTesting(const RuntimeOverrides& o) {
   std::lock_guard<std::mutex> lock(overrides_mutex);
@@ -197,7 +249,8 @@ std::string Runtime::buildOptions(const std::string& file, int d_k, int d_v) con
 
 cl::Program Runtime::build(const std::string& file, int d_k, int d_v) {
   const std::string options = buildOptions(file, d_k, d_v);  // throws when tiles cannot fit
-  const std::string source = kernelSource(file);
+  // Every program starts with the shared mask and ALiBi helpers (kernels/attention_mask.cl).
+  const std::string source = kernelSource("attention_mask.cl") + "\n#line 1\n" + kernelSource(file);
   const auto start = std::chrono::steady_clock::now();
   cl::Program program = checked([&] { return cl::Program(context_, source); });
   try {
@@ -310,6 +363,16 @@ cl::Buffer Runtime::upload(const std::vector<float>& data) {
                     const_cast<float*>(data.data()));
 }
 
+cl::Buffer Runtime::slopes(const MaskParams& mask, int heads, float b) {
+  if (mask.alibi_slopes.empty()) return upload(std::vector<float>(1, 0.0f));
+  if (static_cast<int>(mask.alibi_slopes.size()) != heads)
+    throw Error(ErrorCode::kInvalidArgument, "ALiBi needs one slope per query head");
+  // In units of x' (S = b·x'), so that b·(x' − (m_h/b)·distance) = S − m_h·distance.
+  std::vector<float> scaled(mask.alibi_slopes);
+  for (float& m : scaled) m /= b;
+  return upload(scaled);
+}
+
 cl::Buffer Runtime::view(const std::vector<float>& data) {
   if (variant_ != Variant::kCpu) return upload(data);
   return cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
@@ -419,6 +482,7 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
                               const RowNorm* known_norm, Materialized& out, float b) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols;
+  const cl_int per_kv = queriesPerKv(q, k);
   const cl::Program prog = program("materialized_attention.cl", d_k, d_k);
   reshape(out.scores, h, n_q, n_k);
   reshape(out.weights, h, n_q, n_k);
@@ -430,7 +494,8 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
     if (known_norm) out.norm = *known_norm;
     Result norm = resultBuffer(out.norm);
     Result s = resultBuffer(out.scores.data), p = resultBuffer(out.weights.data);
-    const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+    const cl_int8 mk = maskArg(mask);
+    const cl::Buffer sl = slopes(mask, h, b);
     if (known_norm && variant_ != Variant::kCpu)
       queue_.enqueueWriteBuffer(norm.arg, CL_FALSE, 0, known_norm->size() * sizeof(float),
                                 known_norm->data());
@@ -441,8 +506,7 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
         cl::Kernel pass1(prog, "row_norm_cpu");
         pass1.setArg(0, qb), pass1.setArg(1, kt), pass1.setArg(2, norm.arg), pass1.setArg(3, n_q);
         pass1.setArg(4, n_k), pass1.setArg(5, static_cast<cl_int>(nk_pad));
-        pass1.setArg(6, causal), pass1.setArg(7, offset), pass1.setArg(8, window);
-        pass1.setArg(9, b);
+        pass1.setArg(6, mk), pass1.setArg(7, per_kv), pass1.setArg(8, sl), pass1.setArg(9, b);
         queue_.enqueueNDRangeKernel(pass1, cl::NullRange,
                                     cl::NDRange(roundUp(n_q, kCpuRows) / kCpuRows, h),
                                     cl::NDRange(1, 1));
@@ -450,8 +514,8 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
       cl::Kernel pass2(prog, "write_probs_cpu");
       pass2.setArg(0, qb), pass2.setArg(1, kt), pass2.setArg(2, norm.arg), pass2.setArg(3, s.arg);
       pass2.setArg(4, p.arg), pass2.setArg(5, n_q), pass2.setArg(6, n_k);
-      pass2.setArg(7, static_cast<cl_int>(nk_pad)), pass2.setArg(8, causal);
-      pass2.setArg(9, offset), pass2.setArg(10, window), pass2.setArg(11, b);
+      pass2.setArg(7, static_cast<cl_int>(nk_pad)), pass2.setArg(8, mk);
+      pass2.setArg(9, per_kv), pass2.setArg(10, sl), pass2.setArg(11, b);
       queue_.enqueueNDRangeKernel(pass2, cl::NullRange,
                                   cl::NDRange(roundUp(n_q, kCpuRows) / kCpuRows, h),
                                   cl::NDRange(1, 1));
@@ -463,8 +527,8 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
       if (!known_norm) {
         cl::Kernel pass1(prog, "row_norm_gpu");
         pass1.setArg(0, qb), pass1.setArg(1, kb), pass1.setArg(2, norm.arg), pass1.setArg(3, n_q);
-        pass1.setArg(4, n_k), pass1.setArg(5, causal), pass1.setArg(6, offset);
-        pass1.setArg(7, window), pass1.setArg(8, b);
+        pass1.setArg(4, n_k), pass1.setArg(5, mk), pass1.setArg(6, per_kv);
+        pass1.setArg(7, sl), pass1.setArg(8, b);
         const std::size_t group = tile * tile;
         requireWorkGroup(pass1, group, "row_norm_gpu");
         queue_.enqueueNDRangeKernel(pass1, cl::NullRange, cl::NDRange(roundUp(n_q, group), h),
@@ -472,8 +536,8 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
       }
       cl::Kernel pass2(prog, "write_probs_gpu");
       pass2.setArg(0, qb), pass2.setArg(1, kb), pass2.setArg(2, norm.arg), pass2.setArg(3, s.arg);
-      pass2.setArg(4, p.arg), pass2.setArg(5, n_q), pass2.setArg(6, n_k), pass2.setArg(7, causal);
-      pass2.setArg(8, offset), pass2.setArg(9, window), pass2.setArg(10, b);
+      pass2.setArg(4, p.arg), pass2.setArg(5, n_q), pass2.setArg(6, n_k), pass2.setArg(7, mk);
+      pass2.setArg(8, per_kv), pass2.setArg(9, sl), pass2.setArg(10, b);
       requireWorkGroup(pass2, tile * tile, "write_probs_gpu");
       queue_.enqueueNDRangeKernel(
           pass2, cl::NullRange, cl::NDRange(roundUp(n_k, tile), roundUp(n_q, tile), h),
@@ -486,23 +550,31 @@ void Runtime::materializeInto(const Tensor3& q, const Tensor3& k, const MaskPara
 
 Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v, const MaskParams& mask,
                      float b) {
+  Fused out;
+  fusedInto(q, k, v, mask, out, b);
+  return out;
+}
+
+void Runtime::fusedInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
+                        const MaskParams& mask, Fused& out, float b) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_v = v.cols;
+  const cl_int per_kv = queriesPerKv(q, k, &v);
   const cl::Program prog = program("flash_attention.cl", d_k, d_v);
-  return checked([&] {
-    Fused out{Tensor3(h, n_q, d_v), RowNorm(static_cast<std::size_t>(h) * n_q * 2)};
-    const cl::Buffer kb = view(k.data), vb = view(v.data);
-    const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+  reshape(out.output, h, n_q, d_v);
+  out.norm.resize(static_cast<std::size_t>(h) * n_q * 2);
+  checked([&] {
+    const cl::Buffer kb = view(k.data), vb = view(v.data), sl = slopes(mask, h, b);
+    const cl_int8 mk = maskArg(mask);
     Result o = resultBuffer(out.output.data), norm = resultBuffer(out.norm);
     if (variant_ == Variant::kCpu) {
-      const std::size_t nq_pad = roundUp(n_q, 16);
-      const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
+      // Q in place (the kernel gathers each work-item's 16 rows itself): no host copy.
+      const cl::Buffer qb = view(q.data);
       cl::Kernel kernel(prog, "flash_fwd_cpu");
-      kernel.setArg(0, qt), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
+      kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
       kernel.setArg(4, norm.arg), kernel.setArg(5, n_q), kernel.setArg(6, n_k);
-      kernel.setArg(7, static_cast<cl_int>(nq_pad)), kernel.setArg(8, causal);
-      kernel.setArg(9, offset), kernel.setArg(10, window), kernel.setArg(11, b);
-      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
+      kernel.setArg(7, mk), kernel.setArg(8, per_kv), kernel.setArg(9, sl), kernel.setArg(10, b);
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(roundUp(n_q, 16) / 16, h),
                                   cl::NDRange(1, 1));
     } else {
       GpuTiles tiles;
@@ -512,14 +584,14 @@ Fused Runtime::fused(const Tensor3& q, const Tensor3& k, const Tensor3& v, const
       cl::Kernel kernel(prog, "flash_fwd_gpu");
       kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
       kernel.setArg(4, norm.arg), kernel.setArg(5, n_q), kernel.setArg(6, n_k);
-      kernel.setArg(7, causal), kernel.setArg(8, offset), kernel.setArg(9, window);
+      kernel.setArg(7, mk), kernel.setArg(8, per_kv), kernel.setArg(9, sl);
       kernel.setArg(10, b);
       requireWorkGroup(kernel, queries, "flash_fwd_gpu");
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(roundUp(n_q, queries), h),
                                   cl::NDRange(queries, 1));
     }
     collect({&o, &norm});
-    return out;
+    return 0;
   });
 }
 
@@ -533,24 +605,23 @@ void Runtime::attendInto(const Tensor3& q, const Tensor3& k, const Tensor3& v,
     return;
   }
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_v = v.cols;
+  const cl_int per_kv = queriesPerKv(q, k, &v);
   const cl::Program prog = program("flash_attention.cl", d_k, d_v);
   reshape(out.scores, h, n_q, n_k);
   reshape(out.weights, h, n_q, n_k);
   reshape(out.output, h, n_q, d_v);
   out.norm.resize(static_cast<std::size_t>(h) * n_q * 2);
   checked([&] {
-    const std::size_t nq_pad = roundUp(n_q, 16);
-    const cl::Buffer qt = upload(transposeHeads(q, nq_pad));
-    const cl::Buffer kb = view(k.data), vb = view(v.data);
+    const cl::Buffer qb = view(q.data);  // in place: the kernel gathers its 16 rows
+    const cl::Buffer kb = view(k.data), vb = view(v.data), sl = slopes(mask, h, b);
     Result o = resultBuffer(out.output.data), norm = resultBuffer(out.norm);
     Result s = resultBuffer(out.scores.data), p = resultBuffer(out.weights.data);
     cl::Kernel kernel(prog, "flash_probs_cpu");
-    kernel.setArg(0, qt), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
+    kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, vb), kernel.setArg(3, o.arg);
     kernel.setArg(4, norm.arg), kernel.setArg(5, s.arg), kernel.setArg(6, p.arg);
-    kernel.setArg(7, n_q), kernel.setArg(8, n_k), kernel.setArg(9, static_cast<cl_int>(nq_pad));
-    kernel.setArg(10, static_cast<cl_int>(mask.causal)), kernel.setArg(11, mask.offset);
-    kernel.setArg(12, mask.window), kernel.setArg(13, b);
-    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nq_pad / 16, h),
+    kernel.setArg(7, n_q), kernel.setArg(8, n_k), kernel.setArg(9, maskArg(mask));
+    kernel.setArg(10, per_kv), kernel.setArg(11, sl), kernel.setArg(12, b);
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(roundUp(n_q, 16) / 16, h),
                                 cl::NDRange(1, 1));
     collect({&o, &norm, &s, &p});
     return 0;
@@ -563,6 +634,7 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const RowNorm& row_norm
   if (b < 1) throw Error(ErrorCode::kInvalidArgument, "the pooling block must be at least 1");
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols;
   const int nb_q = (n_q + b - 1) / b, nb_k = (n_k + b - 1) / b;
+  const cl_int per_kv = queriesPerKv(q, k);
   const bool cpu = variant_ == Variant::kCpu;
   const cl::Program prog =
       program(cpu ? "materialized_attention.cl" : "pool_attention.cl", d_k, d_k);
@@ -570,8 +642,8 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const RowNorm& row_norm
     throw Error(ErrorCode::kInvalidArgument, "norm must hold 2·h·n_q values");
   return checked([&] {
     Pooled out{Tensor3(h, nb_q, nb_k), Tensor3(h, nb_q, nb_k)};
-    const cl::Buffer qb = view(q.data), nb = view(row_norm);
-    const cl_int causal = mask.causal, offset = mask.offset, window = mask.window;
+    const cl::Buffer qb = view(q.data), nb = view(row_norm), sl = slopes(mask, h, score_factor);
+    const cl_int8 mk = maskArg(mask);
     Result mean = resultBuffer(out.mean.data), max = resultBuffer(out.max.data);
     if (cpu) {
       const std::size_t nk_pad = paddedKeyRows(n_k);
@@ -580,15 +652,15 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const RowNorm& row_norm
       kernel.setArg(0, qb), kernel.setArg(1, kt), kernel.setArg(2, nb);
       kernel.setArg(3, mean.arg), kernel.setArg(4, max.arg), kernel.setArg(5, n_q);
       kernel.setArg(6, n_k), kernel.setArg(7, static_cast<cl_int>(nk_pad)), kernel.setArg(8, b);
-      kernel.setArg(9, nb_k), kernel.setArg(10, causal), kernel.setArg(11, offset);
-      kernel.setArg(12, window), kernel.setArg(13, score_factor);
+      kernel.setArg(9, nb_k), kernel.setArg(10, mk), kernel.setArg(11, per_kv);
+      kernel.setArg(12, sl), kernel.setArg(13, score_factor);
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_q, h), cl::NDRange(1, 1));
     } else {
       const cl::Buffer kb = view(k.data);
       cl::Kernel kernel(prog, "pool_probs");
       kernel.setArg(0, qb), kernel.setArg(1, kb), kernel.setArg(2, nb), kernel.setArg(3, mean.arg);
       kernel.setArg(4, max.arg), kernel.setArg(5, n_q), kernel.setArg(6, n_k), kernel.setArg(7, b);
-      kernel.setArg(8, causal), kernel.setArg(9, offset), kernel.setArg(10, window);
+      kernel.setArg(8, mk), kernel.setArg(9, per_kv), kernel.setArg(10, sl);
       kernel.setArg(11, score_factor);
       queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(nb_k, nb_q, h));
     }
@@ -597,11 +669,18 @@ Pooled Runtime::pool(const Tensor3& q, const Tensor3& k, const RowNorm& row_norm
   });
 }
 
-Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3& w_a,
+Materialized Runtime::additive(const Tensor3& q, const Tensor3& k_grouped, const Tensor3& w_a,
                                const Tensor3& u_a, const Tensor3& v_a, float energy_factor,
-                               float score_factor, const MaskParams& mask, const Tensor3& v,
+                               float score_factor, const MaskParams& mask, const Tensor3& v_grouped,
                                Tensor3* output) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  queriesPerKv(q, k_grouped, &v_grouped);
+  // The projections take one K/V head per query head: grouped heads are repeated here.
+  Tensor3 k_repeated, v_repeated;
+  const bool grouped = k_grouped.h != q.h;
+  if (grouped) k_repeated = repeatHeads(k_grouped, q.h), v_repeated = repeatHeads(v_grouped, q.h);
+  const Tensor3& k = grouped ? k_repeated : k_grouped;
+  const Tensor3& v = grouped ? v_repeated : v_grouped;
   const int h = q.h, n_q = q.rows, n_k = k.rows, d_k = q.cols, d_a = w_a.cols, d_v = v.cols;
   const cl::Program prog = program("additive_attention.cl", d_k, d_k);
   const bool cpu = variant_ == Variant::kCpu;
@@ -646,9 +725,9 @@ Materialized Runtime::additive(const Tensor3& q, const Tensor3& k, const Tensor3
     }
     cl::Kernel softmax(prog, cpu ? "softmax_rows_cpu" : "softmax_rows");
     softmax.setArg(0, s.arg), softmax.setArg(1, p.arg), softmax.setArg(2, norm.arg);
-    softmax.setArg(3, n_q), softmax.setArg(4, n_k);
-    softmax.setArg(5, static_cast<cl_int>(mask.causal)), softmax.setArg(6, mask.offset);
-    softmax.setArg(7, mask.window), softmax.setArg(8, score_factor);
+    const cl::Buffer sl = slopes(mask, h, score_factor);
+    softmax.setArg(3, n_q), softmax.setArg(4, n_k), softmax.setArg(5, maskArg(mask));
+    softmax.setArg(6, sl), softmax.setArg(7, score_factor);
     queue_.enqueueNDRangeKernel(softmax, cl::NullRange, cl::NDRange(n_q, h),
                                 cpu ? cl::NDRange(1, 1) : cl::NullRange);
     if (!output) {

@@ -2,7 +2,10 @@
 // The OpenCL runtime of one device: context, queue, the kernels' programs (built per d_k and d_v
 // with the variant's -D options, cached) and the attention operations on device buffers.
 // Private to the engine; tests include it to drive the kernels with masks the public API does not
-// expose yet (causal offset, window).
+// expose (causal offset).
+//
+// Grouped-query attention: k and v may hold G heads for q's h (G dividing h); query head i reads
+// K/V head i / (h/G) = kvHeadOf(i, h, G) (spec.hpp).
 
 #include <CL/opencl.hpp>
 #include <atomic>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "attnlab/spec.hpp"
 #include "attnlab/tensor.hpp"
 
 namespace attnlab::opencl {
@@ -25,16 +29,36 @@ namespace attnlab::opencl {
 /// Kernel layout: CPU devices want wide vectors and register blocking, GPUs local-memory tiles.
 enum class Variant { kCpu, kGpu };
 
-/// Which keys a query sees: [lo, hi) with hi = min(i + 1 + offset, n_k) when causal (else n_k)
-/// and lo = max(0, i + offset − window + 1) when causal and window > 0 (else 0).
+/// Which keys a query sees, and the ALiBi bias, as the kernels take them
+/// (kernels/attention_mask.cl, the preamble of every program): MaskPattern's rules (spec.hpp) for a
+/// query at position p = i + offset (KV-cache style; the public spec uses offset 0).
 struct MaskParams {
+  MaskParams() = default;
+  /// The causal mask with an offset and a window (the other fields at their defaults).
+  MaskParams(bool causal_mask, int query_offset, int window_keys)
+      : causal(causal_mask), offset(query_offset), window(window_keys) {}
+
   bool causal = false;
   int offset = 0;
-  int window = 0;
+  int window = 0;       ///< Sliding window W (0: none).
+  int global = 0;       ///< Global tokens (0: none).
+  int stride = 0;       ///< Stride S (0: none).
+  int valid_keys = -1;  ///< Keys j ≥ valid_keys are padding (−1: no padding mask).
+  /// ALiBi's slopes m_h, one per query head (Press et al. 2022, §3), or empty for no bias: the
+  /// score of (p, j) gains −m_h·(p − j) (causal) or −m_h·|p − j|, after the scale, before the mask.
+  std::vector<float> alibi_slopes;
+
+  /// The kernels' mask for a spec: its MaskPattern, and ALiBi's slopes when positions == kAlibi.
+  static MaskParams fromSpec(const AttentionSpec& spec);
+  /// MaskPattern of this mask (offset aside).
+  MaskPattern pattern() const;
 };
 
-/// The visible key range of query i under m, as the kernels compute it.
+/// The smallest range [lo, hi) of keys holding every key query i sees under m (MaskPattern::span
+/// at position i + offset), as the kernels compute it: exact for contiguous masks.
 std::pair<int, int> visibleRange(const MaskParams& m, int i, int n_k);
+/// True when query i sees key j under m (MaskPattern::visible at position i + offset).
+bool keyVisible(const MaskParams& m, int i, int j);
 
 /// Sources of kernels/*.cl by file name: embedded at build time, or read from
 /// $ATTNLAB_KERNEL_DIR when that is set. Throws Error(kBackend) when a file is missing.
@@ -142,8 +166,8 @@ class Runtime {
   void forgetFailedBuilds();
 
   /// Two-pass tiled scores and weights. q_scaled [h, n_q, d_k] (the queries times a),
-  /// k [h, n_k, d_k]. With `known_norm` ((m, l) from a fused run of the same inputs) pass 1 is
-  /// skipped.
+  /// k [G, n_k, d_k] (G dividing h). With `known_norm` ((m, l) from a fused run of the same
+  /// inputs) pass 1 is skipped.
   Materialized materialize(const Tensor3& q_scaled, const Tensor3& k, const MaskParams& mask,
                            const RowNorm* known_norm = nullptr, float score_factor = 1.0f);
   /// As materialize, writing into `out` (its tensors are reused when the shapes match, so a
@@ -158,9 +182,13 @@ class Runtime {
   /// fused kernel, then pass 2 of the tiled kernels from its (m, l).
   void attendInto(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v,
                   const MaskParams& mask, Attended& out, float score_factor = 1.0f);
-  /// FlashAttention-2-style fused output. v [h, n_k, d_v].
+  /// FlashAttention-2-style fused output. v [G, n_k, d_v].
   Fused fused(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v, const MaskParams& mask,
               float score_factor = 1.0f);
+  /// As fused, writing into `out` (reused when the shapes match: no allocation, and on CPU devices
+  /// the kernel writes its memory in place).
+  void fusedInto(const Tensor3& q_scaled, const Tensor3& k, const Tensor3& v,
+                 const MaskParams& mask, Fused& out, float score_factor = 1.0f);
   /// Mean and max of P over b × b blocks, from the saved (m, l) (one fused or materialised run).
   Pooled pool(const Tensor3& q_scaled, const Tensor3& k, const RowNorm& norm,
               const MaskParams& mask, int b, float score_factor = 1.0f);
@@ -189,6 +217,9 @@ class Runtime {
   static constexpr float kGuardPattern = std::bit_cast<float>(0xFFC5A5A5u);  // a quiet NaN
 
   cl::Buffer upload(const std::vector<float>& data);
+  /// ALiBi's m_h / b per query head for the kernels (one unread float when there is no bias).
+  /// Throws Error(kInvalidArgument) unless mask has no slopes or one per head.
+  cl::Buffer slopes(const MaskParams& mask, int heads, float b);
   cl::Buffer scratch(std::size_t floats);
   /// Read-only input the kernels read in place on CPU devices (data must outlive the call).
   cl::Buffer view(const std::vector<float>& data);
