@@ -65,6 +65,9 @@ cli::RunMaps mapsOf(const ResultPtr& r, std::optional<int> head, std::optional<i
   if (r->model) {
     m.label.model = r->model->name;
     m.layers_total = r->model->config.layers;
+  } else {
+    m.label.facts = views::syntheticFacts(r->spec);
+    m.label.pad_tokens = r->run.pad_tokens;
   }
   m.model_heads = r->attention(0).heads();
   if (r->rollout) {
