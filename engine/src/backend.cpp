@@ -41,6 +41,41 @@ std::pair<FallbackCode, std::vector<std::string>> fallbackOfListing(const std::s
   return {FallbackCode::kNoDevice, {}};
 }
 
+#ifdef ATTNLAB_WITH_OPENCL
+// Issue 12's variants the OpenCL kernels on this branch do not take yet — K/V with fewer heads
+// than the queries, mask patterns beyond the causal mask, the ALiBi bias — as English words, or
+// empty when the device path computes the spec exactly.
+std::string unsupportedOnDevice(const AttentionInputs& in, const AttentionSpec& spec) {
+  if (in.k.h != in.q.h) return "grouped-query attention (K/V heads)";
+  const MaskPattern p = spec.maskPattern();
+  if (p.window > 0 || p.global > 0 || p.valid_keys >= 0) return "this mask pattern";
+  if (spec.positions == Positions::kAlibi) return "the ALiBi bias";
+  return {};
+}
+
+// Sends what the device path cannot compute exactly to the CPU reference, saying why, instead of
+// letting the kernels ignore it. (Remove each case as the OpenCL kernels take it.)
+class VariantGuard final : public Backend {
+ public:
+  explicit VariantGuard(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name(); }
+  std::string device() const override { return inner_->device(); }
+  AttentionResult compute(const AttentionInputs& inputs, const AttentionSpec& spec) override {
+    const std::string what = unsupportedOnDevice(inputs, spec);
+    if (what.empty()) return inner_->compute(inputs, spec);
+    AttentionResult r = computeAttentionCpu(inputs, spec);
+    r.device = cpuDeviceName();
+    r.setFallback(FallbackCode::kDeviceError,
+                  {"the OpenCL kernels do not take " + what + " yet"});
+    return r;
+  }
+  void retry() override { inner_->retry(); }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+};
+#endif
+
 }  // namespace
 
 std::string cpuDeviceName() {
@@ -77,7 +112,8 @@ BackendChoice selectBackend(std::string_view name, int device_index, BuildMode m
                     std::to_string(devices.size()) + "; see the info command)");
 #ifdef ATTNLAB_WITH_OPENCL
   if (!devices.empty()) {
-    choice.backend = opencl::makeAcceleratedBackend(device_index, mode);
+    choice.backend =
+        std::make_unique<VariantGuard>(opencl::makeAcceleratedBackend(device_index, mode));
     return choice;
   }
 #else

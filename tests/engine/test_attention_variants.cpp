@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/positions.hpp"
 #include "test_support.hpp"
@@ -440,4 +441,30 @@ TEST_CASE("ALiBi keeps the overflow contract at a temperature near 0", "[variant
       REQUIRE(r.stats[head].max_weight[i] == Approx(1.0f).margin(1e-6));  // the one-hot limit
     }
   }
+}
+
+TEST_CASE("variants the OpenCL path does not take yet are computed on the CPU, saying why",
+          "[variants][backend]") {
+  if (listOpenClDevices().empty()) {
+    attnlab::test::skipTest("no OpenCL device");
+    return;
+  }
+  const BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
+  AttentionInputs in = randomInputs(4, 9, 9, 8, 8, 21);
+  AttentionSpec spec = dotSpec(4, 8, Mask::kCausal);
+  spec.window = 3;
+  AttentionResult r = choice.backend->compute(in, spec);
+  CHECK(r.fallback_reason.find("this mask pattern") != std::string::npos);
+  requireIdentical(r, computeAttentionCpu(in, spec));  // the CPU reference itself
+  spec.window = 0;
+  spec.positions = Positions::kAlibi;
+  r = choice.backend->compute(in, spec);
+  CHECK(r.fallback_reason.find("ALiBi") != std::string::npos);
+  spec.positions = Positions::kSinusoidal;
+  spec.kv_heads = 2;
+  in.k = randomTensor(2, 9, 8, 5);
+  in.v = randomTensor(2, 9, 8, 6);
+  r = choice.backend->compute(in, spec);
+  CHECK(r.fallback_reason.find("grouped-query") != std::string::npos);
+  requireIdentical(r, computeAttentionCpu(in, spec));
 }
