@@ -237,11 +237,11 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
   const int key_cells = columns == 1 ? 2 : columns;
   const int query_cells = rows == 1 ? 2 : rows;
   QCPColorMapData* cells = map.data();
-  if (cells->keySize() != key_cells || cells->valueSize() != query_cells) {
-    cells->setSize(key_cells, query_cells);
-    cells->setRange(columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
-                    rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
-  }
+  if (cells->keySize() != key_cells || cells->valueSize() != query_cells) cells->setSize(key_cells, query_cells);
+  // Always: a new QCPColorMap starts as 10 × 10 cells over the range 0–5, so a 10-token map that
+  // skipped this (its size already "right") was drawn into the top-left 0.56 of its frame.
+  cells->setRange(columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
+                  rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const MaskPattern pattern = result.pattern();
   const bool relative = scale.scale == ColorScale::kRelative;

@@ -328,6 +328,34 @@ TEST_CASE("drawHeatmap: the picture shows each weight's colour at its cell, mask
   CHECK(layout["color_scale"].toString() == QStringLiteral("linear"));
 }
 
+TEST_CASE("drawHeatmap and drawHeadGrid fill their frames at every length from 1 to 24",
+          "[views][heatmap][picture]") {
+  // QCPColorMap starts as 10 × 10 cells over 0–5: a 10-token map that kept that range was drawn
+  // into the top-left 0.56 of its frame, the rest white. Each corner cell must show its colour.
+  const int n = GENERATE(range(1, 25));
+  const bool grid = GENERATE(false, true);
+  INFO(n << " tokens, " << (grid ? "grid of 2 heads" : "one head"));
+  const AttentionResult result = randomResult(2, n, n, Mask::kCausal);
+  QCustomPlot plot;
+  prepare(plot, 640, 560);
+  views::RunLabel label = scaledLabel();
+  if (grid) {
+    views::drawHeadGrid(plot, result, {}, {}, label);
+  } else {
+    views::drawHeatmap(plot, result, 0, {}, {}, label);
+  }
+  const QImage image = render(plot);
+  const QJsonObject layout = views::layoutJson(plot);
+  const QJsonObject m = layout["maps"].toArray().at(0).toObject();
+  const int cells = static_cast<int>(std::lround(m["height"].toDouble() / m["cell_height"].toDouble()));
+  REQUIRE(cells >= 1);
+  const int last = cells - 1;
+  // Seen cells (the diagonal corner and the first column) in viridis, hidden ones grey.
+  CHECK(lightness(cellColor(image, layout, 0, last, last)) < 95);
+  CHECK(lightness(cellColor(image, layout, 0, last, 0)) < 95);
+  if (cells > 1) CHECK(near(cellColor(image, layout, 0, 0, last), views::kMaskedColor, 2));
+}
+
 TEST_CASE("drawHeatmap: cross-attention names target and source; other titles", "[views][heatmap]") {
   AttentionResult result = randomResult(1, 3, 4, Mask::kNone);
   views::RunLabel label;
