@@ -10,23 +10,13 @@
 
 #include "attnlab/backend.hpp"
 #include "cli/cli.hpp"
+#include "cli_test_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-CliResult runCli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = attnlab::cli::run(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using attnlab::test::CliResult;
+using attnlab::test::runCli;
 
 QByteArray readFile(const std::string& path) {
   QFile f(QString::fromStdString(path));

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "cli/cli.hpp"
+#include "cli_test_support.hpp"
 #include "gguf_writer.hpp"
 
 namespace {
@@ -29,19 +30,8 @@ const std::string kTinyLlamaDir = kData + "/models/tiny-llama";
 const std::string kTinyLlama = kTinyLlamaDir + "/tiny-llama.gguf";
 const std::string kTinyGpt2 = kData + "/models/tiny-gpt2";
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-CliResult runCli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = attnlab::cli::run(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using attnlab::test::CliResult;
+using attnlab::test::runCli;
 
 /// Exit 2 with exactly one line on stderr containing `needle`.
 void requireExit2(const std::vector<std::string>& args, const std::string& needle) {

@@ -23,6 +23,7 @@
 #include "cli/commands.hpp"
 #include "main_window.hpp"
 #include "views/animation.hpp"
+#include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
 using attnlab::gui::WindowOptions;
@@ -33,26 +34,10 @@ namespace {
 
 constexpr int kWaitMs = 20000;
 
-WindowOptions testOptions() {
-  WindowOptions options;
-  options.restore_settings = false;
-  options.persist = false;
-  options.language = QStringLiteral("en");
-  return options;
-}
+using attnlab::test::testOptions;
 
 bool waitFor(MainWindow& window, const LabSettings& settings) {
-  QElapsedTimer timer;
-  timer.start();
-  while (timer.elapsed() < kWaitMs) {
-    const auto shown = window.currentResult();
-    if (shown && shown->settings == settings && !window.controller().busy()) {
-      QTest::qWait(30);
-      return true;
-    }
-    QTest::qWait(10);
-  }
-  return false;
+  return attnlab::test::waitFor(window, settings, kWaitMs);
 }
 
 QString titleOf(QCustomPlot* plot) {

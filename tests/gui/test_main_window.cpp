@@ -41,6 +41,7 @@
 #include "variants_box.hpp"
 #include "options/lab_settings.hpp"
 #include "views/text.hpp"
+#include "window_test_support.hpp"
 
 using attnlab::gui::ExportTarget;
 using attnlab::options::LabSettings;
@@ -53,27 +54,11 @@ namespace {
 
 constexpr int kWaitMs = 15000;
 
-WindowOptions testOptions() {
-  WindowOptions options;
-  options.restore_settings = false;
-  options.persist = false;
-  options.language = QStringLiteral("en");
-  return options;
-}
+using attnlab::test::testOptions;
 
 /// Waits until the window shows a result for exactly `settings` (and nothing is pending).
 bool waitFor(MainWindow& window, const LabSettings& settings) {
-  QElapsedTimer timer;
-  timer.start();
-  while (timer.elapsed() < kWaitMs) {
-    const auto shown = window.currentResult();
-    if (shown && shown->settings == settings && !window.controller().busy()) {
-      QTest::qWait(30);  // let the queued replots run
-      return true;
-    }
-    QTest::qWait(10);
-  }
-  return false;
+  return attnlab::test::waitFor(window, settings, kWaitMs);
 }
 
 QCPColorMap* mapOf(QCustomPlot* plot, int k) { return qobject_cast<QCPColorMap*>(plot->plottable(k)); }

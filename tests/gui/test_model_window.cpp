@@ -24,6 +24,7 @@
 #include "model_source.hpp"
 #include "options/lab_settings.hpp"
 #include "views/views.hpp"
+#include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
 using attnlab::gui::WindowOptions;
@@ -41,27 +42,12 @@ QString tinyLlamaGguf() { return data("models/tiny-llama/tiny-llama.gguf"); }
 QString tinyLlamaDir() { return data("models/tiny-llama"); }
 QString tinyGpt2() { return data("models/tiny-gpt2"); }
 
-WindowOptions testOptions() {
-  WindowOptions options;
-  options.restore_settings = false;
-  options.persist = false;
-  options.language = QStringLiteral("en");
-  return options;
-}
+using attnlab::test::testOptions;
 
-/// Waits until the window shows a result for exactly its settings and nothing is pending.
+/// Waits until the window shows a result for exactly its settings and nothing is pending; the
+/// model view then fits its size (one more layout pass).
 bool waitForShown(MainWindow& window) {
-  QElapsedTimer timer;
-  timer.start();
-  while (timer.elapsed() < kWaitMs) {
-    const auto shown = window.currentResult();
-    if (shown && shown->settings == window.settings() && !window.controller().busy()) {
-      QTest::qWait(150);  // the model view fits its size: one more layout pass
-      return true;
-    }
-    QTest::qWait(10);
-  }
-  return false;
+  return attnlab::test::waitFor(window, window.settings(), kWaitMs, 150);
 }
 
 std::vector<QJsonObject> textsWithRole(QCustomPlot* plot, const QString& role) {
