@@ -13,13 +13,16 @@ namespace attnlab::options::detail {
 namespace {
 
 constexpr long long kMaxSeed = 1LL << 53;  // exact in a double (the window's seed box)
-constexpr std::array<std::string_view, 3> kMechanisms{"additive", "dot", "scaled"};
+constexpr std::array<std::string_view, 4> kMechanisms{"additive", "dot", "scaled", "linear"};
 constexpr std::array<std::string_view, 3> kBackends{"auto", "cpu", "opencl"};
 constexpr std::array<std::string_view, 4> kPositions{"sinusoidal", "rope", "alibi", "none"};
+constexpr std::array<std::string_view, 3> kPrecisions{"fp32", "fp16", "bf16"};
+constexpr std::array<std::string_view, 2> kSoftmaxKinds{"stable", "naive"};
 
 Mechanism mechanismOf(const QString& name) {
   return name == QLatin1String("additive") ? Mechanism::kAdditive
          : name == QLatin1String("dot")    ? Mechanism::kDot
+         : name == QLatin1String("linear") ? Mechanism::kLinear
                                            : Mechanism::kScaled;
 }
 
@@ -39,7 +42,7 @@ const OptionSpec kEntries[] = {
    [](Options& o, const Value& v) { o.lab.source = v.text; },
    [](const Options& o) { return text(o.lab.source); }},
   // mechanism
-  {"mechanism", Kind::kChoice, "M", "additive | dot | scaled (default scaled)",
+  {"mechanism", Kind::kChoice, "M", "additive | dot | scaled | linear (Katharopoulos et al. 2020: phi(q).phi(k), phi = elu + 1; default scaled)",
    Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, false, kMechanisms,
    [](Options& o, const Value& v) { o.lab.mechanism = mechanismOf(v.text); },
    [](const Options& o) { return o.lab.mechanism == Mechanism::kScaled ? std::nullopt
@@ -47,7 +50,7 @@ const OptionSpec kEntries[] = {
   {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor (the same as --mechanism dot)",
    Group::kMechanism, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) {
-     if (o.lab.mechanism == Mechanism::kAdditive)
+     if (o.lab.mechanism == Mechanism::kAdditive || o.lab.mechanism == Mechanism::kLinear)
        throw OptionError(Message(ATTNLAB_MSG("--no-scale applies to the scaled mechanism only")));
      o.lab.mechanism = Mechanism::kDot;
    },
@@ -135,6 +138,22 @@ const OptionSpec kEntries[] = {
    Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.pad_mask = false; },
    [](const Options& o) { return flag(!o.lab.pad_mask); }},
+  // numerics (issue 13)
+  {"precision", Kind::kChoice, "F", "the softmax's format: fp32 | fp16 | bf16 (scores, exponentials, sums, weights rounded; default fp32)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, kPrecisions,
+   [](Options& o, const Value& v) { o.lab.precision = parsePrecision(v.text.toStdString()); },
+   [](const Options& o) { return o.lab.precision == Precision::kFp32 ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.precision))); }},
+  {"softmax", Kind::kChoice, "S", "stable (row maximum subtracted) | naive (exp(s) as it is: overflows in fp16 past 11.09)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, kSoftmaxKinds,
+   [](Options& o, const Value& v) { o.lab.softmax = parseSoftmaxKind(v.text.toStdString()); },
+   [](const Options& o) { return o.lab.softmax == SoftmaxKind::kStable ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.softmax))); }},
+  // min: any number reaches validate(), which names the range [0, 1)
+  {"dropout", Kind::kNumber, "P", "zero each weight with probability P, scale the rest by 1/(1-P), seeded by --seed (0 <= P < 1)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, std::numeric_limits<long long>::min(), 0, false, {},
+   [](Options& o, const Value& v) { o.lab.dropout = v.number; },
+   [](const Options& o) { return o.lab.dropout == 0.0 ? std::nullopt : std::optional<QString>(num(o.lab.dropout)); }},
   // pretrained models
   {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
    Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},

@@ -425,7 +425,7 @@ QString usage(unsigned program) {
   const Section sections[] = {
       {Group::kInput, "input"},          {Group::kMechanism, "mechanism"},
       {Group::kShapes, "shapes (the synthetic lab)"},
-      {Group::kVariants, "variants (the synthetic lab): grouped-query attention, masks, positions"},
+      {Group::kVariants, "variants (the synthetic lab): grouped-query attention, masks, positions, numerics, dropout"},
       {Group::kModel, "pretrained models (BERT family, GPT-2, Llama: HuggingFace folders, GGUF files)"},
       {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
