@@ -12,6 +12,7 @@
 //
 //   attention-lab-bench [--runs N] [--sizes 512,1024,…] [--heads 1,8] [--device N]
 //                       [--csv FILE] [--no-opencl] [--window W] [--window-n N] [--window-only]
+//                       [--linear-sizes 64,256,…]   (linear vs softmax attention, d_k = 64)
 //   attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]
 
 #include <omp.h>
@@ -175,6 +176,42 @@ int runModelBench(const std::string& path, int runs, const std::vector<int>& len
 
 }  // namespace
 
+/// Linear attention (Katharopoulos et al. 2020) against softmax attention, one head, d_k = d_v = 64,
+/// causal, as n grows: the CPU reference's scaled dot-product (materialises S and P: O(n²·d)) and
+/// linear attention's output by prefix sums (O(n·d_k·d_v)), medians of `runs` runs, and their ratio.
+void runLinearBench(const std::vector<int>& sizes, int runs) {
+  std::printf("\nlinear vs softmax attention (CPU reference), h = 1, d_k = d_v = 64, causal\n\n");
+  std::printf("| n | softmax (ms) | linear, prefix sums (ms) | softmax / linear |\n");
+  std::printf("|---:|---:|---:|---:|\n");
+  for (int n : sizes) {
+    attnlab::AttentionInputs in;
+    attnlab::Rng rng(7);
+    for (attnlab::Tensor3* t : {&in.q, &in.k, &in.v}) {
+      *t = attnlab::Tensor3(1, n, 64);
+      for (float& x : t->data) x = static_cast<float>(rng.normal());
+    }
+    attnlab::AttentionSpec softmax;
+    softmax.heads = 1;
+    softmax.d_model = 64;
+    softmax.mask = attnlab::Mask::kCausal;
+    attnlab::AttentionSpec linear = softmax;
+    linear.mechanism = attnlab::Mechanism::kLinear;
+    const auto time = [runs](auto&& work) {
+      work();  // warm-up
+      std::vector<double> times;
+      for (int r = 0; r < runs; ++r) {
+        const auto start = Clock::now();
+        work();
+        times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      }
+      return median(times);
+    };
+    const double soft_ms = time([&] { (void)attnlab::computeAttentionCpu(in, softmax); });
+    const double linear_ms = time([&] { (void)attnlab::linearAttentionOutputs(in, linear); });
+    std::printf("| %d | %.3f | %.3f | %.2f |\n", n, soft_ms, linear_ms, soft_ms / linear_ms);
+  }
+}
+
 std::vector<int> parseList(const char* text) {
   std::vector<int> list;
   for (const char* p = text; *p;) {
@@ -191,6 +228,7 @@ int main(int argc, char** argv) {
   std::vector<int> lengths = {32, 128, 512};
   bool json = false;
   bool with_opencl = true;
+  std::vector<int> linear_sizes = {64, 256, 1024, 2048, 4096};
   attnlab::bench::OpenClBenchOptions cl;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
@@ -219,7 +257,8 @@ int main(int argc, char** argv) {
           "                      [--window-only]\n"
           "      synthetic-lab latency, then Eigen vs OpenCL tiled vs OpenCL fused attention,\n"
           "      then dense vs sliding-window fused (W = 256 at n = 16384, h = 8; --window-n 0\n"
-          "      leaves it out) beside the FMA peak measured in the same run\n"
+          "      leaves it out) beside the FMA peak measured in the same run;\n"
+          "      linear vs softmax attention at d_k = 64 (--linear-sizes 64,256,...; empty: none)\n"
           "  attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]\n"
           "      a pretrained model: load time, resident memory, KV-cache size and the forward\n"
           "      pass with every head's attention kept (--json: one length, one line of JSON with\n"
@@ -232,6 +271,8 @@ int main(int argc, char** argv) {
       lengths = parseList(argv[++i]);
     } else if (std::strcmp(argv[i], "--json") == 0) {
       json = true;
+    } else if (std::strcmp(argv[i], "--linear-sizes") == 0 && has_value) {
+      linear_sizes = parseList(argv[++i]);
     } else if (std::strcmp(argv[i], "--no-opencl") == 0) {
       with_opencl = false;
     } else {
@@ -278,6 +319,7 @@ int main(int argc, char** argv) {
     std::printf("| %s | %.2f | %.3f | %.3f |\n", c.name, build_ms, median(times),
                 times[times.size() * 9 / 10]);
   }
+  runLinearBench(linear_sizes, std::max(3, runs / 40));
 #ifdef ATTNLAB_WITH_OPENCL
   if (with_opencl) {
     try {

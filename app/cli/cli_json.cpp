@@ -82,6 +82,39 @@ void headsJson(const AttentionResult& r, bool matrices, nlohmann::json& j,
     stats["effective_keys"].push_back(st.effective_keys);
     stats["jacobian_norm"].push_back(st.jacobian_norm);
   }
+  // Reduced numerics (issue 13): which rows hold a non-finite weight (written as null above).
+  long long nonfinite_rows = 0;
+  for (int h = 0; h < r.heads(); ++h) {
+    nlohmann::json flags = nlohmann::json::array();
+    for (int i = 0; i < r.nQ(); ++i) {
+      const bool bad = r.nonfiniteRow(h, i);
+      nonfinite_rows += bad ? 1 : 0;
+      flags.push_back(bad);
+    }
+    if (r.precision != Precision::kFp32 || r.softmax != SoftmaxKind::kStable)
+      heads[static_cast<std::size_t>(h)]["nonfinite_row"] = std::move(flags);
+  }
+  if (r.precision != Precision::kFp32 || r.softmax != SoftmaxKind::kStable || nonfinite_rows > 0)
+    j["nonfinite_rows"] = nonfinite_rows;
+  // Dropout: the rows no longer sum to 1 (per head and row, in double), and how many were dropped.
+  if (r.dropout > 0.0) {
+    nlohmann::json sums = nlohmann::json::array();
+    long long dropped = 0;
+    for (int h = 0; h < r.heads(); ++h) {
+      nlohmann::json row_sums = nlohmann::json::array();
+      for (int i = 0; i < r.nQ(); ++i) {
+        double sum = 0;
+        for (int c = 0; c < r.nK(); ++c) {
+          sum += r.weights(h, i, c);
+          dropped += r.isDropped(h, i, c) ? 1 : 0;
+        }
+        row_sums.push_back(sum);
+      }
+      sums.push_back(std::move(row_sums));
+    }
+    stats["row_sum"] = std::move(sums);
+    j["dropped_cells"] = dropped;
+  }
   j["heads"] = std::move(heads);
   j["stats"] = std::move(stats);
 }
@@ -117,6 +150,10 @@ nlohmann::json syntheticJson(const options::Options& o, const LabRun& run) {
   j["scale"] = r.scale;
   if (spec.temperature) j["temperature"] = *spec.temperature;
   j["seed"] = o.lab.seed;
+  j["precision"] = toString(spec.precision);
+  j["softmax"] = toString(spec.softmax);
+  j["dropout"] = spec.dropout;
+  if (spec.dropout > 0.0) j["rows_sum_to_one"] = false;  // inverted dropout: row sums vary
   j["positions"] = toString(spec.positions);
   if (spec.positions == Positions::kRope) j["rope_base"] = spec.rope_base;
   if (spec.positions == Positions::kAlibi) j["alibi_slopes"] = alibiSlopes(spec.heads);

@@ -74,7 +74,7 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   mechanism_label_ = new QLabel;
   mechanism_combo_ = new QComboBox;
   mechanism_combo_->setObjectName(QStringLiteral("mechanism"));
-  for (Mechanism m : {Mechanism::kAdditive, Mechanism::kDot, Mechanism::kScaled})
+  for (Mechanism m : {Mechanism::kAdditive, Mechanism::kDot, Mechanism::kScaled, Mechanism::kLinear})
     mechanism_combo_->addItem(QString(), static_cast<int>(m));
   form_->addRow(mechanism_label_, mechanism_combo_);
   scaling_check_ = new QCheckBox;
@@ -163,7 +163,8 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   connect(mechanism_combo_, &QComboBox::currentIndexChanged, this, [this] {
     const auto mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
     const QSignalBlocker block(scaling_check_);
-    if (mechanism != Mechanism::kAdditive) scaling_check_->setChecked(mechanism == Mechanism::kScaled);
+    if (mechanism != Mechanism::kAdditive && mechanism != Mechanism::kLinear)
+      scaling_check_->setChecked(mechanism == Mechanism::kScaled);
     updateEnabled();
     emit changed();
   });
@@ -251,7 +252,9 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
   if (text_edit_->toPlainText() != s.text) text_edit_->setPlainText(s.text);
   if (source_edit_->toPlainText() != s.source) source_edit_->setPlainText(s.source);
   if (pair_edit_->toPlainText() != s.pair) pair_edit_->setPlainText(s.pair);
-  const Mechanism mechanism = s.pretrained() && s.mechanism == Mechanism::kAdditive ? Mechanism::kScaled : s.mechanism;
+  const Mechanism mechanism =
+      s.pretrained() && (s.mechanism == Mechanism::kAdditive || s.mechanism == Mechanism::kLinear) ? Mechanism::kScaled
+                                                                                                  : s.mechanism;
   mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
   scaling_check_->setChecked(mechanism != Mechanism::kDot);
   temperature_check_->setChecked(s.temperature.has_value());
@@ -293,6 +296,7 @@ void InputsPanel::setModelMode(bool model, const ModelInfo* info) {
               seed_spin_->value()};
   } else if (!model && model_) {
     const Mechanism mechanism = stash_.mechanism == Mechanism::kAdditive ? Mechanism::kAdditive
+                                : stash_.mechanism == Mechanism::kLinear ? Mechanism::kLinear
                                 : scaling_check_->isChecked()            ? Mechanism::kScaled
                                                                          : Mechanism::kDot;
     mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
@@ -348,8 +352,8 @@ void InputsPanel::updateEnabled() {
                                                     dk_label_, heads_label_, d_model_label_, seed_label_}) {
     w->setEnabled(!model_);
   }
-  scaling_check_->setEnabled(model_ || static_cast<Mechanism>(mechanism_combo_->currentData().toInt()) !=
-                                           Mechanism::kAdditive);
+  const auto mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
+  scaling_check_->setEnabled(model_ || (mechanism != Mechanism::kAdditive && mechanism != Mechanism::kLinear));
   dk_play_->setEnabled(!model_);
   if (model_ && play_param_ == QLatin1String("d_k")) stopPlaying();
 }
@@ -471,6 +475,7 @@ void InputsPanel::retranslate() {
   mechanism_combo_->setItemText(0, tr("additive (Bahdanau)"));
   mechanism_combo_->setItemText(1, tr("dot-product"));
   mechanism_combo_->setItemText(2, tr("scaled dot-product"));
+  mechanism_combo_->setItemText(3, tr("linear (Katharopoulos et al. 2020)"));
   scaling_check_->setText(tr("Scale scores by 1/√d_k"));
   temperature_check_->setText(tr("Temperature T"));
   dk_label_->setText(tr("d_k"));

@@ -532,6 +532,8 @@ QString MainWindow::fallbackText(const AttentionResult& r) const {
     case FallbackCode::kKernelsBuildingDk:
       return tr("the OpenCL kernels for d_k = %1 are building; computed on the CPU").arg(first);
     case FallbackCode::kDeviceError: return tr("an OpenCL call failed: %1").arg(first);
+    case FallbackCode::kCpuOnlyNumerics:
+      return tr("the OpenCL kernels compute softmax attention in float32 without dropout; %1 computed on the CPU reference").arg(first);
   }
   return QString::fromStdString(r.fallback_reason);
 }

@@ -65,6 +65,25 @@ VariantsBox::VariantsBox(QWidget* parent) : QGroupBox(parent) {
   pad_mask_->setObjectName(QStringLiteral("padMask"));
   pad_mask_->setChecked(true);
   form_->addRow(pad_mask_);
+  precision_label_ = new QLabel;
+  precision_ = new QComboBox;
+  precision_->setObjectName(QStringLiteral("precision"));
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16})
+    precision_->addItem(QString::fromStdString(toString(p)), static_cast<int>(p));
+  form_->addRow(precision_label_, precision_);
+  softmax_label_ = new QLabel;
+  softmax_ = new QComboBox;
+  softmax_->setObjectName(QStringLiteral("softmax"));
+  softmax_->addItem(QString(), static_cast<int>(SoftmaxKind::kStable));
+  softmax_->addItem(QString(), static_cast<int>(SoftmaxKind::kNaive));
+  form_->addRow(softmax_label_, softmax_);
+  dropout_label_ = new QLabel;
+  dropout_ = new QDoubleSpinBox;
+  dropout_->setObjectName(QStringLiteral("dropout"));
+  dropout_->setDecimals(2);
+  dropout_->setSingleStep(0.05);
+  dropout_->setRange(0.0, 0.99);  // the table's rule: 0 <= p < 1
+  form_->addRow(dropout_label_, dropout_);
 
   connect(kv_heads_, &QComboBox::currentIndexChanged, this, &VariantsBox::changed);
   connect(positions_, &QComboBox::currentIndexChanged, this, [this] {
@@ -79,6 +98,9 @@ VariantsBox::VariantsBox(QWidget* parent) : QGroupBox(parent) {
     });
   }
   connect(pad_mask_, &QCheckBox::toggled, this, &VariantsBox::changed);
+  connect(precision_, &QComboBox::currentIndexChanged, this, &VariantsBox::changed);
+  connect(softmax_, &QComboBox::currentIndexChanged, this, &VariantsBox::changed);
+  connect(dropout_, &QDoubleSpinBox::valueChanged, this, &VariantsBox::changed);
   setHeads(heads_);
   retranslate();
   updateEnabled();
@@ -86,7 +108,7 @@ VariantsBox::VariantsBox(QWidget* parent) : QGroupBox(parent) {
 
 void VariantsBox::setSettings(const options::LabSettings& s) {
   const QSignalBlocker b1(kv_heads_), b2(positions_), b3(rope_base_), b4(window_), b5(global_),
-      b6(stride_), b7(pad_to_), b8(pad_mask_);
+      b6(stride_), b7(pad_to_), b8(pad_mask_), b9(precision_), b10(softmax_), b11(dropout_);
   setHeads(s.heads);
   const int g = s.kv_heads > 0 ? s.kv_heads : s.heads;
   kv_heads_->setCurrentIndex(std::max(0, kv_heads_->findData(g)));
@@ -97,6 +119,9 @@ void VariantsBox::setSettings(const options::LabSettings& s) {
   stride_->setValue(s.stride);
   pad_to_->setValue(s.pad_to);
   pad_mask_->setChecked(s.pad_mask);
+  precision_->setCurrentIndex(std::max(0, precision_->findData(static_cast<int>(s.precision))));
+  softmax_->setCurrentIndex(std::max(0, softmax_->findData(static_cast<int>(s.softmax))));
+  dropout_->setValue(s.dropout);
   updateEnabled();
 }
 
@@ -111,6 +136,9 @@ void VariantsBox::apply(options::LabSettings& s) const {
   s.stride = stride_->value();
   s.pad_to = pad_to_->value();
   s.pad_mask = pad_mask_->isChecked();
+  s.precision = static_cast<Precision>(precision_->currentData().toInt());
+  s.softmax = static_cast<SoftmaxKind>(softmax_->currentData().toInt());
+  s.dropout = dropout_->value();
 }
 
 void VariantsBox::setHeads(int heads) {
@@ -143,7 +171,8 @@ void VariantsBox::setModelMode(bool model) {
 void VariantsBox::updateEnabled() {
   for (QWidget* w : std::initializer_list<QWidget*>{kv_heads_, kv_heads_label_, positions_, positions_label_,
                                                     window_, window_label_, global_, global_label_,
-                                                    pad_to_, pad_to_label_}) {
+                                                    pad_to_, pad_to_label_, precision_, precision_label_,
+                                                    softmax_, softmax_label_, dropout_, dropout_label_}) {
     w->setEnabled(!model_);
   }
   const bool rope = static_cast<Positions>(positions_->currentData().toInt()) == Positions::kRope;
@@ -184,6 +213,17 @@ void VariantsBox::retranslate() {
   pad_to_->setSpecialValueText(tr("off"));
   pad_to_->setToolTip(tr("Pad the text with [PAD] tokens up to N tokens, as a batch is padded"));
   pad_mask_->setText(tr("Mask the [PAD] keys (off: the classic leak)"));
+  precision_label_->setText(tr("Softmax precision"));
+  precision_->setToolTip(tr("fp16 and bf16: scores, exponentials, sums and weights rounded to the format "
+                            "(emulated exactly on the CPU reference)"));
+  softmax_label_->setText(tr("Softmax"));
+  softmax_->setItemText(0, tr("stable (row maximum subtracted)"));
+  softmax_->setItemText(1, tr("naive (exp(s) as it is)"));
+  softmax_->setToolTip(tr("naive overflows in fp16 once a score exceeds ln 65504 ≈ 11.09; magenta cells are inf or NaN"));
+  dropout_label_->setText(tr("Dropout"));
+  dropout_->setSpecialValueText(tr("off"));
+  dropout_->setToolTip(tr("Zero each weight with probability p and scale the rest by 1/(1 − p), seeded by the seed "
+                          "(Vaswani et al. 2017, §5.4); rows no longer sum to 1"));
 }
 
 }  // namespace attnlab::gui

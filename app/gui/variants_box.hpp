@@ -3,7 +3,8 @@
 /// The "Variants" group of the inputs: K/V heads (grouped-query attention), the position scheme
 /// (and RoPE's base), the sliding window, global tokens, the stride, and key padding with its
 /// mask on or off — the options --kv-heads, --positions, --rope-base, --window, --global,
-/// --stride, --pad-to and --no-pad-mask of the one option table, whose limits the widgets take.
+/// --stride, --pad-to and --no-pad-mask of the one option table, and issue 13's numerics: the
+/// softmax's precision (--precision), stable or naive (--softmax) and dropout (--dropout), whose limits the widgets take.
 /// The settings travel as LabSettings; the worker checks them with options::validate and
 /// options::checkTokens, so a combination the command line refuses is refused here in the same
 /// words (shown inline by the window).
@@ -29,7 +30,7 @@ class VariantsBox : public QGroupBox {
   explicit VariantsBox(QWidget* parent = nullptr);
 
   /// Shows the variant fields of settings (kv_heads, positions, rope_base, window,
-  /// global_tokens, stride, pad_to, pad_mask) for `settings.heads` query heads.
+  /// global_tokens, stride, pad_to, pad_mask, precision, softmax, dropout) for `settings.heads` query heads.
   void setSettings(const options::LabSettings& settings);
   /// Writes the shown values into settings' variant fields.
   void apply(options::LabSettings& settings) const;
@@ -48,6 +49,9 @@ class VariantsBox : public QGroupBox {
   QSpinBox* strideSpin() const { return stride_; }
   QSpinBox* padToSpin() const { return pad_to_; }
   QCheckBox* padMaskCheck() const { return pad_mask_; }
+  QComboBox* precisionCombo() const { return precision_; }
+  QComboBox* softmaxCombo() const { return softmax_; }
+  QDoubleSpinBox* dropoutSpin() const { return dropout_; }
 
  signals:
   void changed();
@@ -73,6 +77,12 @@ class VariantsBox : public QGroupBox {
   QLabel* pad_to_label_ = nullptr;
   QSpinBox* pad_to_ = nullptr;
   QCheckBox* pad_mask_ = nullptr;
+  QLabel* precision_label_ = nullptr;
+  QComboBox* precision_ = nullptr;
+  QLabel* softmax_label_ = nullptr;
+  QComboBox* softmax_ = nullptr;
+  QLabel* dropout_label_ = nullptr;
+  QDoubleSpinBox* dropout_ = nullptr;
 };
 
 }  // namespace attnlab::gui

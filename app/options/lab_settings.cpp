@@ -60,6 +60,32 @@ void checkVariants(const LabSettings& s) {
     throw OptionError(Message(ATTNLAB_MSG("--rope-base must be > 1 (got %1)"),
                               {QString::number(s.rope_base, 'g', 17)}));
   }
+  if (!(s.dropout >= 0.0 && s.dropout < 1.0)) {
+    throw OptionError(Message(ATTNLAB_MSG("--dropout must be at least 0 and below 1 (got %1)"),
+                              {QString::number(s.dropout)}));
+  }
+  if (s.mechanism == Mechanism::kLinear) {
+    const std::pair<const char*, bool> softmax_only[] = {
+        {"temperature", s.temperature.has_value()},
+        {"positions alibi", s.positions == Positions::kAlibi},
+        {"precision", s.precision != Precision::kFp32},
+        {"softmax", s.softmax != SoftmaxKind::kStable}};
+    for (const auto& [name, on] : softmax_only) {
+      if (on) {
+        throw OptionError(Message(ATTNLAB_MSG("--%1 does not apply to --mechanism linear (it has no softmax and no scores to bias)"),
+                                  {QString::fromLatin1(name)}));
+      }
+    }
+    const std::pair<const char*, bool> gaps[] = {{"window", s.window != 0},
+                                                 {"global", s.global_tokens != 0},
+                                                 {"stride", s.stride != 0}};
+    for (const auto& [name, on] : gaps) {
+      if (on) {
+        throw OptionError(Message(ATTNLAB_MSG("--%1 does not apply to --mechanism linear (its prefix sums take every earlier key)"),
+                                  {QString::fromLatin1(name)}));
+      }
+    }
+  }
   const int d_k = s.resolvedDk();
   if (s.positions == Positions::kRope && d_k % 2 != 0) {
     throw OptionError(Message(
@@ -94,6 +120,10 @@ AttentionSpec LabSettings::toSpecUnchecked() const {
   spec.stride = stride;
   spec.positions = positions;
   spec.rope_base = rope_base;
+  spec.precision = precision;
+  spec.softmax = softmax;
+  spec.dropout = dropout;
+  spec.dropout_seed = seed;
   return spec;
 }
 
@@ -126,6 +156,10 @@ void validate(const LabSettings& s) {
       throw OptionError(Message(ATTNLAB_MSG(
           "--mechanism additive does not apply with --model (its heads are dot-product "
           "attention); use scaled or dot")));
+    }
+    if (s.mechanism == Mechanism::kLinear) {
+      throw OptionError(Message(ATTNLAB_MSG(
+          "--mechanism linear does not apply with --model (its heads are softmax attention); use scaled or dot")));
     }
     return;  // the model decides the shapes, the mask and the weights
   }
@@ -226,6 +260,9 @@ void saveSettings(QSettings& store, const LabSettings& s) {
   store.setValue(QStringLiteral("stride"), s.stride);
   store.setValue(QStringLiteral("pad_to"), s.pad_to);
   store.setValue(QStringLiteral("pad_mask"), s.pad_mask);
+  store.setValue(QStringLiteral("precision"), QString::fromStdString(toString(s.precision)));
+  store.setValue(QStringLiteral("softmax"), QString::fromStdString(toString(s.softmax)));
+  store.setValue(QStringLiteral("dropout"), s.dropout);
   store.setValue(QStringLiteral("backend"), s.backend);
   store.setValue(QStringLiteral("device"), s.device);
   store.setValue(QStringLiteral("model"), s.model_dir);
@@ -286,6 +323,15 @@ LabSettings loadSettings(QSettings& store) {
   s.stride = ranged("stride", "stride", 0);
   s.pad_to = ranged("pad_to", "pad-to", 0);
   s.pad_mask = value("pad_mask", true).toBool();
+  try {
+    s.precision = parsePrecision(value("precision", QStringLiteral("fp32")).toString().toStdString());
+    s.softmax = parseSoftmaxKind(value("softmax", QStringLiteral("stable")).toString().toStdString());
+  } catch (const Error&) {
+    s.precision = Precision::kFp32;
+    s.softmax = SoftmaxKind::kStable;
+  }
+  s.dropout = value("dropout", 0.0).toDouble();
+  if (!(s.dropout >= 0.0 && s.dropout < 1.0)) s.dropout = 0.0;
   s.backend = value("backend", s.backend).toString();
   if (s.backend != QLatin1String("cpu") && s.backend != QLatin1String("opencl")) {
     s.backend = QStringLiteral("auto");

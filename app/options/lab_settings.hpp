@@ -51,6 +51,10 @@ struct LabSettings {
   int stride = 0;                     ///< Strided keys (with a window); 0 = none.
   int pad_to = 0;                     ///< Pad the text with [PAD] up to N tokens; 0 = none.
   bool pad_mask = true;               ///< Hide the [PAD] keys (false: the classic leak).
+  /// The softmax's number format (issue 13): fp32, or fp16 / bf16 emulated on the CPU reference.
+  Precision precision = Precision::kFp32;
+  SoftmaxKind softmax = SoftmaxKind::kStable;  ///< Stable (max subtracted) or naive exponentials.
+  double dropout = 0.0;               ///< Dropout on the weights, 0 ≤ p < 1, drawn from seed.
   QString backend = QStringLiteral("auto");  ///< "auto", "cpu" or "opencl".
   int device = 0;                     ///< OpenCL device index (listOpenClDevices order).
   /// Non-empty: the absolute path of a HuggingFace model folder whose real forward pass is shown
@@ -90,7 +94,7 @@ struct LabSettings {
 /// Checks every field against the option table's limits and the rules between fields (causal
 /// with a source, heads dividing d_model without --d-k, additive with a model, the backend name,
 /// K/V heads dividing heads, window / global / stride / pad-to with a source, RoPE with an odd
-/// d_k, a stride without a window, …). Throws OptionError with the message the command line prints (e.g. "--d-k must be between
+/// d_k, a stride without a window, dropout outside [0, 1), …). Throws OptionError with the message the command line prints (e.g. "--d-k must be between
 /// 1 and 1024 (got 0)"). Does not read the text (see checkTokens) nor the model folder.
 void validate(const LabSettings& settings);
 

@@ -11,311 +11,19 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "options/option_table.hpp"
 #include "options/variants.hpp"
 
 namespace attnlab::options {
 namespace {
 
-constexpr unsigned kRunCommands = kCompute | kRender | kWindow | kSweep;
-constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep;
-constexpr unsigned kPictureCommands = kRender | kWindow | kSweep;  // draw heatmaps
-constexpr long long kMaxSeed = 1LL << 53;  // exact in a double (the window's seed box)
+using detail::num;
+using detail::q;
 
-constexpr std::array<std::string_view, 3> kMechanisms{"additive", "dot", "scaled"};
-constexpr std::array<std::string_view, 3> kBackends{"auto", "cpu", "opencl"};
-constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", "relative"};
-constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
-constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
-constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
-constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
-constexpr std::array<std::string_view, 4> kPositions{"sinusoidal", "rope", "alibi", "none"};
-constexpr long long kMaxCostTokens = 1LL << 20;
-
-QString q(std::string_view text) {
-  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-QString num(long long value) { return QString::number(value); }
-QString num(double value) { return QString::number(value, 'g', 17); }
-
-template <std::size_t N>
-int indexOf(const std::array<std::string_view, N>& list, const QString& value) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (q(list[i]) == value) return static_cast<int>(i);
-  return -1;
-}
-
-Mechanism mechanismOf(const QString& name) {
-  return name == QLatin1String("additive") ? Mechanism::kAdditive
-         : name == QLatin1String("dot")    ? Mechanism::kDot
-                                           : Mechanism::kScaled;
-}
-
-std::optional<QString> text(const QString& value, const QString& fallback = {}) {
-  if (value == fallback) return std::nullopt;
-  return value;
-}
-template <class T>
-std::optional<QString> integer(const std::optional<T>& value) {
-  if (!value) return std::nullopt;
-  return num(static_cast<long long>(*value));
-}
-std::optional<QString> integerIf(long long value, long long fallback) {
-  if (value == fallback) return std::nullopt;
-  return num(value);
-}
-std::optional<QString> flag(bool on) { return on ? std::optional<QString>(QString()) : std::nullopt; }
-
-const LabSettings kDefaults;
-
-// clang-format off
-/// The table. Order matters twice: --help lists options in this order, and setters run in it
-/// (--mechanism before --no-scale).
-const OptionSpec kTable[] = {
-  // input
-  {"text", Kind::kText, "TEXT", "the sentence: the queries (default: \"The cat sat on the mat because it was tired.\")",
-   Group::kInput, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.lab.text = v.text; },
-   [](const Options& o) { return text(o.lab.text, kDefaults.text); }},
-  {"source", Kind::kText, "TEXT", "cross-attention: queries from --text, keys and values from TEXT",
-   Group::kInput, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.lab.source = v.text; },
-   [](const Options& o) { return text(o.lab.source); }},
-  // mechanism
-  {"mechanism", Kind::kChoice, "M", "additive | dot | scaled (default scaled)",
-   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, false, kMechanisms,
-   [](Options& o, const Value& v) { o.lab.mechanism = mechanismOf(v.text); },
-   [](const Options& o) { return o.lab.mechanism == Mechanism::kScaled ? std::nullopt
-                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.mechanism))); }},
-  {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor (the same as --mechanism dot)",
-   Group::kMechanism, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value&) {
-     if (o.lab.mechanism == Mechanism::kAdditive)
-       throw OptionError(Message(ATTNLAB_MSG("--no-scale applies to the scaled mechanism only")));
-     o.lab.mechanism = Mechanism::kDot;
-   },
-   nullptr},
-  {"temperature", Kind::kNumber, "T", "divide scores by T instead of the mechanism's scale",
-   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, true, {},
-   [](Options& o, const Value& v) { o.lab.temperature = v.number; },
-   [](const Options& o) { return o.lab.temperature ? std::optional<QString>(num(*o.lab.temperature)) : std::nullopt; }},
-  {"causal", Kind::kFlag, "", "causal mask: query i sees keys j <= i (self-attention only)",
-   Group::kMechanism, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
-   [](Options& o, const Value&) { o.lab.causal = true; },
-   [](const Options& o) { return flag(o.lab.causal); }},
-  // shapes
-  {"heads", Kind::kInt, "H", "number of heads (default 8)",
-   Group::kShapes, kRunCommands | kSaturation | kCost, Applies::kSyntheticOnly, 1, 64, false, {},
-   [](Options& o, const Value& v) { o.lab.heads = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.heads, kDefaults.heads); }},
-  {"d-model", Kind::kInt, "D", "embedding width (default 64)",
-   Group::kShapes, kRunCommands | kSaturation | kCost, Applies::kSyntheticOnly, 1, 4096, false, {},
-   [](Options& o, const Value& v) { o.lab.d_model = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.d_model, kDefaults.d_model); }},
-  {"d-k", Kind::kInt, "K", "query/key width per head (default d_model / heads)",
-   Group::kShapes, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 1024, false, {},
-   [](Options& o, const Value& v) { o.lab.d_k = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.d_k, 0); }},
-  {"d-k", Kind::kIntList, "LIST", "d_k values of the curves, e.g. 1,2,4,8 (default 1,2,4,...,1024)",
-   Group::kSaturation, kSaturation, Applies::kAlways, 1, 1024, false, {},
-   [](Options& o, const Value& v) { o.saturation.d_k = v.list; },
-   [](const Options& o) {
-     QStringList items;
-     for (int d : o.saturation.d_k) items << num(static_cast<long long>(d));
-     return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
-   }},
-  {"d-v", Kind::kInt, "V", "value width per head (default d_k)",
-   Group::kShapes, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 1024, false, {},
-   [](Options& o, const Value& v) { o.lab.d_v = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.d_v, 0); }},
-  {"d-a", Kind::kInt, "A", "additive attention's hidden size (default d_k)",
-   Group::kShapes, kRunCommands, Applies::kSyntheticOnly, 1, 1024, false, {},
-   [](Options& o, const Value& v) { o.lab.d_a = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.d_a, 0); }},
-  {"seed", Kind::kInt, "S", "seed of the synthetic embeddings and weights (default 0)",
-   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, kMaxSeed, false, {},
-   [](Options& o, const Value& v) { o.lab.seed = static_cast<std::uint64_t>(v.integer); },
-   [](const Options& o) { return integerIf(static_cast<long long>(o.lab.seed), 0); }},
-  {"no-positions", Kind::kFlag, "", "no position information (the same as --positions none)",
-   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
-   [](Options& o, const Value&) { o.lab.positions = Positions::kNone; },
-   nullptr},
-  // variants (issue 12)
-  {"positions", Kind::kChoice, "P", "sinusoidal (added to the embeddings) | rope (rotates q, k) | alibi (bias -m_h|i-j|) | none",
-   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, kPositions,
-   [](Options& o, const Value& v) {
-     if (o.isGiven("no-positions") && v.text != QLatin1String("none"))
-       throw OptionError(Message(ATTNLAB_MSG("--no-positions contradicts --positions %1"), {v.text}));
-     o.lab.positions = parsePositions(v.text.toStdString());
-   },
-   [](const Options& o) { return o.lab.positions == Positions::kSinusoidal ? std::nullopt
-                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.positions))); }},
-  {"rope-base", Kind::kNumber, "B", "RoPE's base: theta_m = B^(-2m/d_k) (default 10000)",
-   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, 0, true, {},
-   [](Options& o, const Value& v) { o.lab.rope_base = v.number; },
-   [](const Options& o) { return o.lab.rope_base == kDefaults.rope_base ? std::nullopt : std::optional<QString>(num(o.lab.rope_base)); }},
-  {"kv-heads", Kind::kInt, "G", "K/V heads, G dividing --heads: 1 = multi-query, heads = multi-head (default)",
-   Group::kVariants, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 64, false, {},
-   [](Options& o, const Value& v) { o.lab.kv_heads = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.kv_heads, 0); }},
-  {"window", Kind::kInt, "W", "sliding window: query i sees keys i-W < j <= i with --causal, |i-j| < W without",
-   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
-   [](Options& o, const Value& v) { o.lab.window = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.window, 0); }},
-  {"global", Kind::kInt, "K", "the first K tokens see every key and every query sees them",
-   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
-   [](Options& o, const Value& v) { o.lab.global_tokens = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.global_tokens, 0); }},
-  {"stride", Kind::kInt, "S", "with --window: key j also visible when (i-j) mod S = 0",
-   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
-   [](Options& o, const Value& v) { o.lab.stride = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.stride, 0); }},
-  {"pad-to", Kind::kInt, "N", "pad the text with [PAD] tokens up to N, masked as keys",
-   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
-   [](Options& o, const Value& v) { o.lab.pad_to = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.pad_to, 0); }},
-  {"no-pad-mask", Kind::kFlag, "", "with --pad-to: leave the [PAD] keys visible (the classic bug)",
-   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, {},
-   [](Options& o, const Value&) { o.lab.pad_mask = false; },
-   [](const Options& o) { return flag(!o.lab.pad_mask); }},
-  // pretrained models
-  {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
-   Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.lab.model_dir = QDir::cleanPath(QFileInfo(v.text).absoluteFilePath()); },
-   [](const Options& o) { return text(o.lab.model_dir); }},
-  {"layer", Kind::kIntOrAll, "L|all", "the layer to show, 0-based (default all: layers x heads)",
-   Group::kModel, kRunCommands, Applies::kModelOnly, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), false, {},
-   [](Options& o, const Value& v) { o.lab.layer = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
-   [](const Options& o) { return integer(o.lab.layer); }},
-  {"pair", Kind::kText, "TEXT", "BERT sentence pair: [CLS] text [SEP] pair [SEP]",
-   Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.lab.pair = v.text; },
-   [](const Options& o) { return text(o.lab.pair); }},
-  {"hide-special", Kind::kFlag, "", "leave [CLS], [SEP], ... out of the picture (not renormalised)",
-   Group::kModel, kPictureCommands, Applies::kModelOnly, 0, 0, false, {},
-   [](Options& o, const Value&) { o.lab.hide_special = true; },
-   [](const Options& o) { return flag(o.lab.hide_special); }},
-  {"rollout", Kind::kFlag, "", "attention rollout (Abnar & Zuidema 2020) through --layer (default: every layer), heads averaged",
-   Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
-   [](Options& o, const Value&) { o.lab.rollout = true; },
-   [](const Options& o) { return flag(o.lab.rollout); }},
-  // backend
-  {"backend", Kind::kChoice, "B", "auto | cpu | opencl (default auto)",
-   Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 0, false, kBackends,
-   [](Options& o, const Value& v) { o.lab.backend = v.text; },
-   [](const Options& o) { return text(o.lab.backend, kDefaults.backend); }},
-  {"device", Kind::kInt, "N", "OpenCL device index (see the info command)",
-   Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 1023, false, {},
-   [](Options& o, const Value& v) { o.lab.device = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.lab.device, 0); }},
-  // picture
-  {"head", Kind::kIntOrAll, "N|all", "one head, or every head in a grid (default all)",
-   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 255, false, {},
-   [](Options& o, const Value& v) { o.head = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
-   [](const Options& o) { return integer(o.head); }},
-  {"color-scale", Kind::kChoice, "S", "auto | linear | log | relative (default auto: log beyond 32 tokens)",
-   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 0, false, kColorScales,
-   [](Options& o, const Value& v) { o.picture.color_scale = static_cast<views::ColorScale>(indexOf(kColorScales, v.text)); },
-   [](const Options& o) { return o.picture.color_scale == views::ColorScale::kAuto ? std::nullopt
-                                 : std::optional<QString>(q(kColorScales[static_cast<std::size_t>(o.picture.color_scale)])); }},
-  {"pool", Kind::kChoice, "P", "max | mean: how an overview combines blocks of cells (default max)",
-   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 0, false, kPools,
-   [](Options& o, const Value& v) { o.picture.pool = static_cast<views::Pool>(indexOf(kPools, v.text)); },
-   [](const Options& o) { return o.picture.pool == views::Pool::kMax ? std::nullopt
-                                 : std::optional<QString>(q(kPools[static_cast<std::size_t>(o.picture.pool)])); }},
-  {"diff", Kind::kText, "OPTIONS", "draw A - B: OPTIONS are the second setting's, e.g. \"--no-scale\", \"--head 3\", \"--no-causal\"",
-   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.diff = v.text; },
-   [](const Options& o) { return text(o.diff); }},
-  // output
-  {"out", Kind::kPath, "FILE", "output file; its suffix picks the format",
-   Group::kOutput, kImageCommands, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.output.out = v.text; },
-   [](const Options& o) { return text(o.output.out); }},
-  {"width", Kind::kInt, "PX", "image width (default: fits the tokens)",
-   Group::kOutput, kImageCommands, Applies::kAlways, 16, kMaxImagePixels, false, {},
-   [](Options& o, const Value& v) { o.output.width = static_cast<int>(v.integer); },
-   [](const Options& o) { return integer(o.output.width); }},
-  {"height", Kind::kInt, "PX", "image height (default: fits the tokens)",
-   Group::kOutput, kImageCommands, Applies::kAlways, 16, kMaxImagePixels, false, {},
-   [](Options& o, const Value& v) { o.output.height = static_cast<int>(v.integer); },
-   [](const Options& o) { return integer(o.output.height); }},
-  {"scale", Kind::kNumber, "F", "PNG pixel ratio (default 1)",
-   Group::kOutput, kImageCommands, Applies::kAlways, 0, 8, true, {},
-   [](Options& o, const Value& v) { o.output.scale = v.number; },
-   [](const Options& o) { return o.output.scale == 1.0 ? std::nullopt : std::optional<QString>(num(o.output.scale)); }},
-  {"values", Kind::kChoice, "V", "what .npy holds: weights | scores (default weights)",
-   Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
-   [](Options& o, const Value& v) { o.output.values = v.text; },
-   [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
-  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores)",
-   Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
-   [](Options& o, const Value& v) { o.output.plot = v.text; },
-   [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},
-  {"layout-json", Kind::kPath, "FILE", "also write the geometry drawn: cell sizes, tick label rectangles",
-   Group::kOutput, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.output.layout_json = v.text; },
-   [](const Options& o) { return text(o.output.layout_json); }},
-  {"full", Kind::kFlag, "", "keep every matrix in the JSON, however large",
-   Group::kOutput, kCompute, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value&) { o.output.full = true; },
-   [](const Options& o) { return flag(o.output.full); }},
-  // saturation
-  {"keys", Kind::kInt, "N", "keys per softmax row (default 16; the sentence's count with --text)",
-   Group::kSaturation, kSaturation, Applies::kAlways, 1, 65536, false, {},
-   [](Options& o, const Value& v) { o.saturation.keys = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.saturation.keys, 16); }},
-  {"samples", Kind::kInt, "N", "Monte-Carlo rows per d_k (default 2000)",
-   Group::kSaturation, kSaturation, Applies::kAlways, 2, 1000000, false, {},
-   [](Options& o, const Value& v) { o.saturation.samples = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.saturation.samples, 2000); }},
-  {"mark", Kind::kInt, "K", "the d_k to mark (default: d_model / heads, as render uses)",
-   Group::kSaturation, kSaturation, Applies::kAlways, 1, 1024, false, {},
-   [](Options& o, const Value& v) { o.saturation.mark = static_cast<int>(v.integer); },
-   [](const Options& o) { return integer(o.saturation.mark); }},
-  // cost
-  {"n", Kind::kIntList, "LIST", "token counts, e.g. 128,1024,8192 (default 128,256,...,8192)",
-   Group::kCost, kCost, Applies::kAlways, 1, kMaxCostTokens, false, {},
-   [](Options& o, const Value& v) { o.cost.n = v.list; },
-   [](const Options& o) {
-     QStringList items;
-     for (int n : o.cost.n) items << num(static_cast<long long>(n));
-     return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
-   }},
-  {"measure", Kind::kFlag, "", "also time this machine's backends (CPU reference, OpenCL tiled and fused) at every n",
-   Group::kCost, kCost, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value&) { o.cost.measure = true; },
-   [](const Options& o) { return flag(o.cost.measure); }},
-  // sweep
-  {"param", Kind::kText, "NAME", "the option to sweep: d_k, temperature, layer, head, seed, ... (a number or choice option of render)",
-   Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.sweep.param = v.text; },
-   [](const Options& o) { return text(o.sweep.param); }},
-  {"values", Kind::kText, "LIST", "one frame per value: 1,2,4,...,1024 ('...' continues the pattern; default for d_k, temperature, layer, head)",
-   Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.sweep.values = v.text.split(QLatin1Char(','), Qt::SkipEmptyParts); },
-   [](const Options& o) { return o.sweep.values.isEmpty() ? std::nullopt : std::optional<QString>(o.sweep.values.join(QLatin1Char(','))); }},
-  {"delay", Kind::kInt, "MS", "how long each frame is shown, ms (default 600)",
-   Group::kSweep, kSweep, Applies::kAlways, 20, 60000, false, {},
-   [](Options& o, const Value& v) { o.sweep.delay_ms = static_cast<int>(v.integer); },
-   [](const Options& o) { return integerIf(o.sweep.delay_ms, 600); }},
-  // the window
-  {"screenshot", Kind::kPath, "FILE.png", "render the window after the first result, save it, exit",
-   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.window.screenshot = v.text; },
-   [](const Options& o) { return text(o.window.screenshot); }},
-  {"lang", Kind::kChoice, "L", "interface language: en | zh_CN (default: the system's)",
-   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, kLanguages,
-   [](Options& o, const Value& v) { o.window.language = v.text; },
-   [](const Options& o) { return text(o.window.language); }},
-  {"presentation", Kind::kFlag, "", "start in presentation mode (full screen, large labels)",
-   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value&) { o.window.presentation = true; },
-   [](const Options& o) { return flag(o.window.presentation); }},
-};
-// clang-format on
 
 [[noreturn]] void fail(const char* source, QStringList args = {}) {
   throw OptionError(Message(source, std::move(args)));
@@ -411,7 +119,7 @@ QString utf8Problem(const std::string& bytes) {
 
 /// The entry named `name` that `command` takes; with command 0 the first entry of that name.
 const OptionSpec* findSpec(std::string_view name, unsigned command) {
-  for (const OptionSpec& spec : kTable)
+  for (const OptionSpec& spec : table())
     if (spec.name == name && (command == 0 || (spec.commands & command))) return &spec;
   return nullptr;
 }
@@ -490,10 +198,17 @@ QString commandName(unsigned command) {
 
 bool Options::isGiven(std::string_view name) const { return given.contains(q(name)); }
 
-std::span<const OptionSpec> table() { return kTable; }
+std::span<const OptionSpec> table() {
+  static const std::vector<OptionSpec> joined = [] {
+    std::vector<OptionSpec> all(detail::labOptions().begin(), detail::labOptions().end());
+    all.insert(all.end(), detail::outputOptions().begin(), detail::outputOptions().end());
+    return all;
+  }();
+  return joined;
+}
 
 const OptionSpec& option(std::string_view name, unsigned command) {
-  for (const OptionSpec& spec : kTable)
+  for (const OptionSpec& spec : table())
     if (spec.name == name && (command == 0 || (spec.commands & command))) return spec;
   throw std::out_of_range("no option --" + std::string(name));
 }
@@ -557,7 +272,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   QCommandLineParser parser;
   parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
   QStringList added;
-  for (const OptionSpec& spec : kTable) {
+  for (const OptionSpec& spec : table()) {
     const QString name = q(spec.name);
     if (added.contains(name)) continue;
     added << name;
@@ -606,7 +321,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     o.given << name;
   }
   const bool model = o.isGiven("model");
-  for (const OptionSpec& spec : kTable) {
+  for (const OptionSpec& spec : table()) {
     if (!(spec.commands & o.command) || !o.isGiven(spec.name)) continue;
     const QString name = q(spec.name);
     if (model && spec.applies == Applies::kSyntheticOnly) {
@@ -690,7 +405,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
 QStringList toArguments(const Options& o) {
   QStringList args;
   if (o.command != kWindow) args << commandName(o.command);
-  for (const OptionSpec& spec : kTable) {
+  for (const OptionSpec& spec : table()) {
     if (!(spec.commands & o.command) || !spec.get) continue;
     if (spec.applies == Applies::kSyntheticOnly && o.lab.pretrained()) continue;
     if (spec.applies == Applies::kModelOnly && !o.lab.pretrained()) continue;
@@ -710,7 +425,7 @@ QString usage(unsigned program) {
   const Section sections[] = {
       {Group::kInput, "input"},          {Group::kMechanism, "mechanism"},
       {Group::kShapes, "shapes (the synthetic lab)"},
-      {Group::kVariants, "variants (the synthetic lab): grouped-query attention, masks, positions"},
+      {Group::kVariants, "variants (the synthetic lab): grouped-query attention, masks, positions, numerics, dropout"},
       {Group::kModel, "pretrained models (BERT family, GPT-2, Llama: HuggingFace folders, GGUF files)"},
       {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
@@ -734,7 +449,7 @@ QString usage(unsigned program) {
   const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep);
   for (const Section& section : sections) {
     QString lines;
-    for (const OptionSpec& spec : kTable) {
+    for (const OptionSpec& spec : table()) {
       if (spec.group != section.group || !(spec.commands & mask)) continue;
       QString head = QStringLiteral("  --") + q(spec.name);
       if (!spec.value_name.empty()) head += QLatin1Char(' ') + q(spec.value_name);

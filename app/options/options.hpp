@@ -9,7 +9,8 @@
 /// same inputs with the same one-line messages. The window's widgets take their limits from the
 /// table too (option("d-k").max …).
 ///
-/// Adding an option: one kOptions entry (options.cpp) with its setter and getter; if it changes
+/// Adding an option: one entry in option_table_lab.cpp (the computation) or
+/// option_table_output.cpp (pictures, output, the other commands) with its setter and getter; if it changes
 /// the computation, a LabSettings field and its check in validate(). The help text, the window's
 /// command line, the "does not apply" rules and the round-trip test follow from the entry.
 

@@ -79,6 +79,37 @@ QString maskKey(const MaskPattern& p) {
   return QStringLiteral("%1/%2/%3/%4/%5").arg(p.causal ? 1 : 0).arg(p.window).arg(p.global).arg(p.stride).arg(p.valid_keys);
 }
 
+/// True when some weight of the result is ±inf or NaN.
+bool anyNonfinite(const AttentionResult& result) {
+  for (float w : result.weights.data)
+    if (!std::isfinite(w)) return true;
+  return false;
+}
+
+/// The legend lines of issue 13's numerics: the magenta of non-finite cells (how many rows) and
+/// the × of dropped cells.
+QStringList numericsNotes(const AttentionResult& result) {
+  QStringList notes;
+  if (anyNonfinite(result)) {
+    int rows = 0;
+    for (int h = 0; h < result.heads(); ++h)
+      for (int i = 0; i < result.nQ(); ++i) rows += result.nonfiniteRow(h, i) ? 1 : 0;
+    notes << viewText("magenta = not finite (inf or NaN): the %1 %2 softmax overflowed in %3 rows")
+                 .arg(QString::fromStdString(toString(result.softmax)),
+                      QString::fromStdString(toString(result.precision)))
+                 .arg(rows);
+  } else if (result.precision != Precision::kFp32 || result.softmax != SoftmaxKind::kStable) {
+    notes << viewText("%1 %2 softmax: every weight finite")
+                 .arg(QString::fromStdString(toString(result.softmax)),
+                      QString::fromStdString(toString(result.precision)));
+  }
+  if (result.dropout > 0.0) {
+    notes << viewText("× = dropped (dropout p = %1; kept weights × 1/(1 − p): rows no longer sum to 1)")
+                 .arg(result.dropout, 0, 'g', 3);
+  }
+  return notes;
+}
+
 /// What decides a head picture's layout apart from the weights.
 QString layoutKey(const AttentionResult& result, int head, const QStringList& query_tokens,
                   const QStringList& key_tokens, const RunLabel& label, const QSize& canvas,
@@ -99,6 +130,7 @@ QString layoutKey(const AttentionResult& result, int head, const QStringList& qu
              .arg(font_scale)
              .arg(static_cast<int>(picture.color_scale))
              .arg(static_cast<int>(picture.pool)) +
+         QStringLiteral("|%1|%2\x1f").arg(numericsNotes(result).join(QChar(0x1e))).arg(result.dropout > 0 ? 1 : 0) +
          query_tokens.join(QChar(0x1e)) + QChar(0x1f) + key_tokens.join(QChar(0x1e));
 }
 
@@ -120,7 +152,7 @@ void annotate(HeatmapLayout& layout, const AttentionResult& result, int head, co
     const auto [lo, hi] = pattern.span(i, g.n_k);
     const int visible = pattern.visibleCount(i, g.n_k);
     for (int j = lo; j < hi; ++j) {
-      if (!pattern.visible(i, j)) continue;
+      if (!pattern.visible(i, j) || result.isDropped(head, i, j)) continue;  // dropped: the × alone
       const double w = result.weights(head, i, j);
       const double v = scale.value(scale.scale == ColorScale::kRelative ? visible * w : w);
       const QColor cell = scale.color(v);
@@ -163,6 +195,7 @@ GridRequest gridRequest(const QCustomPlot& plot, const AttentionResult& result,
                               : viewText("rows: queries · columns: keys"));
   }
   if (anyMasked(result)) req.notes << maskedNote(result.pattern());
+  for (const QString& note : numericsNotes(result)) req.notes << note;
   if (label.pad_tokens > 0) req.notes << viewText("hatched rows: [PAD] queries (padding; their outputs are discarded)");
   if (!groups.empty() && !single) req.notes << kvGroupsNote(label.facts);
   req.fonts = pictureFonts(plot, !single, std::max(result.nQ(), result.nK()));
@@ -238,6 +271,8 @@ QString mechanismTitle(const AttentionSpec& spec) {
       return viewText("dot-product, unscaled");
     case Mechanism::kScaled:
       return viewText("scaled dot-product");
+    case Mechanism::kLinear:
+      return viewText("linear, φ = elu + 1");
   }
   return viewText("attention");
 }
@@ -251,6 +286,8 @@ QString scalingText(const AttentionSpec& spec) {
       return viewText("unscaled");
     case Mechanism::kScaled:
       return viewText("scaled 1/√d_k");
+    case Mechanism::kLinear:
+      return viewText("no softmax");
   }
   return {};
 }

@@ -39,9 +39,53 @@ QString poolText(Pool pool) {
 class CellColorMap : public QCPColorMap {
  public:
   using QCPColorMap::QCPColorMap;
+  /// Cells (key cell, query cell) drawn in kNonfiniteColor and cells marked with a dropout ×,
+  /// set by fillMap with the weights.
+  std::vector<QPoint> nonfinite, dropped;
 
  protected:
   void draw(QCPPainter* painter) override {
+    drawCells(painter);
+    drawMarks(painter);
+  }
+
+ private:
+  // The rectangle of cell (k, v), px.
+  QRectF cellRect(int k, int v) {
+    QCPColorMapData* cells = data();
+    const double half_key = 0.5 * cells->keyRange().size() / std::max(1, cells->keySize() - 1);
+    const double half_value = 0.5 * cells->valueRange().size() / std::max(1, cells->valueSize() - 1);
+    double key = 0, value = 0;
+    cells->cellToCoord(k, v, &key, &value);
+    return QRectF(coordsToPixels(key - half_key, value - half_value),
+                  coordsToPixels(key + half_key, value + half_value)).normalized();
+  }
+
+  void drawMarks(QCPPainter* painter) {
+    if ((nonfinite.empty() && dropped.empty()) || !keyAxis() || !valueAxis()) return;
+    painter->save();
+    painter->setAntialiasing(false);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(kNonfiniteColor);
+    for (const QPoint& c : nonfinite) painter->drawRect(cellRect(c.x(), c.y()).adjusted(-0.25, -0.25, 0.25, 0.25));
+    painter->setAntialiasing(true);
+    painter->setBrush(Qt::NoBrush);
+    for (const QPoint& c : dropped) {
+      const QRectF r = cellRect(c.x(), c.y());
+      const double inset = r.width() * 0.22;
+      const QRectF x = r.adjusted(inset, inset, -inset, -inset);
+      const double width = std::max(1.0, r.width() / 14);
+      for (const QPen& pen : {QPen(Qt::black, width * 2.2, Qt::SolidLine, Qt::RoundCap),
+                              QPen(kDroppedMarkColor, width, Qt::SolidLine, Qt::RoundCap)}) {
+        painter->setPen(pen);
+        painter->drawLine(x.topLeft(), x.bottomRight());
+        painter->drawLine(x.topRight(), x.bottomLeft());
+      }
+    }
+    painter->restore();
+  }
+
+  void drawCells(QCPPainter* painter) {
     QCPColorMapData* cells = data();  // cell() is not const in QCustomPlot 2.1
     const int key_size = cells->keySize();
     const int value_size = cells->valueSize();
@@ -244,6 +288,11 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
                   rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const MaskPattern pattern = result.pattern();
+  auto* marks = dynamic_cast<CellColorMap*>(&map);
+  if (marks) {
+    marks->nonfinite.clear();
+    marks->dropped.clear();
+  }
   const bool relative = scale.scale == ColorScale::kRelative;
   // A difference block keeps its Δ of largest magnitude, sign included.
   const bool signed_values = scale.scale == ColorScale::kDifference;
@@ -263,6 +312,12 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
       for (int j = lo; j < hi; ++j) {
         if (gaps && !pattern.visible(i, j)) continue;
         const std::size_t c = static_cast<std::size_t>(j / g.block);
+        if (!std::isfinite(row[j])) {  // drawn in kNonfiniteColor over the cell
+          if (marks && (marks->nonfinite.empty() || marks->nonfinite.back() != QPoint(static_cast<int>(c), r)))
+            marks->nonfinite.emplace_back(static_cast<int>(c), r);
+          continue;
+        }
+        if (marks && g.block == 1 && result.isDropped(head, i, j)) marks->dropped.emplace_back(j, i);
         const double v = factor * row[j];
         const double best = block_values[c];
         if (std::isnan(best) || (signed_values ? std::fabs(v) > std::fabs(best) : v > best)) block_values[c] = v;

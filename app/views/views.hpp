@@ -57,6 +57,12 @@ inline const QColor kMaskedDarkColor{0x9c, 0x9c, 0x9c};
 /// The hatching over [PAD] query rows (key padding), dark enough to show on every colour.
 inline const QColor kPaddingHatchColor{0xff, 0xff, 0xff, 0xc8};
 
+/// Cells whose weight is ±inf or NaN (a reduced-precision or naive softmax overflowed, issue 13):
+/// magenta, outside both the viridis and the diverging palettes and never the masked grey.
+inline const QColor kNonfiniteColor{0xe6, 0x00, 0x7e};
+/// The × drawn over a cell that dropout zeroed (issue 13): black under white, seen on any colour.
+inline const QColor kDroppedMarkColor{0xff, 0xff, 0xff};
+
 /// One next-token prediction as a picture shows it.
 struct ShownPrediction {
   QString label;            ///< The token as the model's labels show it ("␣because").

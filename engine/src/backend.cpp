@@ -1,6 +1,7 @@
 #include "attnlab/backend.hpp"
 
 #include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "attnlab/error.hpp"
@@ -89,6 +90,22 @@ BackendChoice selectBackend(std::string_view name, int device_index, BuildMode m
   return choice;
 }
 
+std::string cpuOnlyNumericsNames(const AttentionSpec& spec) {
+  std::string names;
+  const auto add = [&names](const std::string& name) {
+    names += (names.empty() ? "" : ", ") + name;
+  };
+  if (spec.mechanism == Mechanism::kLinear) add("--mechanism linear");
+  if (spec.precision != Precision::kFp32) add("--precision " + toString(spec.precision));
+  if (spec.softmax != SoftmaxKind::kStable) add("--softmax " + toString(spec.softmax));
+  if (spec.dropout > 0.0) {
+    std::ostringstream p;
+    p << spec.dropout;
+    add("--dropout " + p.str());
+  }
+  return names;
+}
+
 std::string fallbackText(FallbackCode code, const std::vector<std::string>& args) {
   const std::string first = args.empty() ? std::string() : args.front();
   switch (code) {
@@ -102,6 +119,9 @@ std::string fallbackText(FallbackCode code, const std::vector<std::string>& args
     case FallbackCode::kKernelsBuildingDk:
       return "the OpenCL kernels for d_k = " + first + " are building; computed on the CPU";
     case FallbackCode::kDeviceError: return first;
+    case FallbackCode::kCpuOnlyNumerics:
+      return "the OpenCL kernels compute softmax attention in float32 without dropout; " + first +
+             " computed on the CPU reference";
   }
   return first;
 }

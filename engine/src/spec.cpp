@@ -53,6 +53,11 @@ void AttentionSpec::validate() const {
     msg << "rope base must be a finite number > 1 (got " << rope_base << ")";
     throw Error(ErrorCode::kInvalidArgument, msg.str());
   }
+  if (!(dropout >= 0.0 && dropout < 1.0)) {
+    std::ostringstream msg;
+    msg << "dropout must be at least 0 and below 1 (got " << dropout << ")";
+    throw Error(ErrorCode::kInvalidArgument, msg.str());
+  }
   if (temperature && !(std::isfinite(*temperature) && *temperature > 0)) {
     std::ostringstream msg;
     msg << "temperature must be a finite number > 0 (got " << *temperature << ")";
@@ -64,8 +69,9 @@ Mechanism parseMechanism(std::string_view name) {
   if (name == "additive") return Mechanism::kAdditive;
   if (name == "dot") return Mechanism::kDot;
   if (name == "scaled") return Mechanism::kScaled;
+  if (name == "linear") return Mechanism::kLinear;
   throw Error(ErrorCode::kInvalidArgument,
-              "unknown mechanism '" + std::string(name) + "' (use additive, dot or scaled)");
+              "unknown mechanism '" + std::string(name) + "' (use additive, dot, scaled or linear)");
 }
 
 std::string toString(Mechanism mechanism) {
@@ -73,11 +79,40 @@ std::string toString(Mechanism mechanism) {
     case Mechanism::kAdditive: return "additive";
     case Mechanism::kDot: return "dot";
     case Mechanism::kScaled: return "scaled";
+    case Mechanism::kLinear: return "linear";
   }
   return "unknown";
 }
 
 std::string toString(Mask mask) { return mask == Mask::kCausal ? "causal" : "none"; }
+
+Precision parsePrecision(std::string_view name) {
+  if (name == "fp32") return Precision::kFp32;
+  if (name == "fp16") return Precision::kFp16;
+  if (name == "bf16") return Precision::kBf16;
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown precision '" + std::string(name) + "' (use fp32, fp16 or bf16)");
+}
+
+std::string toString(Precision precision) {
+  switch (precision) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kFp16: return "fp16";
+    case Precision::kBf16: return "bf16";
+  }
+  return "fp32";
+}
+
+SoftmaxKind parseSoftmaxKind(std::string_view name) {
+  if (name == "stable") return SoftmaxKind::kStable;
+  if (name == "naive") return SoftmaxKind::kNaive;
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown softmax '" + std::string(name) + "' (use stable or naive)");
+}
+
+std::string toString(SoftmaxKind softmax) {
+  return softmax == SoftmaxKind::kNaive ? "naive" : "stable";
+}
 
 Positions parsePositions(std::string_view name) {
   if (name == "sinusoidal") return Positions::kSinusoidal;

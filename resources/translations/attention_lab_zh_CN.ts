@@ -422,6 +422,10 @@
         <source>Try the OpenCL device and its kernels again (after fixing what the message names)</source>
         <translation>重新尝试 OpenCL 设备及其内核（先修正消息中指出的问题）</translation>
     </message>
+    <message>
+        <source>linear (Katharopoulos et al. 2020)</source>
+        <translation>线性（Katharopoulos 等，2020）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::MainWindow</name>
@@ -636,6 +640,10 @@
     <message>
         <source>Cost of attention</source>
         <translation>注意力的开销</translation>
+    </message>
+    <message>
+        <source>the OpenCL kernels compute softmax attention in float32 without dropout; %1 computed on the CPU reference</source>
+        <translation>OpenCL 内核只以 float32 计算 softmax 注意力且不做 dropout；%1 由 CPU 参考实现计算</translation>
     </message>
 </context>
 <context>
@@ -896,6 +904,38 @@ KV 缓存每个词元 %1 字节</translation>
         <source>Mask the [PAD] keys (off: the classic leak)</source>
         <translation>遮蔽 [PAD] 键（关闭：经典的泄漏错误）</translation>
     </message>
+    <message>
+        <source>Softmax precision</source>
+        <translation>Softmax 精度</translation>
+    </message>
+    <message>
+        <source>fp16 and bf16: scores, exponentials, sums and weights rounded to the format (emulated exactly on the CPU reference)</source>
+        <translation>fp16 和 bf16：分数、指数、求和与权重都舍入到该格式（在 CPU 参考实现上精确模拟）</translation>
+    </message>
+    <message>
+        <source>Softmax</source>
+        <translation>Softmax</translation>
+    </message>
+    <message>
+        <source>stable (row maximum subtracted)</source>
+        <translation>稳定（减去行最大值）</translation>
+    </message>
+    <message>
+        <source>naive (exp(s) as it is)</source>
+        <translation>朴素（直接计算 exp(s)）</translation>
+    </message>
+    <message>
+        <source>naive overflows in fp16 once a score exceeds ln 65504 ≈ 11.09; magenta cells are inf or NaN</source>
+        <translation>朴素 softmax 在 fp16 中一旦分数超过 ln 65504 ≈ 11.09 就会溢出；品红单元格为 inf 或 NaN</translation>
+    </message>
+    <message>
+        <source>Dropout</source>
+        <translation>Dropout</translation>
+    </message>
+    <message>
+        <source>Zero each weight with probability p and scale the rest by 1/(1 − p), seeded by the seed (Vaswani et al. 2017, §5.4); rows no longer sum to 1</source>
+        <translation>以概率 p 将每个权重置零，其余乘以 1/(1 − p)，由种子决定（Vaswani 等，2017，§5.4）；各行之和不再为 1</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::options</name>
@@ -960,6 +1000,18 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--rope-base 必须 &gt; 1（当前为 %1）</translation>
     </message>
     <message>
+        <source>--dropout must be at least 0 and below 1 (got %1)</source>
+        <translation>--dropout 必须不小于 0 且小于 1（收到 %1）</translation>
+    </message>
+    <message>
+        <source>--%1 does not apply to --mechanism linear (it has no softmax and no scores to bias)</source>
+        <translation>--%1 不适用于 --mechanism linear（它没有 softmax，也没有可加偏置的分数）</translation>
+    </message>
+    <message>
+        <source>--%1 does not apply to --mechanism linear (its prefix sums take every earlier key)</source>
+        <translation>--%1 不适用于 --mechanism linear（它的前缀和包含所有更早的键）</translation>
+    </message>
+    <message>
         <source>--positions rope rotates pairs of dimensions: d_k (%1) must be even</source>
         <translation>--positions rope 成对旋转维度：d_k（%1）必须是偶数</translation>
     </message>
@@ -974,6 +1026,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>--mechanism additive does not apply with --model (its heads are dot-product attention); use scaled or dot</source>
         <translation>--mechanism additive 不适用于 --model（模型的头是点积注意力）；请用 scaled 或 dot</translation>
+    </message>
+    <message>
+        <source>--mechanism linear does not apply with --model (its heads are softmax attention); use scaled or dot</source>
+        <translation>--mechanism linear 不适用于 --model（它的头是 softmax 注意力）；请使用 scaled 或 dot</translation>
     </message>
     <message>
         <source>heads (%1) must divide d_model (%2), or set --d-k</source>
@@ -1487,6 +1543,18 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>K/V %1</translation>
     </message>
     <message>
+        <source>magenta = not finite (inf or NaN): the %1 %2 softmax overflowed in %3 rows</source>
+        <translation>品红 = 非有限值（inf 或 NaN）：%1 %2 softmax 在 %3 行溢出</translation>
+    </message>
+    <message>
+        <source>%1 %2 softmax: every weight finite</source>
+        <translation>%1 %2 softmax：所有权重均为有限值</translation>
+    </message>
+    <message>
+        <source>× = dropped (dropout p = %1; kept weights × 1/(1 − p): rows no longer sum to 1)</source>
+        <translation>× = 被丢弃（dropout p = %1；保留的权重 × 1/(1 − p)：各行之和不再为 1）</translation>
+    </message>
+    <message>
         <source>query (target)</source>
         <translation>查询（目标）</translation>
     </message>
@@ -1535,6 +1603,10 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>缩放点积</translation>
     </message>
     <message>
+        <source>linear, φ = elu + 1</source>
+        <translation>线性，φ = elu + 1</translation>
+    </message>
+    <message>
         <source>attention</source>
         <translation>注意力</translation>
     </message>
@@ -1545,6 +1617,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>scaled 1/√d_k</source>
         <translation>按 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>no softmax</source>
+        <translation>无 softmax</translation>
     </message>
     <message>
         <source>block max</source>

@@ -507,6 +507,38 @@ ZH.update({
     "Mask the [PAD] keys (off: the classic leak)": "遮蔽 [PAD] 键（关闭：经典的泄漏错误）",
 })
 
+# Issue 13: reduced-precision softmax, dropout on the weights.
+ZH.update({
+    "--dropout must be at least 0 and below 1 (got %1)": "--dropout 必须不小于 0 且小于 1（收到 %1）",
+    "the OpenCL kernels compute softmax attention in float32 without dropout; %1 computed on the CPU reference":
+        "OpenCL 内核只以 float32 计算 softmax 注意力且不做 dropout；%1 由 CPU 参考实现计算",
+    "linear, φ = elu + 1": "线性，φ = elu + 1",
+    "no softmax": "无 softmax",
+    "%1 %2 softmax: every weight finite": "%1 %2 softmax：所有权重均为有限值",
+    "--mechanism linear does not apply with --model (its heads are softmax attention); use scaled or dot":
+        "--mechanism linear 不适用于 --model（它的头是 softmax 注意力）；请使用 scaled 或 dot",
+    "linear (Katharopoulos et al. 2020)": "线性（Katharopoulos 等，2020）",
+    "--%1 does not apply to --mechanism linear (it has no softmax and no scores to bias)":
+        "--%1 不适用于 --mechanism linear（它没有 softmax，也没有可加偏置的分数）",
+    "--%1 does not apply to --mechanism linear (its prefix sums take every earlier key)":
+        "--%1 不适用于 --mechanism linear（它的前缀和包含所有更早的键）",
+    "magenta = not finite (inf or NaN): the %1 %2 softmax overflowed in %3 rows":
+        "品红 = 非有限值（inf 或 NaN）：%1 %2 softmax 在 %3 行溢出",
+    "× = dropped (dropout p = %1; kept weights × 1/(1 − p): rows no longer sum to 1)":
+        "× = 被丢弃（dropout p = %1；保留的权重 × 1/(1 − p)：各行之和不再为 1）",
+    "Softmax precision": "Softmax 精度",
+    "fp16 and bf16: scores, exponentials, sums and weights rounded to the format (emulated exactly on the CPU reference)":
+        "fp16 和 bf16：分数、指数、求和与权重都舍入到该格式（在 CPU 参考实现上精确模拟）",
+    "Softmax": "Softmax",
+    "stable (row maximum subtracted)": "稳定（减去行最大值）",
+    "naive (exp(s) as it is)": "朴素（直接计算 exp(s)）",
+    "naive overflows in fp16 once a score exceeds ln 65504 ≈ 11.09; magenta cells are inf or NaN":
+        "朴素 softmax 在 fp16 中一旦分数超过 ln 65504 ≈ 11.09 就会溢出；品红单元格为 inf 或 NaN",
+    "Dropout": "Dropout",
+    "Zero each weight with probability p and scale the rest by 1/(1 − p), seeded by the seed (Vaswani et al. 2017, §5.4); rows no longer sum to 1":
+        "以概率 p 将每个权重置零，其余乘以 1/(1 − p)，由种子决定（Vaswani 等，2017，§5.4）；各行之和不再为 1",
+})
+
 
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""

@@ -196,7 +196,7 @@ TEST_CASE("bad input exits 2 with one line naming the problem", "[cli][errors]")
   requireUsageError({"compute", "--text", "caf\xc3"}, "invalid UTF-8 at byte offset 3");
   requireUsageError({"compute", "--heads", "3", "--d-model", "64"},
                     "heads (3) must divide d_model (64)");
-  requireUsageError({"compute", "--mechanism", "cosine"}, "--mechanism must be additive, dot or scaled (got 'cosine')");
+  requireUsageError({"compute", "--mechanism", "cosine"}, "--mechanism must be additive, dot, scaled or linear (got 'cosine')");
   requireUsageError({"compute", "--d-k", "0"}, "--d-k must be between 1 and");
   requireUsageError({"render", "--out", dir.path().toStdString() + "/no/such/dir/x.png"},
                     "does not exist");

@@ -3,6 +3,8 @@
 /// The CPU reference attention: scores, softmax weights, per-head outputs and per-row statistics
 /// from given queries, keys and values. Every other backend is checked against this one.
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,7 +52,21 @@ enum class FallbackCode {
   kKernelsBuilding,    ///< The window's background build of the programs is not finished.
   kKernelsBuildingDk,  ///< The programs for args[0] = d_k are building (window, background).
   kDeviceError,        ///< An OpenCL call failed: args[0] is the error (call, code, build log).
+  /// The spec asks for numerics only the CPU reference has (AttentionSpec::cpuOnlyNumerics):
+  /// args[0] names them ("--precision fp16", "--softmax naive", "--dropout 0.1", joined by ", ").
+  kCpuOnlyNumerics,
 };
+
+/// Linear attention's outputs alone (Katharopoulos et al. 2020, eqs. 5 and 10–12; φ = elu + 1),
+/// [h, n_q, d_v], formed in O(n·d_k·d_v) without the implied weights — what computeAttentionCpu
+/// returns as head_outputs for Mechanism::kLinear (which also forms P for the pictures). The
+/// spec's causal mask and key padding apply. For the benchmark. Throws as computeAttentionCpu.
+Tensor3 linearAttentionOutputs(const AttentionInputs& inputs, const AttentionSpec& spec);
+
+/// The settings of `spec` that only the CPU reference computes (kCpuOnlyNumerics' args[0]):
+/// "--mechanism linear", "--precision fp16", "--softmax naive", "--dropout 0.1", joined by ", ";
+/// empty when none.
+std::string cpuOnlyNumericsNames(const AttentionSpec& spec);
 
 /// The English sentence for a fallback code and its parameters (what fallback_reason holds).
 std::string fallbackText(FallbackCode code, const std::vector<std::string>& args);
@@ -69,6 +85,11 @@ struct AttentionResult {
   Tensor3 weights;        ///< Attention weights, softmax over keys [h, n_q, n_k]; masked = 0.
   Tensor3 head_outputs;   ///< Per-head outputs P_h V_h [h, n_q, d_v].
   std::vector<HeadStats> stats;  ///< One entry per head.
+  Precision precision = Precision::kFp32;   ///< The softmax's format (AttentionSpec::precision).
+  SoftmaxKind softmax = SoftmaxKind::kStable;  ///< Stable or naive exponentials.
+  double dropout = 0.0;   ///< The dropout probability applied to the weights (0: none).
+  /// With dropout: 1 where a visible weight was dropped (zeroed) [h, n_q, n_k]; else empty.
+  std::vector<std::uint8_t> dropped;
   std::string backend;    ///< "cpu" or "opencl".
   std::string device;     ///< Human-readable device name.
   std::string fallback_reason;  ///< Why a requested accelerator was not used; empty otherwise.
@@ -88,6 +109,19 @@ struct AttentionResult {
     MaskPattern p = mask_pattern;
     p.causal = p.causal || mask == Mask::kCausal;
     return p;
+  }
+
+  /// True when a weight of row i of `head` is ±inf or NaN (reduced precision, naive softmax).
+  bool nonfiniteRow(int head, int i) const {
+    const float* w = weights.row(head, i);
+    for (int j = 0; j < weights.cols; ++j)
+      if (!std::isfinite(w[j])) return true;
+    return false;
+  }
+  /// True when cell (head, i, j) was dropped by dropout.
+  bool isDropped(int head, int i, int j) const {
+    return !dropped.empty() &&
+           dropped[(static_cast<std::size_t>(head) * weights.rows + i) * weights.cols + j] != 0;
   }
 
   int heads() const { return weights.h; }

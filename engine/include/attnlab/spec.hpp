@@ -2,6 +2,7 @@
 /// \file spec.hpp
 /// AttentionSpec: what to compute. A plain value type shared by the engine, the CLI and the GUI.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,11 @@ enum class Mechanism {
   kAdditive,  ///< e = vᵀ tanh(W_a q + U_a k) (Bahdanau, Cho & Bengio 2015, eq. 6 / App. A.1.2).
   kDot,       ///< e = q·k (Luong, Pham & Manning 2015, "dot").
   kScaled,    ///< e = q·k / √d_k (Vaswani et al. 2017, §3.2.1, eq. 1).
+  /// Linear attention (Katharopoulos et al. 2020, "Transformers are RNNs", eqs. 4–6): no softmax;
+  /// similarity φ(q)·φ(k) with φ(x) = elu(x) + 1, P_ij = φ(q_i)·φ(k_j) / Σ_l φ(q_i)·φ(k_l), the
+  /// output formed as φ(q_i)ᵀ(Σ_j φ(k_j) v_jᵀ) / φ(q_i)ᵀ(Σ_j φ(k_j)) in O(n·d_k·d_v) (causal:
+  /// prefix sums over j ≤ i). CPU reference only.
+  kLinear,
 };
 
 /// Which keys a query may see.
@@ -29,6 +35,22 @@ enum class Positions {
   kRope,        ///< Rotates q and k (Su et al. 2021, RoFormer, §3.4; see positions.hpp).
   kAlibi,       ///< Adds −m_h·(i − j) or −m_h·|i − j| to the scores (Press et al. 2022, §3).
   kNone,        ///< No position information at all.
+};
+
+/// The number format the softmax is carried out in (issue 13; the seeds' fp16 overflow pitfall).
+/// kFp32 is the engine's own arithmetic; kFp16 and kBf16 round the scores, every exponential, every
+/// partial sum and every weight to the format (round to nearest, ties to even), emulated exactly
+/// in software (attnlab/numerics.hpp). CPU reference only: other backends fall back to it.
+enum class Precision {
+  kFp32,  ///< IEEE 754 binary32 (the default; the engine's own path).
+  kFp16,  ///< IEEE 754 binary16: 5 exponent bits, 10 fraction bits, largest finite 65504.
+  kBf16,  ///< bfloat16: binary32's 8 exponent bits, 7 fraction bits, largest ≈ 3.39e38.
+};
+
+/// How the softmax forms its exponentials.
+enum class SoftmaxKind {
+  kStable,  ///< e^{s_j − max_l s_l}: never overflows (the standard log-sum-exp shift).
+  kNaive,   ///< e^{s_j} without the shift: overflows once a score exceeds ln(largest finite).
 };
 
 /// Which (query, key) pairs are visible: the causal mask combined with a sliding window, global
@@ -129,6 +151,23 @@ struct AttentionSpec {
   Positions positions = Positions::kSinusoidal;
   /// RoPE's base (θ_m = base^(−2m/d_k)); used with Positions::kRope.
   double rope_base = 10000.0;
+  /// The softmax's number format (Precision); anything but kFp32 runs on the CPU reference.
+  Precision precision = Precision::kFp32;
+  /// Stable (row maximum subtracted) or naive exponentials; kNaive runs on the CPU reference.
+  SoftmaxKind softmax = SoftmaxKind::kStable;
+  /// Dropout probability p on the attention weights, 0 ≤ p < 1 (Vaswani et al. 2017, §5.4;
+  /// Srivastava et al. 2014): after the softmax each weight is zeroed with probability p and the
+  /// rest multiplied by 1/(1 − p) ("inverted dropout"). 0 = none (the inference view, exact).
+  double dropout = 0.0;
+  /// The seed of the dropout draws (the synthetic lab passes --seed).
+  std::uint64_t dropout_seed = 0;
+
+  /// True when the softmax leaves the engine's fp32 stable path, dropout is on or the mechanism is
+  /// linear: only the CPU reference computes these (accelerated backends fall back with kCpuOnlyNumerics).
+  bool cpuOnlyNumerics() const {
+    return precision != Precision::kFp32 || softmax != SoftmaxKind::kStable || dropout > 0.0 ||
+           mechanism == Mechanism::kLinear;
+  }
 
   /// G after applying the default (heads).
   int resolvedKvHeads() const { return kv_heads > 0 ? kv_heads : heads; }
@@ -170,6 +209,15 @@ std::string toString(Mask mask);
 Positions parsePositions(std::string_view name);
 /// The lower-case name used by the CLI and JSON ("sinusoidal", "rope", "alibi", "none").
 std::string toString(Positions positions);
+
+/// Parses "fp32", "fp16" or "bf16". Throws Error(kInvalidArgument) naming the value.
+Precision parsePrecision(std::string_view name);
+/// "fp32", "fp16" or "bf16".
+std::string toString(Precision precision);
+/// Parses "stable" or "naive". Throws Error(kInvalidArgument) naming the value.
+SoftmaxKind parseSoftmaxKind(std::string_view name);
+/// "stable" or "naive".
+std::string toString(SoftmaxKind softmax);
 
 /// The keys query i may see, as the half-open range [first, second) of key indices in [0, n_k).
 /// Every mask the engine knows leaves a contiguous range: [0, n_k) for none, [0, min(i + 1, n_k))

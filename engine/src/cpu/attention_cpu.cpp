@@ -7,6 +7,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/numerics.hpp"
 #include "attnlab/positions.hpp"
 #include "cpu/attention_cpu.hpp"
 
@@ -243,8 +244,38 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   r.weights = Tensor3(h, n_q, n_k);
   r.head_outputs = Tensor3(h, n_q, d_v);
   r.backend = "cpu";
+  r.precision = spec.precision;
+  r.softmax = spec.softmax;
+  r.dropout = spec.dropout;
+  const bool reduced = spec.precision != Precision::kFp32 || spec.softmax != SoftmaxKind::kStable;
 
   const bool additive = spec.mechanism == Mechanism::kAdditive;
+  if (spec.mechanism == Mechanism::kLinear) {
+    // Linear attention: no softmax, no scale; its prefix sums need contiguous key ranges.
+    if (!r.mask_pattern.contiguous() || spec.window > 0 || spec.positions == Positions::kAlibi ||
+        spec.temperature || reduced) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "linear attention takes the causal mask and key padding only (no window, "
+                  "global tokens, stride, ALiBi, temperature or reduced precision)");
+    }
+    r.scale = 1.0;
+    const MaskPattern pattern = r.pattern();
+#pragma omp parallel for schedule(dynamic, 1) if (h > 1 && double(n_q) * n_k * h >= 65536.0)
+    for (int head = 0; head < h; ++head) {
+      const int kv = kvHeadOf(head, h, in.k.h);
+      linearAttentionHead(in.q.head(head), in.k.head(kv), in.v.head(kv), pattern,
+                          r.scores.head(head), r.weights.head(head), r.head_outputs.head(head));
+    }
+    if (spec.dropout > 0.0) {
+      applyDropout(r.weights.data.data(), h, n_q, n_k, r.mask_pattern, spec.dropout,
+                   spec.dropout_seed, spec.precision, r.dropped);
+      for (int head = 0; head < h; ++head)
+        r.head_outputs.head(head).noalias() =
+            r.weights.head(head) * in.v.head(kvHeadOf(head, h, in.k.h));
+    }
+    fillRowStats(r);
+    return r;
+  }
   const ScoreScale split = splitScoreScale(
       r.scale, additive ? additiveEnergyBound(in.v_a) : dotProductBound(in.q, in.k));
   const int g = in.k.h;
@@ -273,14 +304,36 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
         }
       }
     }
-    auto p = r.weights.head(head);
+    if (reduced) {
+      // Reduced numerics (numerics.hpp): the reported scores S = b·x' rounded to the format,
+      // then the softmax in the format from them.
+      if (split.score_factor != 1.0f) s.array() *= split.score_factor;
+      for (int i = 0; i < n_q; ++i) {
+        float* row = r.scores.row(head, i);
+        for (int j = 0; j < n_k; ++j) row[j] = roundTo(spec.precision, row[j]);
+        reducedSoftmaxRow(row, r.weights.row(head, i), n_k, r.mask_pattern, i, spec.precision,
+                          spec.softmax);
+      }
+      continue;  // outputs after dropout, below
+    }
     for (int i = 0; i < n_q; ++i)
       softmaxRowMasked(r.scores.row(head, i), r.weights.row(head, i), n_k, r.mask_pattern, i,
                        split.score_factor);
     // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
     if (split.score_factor != 1.0f) s.array() *= split.score_factor;
     // A fully masked row has zero weights, hence a zero output row.
-    r.head_outputs.head(head).noalias() = p * in.v.head(kv);
+    if (spec.dropout <= 0.0)
+      r.head_outputs.head(head).noalias() = r.weights.head(head) * in.v.head(kv);
+  }
+  if (reduced || spec.dropout > 0.0) {
+    // Dropout after the softmax (p = 0 draws nothing: the weights stay exactly as they are), then
+    // the outputs from the weights as they now are: O_h = P_h V_h in float32 (a non-finite weight
+    // makes its row's output NaN).
+    if (spec.dropout > 0.0)
+      applyDropout(r.weights.data.data(), h, n_q, n_k, r.mask_pattern, spec.dropout,
+                   spec.dropout_seed, spec.precision, r.dropped);
+    for (int head = 0; head < h; ++head)
+      r.head_outputs.head(head).noalias() = r.weights.head(head) * in.v.head(kvHeadOf(head, h, g));
   }
   fillRowStats(r);
   return r;

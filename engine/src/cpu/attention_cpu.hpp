@@ -16,6 +16,17 @@ double dotProductBound(const Tensor3& q, const Tensor3& k);
 /// energies vᵀ tanh(·) never exceed it).
 double additiveEnergyBound(const Tensor3& v_a);
 
+/// Linear attention for one head (Katharopoulos et al. 2020, eqs. 4–6; φ(x) = elu(x) + 1):
+/// q [n_q, d_k], k [n_k, d_k], v [n_k, d_v]; pattern: causal and key padding only (no window,
+/// global tokens or stride — callers refuse them). Writes scores [n_q, n_k] = φ(q_i)·φ(k_j), the
+/// implied weights [n_q, n_k] P_ij = φ(q_i)·φ(k_j) / Σ_{visible l} φ(q_i)·φ(k_l) (0 outside the
+/// pattern), and output [n_q, d_v] formed without P in O(n·d_k·d_v) (causal: prefix sums), in
+/// double, equal to P·V to rounding.
+void linearAttentionHead(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>& k,
+                         const Eigen::Map<const Matrix>& v, const MaskPattern& pattern,
+                         Eigen::Map<Matrix> scores, Eigen::Map<Matrix> weights,
+                         Eigen::Map<Matrix> output);
+
 /// Fills result.stats from result.weights and result.pattern() (see HeadStats): callers set
 /// mask_pattern = spec.maskPattern() first.
 void fillRowStats(AttentionResult& result);

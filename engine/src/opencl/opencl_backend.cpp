@@ -94,6 +94,10 @@ class AcceleratedBackend final : public Backend {
   }
 
   AttentionResult compute(const AttentionInputs& in, const AttentionSpec& spec) override {
+    // Reduced precision, the naive softmax and dropout are the CPU reference's alone: the
+    // kernels would give float32 stable weights, a different answer.
+    if (spec.cpuOnlyNumerics())
+      return onCpu(in, spec, FallbackCode::kCpuOnlyNumerics, {cpuOnlyNumericsNames(spec)});
     const auto runtime = current();
     if (mode_ == BuildMode::kBackground &&
         runtime.wait_for(std::chrono::seconds(0)) != std::future_status::ready)

@@ -1,0 +1,194 @@
+/// \file option_table_lab.cpp
+/// The option table, part 1: input, mechanism, shapes, variants, pretrained models, backend.
+
+#include <QDir>
+#include <QFileInfo>
+#include <array>
+#include <limits>
+
+#include "options/option_table.hpp"
+#include "options/variants.hpp"
+
+namespace attnlab::options::detail {
+namespace {
+
+constexpr long long kMaxSeed = 1LL << 53;  // exact in a double (the window's seed box)
+constexpr std::array<std::string_view, 4> kMechanisms{"additive", "dot", "scaled", "linear"};
+constexpr std::array<std::string_view, 3> kBackends{"auto", "cpu", "opencl"};
+constexpr std::array<std::string_view, 4> kPositions{"sinusoidal", "rope", "alibi", "none"};
+constexpr std::array<std::string_view, 3> kPrecisions{"fp32", "fp16", "bf16"};
+constexpr std::array<std::string_view, 2> kSoftmaxKinds{"stable", "naive"};
+
+Mechanism mechanismOf(const QString& name) {
+  return name == QLatin1String("additive") ? Mechanism::kAdditive
+         : name == QLatin1String("dot")    ? Mechanism::kDot
+         : name == QLatin1String("linear") ? Mechanism::kLinear
+                                           : Mechanism::kScaled;
+}
+
+const LabSettings kDefaults;
+
+// clang-format off
+/// Order matters twice: --help lists options in this order, and setters run in it
+/// (--mechanism before --no-scale).
+const OptionSpec kEntries[] = {
+  // input
+  {"text", Kind::kText, "TEXT", "the sentence: the queries (default: \"The cat sat on the mat because it was tired.\")",
+   Group::kInput, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.text = v.text; },
+   [](const Options& o) { return text(o.lab.text, kDefaults.text); }},
+  {"source", Kind::kText, "TEXT", "cross-attention: queries from --text, keys and values from TEXT",
+   Group::kInput, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.source = v.text; },
+   [](const Options& o) { return text(o.lab.source); }},
+  // mechanism
+  {"mechanism", Kind::kChoice, "M", "additive | dot | scaled | linear (Katharopoulos et al. 2020: phi(q).phi(k), phi = elu + 1; default scaled)",
+   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, false, kMechanisms,
+   [](Options& o, const Value& v) { o.lab.mechanism = mechanismOf(v.text); },
+   [](const Options& o) { return o.lab.mechanism == Mechanism::kScaled ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.mechanism))); }},
+  {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor (the same as --mechanism dot)",
+   Group::kMechanism, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) {
+     if (o.lab.mechanism == Mechanism::kAdditive || o.lab.mechanism == Mechanism::kLinear)
+       throw OptionError(Message(ATTNLAB_MSG("--no-scale applies to the scaled mechanism only")));
+     o.lab.mechanism = Mechanism::kDot;
+   },
+   nullptr},
+  {"temperature", Kind::kNumber, "T", "divide scores by T instead of the mechanism's scale",
+   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, true, {},
+   [](Options& o, const Value& v) { o.lab.temperature = v.number; },
+   [](const Options& o) { return o.lab.temperature ? std::optional<QString>(num(*o.lab.temperature)) : std::nullopt; }},
+  {"causal", Kind::kFlag, "", "causal mask: query i sees keys j <= i (self-attention only)",
+   Group::kMechanism, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.causal = true; },
+   [](const Options& o) { return flag(o.lab.causal); }},
+  // shapes
+  {"heads", Kind::kInt, "H", "number of heads (default 8)",
+   Group::kShapes, kRunCommands | kSaturation | kCost, Applies::kSyntheticOnly, 1, 64, false, {},
+   [](Options& o, const Value& v) { o.lab.heads = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.heads, kDefaults.heads); }},
+  {"d-model", Kind::kInt, "D", "embedding width (default 64)",
+   Group::kShapes, kRunCommands | kSaturation | kCost, Applies::kSyntheticOnly, 1, 4096, false, {},
+   [](Options& o, const Value& v) { o.lab.d_model = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_model, kDefaults.d_model); }},
+  {"d-k", Kind::kInt, "K", "query/key width per head (default d_model / heads)",
+   Group::kShapes, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.lab.d_k = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_k, 0); }},
+  {"d-k", Kind::kIntList, "LIST", "d_k values of the curves, e.g. 1,2,4,8 (default 1,2,4,...,1024)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.saturation.d_k = v.list; },
+   [](const Options& o) {
+     QStringList items;
+     for (int d : o.saturation.d_k) items << num(static_cast<long long>(d));
+     return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
+   }},
+  {"d-v", Kind::kInt, "V", "value width per head (default d_k)",
+   Group::kShapes, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.lab.d_v = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_v, 0); }},
+  {"d-a", Kind::kInt, "A", "additive attention's hidden size (default d_k)",
+   Group::kShapes, kRunCommands, Applies::kSyntheticOnly, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.lab.d_a = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.d_a, 0); }},
+  {"seed", Kind::kInt, "S", "seed of the synthetic embeddings and weights (default 0)",
+   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, kMaxSeed, false, {},
+   [](Options& o, const Value& v) { o.lab.seed = static_cast<std::uint64_t>(v.integer); },
+   [](const Options& o) { return integerIf(static_cast<long long>(o.lab.seed), 0); }},
+  {"no-positions", Kind::kFlag, "", "no position information (the same as --positions none)",
+   Group::kShapes, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.positions = Positions::kNone; },
+   nullptr},
+  // variants (issue 12)
+  {"positions", Kind::kChoice, "P", "sinusoidal (added to the embeddings) | rope (rotates q, k) | alibi (bias -m_h|i-j|) | none",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, kPositions,
+   [](Options& o, const Value& v) {
+     if (o.isGiven("no-positions") && v.text != QLatin1String("none"))
+       throw OptionError(Message(ATTNLAB_MSG("--no-positions contradicts --positions %1"), {v.text}));
+     o.lab.positions = parsePositions(v.text.toStdString());
+   },
+   [](const Options& o) { return o.lab.positions == Positions::kSinusoidal ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.positions))); }},
+  {"rope-base", Kind::kNumber, "B", "RoPE's base: theta_m = B^(-2m/d_k) (default 10000)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, 0, true, {},
+   [](Options& o, const Value& v) { o.lab.rope_base = v.number; },
+   [](const Options& o) { return o.lab.rope_base == kDefaults.rope_base ? std::nullopt : std::optional<QString>(num(o.lab.rope_base)); }},
+  {"kv-heads", Kind::kInt, "G", "K/V heads, G dividing --heads: 1 = multi-query, heads = multi-head (default)",
+   Group::kVariants, kRunCommands | kCost, Applies::kSyntheticOnly, 1, 64, false, {},
+   [](Options& o, const Value& v) { o.lab.kv_heads = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.kv_heads, 0); }},
+  {"window", Kind::kInt, "W", "sliding window: query i sees keys i-W < j <= i with --causal, |i-j| < W without",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.window = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.window, 0); }},
+  {"global", Kind::kInt, "K", "the first K tokens see every key and every query sees them",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.global_tokens = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.global_tokens, 0); }},
+  {"stride", Kind::kInt, "S", "with --window: key j also visible when (i-j) mod S = 0",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.stride = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.stride, 0); }},
+  {"pad-to", Kind::kInt, "N", "pad the text with [PAD] tokens up to N, masked as keys",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 1, kMaxTokens, false, {},
+   [](Options& o, const Value& v) { o.lab.pad_to = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.pad_to, 0); }},
+  {"no-pad-mask", Kind::kFlag, "", "with --pad-to: leave the [PAD] keys visible (the classic bug)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.pad_mask = false; },
+   [](const Options& o) { return flag(!o.lab.pad_mask); }},
+  // numerics (issue 13)
+  {"precision", Kind::kChoice, "F", "the softmax's format: fp32 | fp16 | bf16 (scores, exponentials, sums, weights rounded; default fp32)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, kPrecisions,
+   [](Options& o, const Value& v) { o.lab.precision = parsePrecision(v.text.toStdString()); },
+   [](const Options& o) { return o.lab.precision == Precision::kFp32 ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.precision))); }},
+  {"softmax", Kind::kChoice, "S", "stable (row maximum subtracted) | naive (exp(s) as it is: overflows in fp16 past 11.09)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, kSoftmaxKinds,
+   [](Options& o, const Value& v) { o.lab.softmax = parseSoftmaxKind(v.text.toStdString()); },
+   [](const Options& o) { return o.lab.softmax == SoftmaxKind::kStable ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.softmax))); }},
+  // min: any number reaches validate(), which names the range [0, 1)
+  {"dropout", Kind::kNumber, "P", "zero each weight with probability P, scale the rest by 1/(1-P), seeded by --seed (0 <= P < 1)",
+   Group::kVariants, kRunCommands, Applies::kSyntheticOnly, std::numeric_limits<long long>::min(), 0, false, {},
+   [](Options& o, const Value& v) { o.lab.dropout = v.number; },
+   [](const Options& o) { return o.lab.dropout == 0.0 ? std::nullopt : std::optional<QString>(num(o.lab.dropout)); }},
+  // pretrained models
+  {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
+   Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.model_dir = QDir::cleanPath(QFileInfo(v.text).absoluteFilePath()); },
+   [](const Options& o) { return text(o.lab.model_dir); }},
+  {"layer", Kind::kIntOrAll, "L|all", "the layer to show, 0-based (default all: layers x heads)",
+   Group::kModel, kRunCommands, Applies::kModelOnly, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), false, {},
+   [](Options& o, const Value& v) { o.lab.layer = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
+   [](const Options& o) { return integer(o.lab.layer); }},
+  {"pair", Kind::kText, "TEXT", "BERT sentence pair: [CLS] text [SEP] pair [SEP]",
+   Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.pair = v.text; },
+   [](const Options& o) { return text(o.lab.pair); }},
+  {"hide-special", Kind::kFlag, "", "leave [CLS], [SEP], ... out of the picture (not renormalised)",
+   Group::kModel, kPictureCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.hide_special = true; },
+   [](const Options& o) { return flag(o.lab.hide_special); }},
+  {"rollout", Kind::kFlag, "", "attention rollout (Abnar & Zuidema 2020) through --layer (default: every layer), heads averaged",
+   Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.rollout = true; },
+   [](const Options& o) { return flag(o.lab.rollout); }},
+  // backend
+  {"backend", Kind::kChoice, "B", "auto | cpu | opencl (default auto)",
+   Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 0, false, kBackends,
+   [](Options& o, const Value& v) { o.lab.backend = v.text; },
+   [](const Options& o) { return text(o.lab.backend, kDefaults.backend); }},
+  {"device", Kind::kInt, "N", "OpenCL device index (see the info command)",
+   Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 1023, false, {},
+   [](Options& o, const Value& v) { o.lab.device = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.lab.device, 0); }},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const OptionSpec> labOptions() { return kEntries; }
+
+}  // namespace attnlab::options::detail

@@ -1,0 +1,138 @@
+/// \file option_table_output.cpp
+/// The option table, part 2: pictures, output, saturation, cost, sweep, the window.
+
+#include <QDir>
+#include <QFileInfo>
+#include <array>
+#include <limits>
+
+#include "options/option_table.hpp"
+
+namespace attnlab::options::detail {
+namespace {
+
+constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", "relative"};
+constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
+constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
+constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
+constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
+constexpr long long kMaxCostTokens = 1LL << 20;
+
+const LabSettings kDefaults;
+
+// clang-format off
+/// Order matters twice: --help lists options in this order, and setters run in it
+/// (--mechanism before --no-scale).
+const OptionSpec kEntries[] = {
+  // picture
+  {"head", Kind::kIntOrAll, "N|all", "one head, or every head in a grid (default all)",
+   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 255, false, {},
+   [](Options& o, const Value& v) { o.head = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
+   [](const Options& o) { return integer(o.head); }},
+  {"color-scale", Kind::kChoice, "S", "auto | linear | log | relative (default auto: log beyond 32 tokens)",
+   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 0, false, kColorScales,
+   [](Options& o, const Value& v) { o.picture.color_scale = static_cast<views::ColorScale>(indexOf(kColorScales, v.text)); },
+   [](const Options& o) { return o.picture.color_scale == views::ColorScale::kAuto ? std::nullopt
+                                 : std::optional<QString>(q(kColorScales[static_cast<std::size_t>(o.picture.color_scale)])); }},
+  {"pool", Kind::kChoice, "P", "max | mean: how an overview combines blocks of cells (default max)",
+   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 0, false, kPools,
+   [](Options& o, const Value& v) { o.picture.pool = static_cast<views::Pool>(indexOf(kPools, v.text)); },
+   [](const Options& o) { return o.picture.pool == views::Pool::kMax ? std::nullopt
+                                 : std::optional<QString>(q(kPools[static_cast<std::size_t>(o.picture.pool)])); }},
+  {"diff", Kind::kText, "OPTIONS", "draw A - B: OPTIONS are the second setting's, e.g. \"--no-scale\", \"--head 3\", \"--no-causal\"",
+   Group::kPicture, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.diff = v.text; },
+   [](const Options& o) { return text(o.diff); }},
+  // output
+  {"out", Kind::kPath, "FILE", "output file; its suffix picks the format",
+   Group::kOutput, kImageCommands, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.output.out = v.text; },
+   [](const Options& o) { return text(o.output.out); }},
+  {"width", Kind::kInt, "PX", "image width (default: fits the tokens)",
+   Group::kOutput, kImageCommands, Applies::kAlways, 16, kMaxImagePixels, false, {},
+   [](Options& o, const Value& v) { o.output.width = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.output.width); }},
+  {"height", Kind::kInt, "PX", "image height (default: fits the tokens)",
+   Group::kOutput, kImageCommands, Applies::kAlways, 16, kMaxImagePixels, false, {},
+   [](Options& o, const Value& v) { o.output.height = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.output.height); }},
+  {"scale", Kind::kNumber, "F", "PNG pixel ratio (default 1)",
+   Group::kOutput, kImageCommands, Applies::kAlways, 0, 8, true, {},
+   [](Options& o, const Value& v) { o.output.scale = v.number; },
+   [](const Options& o) { return o.output.scale == 1.0 ? std::nullopt : std::optional<QString>(num(o.output.scale)); }},
+  {"values", Kind::kChoice, "V", "what .npy holds: weights | scores (default weights)",
+   Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
+   [](Options& o, const Value& v) { o.output.values = v.text; },
+   [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
+  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores)",
+   Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
+   [](Options& o, const Value& v) { o.output.plot = v.text; },
+   [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},
+  {"layout-json", Kind::kPath, "FILE", "also write the geometry drawn: cell sizes, tick label rectangles",
+   Group::kOutput, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.output.layout_json = v.text; },
+   [](const Options& o) { return text(o.output.layout_json); }},
+  {"full", Kind::kFlag, "", "keep every matrix in the JSON, however large",
+   Group::kOutput, kCompute, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) { o.output.full = true; },
+   [](const Options& o) { return flag(o.output.full); }},
+  // saturation
+  {"keys", Kind::kInt, "N", "keys per softmax row (default 16; the sentence's count with --text)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 1, 65536, false, {},
+   [](Options& o, const Value& v) { o.saturation.keys = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.saturation.keys, 16); }},
+  {"samples", Kind::kInt, "N", "Monte-Carlo rows per d_k (default 2000)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 2, 1000000, false, {},
+   [](Options& o, const Value& v) { o.saturation.samples = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.saturation.samples, 2000); }},
+  {"mark", Kind::kInt, "K", "the d_k to mark (default: d_model / heads, as render uses)",
+   Group::kSaturation, kSaturation, Applies::kAlways, 1, 1024, false, {},
+   [](Options& o, const Value& v) { o.saturation.mark = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.saturation.mark); }},
+  // cost
+  {"n", Kind::kIntList, "LIST", "token counts, e.g. 128,1024,8192 (default 128,256,...,8192)",
+   Group::kCost, kCost, Applies::kAlways, 1, kMaxCostTokens, false, {},
+   [](Options& o, const Value& v) { o.cost.n = v.list; },
+   [](const Options& o) {
+     QStringList items;
+     for (int n : o.cost.n) items << num(static_cast<long long>(n));
+     return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
+   }},
+  {"measure", Kind::kFlag, "", "also time this machine's backends (CPU reference, OpenCL tiled and fused) at every n",
+   Group::kCost, kCost, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) { o.cost.measure = true; },
+   [](const Options& o) { return flag(o.cost.measure); }},
+  // sweep
+  {"param", Kind::kText, "NAME", "the option to sweep: d_k, temperature, layer, head, seed, ... (a number or choice option of render)",
+   Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.sweep.param = v.text; },
+   [](const Options& o) { return text(o.sweep.param); }},
+  {"values", Kind::kText, "LIST", "one frame per value: 1,2,4,...,1024 ('...' continues the pattern; default for d_k, temperature, layer, head)",
+   Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.sweep.values = v.text.split(QLatin1Char(','), Qt::SkipEmptyParts); },
+   [](const Options& o) { return o.sweep.values.isEmpty() ? std::nullopt : std::optional<QString>(o.sweep.values.join(QLatin1Char(','))); }},
+  {"delay", Kind::kInt, "MS", "how long each frame is shown, ms (default 600)",
+   Group::kSweep, kSweep, Applies::kAlways, 20, 60000, false, {},
+   [](Options& o, const Value& v) { o.sweep.delay_ms = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.sweep.delay_ms, 600); }},
+  // the window
+  {"screenshot", Kind::kPath, "FILE.png", "render the window after the first result, save it, exit",
+   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.window.screenshot = v.text; },
+   [](const Options& o) { return text(o.window.screenshot); }},
+  {"lang", Kind::kChoice, "L", "interface language: en | zh_CN (default: the system's)",
+   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, kLanguages,
+   [](Options& o, const Value& v) { o.window.language = v.text; },
+   [](const Options& o) { return text(o.window.language); }},
+  {"presentation", Kind::kFlag, "", "start in presentation mode (full screen, large labels)",
+   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value&) { o.window.presentation = true; },
+   [](const Options& o) { return flag(o.window.presentation); }},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const OptionSpec> outputOptions() { return kEntries; }
+
+}  // namespace attnlab::options::detail
