@@ -19,9 +19,9 @@
 namespace attnlab::options {
 namespace {
 
-constexpr unsigned kRunCommands = kCompute | kRender | kWindow | kSweep;
-constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep;
-constexpr unsigned kPictureCommands = kRender | kWindow | kSweep;  // draw heatmaps
+constexpr unsigned kRunCommands = kCompute | kRender | kWindow | kSweep | kDecode;
+constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep | kDecode;
+constexpr unsigned kPictureCommands = kRender | kWindow | kSweep | kDecode;  // draw heatmaps
 constexpr long long kMaxSeed = 1LL << 53;  // exact in a double (the window's seed box)
 
 constexpr std::array<std::string_view, 3> kMechanisms{"additive", "dot", "scaled"};
@@ -30,7 +30,8 @@ constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", 
 constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
-constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
+constexpr std::array<std::string_view, 4> kPlots{"heatmap", "entropy", "histogram", "head-similarity"};
+constexpr std::array<std::string_view, 3> kCacheBugs{"none", "skip", "duplicate"};
 constexpr std::array<std::string_view, 4> kPositions{"sinusoidal", "rope", "alibi", "none"};
 constexpr long long kMaxCostTokens = 1LL << 20;
 
@@ -180,6 +181,14 @@ const OptionSpec kTable[] = {
    Group::kVariants, kRunCommands, Applies::kSyntheticOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.pad_mask = false; },
    [](const Options& o) { return flag(!o.lab.pad_mask); }},
+  {"cache-bug", Kind::kChoice, "B", "decode: none | skip (token's K/V never cached) | duplicate (cached twice), once",
+   Group::kVariants, kDecode, Applies::kSyntheticOnly, 0, 0, false, kCacheBugs,
+   [](Options& o, const Value& v) { o.decode.cache_bug = v.text; },
+   [](const Options& o) { return text(o.decode.cache_bug, QStringLiteral("none")); }},
+  {"bug-step", Kind::kInt, "T", "decode: the step the cache bug strikes (default: the middle token)",
+   Group::kVariants, kDecode, Applies::kSyntheticOnly, 0, kMaxTokens - 1, false, {},
+   [](Options& o, const Value& v) { o.decode.bug_step = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.decode.bug_step); }},
   // pretrained models
   {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
    Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},
@@ -250,7 +259,7 @@ const OptionSpec kTable[] = {
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
    [](Options& o, const Value& v) { o.output.values = v.text; },
    [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
-  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores)",
+  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores) | head-similarity (mean JSD between heads)",
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
    [](Options& o, const Value& v) { o.output.plot = v.text; },
    [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},
@@ -484,6 +493,7 @@ QString commandName(unsigned command) {
     case kInfo: return QStringLiteral("info");
     case kCost: return QStringLiteral("cost");
     case kSweep: return QStringLiteral("sweep");
+    case kDecode: return QStringLiteral("decode");
     default: return QStringLiteral("window");
   }
 }
@@ -503,6 +513,7 @@ QStringList outputFormats(unsigned command) {
   if (command == kSaturation) return {"png", "svg", "pdf", "csv"};
   if (command == kCost) return {"png", "svg", "pdf", "csv", "json"};
   if (command == kSweep) return {"gif", "mp4"};
+  if (command == kDecode) return {"png", "svg", "pdf"};
   return {"png"};
 }
 
@@ -530,6 +541,20 @@ void checkImageSize(int width, int height, double scale) {
 
 /// sweep --out: an animated .gif, an .mp4 (needs ffmpeg, checked when writing) or a folder for
 /// numbered PNG frames (a name ending in "/" or an existing folder; created when missing).
+/// decode: one text, causal dot/scaled attention of the synthetic lab; --out a picture.
+static void checkDecode(const Options& o) {
+  if (o.isGiven("source"))
+    fail(ATTNLAB_MSG("decode reads one text token by token: --source (cross-attention) does not apply"));
+  if (o.isGiven("model")) fail(ATTNLAB_MSG("decode runs the synthetic lab: --model does not apply"));
+  for (const char* name : {"global", "stride", "pad-to"})
+    if (o.isGiven(name)) fail(ATTNLAB_MSG("decode takes a causal mask and --window: --%1 does not apply"), {QString::fromLatin1(name)});
+  if (o.lab.mechanism == Mechanism::kAdditive)
+    fail(ATTNLAB_MSG("decode takes dot or scaled attention (the cache holds keys and values of dot products), not additive"));
+  if (o.isGiven("bug-step") && o.decode.cache_bug == QLatin1String("none"))
+    fail(ATTNLAB_MSG("--bug-step needs --cache-bug skip or duplicate"));
+  if (o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(kDecode));
+}
+
 static void checkSweepOutput(const QString& path) {
   const QFileInfo info(path);
   if (path.endsWith(QLatin1Char('/')) || info.isDir()) {
@@ -585,14 +610,14 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep})
+      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode})
         if (commandName(c) == name) o.command = c;
       if (o.command == 0)
-        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost or info)"), {name});
+        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode or info)"), {name});
     }
   }
   if (o.help) return o;
-  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost or info; see --help)"));
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode or info; see --help)"));
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
 
@@ -627,6 +652,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
   }
   if (c == kCost && o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
+  if (c == kDecode) checkDecode(o);
   if (c == kSweep) {
     if (!o.isGiven("param")) fail(ATTNLAB_MSG("--param NAME is required (e.g. --param d_k)"));
     if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE.gif, FILE.mp4 or FOLDER/ is required"));
@@ -729,9 +755,10 @@ QString usage(unsigned program) {
         "  attention-lab-cli saturation [options] --out FILE   .png .svg .pdf .csv\n"
         "  attention-lab-cli sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/\n"
         "  attention-lab-cli cost [--n LIST] [options] [--out FILE]   table; .png .svg .pdf .csv .json\n"
+        "  attention-lab-cli decode [--cache-bug skip|duplicate] [options] [--out FILE]   KV-cache steps as JSON; .png .svg .pdf\n"
         "  attention-lab-cli info                              backends and devices\n");
   }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep);
+  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode);
   for (const Section& section : sections) {
     QString lines;
     for (const OptionSpec& spec : kTable) {
@@ -742,9 +769,9 @@ QString usage(unsigned program) {
       QString where;
       if (program != kWindow) {
         QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost})
+        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode})
           if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 5) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
+        if (commands.size() < 6) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
       }
       lines += head + q(spec.help) + where + QLatin1Char('\n');
     }

@@ -131,6 +131,7 @@ TEST_CASE("every whole-number option refuses one past each limit, in the table's
                              : spec.commands & options::kCompute    ? options::kCompute
                              : spec.commands & options::kSaturation ? options::kSaturation
                              : spec.commands & options::kCost       ? options::kCost
+                             : spec.commands & options::kDecode     ? options::kDecode
                                                                     : options::kSweep;
     const std::string name = options::commandName(command).toStdString();
     for (long long value : {spec.min - 1, spec.max + 1}) {
