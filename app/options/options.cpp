@@ -323,6 +323,10 @@ const OptionSpec kTable[] = {
    Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) { o.window.presentation = true; },
    [](const Options& o) { return flag(o.window.presentation); }},
+  {"decode-step", Kind::kInt, "T", "open View > KV-cache decoding at step T: rows 0..T shown (clamped to the last token)",
+   Group::kWindow, kWindow, Applies::kAlways, 0, kMaxTokens - 1, false, {},
+   [](Options& o, const Value& v) { o.window.decode_step = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.window.decode_step); }},
 };
 // clang-format on
 

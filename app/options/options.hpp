@@ -109,6 +109,7 @@ struct WindowStart {
   QString screenshot;              ///< Non-empty: render after the first result, save, exit.
   QString language;                ///< "", "en" or "zh_CN".
   bool presentation = false;       ///< Start in presentation mode.
+  std::optional<int> decode_step;  ///< Open the KV-cache decoding dock at this step.
 };
 
 /// Everything a command line decides.
