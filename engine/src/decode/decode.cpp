@@ -150,7 +150,7 @@ DecodeResult decodeWithCache(const AttentionInputs& in, const AttentionSpec& spe
     }
     d.steps[static_cast<std::size_t>(t)].max_abs_diff = diff;
     d.max_abs_diff = std::max(d.max_abs_diff, diff);
-    if (d.first_diff_step < 0 && diff > 1e-6) d.first_diff_step = t;
+    if (d.first_diff_step < 0 && diff > kDecodeDiffThreshold) d.first_diff_step = t;
   }
   return d;
 }
