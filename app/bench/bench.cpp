@@ -230,6 +230,8 @@ int main(int argc, char** argv) {
   bool with_opencl = true;
   std::vector<int> linear_sizes = {64, 256, 1024, 2048, 4096};
   attnlab::bench::OpenClBenchOptions cl;
+  attnlab::bench::DecodeBenchOptions decode;
+  bool decode_only = false;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--runs") == 0 && has_value) {
@@ -241,6 +243,11 @@ int main(int argc, char** argv) {
       cl.window = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--window-n") == 0 && has_value) {
       cl.window_n = std::max(0, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--decode") == 0) {
+      decode_only = true;
+      if (has_value && argv[i + 1][0] != '-') decode.sizes = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--kv-heads") == 0 && has_value) {
+      decode.kv_heads = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--window-only") == 0) {
       cl.sizes.clear();
     } else if (std::strcmp(argv[i], "--heads") == 0 && has_value) {
@@ -263,6 +270,9 @@ int main(int argc, char** argv) {
           "      a pretrained model: load time, resident memory, KV-cache size and the forward\n"
           "      pass with every head's attention kept (--json: one length, one line of JSON with\n"
           "      the ids, for tests/reference/bench_models.py)\n"
+          "  attention-lab-bench --decode [256,1024,4096] [--kv-heads G]\n"
+          "      KV-cache decoding (O(n) per step) against recomputing the causal prefix every\n"
+          "      step (O(n^2) per step), h = 8, d_k = 64\n"
           "For stable figures: OMP_WAIT_POLICY=passive POCL_AFFINITY=1 on a quiet machine.\n");
       return 0;
     } else if (std::strcmp(argv[i], "--model") == 0 && has_value) {
@@ -281,6 +291,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (decode_only) {
+    try {
+      return attnlab::bench::runDecodeBench(decode);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attention-lab-bench: %s\n", e.what());
+      return 2;
+    }
+  }
   if (!model_dir.empty()) {
     try {
       if (json) return runModelJson(model_dir, lengths.empty() ? 32 : lengths.front(), runs);

@@ -27,6 +27,20 @@ struct OpenClBenchOptions {
 /// run and each kernel's fraction of it. Returns an exit code.
 int runOpenClBench(const OpenClBenchOptions& options);
 
+/// Settings of the KV-cache decoding table (decode_bench.cpp).
+struct DecodeBenchOptions {
+  std::vector<int> sizes = {256, 1024, 4096};
+  int heads = 8;
+  int kv_heads = 8;     ///< G (8 = multi-head; 2 = GQA; 1 = MQA).
+  int d_k = 64;
+  int measure_every_up_to = 512;  ///< Up to this n the recompute side times every step.
+  int samples = 24;     ///< Beyond it, this many steps evenly spaced (trapezoid rule).
+};
+
+/// Prints decoding n tokens with a KV cache against recomputing the causal prefix every step,
+/// for each n of options.sizes. Returns an exit code.
+int runDecodeBench(const DecodeBenchOptions& options);
+
 /// This machine's float32 FMA peak (fma_peak.cpp).
 struct FmaPeak {
   double gflops = 0;  ///< Best of the tries, GFLOP/s (2 flops per FMA and lane).

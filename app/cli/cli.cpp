@@ -133,11 +133,19 @@ void exportPicture(QCustomPlot& plot, const Options& o, const views::ImageSize& 
 
 QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
 
-/// render --plot entropy|histogram: the analysis plots of one result (the window's side panels).
+/// render --plot entropy|histogram|head-similarity: the analysis plots of one result (the window's side panels).
 void exportAnalysis(const Options& o, const AttentionResult& r, const QStringList& query_tokens,
                     const QString& what) {
-  const AttentionSummary summary = summarizeAttention(r);
   QCustomPlot plot;
+  if (o.output.plot == QLatin1String("head-similarity")) {
+    const views::ImageSize size = imageSize(o, {720, 640, 1.0});
+    prepare(plot, size);
+    views::drawHeadSimilarity(plot, headSimilarity(r),
+                              views::viewText("Head similarity: mean Jensen–Shannon divergence between heads") + what);
+    views::exportPlot(plot, o.output.out, size);
+    return;
+  }
+  const AttentionSummary summary = summarizeAttention(r);
   const views::ImageSize size = imageSize(o, {900, 500, 1.0});
   prepare(plot, size);
   if (o.output.plot == QLatin1String("entropy")) {
@@ -360,6 +368,7 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
       case options::kSaturation: return commandSaturation(o, out, err);
       case options::kCost: return commandCost(o, out, err);
       case options::kSweep: return commandSweep(o, out, err);
+      case options::kDecode: return commandDecode(o, out, err);
       default: return commandInfo(out);
     }
   } catch (const options::OptionError& e) {

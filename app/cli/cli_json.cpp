@@ -3,6 +3,7 @@
 
 #include "cli/cli_json.hpp"
 
+#include "attnlab/head_similarity.hpp"
 #include "attnlab/positions.hpp"
 #include "attnlab/spec.hpp"
 
@@ -54,6 +55,35 @@ nlohmann::json maskJson(const MaskPattern& p, int n_q, int n_k) {
                       {"visible_fraction", cells > 0 ? double(visible) / double(cells) : 0.0}};
   if (p.valid_keys >= 0) m["valid_keys"] = p.valid_keys;
   return m;
+}
+
+/// "head_similarity": the mean Jensen–Shannon divergence of every pair of heads (nats, [h, h]),
+/// the near-duplicate threshold and the flagged pairs.
+/// Above this many (pair of heads × cell) terms the matrix is left out (~2 s of logarithms).
+constexpr double kHeadSimilarityTermLimit = 268435456.0;  // 2^28
+
+nlohmann::json headSimilarityJson(const AttentionResult& r) {
+  const double terms = 0.5 * r.heads() * (r.heads() - 1.0) * r.nQ() * r.nK();
+  if (terms > kHeadSimilarityTermLimit) {
+    return {{"included", false},
+            {"note", "left out above 2^28 (head pair × cell) terms; use fewer heads or tokens, or "
+                     "`render --plot head-similarity`"}};
+  }
+  const HeadSimilarity s = headSimilarity(r);
+  nlohmann::json matrix = nlohmann::json::array();
+  for (int a = 0; a < s.h; ++a) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int b = 0; b < s.h; ++b) row.push_back(s(a, b));
+    matrix.push_back(std::move(row));
+  }
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& [a, b] : s.near_duplicates) pairs.push_back({a, b});
+  return {{"included", true},
+          {"measure", "mean Jensen-Shannon divergence over query rows (nats, 0 … ln 2)"},
+          {"jsd", std::move(matrix)},
+          {"threshold", s.threshold},
+          {"near_duplicates", std::move(pairs)},
+          {"rows", s.rows}};
 }
 
 /// "heads" (scores, weights, output per head when `matrices`; a model's "kv_head" per head) and
@@ -117,6 +147,7 @@ void headsJson(const AttentionResult& r, bool matrices, nlohmann::json& j,
   }
   j["heads"] = std::move(heads);
   j["stats"] = std::move(stats);
+  j["head_similarity"] = headSimilarityJson(r);
 }
 
 void fallbackJson(const AttentionResult& r, nlohmann::json& j) {

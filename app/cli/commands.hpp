@@ -16,6 +16,9 @@ namespace attnlab::cli {
 
 /// attention-lab-cli cost: the table on `out`, and --out FILE (.png .svg .pdf .csv .json).
 int commandCost(const options::Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli decode: the steps of KV-cache decoding as JSON on `out`; --out FILE draws
+/// the decoded rows (.png .svg .pdf).
+int commandDecode(const options::Options& o, std::ostream& out, std::ostream& err);
 /// attention-lab-cli sweep: writes the animation and prints its path.
 int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err);
 /// render with --diff or --rollout.

@@ -267,6 +267,8 @@ void HeadsView::drawGrid() {
   if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
   if (!compare_note.isEmpty()) note = compare_note + QStringLiteral(" · ") + note;
   grid_note_->setText(note);
+  if (revealed_rows_ >= 0 || !grid_covers_.isEmpty()) grid_part_ = RenderScheduler::Part::kAll;
+  applyReveal(grid_plot_, shown_->rollout || modelView() ? 0 : first.heads());
   scheduler_.queueReplot(grid_plot_, std::exchange(grid_part_, RenderScheduler::Part::kAll));
 }
 
@@ -307,6 +309,10 @@ void HeadsView::drawHead() {
     applyRowHighlight();
     part = RenderScheduler::Part::kAll;
   }
+  if (revealed_rows_ >= 0 || !head_covers_.isEmpty()) {
+    applyReveal(head_plot_, shown_->model ? 0 : 1);
+    part = RenderScheduler::Part::kAll;
+  }
   scheduler_.queueReplot(head_plot_, part);
   drawRow();
 }
@@ -321,6 +327,46 @@ void HeadsView::drawRow() {
                                   .arg(quoted(shown_->query_tokens.value(selected_row_)));
   views::drawRowSoftmax(*row_plot_, r, head, selected_row_, shown_->key_tokens, title);
   scheduler_.queueReplot(row_plot_);
+}
+
+void HeadsView::setRevealedRows(int rows) {
+  if (rows == revealed_rows_) return;
+  revealed_rows_ = rows;
+  if (!shown_) return;
+  if (currentIndex() == 0 && !difference_shown_) {
+    const AttentionResult& first = shown_->attention(0);
+    applyReveal(grid_plot_, shown_->rollout || modelView() ? 0 : first.heads());
+    scheduler_.queueReplot(grid_plot_);
+  } else if (currentIndex() == 1 && !difference_shown_) {
+    applyReveal(head_plot_, shown_->model ? 0 : 1);
+    scheduler_.queueReplot(head_plot_);
+  }
+}
+
+void HeadsView::applyReveal(QCustomPlot* plot, int maps) {
+  QList<QPointer<QCPItemRect>>& covers = plot == grid_plot_ ? grid_covers_ : head_covers_;
+  for (const QPointer<QCPItemRect>& item : covers)
+    if (item) plot->removeItem(item.data());
+  covers.clear();
+  if (revealed_rows_ < 0 || !shown_) return;
+  const int n_q = shown_->attention(0).nQ();
+  if (revealed_rows_ >= n_q) return;
+  for (int map = 0; map < maps; ++map) {
+    // From the first row not decoded yet (its block row's top in an overview) to the last row.
+    const QRectF first = views::rowRect(*plot, map, revealed_rows_);
+    const QRectF last = views::rowRect(*plot, map, n_q - 1);
+    if (first.isEmpty() || last.isEmpty()) continue;
+    auto* item = new QCPItemRect(plot);
+    item->setClipToAxisRect(false);
+    item->topLeft->setType(QCPItemPosition::ptAbsolute);
+    item->bottomRight->setType(QCPItemPosition::ptAbsolute);
+    item->topLeft->setCoords(first.topLeft());
+    item->bottomRight->setCoords(last.bottomRight());
+    item->setPen(QPen(QColor(0x99, 0x99, 0x99), 1.0, Qt::DashLine));
+    item->setBrush(QColor(0xf4, 0xf4, 0xf4));
+    item->setSelectable(false);
+    covers.push_back(item);
+  }
 }
 
 void HeadsView::applyRowHighlight() {

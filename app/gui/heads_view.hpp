@@ -53,6 +53,12 @@ class HeadsView : public QStackedWidget {
   /// Draws everything again at the next redraw() (language, options).
   void invalidate();
 
+  /// Decoding step mode (DecodePanel): only the first `rows` query rows of each map are shown,
+  /// the rest covered as not decoded yet; −1 shows every row. The synthetic lab's grid and the
+  /// enlarged head only (a model view, a rollout or a difference shows every row).
+  void setRevealedRows(int rows);
+  int revealedRows() const { return revealed_rows_; }
+
   void enlargeHead(int head);
   /// Model view: enlarges head `head` of model layer `layer`; ignored when that layer is not shown.
   void enlargeLayerHead(int layer, int head);
@@ -127,6 +133,10 @@ class HeadsView : public QStackedWidget {
   QCustomPlot* head_plot_ = nullptr;
   QCustomPlot* row_plot_ = nullptr;
   QPointer<QCPItemRect> row_highlight_;
+  /// Covers over the rows not decoded yet, per plot (grid, enlarged head).
+  void applyReveal(QCustomPlot* plot, int maps);
+  int revealed_rows_ = -1;
+  QList<QPointer<QCPItemRect>> grid_covers_, head_covers_;
 };
 
 }  // namespace attnlab::gui

@@ -54,6 +54,7 @@ int main(int argc, char* argv[]) {
   window_options.picture = parsed.picture;
   window_options.language = parsed.window.language;
   window_options.presentation = parsed.window.presentation;
+  window_options.decode_step = parsed.window.decode_step.value_or(-1);
   window_options.head = parsed.head.value_or(-1);
   window_options.compare = parsed.diff;
   const QString screenshot = parsed.window.screenshot;

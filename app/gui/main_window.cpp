@@ -130,6 +130,16 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   cost_dock_->setWidget(cost_);
   addDockWidget(Qt::RightDockWidgetArea, cost_dock_);
   cost_dock_->hide();
+  decode_ = new DecodePanel;
+  decode_dock_ = new QDockWidget(this);
+  decode_dock_->setObjectName(QStringLiteral("decodeDock"));
+  decode_dock_->setWidget(decode_);
+  addDockWidget(Qt::RightDockWidgetArea, decode_dock_);
+  decode_dock_->hide();
+  connect(decode_dock_, &QDockWidget::visibilityChanged, decode_, &DecodePanel::setActive);
+  // heads_ as the receiver: the connection ends with it (the dock reports "hidden" while the window
+  // is destroyed, after the central widget).
+  connect(decode_, &DecodePanel::rowsChanged, heads_, &HeadsView::setRevealedRows);
 
   status_time_ = new QLabel;
   status_time_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never overlaps
@@ -208,10 +218,19 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   // --head N and presentation mode enlarge a head once the first result is there.
   enlarge_on_result_ = options_.head >= 0 ? options_.head : options_.presentation ? 0 : -1;
   if (options_.presentation) setPresentationMode(true);
+  decode_on_result_ = options_.decode_step;
+  // The dock is laid out before the first result arrives; the step is set with it.
+  if (decode_on_result_ >= 0) decode_dock_->show();
   if (!options_.compare.isEmpty()) compareWith(options_.compare);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The docks report "hidden" while QWidget deletes the children, after this window's members
+  // (the render scheduler the heads view replots through) are gone: cut the decoding dock's
+  // signals first.
+  QObject::disconnect(decode_dock_, nullptr, nullptr, nullptr);
+  QObject::disconnect(decode_, nullptr, nullptr, nullptr);
+}
 
 // ---- menus ------------------------------------------------------------------------------------
 
@@ -249,6 +268,8 @@ void MainWindow::buildMenus() {
   stop_compare_action_ = view_menu_->addAction(QString());
   cost_action_ = cost_dock_->toggleViewAction();
   view_menu_->addAction(cost_action_);
+  decode_action_ = decode_dock_->toggleViewAction();
+  view_menu_->addAction(decode_action_);
   view_menu_->addSeparator();
   grid_action_ = view_menu_->addAction(QString());
   grid_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
@@ -337,6 +358,8 @@ void MainWindow::retranslateUi() {
   stop_compare_action_->setText(tr("Stop comparing"));
   cost_dock_->setWindowTitle(tr("Cost of attention"));
   cost_->retranslate();
+  decode_dock_->setWindowTitle(tr("KV-cache decoding"));
+  decode_->retranslate();
   copy_head_action_->setText(tr("Copy current head image"));
   quit_action_->setText(tr("&Quit"));
   examples_menu_->setTitle(tr("E&xamples"));
@@ -508,6 +531,10 @@ void MainWindow::render() {
       shape.layers = shown_->model->config.layers;
     }
     cost_->setShape(shape, shown_->model ? shown_->model->name : QString());
+    decode_->setRun(shown_->query_tokens, shown_->spec,
+                    !shown_->model && !shown_->run.cross && a.pattern().causal);
+    if (const int step = std::exchange(decode_on_result_, -1); step >= 0)
+      decode_->slider()->setValue(step);  // clamped to the last token
   }
   if (!shown_) return;
   heads_->redraw();

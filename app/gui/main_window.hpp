@@ -16,6 +16,7 @@
 #include "comparison.hpp"
 #include "compute_worker.hpp"
 #include "cost_panel.hpp"
+#include "decode_panel.hpp"
 #include "export_controller.hpp"
 #include "heads_view.hpp"
 #include "inputs_panel.hpp"
@@ -49,6 +50,7 @@ struct WindowOptions {
   bool presentation = false;       ///< Start in presentation mode.
   int head = -1;                   ///< ≥ 0: start with this head enlarged.
   QString compare;                 ///< Not empty: start comparing with these OPTIONS (--diff).
+  int decode_step = -1;            ///< ≥ 0: open the KV-cache decoding dock at this step.
 };
 
 /// The main window. Public accessors exist for the tests and for --screenshot.
@@ -109,6 +111,8 @@ class MainWindow : public QMainWindow {
   /// The cost panel (View → Cost of attention) and its dock.
   CostPanel* costPanel() const { return cost_; }
   QDockWidget* costDock() const { return cost_dock_; }
+  DecodePanel* decodePanel() const { return decode_; }
+  QDockWidget* decodeDock() const { return decode_dock_; }
   /// The window's settings as a command line of `command` (its head and picture options too).
   options::Options commandLine(unsigned command) const;
 
@@ -220,10 +224,14 @@ class MainWindow : public QMainWindow {
   QAction* compare_action_ = nullptr;
   QAction* stop_compare_action_ = nullptr;
   QAction* cost_action_ = nullptr;
+  QAction* decode_action_ = nullptr;
   QAction* export_sweep_action_ = nullptr;
   CompareController* compare_ = nullptr;
   CostPanel* cost_ = nullptr;
   QDockWidget* cost_dock_ = nullptr;
+  DecodePanel* decode_ = nullptr;
+  int decode_on_result_ = -1;  ///< --decode-step: applied with the first result.
+  QDockWidget* decode_dock_ = nullptr;
   QActionGroup* language_group_ = nullptr;
 };
 

@@ -16,9 +16,9 @@
 
 namespace attnlab::options::detail {
 
-inline constexpr unsigned kRunCommands = kCompute | kRender | kWindow | kSweep;
-inline constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep;
-inline constexpr unsigned kPictureCommands = kRender | kWindow | kSweep;  // draw heatmaps
+inline constexpr unsigned kRunCommands = kCompute | kRender | kWindow | kSweep | kDecode;
+inline constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep | kDecode;
+inline constexpr unsigned kPictureCommands = kRender | kWindow | kSweep | kDecode;  // draw heatmaps
 
 /// A table string as a QString.
 inline QString q(std::string_view text) {

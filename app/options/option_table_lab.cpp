@@ -18,6 +18,7 @@ constexpr std::array<std::string_view, 3> kBackends{"auto", "cpu", "opencl"};
 constexpr std::array<std::string_view, 4> kPositions{"sinusoidal", "rope", "alibi", "none"};
 constexpr std::array<std::string_view, 3> kPrecisions{"fp32", "fp16", "bf16"};
 constexpr std::array<std::string_view, 2> kSoftmaxKinds{"stable", "naive"};
+constexpr std::array<std::string_view, 3> kCacheBugs{"none", "skip", "duplicate"};
 
 Mechanism mechanismOf(const QString& name) {
   return name == QLatin1String("additive") ? Mechanism::kAdditive
@@ -154,6 +155,15 @@ const OptionSpec kEntries[] = {
    Group::kVariants, kRunCommands, Applies::kSyntheticOnly, std::numeric_limits<long long>::min(), 0, false, {},
    [](Options& o, const Value& v) { o.lab.dropout = v.number; },
    [](const Options& o) { return o.lab.dropout == 0.0 ? std::nullopt : std::optional<QString>(num(o.lab.dropout)); }},
+  // KV-cache decoding (issue 13)
+  {"cache-bug", Kind::kChoice, "B", "decode: none | skip (token's K/V never cached) | duplicate (cached twice), once",
+   Group::kVariants, kDecode, Applies::kSyntheticOnly, 0, 0, false, kCacheBugs,
+   [](Options& o, const Value& v) { o.decode.cache_bug = v.text; },
+   [](const Options& o) { return text(o.decode.cache_bug, QStringLiteral("none")); }},
+  {"bug-step", Kind::kInt, "T", "decode: the step the cache bug strikes (default: the middle token)",
+   Group::kVariants, kDecode, Applies::kSyntheticOnly, 0, kMaxTokens - 1, false, {},
+   [](Options& o, const Value& v) { o.decode.bug_step = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.decode.bug_step); }},
   // pretrained models
   {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
    Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},

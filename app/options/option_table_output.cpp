@@ -15,7 +15,7 @@ constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", 
 constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
-constexpr std::array<std::string_view, 3> kPlots{"heatmap", "entropy", "histogram"};
+constexpr std::array<std::string_view, 4> kPlots{"heatmap", "entropy", "histogram", "head-similarity"};
 constexpr long long kMaxCostTokens = 1LL << 20;
 
 const LabSettings kDefaults;
@@ -64,7 +64,7 @@ const OptionSpec kEntries[] = {
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
    [](Options& o, const Value& v) { o.output.values = v.text; },
    [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
-  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores)",
+  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores) | head-similarity (mean JSD between heads)",
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
    [](Options& o, const Value& v) { o.output.plot = v.text; },
    [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},
@@ -128,6 +128,10 @@ const OptionSpec kEntries[] = {
    Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) { o.window.presentation = true; },
    [](const Options& o) { return flag(o.window.presentation); }},
+  {"decode-step", Kind::kInt, "T", "open View > KV-cache decoding at step T: rows 0..T shown (clamped to the last token)",
+   Group::kWindow, kWindow, Applies::kAlways, 0, kMaxTokens - 1, false, {},
+   [](Options& o, const Value& v) { o.window.decode_step = static_cast<int>(v.integer); },
+   [](const Options& o) { return integer(o.window.decode_step); }},
 };
 // clang-format on
 

@@ -192,6 +192,7 @@ QString commandName(unsigned command) {
     case kInfo: return QStringLiteral("info");
     case kCost: return QStringLiteral("cost");
     case kSweep: return QStringLiteral("sweep");
+    case kDecode: return QStringLiteral("decode");
     default: return QStringLiteral("window");
   }
 }
@@ -218,6 +219,7 @@ QStringList outputFormats(unsigned command) {
   if (command == kSaturation) return {"png", "svg", "pdf", "csv"};
   if (command == kCost) return {"png", "svg", "pdf", "csv", "json"};
   if (command == kSweep) return {"gif", "mp4"};
+  if (command == kDecode) return {"png", "svg", "pdf"};
   return {"png"};
 }
 
@@ -241,6 +243,23 @@ void checkImageSize(int width, int height, double scale) {
          {num(static_cast<long long>(std::lround(width * scale))),
           num(static_cast<long long>(std::lround(height * scale))), num(static_cast<long long>(kMaxImagePixels))});
   }
+}
+
+/// decode: one text, causal float32 dot/scaled attention of the synthetic lab; --out a picture.
+static void checkDecode(const Options& o) {
+  if (o.isGiven("source"))
+    fail(ATTNLAB_MSG("decode reads one text token by token: --source (cross-attention) does not apply"));
+  if (o.isGiven("model")) fail(ATTNLAB_MSG("decode runs the synthetic lab: --model does not apply"));
+  for (const char* name : {"global", "stride", "pad-to"})
+    if (o.isGiven(name)) fail(ATTNLAB_MSG("decode takes a causal mask and --window: --%1 does not apply"), {QString::fromLatin1(name)});
+  for (const char* name : {"precision", "softmax", "dropout"})
+    if (o.isGiven(name)) fail(ATTNLAB_MSG("decode computes the float32 stable softmax of inference: --%1 does not apply"), {QString::fromLatin1(name)});
+  if (o.lab.mechanism == Mechanism::kAdditive || o.lab.mechanism == Mechanism::kLinear)
+    fail(ATTNLAB_MSG("decode takes dot or scaled attention (the cache holds keys and values of dot products), not %1"),
+         {QString::fromStdString(toString(o.lab.mechanism))});
+  if (o.isGiven("bug-step") && o.decode.cache_bug == QLatin1String("none"))
+    fail(ATTNLAB_MSG("--bug-step needs --cache-bug skip or duplicate"));
+  if (o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(kDecode));
 }
 
 /// sweep --out: an animated .gif, an .mp4 (needs ffmpeg, checked when writing) or a folder for
@@ -300,14 +319,14 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep})
+      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode})
         if (commandName(c) == name) o.command = c;
       if (o.command == 0)
-        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost or info)"), {name});
+        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode or info)"), {name});
     }
   }
   if (o.help) return o;
-  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost or info; see --help)"));
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode or info; see --help)"));
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
 
@@ -342,6 +361,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
   }
   if (c == kCost && o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
+  if (c == kDecode) checkDecode(o);
   if (c == kSweep) {
     if (!o.isGiven("param")) fail(ATTNLAB_MSG("--param NAME is required (e.g. --param d_k)"));
     if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE.gif, FILE.mp4 or FOLDER/ is required"));
@@ -444,9 +464,10 @@ QString usage(unsigned program) {
         "  attention-lab-cli saturation [options] --out FILE   .png .svg .pdf .csv\n"
         "  attention-lab-cli sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/\n"
         "  attention-lab-cli cost [--n LIST] [options] [--out FILE]   table; .png .svg .pdf .csv .json\n"
+        "  attention-lab-cli decode [--cache-bug skip|duplicate] [options] [--out FILE]   KV-cache steps as JSON; .png .svg .pdf\n"
         "  attention-lab-cli info                              backends and devices\n");
   }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep);
+  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode);
   for (const Section& section : sections) {
     QString lines;
     for (const OptionSpec& spec : table()) {
@@ -457,9 +478,9 @@ QString usage(unsigned program) {
       QString where;
       if (program != kWindow) {
         QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost})
+        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode})
           if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 5) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
+        if (commands.size() < 6) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
       }
       lines += head + q(spec.help) + where + QLatin1Char('\n');
     }

@@ -38,6 +38,7 @@ enum Command : unsigned {
   kWindow = 1u << 4,      ///< attention-lab (the window)
   kCost = 1u << 5,        ///< attention-lab-cli cost
   kSweep = 1u << 6,       ///< attention-lab-cli sweep
+  kDecode = 1u << 7,      ///< attention-lab-cli decode (KV-cache decoding step by step)
 };
 
 /// The value an option takes.
@@ -98,11 +99,18 @@ struct SweepOptions {
   int delay_ms = 600;              ///< Time each frame is shown.
 };
 
+/// The decode command's settings (the computation comes from LabSettings).
+struct DecodeOptions {
+  QString cache_bug = QStringLiteral("none");  ///< "none", "skip" or "duplicate".
+  std::optional<int> bug_step;  ///< The step the bug strikes (unset: the middle token, n / 2).
+};
+
 /// The window's own start options.
 struct WindowStart {
   QString screenshot;              ///< Non-empty: render after the first result, save, exit.
   QString language;                ///< "", "en" or "zh_CN".
   bool presentation = false;       ///< Start in presentation mode.
+  std::optional<int> decode_step;  ///< Open the KV-cache decoding dock at this step.
 };
 
 /// Everything a command line decides.
@@ -115,6 +123,7 @@ struct Options {
   SaturationOptions saturation;
   CostOptions cost;
   SweepOptions sweep;
+  DecodeOptions decode;
   /// render --diff: the options of the second setting B, as one string ("--no-scale"); the
   /// picture is A − B (variants.hpp). Empty: no difference.
   QString diff;

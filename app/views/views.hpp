@@ -21,6 +21,7 @@
 #include "attnlab/attention.hpp"
 #include "attnlab/cost.hpp"
 #include "attnlab/difference.hpp"
+#include "attnlab/head_similarity.hpp"
 #include "attnlab/model_tokenizer.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
@@ -336,6 +337,13 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
 /// Draws the histogram of the scores (bars) with x = score after scaling, y = cells, titled
 /// `title`; the x label gives the spread. Plottable 0 is the bars (absent without scores).
 void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& histogram, const QString& title);
+
+/// Draws the head-similarity matrix [h, h] (headSimilarity: mean Jensen–Shannon divergence over
+/// query rows, nats) as square cells on viridis from 0 to the largest pair (dark = alike), rows and
+/// columns the heads (head 0 top-left), the value in every cell while cells are ≥ 34 px, each
+/// near-duplicate pair framed in orange on both sides of the diagonal, a colour bar and a note under
+/// the matrix naming the threshold. Default canvas 720 × 640.
+void drawHeadSimilarity(QCustomPlot& plot, const HeadSimilarity& similarity, const QString& title);
 
 /// Draws one query row's softmax over the keys as horizontal bars (key 0 at the top, weight
 /// 0 … 1), keys labelled (every k-th when they do not fit), titled `title`. row < 0 draws the

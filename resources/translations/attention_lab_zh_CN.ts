@@ -25,6 +25,17 @@
     </message>
 </context>
 <context>
+    <name>attnlab::gui::CacheView</name>
+    <message>
+        <source>K/V head %1</source>
+        <translation>K/V 头 %1</translation>
+    </message>
+    <message>
+        <source>… %1 K/V heads</source>
+        <translation>… 共 %1 个 K/V 头</translation>
+    </message>
+</context>
+<context>
     <name>attnlab::gui::CompareDialog</name>
     <message>
         <source>Compare with…</source>
@@ -108,6 +119,41 @@
     <message>
         <source>Counts from the shapes; FLOPs count the matrix products (2 per multiply–add).</source>
         <translation>由形状计算；FLOPs 统计矩阵乘法（每次乘加计 2 次）。</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::DecodePanel</name>
+    <message>
+        <source>Autoregressive decoding: at step t the key and value of token t join the KV cache and query t attends over the cache. The heads show the rows decoded so far.</source>
+        <translation>自回归解码：第 t 步时词元 t 的键和值加入 KV 缓存，查询 t 对缓存做注意力。各个头只显示已解码的行。</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Decoding steps need causal self-attention in the synthetic lab: tick Causal (and leave the source text empty).</source>
+        <translation>逐步解码需要合成实验中的因果自注意力：请勾选“因果”（并让源文本留空）。</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: token %3 “%4” attends over %5 cached keys</source>
+        <translation>第 %1 步（共 %2 步）：词元 %3“%4”对 %5 个缓存的键做注意力</translation>
+    </message>
+    <message>
+        <source>KV cache: %1 entries × %2 K/V heads × (d_k %3 + d_v %4) × 4 bytes = %5 bytes</source>
+        <translation>KV 缓存：%1 项 × %2 个 K/V 头 × (d_k %3 + d_v %4) × 4 字节 = %5 字节</translation>
+    </message>
+    <message>
+        <source>With one K/V head per query head (multi-head): %1 bytes</source>
+        <translation>每个查询头一个 K/V 头（多头）时：%1 字节</translation>
+    </message>
+    <message>
+        <source>The window keeps the last %1 tokens; older ones are evicted (hollow).</source>
+        <translation>窗口保留最后 %1 个词元；更早的被逐出（空心）。</translation>
     </message>
 </context>
 <context>
@@ -645,6 +691,10 @@
         <source>the OpenCL kernels compute softmax attention in float32 without dropout; %1 computed on the CPU reference</source>
         <translation>OpenCL 内核只以 float32 计算 softmax 注意力且不做 dropout；%1 由 CPU 参考实现计算</translation>
     </message>
+    <message>
+        <source>KV-cache decoding</source>
+        <translation>KV 缓存解码</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelSource</name>
@@ -948,6 +998,10 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--head 必须在 0 到 %1 之间（收到 %2）</translation>
     </message>
     <message>
+        <source>--bug-step %1 is past the text's last token (%2)</source>
+        <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
+    </message>
+    <message>
         <source>--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)</source>
         <translation>--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
     </message>
@@ -1160,6 +1214,30 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>%1：文件夹 %2 不存在</translation>
     </message>
     <message>
+        <source>decode reads one text token by token: --source (cross-attention) does not apply</source>
+        <translation>decode 逐个词元读取一段文本：--source（交叉注意力）不适用</translation>
+    </message>
+    <message>
+        <source>decode runs the synthetic lab: --model does not apply</source>
+        <translation>decode 运行合成实验：--model 不适用</translation>
+    </message>
+    <message>
+        <source>decode takes a causal mask and --window: --%1 does not apply</source>
+        <translation>decode 使用因果掩码和 --window：--%1 不适用</translation>
+    </message>
+    <message>
+        <source>decode computes the float32 stable softmax of inference: --%1 does not apply</source>
+        <translation>decode 计算推理时的 float32 稳定 softmax：--%1 不适用</translation>
+    </message>
+    <message>
+        <source>decode takes dot or scaled attention (the cache holds keys and values of dot products), not %1</source>
+        <translation>decode 使用点积或缩放点积注意力（缓存保存点积的键和值），不能用 %1</translation>
+    </message>
+    <message>
+        <source>--bug-step needs --cache-bug skip or duplicate</source>
+        <translation>--bug-step 需要 --cache-bug skip 或 duplicate</translation>
+    </message>
+    <message>
         <source>--out: unknown format '%1' (use .gif, .mp4 or a folder/ for numbered PNG frames)</source>
         <translation>--out：未知格式“%1”（请用 .gif、.mp4，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
     </message>
@@ -1168,12 +1246,12 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>未知选项 '%1'（见 --help）</translation>
     </message>
     <message>
-        <source>unknown command '%1' (use compute, render, saturation, sweep, cost or info)</source>
-        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost 或 info）</translation>
+        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode or info)</source>
+        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode 或 info）</translation>
     </message>
     <message>
-        <source>no command given (use compute, render, saturation, sweep, cost or info; see --help)</source>
-        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost 或 info；参见 --help）</translation>
+        <source>no command given (use compute, render, saturation, sweep, cost, decode or info; see --help)</source>
+        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode 或 info；参见 --help）</translation>
     </message>
     <message>
         <source>unexpected argument '%1' (values follow their option)</source>
@@ -1319,6 +1397,10 @@ KV 缓存每个词元 %1 字节</translation>
 <context>
     <name>attnlab::views</name>
     <message>
+        <source>Head similarity: mean Jensen–Shannon divergence between heads</source>
+        <translation>头的相似度：头之间的平均 Jensen–Shannon 散度</translation>
+    </message>
+    <message>
         <source>Entropy of each query row (mean over heads)</source>
         <translation>每个查询行的熵（各头平均）</translation>
     </message>
@@ -1333,6 +1415,42 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>special tokens hidden (weights not renormalised)</source>
         <translation>已隐藏特殊词元（权重未重新归一化）</translation>
+    </message>
+    <message>
+        <source>KV-cache decode</source>
+        <translation>KV 缓存解码</translation>
+    </message>
+    <message>
+        <source>cache bug: token %1 “%2” never cached</source>
+        <translation>缓存错误：词元 %1“%2”从未存入缓存</translation>
+    </message>
+    <message>
+        <source>cache bug: token %1 “%2” cached twice</source>
+        <translation>缓存错误：词元 %1“%2”存入缓存两次</translation>
+    </message>
+    <message>
+        <source>equals the full causal computation (max |Δ| %1)</source>
+        <translation>与完整的因果计算相同（最大 |Δ| %1）</translation>
+    </message>
+    <message>
+        <source>rows differ from the full causal computation from row %1 on (max |Δ| %2)</source>
+        <translation>从第 %1 行起与完整的因果计算不同（最大 |Δ| %2）</translation>
+    </message>
+    <message>
+        <source>KV cache %1 entries · %2 bytes</source>
+        <translation>KV 缓存 %1 项 · %2 字节</translation>
+    </message>
+    <message>
+        <source>%1 bytes with one K/V head per query head</source>
+        <translation>每个查询头一个 K/V 头时为 %1 字节</translation>
+    </message>
+    <message>
+        <source>KV-cache decode − full causal computation (Δ weight)</source>
+        <translation>KV 缓存解码 − 完整因果计算（Δ 权重）</translation>
+    </message>
+    <message>
+        <source>Δ weight (decoded − full)</source>
+        <translation>Δ 权重（解码 − 完整）</translation>
     </message>
     <message>
         <source>head %1</source>
@@ -1501,6 +1619,22 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>this text: n = %1</source>
         <translation>本文本：n = %1</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>mean JSD (nats)</source>
+        <translation>平均 JSD（奈特）</translation>
+    </message>
+    <message>
+        <source>no near-duplicate heads (every pair ≥ %1 nats)</source>
+        <translation>没有近乎重复的头（每一对都 ≥ %1 奈特）</translation>
+    </message>
+    <message>
+        <source>framed: near-duplicate heads (mean JSD &lt; %1 nats): %2 pairs</source>
+        <translation>加框：近乎重复的头（平均 JSD &lt; %1 奈特）：%2 对</translation>
     </message>
     <message>
         <source>%1 queries × %2 keys</source>

@@ -539,6 +539,52 @@ ZH.update({
         "以概率 p 将每个权重置零，其余乘以 1/(1 − p)，由种子决定（Vaswani 等，2017，§5.4）；各行之和不再为 1",
 })
 
+# Issue 13: KV-cache decoding step by step, head similarity.
+ZH.update({
+    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode or info)":
+        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode 或 info）",
+    "no command given (use compute, render, saturation, sweep, cost, decode or info; see --help)":
+        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode 或 info；参见 --help）",
+    "decode reads one text token by token: --source (cross-attention) does not apply":
+        "decode 逐个词元读取一段文本：--source（交叉注意力）不适用",
+    "decode runs the synthetic lab: --model does not apply": "decode 运行合成实验：--model 不适用",
+    "decode takes a causal mask and --window: --%1 does not apply": "decode 使用因果掩码和 --window：--%1 不适用",
+    "decode takes dot or scaled attention (the cache holds keys and values of dot products), not %1":
+        "decode 使用点积或缩放点积注意力（缓存保存点积的键和值），不能用 %1",
+    "decode computes the float32 stable softmax of inference: --%1 does not apply":
+        "decode 计算推理时的 float32 稳定 softmax：--%1 不适用",
+    "--bug-step needs --cache-bug skip or duplicate": "--bug-step 需要 --cache-bug skip 或 duplicate",
+    "--bug-step %1 is past the text's last token (%2)": "--bug-step %1 超出了文本的最后一个词元（%2）",
+    "mean JSD (nats)": "平均 JSD（奈特）",
+    "no near-duplicate heads (every pair ≥ %1 nats)": "没有近乎重复的头（每一对都 ≥ %1 奈特）",
+    "framed: near-duplicate heads (mean JSD < %1 nats): %2 pairs": "加框：近乎重复的头（平均 JSD < %1 奈特）：%2 对",
+    "Head similarity: mean Jensen–Shannon divergence between heads": "头的相似度：头之间的平均 Jensen–Shannon 散度",
+    "KV-cache decode": "KV 缓存解码",
+    "cache bug: token %1 “%2” never cached": "缓存错误：词元 %1“%2”从未存入缓存",
+    "cache bug: token %1 “%2” cached twice": "缓存错误：词元 %1“%2”存入缓存两次",
+    "equals the full causal computation (max |Δ| %1)": "与完整的因果计算相同（最大 |Δ| %1）",
+    "rows differ from the full causal computation from row %1 on (max |Δ| %2)": "从第 %1 行起与完整的因果计算不同（最大 |Δ| %2）",
+    "KV cache %1 entries · %2 bytes": "KV 缓存 %1 项 · %2 字节",
+    "%1 bytes with one K/V head per query head": "每个查询头一个 K/V 头时为 %1 字节",
+    "… %1 K/V heads": "… 共 %1 个 K/V 头",
+    "Autoregressive decoding: at step t the key and value of token t join the KV cache and "
+    "query t attends over the cache. The heads show the rows decoded so far.":
+        "自回归解码：第 t 步时词元 t 的键和值加入 KV 缓存，查询 t 对缓存做注意力。各个头只显示已解码的行。",
+    "Pause": "暂停",
+    "Play": "播放",
+    "Decoding steps need causal self-attention in the synthetic lab: tick Causal "
+    "(and leave the source text empty).":
+        "逐步解码需要合成实验中的因果自注意力：请勾选“因果”（并让源文本留空）。",
+    "Step %1 of %2: token %3 “%4” attends over %5 cached keys": "第 %1 步（共 %2 步）：词元 %3“%4”对 %5 个缓存的键做注意力",
+    "KV cache: %1 entries × %2 K/V heads × (d_k %3 + d_v %4) × 4 bytes = %5 bytes":
+        "KV 缓存：%1 项 × %2 个 K/V 头 × (d_k %3 + d_v %4) × 4 字节 = %5 字节",
+    "With one K/V head per query head (multi-head): %1 bytes": "每个查询头一个 K/V 头（多头）时：%1 字节",
+    "The window keeps the last %1 tokens; older ones are evicted (hollow).": "窗口保留最后 %1 个词元；更早的被逐出（空心）。",
+    "KV-cache decoding": "KV 缓存解码",
+    "KV-cache decode − full causal computation (Δ weight)": "KV 缓存解码 − 完整因果计算（Δ 权重）",
+    "Δ weight (decoded − full)": "Δ 权重（解码 − 完整）",
+})
+
 
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""

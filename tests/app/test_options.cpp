@@ -131,10 +131,19 @@ TEST_CASE("every whole-number option refuses one past each limit, in the table's
                              : spec.commands & options::kCompute    ? options::kCompute
                              : spec.commands & options::kSaturation ? options::kSaturation
                              : spec.commands & options::kCost       ? options::kCost
+                             : spec.commands & options::kDecode     ? options::kDecode
                                                                     : options::kSweep;
     const std::string name = options::commandName(command).toStdString();
+    const bool window_only = spec.commands == options::kWindow;  // --decode-step
     for (long long value : {spec.min - 1, spec.max + 1}) {
       std::vector<std::string> args{name, "--" + std::string(spec.name), std::to_string(value)};
+      if (window_only) {
+        args = {"--" + std::string(spec.name), std::to_string(value)};
+        CHECK(messageOf(args, options::kWindow) == "--" + std::string(spec.name) + " must be between " +
+                                                       std::to_string(spec.min) + " and " + std::to_string(spec.max) +
+                                                       " (got " + std::to_string(value) + ")");
+        continue;
+      }
       if (command == options::kRender || command == options::kSaturation) args.insert(args.end(), {"--out", "x.png"});
       if (command == options::kSweep) args.insert(args.end(), {"--param", "d_k", "--out", "x.gif"});
       INFO(args[1] << " " << args[2]);

@@ -1,0 +1,143 @@
+// Issue 13 on the command line: `decode` (KV-cache steps, the cache bugs, its picture, its
+// refusals) and the head-similarity matrix of `compute` and `render --plot head-similarity`.
+
+#include <QFileInfo>
+#include <QImage>
+#include <QTemporaryDir>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+CliResult runCli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = attnlab::cli::run(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+nlohmann::json runJson(const std::vector<std::string>& args) {
+  const CliResult r = runCli(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+/// Exit 2 with exactly one line on stderr containing `needle`.
+void requireRefused(const std::vector<std::string>& args, const std::string& needle) {
+  const CliResult r = runCli(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 2);
+  CHECK(r.err.find(needle) != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+const std::string kCat = "The cat sat on the mat because it was tired.";  // 11 tokens
+
+}  // namespace
+
+TEST_CASE("CLI decode: one step per token, the cache's bytes, equal to the full causal pass",
+          "[cli][decode]") {
+  const auto j = runJson({"decode", "--text", kCat, "--heads", "8", "--kv-heads", "2"});
+  REQUIRE(j["steps"].size() == 11);
+  // d_k = d_v = 64 / 8 = 8; step t caches t + 1 tokens: G·(t + 1)·(8 + 8)·4 = 128·(t + 1) bytes,
+  // multi-head 512·(t + 1).
+  for (int t = 0; t < 11; ++t) {
+    CHECK(j["steps"][t]["step"] == t);
+    CHECK(j["steps"][t]["cache_length"] == t + 1);
+    CHECK(j["steps"][t]["cache_bytes"] == 128 * (t + 1));
+    CHECK(j["steps"][t]["mha_cache_bytes"] == 512 * (t + 1));
+    CHECK(j["steps"][t]["ms"].get<double>() >= 0);
+  }
+  CHECK(j["steps"][1]["token"] == "cat");
+  CHECK(j["cache_bug"] == "none");
+  CHECK(j["first_diff_step"].is_null());
+  CHECK(j["max_abs_diff"].get<double>() <= 1e-6);
+  // The JSON ends with "max_abs_diff".
+  const CliResult r = runCli({"decode", "--text", kCat});
+  CHECK(r.out.rfind("\"max_abs_diff\":") > r.out.rfind("\"steps\":"));
+  // A sliding window of 3 keeps the cache at 3 entries.
+  const auto w = runJson({"decode", "--text", kCat, "--window", "3"});
+  CHECK(w["steps"][10]["cache_length"] == 3);
+  CHECK(w["max_abs_diff"].get<double>() <= 1e-6);
+}
+
+TEST_CASE("CLI decode --cache-bug: rows differ from the bug's step on, not before", "[cli][decode]") {
+  const std::string bug = GENERATE("skip", "duplicate");
+  const auto j = runJson({"decode", "--text", kCat, "--cache-bug", bug, "--bug-step", "4"});
+  CHECK(j["cache_bug"] == bug);
+  CHECK(j["bug_step"] == 4);
+  CHECK(j["first_diff_step"] == 4);
+  for (int t = 0; t < 4; ++t) CHECK(j["steps"][t]["max_abs_diff"].get<double>() <= 1e-6);
+  CHECK(j["steps"][4]["max_abs_diff"].get<double>() > 1e-3);
+  CHECK(j["steps"][4]["cache_length"] == (bug == "skip" ? 4 : 6));
+  // Without --bug-step the bug strikes at the middle token, 11 / 2 = 5.
+  CHECK(runJson({"decode", "--text", kCat, "--cache-bug", bug})["first_diff_step"] == 5);
+}
+
+TEST_CASE("CLI decode draws the decoded rows", "[cli][decode]") {
+  QTemporaryDir dir;
+  const std::string png = dir.filePath("decode.png").toStdString();
+  const CliResult r = runCli({"decode", "--text", kCat, "--cache-bug", "duplicate", "--head", "0", "--out", png});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const QImage image(QString::fromStdString(png));
+  CHECK(image.width() >= 500);
+}
+
+TEST_CASE("CLI decode refuses what it cannot decode with one line", "[cli][decode]") {
+  requireRefused({"decode", "--source", "Le chat", "--text", "the cat"},
+                 "decode reads one text token by token: --source (cross-attention) does not apply");
+  requireRefused({"compute", "--cache-bug", "skip"}, "--cache-bug does not apply to the compute command");
+  requireRefused({"render", "--cache-bug", "skip", "--out", "x.png"}, "--cache-bug does not apply to the render command");
+  requireRefused({"decode", "--cache-bug", "twice"}, "--cache-bug must be none, skip or duplicate");
+  requireRefused({"decode", "--bug-step", "2"}, "--bug-step needs --cache-bug skip or duplicate");
+  requireRefused({"decode", "--text", kCat, "--cache-bug", "skip", "--bug-step", "11"},
+                 "--bug-step 11 is past the text's last token (10)");
+  requireRefused({"decode", "--mechanism", "additive"}, "not additive");
+  requireRefused({"decode", "--global", "2"}, "--global does not apply");
+  requireRefused({"decode", "--out", "x.csv"}, "unknown format '.csv'");
+}
+
+TEST_CASE("CLI head similarity: h × h, symmetric, zero diagonal, per layer of a model",
+          "[cli][head_similarity]") {
+  const auto j = runJson({"compute", "--text", kCat, "--heads", "4", "--backend", "cpu"});
+  const auto& s = j["head_similarity"];
+  REQUIRE(s["jsd"].size() == 4);
+  for (int a = 0; a < 4; ++a) {
+    CHECK(s["jsd"][a][a] == 0.0);
+    for (int b = 0; b < 4; ++b) {
+      CHECK(s["jsd"][a][b] == s["jsd"][b][a]);
+      CHECK(s["jsd"][a][b].get<double>() <= std::log(2.0));
+    }
+  }
+  CHECK(s["threshold"] == 0.01);
+  CHECK(s["near_duplicates"].is_array());
+  const std::string tiny = std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2";
+  const auto m = runJson({"compute", "--model", tiny, "--text", "hello world", "--backend", "cpu"});
+  REQUIRE(m["layers"].size() == 2);
+  for (const auto& layer : m["layers"]) CHECK(layer["head_similarity"]["jsd"].size() == m["h"].get<std::size_t>());
+}
+
+TEST_CASE("CLI render --plot head-similarity draws the matrix", "[cli][head_similarity]") {
+  QTemporaryDir dir;
+  const std::string png = dir.filePath("similarity.png").toStdString();
+  const CliResult r = runCli({"render", "--plot", "head-similarity", "--backend", "cpu", "--out", png});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const QImage image(QString::fromStdString(png));
+  CHECK(image.width() == 720);
+  CHECK(image.height() == 640);
+}
