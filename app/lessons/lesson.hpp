@@ -1,0 +1,93 @@
+#pragma once
+/// \file lesson.hpp
+/// Guided lessons (issue 16): data files under resources/lessons/ (one JSON file per lesson,
+/// compiled into the programs as the Qt resource ":/lessons/NAME.json"), read here, shared by
+/// the window's lesson panel and by `attention-lab-cli lesson list|export`.
+///
+/// A lesson file:
+/// \code{.json}
+/// { "name": "scale", "order": 2,
+///   "title": {"en": "Dot product and scale", "zh_CN": "点积与缩放"},
+///   "steps": [
+///     { "id": "scale-variance",
+///       "options": ["--no-scale", "--d-k", "64"],      // the lab's settings: the one option table
+///       "view": "heads",                                 // what the step shows (see View)
+///       "compare": "",                                   // view "compare": setting B's options
+///       "caption": {"en": "… {var_qk} …", "zh_CN": "… {var_qk} …"},
+///       "try": {"en": "Move the d_k slider …", "zh_CN": "拖动 d_k 滑块 …"} } ] }
+/// \endcode
+/// `options` are parsed by options::parse() as the arguments of `attention-lab-cli render`, so a
+/// lesson accepts and refuses exactly what the command line does, with the same words. The
+/// placeholder "@minilm" or "@smollm2" as the value of --model names a model fetched by
+/// scripts/fetch-model (resolved through its cache folder, ATTNLAB_MODEL_CACHE).
+/// `{name}` in a caption is a live number (quantityNames()), computed from the settings the lab
+/// shows now — a caption never types a measured number.
+
+#include <QString>
+#include <QStringList>
+#include <map>
+#include <vector>
+
+#include "options/options.hpp"
+
+namespace attnlab::lessons {
+
+/// A text in both languages of the interface.
+struct Text {
+  QString en;
+  QString zh_CN;
+  /// The text in `language` ("en" or "zh_CN"); English for any other code.
+  const QString& in(const QString& language) const;
+};
+
+/// What a step shows besides the heads (the window opens that panel; the lecture pack exports
+/// that figure).
+enum class View {
+  kHeads,           ///< The heatmap of every head (the default).
+  kSaturation,      ///< The softmax-saturation curves over d_k.
+  kEntropy,         ///< Entropy of each query row.
+  kHistogram,       ///< Histogram of the scores.
+  kCompare,         ///< A − B difference map, B = `compare` options.
+  kCost,            ///< The cost panel (time and memory against n).
+  kDecode,          ///< KV-cache decoding step by step.
+  kHeadSimilarity,  ///< The h × h head-similarity matrix.
+};
+
+struct Step {
+  QString id;           ///< Unique within its lesson, e.g. "scale-variance".
+  QStringList options;  ///< The lab's settings as command-line options (see the file comment).
+  View view = View::kHeads;
+  QString compare;      ///< kCompare: the options of setting B (as render --diff takes them).
+  Text caption;         ///< May contain {quantity} placeholders.
+  Text try_this;        ///< One prompt naming the control to move.
+};
+
+struct Lesson {
+  QString name;   ///< The file's base name and the CLI's NAME ("alignment", "scale", …).
+  int order = 0;  ///< 1-based position in the course.
+  Text title;
+  std::vector<Step> steps;
+};
+
+/// Every lesson compiled into the program (":/lessons/"), in course order. Throws attnlab::Error
+/// with one line naming the file and the field when a file is invalid.
+const std::vector<Lesson>& all();
+/// The lesson named `name`; throws attnlab::Error ("unknown lesson 'x' (use alignment, …)").
+const Lesson& byName(const QString& name);
+/// Reads and checks one lesson file (for tests and for ATTNLAB_LESSON_DIR overrides).
+Lesson load(const QString& path);
+
+/// The step's settings as `render` options (the one option table; models resolved). Throws
+/// options::OptionError with the command line's words when a setting is refused.
+options::Options stepOptions(const Step& step);
+
+/// The names a caption may quote, e.g. "mean_max_weight", "var_qk".
+QStringList quantityNames();
+/// Live numbers: every quantity the caption of `step` quotes, computed from `settings` (the
+/// lab's settings now, which the user may have changed since the step set them), formatted for
+/// display. Throws attnlab::Error when a quantity cannot be computed for these settings.
+std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings);
+/// The caption in `language` with its placeholders replaced by `numbers`.
+QString caption(const Step& step, const QString& language, const std::map<QString, QString>& numbers);
+
+}  // namespace attnlab::lessons
