@@ -57,6 +57,22 @@ TEST_CASE("decode equals the full causal computation (window, GQA, ALiBi)", "[de
   }
 }
 
+TEST_CASE("decode equals the full causal computation at n = 1024 (window, GQA, d_k 8 and 64)", "[decode]") {
+  const int window = GENERATE(0, 64);
+  const int d_k = GENERATE(8, 64);
+  AttentionSpec s = decodeSpec(4, 2, window);
+  s.d_k = d_k;
+  s.d_model = 4 * d_k;
+  const int n = 1024;
+  AttentionInputs in = test::randomInputs(4, n, n, d_k, d_k, 31);
+  in.k = test::randomTensor(2, n, d_k, 41);
+  in.v = test::randomTensor(2, n, d_k, 42);
+  const DecodeResult d = decodeWithCache(in, s);
+  CAPTURE(window, d_k);
+  CHECK(d.max_abs_diff <= 1e-6);
+  CHECK(d.first_diff_step == -1);
+}
+
 TEST_CASE("decode: cache sizes by hand, MHA against MQA", "[decode]") {
   // h = 8, d_k = d_v = 8, 5 tokens. MHA: 8 heads · 5 entries · 16 floats · 4 B = 2560 B;
   // MQA (G = 1): 320 B. With a window of 2 the cache stops at 2 entries: 1024 B and 128 B.

@@ -27,6 +27,19 @@ void linearAttentionHead(const Eigen::Map<const Matrix>& q, const Eigen::Map<con
                          Eigen::Map<Matrix> scores, Eigen::Map<Matrix> weights,
                          Eigen::Map<Matrix> output);
 
+/// One output row o = p · V_span: p [len] (the weights of keys lo … lo + len − 1), v_span
+/// [len, d_v] (their value rows, contiguous), o [d_v]. The full causal pass and the KV-cache
+/// decode (decode.cpp) both form their rows here, so that a correct cache gives the same
+/// arithmetic, not the same sum in another order.
+inline void weightedValueRow(const float* p, const float* v_span, int len, int d_v, float* o) {
+  Eigen::Map<Matrix> out(o, 1, d_v);
+  if (len <= 0) {
+    out.setZero();
+    return;
+  }
+  out.noalias() = Eigen::Map<const Matrix>(p, 1, len) * Eigen::Map<const Matrix>(v_span, len, d_v);
+}
+
 /// Fills result.stats from result.weights and result.pattern() (see HeadStats): callers set
 /// mask_pattern = spec.maskPattern() first.
 void fillRowStats(AttentionResult& result);

@@ -107,11 +107,15 @@ DecodeResult decodeWithCache(const AttentionInputs& in, const AttentionSpec& spe
       p.assign(static_cast<std::size_t>(len), 0.0f);
       if (len > 0) {
         // x' = (a·q_t) K_cacheᵀ, as dotScores forms it (the query scaled first).
-        const Eigen::Map<const Matrix> k_cache(c.k.data(), len, d_k);
         const Eigen::Map<const Matrix> q_row(in.q.row(head, t), 1, d_k);
         const Matrix q_scaled = split.query_factor * q_row;
-        Eigen::Map<Matrix> scores(x.data(), 1, len);
-        scores.noalias() = q_scaled * k_cache.transpose();
+        for (int e = 0; e < len; ++e) {
+          // One fused multiply-add after another over d_k, as GEMM's kernel accumulates a cell.
+          const float* key = c.k.data() + static_cast<std::ptrdiff_t>(e) * d_k;
+          float s = 0.0f;
+          for (int m = 0; m < d_k; ++m) s = std::fma(q_scaled(0, m), key[m], s);
+          x[static_cast<std::size_t>(e)] = s;
+        }
         if (!slopes.empty()) {
           const float b = split.score_factor;
           for (int e = 0; e < len; ++e) {
@@ -120,9 +124,7 @@ DecodeResult decodeWithCache(const AttentionInputs& in, const AttentionSpec& spe
           }
         }
         softmaxRow(x.data(), p.data(), len, 0, len, split.score_factor);
-        const Eigen::Map<const Matrix> v_cache(c.v.data(), len, d_v);
-        const Eigen::Map<const Matrix> p_row(p.data(), 1, len);
-        Eigen::Map<Matrix>(r.head_outputs.row(head, t), 1, d_v).noalias() = p_row * v_cache;
+        weightedValueRow(p.data(), c.v.data(), len, d_v, r.head_outputs.row(head, t));
       }
       for (int e = 0; e < len; ++e) {
         const int j = c.position[static_cast<std::size_t>(e)];
