@@ -2,6 +2,7 @@
 // GPU-shaped kernels both run on PoCL here), with guard bands around every result buffer. The
 // tolerance table and what it allows are in kernel_support.hpp.
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -16,11 +17,18 @@ using namespace attnlab::test;
 
 TEST_CASE("OpenCL parity with the CPU reference (dot and scaled)", "[opencl][parity]") {
   const Variant variant = GENERATE(Variant::kCpu, Variant::kGpu);
-  const int d_k = GENERATE(8, 63, 80, 96, 256);
+  const int dk_index = GENERATE(range(0, 5));
+  const int d_k = std::array{8, 63, 80, 96, 256}[static_cast<std::size_t>(dk_index)];
   const int n = GENERATE(1, 7, 63, 65, 1000);
   const int h = GENERATE(1, 8);
   const Mechanism mechanism = GENERATE(Mechanism::kDot, Mechanism::kScaled);
   const int layout = GENERATE(0, 1, 2);  // 0 self, 1 self + causal, 2 cross
+  // At n = 1000 every d_k meets every layout on both variants, with one head (eight only at
+  // d_k = 8: heads are independent, so more of them add no tiles) and the mechanism taking turns
+  // (30 of the 120 cells); each pair of settings still meets at n <= 65.
+  if (n == 1000 && ((h == 8) != (d_k == 8) ||
+                    (mechanism == Mechanism::kScaled) != ((dk_index + layout + int(variant == Variant::kGpu)) % 2 == 0)))
+    return;
   Runtime* rt = runtimeFor(variant);
   if (!rt) return;
   const int n_k = layout == 2 ? n / 2 + 3 : n;
@@ -59,10 +67,12 @@ TEST_CASE("OpenCL parity with the CPU reference (additive)", "[opencl][parity][a
 }
 
 TEST_CASE("additive at n = 1000 matches the CPU", "[opencl][parity][additive]") {
-  // Every d_k, head count and layout; the CPU reference is formed once for both variants.
-  const int d_k = GENERATE(8, 63, 80, 96, 256);
-  const int h = GENERATE(1, 8);
+  // Every d_k meets every layout with one head (eight at d_k = 8), 15 of 30 cells; the CPU
+  // reference is formed once for both variants.
+  const int dk_index = GENERATE(range(0, 5));
+  const int d_k = std::array{8, 63, 80, 96, 256}[static_cast<std::size_t>(dk_index)];
   const int layout = GENERATE(0, 1, 2);
+  const int h = d_k == 8 ? 8 : 1;
   if (!runtimeFor(Variant::kCpu)) return;
   const int n = 1000, n_k = layout == 2 ? 503 : n;
   AttentionSpec spec;
