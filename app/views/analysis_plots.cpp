@@ -134,16 +134,33 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   line->setPen(QPen(Qt::darkGray, 1.5, Qt::DashLine));
   line->setLineStyle(QCPGraph::lsStepCenter);
   line->setName(viewText("uniform row: ln(visible keys)"));
+  // Rows whose softmax overflowed (entropy NaN): a full-height bar in the heatmaps' magenta.
+  QVector<double> bad_keys, bad_values;
+  for (int i = 0; i < n_q && i < static_cast<int>(summary.row_nonfinite_heads.size()); ++i) {
+    if (summary.row_nonfinite_heads[static_cast<std::size_t>(i)] == 0) continue;
+    bad_keys << i;
+    bad_values << top * 1.1;
+  }
+  QCPBars* bad = nullptr;
+  if (!bad_keys.isEmpty()) {
+    bad = new QCPBars(x, y);
+    bad->setData(bad_keys, bad_values, true);
+    bad->setWidth(0.75);
+    bad->setPen(Qt::NoPen);
+    bad->setBrush(kNonfiniteColor);
+    bad->setName(viewText("not finite (inf or NaN): %1 rows").arg(bad_keys.size()));
+  }
   auto* legend = new QCPLegend;
   plot.plotLayout()->addElement(2, 0, legend);
   plot.plotLayout()->setRowStretchFactor(2, 0.001);
+  legend->setLayer(QStringLiteral("legend"));  // before the items, which take the legend's layer
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(2);
   legend->setBorderPen(Qt::NoPen);
   legend->setFont(sizedFont(plot, 8.5));
   legend->addItem(new QCPPlottableLegendItem(legend, bars));
   legend->addItem(new QCPPlottableLegendItem(legend, line));
-  legend->setLayer(QStringLiteral("legend"));
+  if (bad) legend->addItem(new QCPPlottableLegendItem(legend, bad));
   plot.legend = legend;
 }
 
@@ -152,10 +169,10 @@ void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& hist, const QSt
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   const QFont label_font = sizedFont(plot, 9);
-  x->setLabel(wrapWords(viewText("score (logit after scaling); spread %1 … %2")
-                            .arg(hist.lo, 0, 'g', 3)
-                            .arg(hist.hi, 0, 'g', 3),
-                        label_font, plotWidth(plot) - 40));
+  QString label = viewText("score (logit after scaling); spread %1 … %2").arg(hist.lo, 0, 'g', 3).arg(hist.hi, 0, 'g', 3);
+  if (hist.nonfinite > 0)
+    label += QLatin1Char('\n') + viewText("%1 scores not finite (inf or NaN), in no bin").arg(hist.nonfinite);
+  x->setLabel(wrapWords(label, label_font, plotWidth(plot) - 40));
   x->setLabelFont(label_font);
   x->setTickLabelFont(sizedFont(plot, 8.5));
   y->setLabel(viewText("cells"));

@@ -26,7 +26,9 @@ AttentionSummary summarizeAttention(const AttentionResult& a, int bins) {
   const MaskPattern pattern = a.pattern();
   r.row_entropy.assign(static_cast<std::size_t>(n_q), 0.0);
   r.row_max_entropy.assign(static_cast<std::size_t>(n_q), 0.0);
+  r.row_nonfinite_heads.assign(static_cast<std::size_t>(n_q), 0);
   for (int i = 0; i < n_q; ++i) {
+    for (int k = 0; k < h; ++k) r.row_nonfinite_heads[static_cast<std::size_t>(i)] += a.nonfiniteRow(k, i) ? 1 : 0;
     double sum = 0;
     for (int k = 0; k < h; ++k) sum += a.stats[static_cast<std::size_t>(k)].entropy[static_cast<std::size_t>(i)];
     r.row_entropy[static_cast<std::size_t>(i)] = h > 0 ? sum / h : 0;
@@ -43,7 +45,11 @@ AttentionSummary summarizeAttention(const AttentionResult& a, int bins) {
       if (!has_scores) continue;
       const float* s = a.scores.row(k, i);
       for (int j = first; j < last; ++j) {
-        if (!std::isfinite(s[j]) || !pattern.visible(i, j)) continue;
+        if (!pattern.visible(i, j)) continue;
+        if (!std::isfinite(s[j])) {
+          ++r.histogram.nonfinite;
+          continue;
+        }
         lo = std::min(lo, static_cast<double>(s[j]));
         hi = std::max(hi, static_cast<double>(s[j]));
       }

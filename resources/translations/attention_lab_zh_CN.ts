@@ -1481,8 +1481,16 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>均匀行：ln(可见键数)</translation>
     </message>
     <message>
+        <source>not finite (inf or NaN): %1 rows</source>
+        <translation>非有限值（inf 或 NaN）：%1 行</translation>
+    </message>
+    <message>
         <source>score (logit after scaling); spread %1 … %2</source>
         <translation>分数（缩放后的 logit）；范围 %1 … %2</translation>
+    </message>
+    <message>
+        <source>%1 scores not finite (inf or NaN), in no bin</source>
+        <translation>%1 个分数为非有限值（inf 或 NaN），不计入任何区间</translation>
     </message>
     <message>
         <source>cells</source>

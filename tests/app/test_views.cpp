@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <random>
 
@@ -839,6 +840,46 @@ TEST_CASE("analysis plots: row entropy, score histogram, one row's softmax", "[v
   CHECK(bars->data()->at(2)->value == Approx(0.8));
   views::drawRowSoftmax(plot, r, 1, -1, kTokens, QStringLiteral("Click a row to see its softmax"));
   CHECK(plot.plottableCount() == 0);
+}
+
+TEST_CASE("analysis plots mark rows and scores that are not finite (legend included)", "[views][analysis]") {
+  AttentionResult r = smallCausalResult();
+  r.weights(0, 1, 0) = std::numeric_limits<float>::quiet_NaN();  // head 0, row 1 overflowed
+  r.scores(1, 2, 1) = std::numeric_limits<float>::infinity();
+  for (int k = 0; k < 2; ++k) {
+    attnlab::HeadStats st;
+    for (int i = 0; i < 3; ++i) {
+      const attnlab::RowStats row = attnlab::rowStats(r.weights.row(k, i), 3, i + 1);
+      st.entropy.push_back(static_cast<float>(row.entropy));
+    }
+    r.stats.push_back(st);
+  }
+  const attnlab::AttentionSummary summary = attnlab::summarizeAttention(r, 10);
+  CHECK(summary.row_nonfinite_heads == std::vector<int>{0, 1, 0});
+  CHECK(summary.histogram.nonfinite == 1);
+  QCustomPlot plot;
+  prepare(plot, 500, 300);
+  views::drawRowEntropy(plot, summary, kTokens, QStringLiteral("entropy"));
+  REQUIRE(plot.plottableCount() == 3);  // entropy bars, the uniform line, the magenta bars
+  auto* bad = qobject_cast<QCPBars*>(plot.plottable(2));
+  REQUIRE(bad);
+  CHECK(bad->brush().color() == views::kNonfiniteColor);
+  REQUIRE(bad->data()->size() == 1);
+  CHECK(bad->data()->at(0)->key == 1);
+  REQUIRE(plot.legend);
+  int items = 0;  // a legend is a grid: two columns, so cells may be empty
+  for (int i = 0; i < plot.legend->itemCount(); ++i) {
+    QCPAbstractLegendItem* item = plot.legend->item(i);
+    if (!item) continue;
+    ++items;
+    // Drawn: on the legend's layer (items made before the legend had one were not drawn).
+    REQUIRE(item->layer());
+    CHECK(item->layer()->name() == QStringLiteral("legend"));
+  }
+  CHECK(items == 3);
+  CHECK(plot.legend->hasItemWithPlottable(bad));
+  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"));
+  CHECK(plot.xAxis->label().contains(QStringLiteral("1 scores not finite")));
 }
 
 TEST_CASE("keepTokens drops rows and columns without renormalising", "[views][model]") {

@@ -15,12 +15,16 @@ struct ScoreHistogram {
   double lo = 0;              ///< Left edge of bin 0, in score units (logits after the scale).
   double hi = 0;              ///< Right edge of the last bin.
   std::vector<double> count;  ///< Cells per bin; empty when no cell is visible.
+  long long nonfinite = 0;    ///< Visible cells whose score is ±inf or NaN (in no bin).
 };
 
 /// One attention result summarised over its heads.
 struct AttentionSummary {
   std::vector<double> row_entropy;      ///< [n_q] entropy H of each query row, nats, mean over heads.
   std::vector<double> row_max_entropy;  ///< [n_q] ln(visible keys): the entropy of a uniform row.
+  /// [n_q] heads whose weights in this row are not all finite (a reduced-precision softmax that
+  /// overflowed); the row's entropy is then NaN.
+  std::vector<int> row_nonfinite_heads;
   ScoreHistogram histogram;             ///< Scores of every head and visible cell.
   double max_weight = 0;                ///< Largest weight of any head and cell.
 };
