@@ -2,11 +2,16 @@
 /// \file cli_test_support.hpp
 /// Runs attention-lab-cli in-process (cli::run) and keeps what it printed, for the app tests.
 
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/cli.hpp"
+#include "options/lab_settings.hpp"
+#include "options/options.hpp"
 
 namespace attnlab::test {
 
@@ -25,5 +30,49 @@ inline CliResult runCli(const std::vector<std::string>& args) {
   r.err = err.str();
   return r;
 }
+
+/// The JSON that `args` print (status 0 required; throws on invalid JSON such as a raw NaN).
+inline nlohmann::json runJson(const std::vector<std::string>& args) {
+  const CliResult r = runCli(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+/// `compute ARGS --backend BACKEND` as JSON.
+inline nlohmann::json computeJson(std::vector<std::string> args, const std::string& backend = "cpu") {
+  args.insert(args.begin(), "compute");
+  args.insert(args.end(), {"--backend", backend});
+  return runJson(args);
+}
+
+/// What the window does with the settings of a CLI command line (args without the command):
+/// "" when it accepts them, else its English words (options::parse for the window runs the same
+/// checks; the text's checks run in checkTokens for both).
+inline std::string windowRefusal(const std::vector<std::string>& args) {
+  const std::vector<std::string> window(args.begin() + 1, args.end());
+  try {
+    const options::Options o = options::parse(window, options::kWindow);
+    options::checkTokens(o.lab);
+  } catch (const options::OptionError& e) {
+    return e.message().english().toStdString();
+  }
+  return {};
+}
+
+/// Exit 2 with exactly one line on stderr containing `needle`; with `window_too`, the window
+/// refuses the same settings with the same words.
+inline void requireRefused(const std::vector<std::string>& args, const std::string& needle,
+                           bool window_too = true) {
+  const CliResult r = runCli(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 2);
+  REQUIRE(r.err.find(needle) != std::string::npos);
+  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  if (window_too) REQUIRE(windowRefusal(args).find(needle) != std::string::npos);
+}
+
+/// The lab's default sentence, 11 tokens.
+inline const std::string kCat = "The cat sat on the mat because it was tired.";
 
 }  // namespace attnlab::test

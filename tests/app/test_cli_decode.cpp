@@ -10,41 +10,17 @@
 #include <sstream>
 
 #include "cli/cli.hpp"
+#include "cli_test_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
+using attnlab::test::CliResult;
+using attnlab::test::requireRefused;
+using attnlab::test::runCli;
+using attnlab::test::runJson;
 
-CliResult runCli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = attnlab::cli::run(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-nlohmann::json runJson(const std::vector<std::string>& args) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-/// Exit 2 with exactly one line on stderr containing `needle`.
-void requireRefused(const std::vector<std::string>& args, const std::string& needle) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 2);
-  CHECK(r.err.find(needle) != std::string::npos);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-}
-
-const std::string kCat = "The cat sat on the mat because it was tired.";  // 11 tokens
+using attnlab::test::kCat;  // 11 tokens
 
 }  // namespace
 
@@ -98,17 +74,18 @@ TEST_CASE("CLI decode draws the decoded rows", "[cli][decode]") {
 }
 
 TEST_CASE("CLI decode refuses what it cannot decode with one line", "[cli][decode]") {
-  requireRefused({"decode", "--source", "Le chat", "--text", "the cat"},
-                 "decode reads one text token by token: --source (cross-attention) does not apply");
-  requireRefused({"compute", "--cache-bug", "skip"}, "--cache-bug does not apply to the compute command");
-  requireRefused({"render", "--cache-bug", "skip", "--out", "x.png"}, "--cache-bug does not apply to the render command");
-  requireRefused({"decode", "--cache-bug", "twice"}, "--cache-bug must be none, skip or duplicate");
-  requireRefused({"decode", "--bug-step", "2"}, "--bug-step needs --cache-bug skip or duplicate");
-  requireRefused({"decode", "--text", kCat, "--cache-bug", "skip", "--bug-step", "11"},
-                 "--bug-step 11 is past the text's last token (10)");
-  requireRefused({"decode", "--mechanism", "additive"}, "not additive");
-  requireRefused({"decode", "--global", "2"}, "--global does not apply");
-  requireRefused({"decode", "--out", "x.csv"}, "unknown format '.csv'");
+  requireRefused({"decode", "--source", "Le chat", "--text", "the cat"}, "decode reads one text token by token: --source (cross-attention) does not apply", false);
+  requireRefused({"compute", "--cache-bug", "skip"}, "--cache-bug does not apply to the compute command", false);
+  requireRefused({"render", "--cache-bug", "skip", "--out", "x.png"}, "--cache-bug does not apply to the render command", false);
+  requireRefused({"decode", "--cache-bug", "twice"}, "--cache-bug must be none, skip or duplicate", false);
+  requireRefused({"decode", "--bug-step", "2"}, "--bug-step needs --cache-bug skip or duplicate", false);
+  requireRefused({"decode", "--text", kCat, "--cache-bug", "skip", "--bug-step", "11"}, "--bug-step 11 is past the text's last token (10)", false);
+  requireRefused({"decode", "--mechanism", "additive"}, "not additive", false);
+  requireRefused({"decode", "--global", "2"}, "--global does not apply", false);
+  requireRefused({"decode", "--precision", "fp16"}, "decode computes the float32 stable softmax of inference: --precision does not apply", false);
+  requireRefused({"decode", "--dropout", "0.1"}, "--dropout does not apply", false);
+  requireRefused({"decode", "--mechanism", "linear"}, "not linear", false);
+  requireRefused({"decode", "--out", "x.csv"}, "unknown format '.csv'", false);
 }
 
 TEST_CASE("CLI head similarity: h × h, symmetric, zero diagonal, per layer of a model",

@@ -10,48 +10,17 @@
 #include "attnlab/backend.hpp"
 #include "cli/cli.hpp"
 #include "options/options.hpp"
+#include "cli_test_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
+using attnlab::test::CliResult;
+using attnlab::test::requireRefused;
+using attnlab::test::runCli;
 
-CliResult runCli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = attnlab::cli::run(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-nlohmann::json compute(std::vector<std::string> args, const std::string& backend = "cpu") {
-  args.insert(args.begin(), "compute");
-  args.insert(args.end(), {"--backend", backend});
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);  // throws on invalid JSON (NaN / inf written raw)
-}
-
-// Exit 2 with one line holding `needle`, and the window's parser refuses with the same words.
-void requireRefused(const std::vector<std::string>& args, const std::string& needle) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 2);
-  REQUIRE(r.err.find(needle) != std::string::npos);
-  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  std::vector<std::string> window(args.begin() + 1, args.end());
-  std::string words;
-  try {
-    (void)attnlab::options::parse(window, attnlab::options::kWindow);
-  } catch (const attnlab::options::OptionError& e) {
-    words = e.message().english().toStdString();
-  }
-  REQUIRE(words.find(needle) != std::string::npos);
+nlohmann::json compute(const std::vector<std::string>& args, const std::string& backend = "cpu") {
+  return attnlab::test::computeJson(args, backend);
 }
 
 const std::vector<std::string> kBlowUp = {"--no-scale", "--d-k", "512", "--precision", "fp16",

@@ -15,38 +15,11 @@
 namespace {
 
 using attnlab::test::CliResult;
+using attnlab::test::kCat;
+using attnlab::test::requireRefused;
 using attnlab::test::runCli;
 
-nlohmann::json compute(std::vector<std::string> args) {
-  args.insert(args.begin(), "compute");
-  args.insert(args.end(), {"--backend", "cpu"});
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-// Exit 2 with exactly one line on stderr containing `needle` — and the window refuses the same
-// settings with the same words (options::parse for the window runs the same checks; the text's
-// checks run in checkTokens for both).
-void requireRefused(const std::vector<std::string>& args, const std::string& needle) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 2);
-  REQUIRE(r.err.find(needle) != std::string::npos);
-  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  std::vector<std::string> window(args.begin() + 1, args.end());
-  std::string words;
-  try {
-    const attnlab::options::Options o = attnlab::options::parse(window, attnlab::options::kWindow);
-    attnlab::options::checkTokens(o.lab);
-  } catch (const attnlab::options::OptionError& e) {
-    words = e.message().english().toStdString();
-  }
-  REQUIRE(words.find(needle) != std::string::npos);
-}
-
-const std::string kCat = "The cat sat on the mat because it was tired.";
+nlohmann::json compute(const std::vector<std::string>& args) { return attnlab::test::computeJson(args); }
 
 }  // namespace
 
