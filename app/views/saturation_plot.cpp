@@ -17,6 +17,7 @@ namespace {
 // Okabe–Ito colours: distinguishable with every common colour-vision deficiency and in grey.
 const QColor kMaxWeightColor(0x00, 0x72, 0xb2);  // blue
 const QColor kEntropyColor(0xd5, 0x5e, 0x00);    // vermillion
+const QColor kJacobianColor(0x00, 0x9e, 0x73);   // bluish green
 const QColor kMarkerLineColor(0x55, 0x55, 0x55);
 
 QFont sizedFont(const QCustomPlot& plot, double point_size, bool bold = false) {
@@ -35,35 +36,48 @@ std::vector<SaturationPoint> sortedByDk(std::vector<SaturationPoint> points) {
   return points;
 }
 
-double valueOf(const SaturationPoint& point, bool entropy) {
-  return entropy ? point.mean_norm_entropy : point.mean_max_weight;
+/// The three quantities a curve can show (also the order of the model curves, two per quantity).
+enum Quantity : int { kMaxWeight = 0, kEntropy = 1, kJacobian = 2 };
+
+double valueOf(const SaturationPoint& point, int quantity) {
+  return quantity == kEntropy    ? point.mean_norm_entropy
+         : quantity == kJacobian ? point.mean_jacobian_norm
+                                 : point.mean_max_weight;
+}
+double& valueOf(SaturationPoint& point, int quantity) {
+  return quantity == kEntropy    ? point.mean_norm_entropy
+         : quantity == kJacobian ? point.mean_jacobian_norm
+                                 : point.mean_max_weight;
+}
+QColor colorOf(int quantity) {
+  return quantity == kEntropy ? kEntropyColor : quantity == kJacobian ? kJacobianColor : kMaxWeightColor;
 }
 
 /// The curve's value at d (linear interpolation in log2 d_k, constant beyond the ends).
-std::optional<double> valueAt(const std::vector<SaturationPoint>& points, double d, bool entropy) {
+std::optional<double> valueAt(const std::vector<SaturationPoint>& points, double d, int quantity) {
   if (points.empty()) return std::nullopt;
-  if (d <= points.front().d_k) return valueOf(points.front(), entropy);
-  if (d >= points.back().d_k) return valueOf(points.back(), entropy);
+  if (d <= points.front().d_k) return valueOf(points.front(), quantity);
+  if (d >= points.back().d_k) return valueOf(points.back(), quantity);
   for (std::size_t i = 1; i < points.size(); ++i) {
     if (d <= points[i].d_k) {
       const double x0 = std::log2(points[i - 1].d_k);
       const double x1 = std::log2(points[i].d_k);
       const double f = x1 > x0 ? (std::log2(d) - x0) / (x1 - x0) : 1.0;
-      return valueOf(points[i - 1], entropy) +
-             f * (valueOf(points[i], entropy) - valueOf(points[i - 1], entropy));
+      return valueOf(points[i - 1], quantity) +
+             f * (valueOf(points[i], quantity) - valueOf(points[i - 1], quantity));
     }
   }
-  return valueOf(points.back(), entropy);
+  return valueOf(points.back(), quantity);
 }
 
 QCPGraph* addSeries(QCustomPlot& plot, QCPAxis* x, QCPAxis* y,
-                    const std::vector<SaturationPoint>& points, bool entropy) {
+                    const std::vector<SaturationPoint>& points, int quantity) {
   QCPGraph* graph = plot.addGraph(x, y);
   QVector<double> keys;
   QVector<double> values;
   for (const SaturationPoint& point : points) {
     keys << point.d_k;
-    values << valueOf(point, entropy);
+    values << valueOf(point, quantity);
   }
   graph->setData(keys, values, true);
   return graph;
@@ -75,16 +89,16 @@ constexpr char kScaledProperty[] = "attnlabSaturationScaled";
 /// The buffered layer of the d_k marker, so that moving it replots only that layer.
 constexpr char kMarkerLayer[] = "attnlab_marker";
 
-/// The points of curve (entropy, scaled) as drawn: graphs 0–3 are max/scaled, max/unscaled,
-/// entropy/scaled, entropy/unscaled.
-std::vector<SaturationPoint> drawnCurve(const QCustomPlot& plot, bool entropy, bool scaled) {
+/// The points of curve (quantity, scaled) as drawn: graphs 0–5 are max/scaled, max/unscaled,
+/// entropy/scaled, entropy/unscaled, Jacobian/scaled, Jacobian/unscaled.
+std::vector<SaturationPoint> drawnCurve(const QCustomPlot& plot, int quantity, bool scaled) {
   std::vector<SaturationPoint> points;
-  const int index = (entropy ? 2 : 0) + (scaled ? 0 : 1);
+  const int index = 2 * quantity + (scaled ? 0 : 1);
   if (index >= plot.graphCount()) return points;
   for (auto it = plot.graph(index)->data()->constBegin(); it != plot.graph(index)->data()->constEnd(); ++it) {
     SaturationPoint p;
     p.d_k = static_cast<int>(std::lround(it->key));
-    (entropy ? p.mean_norm_entropy : p.mean_max_weight) = it->value;
+    valueOf(p, quantity) = it->value;
     points.push_back(p);
   }
   return points;
@@ -130,10 +144,12 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
   }
   line->point1->setCoords(d, 0.0);
   line->point2->setCoords(d, 1.0);
-  for (bool entropy : {false, true}) {
-    const std::optional<double> value = valueAt(drawnCurve(plot, entropy, current_scaled), d, entropy);
-    const QColor color = entropy ? kEntropyColor : kMaxWeightColor;
-    auto* tracer = markerItem<QCPItemTracer>(plot, entropy ? "marker_point_entropy" : "marker_point_max", &created);
+  static const char* const kPointNames[] = {"marker_point_max", "marker_point_entropy", "marker_point_jacobian"};
+  static const char* const kValueNames[] = {"marker_value_max", "marker_value_entropy", "marker_value_jacobian"};
+  for (int quantity : {kMaxWeight, kEntropy, kJacobian}) {
+    const std::optional<double> value = valueAt(drawnCurve(plot, quantity, current_scaled), d, quantity);
+    const QColor color = colorOf(quantity);
+    auto* tracer = markerItem<QCPItemTracer>(plot, kPointNames[quantity], &created);
     if (created) {
       tracer->setClipAxisRect(rect);
       tracer->position->setAxes(x, y);
@@ -142,12 +158,13 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
       tracer->setPen(QPen(Qt::black, 2.0));
       tracer->setBrush(color);
     }
-    auto* value_text = markerItem<QCPItemText>(plot, entropy ? "marker_value_entropy" : "marker_value_max", &created);
+    auto* value_text = markerItem<QCPItemText>(plot, kValueNames[quantity], &created);
     if (created) {
       value_text->setClipAxisRect(rect);
       value_text->position->setAxes(x, y);
-      value_text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-      value_text->setPadding(QMargins(10, 0, 0, 6));
+      // The Jacobian's value on the left: it runs close to the entropy's when both saturate.
+      value_text->setPositionAlignment((quantity == kJacobian ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+      value_text->setPadding(quantity == kJacobian ? QMargins(0, 0, 10, 6) : QMargins(10, 0, 0, 6));
       value_text->setFont(sizedFont(plot, 11, true));
       value_text->setColor(color.darker(120));
     }
@@ -181,7 +198,7 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
 bool moveSaturationMarker(QCustomPlot& plot, int current_d_k, bool current_scaled) {
   const QVariant drawn = plot.property(kScaledProperty);
   if (!drawn.isValid() || drawn.toBool() != current_scaled || !plot.xAxis || !plot.yAxis ||
-      plot.graphCount() < 4 || current_d_k < 1 || current_d_k < plot.xAxis->range().lower ||
+      plot.graphCount() < 6 || current_d_k < 1 || current_d_k < plot.xAxis->range().lower ||
       current_d_k > plot.xAxis->range().upper) {
     return false;
   }
@@ -243,24 +260,28 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   const std::vector<SaturationPoint> scaled = sortedByDk(model.scaled);
   const std::vector<SaturationPoint> unscaled = sortedByDk(model.unscaled);
 
-  // Four model curves: colour = quantity, line style = scaling; the current scaling is thicker.
+  // Six model curves: colour = quantity, line style = scaling; the current scaling is thicker.
+  // ‖J‖ = ‖diag(p) − p pᵀ‖_F, the softmax's Jacobian: the gradient that reaches the scores
+  // (Vaswani et al. 2017, §3.2.1 footnote: large dot products push the softmax where its
+  // gradients are extremely small).
   struct CurveSpec {
     const std::vector<SaturationPoint>* points;
-    bool entropy;
+    int quantity;
     bool scaled;
     QString name;
   };
   const CurveSpec curves[] = {
-      {&scaled, false, true, viewText("max weight, scaled 1/√d_k")},
-      {&unscaled, false, false, viewText("max weight, unscaled")},
-      {&scaled, true, true, viewText("entropy / ln n_k, scaled 1/√d_k")},
-      {&unscaled, true, false, viewText("entropy / ln n_k, unscaled")},
+      {&scaled, kMaxWeight, true, viewText("max weight, scaled 1/√d_k")},
+      {&unscaled, kMaxWeight, false, viewText("max weight, unscaled")},
+      {&scaled, kEntropy, true, viewText("entropy / ln n_k, scaled 1/√d_k")},
+      {&unscaled, kEntropy, false, viewText("entropy / ln n_k, unscaled")},
+      {&scaled, kJacobian, true, viewText("‖softmax Jacobian‖, scaled 1/√d_k")},
+      {&unscaled, kJacobian, false, viewText("‖softmax Jacobian‖, unscaled")},
   };
   std::vector<QCPGraph*> legend_graphs;
   for (const CurveSpec& curve : curves) {
-    QCPGraph* graph = addSeries(plot, x, y, *curve.points, curve.entropy);
-    QPen pen(curve.entropy ? kEntropyColor : kMaxWeightColor,
-             curve.scaled == current_scaled ? 3.0 : 2.0);
+    QCPGraph* graph = addSeries(plot, x, y, *curve.points, curve.quantity);
+    QPen pen(colorOf(curve.quantity), curve.scaled == current_scaled ? 3.0 : 2.0);
     pen.setStyle(curve.scaled ? Qt::SolidLine : Qt::DashLine);
     pen.setCapStyle(Qt::FlatCap);
     graph->setPen(pen);
@@ -283,9 +304,9 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
     const std::vector<SaturationPoint> s_unscaled = sortedByDk(sentence->unscaled);
     for (const auto* points : {&s_scaled, &s_unscaled}) {
       const bool is_scaled = points == &s_scaled;
-      for (bool entropy : {false, true}) {
-        QCPGraph* graph = addSeries(plot, x, y, *points, entropy);
-        const QColor color = entropy ? kEntropyColor : kMaxWeightColor;
+      for (int quantity : {kMaxWeight, kEntropy}) {
+        QCPGraph* graph = addSeries(plot, x, y, *points, quantity);
+        const QColor color = colorOf(quantity);
         graph->setLineStyle(QCPGraph::lsNone);
         graph->setScatterStyle(
             QCPScatterStyle(is_scaled ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle,

@@ -1897,6 +1897,14 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>熵 / ln n_k，未缩放</translation>
     </message>
     <message>
+        <source>‖softmax Jacobian‖, scaled 1/√d_k</source>
+        <translation>‖softmax 雅可比‖，按 1/√d_k 缩放</translation>
+    </message>
+    <message>
+        <source>‖softmax Jacobian‖, unscaled</source>
+        <translation>‖softmax 雅可比‖，未缩放</translation>
+    </message>
+    <message>
         <source>this sentence</source>
         <translation>本句</translation>
     </message>

@@ -536,6 +536,8 @@ ZH.update({
         "朴素 softmax 在 fp16 中一旦分数超过 ln 65504 ≈ 11.09 就会溢出；品红单元格为 inf 或 NaN",
     "Dropout": "Dropout",
     "not finite (inf or NaN): %1 rows": "非有限值（inf 或 NaN）：%1 行",
+    "‖softmax Jacobian‖, scaled 1/√d_k": "‖softmax 雅可比‖，按 1/√d_k 缩放",
+    "‖softmax Jacobian‖, unscaled": "‖softmax 雅可比‖，未缩放",
     "%1 scores not finite (inf or NaN), in no bin": "%1 个分数为非有限值（inf 或 NaN），不计入任何区间",
     "Zero each weight with probability p and scale the rest by 1/(1 − p), seeded by the seed (Vaswani et al. 2017, §5.4); rows no longer sum to 1":
         "以概率 p 将每个权重置零，其余乘以 1/(1 − p)，由种子决定（Vaswani 等，2017，§5.4）；各行之和不再为 1",

@@ -635,12 +635,12 @@ TEST_CASE("emoji are drawn in colour, vertical labels keep CJK upright", "[views
   CHECK(colourful > 50);
 }
 
-TEST_CASE("drawSaturation: four curves, log2 d_k axis, sentence points, marker",
+TEST_CASE("drawSaturation: six curves, log2 d_k axis, sentence points, marker",
           "[views][saturation]") {
   const SaturationAnalysis model = fakeSaturation(16);
   QCustomPlot plot;
   views::drawSaturation(plot, model, std::nullopt, 64, false);
-  CHECK(plot.graphCount() == 4);
+  CHECK(plot.graphCount() == 6);
   REQUIRE(plot.xAxis);
   CHECK(plot.xAxis->scaleType() == QCPAxis::stLogarithmic);
   auto log_ticker = plot.xAxis->ticker().dynamicCast<QCPAxisTickerLog>();
@@ -657,8 +657,12 @@ TEST_CASE("drawSaturation: four curves, log2 d_k axis, sentence points, marker",
   for (int g = 0; g < plot.graphCount(); ++g) names << plot.graph(g)->name();
   CHECK(names.contains(QStringLiteral("max weight, scaled 1/√d_k")));
   CHECK(names.contains(QStringLiteral("entropy / ln n_k, unscaled")));
+  // The softmax Jacobian's norm: graph 5 is its unscaled curve, falling 0.2 → 0 over d_k.
+  CHECK(plot.graph(5)->name() == QStringLiteral("‖softmax Jacobian‖, unscaled"));
+  CHECK(plot.graph(5)->data()->at(0)->value == Approx(0.2));
+  CHECK(plot.graph(5)->data()->at(10)->value == Approx(0.0).margin(1e-12));
   REQUIRE(plot.legend);
-  CHECK(legendEntries(*plot.legend) == 4);
+  CHECK(legendEntries(*plot.legend) == 6);
   CHECK(layoutTexts(plot).contains(QStringLiteral("Softmax saturation vs d_k (n_k = 16 keys)")));
   bool has_label = false;
   for (int i = 0; i < plot.itemCount(); ++i) {
@@ -666,12 +670,17 @@ TEST_CASE("drawSaturation: four curves, log2 d_k axis, sentence points, marker",
       has_label = has_label || text->text() == QStringLiteral("d_k = 64 (unscaled)");
   }
   CHECK(has_label);
-  CHECK(plot.itemCount() >= 4);  // line, two emphasised markers, label
+  CHECK(plot.itemCount() >= 5);  // line, three emphasised markers, label
+  bool jacobian_value = false;  // the marker reads the unscaled Jacobian at d_k = 64: 0.2·(1 − 0.6)
+  for (int i = 0; i < plot.itemCount(); ++i)
+    if (auto* text = qobject_cast<QCPItemText*>(plot.item(i)); text && text->objectName() == QStringLiteral("marker_value_jacobian"))
+      jacobian_value = text->text() == QStringLiteral("0.08");
+  CHECK(jacobian_value);
 
   SaturationAnalysis sentence = fakeSaturation(7);
   views::drawSaturation(plot, model, sentence, 8, true);
-  CHECK(plot.graphCount() == 4 + 4 + 1);  // curves, sentence markers, the sentence legend key
-  CHECK(legendEntries(*plot.legend) == 5);
+  CHECK(plot.graphCount() == 6 + 4 + 1);  // curves, sentence markers, the sentence legend key
+  CHECK(legendEntries(*plot.legend) == 7);
 }
 
 TEST_CASE("imageFormatForPath reads the suffix", "[views][export]") {
