@@ -322,10 +322,11 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
     // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
     if (split.score_factor != 1.0f) s.array() *= split.score_factor;
     // A fully masked row has zero weights, hence a zero output row. With a causal mask or a
-    // window, row by row over the visible span (as the KV-cache decode forms it); else one GEMM.
+    // window narrower than the keys, row by row over the visible span (as the KV-cache decode
+    // forms it); else one GEMM (so that a window W ≥ n stays bit for bit full attention).
     if (spec.dropout <= 0.0) {
       const MaskPattern& pattern = r.mask_pattern;
-      if (pattern.contiguous() && (pattern.causal || pattern.window > 0)) {
+      if (pattern.contiguous() && (pattern.causal || (pattern.window > 0 && pattern.window < n_k))) {
         for (int i = 0; i < n_q; ++i) {
           const auto [lo, hi] = pattern.span(i, n_k);
           weightedValueRow(r.weights.row(head, i) + lo, in.v.row(kv, std::min(lo, n_k - 1)), hi - lo, d_v,
