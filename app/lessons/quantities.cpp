@@ -103,7 +103,8 @@ QString percent(double fraction) {
   return (p != 0 && std::abs(p) < 10 ? QString::number(p, 'f', 1) : QString::number(p, 'f', 0)) +
          QStringLiteral(" %");
 }
-QString times(double ratio) { return formatNumber(ratio) + QStringLiteral("×"); }
+/// A ratio as a bare number: the captions say "4× smaller" / "只有原来的 1/4" around it.
+QString times(double ratio) { return formatNumber(ratio); }
 const QString kNotApplicable = QStringLiteral("—");
 /// The n of the long-input figures (lessons 7–9): where the materialised matrix hurts.
 constexpr int kLongN = 8192;
@@ -249,6 +250,30 @@ class Context {
   }
   const std::vector<Token>& decodeTokens() { return decode_tokens_; }
 
+  /// The first token of the text that occurs twice, and max |Δ| between the weight rows of its
+  /// two occurrences over every head (0 without positions and without a mask: attention alone
+  /// cannot tell them apart). nullopt for a model, a source, or no repeated token.
+  struct Repeated {
+    std::string token;
+    double max_diff = 0;
+  };
+  std::optional<Repeated> repeatedRows() {
+    if (model() || lab_.cross()) return std::nullopt;
+    const std::vector<Token> tokens = tokenize(utf8(lab_.text));
+    const AttentionResult& r = first();
+    for (int j = 1; j < static_cast<int>(tokens.size()); ++j) {
+      for (int i = 0; i < j; ++i) {
+        if (tokens[static_cast<std::size_t>(i)].text != tokens[static_cast<std::size_t>(j)].text) continue;
+        Repeated out{tokens[static_cast<std::size_t>(i)].text, 0};
+        for (int h = 0; h < r.heads(); ++h)
+          for (int k = 0; k < r.nK(); ++k)
+            out.max_diff = std::max(out.max_diff, std::abs(static_cast<double>(r.weights(h, i, k)) - r.weights(h, j, k)));
+        return out;
+      }
+    }
+    return std::nullopt;
+  }
+
   /// var(q·k) of the raw dot products of the text's (and source's) queries and keys, without
   /// padding (nullopt for a model or additive attention, which has no q·k).
   std::optional<double> varQk() {
@@ -352,6 +377,14 @@ const std::vector<std::pair<QString, Compute>>& table() {
       {"jacobian_ratio", [](Context& c) {
          const double u = c.saturation().unscaled.front().mean_jacobian_norm;
          return u > 0 ? times(c.saturation().scaled.front().mean_jacobian_norm / u) : QStringLiteral("∞");
+       }},
+      {"repeated_token", [](Context& c) {
+         const auto r = c.repeatedRows();
+         return r ? QString::fromStdString(r->token) : kNotApplicable;
+       }},
+      {"repeat_row_diff", [](Context& c) {
+         const auto r = c.repeatedRows();
+         return r ? formatNumber(r->max_diff) : kNotApplicable;
        }},
       {"head_jsd_mean", [](Context& c) {
          const HeadSimilarity s = headSimilarity(c.first());
