@@ -5,8 +5,10 @@
 /// self-contained index.html (lesson_html.hpp).
 
 #include <QDir>
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QTranslator>
 #include <iomanip>
 #include <sstream>
 
@@ -160,6 +162,17 @@ int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err
   QDir dir(o.lesson.out);
   if (!dir.exists() && !QDir().mkpath(dir.absolutePath()))
     throw Error(ErrorCode::kIo, "cannot create the folder " + utf8(o.lesson.out));
+  // The figures' titles, axes and notes in the pack's language (the window's translation).
+  QTranslator translator;
+  const bool translated = o.lesson.language == QLatin1String("zh_CN") &&
+                          translator.load(QStringLiteral(":/i18n/cli/attention_lab_zh_CN.qm")) &&
+                          QCoreApplication::installTranslator(&translator);
+  struct Uninstall {
+    QTranslator* t;
+    ~Uninstall() {
+      if (t) QCoreApplication::removeTranslator(t);
+    }
+  } uninstall{translated ? &translator : nullptr};
   std::vector<PackLesson> pack;
   int figures = 0;
   for (const lessons::Lesson* l : chosen) {

@@ -63,8 +63,8 @@ h2 { font-size: 1.35em; margin: 0 0 0.4em 0; }
   .lesson > h1 { display: none; }
   .step { break-inside: avoid; page-break-inside: avoid; break-after: page;
           page-break-after: always; border: none; height: 186mm; padding: 0;
-          grid-template-columns: minmax(0, 62fr) minmax(0, 38fr); gap: 8mm; }
-  .step img { max-height: 180mm; max-width: 100%; }
+          grid-template-columns: auto minmax(80mm, 1fr); gap: 8mm; }
+  .step img { max-height: 182mm; max-width: 189mm; width: auto; margin: 0; }
   .step .text { font-size: 12.5pt; }
   a { color: inherit; }
 }
