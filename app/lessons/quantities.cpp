@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "attnlab/backend.hpp"
@@ -109,6 +110,21 @@ const QString kNotApplicable = QStringLiteral("—");
 /// The n of the long-input figures (lessons 7–9): where the materialised matrix hurts.
 constexpr int kLongN = 8192;
 
+/// The last model loaded, kept between calls: a lesson panel asks for its numbers at every
+/// change of the settings, and loading SmolLM2 takes longer than its forward pass.
+std::shared_ptr<const PretrainedModel> cachedModel(const QString& path) {
+  static std::mutex mutex;
+  static QString cached_path;
+  static std::shared_ptr<const PretrainedModel> cached;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!cached || cached_path != path) {
+    cached.reset();
+    cached = PretrainedModel::load(utf8(path));
+    cached_path = path;
+  }
+  return cached;
+}
+
 /// What the quantities of one call share: the settings and, computed once when first needed,
 /// the run of the synthetic lab or of the model.
 class Context {
@@ -160,8 +176,8 @@ class Context {
     return *synthetic_;
   }
 
-  PretrainedModel& pretrained() {
-    if (!model_) model_ = PretrainedModel::load(utf8(lab_.model_dir));
+  const PretrainedModel& pretrained() {
+    if (!model_) model_ = cachedModel(lab_.model_dir);
     return *model_;
   }
 
@@ -301,7 +317,7 @@ class Context {
   std::optional<std::vector<AttentionResult>> results_;
   int pad_tokens_ = 0;
   std::unique_ptr<SyntheticModel> synthetic_;
-  std::unique_ptr<PretrainedModel> model_;
+  std::shared_ptr<const PretrainedModel> model_;
   std::optional<SaturationAnalysis> saturation_;
   bool decode_done_ = false;
   std::optional<DecodeResult> decode_;

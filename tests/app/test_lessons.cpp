@@ -342,3 +342,24 @@ TEST_CASE("CLI lesson export: the figures and a self-contained, well-formed inde
   CHECK(html.contains("试一试"));
   CHECK(!html.contains("{n_tokens}"));
 }
+
+TEST_CASE("CLI lesson export: a step whose model is not fetched says so and the rest is written",
+          "[lessons][cli]") {
+  QTemporaryDir dir, empty_cache;
+  const QByteArray saved = qgetenv("ATTNLAB_MODEL_CACHE");
+  qputenv("ATTNLAB_MODEL_CACHE", empty_cache.path().toUtf8());
+  const CliResult r = runCli({"lesson", "export", "heads", "--out", s(dir.path())});
+  if (saved.isNull()) qunsetenv("ATTNLAB_MODEL_CACHE");
+  else qputenv("ATTNLAB_MODEL_CACHE", saved);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("note: lesson heads step heads-collapse: this step needs the model minilm: run "
+                   "scripts/fetch-model minilm") != std::string::npos);
+  CHECK(QFileInfo::exists(dir.filePath(QStringLiteral("13-02-heads-dropout.png"))));
+  CHECK(!QFileInfo::exists(dir.filePath(QStringLiteral("13-01-heads-collapse.png"))));
+  QFile file(dir.filePath(QStringLiteral("index.html")));
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  const QByteArray html = file.readAll();
+  CHECK(html.count("class=\"problem\"") == 3);  // MiniLM twice, SmolLM2 once
+  CHECK(html.count("data:image/png;base64,") == 1);
+}
