@@ -126,11 +126,12 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
   }
   s.caption = lessons::caption(step, language, numbers);
   const QStringList command = figureCommand(step, o);
-  s.settings = reproduceLine(step, command, o);
-  const QString base = dir.filePath(QStringLiteral("%1-%2-%3")
-                                        .arg(lesson.order, 2, 10, QLatin1Char('0'))
-                                        .arg(index + 1, 2, 10, QLatin1Char('0'))
-                                        .arg(step.id));
+  const QString name = QStringLiteral("%1-%2-%3")
+                           .arg(lesson.order, 2, 10, QLatin1Char('0'))
+                           .arg(index + 1, 2, 10, QLatin1Char('0'))
+                           .arg(step.id);
+  s.settings = reproduceLine(step, command + QStringList{QStringLiteral("--out"), name + QStringLiteral(".png")}, o);
+  const QString base = dir.filePath(name);
   for (const QString& suffix : {QStringLiteral(".png"), QStringLiteral(".svg")})
     runCommand(command + QStringList{QStringLiteral("--out"), base + suffix}, where);
   QFile png(base + QStringLiteral(".png"));

@@ -56,6 +56,7 @@ h2 { font-size: 1.35em; margin: 0 0 0.4em 0; }
                  overflow-wrap: anywhere; }
 .problem { border: 2px dashed #b00; padding: 2em; color: #b00; }
 @media (max-width: 900px) { .step { grid-template-columns: 1fr; } }
+@media screen and (min-width: 1200px) { .step { min-height: 94vh; box-sizing: border-box; } }
 @page { size: A4 landscape; margin: 10mm; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
