@@ -363,3 +363,27 @@ TEST_CASE("CLI lesson export: a step whose model is not fetched says so and the 
   CHECK(html.count("class=\"problem\"") == 3);  // MiniLM twice, SmolLM2 once
   CHECK(html.count("data:image/png;base64,") == 1);
 }
+
+TEST_CASE("lesson quantities: every quantity computes at the extremes or says it does not apply",
+          "[lessons]") {
+  const std::vector<std::string> settings = GENERATE(
+      std::vector<std::string>{"--text", "a"},                       // n = 1
+      std::vector<std::string>{"--text", "a", "--causal"},
+      std::vector<std::string>{"--text", "a b", "--source", "x"},    // cross, one key
+      std::vector<std::string>{"--temperature", "0.0001"},           // one-hot limit
+      std::vector<std::string>{"--heads", "1", "--d-k", "1"},
+      std::vector<std::string>{"--mechanism", "additive", "--pad-to", "20"},
+      std::vector<std::string>{"--mechanism", "linear", "--causal"},
+      std::vector<std::string>{"--text", "a", "--pad-to", "3", "--no-pad-mask"},
+      std::vector<std::string>{"--no-scale", "--d-k", "1024", "--precision", "fp16", "--softmax", "naive"},
+      std::vector<std::string>{"--causal", "--window", "1", "--kv-heads", "1", "--dropout", "0.9"});
+  INFO(settings.size() << " " << settings[1]);
+  const options::Options o = options::parse(settings, options::kWindow);
+  const std::map<QString, QString> numbers = lessons::quantities(lessons::quantityNames(), o);
+  REQUIRE(numbers.size() == static_cast<std::size_t>(lessons::quantityNames().size()));
+  for (const auto& [name, value] : numbers) {
+    INFO(s(name));
+    CHECK(!value.isEmpty());
+    CHECK(!value.contains(QStringLiteral("nan"), Qt::CaseInsensitive));
+  }
+}
