@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QTranslator>
 #include <iomanip>
 #include <sstream>
@@ -135,6 +136,7 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
   if (!png.open(QIODevice::ReadOnly))
     throw Error(ErrorCode::kIo, "cannot read " + utf8(png.fileName()));
   s.png = png.readAll();
+  s.size = QImage::fromData(s.png, "PNG").size();
   return s;
 }
 

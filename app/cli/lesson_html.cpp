@@ -119,7 +119,10 @@ QString lessonPackHtml(const std::vector<PackLesson>& lessons, const QString& la
       const PackStep& s = l.steps[i];
       h += QStringLiteral("<section class=\"step\" id=\"%1\">\n<figure>\n").arg(anchor(l.name, s.id));
       if (!s.png.isEmpty()) {
-        h += QStringLiteral("<img alt=\"%1\" src=\"data:image/png;base64,").arg(escapeXml(s.id)) +
+        QString dims;
+        if (s.size.isValid())
+          dims = QStringLiteral(" width=\"%1\" height=\"%2\"").arg(s.size.width()).arg(s.size.height());
+        h += QStringLiteral("<img alt=\"%1\"%2 src=\"data:image/png;base64,").arg(escapeXml(s.id), dims) +
              QString::fromLatin1(s.png.toBase64()) + QStringLiteral("\"/>\n");
       } else {
         h += QStringLiteral("<div class=\"problem\"><strong>%1</strong>: %2</div>\n")

@@ -7,6 +7,7 @@
 /// A4 landscape page; Chinese text is left to the browser's fonts.
 
 #include <QByteArray>
+#include <QSize>
 #include <QString>
 #include <QStringList>
 #include <vector>
@@ -22,6 +23,7 @@ struct PackStep {
   /// never breaks a line inside one).
   QStringList settings;
   QByteArray png;       ///< The figure as PNG bytes (empty: `problem` says why).
+  QSize size;           ///< The PNG's pixels (the page reserves the figure's place before it loads).
   QString problem;      ///< Why there is no figure (a model not fetched), else empty.
 };
 
