@@ -135,6 +135,8 @@ TEST_CASE("lessons: captions and prompts in both languages, quoting known quanti
         CHECK(!step.caption.in(language).trimmed().isEmpty());
         CHECK(!step.try_this.in(language).trimmed().isEmpty());
         CHECK(!typed.match(step.caption.in(language)).hasMatch());
+        // "Try this" names the control to move, in quotes as the window labels it.
+        CHECK(step.try_this.in(language).contains(QStringLiteral("“")));
         for (const QString& name : lessons::placeholders(step.caption.in(language))) CHECK(known.contains(name));
       }
       // The Chinese caption is Chinese, and both quote the same numbers.
@@ -144,6 +146,36 @@ TEST_CASE("lessons: captions and prompts in both languages, quoting known quanti
       en.sort();
       zh.sort();
       CHECK(en == zh);
+    }
+  }
+}
+
+TEST_CASE("lessons: every control a \"try this\" quotes is a label of the window, in its language",
+          "[lessons]") {
+  // The window's strings: the .ts sources (English) and their translations (中文).
+  QFile ts(QStringLiteral(ATTNLAB_SOURCE_DIR "/resources/translations/attention_lab_zh_CN.ts"));
+  REQUIRE(ts.open(QIODevice::ReadOnly));
+  QStringList sources, translations;
+  QXmlStreamReader xml(&ts);
+  while (!xml.atEnd()) {
+    if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+    if (xml.name() == QLatin1String("source")) sources << xml.readElementText().remove(QLatin1Char('&'));
+    if (xml.name() == QLatin1String("translation")) translations << xml.readElementText().remove(QLatin1Char('&'));
+  }
+  REQUIRE(!xml.hasError());
+  REQUIRE(sources.size() > 100);
+  const QRegularExpression quoted(QStringLiteral("“([^”]+)”"));
+  for (const lessons::Lesson& l : lessons::all()) {
+    for (const lessons::Step& step : l.steps) {
+      for (const QString& language : kLanguages) {
+        const QStringList& labels = language == QLatin1String("en") ? sources : translations;
+        for (auto it = quoted.globalMatch(step.try_this.in(language)); it.hasNext();) {
+          const QString name = it.next().captured(1);
+          INFO("lesson " << s(l.name) << " step " << s(step.id) << " " << s(language) << ": " << s(name));
+          // The label itself, or its start ("Source" of "Source (optional: …)").
+          CHECK(std::any_of(labels.begin(), labels.end(), [&name](const QString& label) { return label.startsWith(name); }));
+        }
+      }
     }
   }
 }
