@@ -19,6 +19,10 @@ int commandCost(const options::Options& o, std::ostream& out, std::ostream& err)
 /// attention-lab-cli decode: the steps of KV-cache decoding as JSON on `out`; --out FILE draws
 /// the decoded rows (.png .svg .pdf).
 int commandDecode(const options::Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli lesson list (name, title in --lang, steps) | lesson export NAME|all --out DIR
+/// (each step's figure as PNG and SVG, and index.html). Throws OptionError for an unknown lesson
+/// and Error when a step's figure cannot be drawn.
+int commandLesson(const options::Options& o, std::ostream& out, std::ostream& err);
 /// attention-lab-cli sweep: writes the animation and prints its path.
 int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err);
 /// render with --diff or --rollout.

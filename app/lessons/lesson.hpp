@@ -16,8 +16,11 @@
 ///       "caption": {"en": "… {var_qk} …", "zh_CN": "… {var_qk} …"},
 ///       "try": {"en": "Move the d_k slider …", "zh_CN": "拖动 d_k 滑块 …"} } ] }
 /// \endcode
-/// `options` are parsed by options::parse() as the arguments of `attention-lab-cli render`, so a
-/// lesson accepts and refuses exactly what the command line does, with the same words. The
+/// `options` are parsed by options::parse() as the window's command line (the render options:
+/// the lab's settings and the pictures', never output or window-start options), so a lesson
+/// accepts and refuses exactly what the command line does, with the same words. A step whose
+/// view is "decode" is parsed as `attention-lab-cli decode` (so --cache-bug and --bug-step
+/// apply). The
 /// placeholder "@minilm" or "@smollm2" as the value of --model names a model fetched by
 /// scripts/fetch-model (resolved through its cache folder, ATTNLAB_MODEL_CACHE).
 /// `{name}` in a caption is a live number (quantityNames()), computed from the settings the lab
@@ -26,6 +29,7 @@
 #include <QString>
 #include <QStringList>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "options/options.hpp"
@@ -69,24 +73,49 @@ struct Lesson {
   std::vector<Step> steps;
 };
 
-/// Every lesson compiled into the program (":/lessons/"), in course order. Throws attnlab::Error
-/// with one line naming the file and the field when a file is invalid.
+/// Every lesson compiled into the program (":/lessons/"), or those of the folder
+/// $ATTNLAB_LESSON_DIR when it is set, in course order. Read once. Throws attnlab::Error
+/// (kInvalidInput) with one line naming the file and the field when a file is invalid.
 const std::vector<Lesson>& all();
-/// The lesson named `name`; throws attnlab::Error ("unknown lesson 'x' (use alignment, …)").
+/// The lesson named `name`; throws options::OptionError ("unknown lesson 'x' (use alignment,
+/// …)"), translated like every option message.
 const Lesson& byName(const QString& name);
 /// Reads and checks one lesson file (for tests and for ATTNLAB_LESSON_DIR overrides).
 Lesson load(const QString& path);
 
-/// The step's settings as `render` options (the one option table; models resolved). Throws
-/// options::OptionError with the command line's words when a setting is refused.
+/// The step's settings (the one option table; models resolved): command kWindow, or kDecode for
+/// a decode step; a compare step's `compare` is its --diff. Throws options::OptionError with the
+/// command line's words when a setting is refused, and when the step needs a model that
+/// scripts/fetch-model has not fetched ("this step needs all-MiniLM-L6-v2: run
+/// scripts/fetch-model minilm").
 options::Options stepOptions(const Step& step);
+
+/// The model a step names ("@minilm", "@smollm2"), or empty.
+QString stepModel(const Step& step);
+/// The file or folder of a fetched model ("@minilm" → …/all-MiniLM-L6-v2), or empty when it is
+/// not fetched or the name is unknown. The cache: $ATTNLAB_MODEL_CACHE, else
+/// ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models (scripts/fetch-model's).
+QString fetchedModel(const QString& placeholder);
+
+/// The view's name in a lesson file ("heads", "saturation", …) and back (nullopt when unknown).
+QString viewName(View view);
+std::optional<View> viewFromName(const QString& name);
+
+/// The placeholders `{name}` of a text, in order of first appearance.
+QStringList placeholders(const QString& text);
 
 /// The names a caption may quote, e.g. "mean_max_weight", "var_qk".
 QStringList quantityNames();
 /// Live numbers: every quantity the caption of `step` quotes, computed from `settings` (the
 /// lab's settings now, which the user may have changed since the step set them), formatted for
-/// display. Throws attnlab::Error when a quantity cannot be computed for these settings.
+/// display ("0.94", "4.0 MiB", "37 %"). Runs the computation on the CPU reference (a model once
+/// per call). A quantity that does not apply to these settings (var_qk of a pretrained model,
+/// decoding without the causal mask) reads "—". Throws attnlab::Error or options::OptionError
+/// when the settings themselves are refused.
 std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings);
+/// The same for an explicit list of names (tests, the lecture pack), with the decode settings
+/// of a decode step.
+std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings);
 /// The caption in `language` with its placeholders replaced by `numbers`.
 QString caption(const Step& step, const QString& language, const std::map<QString, QString>& numbers);
 

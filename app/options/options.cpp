@@ -193,6 +193,7 @@ QString commandName(unsigned command) {
     case kCost: return QStringLiteral("cost");
     case kSweep: return QStringLiteral("sweep");
     case kDecode: return QStringLiteral("decode");
+    case kLesson: return QStringLiteral("lesson");
     default: return QStringLiteral("window");
   }
 }
@@ -262,6 +263,33 @@ static void checkDecode(const Options& o) {
   if (o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(kDecode));
 }
 
+/// lesson list | lesson export NAME|all: the positional arguments after "lesson".
+static void readLessonArguments(Options& o, QStringList& positional) {
+  if (positional.isEmpty()) fail(ATTNLAB_MSG("lesson needs list or export (e.g. lesson export all --out DIR)"));
+  o.lesson.action = positional.takeFirst();
+  if (o.lesson.action != QLatin1String("list") && o.lesson.action != QLatin1String("export"))
+    fail(ATTNLAB_MSG("unknown lesson action '%1' (use list or export)"), {o.lesson.action});
+  if (o.lesson.action == QLatin1String("export")) {
+    if (positional.isEmpty()) fail(ATTNLAB_MSG("lesson export needs a lesson's name or all (see lesson list)"));
+    o.lesson.name = positional.takeFirst();
+  }
+}
+
+/// lesson: export writes into a folder (--out DIR, required); list takes no --out.
+static void checkLesson(const Options& o) {
+  if (o.lesson.action == QLatin1String("list")) {
+    if (o.isGiven("out")) fail(ATTNLAB_MSG("lesson list prints the lessons: --out does not apply"));
+    return;
+  }
+  if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out DIR is required (the folder the lecture pack is written to)"));
+  const QFileInfo info(o.lesson.out);
+  if (info.exists() && !info.isDir())
+    fail(ATTNLAB_MSG("--out: %1 is a file; lesson export writes a folder"), {QDir::toNativeSeparators(o.lesson.out)});
+  if (!info.exists() && !QFileInfo(QDir::cleanPath(info.absoluteFilePath())).absoluteDir().exists())
+    fail(ATTNLAB_MSG("%1: the folder %2 does not exist"),
+         {QStringLiteral("--out"), QDir::toNativeSeparators(QFileInfo(QDir::cleanPath(info.absoluteFilePath())).absolutePath())});
+}
+
 /// sweep --out: an animated .gif, an .mp4 (needs ffmpeg, checked when writing) or a folder for
 /// numbered PNG frames (a name ending in "/" or an existing folder; created when missing).
 static void checkSweepOutput(const QString& path) {
@@ -319,14 +347,15 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode})
+      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode, kLesson})
         if (commandName(c) == name) o.command = c;
       if (o.command == 0)
-        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode or info)"), {name});
+        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, lesson or info)"), {name});
     }
   }
   if (o.help) return o;
-  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode or info; see --help)"));
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode, lesson or info; see --help)"));
+  if (o.command == kLesson) readLessonArguments(o, positional);
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
 
@@ -393,6 +422,10 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     return o;
   }
   if (c == kInfo) return o;
+  if (c == kLesson) {
+    checkLesson(o);
+    return o;
+  }
   if (c == kCost) {
     validate(o.lab);
     return o;
@@ -450,7 +483,7 @@ QString usage(unsigned program) {
       {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
       {Group::kCost, "cost"},            {Group::kSweep, "sweep"},
-      {Group::kWindow, "the window"}};
+      {Group::kWindow, "the window"},    {Group::kLesson, "lesson"}};
   QString text;
   if (program == kWindow) {
     text = QStringLiteral(
@@ -465,9 +498,11 @@ QString usage(unsigned program) {
         "  attention-lab-cli sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/\n"
         "  attention-lab-cli cost [--n LIST] [options] [--out FILE]   table; .png .svg .pdf .csv .json\n"
         "  attention-lab-cli decode [--cache-bug skip|duplicate] [options] [--out FILE]   KV-cache steps as JSON; .png .svg .pdf\n"
+        "  attention-lab-cli lesson list [--lang en|zh_CN]     the guided lessons: name, title, steps\n"
+        "  attention-lab-cli lesson export NAME|all [--lang en|zh_CN] --out DIR   figures (.png .svg) and index.html\n"
         "  attention-lab-cli info                              backends and devices\n");
   }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode);
+  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode | kLesson);
   for (const Section& section : sections) {
     QString lines;
     for (const OptionSpec& spec : table()) {
@@ -478,9 +513,9 @@ QString usage(unsigned program) {
       QString where;
       if (program != kWindow) {
         QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode})
+        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode, kLesson})
           if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 6) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
+        if (commands.size() < 7) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
       }
       lines += head + q(spec.help) + where + QLatin1Char('\n');
     }

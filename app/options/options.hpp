@@ -39,6 +39,7 @@ enum Command : unsigned {
   kCost = 1u << 5,        ///< attention-lab-cli cost
   kSweep = 1u << 6,       ///< attention-lab-cli sweep
   kDecode = 1u << 7,      ///< attention-lab-cli decode (KV-cache decoding step by step)
+  kLesson = 1u << 8,      ///< attention-lab-cli lesson list|export (the guided lessons)
 };
 
 /// The value an option takes.
@@ -55,7 +56,7 @@ enum class Kind {
 
 /// The section of --help (and of the window's inputs) an option belongs to.
 enum class Group { kInput, kMechanism, kShapes, kVariants, kModel, kBackend, kPicture, kOutput,
-                   kSaturation, kCost, kSweep, kWindow };
+                   kSaturation, kCost, kSweep, kWindow, kLesson };
 
 /// Which source of attention an option applies to.
 enum class Applies {
@@ -105,6 +106,14 @@ struct DecodeOptions {
   std::optional<int> bug_step;  ///< The step the bug strikes (unset: the middle token, n / 2).
 };
 
+/// The lesson command's settings: `lesson list` or `lesson export NAME|all --out DIR`.
+struct LessonOptions {
+  QString action;                         ///< "list" or "export".
+  QString name;                           ///< export: a lesson's name or "all".
+  QString language = QStringLiteral("en");  ///< --lang: "en" or "zh_CN".
+  QString out;                            ///< export: the folder written (created when missing).
+};
+
 /// The window's own start options.
 struct WindowStart {
   QString screenshot;              ///< Non-empty: render after the first result, save, exit.
@@ -127,6 +136,7 @@ struct Options {
   CostOptions cost;
   SweepOptions sweep;
   DecodeOptions decode;
+  LessonOptions lesson;
   /// render --diff: the options of the second setting B, as one string ("--no-scale"); the
   /// picture is A − B (variants.hpp). Empty: no difference.
   QString diff;

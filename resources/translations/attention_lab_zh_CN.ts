@@ -1034,6 +1034,22 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>内存不足，无法加载此模型</translation>
     </message>
     <message>
+        <source>unknown lesson '%1' (use %2)</source>
+        <translation>未知课程“%1”（请用 %2）</translation>
+    </message>
+    <message>
+        <source>a lesson step sets the lab's settings: --%1 does not apply</source>
+        <translation>课程步骤只设置实验的参数：--%1 不适用</translation>
+    </message>
+    <message>
+        <source>unknown model '%1' (use @minilm or @smollm2)</source>
+        <translation>未知模型“%1”（请用 @minilm 或 @smollm2）</translation>
+    </message>
+    <message>
+        <source>this step needs the model %1: run scripts/fetch-model %1</source>
+        <translation>这一步需要模型 %1：请运行 scripts/fetch-model %1</translation>
+    </message>
+    <message>
         <source>--%1 must be between %2 and %3 (got %4)</source>
         <translation>--%1 必须在 %2 到 %3 之间（收到 %4）</translation>
     </message>
@@ -1238,6 +1254,30 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--bug-step 需要 --cache-bug skip 或 duplicate</translation>
     </message>
     <message>
+        <source>lesson needs list or export (e.g. lesson export all --out DIR)</source>
+        <translation>lesson 需要 list 或 export（例如 lesson export all --out DIR）</translation>
+    </message>
+    <message>
+        <source>unknown lesson action '%1' (use list or export)</source>
+        <translation>未知的 lesson 操作“%1”（请用 list 或 export）</translation>
+    </message>
+    <message>
+        <source>lesson export needs a lesson's name or all (see lesson list)</source>
+        <translation>lesson export 需要课程名称或 all（见 lesson list）</translation>
+    </message>
+    <message>
+        <source>lesson list prints the lessons: --out does not apply</source>
+        <translation>lesson list 只列出课程：--out 不适用</translation>
+    </message>
+    <message>
+        <source>--out DIR is required (the folder the lecture pack is written to)</source>
+        <translation>必须给出 --out DIR（课件写入的文件夹）</translation>
+    </message>
+    <message>
+        <source>--out: %1 is a file; lesson export writes a folder</source>
+        <translation>--out：%1 是一个文件；lesson export 写入的是文件夹</translation>
+    </message>
+    <message>
         <source>--out: unknown format '%1' (use .gif, .mp4 or a folder/ for numbered PNG frames)</source>
         <translation>--out：未知格式“%1”（请用 .gif、.mp4，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
     </message>
@@ -1246,12 +1286,12 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>未知选项 '%1'（见 --help）</translation>
     </message>
     <message>
-        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode or info)</source>
-        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode 或 info）</translation>
+        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode, lesson or info)</source>
+        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info）</translation>
     </message>
     <message>
-        <source>no command given (use compute, render, saturation, sweep, cost, decode or info; see --help)</source>
-        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode 或 info；参见 --help）</translation>
+        <source>no command given (use compute, render, saturation, sweep, cost, decode, lesson or info; see --help)</source>
+        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info；参见 --help）</translation>
     </message>
     <message>
         <source>unexpected argument '%1' (values follow their option)</source>

@@ -585,6 +585,25 @@ ZH.update({
     "Δ weight (decoded − full)": "Δ 权重（解码 − 完整）",
 })
 
+# Issue 16: lesson files and lecture pack
+ZH.update({
+    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode, lesson or info)":
+        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info）",
+    "no command given (use compute, render, saturation, sweep, cost, decode, lesson or info; see --help)":
+        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info；参见 --help）",
+    "unknown lesson '%1' (use %2)": "未知课程“%1”（请用 %2）",
+    "a lesson step sets the lab's settings: --%1 does not apply": "课程步骤只设置实验的参数：--%1 不适用",
+    "unknown model '%1' (use @minilm or @smollm2)": "未知模型“%1”（请用 @minilm 或 @smollm2）",
+    "this step needs the model %1: run scripts/fetch-model %1": "这一步需要模型 %1：请运行 scripts/fetch-model %1",
+    "lesson needs list or export (e.g. lesson export all --out DIR)":
+        "lesson 需要 list 或 export（例如 lesson export all --out DIR）",
+    "unknown lesson action '%1' (use list or export)": "未知的 lesson 操作“%1”（请用 list 或 export）",
+    "lesson export needs a lesson's name or all (see lesson list)": "lesson export 需要课程名称或 all（见 lesson list）",
+    "lesson list prints the lessons: --out does not apply": "lesson list 只列出课程：--out 不适用",
+    "--out DIR is required (the folder the lecture pack is written to)": "必须给出 --out DIR（课件写入的文件夹）",
+    "--out: %1 is a file; lesson export writes a folder": "--out：%1 是一个文件；lesson export 写入的是文件夹",
+})
+
 
 # Issue 16: lesson panel
 ZH.update({

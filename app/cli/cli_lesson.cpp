@@ -1,0 +1,190 @@
+/// \file cli_lesson.cpp
+/// attention-lab-cli lesson list | lesson export NAME|all: the guided lessons (app/lessons) as a
+/// table, and as a lecture pack — each step's figure (PNG and SVG, drawn by the same commands a
+/// user would type: render, render --diff, render --plot, saturation, cost, decode) and one
+/// self-contained index.html (lesson_html.hpp).
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <iomanip>
+#include <sstream>
+
+#include "attnlab/error.hpp"
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+#include "cli/lesson_html.hpp"
+#include "lessons/lesson.hpp"
+
+namespace attnlab::cli {
+namespace {
+
+using lessons::View;
+
+std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
+
+/// A value as a shell would need it quoted in the "reproduce" line.
+QString shellQuoted(const QString& arg) {
+  static const QString plain = QStringLiteral(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/@:+");
+  bool ok = !arg.isEmpty();
+  for (const QChar c : arg) ok = ok && plain.contains(c);
+  if (ok) return arg;
+  QString quoted = arg;
+  quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+  return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+/// The command (without --out) that draws the step's figure from its resolved settings.
+QStringList figureCommand(const lessons::Step& step, const options::Options& o) {
+  options::Options settings = o;
+  QStringList args;
+  switch (step.view) {
+    case View::kSaturation: {
+      args << QStringLiteral("saturation") << QStringLiteral("--mark")
+           << QString::number(std::clamp(o.lab.resolvedDk(), 1, 1024));
+      if (o.lab.mechanism == Mechanism::kDot) args << QStringLiteral("--no-scale");
+      if (o.lab.seed != 0) args << QStringLiteral("--seed") << QString::number(o.lab.seed);
+      return args;
+    }
+    case View::kCost: {
+      args << QStringLiteral("cost");
+      if (o.lab.pretrained()) return args << QStringLiteral("--model") << o.lab.model_dir;
+      args << QStringLiteral("--heads") << QString::number(o.lab.heads) << QStringLiteral("--d-model")
+           << QString::number(o.lab.d_model);
+      if (o.lab.d_k > 0) args << QStringLiteral("--d-k") << QString::number(o.lab.d_k);
+      if (o.lab.d_v > 0) args << QStringLiteral("--d-v") << QString::number(o.lab.d_v);
+      if (o.lab.kv_heads > 0) args << QStringLiteral("--kv-heads") << QString::number(o.lab.kv_heads);
+      return args;
+    }
+    case View::kDecode:
+      settings.command = options::kDecode;
+      return options::toArguments(settings);
+    default:
+      break;
+  }
+  settings.command = options::kWindow;
+  args << QStringLiteral("render") << options::toArguments(settings);
+  if (step.view == View::kEntropy) args << QStringLiteral("--plot") << QStringLiteral("entropy");
+  if (step.view == View::kHistogram) args << QStringLiteral("--plot") << QStringLiteral("histogram");
+  if (step.view == View::kHeadSimilarity) args << QStringLiteral("--plot") << QStringLiteral("head-similarity");
+  return args;
+}
+
+/// The same command as a teacher would type it: the step's own options (models as @minilm).
+QString reproduceLine(const lessons::Step& step, const QStringList& command, const options::Options& o) {
+  QStringList shown = command;
+  if (o.lab.pretrained()) {
+    const QString model = lessons::stepModel(step);
+    for (QString& a : shown)
+      if (a == o.lab.model_dir) a = model;
+  }
+  QStringList quoted;
+  for (const QString& a : shown) quoted << shellQuoted(a);
+  return QStringLiteral("attention-lab-cli ") + quoted.join(QLatin1Char(' '));
+}
+
+/// Runs one command of this program in-process; throws with its one line when it fails.
+void runCommand(const QStringList& args, const QString& where) {
+  std::vector<std::string> raw;
+  for (const QString& a : args) raw.push_back(utf8(a));
+  std::ostringstream out, err;
+  if (run(raw, out, err) != kExitOk) {
+    std::string line = err.str();
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    const std::string prefix = "attention-lab-cli: ";
+    if (line.rfind(prefix, 0) == 0) line = line.substr(prefix.size());
+    throw Error(ErrorCode::kInvalidInput, utf8(where) + ": " + line);
+  }
+}
+
+PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, int index,
+                    const QString& language, const QDir& dir, std::ostream& err) {
+  PackStep s;
+  s.id = step.id;
+  s.try_this = step.try_this.in(language);
+  const QString where = QStringLiteral("lesson %1 step %2").arg(lesson.name, step.id);
+  options::Options o;
+  try {
+    o = lessons::stepOptions(step);
+  } catch (const options::OptionError& e) {
+    if (lessons::stepModel(step).isEmpty()) throw;
+    // A model not fetched: the page says so; the rest of the pack is written.
+    s.problem = e.message().translated();
+    s.caption = lessons::caption(step, language, {});
+    s.settings = QStringLiteral("attention-lab-cli ") + step.options.join(QLatin1Char(' '));
+    err << "attention-lab-cli: note: " << utf8(where) << ": " << utf8(e.message().english()) << "\n";
+    return s;
+  }
+  std::map<QString, QString> numbers;
+  try {
+    numbers = lessons::quantities(step, o.lab);
+  } catch (const options::OptionError& e) {
+    throw Error(ErrorCode::kInvalidInput, utf8(where) + ": " + utf8(e.message().english()));
+  }
+  s.caption = lessons::caption(step, language, numbers);
+  const QStringList command = figureCommand(step, o);
+  s.settings = reproduceLine(step, command, o);
+  const QString base = dir.filePath(QStringLiteral("%1-%2-%3")
+                                        .arg(lesson.order, 2, 10, QLatin1Char('0'))
+                                        .arg(index + 1, 2, 10, QLatin1Char('0'))
+                                        .arg(step.id));
+  for (const QString& suffix : {QStringLiteral(".png"), QStringLiteral(".svg")})
+    runCommand(command + QStringList{QStringLiteral("--out"), base + suffix}, where);
+  QFile png(base + QStringLiteral(".png"));
+  if (!png.open(QIODevice::ReadOnly))
+    throw Error(ErrorCode::kIo, "cannot read " + utf8(png.fileName()));
+  s.png = png.readAll();
+  return s;
+}
+
+int lessonList(const options::Options& o, std::ostream& out) {
+  const QString language = o.lesson.language;
+  for (const lessons::Lesson& l : lessons::all()) {
+    const QString steps = language == QLatin1String("zh_CN")
+                              ? QStringLiteral("%1 步").arg(l.steps.size())
+                              : QStringLiteral("%1 steps").arg(l.steps.size());
+    out << std::setw(2) << l.order << "  " << std::left << std::setw(14) << utf8(l.name)
+        << std::right << utf8(l.title.in(language)) << "  (" << utf8(steps) << ")\n";
+  }
+  return kExitOk;
+}
+
+int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err) {
+  std::vector<const lessons::Lesson*> chosen;
+  if (o.lesson.name == QLatin1String("all")) {
+    for (const lessons::Lesson& l : lessons::all()) chosen.push_back(&l);
+  } else {
+    chosen.push_back(&lessons::byName(o.lesson.name));
+  }
+  QDir dir(o.lesson.out);
+  if (!dir.exists() && !QDir().mkpath(dir.absolutePath()))
+    throw Error(ErrorCode::kIo, "cannot create the folder " + utf8(o.lesson.out));
+  std::vector<PackLesson> pack;
+  int figures = 0;
+  for (const lessons::Lesson* l : chosen) {
+    PackLesson p{l->name, l->order, l->title.in(o.lesson.language), {}};
+    for (std::size_t i = 0; i < l->steps.size(); ++i) {
+      p.steps.push_back(exportStep(*l, l->steps[i], static_cast<int>(i), o.lesson.language, dir, err));
+      if (!p.steps.back().png.isEmpty()) ++figures;
+    }
+    pack.push_back(std::move(p));
+  }
+  const QString index = dir.filePath(QStringLiteral("index.html"));
+  QFile file(index);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      file.write(lessonPackHtml(pack, o.lesson.language).toUtf8()) < 0 || !file.flush())
+    throw Error(ErrorCode::kIo, "cannot write " + utf8(index) + ": " + utf8(file.errorString()));
+  out << "wrote " << chosen.size() << " lesson(s), " << figures << " figures (PNG and SVG)\n"
+      << utf8(index) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int commandLesson(const options::Options& o, std::ostream& out, std::ostream& err) {
+  if (o.lesson.action == QLatin1String("list")) return lessonList(o, out);
+  return lessonExport(o, out, err);
+}
+
+}  // namespace attnlab::cli

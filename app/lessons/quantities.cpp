@@ -1,0 +1,532 @@
+/// \file quantities.cpp
+/// The live numbers of the lessons' captions (lesson.hpp: quantities(), quantities.hpp).
+
+#include "lessons/quantities.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "attnlab/backend.hpp"
+#include "attnlab/cost.hpp"
+#include "attnlab/decode.hpp"
+#include "attnlab/error.hpp"
+#include "attnlab/head_similarity.hpp"
+#include "attnlab/pretrained.hpp"
+#include "attnlab/saturation.hpp"
+#include "attnlab/synthetic.hpp"
+#include "attnlab/timing.hpp"
+#include "attnlab/tokenizer.hpp"
+#include "lessons/lesson.hpp"
+
+namespace attnlab::lessons {
+
+double dotProductVariance(const Tensor3& q, const Tensor3& k) {
+  if (q.h < 1 || k.h < 1 || q.h % k.h != 0 || q.cols != k.cols || q.rows < 1 || k.rows < 1)
+    throw Error(ErrorCode::kInvalidArgument, "dotProductVariance: q [h, n_q, d_k] and k [G, n_k, d_k] with G dividing h");
+  const int group = q.h / k.h;
+  double sum = 0, sum2 = 0, count = 0;
+  for (int a = 0; a < q.h; ++a) {
+    const int g = a / group;
+    for (int i = 0; i < q.rows; ++i) {
+      const float* qi = q.row(a, i);
+      for (int j = 0; j < k.rows; ++j) {
+        const float* kj = k.row(g, j);
+        double dot = 0;
+        for (int c = 0; c < q.cols; ++c) dot += static_cast<double>(qi[c]) * kj[c];
+        sum += dot;
+        sum2 += dot * dot;
+        count += 1;
+      }
+    }
+  }
+  const double mean = sum / count;
+  return std::max(0.0, sum2 / count - mean * mean);
+}
+
+double averagingLoss(const Tensor3& o) {
+  double lost = 0, total = 0;
+  for (int i = 0; i < o.rows; ++i) {
+    for (int c = 0; c < o.cols; ++c) {
+      double mean = 0;
+      for (int a = 0; a < o.h; ++a) mean += o(a, i, c);
+      mean /= std::max(1, o.h);
+      for (int a = 0; a < o.h; ++a) {
+        const double v = o(a, i, c);
+        lost += (v - mean) * (v - mean);
+        total += v * v;
+      }
+    }
+  }
+  return total > 0 ? lost / total : 0.0;
+}
+
+double prefixMaxDifference(const AttentionResult& a, const AttentionResult& b, int rows) {
+  if (a.heads() != b.heads() || a.nQ() != b.nQ() || a.nK() != b.nK())
+    throw Error(ErrorCode::kInvalidArgument, "prefixMaxDifference: the results differ in shape");
+  double m = 0;
+  for (int h = 0; h < a.heads(); ++h)
+    for (int i = 0; i < std::min(rows, a.nQ()); ++i)
+      for (int j = 0; j < a.nK(); ++j)
+        m = std::max(m, std::abs(static_cast<double>(a.weights(h, i, j)) - b.weights(h, i, j)));
+  return m;
+}
+
+int nonFiniteRows(const AttentionResult& r) {
+  int rows = 0;
+  for (int h = 0; h < r.heads(); ++h)
+    for (int i = 0; i < r.nQ(); ++i) rows += r.nonfiniteRow(h, i) ? 1 : 0;
+  return rows;
+}
+
+QString formatNumber(double v) {
+  if (v == 0) return QStringLiteral("0");
+  if (!std::isfinite(v)) return v > 0 ? QStringLiteral("∞") : (v < 0 ? QStringLiteral("−∞") : QStringLiteral("NaN"));
+  const double a = std::abs(v);
+  if (a >= 1000) return QString::number(v, 'f', 0);
+  if (a < 0.001) return QString::number(v, 'e', 1);
+  return QString::number(v, 'g', 3);
+}
+
+namespace {
+
+using options::LabSettings;
+
+std::string utf8(const QString& s) { return s.toUtf8().toStdString(); }
+QString bytes(double b) { return QString::fromStdString(humanCount(b, "B")); }
+QString flops(double f) { return QString::fromStdString(humanCount(f, "FLOP")); }
+QString percent(double fraction) {
+  const double p = 100.0 * fraction;
+  return (p != 0 && std::abs(p) < 10 ? QString::number(p, 'f', 1) : QString::number(p, 'f', 0)) +
+         QStringLiteral(" %");
+}
+QString times(double ratio) { return formatNumber(ratio) + QStringLiteral("×"); }
+const QString kNotApplicable = QStringLiteral("—");
+/// The n of the long-input figures (lessons 7–9): where the materialised matrix hurts.
+constexpr int kLongN = 8192;
+
+/// What the quantities of one call share: the settings and, computed once when first needed,
+/// the run of the synthetic lab or of the model.
+class Context {
+ public:
+  explicit Context(const options::Options& o) : o_(o), lab_(o.lab), cpu_(makeCpuBackend()) {}
+
+  const LabSettings& lab() const { return lab_; }
+  const options::Options& options() const { return o_; }
+  bool model() const { return lab_.pretrained(); }
+
+  /// The attention shown: the synthetic lab's, or each captured layer of the model.
+  const std::vector<AttentionResult>& results() {
+    if (!results_) {
+      results_.emplace();
+      if (model()) {
+        ModelRunOptions mo = lab_.toModelOptions();
+        std::optional<std::string> pair;
+        if (!lab_.pair.isEmpty()) pair = utf8(lab_.pair);
+        std::optional<std::string_view> pv;
+        if (pair) pv = *pair;
+        options::checkModelText(pretrained(), utf8(lab_.text), pv);
+        ModelRun run = pretrained().run(utf8(lab_.text), pv, mo, *cpu_);
+        *results_ = std::move(run.attention);
+      } else {
+        LabRun run = runWith(lab_);
+        pad_tokens_ = run.pad_tokens;
+        results_->push_back(std::move(run.attention));
+      }
+    }
+    return *results_;
+  }
+  const AttentionResult& first() { return results().front(); }
+  int padTokens() {
+    results();
+    return pad_tokens_;
+  }
+
+  /// A synthetic run of settings `lab` (the weights kept while the shapes and seed stay).
+  LabRun runWith(const LabSettings& lab) {
+    const AttentionSpec spec = lab.toSpec();
+    options::checkTokens(lab);
+    std::optional<std::string> source;
+    if (lab.cross()) source = utf8(lab.source);
+    return runSynthetic(synthetic(spec, lab.seed), spec, utf8(lab.text), source, *cpu_, lab.padding());
+  }
+
+  const SyntheticModel& synthetic(const AttentionSpec& spec, std::uint64_t seed) {
+    if (!synthetic_ || !synthetic_->sameWeights(spec, seed)) synthetic_ = std::make_unique<SyntheticModel>(spec, seed);
+    return *synthetic_;
+  }
+
+  PretrainedModel& pretrained() {
+    if (!model_) model_ = PretrainedModel::load(utf8(lab_.model_dir));
+    return *model_;
+  }
+
+  int dK() { return model() ? pretrained().config().dK() : lab_.resolvedDk(); }
+  int heads() { return model() ? pretrained().config().heads : lab_.heads; }
+  int kvHeads() {
+    if (model()) return pretrained().config().kv_heads > 0 ? pretrained().config().kv_heads : heads();
+    return lab_.kv_heads > 0 ? lab_.kv_heads : lab_.heads;
+  }
+  int layers() { return model() ? pretrained().config().layers : 1; }
+  int dModel() { return model() ? pretrained().config().d_model : lab_.d_model; }
+  CostShape shape(int n) {
+    CostShape s;
+    s.n = n;
+    s.d_model = dModel();
+    s.heads = heads();
+    s.kv_heads = kvHeads();
+    s.d_k = dK();
+    s.d_v = model() ? dK() : lab_.d_v;
+    s.layers = layers();
+    return s;
+  }
+
+  /// The Monte-Carlo saturation point at the current d_k (16 keys, 1000 rows).
+  const SaturationAnalysis& saturation() {
+    if (!saturation_) {
+      SaturationConfig c;
+      c.d_k = {dK()};
+      c.samples = 1000;
+      c.seed = lab_.seed;
+      saturation_ = saturationMonteCarlo(c);
+    }
+    return *saturation_;
+  }
+
+  /// Attention of the text and of the text with its last word changed, causal or not.
+  std::pair<double, int> prefixDifference(bool causal) {
+    if (model() || lab_.cross()) return {-1, 0};
+    LabSettings lab = lab_;
+    lab.causal = causal;
+    lab.pad_to = 0;
+    lab.pad_mask = true;
+    AttentionSpec spec = lab.toSpec();
+    std::vector<Token> tokens = tokenize(utf8(lab.text));
+    int last = -1;
+    for (int i = static_cast<int>(tokens.size()) - 1; i > 0 && last < 0; --i)
+      if (std::any_of(tokens[i].text.begin(), tokens[i].text.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }))
+        last = i;
+    if (last < 1) return {-1, 0};
+    std::vector<Token> changed = tokens;
+    changed[static_cast<std::size_t>(last)].text = tokens[static_cast<std::size_t>(last)].text == "dog" ? "cat" : "dog";
+    const SyntheticModel& model = synthetic(spec, lab.seed);
+    const Matrix x1 = model.embed(tokens), x2 = model.embed(changed);
+    const AttentionResult a = cpu_->compute(model.project(x1, x1, spec.mechanism), spec);
+    const AttentionResult b = cpu_->compute(model.project(x2, x2, spec.mechanism), spec);
+    return {prefixMaxDifference(a, b, last), last};
+  }
+
+  /// KV-cache decoding of the text with the step's cache bug (nullopt when decoding does not
+  /// apply: a model, a source, additive or linear attention).
+  const std::optional<DecodeResult>& decode() {
+    if (!decode_done_) {
+      decode_done_ = true;
+      if (model() || lab_.cross() || lab_.mechanism == Mechanism::kAdditive || lab_.mechanism == Mechanism::kLinear)
+        return decode_;
+      AttentionSpec spec = lab_.toSpec();
+      spec.mask = Mask::kCausal;
+      spec.global_tokens = 0;
+      spec.stride = 0;
+      spec.precision = Precision::kFp32;
+      spec.softmax = SoftmaxKind::kStable;
+      spec.dropout = 0;
+      const std::vector<Token> tokens = tokenize(utf8(lab_.text));
+      decode_tokens_ = tokens;
+      const int n = static_cast<int>(tokens.size());
+      const CacheBug bug = o_.decode.cache_bug == QLatin1String("skip") ? CacheBug::kSkip
+                           : o_.decode.cache_bug == QLatin1String("duplicate") ? CacheBug::kDuplicate
+                                                                              : CacheBug::kNone;
+      int step = o_.decode.bug_step.value_or(n / 2);
+      if (step >= n) step = n - 1;
+      const SyntheticModel& model = synthetic(spec, lab_.seed);
+      const Matrix x = model.embed(tokens);
+      decode_ = decodeWithCache(model.project(x, x, spec.mechanism), spec, bug, bug == CacheBug::kNone ? -1 : step);
+    }
+    return decode_;
+  }
+  const std::vector<Token>& decodeTokens() { return decode_tokens_; }
+
+  /// var(q·k) of the raw dot products of the text's (and source's) queries and keys, without
+  /// padding (nullopt for a model or additive attention, which has no q·k).
+  std::optional<double> varQk() {
+    if (model() || lab_.mechanism == Mechanism::kAdditive) return std::nullopt;
+    const AttentionSpec spec = lab_.toSpec();
+    const SyntheticModel& m = synthetic(spec, lab_.seed);
+    const Matrix xq = m.embed(tokenize(utf8(lab_.text)));
+    const Matrix xk = lab_.cross() ? m.embed(tokenize(utf8(lab_.source))) : xq;
+    const AttentionInputs in = m.project(xq, xk, Mechanism::kScaled);
+    return dotProductVariance(in.q, in.k);
+  }
+
+  /// Overflowed rows with the softmax made naive or stable (the current precision).
+  int overflowRows(SoftmaxKind kind) {
+    if (model()) return -1;
+    LabSettings lab = lab_;
+    lab.softmax = kind;
+    return nonFiniteRows(runWith(lab).attention);
+  }
+
+ private:
+  const options::Options& o_;
+  LabSettings lab_;
+  std::unique_ptr<Backend> cpu_;
+  std::optional<std::vector<AttentionResult>> results_;
+  int pad_tokens_ = 0;
+  std::unique_ptr<SyntheticModel> synthetic_;
+  std::unique_ptr<PretrainedModel> model_;
+  std::optional<SaturationAnalysis> saturation_;
+  bool decode_done_ = false;
+  std::optional<DecodeResult> decode_;
+  std::vector<Token> decode_tokens_;
+};
+
+/// Mean over every result, head and query row with a visible key of a row statistic.
+double meanStat(Context& c, std::vector<float> HeadStats::*field, int min_visible) {
+  double sum = 0, count = 0;
+  for (const AttentionResult& r : c.results()) {
+    const MaskPattern p = r.pattern();
+    for (int h = 0; h < r.heads(); ++h)
+      for (int i = 0; i < r.nQ(); ++i) {
+        if (p.visibleCount(i, r.nK()) < min_visible) continue;
+        sum += (r.stats[static_cast<std::size_t>(h)].*field)[static_cast<std::size_t>(i)];
+        count += 1;
+      }
+  }
+  return count > 0 ? sum / count : 0;
+}
+
+/// Visible scores of every result: calls f(head, i, j, score).
+template <class F>
+void forVisible(Context& c, F&& f) {
+  for (const AttentionResult& r : c.results()) {
+    const MaskPattern p = r.pattern();
+    for (int h = 0; h < r.heads(); ++h)
+      for (int i = 0; i < r.nQ(); ++i)
+        for (int j = 0; j < r.nK(); ++j)
+          if (p.visible(i, j)) f(r, h, i, j);
+  }
+}
+
+using Compute = std::function<QString(Context&)>;
+
+const std::vector<std::pair<QString, Compute>>& table() {
+  static const std::vector<std::pair<QString, Compute>> entries = {
+      {"d_k", [](Context& c) { return QString::number(c.dK()); }},
+      {"heads", [](Context& c) { return QString::number(c.heads()); }},
+      {"kv_heads", [](Context& c) { return QString::number(c.kvHeads()); }},
+      {"n_tokens", [](Context& c) { return QString::number(c.first().nQ()); }},
+      {"n_keys", [](Context& c) { return QString::number(c.first().nK()); }},
+      {"model_layers", [](Context& c) { return c.model() ? QString::number(c.layers()) : kNotApplicable; }},
+      {"mean_max_weight", [](Context& c) { return QString::number(meanStat(c, &HeadStats::max_weight, 1), 'f', 2); }},
+      {"mean_entropy", [](Context& c) { return QString::number(meanStat(c, &HeadStats::normalized_entropy, 2), 'f', 2); }},
+      {"jacobian_norm", [](Context& c) { return formatNumber(meanStat(c, &HeadStats::jacobian_norm, 1)); }},
+      {"var_qk", [](Context& c) {
+         const std::optional<double> v = c.varQk();
+         return v ? formatNumber(*v) : kNotApplicable;
+       }},
+      {"var_qk_ratio", [](Context& c) {
+         const std::optional<double> v = c.varQk();
+         return v ? QString::number(*v / c.dK(), 'f', 2) : kNotApplicable;
+       }},
+      {"score_std", [](Context& c) {
+         double s = 0, s2 = 0, n = 0;
+         forVisible(c, [&](const AttentionResult& r, int h, int i, int j) {
+           const double v = r.scores(h, i, j);
+           if (!std::isfinite(v)) return;
+           s += v; s2 += v * v; n += 1;
+         });
+         return n > 0 ? formatNumber(std::sqrt(std::max(0.0, s2 / n - (s / n) * (s / n)))) : kNotApplicable;
+       }},
+      {"max_score", [](Context& c) {
+         double m = 0;
+         forVisible(c, [&](const AttentionResult& r, int h, int i, int j) { m = std::max(m, std::abs(static_cast<double>(r.scores(h, i, j)))); });
+         return formatNumber(m);
+       }},
+      {"max_weight_scaled", [](Context& c) { return QString::number(c.saturation().scaled.front().mean_max_weight, 'f', 2); }},
+      {"max_weight_unscaled", [](Context& c) { return QString::number(c.saturation().unscaled.front().mean_max_weight, 'f', 2); }},
+      {"jacobian_scaled", [](Context& c) { return formatNumber(c.saturation().scaled.front().mean_jacobian_norm); }},
+      {"jacobian_unscaled", [](Context& c) { return formatNumber(c.saturation().unscaled.front().mean_jacobian_norm); }},
+      {"jacobian_ratio", [](Context& c) {
+         const double u = c.saturation().unscaled.front().mean_jacobian_norm;
+         return u > 0 ? times(c.saturation().scaled.front().mean_jacobian_norm / u) : QStringLiteral("∞");
+       }},
+      {"head_jsd_mean", [](Context& c) {
+         const HeadSimilarity s = headSimilarity(c.first());
+         double sum = 0, n = 0;
+         for (int a = 0; a < s.h; ++a)
+           for (int b = a + 1; b < s.h; ++b) { sum += s(a, b); n += 1; }
+         return n > 0 ? formatNumber(sum / n) : kNotApplicable;
+       }},
+      {"near_duplicate_pairs", [](Context& c) { return QString::number(headSimilarity(c.first()).near_duplicates.size()); }},
+      {"avg_output_lost", [](Context& c) { return percent(averagingLoss(c.first().head_outputs)); }},
+      {"avg_map_max_weight", [](Context& c) {
+         const AttentionResult& r = c.first();
+         double sum = 0;
+         for (int i = 0; i < r.nQ(); ++i) {
+           double best = 0;
+           for (int j = 0; j < r.nK(); ++j) {
+             double w = 0;
+             for (int h = 0; h < r.heads(); ++h) w += r.weights(h, i, j);
+             best = std::max(best, w / r.heads());
+           }
+           sum += best;
+         }
+         return QString::number(sum / r.nQ(), 'f', 2);
+       }},
+      {"prefix_diff_causal", [](Context& c) {
+         const double d = c.prefixDifference(true).first;
+         return d < 0 ? kNotApplicable : formatNumber(d);
+       }},
+      {"prefix_diff_bidirectional", [](Context& c) {
+         const double d = c.prefixDifference(false).first;
+         return d < 0 ? kNotApplicable : formatNumber(d);
+       }},
+      {"changed_rows", [](Context& c) {
+         const auto [d, rows] = c.prefixDifference(true);
+         return d < 0 ? kNotApplicable : QString::number(rows);
+       }},
+      {"pad_leak", [](Context& c) {
+         const int pads = c.padTokens();
+         if (pads == 0) return kNotApplicable;
+         const AttentionResult& r = c.first();
+         const int real = r.nQ() - pads;
+         double sum = 0;
+         for (int h = 0; h < r.heads(); ++h)
+           for (int i = 0; i < real; ++i)
+             for (int j = real; j < r.nK(); ++j) sum += r.weights(h, i, j);
+         return percent(sum / (static_cast<double>(r.heads()) * real));
+       }},
+      {"p_bytes", [](Context& c) { return bytes(attentionCost(c.shape(c.first().nK())).score_matrix_bytes); }},
+      {"n_double", [](Context& c) { return QString::number(2 * c.first().nK()); }},
+      {"p_bytes_double", [](Context& c) { return bytes(attentionCost(c.shape(2 * c.first().nK())).score_matrix_bytes); }},
+      {"attention_flops", [](Context& c) { return flops(attentionCost(c.shape(c.first().nK())).attentionFlops()); }},
+      {"projection_flops", [](Context& c) { return flops(attentionCost(c.shape(c.first().nK())).projection_flops); }},
+      {"crossover_n", [](Context& c) { return QString::number(std::lround(attentionCrossover(c.shape(1)))); }},
+      {"long_n", [](Context&) { return QString::number(kLongN); }},
+      {"p_bytes_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).score_matrix_bytes); }},
+      {"reference_bytes_long", [](Context& c) {
+         const AttentionTimer timer(false);
+         return bytes(timer.extraBytes(TimedPath::kCpuReference, TimingCase{kLongN, c.heads(), c.dK(), false, 0}));
+       }},
+      {"fused_bytes_long", [](Context& c) {
+         const AttentionTimer timer(false);
+         return bytes(timer.extraBytes(TimedPath::kOpenClFused, TimingCase{kLongN, c.heads(), c.dK(), false, 0}));
+       }},
+      {"fused_saving_long", [](Context& c) {
+         const AttentionTimer timer(false);
+         const TimingCase t{kLongN, c.heads(), c.dK(), false, 0};
+         return times(timer.extraBytes(TimedPath::kCpuReference, t) / timer.extraBytes(TimedPath::kOpenClFused, t));
+       }},
+      {"kv_bytes_mha_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).kv_cache_bytes_mha); }},
+      {"kv_bytes_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).kv_cache_bytes); }},
+      {"kv_bytes_mqa_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).kv_cache_bytes_mqa); }},
+      {"kv_saving", [](Context& c) { return times(static_cast<double>(c.heads()) / c.kvHeads()); }},
+      {"decode_cache_bytes", [](Context& c) {
+         const auto& d = c.decode();
+         return d ? bytes(static_cast<double>(d->steps.back().cache_bytes)) : kNotApplicable;
+       }},
+      {"decode_mha_bytes", [](Context& c) {
+         const auto& d = c.decode();
+         return d ? bytes(static_cast<double>(d->steps.back().mha_cache_bytes)) : kNotApplicable;
+       }},
+      {"decode_max_diff", [](Context& c) {
+         const auto& d = c.decode();
+         return d ? formatNumber(d->max_abs_diff) : kNotApplicable;
+       }},
+      {"decode_first_diff_step", [](Context& c) {
+         const auto& d = c.decode();
+         if (!d) return kNotApplicable;
+         return d->first_diff_step < 0 ? QStringLiteral("—") : QString::number(d->first_diff_step);
+       }},
+      {"decode_bug_token", [](Context& c) {
+         const auto& d = c.decode();
+         if (!d || d->bug_step < 0) return kNotApplicable;
+         return QStringLiteral("%1 “%2”").arg(d->bug_step).arg(QString::fromStdString(c.decodeTokens()[static_cast<std::size_t>(d->bug_step)].text));
+       }},
+      {"visible_fraction", [](Context& c) {
+         const AttentionResult& r = c.first();
+         const MaskPattern p = r.pattern();
+         double v = 0;
+         for (int i = 0; i < r.nQ(); ++i) v += p.visibleCount(i, r.nK());
+         return percent(v / (static_cast<double>(r.nQ()) * r.nK()));
+       }},
+      {"near_far_gap", [](Context& c) {
+         double near = 0, far = 0, nn = 0, nf = 0;
+         const int n = c.first().nK();
+         forVisible(c, [&](const AttentionResult& r, int h, int i, int j) {
+           const double s = r.scores(h, i, j);
+           if (!std::isfinite(s)) return;
+           const int d = std::abs(i - j);
+           if (d <= 1) { near += s; nn += 1; }
+           if (2 * d >= n) { far += s; nf += 1; }
+         });
+         return nn > 0 && nf > 0 ? formatNumber(near / nn - far / nf) : kNotApplicable;
+       }},
+      {"overflow_rows", [](Context& c) {
+         int rows = 0;
+         for (const AttentionResult& r : c.results()) rows += nonFiniteRows(r);
+         return QString::number(rows);
+       }},
+      {"overflow_rows_naive", [](Context& c) {
+         const int rows = c.overflowRows(SoftmaxKind::kNaive);
+         return rows < 0 ? kNotApplicable : QString::number(rows);
+       }},
+      {"overflow_rows_stable", [](Context& c) {
+         const int rows = c.overflowRows(SoftmaxKind::kStable);
+         return rows < 0 ? kNotApplicable : QString::number(rows);
+       }},
+      {"total_rows", [](Context& c) { return QString::number(c.first().heads() * c.first().nQ()); }},
+      {"dropped_fraction", [](Context& c) {
+         const AttentionResult& r = c.first();
+         if (r.dropped.empty()) return percent(0);
+         double dropped = 0, visible = 0;
+         forVisible(c, [&](const AttentionResult& rr, int h, int i, int j) {
+           visible += 1;
+           dropped += rr.isDropped(h, i, j) ? 1 : 0;
+         });
+         return percent(visible > 0 ? dropped / visible : 0);
+       }},
+  };
+  return entries;
+}
+
+}  // namespace
+
+QStringList quantityNames() {
+  QStringList names;
+  for (const auto& [name, f] : table()) names << name;
+  return names;
+}
+
+std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings) {
+  Context context(settings);
+  std::map<QString, QString> out;
+  for (const QString& name : names) {
+    const auto it = std::find_if(table().begin(), table().end(), [&name](const auto& e) { return e.first == name; });
+    if (it == table().end())
+      throw Error(ErrorCode::kInvalidArgument, "unknown lesson quantity {" + utf8(name) + "}");
+    out[name] = it->second(context);
+  }
+  return out;
+}
+
+std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings) {
+  options::Options o;
+  o.lab = settings;
+  if (step.view == View::kDecode) {
+    try {
+      o.decode = stepOptions(step).decode;
+    } catch (const std::exception&) {
+      // The cache bug stays "none" when the step's own settings are refused.
+    }
+  }
+  QStringList names = placeholders(step.caption.en);
+  for (const QString& n : placeholders(step.caption.zh_CN))
+    if (!names.contains(n)) names << n;
+  return quantities(names, o);
+}
+
+}  // namespace attnlab::lessons
