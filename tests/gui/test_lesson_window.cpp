@@ -43,7 +43,19 @@ namespace {
 
 constexpr int kWaitMs = 20000;
 
-bool waitForShown(MainWindow& window) { return attnlab::test::waitFor(window, window.settings(), kWaitMs); }
+/// Waits for the result of the window's settings; says why not (the inline message) on a timeout.
+bool waitForShown(MainWindow& window) {
+  if (attnlab::test::waitFor(window, window.settings(), kWaitMs)) return true;
+  attnlab::options::Options asked, shown;
+  asked.command = shown.command = attnlab::options::kRender;
+  asked.lab = window.settings();
+  if (window.currentResult()) shown.lab = window.currentResult()->settings;
+  qWarning("no result for the settings on screen (%s; shown: %s; busy %d); input message: %s",
+           qPrintable(attnlab::options::toArguments(asked).join(QLatin1Char(' '))),
+           qPrintable(attnlab::options::toArguments(shown).join(QLatin1Char(' '))), window.controller().busy(),
+           qPrintable(window.inputMessage()));
+  return false;
+}
 
 /// The caption once the live numbers of the picture on screen are in.
 QString settledCaption(MainWindow& window) {
@@ -56,7 +68,7 @@ QString settledCaption(MainWindow& window) {
 
 /// The number after `before` in text ("mean max weight now 0.94" → 0.94); −1 when absent.
 double numberAfter(const QString& text, const QString& before) {
-  const QRegularExpression re(QRegularExpression::escape(before) + QStringLiteral("\\s*([0-9.]+)"));
+  const QRegularExpression re(QRegularExpression::escape(before) + QStringLiteral("\\s*([0-9]+(?:\\.[0-9]+)?)"));
   const QRegularExpressionMatch m = re.match(text);
   return m.hasMatch() ? m.captured(1).toDouble() : -1;
 }
