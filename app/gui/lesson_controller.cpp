@@ -11,6 +11,8 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
@@ -28,10 +30,12 @@ namespace {
 
 using lessons::View;
 
-/// Width of the lesson dock, px: beside the inputs in a normal window; in presentation mode this
-/// fraction of the screen.
-constexpr int kDockWidth = 380;
+/// Width of the lesson column in presentation mode: this fraction of the screen.
 constexpr double kPresentationDockFraction = 0.3;
+/// Width of a cost or decoding dock a step opens in presentation mode: this fraction of the screen.
+constexpr double kPresentationToolFraction = 0.22;
+/// The largest share of the left column the lesson takes above the inputs.
+constexpr double kLessonColumnShare = 0.6;
 
 /// The model a step reads through a fetched placeholder ("@minilm" → "minilm"), or "".
 QString modelPlaceholder(const QStringList& args) {
@@ -81,21 +85,6 @@ bool analysisView(View view) {
   return view == View::kSaturation || view == View::kEntropy || view == View::kHistogram;
 }
 
-/// Shows `dock` when the step wants it (remembering that the lesson opened it), and hides it again
-/// when a later step does not, if the lesson was the one that opened it.
-void showDock(QDockWidget* dock, bool wanted, bool& opened_by_lesson) {
-  if (wanted) {
-    if (!dock->isVisible()) {
-      dock->show();
-      opened_by_lesson = true;
-    }
-    dock->raise();
-  } else if (opened_by_lesson) {
-    dock->hide();
-    opened_by_lesson = false;
-  }
-}
-
 }  // namespace
 
 LessonController::LessonController(MainWindow& window, bool persist)
@@ -106,7 +95,12 @@ LessonController::LessonController(MainWindow& window, bool persist)
   dock_->setWidget(panel_);
   // Left with "Leave lesson" (which also closes what the lesson opened), not with a close button.
   dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-  window.addDockWidget(Qt::RightDockWidgetArea, dock_);
+  // At the top of the left column, above the inputs whose controls its "try this" names (alone
+  // there in presentation mode, like a slide's text beside its picture); the cost and decoding
+  // docks keep the right side.
+  window.addDockWidget(Qt::LeftDockWidgetArea, dock_);
+  if (auto* inputs = window.findChild<QDockWidget*>(QStringLiteral("inputsDock")))
+    window.splitDockWidget(dock_, inputs, Qt::Vertical);
   dock_->hide();
 
   menu_ = new QMenu(&window);
@@ -215,15 +209,17 @@ void LessonController::show(const lessons::Lesson& lesson, int step, bool apply_
   model_missing_.clear();
   pending_head_ = -2;
   if (apply_settings) applySettings(s);
-  applyView(s);
   if (!dock_->isVisible()) {
     dock_->show();
     fitDock();
   }
   dock_->raise();
+  applyView(s);
   store();
   refreshMenu();
   refreshPanel();
+  arrangeColumn();
+  arrange_pending_ = true;
   drawSimilarity();
   startNumbers();  // from the picture on screen now; again when the step's result arrives
 }
@@ -278,6 +274,40 @@ void LessonController::applyView(const lessons::Step& step) {
   applyAnalysisVisibility();
 }
 
+void LessonController::showDock(QDockWidget* dock, bool wanted, bool& opened_by_lesson) {
+  if (!wanted) {
+    // Closed again only when the lesson was the one that opened it.
+    if (opened_by_lesson) dock->hide();
+    opened_by_lesson = false;
+    return;
+  }
+  if (!dock->isVisible()) {
+    dock->show();
+    opened_by_lesson = true;
+    // Presentation mode: narrow enough that the heatmap between the two columns stays large.
+    const QScreen* screen = window_.screen();
+    if (window_.presentationMode() && screen && !dock->isFloating())
+      window_.resizeDocks({dock}, {static_cast<int>(screen->geometry().width() * kPresentationToolFraction)}, Qt::Horizontal);
+  }
+  dock->raise();
+}
+
+void LessonController::arrangeColumn() {
+  // Above the inputs: the lesson's whole text without scrolling (a class follows with the keyboard
+  // only), up to kLessonColumnShare of the column; the inputs (which scroll) take the rest. In
+  // presentation mode the inputs are hidden and the lesson has the column.
+  QDockWidget* inputs = window_.findChild<QDockWidget*>(QStringLiteral("inputsDock"));
+  if (!lesson_ || !inputs || !inputs->isVisible() || dock_->isFloating() || inputs->isFloating() ||
+      window_.dockWidgetArea(inputs) != window_.dockWidgetArea(dock_))
+    return;
+  const int column = window_.height();
+  // The text's height plus what is not text: the dock's title bar, the buttons, the margins.
+  const int chrome = dock_->height() - panel_->scrollArea()->viewport()->height();
+  const int wanted = panel_->textHeight() + chrome + 2 * dock_->fontMetrics().lineSpacing();
+  const int lesson = std::min(wanted, static_cast<int>(column * kLessonColumnShare));
+  window_.resizeDocks({dock_, inputs}, {lesson, std::max(1, column - lesson)}, Qt::Vertical);
+}
+
 void LessonController::applyAnalysisVisibility() {
   // Outside presentation mode the analysis panel is always there; in it, only for a step that
   // shows its plots.
@@ -300,7 +330,7 @@ void LessonController::leave() {
   model_missing_.clear();
   panel_->setSimilarityVisible(false);
   dock_->hide();
-  if (window_.presentationMode()) window_.analysis()->setVisible(false);
+  applyAnalysisVisibility();  // presentation mode: hidden again, at the side panel's size
   store();
   refreshMenu();
 }
@@ -342,6 +372,8 @@ void LessonController::resultShown() {
   }
   drawSimilarity();
   startNumbers();
+  // The first result of a step: the window is laid out now, measure the text again.
+  if (std::exchange(arrange_pending_, false)) arrangeColumn();
 }
 
 void LessonController::startNumbers() {
@@ -371,6 +403,8 @@ void LessonController::numbersDone() {
   if (lesson_ && numbers.step == &lesson_->steps[static_cast<std::size_t>(step_)]) numbers_ = numbers;
   if (numbers_dirty_) startNumbers();
   refreshPanel();
+  // The numbers made the caption longer than its room: grow the lesson's share again.
+  if (panel_->scrollArea()->verticalScrollBar()->maximum() > 0) arrangeColumn();
 }
 
 void LessonController::drawSimilarity() {
@@ -461,18 +495,25 @@ void LessonController::retranslate() {
 
 void LessonController::setPresentation(bool on) {
   panel_->setLarge(on);
-  if (lesson_) fitDock();
+  if (lesson_) {
+    fitDock();
+    arrangeColumn();
+  }
   applyAnalysisVisibility();
 }
 
 void LessonController::fitDock() {
-  // Presentation mode: a fixed share of the screen, so the caption's large type wraps in lines a
-  // class can read and the heatmap keeps the rest.
-  const QScreen* screen = window_.screen();
-  const int screen_width = screen ? screen->availableGeometry().width() : window_.width();
-  const int width = window_.presentationMode() ? static_cast<int>(screen_width * kPresentationDockFraction)
-                                               : kDockWidth;
-  window_.resizeDocks({dock_}, {width}, Qt::Horizontal);
+  // Presentation mode: a fixed share of the screen, so the large type wraps in lines a class can
+  // read and the heatmap keeps the rest; the column's width before is restored after.
+  if (dock_->isFloating()) return;
+  if (window_.presentationMode()) {
+    if (normal_width_ < 0) normal_width_ = dock_->width();
+    const QScreen* screen = window_.screen();
+    const int screen_width = screen ? screen->geometry().width() : window_.width();
+    window_.resizeDocks({dock_}, {static_cast<int>(screen_width * kPresentationDockFraction)}, Qt::Horizontal);
+  } else if (normal_width_ >= 0) {
+    window_.resizeDocks({dock_}, {std::exchange(normal_width_, -1)}, Qt::Horizontal);
+  }
 }
 
 }  // namespace attnlab::gui

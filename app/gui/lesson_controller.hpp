@@ -101,7 +101,12 @@ class LessonController : public QObject {
   /// Opens what the step's view names and closes what an earlier step of the lesson opened.
   void applyView(const lessons::Step& step);
   void applyAnalysisVisibility();
-  /// The dock's width: kDockWidth, or a share of the screen in presentation mode.
+  /// Shows `dock` when the step wants it (remembering that the lesson opened it), and hides it
+  /// again when a later step does not, if the lesson was the one that opened it.
+  void showDock(QDockWidget* dock, bool wanted, bool& opened_by_lesson);
+  /// Above the inputs: the lesson's text gets the height it needs.
+  void arrangeColumn();
+  /// Presentation mode: the column's width, a share of the screen (restored afterwards).
   void fitDock();
   void drawSimilarity();
   void startNumbers();
@@ -119,7 +124,9 @@ class LessonController : public QObject {
   options::Message message_;          ///< Inline under the caption (translated when shown).
   QString model_missing_;             ///< The step's "@minilm" that is not fetched ("" if none).
   options::LabSettings applied_;      ///< The settings the step set (to place --head on its result).
-  int pending_head_ = -2;             ///< −2: nothing; −1: the grid; ≥ 0: enlarge that head.
+  int pending_head_ = -2;
+  int normal_width_ = -1;
+  bool arrange_pending_ = false;      ///< Measure the panel again with the step's first result.             ///< The lesson column's width before presentation mode.             ///< −2: nothing; −1: the grid; ≥ 0: enlarge that head.
   bool opened_compare_ = false, opened_cost_ = false, opened_decode_ = false;
   Numbers numbers_;
   bool numbers_dirty_ = false;

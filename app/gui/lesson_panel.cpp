@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <algorithm>
 #include <QVBoxLayout>
 
 #include "views/views.hpp"
@@ -21,7 +23,7 @@ namespace {
 /// mode), normal and large.
 constexpr double kTitleScale = 1.3;
 constexpr double kCaptionScale = 1.1;
-constexpr double kLargeScale = 1.25;  ///< On top of the window's presentation font.
+constexpr double kLargeScale = 1.1;  ///< On top of the window's presentation font.
 
 QLabel* wrapping(const char* name) {
   auto* label = new QLabel;
@@ -29,8 +31,11 @@ QLabel* wrapping(const char* name) {
   label->setWordWrap(true);
   label->setTextFormat(Qt::PlainText);
   label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  // Height for width: the label grows downwards as it wraps, never sideways.
-  label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
+  // Height for width: the label grows downwards as it wraps, never sideways (a new size policy
+  // would drop the height-for-width flag setWordWrap set).
+  QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  policy.setHeightForWidth(true);
+  label->setSizePolicy(policy);
   return label;
 }
 
@@ -121,6 +126,13 @@ void LessonPanel::setLarge(bool large) {
 }
 
 void LessonPanel::setSimilarityVisible(bool visible) { similarity_->setVisible(visible); }
+
+int LessonPanel::textHeight() const {
+  // Wrapped as narrow as it can be: beside a vertical scroll bar.
+  const QWidget* page = scroll_->widget();
+  const int width = std::max(100, scroll_->width() - 2 * scroll_->frameWidth() - scroll_->verticalScrollBar()->sizeHint().width());
+  return page->hasHeightForWidth() ? page->heightForWidth(width) : page->sizeHint().height();
+}
 
 void LessonPanel::applyFonts() {
   // Relative to the inherited font, so the window's presentation font carries through.

@@ -38,6 +38,8 @@ class LessonPanel : public QWidget {
   bool large() const { return large_; }
   /// Shows or hides the head-similarity plot (a step whose view is the h × h similarity).
   void setSimilarityVisible(bool visible);
+  /// The height, px, of the scrolling text at the panel's width (wrapped), to show all of it.
+  int textHeight() const;
   /// Button texts and "Step n of m" (interface language).
   void retranslate();
 
