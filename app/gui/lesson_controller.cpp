@@ -412,6 +412,9 @@ void LessonController::drawSimilarity() {
   const ResultPtr shown = window_.currentResult();
   if (!shown) return;
   QCustomPlot* plot = panel_->similarityPlot();
+  // Square cells: drawHeadSimilarity's matrix is min(width − 190, height − 150) px on a side, so
+  // the plot is as tall as the panel's width makes the matrix.
+  plot->setFixedHeight(std::max(260, plot->width() - 190 + 160));
   const AttentionResult& result = shown->attention(window_.heads()->focusEntry());
   views::drawHeadSimilarity(*plot, headSimilarity(result),
                             views::viewText("Head similarity: mean Jensen–Shannon divergence between heads"));
@@ -433,7 +436,7 @@ void LessonController::refreshPanel() {
                                     "“scripts/fetch-model %1” and choose the step again.")
                                      .arg(model_missing_)
                                : message_.translated()) +
-                 QLatin1Char(' ') +
+                 QLatin1Char('\n') +
                  tr("Meanwhile the step shows the synthetic lab; the rest of the lesson works.");
   } else if (!message_.empty()) {
     notes << tr("This step's settings were not applied: %1").arg(message_.translated());

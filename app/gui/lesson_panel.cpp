@@ -63,7 +63,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   message_->hide();
   similarity_ = new QCustomPlot;
   similarity_->setObjectName(QStringLiteral("lessonSimilarityPlot"));
-  similarity_->setMinimumHeight(220);
+  similarity_->setFixedHeight(260);  // LessonController sizes it to the panel's width
   similarity_->hide();
   layout->addWidget(title_);
   layout->addWidget(step_label_);
