@@ -5,8 +5,10 @@
 /// self-contained index.html (lesson_html.hpp).
 
 #include <QDir>
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QTranslator>
 #include <iomanip>
 #include <sstream>
 
@@ -124,11 +126,12 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
   }
   s.caption = lessons::caption(step, language, numbers);
   const QStringList command = figureCommand(step, o);
-  s.settings = reproduceLine(step, command, o);
-  const QString base = dir.filePath(QStringLiteral("%1-%2-%3")
-                                        .arg(lesson.order, 2, 10, QLatin1Char('0'))
-                                        .arg(index + 1, 2, 10, QLatin1Char('0'))
-                                        .arg(step.id));
+  const QString name = QStringLiteral("%1-%2-%3")
+                           .arg(lesson.order, 2, 10, QLatin1Char('0'))
+                           .arg(index + 1, 2, 10, QLatin1Char('0'))
+                           .arg(step.id);
+  s.settings = reproduceLine(step, command + QStringList{QStringLiteral("--out"), name + QStringLiteral(".png")}, o);
+  const QString base = dir.filePath(name);
   for (const QString& suffix : {QStringLiteral(".png"), QStringLiteral(".svg")})
     runCommand(command + QStringList{QStringLiteral("--out"), base + suffix}, where);
   QFile png(base + QStringLiteral(".png"));
@@ -160,6 +163,17 @@ int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err
   QDir dir(o.lesson.out);
   if (!dir.exists() && !QDir().mkpath(dir.absolutePath()))
     throw Error(ErrorCode::kIo, "cannot create the folder " + utf8(o.lesson.out));
+  // The figures' titles, axes and notes in the pack's language (the window's translation).
+  QTranslator translator;
+  const bool translated = o.lesson.language == QLatin1String("zh_CN") &&
+                          translator.load(QStringLiteral(":/i18n/cli/attention_lab_zh_CN.qm")) &&
+                          QCoreApplication::installTranslator(&translator);
+  struct Uninstall {
+    QTranslator* t;
+    ~Uninstall() {
+      if (t) QCoreApplication::removeTranslator(t);
+    }
+  } uninstall{translated ? &translator : nullptr};
   std::vector<PackLesson> pack;
   int figures = 0;
   for (const lessons::Lesson* l : chosen) {

@@ -56,6 +56,7 @@ h2 { font-size: 1.35em; margin: 0 0 0.4em 0; }
                  overflow-wrap: anywhere; }
 .problem { border: 2px dashed #b00; padding: 2em; color: #b00; }
 @media (max-width: 900px) { .step { grid-template-columns: 1fr; } }
+@media screen and (min-width: 1200px) { .step { min-height: 94vh; box-sizing: border-box; } }
 @page { size: A4 landscape; margin: 10mm; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
@@ -63,8 +64,8 @@ h2 { font-size: 1.35em; margin: 0 0 0.4em 0; }
   .lesson > h1 { display: none; }
   .step { break-inside: avoid; page-break-inside: avoid; break-after: page;
           page-break-after: always; border: none; height: 186mm; padding: 0;
-          grid-template-columns: minmax(0, 62fr) minmax(0, 38fr); gap: 8mm; }
-  .step img { max-height: 180mm; max-width: 100%; }
+          grid-template-columns: auto minmax(80mm, 1fr); gap: 8mm; }
+  .step img { max-height: 182mm; max-width: 189mm; width: auto; margin: 0; }
   .step .text { font-size: 12.5pt; }
   a { color: inherit; }
 }

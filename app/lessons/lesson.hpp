@@ -108,8 +108,10 @@ QStringList placeholders(const QString& text);
 QStringList quantityNames();
 /// Live numbers: every quantity the caption of `step` quotes, computed from `settings` (the
 /// lab's settings now, which the user may have changed since the step set them), formatted for
-/// display ("0.94", "4.0 MiB", "37 %"). Runs the computation on the CPU reference (a model once
-/// per call). A quantity that does not apply to these settings (var_qk of a pretrained model,
+/// display ("0.94", "4.00 MiB", "37 %"; ratios as bare numbers: "4"). Runs the computation on
+/// the CPU reference: milliseconds for the synthetic lab, a forward pass for a model (the last
+/// model loaded is kept between calls; thread-safe, so a window can call it on a worker thread).
+/// A quantity that does not apply to these settings (var_qk of a pretrained model,
 /// decoding without the causal mask) reads "—". Throws attnlab::Error or options::OptionError
 /// when the settings themselves are refused.
 std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "attnlab/backend.hpp"
@@ -103,10 +104,26 @@ QString percent(double fraction) {
   return (p != 0 && std::abs(p) < 10 ? QString::number(p, 'f', 1) : QString::number(p, 'f', 0)) +
          QStringLiteral(" %");
 }
-QString times(double ratio) { return formatNumber(ratio) + QStringLiteral("×"); }
+/// A ratio as a bare number: the captions say "4× smaller" / "只有原来的 1/4" around it.
+QString times(double ratio) { return formatNumber(ratio); }
 const QString kNotApplicable = QStringLiteral("—");
 /// The n of the long-input figures (lessons 7–9): where the materialised matrix hurts.
 constexpr int kLongN = 8192;
+
+/// The last model loaded, kept between calls: a lesson panel asks for its numbers at every
+/// change of the settings, and loading SmolLM2 takes longer than its forward pass.
+std::shared_ptr<const PretrainedModel> cachedModel(const QString& path) {
+  static std::mutex mutex;
+  static QString cached_path;
+  static std::shared_ptr<const PretrainedModel> cached;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!cached || cached_path != path) {
+    cached.reset();
+    cached = PretrainedModel::load(utf8(path));
+    cached_path = path;
+  }
+  return cached;
+}
 
 /// What the quantities of one call share: the settings and, computed once when first needed,
 /// the run of the synthetic lab or of the model.
@@ -159,8 +176,8 @@ class Context {
     return *synthetic_;
   }
 
-  PretrainedModel& pretrained() {
-    if (!model_) model_ = PretrainedModel::load(utf8(lab_.model_dir));
+  const PretrainedModel& pretrained() {
+    if (!model_) model_ = cachedModel(lab_.model_dir);
     return *model_;
   }
 
@@ -249,6 +266,30 @@ class Context {
   }
   const std::vector<Token>& decodeTokens() { return decode_tokens_; }
 
+  /// The first token of the text that occurs twice, and max |Δ| between the weight rows of its
+  /// two occurrences over every head (0 without positions and without a mask: attention alone
+  /// cannot tell them apart). nullopt for a model, a source, or no repeated token.
+  struct Repeated {
+    std::string token;
+    double max_diff = 0;
+  };
+  std::optional<Repeated> repeatedRows() {
+    if (model() || lab_.cross()) return std::nullopt;
+    const std::vector<Token> tokens = tokenize(utf8(lab_.text));
+    const AttentionResult& r = first();
+    for (int j = 1; j < static_cast<int>(tokens.size()); ++j) {
+      for (int i = 0; i < j; ++i) {
+        if (tokens[static_cast<std::size_t>(i)].text != tokens[static_cast<std::size_t>(j)].text) continue;
+        Repeated out{tokens[static_cast<std::size_t>(i)].text, 0};
+        for (int h = 0; h < r.heads(); ++h)
+          for (int k = 0; k < r.nK(); ++k)
+            out.max_diff = std::max(out.max_diff, std::abs(static_cast<double>(r.weights(h, i, k)) - r.weights(h, j, k)));
+        return out;
+      }
+    }
+    return std::nullopt;
+  }
+
   /// var(q·k) of the raw dot products of the text's (and source's) queries and keys, without
   /// padding (nullopt for a model or additive attention, which has no q·k).
   std::optional<double> varQk() {
@@ -276,7 +317,7 @@ class Context {
   std::optional<std::vector<AttentionResult>> results_;
   int pad_tokens_ = 0;
   std::unique_ptr<SyntheticModel> synthetic_;
-  std::unique_ptr<PretrainedModel> model_;
+  std::shared_ptr<const PretrainedModel> model_;
   std::optional<SaturationAnalysis> saturation_;
   bool decode_done_ = false;
   std::optional<DecodeResult> decode_;
@@ -352,6 +393,14 @@ const std::vector<std::pair<QString, Compute>>& table() {
       {"jacobian_ratio", [](Context& c) {
          const double u = c.saturation().unscaled.front().mean_jacobian_norm;
          return u > 0 ? times(c.saturation().scaled.front().mean_jacobian_norm / u) : QStringLiteral("∞");
+       }},
+      {"repeated_token", [](Context& c) {
+         const auto r = c.repeatedRows();
+         return r ? QString::fromStdString(r->token) : kNotApplicable;
+       }},
+      {"repeat_row_diff", [](Context& c) {
+         const auto r = c.repeatedRows();
+         return r ? formatNumber(r->max_diff) : kNotApplicable;
        }},
       {"head_jsd_mean", [](Context& c) {
          const HeadSimilarity s = headSimilarity(c.first());

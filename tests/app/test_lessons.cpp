@@ -249,7 +249,7 @@ TEST_CASE("lesson quantities: numbers of known settings", "[lessons]") {
   // GQA: 8 query heads over 2 K/V heads cache 4× less; at 8192 tokens, d_k = d_v = 8:
   // 8192 · 2 · (8 + 8) · 4 B = 1 MiB against 4 MiB.
   n = numbers({"--heads", "8", "--kv-heads", "2"}, {"kv_saving", "kv_bytes_long", "kv_bytes_mha_long"});
-  CHECK(n["kv_saving"] == QStringLiteral("4×"));
+  CHECK(n["kv_saving"] == QStringLiteral("4"));
   CHECK(n["kv_bytes_long"] == QStringLiteral("1.00 MiB"));
   CHECK(n["kv_bytes_mha_long"] == QStringLiteral("4.00 MiB"));
   // fp16 without the scale at d_k 256: the naive softmax overflows, the stable one never does.
@@ -258,6 +258,12 @@ TEST_CASE("lesson quantities: numbers of known settings", "[lessons]") {
   CHECK(n["overflow_rows"] == n["overflow_rows_naive"]);
   CHECK(n["overflow_rows"].toInt() > 0);
   CHECK(n["overflow_rows_stable"] == QStringLiteral("0"));
+  // Without positions the two occurrences of "the" get identical rows; sinusoids tell them apart.
+  const std::string repeated = "the dog saw the cat";
+  n = numbers({"--positions", "none", "--text", repeated}, {"repeated_token", "repeat_row_diff"});
+  CHECK(n["repeated_token"] == QStringLiteral("the"));
+  CHECK(n["repeat_row_diff"] == QStringLiteral("0"));
+  CHECK(numbers({"--text", repeated}, {"repeat_row_diff"})["repeat_row_diff"] != QStringLiteral("0"));
   // var(q·k) grows with d_k: the synthetic lab's q and k have unit-variance components.
   const double v64 = numbers({"--d-k", "64"}, {"var_qk"})["var_qk"].toDouble();
   const double v512 = numbers({"--d-k", "512"}, {"var_qk"})["var_qk"].toDouble();
@@ -335,4 +341,25 @@ TEST_CASE("CLI lesson export: the figures and a self-contained, well-formed inde
   CHECK(html.contains("交叉注意力"));
   CHECK(html.contains("试一试"));
   CHECK(!html.contains("{n_tokens}"));
+}
+
+TEST_CASE("CLI lesson export: a step whose model is not fetched says so and the rest is written",
+          "[lessons][cli]") {
+  QTemporaryDir dir, empty_cache;
+  const QByteArray saved = qgetenv("ATTNLAB_MODEL_CACHE");
+  qputenv("ATTNLAB_MODEL_CACHE", empty_cache.path().toUtf8());
+  const CliResult r = runCli({"lesson", "export", "heads", "--out", s(dir.path())});
+  if (saved.isNull()) qunsetenv("ATTNLAB_MODEL_CACHE");
+  else qputenv("ATTNLAB_MODEL_CACHE", saved);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("note: lesson heads step heads-collapse: this step needs the model minilm: run "
+                   "scripts/fetch-model minilm") != std::string::npos);
+  CHECK(QFileInfo::exists(dir.filePath(QStringLiteral("13-02-heads-dropout.png"))));
+  CHECK(!QFileInfo::exists(dir.filePath(QStringLiteral("13-01-heads-collapse.png"))));
+  QFile file(dir.filePath(QStringLiteral("index.html")));
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  const QByteArray html = file.readAll();
+  CHECK(html.count("class=\"problem\"") == 3);  // MiniLM twice, SmolLM2 once
+  CHECK(html.count("data:image/png;base64,") == 1);
 }
