@@ -135,7 +135,13 @@ LessonController::LessonController(MainWindow& window, bool persist)
   for (QAction* action : {previous_action_, next_action_}) window.addAction(action);
 
   connect(continue_action_, &QAction::triggered, this, [this] {
-    if (!last_name_.isEmpty()) open(last_name_, last_step_);
+    try {
+      open(last_name_, last_step_);
+    } catch (const std::exception&) {
+      // A lesson stored by another version that this one does not have: nothing to continue.
+      last_name_.clear();
+      refreshMenu();
+    }
   });
   connect(previous_action_, &QAction::triggered, this, &LessonController::previous);
   connect(next_action_, &QAction::triggered, this, &LessonController::next);
