@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QTranslator>
 #include <iomanip>
 #include <sstream>
@@ -73,17 +74,13 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o) 
   return args;
 }
 
-/// The same command as a teacher would type it: the step's own options (models as @minilm).
-QString reproduceLine(const lessons::Step& step, const QStringList& command, const options::Options& o) {
-  QStringList shown = command;
-  if (o.lab.pretrained()) {
-    const QString model = lessons::stepModel(step);
-    for (QString& a : shown)
-      if (a == o.lab.model_dir) a = model;
-  }
-  QStringList quoted;
-  for (const QString& a : shown) quoted << shellQuoted(a);
-  return QStringLiteral("attention-lab-cli ") + quoted.join(QLatin1Char(' '));
+/// The same command as a teacher would type it, one quoted argument per entry (models as
+/// @minilm, not this machine's path).
+QStringList reproduceLine(const lessons::Step& step, const QStringList& command, const options::Options& o) {
+  QStringList quoted{QStringLiteral("attention-lab-cli")};
+  const QString model = o.lab.pretrained() ? lessons::stepModel(step) : QString();
+  for (const QString& a : command) quoted << shellQuoted(!model.isEmpty() && a == o.lab.model_dir ? model : a);
+  return quoted;
 }
 
 /// Runs one command of this program in-process; throws with its one line when it fails.
@@ -114,7 +111,8 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
     // A model not fetched: the page says so; the rest of the pack is written.
     s.problem = e.message().translated();
     s.caption = lessons::caption(step, language, {});
-    s.settings = QStringLiteral("attention-lab-cli ") + step.options.join(QLatin1Char(' '));
+    s.settings = QStringList{QStringLiteral("attention-lab-cli")};
+    for (const QString& a : step.options) s.settings << shellQuoted(a);
     err << "attention-lab-cli: note: " << utf8(where) << ": " << utf8(e.message().english()) << "\n";
     return s;
   }
@@ -138,6 +136,7 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
   if (!png.open(QIODevice::ReadOnly))
     throw Error(ErrorCode::kIo, "cannot read " + utf8(png.fileName()));
   s.png = png.readAll();
+  s.size = QImage::fromData(s.png, "PNG").size();
   return s;
 }
 

@@ -52,8 +52,8 @@ h2 { font-size: 1.35em; margin: 0 0 0.4em 0; }
 .caption { margin: 0.4em 0 0.8em 0; }
 .try { background: #fff4d6; border-left: 6px solid #e0a000; padding: 0.5em 0.8em; }
 .settings { font-size: 0.75em; color: #444; }
-.settings code { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace;
-                 overflow-wrap: anywhere; }
+.settings code { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace; }
+.settings code span { white-space: nowrap; }
 .problem { border: 2px dashed #b00; padding: 2em; color: #b00; }
 @media (max-width: 900px) { .step { grid-template-columns: 1fr; } }
 @media screen and (min-width: 1200px) { .step { min-height: 94vh; box-sizing: border-box; } }
@@ -119,7 +119,10 @@ QString lessonPackHtml(const std::vector<PackLesson>& lessons, const QString& la
       const PackStep& s = l.steps[i];
       h += QStringLiteral("<section class=\"step\" id=\"%1\">\n<figure>\n").arg(anchor(l.name, s.id));
       if (!s.png.isEmpty()) {
-        h += QStringLiteral("<img alt=\"%1\" src=\"data:image/png;base64,").arg(escapeXml(s.id)) +
+        QString dims;
+        if (s.size.isValid())
+          dims = QStringLiteral(" width=\"%1\" height=\"%2\"").arg(s.size.width()).arg(s.size.height());
+        h += QStringLiteral("<img alt=\"%1\"%2 src=\"data:image/png;base64,").arg(escapeXml(s.id), dims) +
              QString::fromLatin1(s.png.toBase64()) + QStringLiteral("\"/>\n");
       } else {
         h += QStringLiteral("<div class=\"problem\"><strong>%1</strong>: %2</div>\n")
@@ -131,8 +134,10 @@ QString lessonPackHtml(const std::vector<PackLesson>& lessons, const QString& la
       h += QStringLiteral("<p class=\"caption\">") + escapeXml(s.caption) + QStringLiteral("</p>\n");
       h += QStringLiteral("<p class=\"try\"><strong>%1:</strong> %2</p>\n")
                .arg(escapeXml(kTry.in(language)), escapeXml(s.try_this));
+      QStringList args;
+      for (const QString& a : s.settings) args << QStringLiteral("<span>") + escapeXml(a) + QStringLiteral("</span>");
       h += QStringLiteral("<p class=\"settings\">%1: <code>%2</code></p>\n")
-               .arg(escapeXml(kSettings.in(language)), escapeXml(s.settings));
+               .arg(escapeXml(kSettings.in(language)), args.join(QLatin1Char(' ')));
       h += QStringLiteral("</div>\n</section>\n");
     }
     h += QStringLiteral("</section>\n");

@@ -7,7 +7,9 @@
 /// A4 landscape page; Chinese text is left to the browser's fonts.
 
 #include <QByteArray>
+#include <QSize>
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 namespace attnlab::cli {
@@ -17,8 +19,11 @@ struct PackStep {
   QString id;           ///< The step's id (the page anchor "step-<lesson>-<id>").
   QString caption;      ///< The caption with its numbers filled in.
   QString try_this;     ///< The "try this" prompt.
-  QString settings;     ///< The command line that reproduces the figure.
+  /// The command line that reproduces the figure, one shell-quoted argument per entry (the page
+  /// never breaks a line inside one).
+  QStringList settings;
   QByteArray png;       ///< The figure as PNG bytes (empty: `problem` says why).
+  QSize size;           ///< The PNG's pixels (the page reserves the figure's place before it loads).
   QString problem;      ///< Why there is no figure (a model not fetched), else empty.
 };
 

@@ -85,7 +85,8 @@ int nonFiniteRows(const AttentionResult& r) {
 
 QString formatNumber(double v) {
   if (v == 0) return QStringLiteral("0");
-  if (!std::isfinite(v)) return v > 0 ? QStringLiteral("∞") : (v < 0 ? QStringLiteral("−∞") : QStringLiteral("NaN"));
+  if (std::isnan(v)) return QStringLiteral("—");
+  if (!std::isfinite(v)) return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
   const double a = std::abs(v);
   if (a >= 1000) return QString::number(v, 'f', 0);
   if (a < 0.001) return QString::number(v, 'e', 1);
@@ -104,6 +105,8 @@ QString percent(double fraction) {
   return (p != 0 && std::abs(p) < 10 ? QString::number(p, 'f', 1) : QString::number(p, 'f', 0)) +
          QStringLiteral(" %");
 }
+/// Two decimals ("0.94"); "—" for NaN (rows that overflowed have no meaningful mean).
+QString fixed2(double v) { return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'f', 2); }
 /// A ratio as a bare number: the captions say "4× smaller" / "只有原来的 1/4" around it.
 QString times(double ratio) { return formatNumber(ratio); }
 const QString kNotApplicable = QStringLiteral("—");
@@ -304,7 +307,7 @@ class Context {
 
   /// Overflowed rows with the softmax made naive or stable (the current precision).
   int overflowRows(SoftmaxKind kind) {
-    if (model()) return -1;
+    if (model() || lab_.mechanism == Mechanism::kLinear) return -1;  // linear has no softmax
     LabSettings lab = lab_;
     lab.softmax = kind;
     return nonFiniteRows(runWith(lab).attention);
@@ -361,8 +364,8 @@ const std::vector<std::pair<QString, Compute>>& table() {
       {"n_tokens", [](Context& c) { return QString::number(c.first().nQ()); }},
       {"n_keys", [](Context& c) { return QString::number(c.first().nK()); }},
       {"model_layers", [](Context& c) { return c.model() ? QString::number(c.layers()) : kNotApplicable; }},
-      {"mean_max_weight", [](Context& c) { return QString::number(meanStat(c, &HeadStats::max_weight, 1), 'f', 2); }},
-      {"mean_entropy", [](Context& c) { return QString::number(meanStat(c, &HeadStats::normalized_entropy, 2), 'f', 2); }},
+      {"mean_max_weight", [](Context& c) { return fixed2(meanStat(c, &HeadStats::max_weight, 1)); }},
+      {"mean_entropy", [](Context& c) { return fixed2(meanStat(c, &HeadStats::normalized_entropy, 2)); }},
       {"jacobian_norm", [](Context& c) { return formatNumber(meanStat(c, &HeadStats::jacobian_norm, 1)); }},
       {"var_qk", [](Context& c) {
          const std::optional<double> v = c.varQk();
@@ -370,7 +373,7 @@ const std::vector<std::pair<QString, Compute>>& table() {
        }},
       {"var_qk_ratio", [](Context& c) {
          const std::optional<double> v = c.varQk();
-         return v ? QString::number(*v / c.dK(), 'f', 2) : kNotApplicable;
+         return v ? fixed2(*v / c.dK()) : kNotApplicable;
        }},
       {"score_std", [](Context& c) {
          double s = 0, s2 = 0, n = 0;
@@ -386,8 +389,8 @@ const std::vector<std::pair<QString, Compute>>& table() {
          forVisible(c, [&](const AttentionResult& r, int h, int i, int j) { m = std::max(m, std::abs(static_cast<double>(r.scores(h, i, j)))); });
          return formatNumber(m);
        }},
-      {"max_weight_scaled", [](Context& c) { return QString::number(c.saturation().scaled.front().mean_max_weight, 'f', 2); }},
-      {"max_weight_unscaled", [](Context& c) { return QString::number(c.saturation().unscaled.front().mean_max_weight, 'f', 2); }},
+      {"max_weight_scaled", [](Context& c) { return fixed2(c.saturation().scaled.front().mean_max_weight); }},
+      {"max_weight_unscaled", [](Context& c) { return fixed2(c.saturation().unscaled.front().mean_max_weight); }},
       {"jacobian_scaled", [](Context& c) { return formatNumber(c.saturation().scaled.front().mean_jacobian_norm); }},
       {"jacobian_unscaled", [](Context& c) { return formatNumber(c.saturation().unscaled.front().mean_jacobian_norm); }},
       {"jacobian_ratio", [](Context& c) {
@@ -423,7 +426,7 @@ const std::vector<std::pair<QString, Compute>>& table() {
            }
            sum += best;
          }
-         return QString::number(sum / r.nQ(), 'f', 2);
+         return fixed2(sum / r.nQ());
        }},
       {"prefix_diff_causal", [](Context& c) {
          const double d = c.prefixDifference(true).first;

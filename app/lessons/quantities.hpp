@@ -31,7 +31,7 @@ double prefixMaxDifference(const AttentionResult& a, const AttentionResult& b, i
 int nonFiniteRows(const AttentionResult& result);
 
 /// A number as a caption shows it: "0" for 0; three significant digits ("0.943", "63.2",
-/// "1.2e-07" below 0.001); whole numbers from 1000 on ("8192").
+/// "1.2e-07" below 0.001); whole numbers from 1000 on ("8192"); ±∞ as "∞", NaN as "—".
 QString formatNumber(double value);
 
 }  // namespace attnlab::lessons

@@ -135,6 +135,8 @@ TEST_CASE("lessons: captions and prompts in both languages, quoting known quanti
         CHECK(!step.caption.in(language).trimmed().isEmpty());
         CHECK(!step.try_this.in(language).trimmed().isEmpty());
         CHECK(!typed.match(step.caption.in(language)).hasMatch());
+        // "Try this" names the control to move, in quotes as the window labels it.
+        CHECK(step.try_this.in(language).contains(QStringLiteral("“")));
         for (const QString& name : lessons::placeholders(step.caption.in(language))) CHECK(known.contains(name));
       }
       // The Chinese caption is Chinese, and both quote the same numbers.
@@ -144,6 +146,36 @@ TEST_CASE("lessons: captions and prompts in both languages, quoting known quanti
       en.sort();
       zh.sort();
       CHECK(en == zh);
+    }
+  }
+}
+
+TEST_CASE("lessons: every control a \"try this\" quotes is a label of the window, in its language",
+          "[lessons]") {
+  // The window's strings: the .ts sources (English) and their translations (中文).
+  QFile ts(QStringLiteral(ATTNLAB_SOURCE_DIR "/resources/translations/attention_lab_zh_CN.ts"));
+  REQUIRE(ts.open(QIODevice::ReadOnly));
+  QStringList sources, translations;
+  QXmlStreamReader xml(&ts);
+  while (!xml.atEnd()) {
+    if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+    if (xml.name() == QLatin1String("source")) sources << xml.readElementText().remove(QLatin1Char('&'));
+    if (xml.name() == QLatin1String("translation")) translations << xml.readElementText().remove(QLatin1Char('&'));
+  }
+  REQUIRE(!xml.hasError());
+  REQUIRE(sources.size() > 100);
+  const QRegularExpression quoted(QStringLiteral("“([^”]+)”"));
+  for (const lessons::Lesson& l : lessons::all()) {
+    for (const lessons::Step& step : l.steps) {
+      for (const QString& language : kLanguages) {
+        const QStringList& labels = language == QLatin1String("en") ? sources : translations;
+        for (auto it = quoted.globalMatch(step.try_this.in(language)); it.hasNext();) {
+          const QString name = it.next().captured(1);
+          INFO("lesson " << s(l.name) << " step " << s(step.id) << " " << s(language) << ": " << s(name));
+          // The label itself, or its start ("Source" of "Source (optional: …)").
+          CHECK(std::any_of(labels.begin(), labels.end(), [&name](const QString& label) { return label.startsWith(name); }));
+        }
+      }
     }
   }
 }
@@ -362,4 +394,28 @@ TEST_CASE("CLI lesson export: a step whose model is not fetched says so and the 
   const QByteArray html = file.readAll();
   CHECK(html.count("class=\"problem\"") == 3);  // MiniLM twice, SmolLM2 once
   CHECK(html.count("data:image/png;base64,") == 1);
+}
+
+TEST_CASE("lesson quantities: every quantity computes at the extremes or says it does not apply",
+          "[lessons]") {
+  const std::vector<std::string> settings = GENERATE(
+      std::vector<std::string>{"--text", "a"},                       // n = 1
+      std::vector<std::string>{"--text", "a", "--causal"},
+      std::vector<std::string>{"--text", "a b", "--source", "x"},    // cross, one key
+      std::vector<std::string>{"--temperature", "0.0001"},           // one-hot limit
+      std::vector<std::string>{"--heads", "1", "--d-k", "1"},
+      std::vector<std::string>{"--mechanism", "additive", "--pad-to", "20"},
+      std::vector<std::string>{"--mechanism", "linear", "--causal"},
+      std::vector<std::string>{"--text", "a", "--pad-to", "3", "--no-pad-mask"},
+      std::vector<std::string>{"--no-scale", "--d-k", "1024", "--precision", "fp16", "--softmax", "naive"},
+      std::vector<std::string>{"--causal", "--window", "1", "--kv-heads", "1", "--dropout", "0.9"});
+  INFO(settings.size() << " " << settings[1]);
+  const options::Options o = options::parse(settings, options::kWindow);
+  const std::map<QString, QString> numbers = lessons::quantities(lessons::quantityNames(), o);
+  REQUIRE(numbers.size() == static_cast<std::size_t>(lessons::quantityNames().size()));
+  for (const auto& [name, value] : numbers) {
+    INFO(s(name));
+    CHECK(!value.isEmpty());
+    CHECK(!value.contains(QStringLiteral("nan"), Qt::CaseInsensitive));
+  }
 }
