@@ -515,6 +515,10 @@
         <source>Lesson</source>
         <translation>课程</translation>
     </message>
+    <message>
+        <source>The decoding dock keeps a correct cache; this step's cache bug is drawn by: %1</source>
+        <translation>解码面板使用的是正确的缓存；这一步的缓存错误由以下命令画出：%1</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::LessonPanel</name>

@@ -627,6 +627,8 @@ ZH.update({
     "This step's settings were not applied: %1": "这一步的设置未能应用：%1",
     "The caption's numbers cannot be computed for these settings: %1": "在这些设置下无法计算说明中的数值：%1",
     "lesson '%1' has no step '%2' (use 1 to %3 or a step id)": "课程“%1”没有步骤“%2”（请用 1 到 %3 或步骤 id）",
+    "The decoding dock keeps a correct cache; this step's cache bug is drawn by: %1":
+        "解码面板使用的是正确的缓存；这一步的缓存错误由以下命令画出：%1",
 })
 
 
