@@ -180,7 +180,15 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(temperature_spin_, &QDoubleSpinBox::valueChanged, this, &InputsPanel::changed);
   connect(dk_slider_, &QSlider::valueChanged, this, [this](int position) { setDk(1 << position); });
-  connect(dk_spin_, &QSpinBox::valueChanged, this, [this](int d_k) { setDk(d_k); });
+  // A d_k typed into the box: the slider follows and the picture is recomputed (setDk would see
+  // the box's own new value and take it for no change).
+  connect(dk_spin_, &QSpinBox::valueChanged, this, [this](int d_k) {
+    {
+      const QSignalBlocker block(dk_slider_);
+      dk_slider_->setValue(log2Position(d_k));
+    }
+    emit changed();
+  });
   connect(heads_spin_, &QSpinBox::valueChanged, this, [this](int heads) {
     variants_->setHeads(heads);
     emit changed();

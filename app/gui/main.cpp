@@ -2,7 +2,7 @@
 /// attention-lab: the window. Takes the command line's options from the one option table
 /// (options.hpp): the run options of attention-lab-cli, the picture options (--head, --color-scale,
 /// --pool) and the window's own (--screenshot FILE.png [--layout-json FILE], --lang en|zh_CN,
-/// --presentation). A bad option or input exits 2 with the same line attention-lab-cli prints.
+/// --presentation, --lesson NAME[:STEP]). A bad option or input exits 2 with the same line attention-lab-cli prints.
 
 #include <QApplication>
 #include <QFile>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lesson_controller.hpp"
 #include "main_window.hpp"
 #include "options/options.hpp"
 #include "views/views.hpp"
@@ -41,13 +42,25 @@ int main(int argc, char* argv[]) {
     std::fputs(options::usage(options::kWindow).toUtf8().constData(), stdout);
     return 0;
   }
+  // The embedded resources (the lesson files among them) before the window and before a display:
+  // an unknown lesson or step exits 2 on a headless machine too, with the lesson library's line
+  // (attention-lab-cli lesson's words).
+  attnlab::gui::initResources();
+  if (!parsed.window.lesson.isEmpty()) {
+    try {
+      attnlab::gui::LessonController::resolve(parsed.window.lesson);
+    } catch (const options::OptionError& e) {
+      return usageError(e.message().english());
+    } catch (const std::exception& e) {
+      return usageError(QString::fromUtf8(e.what()));
+    }
+  }
   attnlab::views::installQuietMessageHandler();
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
   QApplication::setApplicationName(QStringLiteral("attention-lab"));
   QApplication::setApplicationDisplayName(QStringLiteral("Attention Lab"));
   QApplication::setDesktopFileName(QStringLiteral("attention-lab"));
-  attnlab::gui::initResources();
 
   attnlab::gui::WindowOptions window_options;
   window_options.settings = parsed.lab;
@@ -55,6 +68,7 @@ int main(int argc, char* argv[]) {
   window_options.language = parsed.window.language;
   window_options.presentation = parsed.window.presentation;
   window_options.decode_step = parsed.window.decode_step.value_or(-1);
+  window_options.lesson = parsed.window.lesson;
   window_options.head = parsed.head.value_or(-1);
   window_options.compare = parsed.diff;
   const QString screenshot = parsed.window.screenshot;
@@ -70,9 +84,11 @@ int main(int argc, char* argv[]) {
   attnlab::gui::MainWindow window(window_options);
   window.show();
   if (!screenshot.isEmpty()) {
-    QObject::connect(&window, &attnlab::gui::MainWindow::pictureReady, &window, [&] {
+    // Taken once the picture is ready and, in a lesson, the caption's live numbers are computed.
+    static bool picture_ready = false;
+    const auto take = [&] {
       static bool taken = false;
-      if (taken) return;
+      if (taken || !picture_ready || window.lessons()->numbersPending()) return;
       taken = true;
       // One more pass for the layout to settle, then grab what is on screen.
       QTimer::singleShot(100, &window, [&] {
@@ -87,7 +103,12 @@ int main(int argc, char* argv[]) {
         if (ok) std::printf("%s\n", qPrintable(screenshot));
         QApplication::exit(ok ? 0 : 1);
       });
+    };
+    QObject::connect(&window, &attnlab::gui::MainWindow::pictureReady, &window, [&] {
+      picture_ready = true;
+      take();
     });
+    QObject::connect(window.lessons(), &attnlab::gui::LessonController::captionUpdated, &window, take);
     // Bad input in a scripted screenshot is the caller's mistake: the CLI's line, exit 2.
     QObject::connect(&window, &attnlab::gui::MainWindow::inputRejected, &window,
                      [](const QString& message) { QApplication::exit(usageError(message)); });

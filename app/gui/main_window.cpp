@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "lesson_controller.hpp"
 #include "sweep_export.hpp"
 
 static void initAttentionLabResources() {
@@ -148,6 +149,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   statusBar()->addWidget(status_time_, 3);
   statusBar()->addWidget(status_backend_, 2);
 
+  lessons_ = new LessonController(*this, options_.persist);
   buildMenus();
   loadExamples();
   resize(1500, 920);
@@ -222,6 +224,15 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   // The dock is laid out before the first result arrives; the step is set with it.
   if (decode_on_result_ >= 0) decode_dock_->show();
   if (!options_.compare.isEmpty()) compareWith(options_.compare);
+  if (!options_.lesson.isEmpty()) {
+    try {
+      lessons_->openSpec(options_.lesson);  // attention-lab's main() refused a bad one already
+    } catch (const std::exception& e) {
+      statusBar()->showMessage(QString::fromUtf8(e.what()));
+    }
+  } else if (options_.restore_settings) {
+    lessons_->restore();
+  }
 }
 
 MainWindow::~MainWindow() {
@@ -255,6 +266,7 @@ void MainWindow::buildMenus() {
   export_head_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   export_grid_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   examples_menu_ = menuBar()->addMenu(QString());
+  menuBar()->addMenu(lessons_->menu());
   view_menu_ = menuBar()->addMenu(QString());
   scaling_action_ = view_menu_->addAction(QString());
   scaling_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
@@ -360,6 +372,7 @@ void MainWindow::retranslateUi() {
   cost_->retranslate();
   decode_dock_->setWindowTitle(tr("KV-cache decoding"));
   decode_->retranslate();
+  lessons_->retranslate();
   copy_head_action_->setText(tr("Copy current head image"));
   quit_action_->setText(tr("&Quit"));
   examples_menu_->setTitle(tr("E&xamples"));
@@ -535,6 +548,7 @@ void MainWindow::render() {
                     !shown_->model && !shown_->run.cross && a.pattern().causal);
     if (const int step = std::exchange(decode_on_result_, -1); step >= 0)
       decode_->slider()->setValue(step);  // clamped to the last token
+    lessons_->resultShown();
   }
   if (!shown_) return;
   heads_->redraw();
@@ -718,6 +732,7 @@ void MainWindow::setPresentationMode(bool on) {
     showNormal();
     analysis_->invalidate();
   }
+  lessons_->setPresentation(on);  // the lesson panel stays, in large type
   scheduler_.requestRender();
 }
 

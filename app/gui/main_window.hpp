@@ -40,6 +40,8 @@ class QSplitter;
 
 namespace attnlab::gui {
 
+class LessonController;
+
 /// How the window starts.
 struct WindowOptions {
   options::LabSettings settings;   ///< Initial inputs (after the command line).
@@ -51,6 +53,7 @@ struct WindowOptions {
   int head = -1;                   ///< ≥ 0: start with this head enlarged.
   QString compare;                 ///< Not empty: start comparing with these OPTIONS (--diff).
   int decode_step = -1;            ///< ≥ 0: open the KV-cache decoding dock at this step.
+  QString lesson;                  ///< Not empty: open this lesson step, "NAME[:STEP]" (--lesson).
 };
 
 /// The main window. Public accessors exist for the tests and for --screenshot.
@@ -113,6 +116,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* costDock() const { return cost_dock_; }
   DecodePanel* decodePanel() const { return decode_; }
   QDockWidget* decodeDock() const { return decode_dock_; }
+  /// The Lessons menu, the lesson dock and the lesson on screen (lesson_controller.hpp).
+  LessonController* lessons() const { return lessons_; }
   /// The window's settings as a command line of `command` (its head and picture options too).
   options::Options commandLine(unsigned command) const;
 
@@ -232,6 +237,7 @@ class MainWindow : public QMainWindow {
   DecodePanel* decode_ = nullptr;
   int decode_on_result_ = -1;  ///< --decode-step: applied with the first result.
   QDockWidget* decode_dock_ = nullptr;
+  LessonController* lessons_ = nullptr;
   QActionGroup* language_group_ = nullptr;
 };
 

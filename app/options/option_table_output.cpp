@@ -140,6 +140,10 @@ const OptionSpec kEntries[] = {
    Group::kWindow, kWindow, Applies::kAlways, 0, kMaxTokens - 1, false, {},
    [](Options& o, const Value& v) { o.window.decode_step = static_cast<int>(v.integer); },
    [](const Options& o) { return integer(o.window.decode_step); }},
+  {"lesson", Kind::kText, "NAME[:STEP]", "open a guided lesson at step STEP (1-based or a step id; default 1), e.g. saturation:2",
+   Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.window.lesson = v.text; },
+   [](const Options& o) { return text(o.window.lesson); }},
 };
 // clang-format on
 

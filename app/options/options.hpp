@@ -120,6 +120,9 @@ struct WindowStart {
   QString language;                ///< "", "en" or "zh_CN".
   bool presentation = false;       ///< Start in presentation mode.
   std::optional<int> decode_step;  ///< Open the KV-cache decoding dock at this step.
+  /// Open this lesson step: "NAME[:STEP]", STEP 1-based or a step id (checked by the window's
+  /// main against the lesson files, app/lessons).
+  QString lesson;
 };
 
 /// Everything a command line decides.

@@ -474,6 +474,84 @@
     </message>
 </context>
 <context>
+    <name>attnlab::gui::LessonController</name>
+    <message>
+        <source>This step reads the model %1, which is not on this computer: run “scripts/fetch-model %1” and choose the step again.</source>
+        <translation>这一步读取模型 %1，但本机还没有它：请运行“scripts/fetch-model %1”，然后重新选择这一步。</translation>
+    </message>
+    <message>
+        <source>Meanwhile the step shows the synthetic lab; the rest of the lesson works.</source>
+        <translation>在此之前这一步显示合成实验；课程的其余部分照常可用。</translation>
+    </message>
+    <message>
+        <source>This step's settings were not applied: %1</source>
+        <translation>这一步的设置未能应用：%1</translation>
+    </message>
+    <message>
+        <source>The caption's numbers cannot be computed for these settings: %1</source>
+        <translation>在这些设置下无法计算说明中的数值：%1</translation>
+    </message>
+    <message>
+        <source>Continue lesson “%1” at step %2</source>
+        <translation>从第 %2 步继续课程“%1”</translation>
+    </message>
+    <message>
+        <source>Le&amp;ssons</source>
+        <translation>课程(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Previous step</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Next step</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Leave lesson</source>
+        <translation>退出课程</translation>
+    </message>
+    <message>
+        <source>Lesson</source>
+        <translation>课程</translation>
+    </message>
+    <message>
+        <source>The decoding dock keeps a correct cache; this step's cache bug is drawn by: %1</source>
+        <translation>解码面板使用的是正确的缓存；这一步的缓存错误由以下命令画出：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::LessonPanel</name>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <source>Try this</source>
+        <translation>试一试</translation>
+    </message>
+    <message>
+        <source>← Previous</source>
+        <translation>← 上一步</translation>
+    </message>
+    <message>
+        <source>Next →</source>
+        <translation>下一步 →</translation>
+    </message>
+    <message>
+        <source>Leave lesson</source>
+        <translation>退出课程</translation>
+    </message>
+    <message>
+        <source>Previous step (Page Up)</source>
+        <translation>上一步（Page Up）</translation>
+    </message>
+    <message>
+        <source>Next step (Page Down)</source>
+        <translation>下一步（Page Down）</translation>
+    </message>
+</context>
+<context>
     <name>attnlab::gui::MainWindow</name>
     <message>
         <source>About Attention Lab</source>
@@ -1032,6 +1110,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>not enough memory to load this model</source>
         <translation>内存不足，无法加载此模型</translation>
+    </message>
+    <message>
+        <source>lesson '%1' has no step '%2' (use 1 to %3 or a step id)</source>
+        <translation>课程“%1”没有步骤“%2”（请用 1 到 %3 或步骤 id）</translation>
     </message>
     <message>
         <source>unknown lesson '%1' (use %2)</source>

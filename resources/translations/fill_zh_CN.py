@@ -609,6 +609,33 @@ ZH.update({
 })
 
 
+# Issue 16: lesson panel
+ZH.update({
+    "Le&ssons": "课程(&S)",
+    "Lesson": "课程",
+    "Previous step": "上一步",
+    "Next step": "下一步",
+    "Leave lesson": "退出课程",
+    "Continue lesson “%1” at step %2": "从第 %2 步继续课程“%1”",
+    "Step %1 of %2": "第 %1 步，共 %2 步",
+    "Try this": "试一试",
+    "← Previous": "← 上一步",
+    "Next →": "下一步 →",
+    "Previous step (Page Up)": "上一步（Page Up）",
+    "Next step (Page Down)": "下一步（Page Down）",
+    "This step reads the model %1, which is not on this computer: run "
+    "“scripts/fetch-model %1” and choose the step again.":
+        "这一步读取模型 %1，但本机还没有它：请运行“scripts/fetch-model %1”，然后重新选择这一步。",
+    "Meanwhile the step shows the synthetic lab; the rest of the lesson works.":
+        "在此之前这一步显示合成实验；课程的其余部分照常可用。",
+    "This step's settings were not applied: %1": "这一步的设置未能应用：%1",
+    "The caption's numbers cannot be computed for these settings: %1": "在这些设置下无法计算说明中的数值：%1",
+    "lesson '%1' has no step '%2' (use 1 to %3 or a step id)": "课程“%1”没有步骤“%2”（请用 1 到 %3 或步骤 id）",
+    "The decoding dock keeps a correct cache; this step's cache bug is drawn by: %1":
+        "解码面板使用的是正确的缓存；这一步的缓存错误由以下命令画出：%1",
+})
+
+
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
     i, parts = start, []
