@@ -4,6 +4,8 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetricsF>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -146,6 +148,12 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
   line->point2->setCoords(d, 1.0);
   static const char* const kPointNames[] = {"marker_point_max", "marker_point_entropy", "marker_point_jacobian"};
   static const char* const kValueNames[] = {"marker_value_max", "marker_value_entropy", "marker_value_jacobian"};
+  // Values are written on the side of the line with more room (at d_k = 1024 the right one is
+  // the plot's edge), and a value close to one written before it goes a line higher.
+  const bool right_half = std::log(d / x->range().lower) > std::log(x->range().upper / d);
+  const QFont value_font = sizedFont(plot, 11, true);
+  const int line_px = static_cast<int>(std::ceil(QFontMetricsF(value_font).height()));
+  std::vector<double> written;
   for (int quantity : {kMaxWeight, kEntropy, kJacobian}) {
     const std::optional<double> value = valueAt(drawnCurve(plot, quantity, current_scaled), d, quantity);
     const QColor color = colorOf(quantity);
@@ -162,21 +170,26 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
     if (created) {
       value_text->setClipAxisRect(rect);
       value_text->position->setAxes(x, y);
-      // The Jacobian's value on the left: it runs close to the entropy's when both saturate.
-      value_text->setPositionAlignment((quantity == kJacobian ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
-      value_text->setPadding(quantity == kJacobian ? QMargins(0, 0, 10, 6) : QMargins(10, 0, 0, 6));
-      value_text->setFont(sizedFont(plot, 11, true));
+      value_text->setFont(value_font);
       value_text->setColor(color.darker(120));
     }
     tracer->setVisible(value.has_value());
     value_text->setVisible(value.has_value());
     if (!value) continue;
+    const int raised = static_cast<int>(std::count_if(written.begin(), written.end(),
+                                                      [&](double v) { return std::fabs(v - *value) < 0.07; }));
+    written.push_back(*value);
+    // Near the top the text goes under its point: above it stands the "d_k = …" label.
+    const bool below = *value > 0.85;
+    const int lift = 6 + raised * line_px;
+    value_text->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) |
+                                     (below ? Qt::AlignTop : Qt::AlignBottom));
+    value_text->setPadding(QMargins(right_half ? 0 : 10, below ? lift : 0, right_half ? 10 : 0, below ? 0 : lift));
     tracer->position->setCoords(d, *value);
     value_text->position->setCoords(d, *value);
     value_text->setText(QString::number(*value, 'f', 2));
   }
   // The label sits at the top of the marker line, on whichever side has more room.
-  const bool right_half = std::log(d / x->range().lower) > std::log(x->range().upper / d);
   auto* label = markerItem<QCPItemText>(plot, "marker_label", &created);
   if (created) {
     label->setClipAxisRect(rect);
