@@ -224,9 +224,11 @@ void DecodePanel::decodeDone() {
   decoding_ = false;
   DecodeOutcome outcome = watcher_.result();
   if (!outcome.decode) {
-    error_label_->setText(outcome.error);  // the engine's words (a window, padding …)
+    error_label_->setText(outcome.error);  // the engine's words (padding, global tokens …)
     error_label_->show();
+    outcome_ = {};
     refresh();
+    emit decodedChanged(nullptr);  // the run itself
     return;
   }
   outcome_ = std::move(outcome);
@@ -237,6 +239,7 @@ void DecodePanel::decodeDone() {
 void DecodePanel::setRun(const QStringList& tokens, const AttentionSpec& spec, bool available,
                          ResultPtr result) {
   const bool same = tokens == tokens_;
+  if (result != run_) outcome_ = {};  // the heads show the new run until its decode arrives
   run_ = std::move(result);
   tokens_ = tokens;
   spec_ = spec;

@@ -78,6 +78,8 @@ class DecodePanel : public QWidget {
   CacheBug cacheBug() const;
   /// The decoded rows with the bug, once computed for the current run and bug; else null.
   const DecodeResult* decoded() const { return outcome_.decode.get(); }
+  /// A decode with the cache bug is running.
+  bool decoding() const { return decoding_; }
   /// Rows to show: step + 1 while the panel is shown and available, else −1 (every row).
   int revealedRows() const;
   /// Starts (from step 0 when at the end) or pauses the playback.
