@@ -3,20 +3,48 @@
 
 #include "decode_panel.hpp"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
 #include <QSlider>
+#include <QSpinBox>
 #include <QVBoxLayout>
+#include <QtConcurrent>
 #include <algorithm>
 
+#include "attnlab/error.hpp"
+#include "attnlab/synthetic.hpp"
+#include "options/lab_settings.hpp"
+#include "options/message.hpp"
 #include "views/views.hpp"
 
 namespace attnlab::gui {
 namespace {
 constexpr int kPlayIntervalMs = 700;  ///< Time each step is shown while playing.
 constexpr int kMaxRowsDrawn = 8;      ///< K/V heads drawn; more are summarised.
+const QColor kBugColor(0xc0, 0x20, 0x20);  ///< Outline of the repeated entry and of the gap.
+
+/// Decodes the run's own inputs (the synthetic model of its spec and seed, as the worker and
+/// `attention-lab-cli decode` build them) with the bug; runs on the thread pool.
+DecodeOutcome decodeRun(const ResultPtr& run, CacheBug bug, int bug_step) {
+  DecodeOutcome out;
+  try {
+    const AttentionSpec& spec = run->spec;
+    const SyntheticModel model(spec, run->settings.seed);
+    const Matrix x = model.embed(run->run.query_tokens);
+    auto decoded = std::make_shared<DecodeResult>(
+        decodeWithCache(model.project(x, x, spec.mechanism), spec, bug, bug_step));
+    auto shown = std::make_shared<ComputeResult>(*run);
+    shown->run.attention = decoded->attention;
+    out.decode = std::move(decoded);
+    out.shown = std::move(shown);
+  } catch (const std::exception& e) {
+    out.error = QString::fromUtf8(e.what());
+  }
+  return out;
+}
 }  // namespace
 
 CacheView::CacheView(QWidget* parent) : QWidget(parent) {
@@ -24,13 +52,28 @@ CacheView::CacheView(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);  // its rows, no more
 }
 
-void CacheView::setState(int step, int kv_heads, int window) {
+void CacheView::setState(int step, int kv_heads, int window, CacheBug bug, int bug_step) {
   step_ = step;
   kv_heads_ = std::max(1, kv_heads);
   window_ = window;
+  bug_ = bug_step >= 0 && bug_step <= step ? bug : CacheBug::kNone;
+  bug_step_ = bug_step;
   setFixedHeight(sizeHint().height());
   update();
 }
+
+std::vector<int> CacheView::entryTokens() const {
+  std::vector<int> tokens;
+  for (int t = 0; t <= step_; ++t) {
+    if (window_ > 0 && t <= step_ - window_) continue;
+    if (bug_ == CacheBug::kSkip && t == bug_step_) continue;
+    tokens.push_back(t);
+    if (bug_ == CacheBug::kDuplicate && t == bug_step_) tokens.push_back(t);
+  }
+  return tokens;
+}
+
+int CacheView::gapToken() const { return bug_ == CacheBug::kSkip ? bug_step_ : -1; }
 
 QSize CacheView::sizeHint() const { return {360, 10 + 22 * std::min(kv_heads_, kMaxRowsDrawn)}; }
 
@@ -42,9 +85,11 @@ void CacheView::paintEvent(QPaintEvent*) {
   const QFontMetrics fm(font());
   const int label_w = fm.horizontalAdvance(tr("K/V head %1").arg(kv_heads_ - 1)) + 10;
   const int tokens = step_ + 1;
+  const bool twice = bug_ == CacheBug::kDuplicate;
+  const int squares = tokens + (twice ? 1 : 0);  // the repeated entry takes a second square
   const int rows = std::min(kv_heads_, kMaxRowsDrawn);
   const double avail = std::max(20, width() - label_w - 8);
-  const double cell = std::clamp(avail / tokens, 1.0, 18.0);
+  const double cell = std::clamp(avail / squares, 1.0, 18.0);
   const double row_h = std::clamp((height() - 8.0) / rows, 6.0, 22.0);
   for (int g = 0; g < rows; ++g) {
     const double y = 4 + g * row_h;
@@ -52,14 +97,25 @@ void CacheView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(2, y, label_w - 4, row_h), Qt::AlignVCenter | Qt::AlignLeft,
                g == rows - 1 && kv_heads_ > rows ? tr("… %1 K/V heads").arg(kv_heads_) : tr("K/V head %1").arg(g));
     const QColor colour = views::kvGroupColor(g);
+    int slot = 0;
     for (int t = 0; t < tokens; ++t) {
       const bool cached = window_ <= 0 || t > step_ - window_;
-      const QRectF box(label_w + t * cell, y + 2, std::max(1.0, cell - (cell > 4 ? 2 : 0)), row_h - 4);
-      if (cached) {
-        p.fillRect(box, t == step_ ? colour.darker(130) : colour);
-      } else if (cell > 3) {
-        p.setPen(QPen(QColor(0xaa, 0xaa, 0xaa), 1));
-        p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
+      const bool bug_here = bug_ != CacheBug::kNone && t == bug_step_;
+      for (int copy = 0; copy < (twice && bug_here ? 2 : 1); ++copy, ++slot) {
+        const QRectF box(label_w + slot * cell, y + 2, std::max(1.0, cell - (cell > 4 ? 2 : 0)), row_h - 4);
+        if (bug_here && bug_ == CacheBug::kSkip) {
+          p.setPen(QPen(kBugColor, 1, Qt::DashLine));  // the lost entry: a gap
+          p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
+        } else if (cached) {
+          p.fillRect(box, t == step_ ? colour.darker(130) : colour);
+          if (bug_here && copy == 1) {
+            p.setPen(QPen(kBugColor, 2));  // the repeated entry
+            p.drawRect(box.adjusted(1, 1, -1, -1));
+          }
+        } else if (cell > 3) {
+          p.setPen(QPen(QColor(0xaa, 0xaa, 0xaa), 1));
+          p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
+        }
       }
     }
   }
@@ -78,6 +134,25 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
   row->addWidget(play_);
   row->addWidget(slider_, 1);
   layout->addLayout(row);
+  auto* bug_row = new QHBoxLayout;
+  bug_label_ = new QLabel;
+  bug_combo_ = new QComboBox;
+  bug_combo_->addItems({QString(), QString(), QString()});  // none, skip, duplicate; texts in retranslate
+  bug_step_label_ = new QLabel;
+  bug_step_ = new QSpinBox;
+  bug_step_->setRange(0, options::kMaxTokens - 1);  // --bug-step's limits (option_table_lab.cpp)
+  bug_label_->setBuddy(bug_combo_);
+  bug_step_label_->setBuddy(bug_step_);
+  bug_row->addWidget(bug_label_);
+  bug_row->addWidget(bug_combo_, 1);
+  bug_row->addWidget(bug_step_label_);
+  bug_row->addWidget(bug_step_);
+  layout->addLayout(bug_row);
+  error_label_ = new QLabel;
+  error_label_->setWordWrap(true);
+  error_label_->setStyleSheet(QStringLiteral("color: #b00020;"));
+  error_label_->hide();
+  layout->addWidget(error_label_);
   step_label_ = new QLabel;
   step_label_->setWordWrap(true);
   layout->addWidget(step_label_);
@@ -92,11 +167,80 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
   connect(&timer_, &QTimer::timeout, this, &DecodePanel::advance);
   connect(play_, &QPushButton::clicked, this, &DecodePanel::togglePlay);
   connect(slider_, &QSlider::valueChanged, this, [this] { refresh(); });
+  connect(bug_combo_, &QComboBox::currentIndexChanged, this, [this] { startDecode(); });
+  connect(bug_step_, &QSpinBox::valueChanged, this, [this] {
+    bug_step_given_ = true;
+    startDecode();
+  });
+  connect(&watcher_, &QFutureWatcher<DecodeOutcome>::finished, this, &DecodePanel::decodeDone);
   retranslate();
 }
 
-void DecodePanel::setRun(const QStringList& tokens, const AttentionSpec& spec, bool available) {
+CacheBug DecodePanel::cacheBug() const { return static_cast<CacheBug>(bug_combo_->currentIndex()); }
+
+void DecodePanel::setCacheBug(CacheBug bug, std::optional<int> step) {
+  {
+    const QSignalBlocker block_combo(bug_combo_), block_step(bug_step_);
+    bug_combo_->setCurrentIndex(static_cast<int>(bug));
+    bug_step_given_ = step.has_value();
+    bug_step_->setValue(step.value_or(static_cast<int>(tokens_.size()) / 2));
+  }
+  startDecode();
+}
+
+void DecodePanel::startDecode() {
+  const CacheBug bug = cacheBug();
+  const int n = static_cast<int>(tokens_.size());
+  if (!bug_step_given_) {
+    const QSignalBlocker block(bug_step_);
+    bug_step_->setValue(n / 2);
+  }
+  error_label_->hide();
+  if (bug == CacheBug::kNone || !available_ || !run_) {
+    // Today's behaviour: the heads show the run.
+    decoding_ = false;
+    watcher_.cancel();
+    const bool had = outcome_.shown != nullptr;
+    outcome_ = {};
+    if (had) emit decodedChanged(nullptr);
+    refresh();
+    return;
+  }
+  if (bug_step_->value() >= n) {
+    // The command line's refusal, in its words; the last good picture stays.
+    error_label_->setText(options::Message(ATTNLAB_MSG("--bug-step %1 is past the text's last token (%2)"),
+                                           {QString::number(bug_step_->value()), QString::number(n - 1)})
+                              .translated());
+    error_label_->show();
+    return;
+  }
+  decoding_ = true;
+  watcher_.setFuture(QtConcurrent::run(decodeRun, run_, bug, bug_step_->value()));
+  refresh();
+}
+
+void DecodePanel::decodeDone() {
+  if (!decoding_ || watcher_.isCanceled()) return;
+  decoding_ = false;
+  DecodeOutcome outcome = watcher_.result();
+  if (!outcome.decode) {
+    error_label_->setText(outcome.error);  // the engine's words (padding, global tokens …)
+    error_label_->show();
+    outcome_ = {};
+    refresh();
+    emit decodedChanged(nullptr);  // the run itself
+    return;
+  }
+  outcome_ = std::move(outcome);
+  refresh();
+  emit decodedChanged(outcome_.shown);
+}
+
+void DecodePanel::setRun(const QStringList& tokens, const AttentionSpec& spec, bool available,
+                         ResultPtr result) {
   const bool same = tokens == tokens_;
+  if (result != run_) outcome_ = {};  // the heads show the new run until its decode arrives
+  run_ = std::move(result);
   tokens_ = tokens;
   spec_ = spec;
   available_ = available && !tokens.isEmpty();
@@ -108,7 +252,7 @@ void DecodePanel::setRun(const QStringList& tokens, const AttentionSpec& spec, b
   slider_->setEnabled(available_);
   play_->setEnabled(available_);
   if (!available_) timer_.stop();
-  refresh();
+  startDecode();  // refreshes
 }
 
 int DecodePanel::revealedRows() const {
@@ -144,7 +288,34 @@ void DecodePanel::retranslate() {
   intro_->setText(tr("Autoregressive decoding: at step t the key and value of token t join the KV cache and "
                      "query t attends over the cache. The heads show the rows decoded so far."));
   play_->setText(timer_.isActive() ? tr("Pause") : tr("Play"));
+  bug_label_->setText(tr("Cache bug:"));
+  bug_combo_->setItemText(0, tr("none"));
+  bug_combo_->setItemText(1, tr("skip: the token's K/V never cached"));
+  bug_combo_->setItemText(2, tr("duplicate: cached twice"));
+  bug_step_label_->setText(tr("at step"));
+  bug_combo_->setToolTip(tr("The seeds' pitfall 4: the newest token's key and value lost or appended twice, once, "
+                            "at the chosen step (attention-lab-cli decode --cache-bug --bug-step)."));
   refresh();
+}
+
+QString DecodePanel::bugText() const {
+  const DecodeResult& d = *outcome_.decode;
+  const int t = slider_->value();
+  const QString token = tokens_.value(d.bug_step);
+  QString text = d.bug == CacheBug::kSkip
+                     ? tr("Cache bug at step %1: token %1 “%2” is never cached").arg(d.bug_step).arg(token)
+                     : tr("Cache bug at step %1: token %1 “%2” is cached twice").arg(d.bug_step).arg(token);
+  const double diff = d.steps[static_cast<std::size_t>(t)].max_abs_diff;
+  text += QLatin1Char('\n');
+  if (diff > kDecodeDiffThreshold) {
+    text += tr("Row %1 differs from the full causal computation: max |Δ| %2 (rows differ from row %3 on)")
+                .arg(t)
+                .arg(diff, 0, 'g', 3)
+                .arg(d.first_diff_step);
+  } else {
+    text += tr("Row %1 equals the full causal computation (max |Δ| %2)").arg(t).arg(diff, 0, 'g', 2);
+  }
+  return text;
 }
 
 void DecodePanel::refresh() {
@@ -157,14 +328,21 @@ void DecodePanel::refresh() {
     cache_view_->setState(-1, g, spec_.window);
     cache_label_->clear();
   } else {
-    const int length = spec_.window > 0 ? std::min(t + 1, spec_.window) : t + 1;
-    step_label_->setText(tr("Step %1 of %2: token %3 “%4” attends over %5 cached keys")
-                             .arg(t + 1)
-                             .arg(tokens_.size())
-                             .arg(t)
-                             .arg(tokens_.value(t))
-                             .arg(length));
-    cache_view_->setState(t, g, spec_.window);
+    const DecodeResult* d = decoded();
+    const bool bugged = d && cacheBug() != CacheBug::kNone && t < static_cast<int>(d->steps.size());
+    const int length = bugged ? d->steps[static_cast<std::size_t>(t)].cache_length
+                       : spec_.window > 0 ? std::min(t + 1, spec_.window)
+                                          : t + 1;
+    QString step = tr("Step %1 of %2: token %3 “%4” attends over %5 cached keys")
+                       .arg(t + 1)
+                       .arg(tokens_.size())
+                       .arg(t)
+                       .arg(tokens_.value(t))
+                       .arg(length);
+    if (bugged) step += QLatin1Char('\n') + bugText();
+    else if (decoding_) step += QLatin1Char('\n') + tr("Decoding with the cache bug…");
+    step_label_->setText(step);
+    cache_view_->setState(t, g, spec_.window, bugged ? d->bug : CacheBug::kNone, bugged ? d->bug_step : -1);
     QString text = tr("KV cache: %1 entries × %2 K/V heads × (d_k %3 + d_v %4) × 4 bytes = %5 bytes")
                        .arg(length)
                        .arg(g)

@@ -4,14 +4,25 @@
 /// the heads' rows one query at a time, as autoregressive generation computes them, with the cache
 /// drawn growing beside them (one square per cached token and K/V head; tokens a sliding window
 /// evicted drawn hollow) and its bytes. The rows are the causal result on screen, which
-/// `attention-lab-cli decode` shows equals decoding with a cache (attnlab/decode.hpp).
+/// `attention-lab-cli decode` shows equals decoding with a cache (attnlab/decode.hpp). A cache bug
+/// (the seeds' pitfall 4, `--cache-bug`/`--bug-step`) decodes the run's inputs again on the thread
+/// pool with the bug and shows the decoded rows: the lost token's column empty, the repeated
+/// token's weight doubled, from the bug's step on; the step label says where rows differ.
 
+#include <QFutureWatcher>
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
 
+#include "attnlab/decode.hpp"
 #include "attnlab/spec.hpp"
+#include "compute_worker.hpp"
 
+class QComboBox;
+class QSpinBox;
 class QLabel;
 class QPushButton;
 class QSlider;
@@ -24,8 +35,13 @@ class CacheView : public QWidget {
   Q_OBJECT
  public:
   explicit CacheView(QWidget* parent = nullptr);
-  /// step t (0-based), K/V heads G, window W (0: none).
-  void setState(int step, int kv_heads, int window);
+  /// step t (0-based), K/V heads G, window W (0: none), a cache bug that struck at bug_step.
+  void setState(int step, int kv_heads, int window, CacheBug bug = CacheBug::kNone, int bug_step = -1);
+  /// The token of each entry drawn filled, in cache order: a duplicated token twice, a skipped
+  /// one absent (drawn as a dashed gap), evicted ones absent.
+  std::vector<int> entryTokens() const;
+  /// The skipped token drawn as a gap at this step, or −1.
+  int gapToken() const;
   QSize sizeHint() const override;
 
  protected:
@@ -33,6 +49,15 @@ class CacheView : public QWidget {
 
  private:
   int step_ = -1, kv_heads_ = 1, window_ = 0;
+  CacheBug bug_ = CacheBug::kNone;
+  int bug_step_ = -1;
+};
+
+/// What decoding with a cache bug gave (decodeWithCache on the run's own inputs).
+struct DecodeOutcome {
+  std::shared_ptr<const DecodeResult> decode;  ///< Null on error.
+  ResultPtr shown;                             ///< The run with the decoded rows as its weights.
+  QString error;                               ///< The engine's refusal (English, verbatim).
 };
 
 /// The slider, the play button, the cache and its bytes.
@@ -43,7 +68,18 @@ class DecodePanel : public QWidget {
 
   /// The result on screen: its tokens and spec. Step mode needs causal self-attention of the
   /// synthetic lab (`available`); otherwise the panel says why and reveals every row.
-  void setRun(const QStringList& tokens, const AttentionSpec& spec, bool available);
+  /// result: the run itself (its inputs are decoded again when a cache bug is set).
+  void setRun(const QStringList& tokens, const AttentionSpec& spec, bool available,
+              ResultPtr result = nullptr);
+  /// The cache bug (kNone: today's correct cache, the heads show the run) and its step (unset:
+  /// the middle token, n / 2, as the command line). A step past the last token is refused inline
+  /// with the command line's words; the last good picture stays.
+  void setCacheBug(CacheBug bug, std::optional<int> step = std::nullopt);
+  CacheBug cacheBug() const;
+  /// The decoded rows with the bug, once computed for the current run and bug; else null.
+  const DecodeResult* decoded() const { return outcome_.decode.get(); }
+  /// A decode with the cache bug is running.
+  bool decoding() const { return decoding_; }
   /// Rows to show: step + 1 while the panel is shown and available, else −1 (every row).
   int revealedRows() const;
   /// Starts (from step 0 when at the end) or pauses the playback.
@@ -55,14 +91,23 @@ class DecodePanel : public QWidget {
   QPushButton* playButton() const { return play_; }
   QLabel* cacheLabel() const { return cache_label_; }
   CacheView* cacheView() const { return cache_view_; }
+  QComboBox* bugCombo() const { return bug_combo_; }
+  QSpinBox* bugStepBox() const { return bug_step_; }
+  QLabel* stepLabel() const { return step_label_; }
+  QLabel* errorLabel() const { return error_label_; }
 
  signals:
   /// revealedRows() changed.
   void rowsChanged(int rows);
+  /// What the heads show: the run with the decoded rows (a cache bug), or null: the run itself.
+  void decodedChanged(attnlab::gui::ResultPtr shown);
 
  private:
   void refresh();
   void advance();
+  void startDecode();
+  void decodeDone();
+  QString bugText() const;
 
   QStringList tokens_;
   AttentionSpec spec_;
@@ -74,6 +119,16 @@ class DecodePanel : public QWidget {
   QLabel* step_label_ = nullptr;
   CacheView* cache_view_ = nullptr;
   QLabel* cache_label_ = nullptr;
+  QLabel* bug_label_ = nullptr;
+  QComboBox* bug_combo_ = nullptr;
+  QLabel* bug_step_label_ = nullptr;
+  QSpinBox* bug_step_ = nullptr;
+  QLabel* error_label_ = nullptr;
+  bool bug_step_given_ = false;  ///< The step was chosen (else it follows the middle token).
+  ResultPtr run_;
+  DecodeOutcome outcome_;        ///< The last good decode (kept while a refusal shows).
+  bool decoding_ = false;
+  QFutureWatcher<DecodeOutcome> watcher_;
   QTimer timer_;
 };
 

@@ -213,7 +213,6 @@ void LessonController::show(const lessons::Lesson& lesson, int step, bool apply_
   const lessons::Step& s = lesson.steps[static_cast<std::size_t>(step_)];
   message_ = {};
   model_missing_.clear();
-  cache_bug_command_.clear();
   pending_head_ = -2;
   if (apply_settings) applySettings(s);
   if (!dock_->isVisible()) {
@@ -258,12 +257,17 @@ void LessonController::applySettings(const lessons::Step& step) {
     message_ = failure;  // a lesson file the option table refuses: its words, settings kept
   }
   if (!o) return;
-  if (o->command == options::kDecode && o->decode.cache_bug != QLatin1String("none")) {
-    // The decoding dock decodes with a correct cache: name the command that draws this step's bug.
-    QStringList args;
-    for (const QString& arg : options::toArguments(*o))
-      args << (arg.contains(QLatin1Char(' ')) ? QLatin1Char('"') + arg + QLatin1Char('"') : arg);
-    cache_bug_command_ = QStringLiteral("attention-lab-cli ") + args.join(QLatin1Char(' '));
+  // A decode step sets the decoding dock's cache bug (none included); a later step that is not a
+  // decode step takes back a bug a step set.
+  if (o->command == options::kDecode) {
+    const QString& bug = o->decode.cache_bug;
+    window_.decodePanel()->setCacheBug(bug == QLatin1String("skip")        ? CacheBug::kSkip
+                                       : bug == QLatin1String("duplicate") ? CacheBug::kDuplicate
+                                                                           : CacheBug::kNone,
+                                       o->decode.bug_step);
+    set_cache_bug_ = bug != QLatin1String("none");
+  } else if (std::exchange(set_cache_bug_, false)) {
+    window_.decodePanel()->setCacheBug(CacheBug::kNone);
   }
   window_.setSettings(o->lab);
   applied_ = window_.settings();
@@ -338,6 +342,7 @@ void LessonController::leave() {
   opened_compare_ = false;
   showDock(window_.costDock(), false, opened_cost_);
   showDock(window_.decodeDock(), false, opened_decode_);
+  if (std::exchange(set_cache_bug_, false)) window_.decodePanel()->setCacheBug(CacheBug::kNone);
   lesson_ = nullptr;
   pending_head_ = -2;
   message_ = {};
@@ -454,10 +459,6 @@ void LessonController::refreshPanel() {
                  tr("Meanwhile the step shows the synthetic lab; the rest of the lesson works.");
   } else if (!message_.empty()) {
     notes << tr("This step's settings were not applied: %1").arg(message_.translated());
-  }
-  if (!cache_bug_command_.isEmpty()) {
-    notes << tr("The decoding dock keeps a correct cache; this step's cache bug is drawn by: %1")
-                 .arg(cache_bug_command_);
   }
   if (numbers_.step == &step && !numbers_.error.isEmpty())
     notes << tr("The caption's numbers cannot be computed for these settings: %1").arg(numbers_.error);

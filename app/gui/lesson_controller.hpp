@@ -123,7 +123,7 @@ class LessonController : public QObject {
   int last_step_ = 0;                 ///< Its 0-based step.
   options::Message message_;          ///< Inline under the caption (translated when shown).
   QString model_missing_;             ///< The step's "@minilm" that is not fetched ("" if none).
-  QString cache_bug_command_;         ///< A decode step's cache bug: the CLI line that draws it.
+  bool set_cache_bug_ = false;        ///< A step set the decoding dock's cache bug.
   options::LabSettings applied_;      ///< The settings the step set (to place --head on its result).
   int pending_head_ = -2;
   int normal_width_ = -1;

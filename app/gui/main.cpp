@@ -84,11 +84,13 @@ int main(int argc, char* argv[]) {
   attnlab::gui::MainWindow window(window_options);
   window.show();
   if (!screenshot.isEmpty()) {
-    // Taken once the picture is ready and, in a lesson, the caption's live numbers are computed.
+    // Taken once the picture is ready and, in a lesson, the caption's live numbers are computed
+    // (and a cache bug's decoded rows are in).
     static bool picture_ready = false;
     const auto take = [&] {
       static bool taken = false;
-      if (taken || !picture_ready || window.lessons()->numbersPending()) return;
+      if (taken || !picture_ready || window.lessons()->numbersPending() || window.decodePanel()->decoding())
+        return;
       taken = true;
       // One more pass for the layout to settle, then grab what is on screen.
       QTimer::singleShot(100, &window, [&] {
@@ -109,6 +111,7 @@ int main(int argc, char* argv[]) {
       take();
     });
     QObject::connect(window.lessons(), &attnlab::gui::LessonController::captionUpdated, &window, take);
+    QObject::connect(window.decodePanel(), &attnlab::gui::DecodePanel::decodedChanged, &window, take);
     // Bad input in a scripted screenshot is the caller's mistake: the CLI's line, exit 2.
     QObject::connect(&window, &attnlab::gui::MainWindow::inputRejected, &window,
                      [](const QString& message) { QApplication::exit(usageError(message)); });

@@ -141,6 +141,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   // heads_ as the receiver: the connection ends with it (the dock reports "hidden" while the window
   // is destroyed, after the central widget).
   connect(decode_, &DecodePanel::rowsChanged, heads_, &HeadsView::setRevealedRows);
+  connect(decode_, &DecodePanel::decodedChanged, heads_, [this](const ResultPtr& decoded) {
+    if (!shown_) return;
+    heads_->setResult(decoded ? decoded : shown_);  // a cache bug's decoded rows, or the run
+    heads_->redraw();
+  });
 
   status_time_ = new QLabel;
   status_time_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never overlaps
@@ -545,7 +550,7 @@ void MainWindow::render() {
     }
     cost_->setShape(shape, shown_->model ? shown_->model->name : QString());
     decode_->setRun(shown_->query_tokens, shown_->spec,
-                    !shown_->model && !shown_->run.cross && a.pattern().causal);
+                    !shown_->model && !shown_->run.cross && a.pattern().causal, shown_);
     if (const int step = std::exchange(decode_on_result_, -1); step >= 0)
       decode_->slider()->setValue(step);  // clamped to the last token
     lessons_->resultShown();

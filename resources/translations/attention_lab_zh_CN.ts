@@ -155,6 +155,50 @@
         <source>The window keeps the last %1 tokens; older ones are evicted (hollow).</source>
         <translation>窗口保留最后 %1 个词元；更早的被逐出（空心）。</translation>
     </message>
+    <message>
+        <source>Cache bug:</source>
+        <translation>缓存错误：</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>skip: the token's K/V never cached</source>
+        <translation>跳过：该词元的 K/V 从未存入缓存</translation>
+    </message>
+    <message>
+        <source>duplicate: cached twice</source>
+        <translation>重复：存入缓存两次</translation>
+    </message>
+    <message>
+        <source>at step</source>
+        <translation>出错步骤</translation>
+    </message>
+    <message>
+        <source>The seeds' pitfall 4: the newest token's key and value lost or appended twice, once, at the chosen step (attention-lab-cli decode --cache-bug --bug-step).</source>
+        <translation>陷阱 4：最新词元的键和值在所选步骤丢失或被加入两次，只发生一次（attention-lab-cli decode --cache-bug --bug-step）。</translation>
+    </message>
+    <message>
+        <source>Cache bug at step %1: token %1 “%2” is never cached</source>
+        <translation>第 %1 步的缓存错误：词元 %1“%2”从未存入缓存</translation>
+    </message>
+    <message>
+        <source>Cache bug at step %1: token %1 “%2” is cached twice</source>
+        <translation>第 %1 步的缓存错误：词元 %1“%2”被存入缓存两次</translation>
+    </message>
+    <message>
+        <source>Row %1 differs from the full causal computation: max |Δ| %2 (rows differ from row %3 on)</source>
+        <translation>第 %1 行与完整因果计算不同：最大 |Δ| %2（从第 %3 行起各行都不同）</translation>
+    </message>
+    <message>
+        <source>Row %1 equals the full causal computation (max |Δ| %2)</source>
+        <translation>第 %1 行与完整因果计算相同（最大 |Δ| %2）</translation>
+    </message>
+    <message>
+        <source>Decoding with the cache bug…</source>
+        <translation>正在按缓存错误解码…</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ExportController</name>
@@ -514,10 +558,6 @@
     <message>
         <source>Lesson</source>
         <translation>课程</translation>
-    </message>
-    <message>
-        <source>The decoding dock keeps a correct cache; this step's cache bug is drawn by: %1</source>
-        <translation>解码面板使用的是正确的缓存；这一步的缓存错误由以下命令画出：%1</translation>
     </message>
 </context>
 <context>

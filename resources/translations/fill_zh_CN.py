@@ -631,8 +631,24 @@ ZH.update({
     "This step's settings were not applied: %1": "这一步的设置未能应用：%1",
     "The caption's numbers cannot be computed for these settings: %1": "在这些设置下无法计算说明中的数值：%1",
     "lesson '%1' has no step '%2' (use 1 to %3 or a step id)": "课程“%1”没有步骤“%2”（请用 1 到 %3 或步骤 id）",
-    "The decoding dock keeps a correct cache; this step's cache bug is drawn by: %1":
-        "解码面板使用的是正确的缓存；这一步的缓存错误由以下命令画出：%1",
+})
+
+# Issue 16: cache bugs in the decoding dock
+ZH.update({
+    "Cache bug:": "缓存错误：",
+    "skip: the token's K/V never cached": "跳过：该词元的 K/V 从未存入缓存",
+    "duplicate: cached twice": "重复：存入缓存两次",
+    "at step": "出错步骤",
+    "The seeds' pitfall 4: the newest token's key and value lost or appended twice, once, at the chosen "
+    "step (attention-lab-cli decode --cache-bug --bug-step).":
+        "陷阱 4：最新词元的键和值在所选步骤丢失或被加入两次，只发生一次"
+        "（attention-lab-cli decode --cache-bug --bug-step）。",
+    "Decoding with the cache bug…": "正在按缓存错误解码…",
+    "Cache bug at step %1: token %1 “%2” is never cached": "第 %1 步的缓存错误：词元 %1“%2”从未存入缓存",
+    "Cache bug at step %1: token %1 “%2” is cached twice": "第 %1 步的缓存错误：词元 %1“%2”被存入缓存两次",
+    "Row %1 differs from the full causal computation: max |Δ| %2 (rows differ from row %3 on)":
+        "第 %1 行与完整因果计算不同：最大 |Δ| %2（从第 %3 行起各行都不同）",
+    "Row %1 equals the full causal computation (max |Δ| %2)": "第 %1 行与完整因果计算相同（最大 |Δ| %2）",
 })
 
 

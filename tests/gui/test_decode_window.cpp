@@ -2,17 +2,24 @@
 /// Issue 13's step mode in the window, driven in-process on the offscreen platform: the KV-cache
 /// decoding dock reveals rows one step at a time (covers over the rows not decoded yet), shows the
 /// cache's bytes with GQA and without, plays to the end, says why when the mask is not causal,
-/// and speaks 中文.
+/// and speaks 中文; a cache bug (issue 16, lesson 9) shows the decoded rows, says where they first
+/// differ from the full causal computation and draws the repeated entry twice or the lost one as a
+/// gap; a lesson step with a cache bug sets it.
 
 #include <qcustomplot.h>
 
 #include <QDockWidget>
 #include <QLabel>
 #include <QPushButton>
+#include <QComboBox>
 #include <QSlider>
+#include <QSpinBox>
 #include <QtTest>
+#include <algorithm>
+#include <cmath>
 
 #include "heads_view.hpp"
+#include "lesson_controller.hpp"
 #include "main_window.hpp"
 
 using attnlab::gui::MainWindow;
@@ -52,6 +59,20 @@ int covers(QCustomPlot* plot) {
     if (auto* rect = qobject_cast<QCPItemRect*>(plot->item(i)))
       if (rect->brush().color() == QColor(0xf4, 0xf4, 0xf4)) ++count;
   return count;
+}
+
+/// max |a − b| over the weights of row i, every head.
+double rowDiff(const attnlab::AttentionResult& a, const attnlab::AttentionResult& b, int i) {
+  double diff = 0;
+  for (int h = 0; h < a.heads(); ++h)
+    for (int j = 0; j < a.weights.cols; ++j)
+      diff = std::max(diff, std::abs(static_cast<double>(a.weights.row(h, i)[j]) - b.weights.row(h, i)[j]));
+  return diff;
+}
+
+int entriesOf(const attnlab::gui::CacheView* view, int token) {
+  const std::vector<int> tokens = view->entryTokens();
+  return static_cast<int>(std::count(tokens.begin(), tokens.end(), token));
 }
 
 }  // namespace
@@ -119,6 +140,74 @@ class DecodeWindowTest : public QObject {
     } catch (const attnlab::options::OptionError& e) {
       QCOMPARE(e.message().english(), QStringLiteral("--decode-step must be between 0 and 4095 (got -1)"));
     }
+  }
+
+  void cacheBugsShowWhereRowsGoWrong() {
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;  // the cat sentence, 11 tokens
+    s.heads = 4;
+    s.d_model = 64;
+    s.kv_heads = 2;
+    s.causal = true;
+    window.setSettings(s);
+    QVERIFY(waitFor(window, window.settings()));
+    window.decodeDock()->show();
+    auto* panel = window.decodePanel();
+    const auto full = window.currentResult();
+    QCOMPARE(panel->bugStepBox()->value(), 5);  // the middle token, as the command line
+    panel->bugStepBox()->setValue(4);
+    panel->bugCombo()->setCurrentIndex(2);  // duplicate
+    QTRY_VERIFY_WITH_TIMEOUT(panel->decoded() && window.heads()->result() != full, kWaitMs);
+    const attnlab::AttentionResult& decoded = window.heads()->result()->attention(0);
+    for (int i = 0; i < 4; ++i) QVERIFY2(rowDiff(decoded, full->attention(0), i) <= 1e-6, qPrintable(QString::number(i)));
+    QVERIFY(rowDiff(decoded, full->attention(0), 4) > 1e-3);
+    QCOMPARE(panel->decoded()->first_diff_step, 4);
+    panel->slider()->setValue(3);
+    QVERIFY2(panel->stepLabel()->text().contains(QStringLiteral("Row 3 equals the full causal computation")),
+             qPrintable(panel->stepLabel()->text()));
+    QCOMPARE(entriesOf(panel->cacheView(), 3), 1);
+    panel->slider()->setValue(4);
+    QVERIFY2(panel->stepLabel()->text().contains(QStringLiteral("Row 4 differs from the full causal computation")),
+             qPrintable(panel->stepLabel()->text()));
+    QVERIFY(panel->stepLabel()->text().contains(QStringLiteral("from row 4 on")));
+    QVERIFY(panel->stepLabel()->text().contains(QStringLiteral("cached twice")));
+    QCOMPARE(entriesOf(panel->cacheView(), 4), 2);  // the repeated entry, twice
+    QCOMPARE(panel->cacheView()->entryTokens().size(), std::size_t{6});
+    QCOMPARE(window.heads()->revealedRows(), 5);  // the slider still reveals rows
+    // Skip: the entry is a gap.
+    panel->bugCombo()->setCurrentIndex(1);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->decoded() && panel->decoded()->bug == attnlab::CacheBug::kSkip, kWaitMs);
+    QCOMPARE(entriesOf(panel->cacheView(), 4), 0);
+    QCOMPARE(panel->cacheView()->gapToken(), 4);
+    QVERIFY(panel->stepLabel()->text().contains(QStringLiteral("never cached")));
+    QVERIFY(rowDiff(window.heads()->result()->attention(0), full->attention(0), 3) <= 1e-6);
+    QVERIFY(rowDiff(window.heads()->result()->attention(0), full->attention(0), 4) > 1e-3);
+    // A step past the last token: the command line's words, the last picture kept.
+    const auto kept = window.heads()->result();
+    panel->bugStepBox()->setValue(40);
+    QVERIFY(panel->errorLabel()->isVisible());
+    QCOMPARE(panel->errorLabel()->text(), QStringLiteral("--bug-step 40 is past the text's last token (10)"));
+    QCOMPARE(window.heads()->result(), kept);
+    panel->bugStepBox()->setValue(4);
+    QVERIFY(!panel->errorLabel()->isVisible());
+    // None: the run itself again.
+    panel->bugCombo()->setCurrentIndex(0);
+    QCOMPARE(window.heads()->result(), window.currentResult());
+    QVERIFY(!panel->decoded());
+    QCOMPARE(entriesOf(panel->cacheView(), 4), 1);
+    QVERIFY(!panel->stepLabel()->text().contains(QStringLiteral("Row 4")));
+  }
+
+  void lessonStepSetsTheCacheBug() {
+    MainWindow window(testOptions());
+    window.show();
+    window.lessons()->open(QStringLiteral("kvcache"), 3);  // step 4: duplicate
+    QTRY_VERIFY_WITH_TIMEOUT(window.decodeDock()->isVisible(), kWaitMs);
+    QCOMPARE(window.decodePanel()->cacheBug(), attnlab::CacheBug::kDuplicate);
+    QTRY_VERIFY_WITH_TIMEOUT(window.decodePanel()->decoded() != nullptr, kWaitMs);
+    window.lessons()->open(QStringLiteral("kvcache"), 0);  // a correct cache again
+    QCOMPARE(window.decodePanel()->cacheBug(), attnlab::CacheBug::kNone);
   }
 };
 

@@ -368,7 +368,7 @@ class LessonWindowTest : public QObject {
         window.lessons()->open(lesson.name, i);
         QCOMPARE(panel->titleLabel()->text(), lesson.title.zh_CN);
         const QString note = panel->messageLabel()->text();
-        // Notes a step may carry: a model to fetch, the CLI line of a cache bug; never "not applied".
+        // Notes a step may carry: a model to fetch; never "not applied".
         QVERIFY2(!note.contains(QStringLiteral("未能应用")), qPrintable(where + QStringLiteral(": ") + note));
         QVERIFY2(waitForShown(window), qPrintable(where));
         const QString caption = settledCaption(window);
