@@ -21,34 +21,6 @@ QFont sizedFont(const QCustomPlot& plot, double points, bool bold = false) {
   return f;
 }
 
-/// Greedy word wrap to width_px (text without spaces, such as Chinese, breaks between
-/// characters); keeps explicit line breaks.
-QString wrapWords(const QString& text, const QFont& font, double width_px) {
-  const QFontMetricsF fm(font);
-  QStringList lines;
-  for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
-    const bool spaced = paragraph.contains(QLatin1Char(' '));
-    const QStringList words = spaced ? paragraph.split(QLatin1Char(' ')) : QStringList();
-    QString line;
-    auto add = [&](const QString& piece, const QString& joiner) {
-      const QString candidate = line.isEmpty() ? piece : line + joiner + piece;
-      if (!line.isEmpty() && fm.horizontalAdvance(candidate) > width_px) {
-        lines << line;
-        line = piece;
-      } else {
-        line = candidate;
-      }
-    };
-    if (spaced) {
-      for (const QString& word : words) add(word, QStringLiteral(" "));
-    } else {
-      for (const QChar c : paragraph) add(QString(c), QString());
-    }
-    lines << line;
-  }
-  return lines.join(QLatin1Char('\n'));
-}
-
 double plotWidth(const QCustomPlot& plot) {
   return canvasSize(plot, QSize(600, 320)).width();
 }

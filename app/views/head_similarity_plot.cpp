@@ -8,33 +8,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "views/text.hpp"
 #include "views/views.hpp"
 
 namespace attnlab::views {
-namespace {
-
-/// Greedy word wrap of text to width_px (text without spaces breaks between characters).
-QString wrapped(const QString& text, const QFont& font, double width_px) {
-  const QFontMetricsF fm(font);
-  const bool spaced = text.contains(QLatin1Char(' '));
-  const QStringList pieces = spaced ? text.split(QLatin1Char(' ')) : text.split(QString(), Qt::SkipEmptyParts);
-  const QString joiner = spaced ? QStringLiteral(" ") : QString();
-  QStringList lines;
-  QString line;
-  for (const QString& piece : pieces) {
-    const QString candidate = line.isEmpty() ? piece : line + joiner + piece;
-    if (!line.isEmpty() && fm.horizontalAdvance(candidate) > width_px) {
-      lines << line;
-      line = piece;
-    } else {
-      line = candidate;
-    }
-  }
-  lines << line;
-  return lines.join(QLatin1Char('\n'));
-}
-
-}  // namespace
 
 void drawHeadSimilarity(QCustomPlot& plot, const HeadSimilarity& s, const QString& title) {
   clearPlot(plot);
@@ -46,7 +23,7 @@ void drawHeadSimilarity(QCustomPlot& plot, const HeadSimilarity& s, const QStrin
   // Square cells: the inner rect is a square that leaves room for the labels and the colour bar.
   const int side = std::max(60, std::min(canvas.width() - 190, canvas.height() - 150));
   // The title lies in the matrix's column: wrapped to it.
-  auto* heading = new QCPTextElement(&plot, wrapped(title, title_font, side + 60), title_font);
+  auto* heading = new QCPTextElement(&plot, wrapWords(title, title_font, side + 60), title_font);
   heading->setObjectName(QStringLiteral("title"));
   plot.plotLayout()->addElement(0, 0, heading);
   auto* rect = new QCPAxisRect(&plot);

@@ -287,6 +287,32 @@ QString wrapParts(const QStringList& parts, const QFont& font, double width_px, 
   return lines.join(QLatin1Char('\n'));
 }
 
+QString wrapWords(const QString& text, const QFont& font, double width_px) {
+  const QFontMetricsF fm(font);
+  QStringList lines;
+  for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+    const bool spaced = paragraph.contains(QLatin1Char(' '));
+    const QStringList words = spaced ? paragraph.split(QLatin1Char(' ')) : QStringList();
+    QString line;
+    auto add = [&](const QString& piece, const QString& joiner) {
+      const QString candidate = line.isEmpty() ? piece : line + joiner + piece;
+      if (!line.isEmpty() && fm.horizontalAdvance(candidate) > width_px) {
+        lines << line;
+        line = piece;
+      } else {
+        line = candidate;
+      }
+    };
+    if (spaced) {
+      for (const QString& word : words) add(word, QStringLiteral(" "));
+    } else {
+      for (const QChar c : paragraph) add(QString(c), QString());
+    }
+    lines << line;
+  }
+  return lines.join(QLatin1Char('\n'));
+}
+
 QString elideText(const QString& text, const QFont& font, double width_px) {
   if (lineWidth(text, font) <= width_px) return text;
   QStringList clusters = graphemes(text);

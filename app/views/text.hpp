@@ -68,6 +68,10 @@ void drawText(QPainter& painter, const DrawnText& text);
 QString wrapParts(const QStringList& parts, const QFont& font, double width_px,
                   int max_lines = 1000);
 
+/// Greedy word wrap of text to lines no wider than width_px: at spaces, or between characters in
+/// text without spaces (Chinese); explicit line breaks are kept.
+QString wrapWords(const QString& text, const QFont& font, double width_px);
+
 /// Text elided at the end to width_px, never splitting a grapheme cluster.
 QString elideText(const QString& text, const QFont& font, double width_px);
 

@@ -819,8 +819,8 @@ TEST_CASE("drawModelGrid: square thumbnails in (layer, head) order, headers, tok
   CHECK(size.width > size.height);
 }
 
-TEST_CASE("analysis plots: row entropy, score histogram, one row's softmax", "[views][analysis]") {
-  AttentionResult r = smallCausalResult();
+/// Fills the entropies of smallCausalResult()'s 2 heads × 3 causal rows (row i sees i + 1 keys).
+static void addRowEntropies(AttentionResult& r) {
   for (int k = 0; k < 2; ++k) {
     attnlab::HeadStats st;
     for (int i = 0; i < 3; ++i) {
@@ -829,6 +829,11 @@ TEST_CASE("analysis plots: row entropy, score histogram, one row's softmax", "[v
     }
     r.stats.push_back(st);
   }
+}
+
+TEST_CASE("analysis plots: row entropy, score histogram, one row's softmax", "[views][analysis]") {
+  AttentionResult r = smallCausalResult();
+  addRowEntropies(r);
   const attnlab::AttentionSummary summary = attnlab::summarizeAttention(r, 10);
   QCustomPlot plot;
   prepare(plot, 500, 300);
@@ -855,14 +860,7 @@ TEST_CASE("analysis plots mark rows and scores that are not finite (legend inclu
   AttentionResult r = smallCausalResult();
   r.weights(0, 1, 0) = std::numeric_limits<float>::quiet_NaN();  // head 0, row 1 overflowed
   r.scores(1, 2, 1) = std::numeric_limits<float>::infinity();
-  for (int k = 0; k < 2; ++k) {
-    attnlab::HeadStats st;
-    for (int i = 0; i < 3; ++i) {
-      const attnlab::RowStats row = attnlab::rowStats(r.weights.row(k, i), 3, i + 1);
-      st.entropy.push_back(static_cast<float>(row.entropy));
-    }
-    r.stats.push_back(st);
-  }
+  addRowEntropies(r);
   const attnlab::AttentionSummary summary = attnlab::summarizeAttention(r, 10);
   CHECK(summary.row_nonfinite_heads == std::vector<int>{0, 1, 0});
   CHECK(summary.histogram.nonfinite == 1);
