@@ -18,12 +18,6 @@
 namespace attnlab::cli {
 namespace {
 
-CacheBug cacheBugOf(const QString& name) {
-  if (name == QLatin1String("skip")) return CacheBug::kSkip;
-  if (name == QLatin1String("duplicate")) return CacheBug::kDuplicate;
-  return CacheBug::kNone;
-}
-
 /// The note under the decoded picture: the bug and where the rows go wrong, the cache's bytes at
 /// the last step.
 QString decodeNote(const DecodeResult& d, const std::vector<Token>& tokens, const AttentionSpec& spec) {
@@ -56,7 +50,7 @@ int commandDecode(const options::Options& o, std::ostream& out, std::ostream& /*
   const std::string text = o.lab.text.toUtf8().toStdString();
   const std::vector<Token> tokens = tokenize(text);
   const int n = static_cast<int>(tokens.size());
-  const CacheBug bug = cacheBugOf(o.decode.cache_bug);
+  const CacheBug bug = o.decode.cache_bug;
   const int bug_step = o.decode.bug_step.value_or(n / 2);
   if (bug != CacheBug::kNone && bug_step >= n) {
     throw options::OptionError(options::Message(ATTNLAB_MSG("--bug-step %1 is past the text's last token (%2)"),

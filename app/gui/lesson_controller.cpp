@@ -260,12 +260,8 @@ void LessonController::applySettings(const lessons::Step& step) {
   // A decode step sets the decoding dock's cache bug (none included); a later step that is not a
   // decode step takes back a bug a step set.
   if (o->command == options::kDecode) {
-    const QString& bug = o->decode.cache_bug;
-    window_.decodePanel()->setCacheBug(bug == QLatin1String("skip")        ? CacheBug::kSkip
-                                       : bug == QLatin1String("duplicate") ? CacheBug::kDuplicate
-                                                                           : CacheBug::kNone,
-                                       o->decode.bug_step);
-    set_cache_bug_ = bug != QLatin1String("none");
+    window_.decodePanel()->setCacheBug(o->decode.cache_bug, o->decode.bug_step);
+    set_cache_bug_ = o->decode.cache_bug != CacheBug::kNone;
   } else if (std::exchange(set_cache_bug_, false)) {
     window_.decodePanel()->setCacheBug(CacheBug::kNone);
   }

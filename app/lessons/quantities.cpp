@@ -256,9 +256,7 @@ class Context {
       const std::vector<Token> tokens = tokenize(utf8(lab_.text));
       decode_tokens_ = tokens;
       const int n = static_cast<int>(tokens.size());
-      const CacheBug bug = o_.decode.cache_bug == QLatin1String("skip") ? CacheBug::kSkip
-                           : o_.decode.cache_bug == QLatin1String("duplicate") ? CacheBug::kDuplicate
-                                                                              : CacheBug::kNone;
+      const CacheBug bug = o_.decode.cache_bug;
       int step = o_.decode.bug_step.value_or(n / 2);
       if (step >= n) step = n - 1;
       const SyntheticModel& model = synthetic(spec, lab_.seed);

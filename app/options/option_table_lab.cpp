@@ -158,8 +158,9 @@ const OptionSpec kEntries[] = {
   // KV-cache decoding (issue 13)
   {"cache-bug", Kind::kChoice, "B", "decode: none | skip (token's K/V never cached) | duplicate (cached twice), once",
    Group::kVariants, kDecode, Applies::kSyntheticOnly, 0, 0, false, kCacheBugs,
-   [](Options& o, const Value& v) { o.decode.cache_bug = v.text; },
-   [](const Options& o) { return text(o.decode.cache_bug, QStringLiteral("none")); }},
+   [](Options& o, const Value& v) { o.decode.cache_bug = parseCacheBug(v.text.toStdString()); },
+   [](const Options& o) { return o.decode.cache_bug == CacheBug::kNone ? std::nullopt
+                                 : std::optional<QString>(QString::fromLatin1(toString(o.decode.cache_bug))); }},
   {"bug-step", Kind::kInt, "T", "decode: the step the cache bug strikes (default: the middle token)",
    Group::kVariants, kDecode, Applies::kSyntheticOnly, 0, kMaxTokens - 1, false, {},
    [](Options& o, const Value& v) { o.decode.bug_step = static_cast<int>(v.integer); },

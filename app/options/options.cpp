@@ -258,7 +258,7 @@ static void checkDecode(const Options& o) {
   if (o.lab.mechanism == Mechanism::kAdditive || o.lab.mechanism == Mechanism::kLinear)
     fail(ATTNLAB_MSG("decode takes dot or scaled attention (the cache holds keys and values of dot products), not %1"),
          {QString::fromStdString(toString(o.lab.mechanism))});
-  if (o.isGiven("bug-step") && o.decode.cache_bug == QLatin1String("none"))
+  if (o.isGiven("bug-step") && o.decode.cache_bug == CacheBug::kNone)
     fail(ATTNLAB_MSG("--bug-step needs --cache-bug skip or duplicate"));
   if (o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(kDecode));
 }

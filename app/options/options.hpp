@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attnlab/decode.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
 #include "views/picture_options.hpp"
@@ -102,7 +103,7 @@ struct SweepOptions {
 
 /// The decode command's settings (the computation comes from LabSettings).
 struct DecodeOptions {
-  QString cache_bug = QStringLiteral("none");  ///< "none", "skip" or "duplicate".
+  CacheBug cache_bug = CacheBug::kNone;  ///< --cache-bug none, skip or duplicate.
   std::optional<int> bug_step;  ///< The step the bug strikes (unset: the middle token, n / 2).
 };
 

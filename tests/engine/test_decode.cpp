@@ -73,6 +73,13 @@ TEST_CASE("decode equals the full causal computation at n = 1024 (window, GQA, d
   CHECK(d.first_diff_step == -1);
 }
 
+TEST_CASE("cache bugs parse from their names and back", "[decode]") {
+  for (const CacheBug bug : {CacheBug::kNone, CacheBug::kSkip, CacheBug::kDuplicate})
+    CHECK(parseCacheBug(toString(bug)) == bug);
+  REQUIRE_THROWS_MATCHES(parseCacheBug("twice"), Error,
+                         ErrorMatches(ErrorCode::kInvalidArgument, "unknown cache bug 'twice' (use none, skip or duplicate)"));
+}
+
 TEST_CASE("decode: cache sizes by hand, MHA against MQA", "[decode]") {
   // h = 8, d_k = d_v = 8, 5 tokens. MHA: 8 heads · 5 entries · 16 floats · 4 B = 2560 B;
   // MQA (G = 1): 320 B. With a window of 2 the cache stops at 2 entries: 1024 B and 128 B.

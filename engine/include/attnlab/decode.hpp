@@ -4,6 +4,7 @@
 /// computation; and the classic cache mistakes (the seeds' pitfall 4: "tokens repeated or lost").
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnlab/attention.hpp"
@@ -19,6 +20,8 @@ enum class CacheBug {
 };
 /// "none", "skip", "duplicate".
 const char* toString(CacheBug bug);
+/// Parses "none", "skip" or "duplicate". Throws Error(kInvalidArgument) naming the value.
+CacheBug parseCacheBug(std::string_view name);
 
 /// A row counts as differing from the full causal computation above this |Δ| (the bound).
 /// Both form a row's output with weightedValueRow over the visible keys and the same softmax; a

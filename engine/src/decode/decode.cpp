@@ -53,6 +53,14 @@ const char* toString(CacheBug bug) {
   return "none";
 }
 
+CacheBug parseCacheBug(std::string_view name) {
+  if (name == "none") return CacheBug::kNone;
+  if (name == "skip") return CacheBug::kSkip;
+  if (name == "duplicate") return CacheBug::kDuplicate;
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown cache bug '" + std::string(name) + "' (use none, skip or duplicate)");
+}
+
 DecodeResult decodeWithCache(const AttentionInputs& in, const AttentionSpec& spec_in, CacheBug bug,
                              int bug_step) {
   AttentionSpec spec = spec_in;
