@@ -78,21 +78,6 @@ QString anchor(const QString& lesson, const QString& step = {}) {
 
 }  // namespace
 
-QString escapeXml(const QString& text) {
-  QString out;
-  out.reserve(text.size());
-  for (const QChar c : text) {
-    switch (c.unicode()) {
-      case '&': out += QStringLiteral("&amp;"); break;
-      case '<': out += QStringLiteral("&lt;"); break;
-      case '>': out += QStringLiteral("&gt;"); break;
-      case '"': out += QStringLiteral("&quot;"); break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 QString lessonPackHtml(const std::vector<PackLesson>& lessons, const QString& language) {
   const QString lang = language == QLatin1String("zh_CN") ? QStringLiteral("zh-CN") : QStringLiteral("en");
   QString h;
@@ -100,21 +85,21 @@ QString lessonPackHtml(const std::vector<PackLesson>& lessons, const QString& la
   h += QStringLiteral("<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n");
   QString title = kPackTitle.in(language);
   if (lessons.size() == 1) title += QStringLiteral(" · ") + lessons.front().title;
-  h += QStringLiteral("<title>") + escapeXml(title) + QStringLiteral("</title>\n<style>") +
+  h += QStringLiteral("<title>") + title.toHtmlEscaped() + QStringLiteral("</title>\n<style>") +
        QString::fromUtf8(kStyle) + QStringLiteral("</style>\n</head>\n<body>\n");
-  h += QStringLiteral("<section class=\"cover\">\n<h1>") + escapeXml(title) + QStringLiteral("</h1>\n<p>") +
-       escapeXml(kIntro.in(language)) + QStringLiteral("</p>\n<h2>") + escapeXml(kContents.in(language)) +
+  h += QStringLiteral("<section class=\"cover\">\n<h1>") + title.toHtmlEscaped() + QStringLiteral("</h1>\n<p>") +
+       kIntro.in(language).toHtmlEscaped() + QStringLiteral("</p>\n<h2>") + kContents.in(language).toHtmlEscaped() +
        QStringLiteral("</h2>\n<ol>\n");
   for (const PackLesson& l : lessons) {
     h += QStringLiteral("<li value=\"%1\"><a href=\"#%2\">%3</a> (%4)</li>\n")
              .arg(l.order)
-             .arg(anchor(l.name), escapeXml(l.title),
-                  escapeXml(kSteps.in(language).arg(l.steps.size())));
+             .arg(anchor(l.name), l.title.toHtmlEscaped(),
+                  kSteps.in(language).arg(l.steps.size()).toHtmlEscaped());
   }
   h += QStringLiteral("</ol>\n</section>\n");
   for (const PackLesson& l : lessons) {
     const QString lesson_title = kLesson.in(language).arg(l.order) + QStringLiteral(" · ") + l.title;
-    h += QStringLiteral("<section class=\"lesson\" id=\"%1\">\n<h1>%2</h1>\n").arg(anchor(l.name), escapeXml(lesson_title));
+    h += QStringLiteral("<section class=\"lesson\" id=\"%1\">\n<h1>%2</h1>\n").arg(anchor(l.name), lesson_title.toHtmlEscaped());
     for (std::size_t i = 0; i < l.steps.size(); ++i) {
       const PackStep& s = l.steps[i];
       h += QStringLiteral("<section class=\"step\" id=\"%1\">\n<figure>\n").arg(anchor(l.name, s.id));
@@ -122,22 +107,22 @@ QString lessonPackHtml(const std::vector<PackLesson>& lessons, const QString& la
         QString dims;
         if (s.size.isValid())
           dims = QStringLiteral(" width=\"%1\" height=\"%2\"").arg(s.size.width()).arg(s.size.height());
-        h += QStringLiteral("<img alt=\"%1\"%2 src=\"data:image/png;base64,").arg(escapeXml(s.id), dims) +
+        h += QStringLiteral("<img alt=\"%1\"%2 src=\"data:image/png;base64,").arg(s.id.toHtmlEscaped(), dims) +
              QString::fromLatin1(s.png.toBase64()) + QStringLiteral("\"/>\n");
       } else {
         h += QStringLiteral("<div class=\"problem\"><strong>%1</strong>: %2</div>\n")
-                 .arg(escapeXml(kNoFigure.in(language)), escapeXml(s.problem));
+                 .arg(kNoFigure.in(language).toHtmlEscaped(), s.problem.toHtmlEscaped());
       }
       h += QStringLiteral("</figure>\n<div class=\"text\">\n<p class=\"where\">%1 · %2</p>\n")
-               .arg(escapeXml(lesson_title),
-                    escapeXml(kStep.in(language).arg(i + 1).arg(l.steps.size())));
-      h += QStringLiteral("<p class=\"caption\">") + escapeXml(s.caption) + QStringLiteral("</p>\n");
+               .arg(lesson_title.toHtmlEscaped(),
+                    kStep.in(language).arg(i + 1).arg(l.steps.size()).toHtmlEscaped());
+      h += QStringLiteral("<p class=\"caption\">") + s.caption.toHtmlEscaped() + QStringLiteral("</p>\n");
       h += QStringLiteral("<p class=\"try\"><strong>%1:</strong> %2</p>\n")
-               .arg(escapeXml(kTry.in(language)), escapeXml(s.try_this));
+               .arg(kTry.in(language).toHtmlEscaped(), s.try_this.toHtmlEscaped());
       QStringList args;
-      for (const QString& a : s.settings) args << QStringLiteral("<span>") + escapeXml(a) + QStringLiteral("</span>");
+      for (const QString& a : s.settings) args << QStringLiteral("<span>") + a.toHtmlEscaped() + QStringLiteral("</span>");
       h += QStringLiteral("<p class=\"settings\">%1: <code>%2</code></p>\n")
-               .arg(escapeXml(kSettings.in(language)), args.join(QLatin1Char(' ')));
+               .arg(kSettings.in(language).toHtmlEscaped(), args.join(QLatin1Char(' ')));
       h += QStringLiteral("</div>\n</section>\n");
     }
     h += QStringLiteral("</section>\n");

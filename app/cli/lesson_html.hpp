@@ -38,7 +38,4 @@ struct PackLesson {
 /// The page in `language` ("en" or "zh_CN": the lang attribute and the page's own words).
 QString lessonPackHtml(const std::vector<PackLesson>& lessons, const QString& language);
 
-/// `text` with &, <, >, " escaped for XHTML text and attributes.
-QString escapeXml(const QString& text);
-
 }  // namespace attnlab::cli
