@@ -14,6 +14,10 @@
 //                       [--csv FILE] [--no-opencl] [--window W] [--window-n N] [--window-only]
 //                       [--linear-sizes 64,256,…]   (linear vs softmax attention, d_k = 64)
 //   attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]
+//   attention-lab-bench --dense [32,128,512]   (the model passes' dense products, dense_bench.cpp)
+//
+// Every table names the CPU path in use (attnlab/cpu_path.hpp); ATTNLAB_CPU_PATH=avx512|avx2|
+// baseline forces one, so each path can be measured on one machine.
 
 #include <omp.h>
 
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "attnlab/backend.hpp"
+#include "attnlab/cpu_path.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
 #include "bench/bench.hpp"
@@ -140,24 +145,29 @@ int runModelBench(const std::string& path, int runs, const std::vector<int>& len
   std::printf("model: %s (%s from %s %s, %d layers × %d heads", model->name().c_str(),
               c.model_type.c_str(), c.format.c_str(), c.weight_type.c_str(), c.layers, c.heads);
   if (c.kv_heads != c.heads) std::printf(" sharing %d K/V heads", c.kv_heads);
-  std::printf(", d_model %d)\ndevice: %s, %d threads\n\n", c.d_model, cpu->device().c_str(),
-              omp_get_max_threads());
+  std::printf(", d_model %d)\ndevice: %s, %d threads; cpu path %s\n\n", c.d_model,
+              cpu->device().c_str(), omp_get_max_threads(), attnlab::describeCpuPath().c_str());
   std::printf("load (weights dequantised/copied + tokenizer): first %.1f ms, median of 5 %.1f ms; "
               "resident memory after the first load %.0f MB\n",
               loads.front(), median(loads), rss_loaded);
   std::printf("KV cache (float32, all layers): %lld bytes per token; with one K/V head per query "
               "head (MHA) %lld\n\n",
               c.kvCacheBytesPerToken(), c.mhaKvCacheBytesPerToken());
-  std::printf("| tokens | heads captured | forward median (ms) | p90 (ms) | GFLOP/s |\n"
-              "|---:|---:|---:|---:|---:|\n");
+  std::printf("| tokens | heads captured | forward median (ms) | p90 (ms) | GFLOP/s | runs |\n"
+              "|---:|---:|---:|---:|---:|---:|\n");
+  std::fflush(stdout);
   for (int target : lengths) {
     if (target > c.max_positions) continue;
     const std::string text = textOfTokens(*model, target);
     const attnlab::ModelRunOptions all_layers;
-    for (int w = 0; w < 2; ++w) model->run(text, std::nullopt, all_layers, *cpu);
+    const auto warm = Clock::now();
+    model->run(text, std::nullopt, all_layers, *cpu);
+    const double once = std::chrono::duration<double, std::milli>(Clock::now() - warm).count();
     std::vector<double> times;
     int n = 0, captured = 0;
-    const int reps = target >= 512 ? std::max(3, runs / 20) : runs;
+    // At most `runs` runs and about 8 s per length (at least 3 runs), so that the defaults finish
+    // in well under 2 minutes on 2 cores of a slow path.
+    const int reps = std::clamp(static_cast<int>(8000.0 / std::max(once, 1e-3)), 3, runs);
     for (int r = 0; r < reps; ++r) {
       const auto start = Clock::now();
       const attnlab::ModelRun run = model->run(text, std::nullopt, all_layers, *cpu);
@@ -166,8 +176,9 @@ int runModelBench(const std::string& path, int runs, const std::vector<int>& len
       captured = static_cast<int>(run.attention.size()) * c.heads;
     }
     std::sort(times.begin(), times.end());
-    std::printf("| %d | %d | %.2f | %.2f | %.1f |\n", n, captured, median(times),
-                times[times.size() * 9 / 10], forwardFlops(c, n) / median(times) / 1e6);
+    std::printf("| %d | %d | %.2f | %.2f | %.1f | %d |\n", n, captured, median(times),
+                times[times.size() * 9 / 10], forwardFlops(c, n) / median(times) / 1e6, reps);
+    std::fflush(stdout);
   }
   std::printf("\nresident memory after the runs: %.0f MB (peak %.0f MB)\n", statusMb("VmRSS"),
               statusMb("VmHWM"));
@@ -232,6 +243,8 @@ int main(int argc, char** argv) {
   attnlab::bench::OpenClBenchOptions cl;
   attnlab::bench::DecodeBenchOptions decode;
   bool decode_only = false;
+  bool dense_only = false;
+  std::vector<int> dense_rows = {32, 128, 512};
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--runs") == 0 && has_value) {
@@ -266,6 +279,9 @@ int main(int argc, char** argv) {
           "      then dense vs sliding-window fused (W = 256 at n = 16384, h = 8; --window-n 0\n"
           "      leaves it out) beside the FMA peak measured in the same run;\n"
           "      linear vs softmax attention at d_k = 64 (--linear-sizes 64,256,...; empty: none)\n"
+          "  attention-lab-bench --dense [32,128,512]\n"
+          "      the model passes' dense products at the models' shapes on the CPU path in use,\n"
+          "      beside its FMA peak and Eigen's GEMM (ATTNLAB_CPU_PATH=avx512|avx2|baseline)\n"
           "  attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]\n"
           "      a pretrained model: load time, resident memory, KV-cache size and the forward\n"
           "      pass with every head's attention kept (--json: one length, one line of JSON with\n"
@@ -279,6 +295,9 @@ int main(int argc, char** argv) {
       model_dir = argv[++i];
     } else if (std::strcmp(argv[i], "--tokens") == 0 && has_value) {
       lengths = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--dense") == 0) {
+      dense_only = true;
+      if (has_value && argv[i + 1][0] != '-') dense_rows = parseList(argv[++i]);
     } else if (std::strcmp(argv[i], "--json") == 0) {
       json = true;
     } else if (std::strcmp(argv[i], "--linear-sizes") == 0 && has_value) {
@@ -291,6 +310,13 @@ int main(int argc, char** argv) {
     }
   }
 
+  try {
+    (void)attnlab::activeCpuPath();  // an unusable ATTNLAB_CPU_PATH: one line, exit 2
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attention-lab-bench: %s\n", e.what());
+    return 2;
+  }
+  if (dense_only) return attnlab::bench::runDenseBench(dense_rows);
   if (decode_only) {
     try {
       return attnlab::bench::runDecodeBench(decode);
@@ -315,7 +341,8 @@ int main(int argc, char** argv) {
       {"256 tokens, h=8, d_model=512", 256, 8, 512},
   };
   auto cpu = attnlab::makeCpuBackend();
-  std::printf("device: %s\n\n", cpu->device().c_str());
+  std::printf("device: %s; cpu path %s\n\n", cpu->device().c_str(),
+              attnlab::describeCpuPath().c_str());
   std::printf("| case | model build (ms) | runSynthetic median (ms) | p90 (ms) |\n");
   std::printf("|---|---:|---:|---:|\n");
   for (const Case& c : cases) {

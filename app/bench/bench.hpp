@@ -1,6 +1,7 @@
 #pragma once
 // Pieces of attention-lab-bench.
 
+#include "attnlab/cpu_path.hpp"
 #include <string>
 #include <vector>
 
@@ -45,10 +46,19 @@ int runDecodeBench(const DecodeBenchOptions& options);
 struct FmaPeak {
   double gflops = 0;  ///< Best of the tries, GFLOP/s (2 flops per FMA and lane).
   int threads = 0;    ///< OpenMP threads that ran the chains (all cores).
-  int lanes = 0;      ///< Floats per vector (16 with AVX-512, else 8).
+  int lanes = 0;      ///< Floats per vector (16 with AVX-512, 8 with AVX2, 4 on the baseline).
+  CpuPath path = CpuPath::kBaseline;  ///< The CPU path whose chains ran.
   float sink = 0;     ///< The chains' sum (printed nowhere; keeps the work from being dropped).
 };
-/// Runs independent FMA chains on every core for about `seconds` per try; the best of `tries`.
+/// Runs independent FMA chains of `path` on every core for about `seconds` per try; the best of
+/// `tries`. Throws Error(kInvalidArgument) when this CPU lacks the path.
+FmaPeak measureFmaPeak(CpuPath path, double seconds = 0.3, int tries = 5);
+/// The same on the widest path this CPU has (the peak the OpenCL device on the CPU can reach).
 FmaPeak measureFmaPeak(double seconds = 0.3, int tries = 5);
+
+/// The dense products of the model passes at the models' shapes (576×576, 576×1536, 1536×576,
+/// 384×1536, 1536×384 at 32–512 rows) on the CPU path in use: GFLOP/s beside the FMA peak of that
+/// path and beside Eigen's GEMM (compiled for the build's target) in the same run (dense_bench.cpp).
+int runDenseBench(const std::vector<int>& rows);
 
 }  // namespace attnlab::bench

@@ -1,56 +1,31 @@
-// attention-lab-bench: this machine's float32 FMA peak, measured in the same run as the kernels so
-// that each kernel's GFLOP/s can be given as a fraction of it (the load of a shared machine then
-// weighs on both alike).
+// attention-lab-bench: this machine's float32 FMA peak on one CPU path, measured in the same run
+// as the kernels so that each kernel's GFLOP/s can be given as a fraction of it (the load of a
+// shared machine then weighs on both alike).
 //
-// Every thread (OpenMP, as many as the kernels' device uses: all cores) runs kChains independent
-// chains acc = acc·a + b on the widest vectors the build targets (AVX-512: 16 floats, else 8),
-// enough chains to cover the FMA latency on both FMA ports. The file is compiled with
-// -ffp-contract=fast (app/CMakeLists.txt), so each update is one fused multiply-add: 2 flops per
-// lane, the convention the kernels' GFLOP/s use (a multiply-add of Q Kᵀ or P V counts 2).
+// Every thread (OpenMP, as many as the kernels use: all cores) runs the path's FMA chains
+// (engine/src/cpu/dense_kernel_impl.hpp): independent chains acc = acc·a + b on the path's widest
+// vectors, enough chains to cover the FMA latency on both FMA ports; one fused multiply-add per
+// update where the path has FMA (a multiply and an add on the baseline path): 2 flops per lane,
+// the convention the kernels' GFLOP/s use (a multiply-add of Q Kᵀ or P V counts 2).
 
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
-#include <utility>
 
 #include "bench/bench.hpp"
+#include "cpu/cpu_path_internal.hpp"
 
 namespace attnlab::bench {
 
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-#else
-constexpr int kLanes = 8;
-#endif
-constexpr int kChains = 12;  // ≥ latency (4 cycles) × ports (2)
-using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
-
-// One round: acc[c] = acc[c]·a + b for every chain, written out so the chains stay in registers.
-template <std::size_t... C>
-inline void step(Vec* acc, Vec a, Vec b, std::index_sequence<C...>) {
-  ((acc[C] = acc[C] * a + b), ...);
-}
-
-// Runs `iterations` rounds of kChains FMAs on every thread; returns the wall time in seconds.
-double runChains(long iterations, float* sink) {
+// Runs `iterations` rounds of the chains on every thread; returns the wall time in seconds.
+double runChains(const kernels::DenseKernel& kernel, long iterations, float* sink) {
   const auto start = std::chrono::steady_clock::now();
 #pragma omp parallel
   {
-    Vec acc[kChains];
-    Vec a, b;
-    for (int l = 0; l < kLanes; ++l) {
-      a[l] = 0.999999f;
-      b[l] = 1e-7f * static_cast<float>(omp_get_thread_num() + 1);
-    }
-    for (int c = 0; c < kChains; ++c)
-      for (int l = 0; l < kLanes; ++l) acc[c][l] = 0.001f * static_cast<float>(c + l);
-    for (long r = 0; r < iterations; ++r) step(acc, a, b, std::make_index_sequence<kChains>());
-    float total = 0;
-    for (int c = 0; c < kChains; ++c)
-      for (int l = 0; l < kLanes; ++l) total += acc[c][l];
+    const float total = kernel.chains(iterations, static_cast<float>(omp_get_thread_num() + 1));
 #pragma omp atomic
     *sink += total;
   }
@@ -59,26 +34,33 @@ double runChains(long iterations, float* sink) {
 
 }  // namespace
 
-FmaPeak measureFmaPeak(double seconds, int tries) {
+FmaPeak measureFmaPeak(CpuPath path, double seconds, int tries) {
+  const kernels::DenseKernel& kernel = kernels::denseKernel(path);
   float sink = 0;
   FmaPeak peak;
   peak.threads = omp_get_max_threads();
-  peak.lanes = kLanes;
+  peak.lanes = kernel.lanes;
+  peak.path = path;
   // Calibrate the iteration count to about `seconds` per try.
   long iterations = 1 << 16;
-  double t = runChains(iterations, &sink);
+  double t = runChains(kernel, iterations, &sink);
   while (t < seconds / 8) {
     iterations *= 4;
-    t = runChains(iterations, &sink);
+    t = runChains(kernel, iterations, &sink);
   }
   iterations = static_cast<long>(iterations * seconds / t) + 1;
   for (int i = 0; i < tries; ++i) {
-    const double wall = runChains(iterations, &sink);
-    const double flops = 2.0 * kLanes * kChains * static_cast<double>(iterations) * peak.threads;
+    const double wall = runChains(kernel, iterations, &sink);
+    const double flops =
+        2.0 * kernel.lanes * kernel.chain_count * static_cast<double>(iterations) * peak.threads;
     peak.gflops = std::max(peak.gflops, flops / wall / 1e9);
   }
   peak.sink = sink;
   return peak;
+}
+
+FmaPeak measureFmaPeak(double seconds, int tries) {
+  return measureFmaPeak(bestCpuPath(), seconds, tries);
 }
 
 }  // namespace attnlab::bench

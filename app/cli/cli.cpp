@@ -15,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include "attnlab/backend.hpp"
+#include "attnlab/cpu_path.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/io.hpp"
 #include "attnlab/pretrained.hpp"
@@ -23,6 +24,7 @@
 #include "attnlab/synthetic.hpp"
 #include "cli/cli_json.hpp"
 #include "cli/commands.hpp"
+#include "cli/runs.hpp"
 #include "options/options.hpp"
 #include "views/views.hpp"
 
@@ -71,8 +73,10 @@ ModelComputed computeModel(const Options& o, std::ostream& err) {
   std::optional<std::string_view> pair_view;
   if (pair) pair_view = *pair;
   const std::string text = utf8(o.lab.text);
-  options::checkModelText(*c.model, text, pair_view);
-  c.run = c.model->run(text, pair_view, o.lab.toModelOptions(), *choice.backend);
+  options::checkModelText(*c.model, text, pair_view, o.lab);
+  ModelRunOptions run_options = o.lab.toModelOptions();
+  run_options.progress = terminalProgress();
+  c.run = c.model->run(text, pair_view, run_options, *choice.backend);
   noteFallback(o, c.run.attention.front(), err);
   return c;
 }
@@ -348,6 +352,10 @@ int commandInfo(std::ostream& out) {
     }
   }
   out << "auto uses OpenCL device 0 when its kernels build, else the CPU\n";
+  std::string paths;
+  for (const CpuPath p : supportedCpuPaths()) paths += (paths.empty() ? "" : ", ") + toString(p);
+  out << "cpu path (the model passes' dense products): " << describeCpuPath()
+      << "\n  supported here: " << paths << " (force one with ATTNLAB_CPU_PATH=NAME)\n";
   return kExitOk;
 }
 
@@ -384,6 +392,7 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
         return kExitUsage;
       case ErrorCode::kBackend:
       case ErrorCode::kInternal:
+      case ErrorCode::kCancelled:
         return kExitInternal;
     }
     return kExitInternal;

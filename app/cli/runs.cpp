@@ -3,6 +3,11 @@
 
 #include "cli/runs.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -104,7 +109,9 @@ RunMaps Runner::maps(const options::Options& o) {
   std::optional<std::string_view> pair_view;
   if (pair && !pair->empty()) pair_view = *pair;
   auto owned = std::make_shared<ModelMaps>();
-  owned->run = model.run(utf8(o.lab.text), pair_view, o.lab.toModelOptions(), backend(o.lab));
+  ModelRunOptions run_options = o.lab.toModelOptions();
+  run_options.progress = terminalProgress();
+  owned->run = model.run(utf8(o.lab.text), pair_view, run_options, backend(o.lab));
   options::checkModelTokens(static_cast<int>(owned->run.encoding.ids.size()));
   const AttentionResult& first = owned->run.attention.front();
   if (!first.fallback_reason.empty() && o.lab.backend == QLatin1String("opencl"))
@@ -332,6 +339,24 @@ void writeDifferenceCsv(const std::string& path, const DifferenceMaps& d) {
   }
   f.close();
   if (!f) throw Error(ErrorCode::kIo, "cannot write " + path);
+}
+
+
+std::function<bool(int, int)> terminalProgress() {
+  if (isatty(STDERR_FILENO) == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  auto shown = std::make_shared<bool>(false);
+  return [start, shown](int done, int total) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (done >= total) {
+      if (*shown) std::fprintf(stderr, "\r\033[K");
+    } else if (s >= 1.0) {
+      std::fprintf(stderr, "\rattention-lab-cli: layer %d of %d, %.1f s\033[K", done, total, s);
+      *shown = true;
+    }
+    std::fflush(stderr);
+    return true;
+  };
 }
 
 }  // namespace attnlab::cli

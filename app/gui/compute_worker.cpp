@@ -62,8 +62,9 @@ const std::vector<int>& ComputeResult::layerIndices() const {
   return model_run ? model_run->layers : kNone;
 }
 
-ComputeWorker::ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest)
-    : latest_(std::move(latest)) {}
+ComputeWorker::ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest,
+                             std::shared_ptr<std::atomic<quint64>> cancelled)
+    : latest_(std::move(latest)), cancelled_(std::move(cancelled)) {}
 
 Backend& ComputeWorker::backendFor(const LabSettings& settings) {
   const QString key = settings.backend + QLatin1Char(':') + QString::number(settings.device);
@@ -174,7 +175,9 @@ bool ComputeWorker::computeModel(quint64 generation, const LabSettings& settings
   } catch (const options::OptionError& e) {
     result.error = e.message();
   } catch (const Error& e) {
-    result.error = options::Message::verbatim(QString::fromStdString(e.what()));
+    result.error = e.code() == ErrorCode::kCancelled
+                       ? options::Message(ATTNLAB_MSG("the forward pass was cancelled"))
+                       : options::Message::verbatim(QString::fromStdString(e.what()));
   } catch (const std::bad_alloc&) {
     result.error = options::Message(ATTNLAB_MSG("not enough memory for these settings"));
   }
@@ -194,9 +197,17 @@ void ComputeWorker::runModel(const LabSettings& settings, const ModelConfig& con
     const std::string text = settings.text.toStdString();
     std::optional<std::string_view> pair_view;
     if (pair) pair_view = *pair;
-    options::checkModelText(*pretrained_, text, pair_view);  // the CLI's check, in its words
+    options::checkModelText(*pretrained_, text, pair_view, settings);  // the CLI's check, in its words
+    ModelRunOptions options = settings.toModelOptions();
+    const quint64 generation = result.generation;
+    QElapsedTimer pass;
+    pass.start();
+    options.progress = [this, generation, &pass](int done, int total) {
+      if (pass.elapsed() >= 300) emit progress(generation, done, total);
+      return cancelled_->load() != generation;  // the user's Cancel stops after this layer
+    };
     last_run_ = std::make_shared<const ModelRun>(
-        pretrained_->run(text, pair_view, settings.toModelOptions(), backendFor(settings)));
+        pretrained_->run(text, pair_view, options, backendFor(settings)));
     last_run_key_ = key;
   }
   result.model_run = last_run_;
@@ -241,10 +252,12 @@ void ComputeWorker::runModel(const LabSettings& settings, const ModelConfig& con
 }
 
 ComputeController::ComputeController(QObject* parent)
-    : QObject(parent), latest_(std::make_shared<std::atomic<quint64>>(0)) {
+    : QObject(parent),
+      latest_(std::make_shared<std::atomic<quint64>>(0)),
+      cancelled_(std::make_shared<std::atomic<quint64>>(0)) {
   qRegisterMetaType<ResultPtr>();
   qRegisterMetaType<options::LabSettings>();
-  worker_ = new ComputeWorker(latest_);
+  worker_ = new ComputeWorker(latest_, cancelled_);
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
   connect(worker_, &ComputeWorker::finished, this, &ComputeController::accept,
@@ -253,6 +266,12 @@ ComputeController::ComputeController(QObject* parent)
       worker_, &ComputeWorker::modelLoading, this,
       [this](quint64 generation, const QString& dir) {
         if (generation == generation_) emit modelLoading(dir);
+      },
+      Qt::QueuedConnection);
+  connect(
+      worker_, &ComputeWorker::progress, this,
+      [this](quint64 generation, int done, int total) {
+        if (generation == generation_) emit progress(done, total);
       },
       Qt::QueuedConnection);
   thread_.setObjectName(QStringLiteral("attention-lab compute"));
@@ -292,6 +311,12 @@ quint64 ComputeController::send(const LabSettings& settings) {
       worker_, [worker, generation, settings] { worker->compute(generation, settings); },
       Qt::QueuedConnection);
   return generation;
+}
+
+void ComputeController::cancel() {
+  if (!in_flight_) return;
+  waiting_.reset();
+  cancelled_->store(generation_);
 }
 
 quint64 ComputeController::retryOpenCl(const LabSettings& settings) {

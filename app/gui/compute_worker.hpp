@@ -90,8 +90,10 @@ using ResultPtr = std::shared_ptr<const ComputeResult>;
 class ComputeWorker : public QObject {
   Q_OBJECT
  public:
-  /// latest: the newest generation requested, written by the GUI thread.
-  explicit ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest);
+  /// latest: the newest generation requested, written by the GUI thread; cancelled: the
+  /// generation whose forward pass the user cancelled (0: none), written by the GUI thread.
+  ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest,
+                std::shared_ptr<std::atomic<quint64>> cancelled);
 
   /// Computes one request unless a newer one exists (then returns at once, emitting nothing).
   /// Never throws: failures become a result with `error` set.
@@ -105,6 +107,9 @@ class ComputeWorker : public QObject {
   void finished(attnlab::gui::ResultPtr result);
   /// Request `generation` starts loading the model folder `dir` (takes a fraction of a second).
   void modelLoading(quint64 generation, QString dir);
+  /// Request `generation`'s forward pass has run `done` of `total` layers (sent after each layer
+  /// once the pass has run for 0.3 s).
+  void progress(quint64 generation, int done, int total);
 
  private:
   Backend& backendFor(const LabSettings& settings);
@@ -114,6 +119,7 @@ class ComputeWorker : public QObject {
   void runModel(const LabSettings& settings, const ModelConfig& config, ComputeResult& result);
 
   std::shared_ptr<std::atomic<quint64>> latest_;
+  std::shared_ptr<std::atomic<quint64>> cancelled_;
   std::unique_ptr<SyntheticModel> model_;  // rebuilt only when sameWeights() is false
   std::unique_ptr<Backend> backend_;
   QString backend_key_;
@@ -146,6 +152,9 @@ class ComputeController : public QObject {
   /// The user asked to try OpenCL again after a failure: the worker's backend forgets the kept
   /// failure (Backend::retry), then settings are computed again.
   quint64 retryOpenCl(const LabSettings& settings);
+  /// Stops the forward pass in flight after its current layer; its result then says it was
+  /// cancelled (the window keeps the last picture). Settings waiting behind it are dropped.
+  void cancel();
   /// True while a request is in flight or waiting.
   bool busy() const { return delivered_ != generation_ || waiting_.has_value(); }
   /// Delivers result through resultReady when it is the newest request's, else drops it
@@ -160,11 +169,14 @@ class ComputeController : public QObject {
   void devicesListed(QStringList devices);
   /// The newest request is loading the model folder `dir` (GUI thread).
   void modelLoading(QString dir);
+  /// The newest request's forward pass has run `done` of `total` layers (GUI thread).
+  void progress(int done, int total);
 
  private:
   QThread thread_;
   ComputeWorker* worker_ = nullptr;  // lives on thread_, deleted when it finishes
   std::shared_ptr<std::atomic<quint64>> latest_;
+  std::shared_ptr<std::atomic<quint64>> cancelled_;
   /// Sends settings to the worker as the next generation.
   quint64 send(const LabSettings& settings);
 

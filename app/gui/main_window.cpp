@@ -22,6 +22,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -153,6 +154,16 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   status_backend_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   statusBar()->addWidget(status_time_, 3);
   statusBar()->addWidget(status_backend_, 2);
+  cancel_button_ = new QPushButton(tr("Cancel"));
+  cancel_button_->setObjectName(QStringLiteral("cancelComputation"));
+  cancel_button_->setToolTip(tr("Stop the forward pass after its current layer (Esc); the last picture stays"));
+  cancel_button_->hide();
+  statusBar()->addPermanentWidget(cancel_button_);
+  connect(cancel_button_, &QPushButton::clicked, this, [this] {
+    controller_->cancel();
+    cancel_button_->hide();
+    status_time_->setText(tr("Cancelling…"));
+  });
 
   lessons_ = new LessonController(*this, options_.persist);
   buildMenus();
@@ -192,6 +203,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(controller_.get(), &ComputeController::modelLoading, this, [this](const QString& dir) {
     status_time_->setText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
     model_source_->showLoading(dir);
+  });
+  connect(controller_.get(), &ComputeController::progress, this, [this](int done, int total) {
+    if (done >= total) return;
+    status_time_->setText(tr("Computing layer %1 of %2…").arg(done + 1).arg(total));
+    cancel_button_->show();
   });
   connect(controller_.get(), &ComputeController::devicesListed, this, [this](const QStringList& devices) {
     if (inputs_->setDevices(devices)) requestNow();
@@ -493,6 +509,7 @@ void MainWindow::checkReady() {
 }
 
 void MainWindow::onResult(const ResultPtr& result) {
+  cancel_button_->hide();
   if (result->model_error) {
     // The model did not load: say so beside the model choice (the loader's line in a translated
     // sentence), go back to what is on screen (or the synthetic lab) and keep the picture.
@@ -748,7 +765,9 @@ void MainWindow::changeEvent(QEvent* event) {
 
 void MainWindow::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_Escape) {
-    if (presentation_) {
+    if (cancel_button_->isVisible()) {
+      cancel_button_->click();  // a long forward pass first
+    } else if (presentation_) {
       setPresentationMode(false);
     } else {
       heads_->showGrid();

@@ -32,6 +32,7 @@ class QComboBox;
 class QCustomPlot;
 class QDockWidget;
 class QLabel;
+class QPushButton;
 class QMenu;
 class QPlainTextEdit;
 class QSlider;
@@ -201,6 +202,8 @@ class MainWindow : public QMainWindow {
   QSplitter* main_splitter_ = nullptr;
   QLabel* status_time_ = nullptr;
   QLabel* status_backend_ = nullptr;
+  /// Shown while a long forward pass reports progress: stops it (so does Esc).
+  QPushButton* cancel_button_ = nullptr;
 
   QMenu* file_menu_ = nullptr;
   QMenu* export_menu_ = nullptr;

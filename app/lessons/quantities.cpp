@@ -148,7 +148,7 @@ class Context {
         if (!lab_.pair.isEmpty()) pair = utf8(lab_.pair);
         std::optional<std::string_view> pv;
         if (pair) pv = *pair;
-        options::checkModelText(pretrained(), utf8(lab_.text), pv);
+        options::checkModelText(pretrained(), utf8(lab_.text), pv, lab_);
         ModelRun run = pretrained().run(utf8(lab_.text), pv, mo, *cpu_);
         *results_ = std::move(run.attention);
       } else {

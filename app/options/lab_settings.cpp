@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "attnlab/error.hpp"
+#include "attnlab/memory.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "options/options.hpp"
 
@@ -137,6 +138,8 @@ ModelRunOptions LabSettings::toModelOptions() const {
   run.mechanism = mechanism == Mechanism::kDot ? Mechanism::kDot : Mechanism::kScaled;
   run.temperature = temperature;
   run.layer = rollout ? std::nullopt : layer;  // a rollout multiplies every layer up to it
+  if (memory_budget_gb && *memory_budget_gb > 0)
+    run.memory_budget = static_cast<long long>(std::min(*memory_budget_gb * 1e9, 9e18));
   return run;
 }
 
@@ -151,6 +154,10 @@ void validate(const LabSettings& s) {
         Message(ATTNLAB_MSG("--backend must be auto, cpu or opencl (got '%1')"), {s.backend}));
   }
   checkRange("device", s.device);
+  if (s.memory_budget_gb && !(std::isfinite(*s.memory_budget_gb) && *s.memory_budget_gb > 0)) {
+    throw OptionError(Message(ATTNLAB_MSG("--memory-budget must be a positive number of GB (got %1)"),
+                              {QString::number(*s.memory_budget_gb, 'g', 17)}));
+  }
   if (s.pretrained()) {
     if (s.mechanism == Mechanism::kAdditive) {
       throw OptionError(Message(ATTNLAB_MSG(
@@ -215,7 +222,7 @@ void checkModelTokens(int tokens) {
 }
 
 void checkModelText(const PretrainedModel& model, std::string_view text,
-                    std::optional<std::string_view> pair) {
+                    std::optional<std::string_view> pair, const LabSettings& settings) {
   int n = 0;
   try {
     if (tokenize(text).empty() || (pair && tokenize(*pair).empty())) return;
@@ -229,6 +236,19 @@ void checkModelText(const PretrainedModel& model, std::string_view text,
                               {num(n), QString::fromStdString(model.name()), num(context)}));
   }
   checkModelTokens(n);
+  // The engine refuses the same run in the same words (PretrainedModel::runIds); here it is said
+  // before the pass, translated in the window.
+  const ModelRunOptions run = settings.toModelOptions();
+  const long long needed = model.attentionBytes(n, run);
+  const long long budget = run.memory_budget > 0 ? run.memory_budget : defaultMemoryBudget();
+  if (needed > budget) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("this run would keep %1 of attention (%2 layers × %3 heads × %4² scores and "
+                    "weights), more than the memory budget of %5: choose one layer (--layer), "
+                    "fewer tokens, or a larger --memory-budget"),
+        {QString::fromStdString(formatBytes(needed)), num(run.layer ? 1 : model.config().layers),
+         num(model.config().heads), num(n), QString::fromStdString(formatBytes(budget))}));
+  }
 }
 
 void checkLayer(const LabSettings& s, const QString& model_name, int layers) {

@@ -66,6 +66,9 @@ struct LabSettings {
   /// Model: show the attention rollout (Abnar & Zuidema 2020) through the layer shown (every
   /// layer when none is chosen) instead of the heads; every layer up to it is captured.
   bool rollout = false;
+  /// Model: the most the kept attention of one run may take, in GB (10⁹ bytes); unset = the
+  /// default, half of the usable memory (attnlab::defaultMemoryBudget).
+  std::optional<double> memory_budget_gb;
 
   /// True when source holds more than white space.
   bool cross() const { return !source.trimmed().isEmpty(); }
@@ -113,11 +116,14 @@ TokenCounts checkTokens(const LabSettings& settings);
 void checkModelTokens(int tokens);
 /// Checks, before a forward pass, that text (and pair) fit model: tokenized by the model's own
 /// tokenizer, at most its context length (ModelConfig::max_positions: "the text has 80 tokens;
-/// tiny-llama reads at most 64 (its context length)") and kMaxTokens. Throws OptionError.
-/// Empty or blank texts, invalid UTF-8 and pairs the model does not take are left to
-/// PretrainedModel::run, which names them.
+/// tiny-llama reads at most 64 (its context length)") and kMaxTokens, and that the attention the
+/// run keeps (PretrainedModel::attentionBytes for settings' layer) fits the memory budget ("this
+/// run would keep 26.5 GB of attention (30 layers × 9 heads × 3500² scores and weights), more
+/// than the memory budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger
+/// --memory-budget"). Throws OptionError. Empty or blank texts, invalid UTF-8 and pairs the model
+/// does not take are left to PretrainedModel::run, which names them.
 void checkModelText(const PretrainedModel& model, std::string_view text,
-                    std::optional<std::string_view> pair);
+                    std::optional<std::string_view> pair, const LabSettings& settings);
 /// Checks the layer against a loaded model's layers; throws OptionError "--layer 7 does not
 /// exist: tiny-gpt2 has layers 0–1 (or use all)".
 void checkLayer(const LabSettings& settings, const QString& model_name, int layers);

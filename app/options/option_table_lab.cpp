@@ -186,6 +186,11 @@ const OptionSpec kEntries[] = {
    Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.rollout = true; },
    [](const Options& o) { return flag(o.lab.rollout); }},
+  // min: any number reaches validate(), which names the rule (> 0)
+  {"memory-budget", Kind::kNumber, "GB", "the most one run's attention may keep, in GB (default half the memory)",
+   Group::kModel, kRunCommands, Applies::kModelOnly, std::numeric_limits<long long>::min(), 0, false, {},
+   [](Options& o, const Value& v) { o.lab.memory_budget_gb = v.number; },
+   [](const Options& o) { return o.lab.memory_budget_gb ? std::optional<QString>(num(*o.lab.memory_budget_gb)) : std::nullopt; }},
   // backend
   {"backend", Kind::kChoice, "B", "auto | cpu | opencl (default auto)",
    Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 0, false, kBackends,

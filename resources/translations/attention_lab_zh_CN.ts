@@ -813,6 +813,22 @@
         <source>KV-cache decoding</source>
         <translation>KV 缓存解码</translation>
     </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the forward pass after its current layer (Esc); the last picture stays</source>
+        <translation>在当前层之后停止前向传播（Esc）；保留上一张图</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Computing layer %1 of %2…</source>
+        <translation>正在计算第 %1 层（共 %2 层）…</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelSource</name>
@@ -1152,6 +1168,10 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>内存不足，无法加载此模型</translation>
     </message>
     <message>
+        <source>the forward pass was cancelled</source>
+        <translation>前向传播已取消</translation>
+    </message>
+    <message>
         <source>lesson '%1' has no step '%2' (use 1 to %3 or a step id)</source>
         <translation>课程“%1”没有步骤“%2”（请用 1 到 %3 或步骤 id）</translation>
     </message>
@@ -1216,6 +1236,10 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--backend 必须是 auto、cpu 或 opencl（收到 '%1'）</translation>
     </message>
     <message>
+        <source>--memory-budget must be a positive number of GB (got %1)</source>
+        <translation>--memory-budget 必须是正的 GB 数（得到 %1）</translation>
+    </message>
+    <message>
         <source>--mechanism additive does not apply with --model (its heads are dot-product attention); use scaled or dot</source>
         <translation>--mechanism additive 不适用于 --model（模型的头是点积注意力）；请用 scaled 或 dot</translation>
     </message>
@@ -1266,6 +1290,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>the text has %1 tokens; %2 reads at most %3 (its context length)</source>
         <translation>文本有 %1 个词元；%2 最多读取 %3 个（其上下文长度）</translation>
+    </message>
+    <message>
+        <source>this run would keep %1 of attention (%2 layers × %3 heads × %4² scores and weights), more than the memory budget of %5: choose one layer (--layer), fewer tokens, or a larger --memory-budget</source>
+        <translation>本次运行将保留 %1 的注意力（%2 层 × %3 个头 × %4² 个分数和权重），超过内存预算 %5：请选择一层（--layer）、减少词元，或增大 --memory-budget</translation>
     </message>
     <message>
         <source>--layer %1 does not exist: %2 has layers 0–%3 (or use all)</source>

@@ -120,6 +120,15 @@ ZH = {
     "score (logit after scaling); spread %1 … %2": "分数（缩放后的 logit）；范围 %1 … %2",
     "cells": "单元格数",
     "Computing…": "计算中…",
+    "Cancel": "取消",
+    "Stop the forward pass after its current layer (Esc); the last picture stays":
+        "在当前层之后停止前向传播（Esc）；保留上一张图",
+    "Cancelling…": "正在取消…",
+    "Computing layer %1 of %2…": "正在计算第 %1 层（共 %2 层）…",
+    "the forward pass was cancelled": "前向传播已取消",
+    "--memory-budget must be a positive number of GB (got %1)": "--memory-budget 必须是正的 GB 数（得到 %1）",
+    "this run would keep %1 of attention (%2 layers × %3 heads × %4² scores and weights), more than the memory budget of %5: choose one layer (--layer), fewer tokens, or a larger --memory-budget":
+        "本次运行将保留 %1 的注意力（%2 层 × %3 个头 × %4² 个分数和权重），超过内存预算 %5：请选择一层（--layer）、减少词元，或增大 --memory-budget",
     "computed in %1 ms (attention run %2 ms)": "计算用时 %1 毫秒（注意力 %2 毫秒）",
     " · new weights drawn in %1 ms": " · 新权重生成用时 %1 毫秒",
     " · %1 × %2 tokens, %3 heads": " · %1 × %2 个词元，%3 个头",

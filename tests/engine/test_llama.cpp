@@ -9,6 +9,7 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/gguf.hpp"
+#include "attnlab/memory.hpp"
 #include "attnlab/positions.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
@@ -422,4 +423,71 @@ TEST_CASE("GPT-2's next-token predictions equal HuggingFace's", "[llama][gpt2]")
   ModelRunOptions none;
   none.next_tokens = 0;
   CHECK(model->run("The cat", std::nullopt, none, *backend).next_tokens.empty());
+}
+
+TEST_CASE("a run's kept attention is known before it starts and refused above the budget",
+          "[llama][memory]") {
+  const auto model = PretrainedModel::load(kTinyGguf);
+  const ModelConfig& c = model->config();
+  auto cpu = makeCpuBackend();
+  const std::string text = "the cat sat on the mat";
+  const int n = static_cast<int>(model->tokenizer().encode(text).ids.size());
+  // Per layer: scores and weights [h, n, n] and head outputs [h, n, d_k] in float32, plus five
+  // statistics per row; every layer kept, or the one asked for plus one in flight.
+  const long long per_layer = 1LL * c.heads * n * n * 8 + 1LL * c.heads * n * c.dK() * 4 +
+                              1LL * c.heads * n * 5 * 4;
+  ModelRunOptions all;
+  CHECK(model->attentionBytes(n, all) == c.layers * per_layer);
+  ModelRunOptions one;
+  one.layer = 0;
+  CHECK(model->attentionBytes(n, one) == 2 * per_layer);  // the pass runs on for the predictions
+  one.next_tokens = 0;
+  CHECK(model->attentionBytes(n, one) == per_layer);      // it stops at layer 0
+
+  ModelRunOptions tight;
+  tight.memory_budget = c.layers * per_layer - 1;
+  int layers_run = 0;
+  tight.progress = [&](int, int) { return ++layers_run, true; };
+  try {
+    (void)model->run(text, std::nullopt, tight, *cpu);
+    FAIL("a run over its budget must be refused");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidInput);
+    CHECK_THAT(e.what(), Catch::Contains("this run would keep") &&
+                             Catch::Contains("more than the memory budget") &&
+                             Catch::Contains("--layer"));
+  }
+  CHECK(layers_run == 0);  // refused before any layer ran
+  tight.memory_budget = c.layers * per_layer;
+  const ModelRun run = model->run(text, std::nullopt, tight, *cpu);
+  CHECK(layers_run == c.layers);
+  CHECK(static_cast<int>(run.attention.size()) == c.layers);
+}
+
+TEST_CASE("a progress callback that returns false cancels the pass after that layer",
+          "[llama][memory]") {
+  const auto model = PretrainedModel::load(kTinyGguf);
+  auto cpu = makeCpuBackend();
+  ModelRunOptions options;
+  std::vector<std::pair<int, int>> calls;
+  options.progress = [&](int done, int total) {
+    calls.emplace_back(done, total);
+    return false;
+  };
+  try {
+    (void)model->run("the cat", std::nullopt, options, *cpu);
+    FAIL("the pass must stop");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCancelled);
+  }
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0] == std::make_pair(1, model->config().layers));
+}
+
+TEST_CASE("the formatted sizes of memory messages", "[memory]") {
+  CHECK(formatBytes(812'000'000) == "812 MB");
+  CHECK(formatBytes(26'100'000'000LL) == "26.1 GB");
+  CHECK(formatBytes(999) == "999 bytes");
+  CHECK(usableMemoryBytes() > 0);
+  CHECK(defaultMemoryBudget() == usableMemoryBytes() / 2);
 }

@@ -17,6 +17,7 @@ enum class ErrorCode {
   kIo,               ///< A file could not be written or read.
   kBackend,          ///< A compute backend (OpenCL) failed; the message names the call.
   kInternal,         ///< A bug: an invariant did not hold.
+  kCancelled,        ///< The caller asked a long computation to stop (a progress callback).
 };
 
 /// `message` made one line: control characters (C0, DEL) and the Unicode line breaks U+0085,

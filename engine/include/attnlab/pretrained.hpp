@@ -9,6 +9,7 @@
 /// goes through a Backend, so what the heatmaps show is exactly what the next layer received.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -100,6 +101,13 @@ struct ModelRunOptions {
   /// How many next-token predictions to return for the last position (0: none). With an output
   /// layer (Llama, GPT-2) the pass then runs through every layer even when `layer` is set.
   int next_tokens = 5;
+  /// The most the run's kept attention may take, in bytes (0: defaultMemoryBudget(), memory.hpp).
+  /// A run that would keep more (PretrainedModel::attentionBytes) is refused before any layer
+  /// runs.
+  long long memory_budget = 0;
+  /// Called after each layer with (layers done, layers the pass runs), on the thread that called
+  /// run(); returning false stops the pass (Error kCancelled). Empty: no reports.
+  std::function<bool(int done, int total)> progress;
 };
 
 /// One next-token prediction: softmax over the vocabulary of the output layer's logits for the
@@ -119,8 +127,9 @@ struct ModelRun {
   std::vector<AttentionResult> attention;
   std::vector<int> layers;  ///< The layer index of each entry of `attention`.
   /// For each query head i (h entries) the K/V head it reads (grouped-query attention; i for
-  /// multi-head attention), the same in every layer. The backend received K and V repeated per
-  /// query head, so attention[l].heads() == h always.
+  /// multi-head attention), the same in every layer. The backend received the G K/V heads
+  /// themselves (grouped-query attention natively, AttentionSpec::kv_heads = G); attention[l]
+  /// has h heads of scores and weights.
   std::vector<int> kv_head;
   int kv_heads = 0;         ///< G, the number of distinct K/V heads.
   Matrix hidden;            ///< The last computed layer's output hidden states [n, d_model].
@@ -161,7 +170,14 @@ class PretrainedModel {
   ModelRun run(std::string_view text, std::optional<std::string_view> pair,
                const ModelRunOptions& options, Backend& backend) const;
 
+  /// Bytes a run of `tokens` tokens with `options` keeps at its peak: the scores and weights
+  /// [h, n, n] and head outputs [h, n, d_k] (float32) of every layer kept, plus one layer in
+  /// flight when the kept layers are fewer than the layers run, plus the per-row statistics.
+  long long attentionBytes(int tokens, const ModelRunOptions& options) const;
   /// Runs given ids (and type ids; empty = all 0) through the model; encoding labels are the ids.
+  /// Throws as run(), and Error(kInvalidInput) "this run would keep …" when attentionBytes()
+  /// exceeds the memory budget (before any layer runs), Error(kCancelled) when
+  /// options.progress returned false.
   ModelRun runIds(const Encoding& encoding, const ModelRunOptions& options, Backend& backend) const;
 
  protected:

@@ -269,17 +269,16 @@ class LlamaModel final : public PretrainedModel {
     applyRope(qkv.data(), n, h, d, stride, *rope);                                       // queries
     applyRope(qkv.data() + static_cast<std::ptrdiff_t>(h) * d, n, g, d, stride, *rope);  // keys
 
-    // The backend takes one K/V slice per query head: repeat each K/V head for its group
-    // (HuggingFace's repeat_kv).
+    // Grouped-query attention natively (Ainslie et al. 2023): G K/V heads, each read once for its
+    // group of h / G query heads (spec.kv_heads = G, set by runIds), not repeated per query head.
     AttentionInputs in;
     in.q = Tensor3(h, n, d);
-    in.k = Tensor3(h, n, d);
-    in.v = Tensor3(h, n, d);
-    for (int i = 0; i < h; ++i) {
-      const Eigen::Index kv = kvHeadOf(i, h, g);
-      in.q.head(i) = qkv.middleCols(static_cast<Eigen::Index>(i) * d, d);
-      in.k.head(i) = qkv.middleCols((static_cast<Eigen::Index>(h) + kv) * d, d);
-      in.v.head(i) = qkv.middleCols((static_cast<Eigen::Index>(h) + g + kv) * d, d);
+    in.k = Tensor3(g, n, d);
+    in.v = Tensor3(g, n, d);
+    for (int i = 0; i < h; ++i) in.q.head(i) = qkv.middleCols(static_cast<Eigen::Index>(i) * d, d);
+    for (int kv = 0; kv < g; ++kv) {
+      in.k.head(kv) = qkv.middleCols((static_cast<Eigen::Index>(h) + kv) * d, d);
+      in.v.head(kv) = qkv.middleCols((static_cast<Eigen::Index>(h) + g + kv) * d, d);
     }
     *attention = backend.compute(in, spec);
 

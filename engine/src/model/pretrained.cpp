@@ -18,6 +18,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/gguf.hpp"
+#include "attnlab/memory.hpp"
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "model/linear.hpp"
@@ -624,6 +625,15 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
   return run;
 }
 
+long long PretrainedModel::attentionBytes(int tokens, const ModelRunOptions& options) const {
+  const long long n = std::max(tokens, 0), h = config_.heads, d = config_.dK();
+  const long long per_layer = h * n * n * 2 * 4 + h * n * d * 4 + h * n * 5 * 4;
+  const bool predict = options.next_tokens > 0 && hasOutputLayer();
+  const long long run_layers = options.layer && !predict ? *options.layer + 1 : config_.layers;
+  const long long kept = options.layer ? 1 : config_.layers;
+  return (kept + (kept < run_layers ? 1 : 0)) * per_layer;
+}
+
 ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions& options,
                                  Backend& backend) const {
   const auto t0 = Clock::now();
@@ -662,6 +672,7 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
       options.mechanism.value_or(config_.scale_attention ? Mechanism::kScaled : Mechanism::kDot);
   spec.mask = config_.mask();
   spec.heads = config_.heads;
+  spec.kv_heads = config_.kv_heads > 0 ? config_.kv_heads : config_.heads;
   spec.d_model = config_.d_model;
   spec.d_k = config_.dK();
   spec.d_v = config_.dK();
@@ -678,6 +689,17 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   // Predictions need the whole pass; without them the pass stops at the layer asked for.
   const bool predict = options.next_tokens > 0 && hasOutputLayer();
   const int last = options.layer && !predict ? *options.layer : config_.layers - 1;
+  const long long needed = attentionBytes(n, options);
+  const long long budget = options.memory_budget > 0 ? options.memory_budget : defaultMemoryBudget();
+  if (needed > budget) {
+    const int kept = options.layer ? 1 : config_.layers;
+    throw Error(ErrorCode::kInvalidInput,
+                "this run would keep " + formatBytes(needed) + " of attention (" +
+                    std::to_string(kept) + " layers × " + std::to_string(config_.heads) +
+                    " heads × " + std::to_string(n) + "² scores and weights), more than the memory "
+                    "budget of " + formatBytes(budget) +
+                    ": choose one layer (--layer), fewer tokens, or a larger --memory-budget");
+  }
   Matrix x = embed(encoding);
   for (int l = 0; l <= last; ++l) {
     AttentionResult attention;
@@ -685,6 +707,9 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
     if (!options.layer || l == *options.layer) {
       run.attention.push_back(std::move(attention));
       run.layers.push_back(l);
+    }
+    if (options.progress && !options.progress(l + 1, last + 1)) {
+      throw Error(ErrorCode::kCancelled, "the forward pass was cancelled");
     }
   }
   if (predict) run.next_tokens = topTokens(logits(x), options.next_tokens, *tokenizer_);

@@ -1,0 +1,16 @@
+#pragma once
+/// \file cpu_path_internal.hpp
+/// Private to the engine (and the bench): the kernel table of a CPU path.
+
+#include "attnlab/cpu_path.hpp"
+#include "cpu/dense_kernels.hpp"
+
+namespace attnlab::kernels {
+
+/// The kernels of activeCpuPath(). Throws as activeCpuPath().
+const DenseKernel& activeDenseKernel();
+
+/// The kernels of `path`. Throws Error(kInvalidArgument) when this CPU lacks it.
+const DenseKernel& denseKernel(CpuPath path);
+
+}  // namespace attnlab::kernels

@@ -1,0 +1,141 @@
+// The register-blocked dense product and the FMA chains, written once for every instruction-set
+// path (see dense_kernels.hpp). Included by exactly one kernel file per path, which defines:
+//   ATTNLAB_KERNEL_TABLE   the table's name (kAvx512, kAvx2, kBaseline)
+//   ATTNLAB_KERNEL_NAME    its printed name
+//   ATTNLAB_LANES          floats per vector register (16, 8, 4)
+//   ATTNLAB_ROWS           rows of x per step
+//   ATTNLAB_BLOCK_COLUMNS  output columns per step (16 or 32: one or two packed panels)
+//   ATTNLAB_HAS_FMA        1 when y += x·w is one fused multiply-add
+// The register budget per step is ROWS × BLOCK_COLUMNS / LANES accumulators plus BLOCK_COLUMNS /
+// LANES weight vectors and one broadcast of x, fitted to the path's register file:
+//   AVX-512 (32 zmm): 12 rows × 32 columns = 24 accumulators + 2 weights (x broadcast from memory)
+//   AVX2 (16 ymm):     6 rows × 16 columns = 12 accumulators + 2 weights + 1 broadcast (BLIS's
+//                      Haswell shape)
+//   SSE (16 xmm):      3 rows × 16 columns = 12 accumulators + 1 weight + 3 broadcasts
+// Nothing here has external linkage but the table (see dense_kernels.hpp for why).
+
+#include <string.h>
+
+#include "cpu/dense_kernels.hpp"
+
+namespace attnlab::kernels {
+namespace {
+
+constexpr int kLanes = ATTNLAB_LANES;
+constexpr int kRows = ATTNLAB_ROWS;
+constexpr int kBlock = ATTNLAB_BLOCK_COLUMNS;
+constexpr int kVectors = kBlock / kLanes;  // weight vectors per step
+constexpr int kPanel = 16;                 // PackedWeights::kPanel
+static_assert(kBlock % kPanel == 0 && kBlock % kLanes == 0, "whole panels, whole vectors");
+
+typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+
+inline Vec load(const float* p) {
+  Vec v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// Rows [0, R) of x times the column block that starts at panel pointer w (panel stride `ps`
+/// floats); writes `cols` (≤ kBlock) columns of y.
+template <int R>
+void block(const float* x, long ldx, const float* w, long ps, long in, float* y, long ldy,
+           int cols) {
+  Vec acc[R][kVectors] = {};
+  // Vector v of a step covers columns v·kLanes …: panel (v·kLanes)/16, offset (v·kLanes)%16.
+  const float* wv[kVectors];
+  for (int v = 0; v < kVectors; ++v) wv[v] = w + (v * kLanes / kPanel) * ps + (v * kLanes) % kPanel;
+  for (long k = 0; k < in; ++k) {
+    const long off = k * kPanel;
+    if constexpr (kLanes >= 8) {
+      Vec b[kVectors];
+      for (int v = 0; v < kVectors; ++v) b[v] = load(wv[v] + off);
+      for (int r = 0; r < R; ++r) {
+        const float xr = x[r * ldx + k];
+        for (int v = 0; v < kVectors; ++v) acc[r][v] += xr * b[v];
+      }
+    } else {
+      // Narrow vectors: one weight vector at a time against every row's broadcast.
+      float xr[R];
+      for (int r = 0; r < R; ++r) xr[r] = x[r * ldx + k];
+      for (int v = 0; v < kVectors; ++v) {
+        const Vec b = load(wv[v] + off);
+        for (int r = 0; r < R; ++r) acc[r][v] += xr[r] * b;
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (cols == kBlock) {
+      memcpy(y + r * ldy, acc[r], sizeof acc[r]);
+    } else {
+      float out[kBlock];
+      memcpy(out, acc[r], sizeof out);
+      memcpy(y + r * ldy, out, static_cast<unsigned long>(cols) * sizeof(float));
+    }
+  }
+}
+
+template <int R>
+void rowsTail(int rows, const float* x, long ldx, const float* w, long ps, long in, float* y,
+              long ldy, int cols) {
+  if constexpr (R > 1) {
+    if (rows < R) return rowsTail<R - 1>(rows, x, ldx, w, ps, in, y, ldy, cols);
+  }
+  block<R>(x, ldx, w, ps, in, y, ldy, cols);
+}
+
+void product(const float* x, long ldx, long rows, const float* packed, long in, long out, long c0,
+             long c1, float* y, long ldy) {
+  const long ps = in * kPanel;
+  for (long c = c0; c < c1; c += kBlock) {
+    const int cols = static_cast<int>(c1 - c < kBlock ? c1 - c : kBlock);
+    (void)out;
+    const float* w = packed + (c / kPanel) * ps;
+    long r0 = 0;
+    for (; r0 + kRows <= rows; r0 += kRows)
+      block<kRows>(x + r0 * ldx, ldx, w, ps, in, y + r0 * ldy + c, ldy, cols);
+    if (r0 < rows)
+      rowsTail<kRows - 1>(static_cast<int>(rows - r0), x + r0 * ldx, ldx, w, ps, in,
+                          y + r0 * ldy + c, ldy, cols);
+  }
+}
+
+constexpr int kChains = 12;  // ≥ FMA latency (4 cycles) × 2 ports; 12 registers on every path
+
+template <int... C>
+struct Seq {};
+template <int N, int... C>
+struct MakeSeq : MakeSeq<N - 1, N - 1, C...> {};
+template <int... C>
+struct MakeSeq<0, C...> {
+  using type = Seq<C...>;
+};
+
+template <int... C>
+inline void step(Vec* acc, Vec a, Vec b, Seq<C...>) {
+  ((acc[C] = acc[C] * a + b), ...);
+}
+
+float chains(long iterations, float seed) {
+  Vec acc[kChains];
+  Vec a, b;
+  for (int l = 0; l < kLanes; ++l) {
+    a[l] = 0.999999f;
+    b[l] = 1e-7f * seed;
+  }
+  for (int c = 0; c < kChains; ++c)
+    for (int l = 0; l < kLanes; ++l) acc[c][l] = 0.001f * static_cast<float>(c + l);
+  for (long r = 0; r < iterations; ++r) step(acc, a, b, typename MakeSeq<kChains>::type());
+  float total = 0;
+  for (int c = 0; c < kChains; ++c)
+    for (int l = 0; l < kLanes; ++l) total += acc[c][l];
+  return total;
+}
+
+}  // namespace
+
+extern const DenseKernel ATTNLAB_KERNEL_TABLE;
+const DenseKernel ATTNLAB_KERNEL_TABLE = {
+    ATTNLAB_KERNEL_NAME, &product, &chains, kRows, kBlock, kLanes, kChains, ATTNLAB_HAS_FMA != 0};
+
+}  // namespace attnlab::kernels

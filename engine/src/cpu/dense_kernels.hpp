@@ -1,0 +1,45 @@
+#pragma once
+/// \file dense_kernels.hpp
+/// Private to the engine: the per-instruction-set kernels behind linear::timesTransposed() and
+/// the bench's FMA peak. Each is compiled three times (dense_kernel_avx512.cpp, _avx2.cpp,
+/// _baseline.cpp, with -march=x86-64-v4, -v3 and -v2) from dense_kernel_impl.hpp, and
+/// cpu_path.cpp picks one table at run time (see attnlab/cpu_path.hpp).
+///
+/// The kernel files include nothing of C++'s library or Eigen: an inline function of a header
+/// compiled with AVX-512 in one file and without in another would be merged by the linker into one
+/// copy, which could then execute AVX-512 instructions on a CPU that lacks them. Only this header
+/// (plain declarations) and <string.h> are shared.
+
+namespace attnlab::kernels {
+
+/// y[0:rows, c0:c1) = x[0:rows, 0:in) · Wᵀ over the packed weights (linear.hpp's PackedWeights:
+/// panel p holds W[16p + c, k] at packed[(p·in + k)·16 + c]). The columns [c0, c1) are whole
+/// column blocks of the kernel (DenseKernel::block_columns, a multiple of 16), except that c1 may
+/// stop at `out`, the weights' row count. x has row stride ldx, y row stride ldy (floats).
+using DenseProduct = void (*)(const float* x, long ldx, long rows, const float* packed, long in,
+                              long out, long c0, long c1, float* y, long ldy);
+
+/// `iterations` rounds of `chains` independent acc = acc·a + b updates on the widest vectors of
+/// the path (one FMA each where the path has FMA, else a multiply and an add); returns a sum of
+/// the accumulators so that nothing is optimised away. For the bench's peak measurement.
+using FmaChains = float (*)(long iterations, float seed);
+
+/// One instruction-set path's kernels and their register blocking.
+struct DenseKernel {
+  const char* name;         ///< "avx512", "avx2" or "baseline".
+  DenseProduct product;
+  FmaChains chains;
+  int block_rows;           ///< Rows of x per micro-kernel step.
+  int block_columns;        ///< Output columns per micro-kernel step (a multiple of 16).
+  int lanes;                ///< Floats per vector register.
+  int chain_count;          ///< Independent chains FmaChains runs.
+  bool fma;                 ///< Fused multiply-add (2 flops per lane per instruction).
+};
+
+/// The tables, defined in the three kernel files (null `product` when the file was not built
+/// for this processor family).
+extern const DenseKernel kAvx512;
+extern const DenseKernel kAvx2;
+extern const DenseKernel kBaseline;
+
+}  // namespace attnlab::kernels
