@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "compute_worker.hpp"
 #include "main_window.hpp"
 #include "model_source.hpp"
 #include "options/lab_settings.hpp"
@@ -195,6 +196,58 @@ class ModelWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral(
                                  "tiny-llama reads at most 64 (its context length)")),
                              kWaitMs);
+  }
+
+  void aRunOverTheMemoryBudgetIsRefusedInlineAndThePictureStays() {
+    // Issue 27: the run is refused before it starts, in the CLI's words (translated), and the
+    // last picture stays.
+    MainWindow window(testOptions());
+    window.show();
+    window.openModelFolder(tinyLlamaGguf());
+    QVERIFY(waitForShown(window));
+    const int maps = window.gridPlot()->plottableCount();
+    LabSettings s = window.settings();
+    s.memory_budget_gb = 1e-6;  // 1 kB: less than any run keeps
+    s.text = QStringLiteral("the cat sat on the mat");  // a new pass (a kept one is reused)
+    window.setSettings(s);
+    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("this run would keep")),
+                             kWaitMs);
+    QVERIFY2(window.inputMessage().contains(QStringLiteral("more than the memory budget of 1 kB")),
+             qPrintable(window.inputMessage()));
+    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    window.setLanguage(QStringLiteral("zh_CN"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("超过内存预算")),
+                             kWaitMs);
+    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    window.setLanguage(QStringLiteral("en"));
+    s.memory_budget_gb.reset();
+    window.setSettings(s);
+    QVERIFY(waitForShown(window));
+    QVERIFY(window.inputMessage().isEmpty());
+  }
+
+  void aCancelledForwardPassSaysSoAndKeepsNothingHalfDone() {
+    // The worker's progress callback stops a pass whose generation was cancelled, after its
+    // first layer; the result says so (translated message), with no run kept.
+    auto latest = std::make_shared<std::atomic<quint64>>(1);
+    auto cancelled = std::make_shared<std::atomic<quint64>>(1);
+    attnlab::gui::ComputeWorker worker(latest, cancelled);
+    attnlab::gui::ResultPtr got;
+    QObject::connect(&worker, &attnlab::gui::ComputeWorker::finished,
+                     [&](const attnlab::gui::ResultPtr& r) { got = r; });
+    LabSettings s;
+    s.model_dir = tinyLlamaGguf();
+    s.text = QStringLiteral("the cat sat");
+    s.backend = QStringLiteral("cpu");
+    worker.compute(1, s);
+    QVERIFY(got);
+    QVERIFY(got->failed());
+    QCOMPARE(got->error.english(), QStringLiteral("the forward pass was cancelled"));
+    QVERIFY(!got->model_run);
+    cancelled->store(0);
+    worker.compute(1, s);
+    QVERIFY(got && !got->failed());
+    QVERIFY(got->model_run);
   }
 
   void fetchedModelsArePresets() {

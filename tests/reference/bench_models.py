@@ -29,7 +29,9 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Both sides run with the OpenMP defaults, as a user runs them (libgomp spins briefly, then
+# sleeps, so the idle side does not hold a core while the other is timed); set OMP_WAIT_POLICY
+# before running the script to change both.
 
 import torch  # noqa: E402
 import transformers  # noqa: E402

@@ -36,52 +36,69 @@ inline Vec load(const float* p) {
   return v;
 }
 
-/// Rows [0, R) of x times the column block that starts at panel pointer w (panel stride `ps`
-/// floats); writes `cols` (≤ kBlock) columns of y.
-template <int R>
+constexpr int kPanelVectors = kPanel / kLanes;  // vectors of one panel
+static_assert(kPanelVectors >= 1, "a panel holds whole vectors");
+
+/// Rows [0, R) of x times NV weight vectors of the column block that starts at panel pointer w
+/// (panel stride `ps` floats); writes `cols` (≤ NV · kLanes) columns of y. NV is kVectors, or
+/// kPanelVectors for a last block that has only one panel left (the next one does not exist).
+template <int R, int NV>
 void block(const float* x, long ldx, const float* w, long ps, long in, float* y, long ldy,
            int cols) {
-  Vec acc[R][kVectors] = {};
+  constexpr int kCols = NV * kLanes;
+  Vec acc[R][NV] = {};
   // Vector v of a step covers columns v·kLanes …: panel (v·kLanes)/16, offset (v·kLanes)%16.
-  const float* wv[kVectors];
-  for (int v = 0; v < kVectors; ++v) wv[v] = w + (v * kLanes / kPanel) * ps + (v * kLanes) % kPanel;
+  const float* wv[NV];
+  for (int v = 0; v < NV; ++v) wv[v] = w + (v * kLanes / kPanel) * ps + (v * kLanes) % kPanel;
   for (long k = 0; k < in; ++k) {
     const long off = k * kPanel;
     if constexpr (kLanes >= 8) {
-      Vec b[kVectors];
-      for (int v = 0; v < kVectors; ++v) b[v] = load(wv[v] + off);
+      Vec b[NV];
+      for (int v = 0; v < NV; ++v) b[v] = load(wv[v] + off);
       for (int r = 0; r < R; ++r) {
         const float xr = x[r * ldx + k];
-        for (int v = 0; v < kVectors; ++v) acc[r][v] += xr * b[v];
+        for (int v = 0; v < NV; ++v) acc[r][v] += xr * b[v];
       }
     } else {
       // Narrow vectors: one weight vector at a time against every row's broadcast.
       float xr[R];
       for (int r = 0; r < R; ++r) xr[r] = x[r * ldx + k];
-      for (int v = 0; v < kVectors; ++v) {
+      for (int v = 0; v < NV; ++v) {
         const Vec b = load(wv[v] + off);
         for (int r = 0; r < R; ++r) acc[r][v] += xr[r] * b;
       }
     }
   }
   for (int r = 0; r < R; ++r) {
-    if (cols == kBlock) {
+    if (cols == kCols) {
       memcpy(y + r * ldy, acc[r], sizeof acc[r]);
     } else {
-      float out[kBlock];
+      float out[kCols];
       memcpy(out, acc[r], sizeof out);
       memcpy(y + r * ldy, out, static_cast<unsigned long>(cols) * sizeof(float));
     }
   }
 }
 
-template <int R>
+template <int R, int NV>
 void rowsTail(int rows, const float* x, long ldx, const float* w, long ps, long in, float* y,
               long ldy, int cols) {
   if constexpr (R > 1) {
-    if (rows < R) return rowsTail<R - 1>(rows, x, ldx, w, ps, in, y, ldy, cols);
+    if (rows < R) return rowsTail<R - 1, NV>(rows, x, ldx, w, ps, in, y, ldy, cols);
   }
-  block<R>(x, ldx, w, ps, in, y, ldy, cols);
+  block<R, NV>(x, ldx, w, ps, in, y, ldy, cols);
+}
+
+/// Every row of x times one column block of NV weight vectors.
+template <int NV>
+void columnBlock(const float* x, long ldx, long rows, const float* w, long ps, long in, float* y,
+                 long ldy, int cols) {
+  long r0 = 0;
+  for (; r0 + kRows <= rows; r0 += kRows)
+    block<kRows, NV>(x + r0 * ldx, ldx, w, ps, in, y + r0 * ldy, ldy, cols);
+  if (r0 < rows)
+    rowsTail<kRows - 1, NV>(static_cast<int>(rows - r0), x + r0 * ldx, ldx, w, ps, in,
+                            y + r0 * ldy, ldy, cols);
 }
 
 void product(const float* x, long ldx, long rows, const float* packed, long in, long out, long c0,
@@ -91,12 +108,12 @@ void product(const float* x, long ldx, long rows, const float* packed, long in, 
     const int cols = static_cast<int>(c1 - c < kBlock ? c1 - c : kBlock);
     (void)out;
     const float* w = packed + (c / kPanel) * ps;
-    long r0 = 0;
-    for (; r0 + kRows <= rows; r0 += kRows)
-      block<kRows>(x + r0 * ldx, ldx, w, ps, in, y + r0 * ldy + c, ldy, cols);
-    if (r0 < rows)
-      rowsTail<kRows - 1>(static_cast<int>(rows - r0), x + r0 * ldx, ldx, w, ps, in,
-                          y + r0 * ldy + c, ldy, cols);
+    // A block wider than a panel reads its second panel only where one exists.
+    if (kBlock > kPanel && cols <= kPanel) {
+      columnBlock<kPanelVectors>(x, ldx, rows, w, ps, in, y + c, ldy, cols);
+    } else {
+      columnBlock<kVectors>(x, ldx, rows, w, ps, in, y + c, ldy, cols);
+    }
   }
 }
 

@@ -4,6 +4,8 @@
 
 #include "model/llama.hpp"
 
+#include <omp.h>
+
 #include <cmath>
 #include <exception>
 #include <map>
@@ -169,6 +171,8 @@ class SafetensorsSource final : public Source {
 /// double, then HuggingFace's order (x times the inverse root, then the gain).
 Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
   Matrix out(x.rows(), x.cols());
+  // Rows are independent: split across the threads for long inputs (the same numbers).
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= (1 << 16))
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     const double ms = x.row(i).cast<double>().squaredNorm() / static_cast<double>(x.cols());
     const auto inv = static_cast<float>(1.0 / std::sqrt(static_cast<float>(ms) + eps));
@@ -293,6 +297,7 @@ class LlamaModel final : public PretrainedModel {
         linear::timesTransposed(rmsNorm(h1, layer.ffn_norm, c.layer_norm_eps), layer.wgu);
     Matrix act(n, c.d_ff);
     const auto ff = static_cast<Eigen::Index>(c.d_ff);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && act.size() >= (1 << 16))
     for (Eigen::Index i = 0; i < n; ++i) {
       const auto gate = gu.row(i).head(ff).array();
       const auto up = gu.row(i).tail(ff).array();

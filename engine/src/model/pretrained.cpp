@@ -5,6 +5,7 @@
 
 #ifdef __GLIBC__
 #include <malloc.h>
+#include <omp.h>
 #endif
 
 #include <algorithm>
@@ -81,6 +82,8 @@ bool boolField(const json& config, const char* name, bool fallback) {
 /// variance biased (divided by d) as PyTorch computes it.
 Matrix layerNorm(const Matrix& x, const Vector& gamma, const Vector& beta, double eps) {
   Matrix out(x.rows(), x.cols());
+  // Rows are independent: split across the threads for long inputs (the same numbers).
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= (1 << 16))
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     const auto row = x.row(i);
     const double mean = row.cast<double>().mean();
@@ -111,20 +114,28 @@ void activate(Matrix& x, Activation activation) {
   const Eigen::Index n = x.size();
   switch (activation) {
     case Activation::kGeluErf: {  // x Φ(x) (Hendrycks & Gimpel 2016, eq. 1); Eigen's vectorised erf
-      Eigen::Map<Eigen::ArrayXf> a(p, n);
-      a = 0.5f * a * (1.0f + (a * 0.70710678118654752f).erf());
+      // In chunks of whole rows across the threads (elementwise: the same numbers).
+      const Eigen::Index cols = x.cols(), rows = x.rows();
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        Eigen::Map<Eigen::ArrayXf> a(p + r * cols, cols);
+        a = 0.5f * a * (1.0f + (a * 0.70710678118654752f).erf());
+      }
       break;
     }
     case Activation::kGeluTanh:  // tanh approximation (Hendrycks & Gimpel 2016, §2)
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
       for (Eigen::Index i = 0; i < n; ++i) {
         const float v = p[i];
         p[i] = 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
       }
       break;
     case Activation::kRelu:
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
       for (Eigen::Index i = 0; i < n; ++i) p[i] = p[i] > 0 ? p[i] : 0.0f;
       break;
     case Activation::kSilu:  // x σ(x) (Elfwing, Uchibe & Doya 2018)
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
       for (Eigen::Index i = 0; i < n; ++i) p[i] = p[i] / (1.0f + std::exp(-p[i]));
       break;
   }
