@@ -21,6 +21,7 @@ this script feeds the same ids to transformers.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -29,9 +30,12 @@ import sys
 import time
 from pathlib import Path
 
-# Both sides run with the OpenMP defaults, as a user runs them (libgomp spins briefly, then
-# sleeps, so the idle side does not hold a core while the other is timed); set OMP_WAIT_POLICY
-# before running the script to change both.
+# This process holds torch's and llama.cpp's thread pools side by side: their OpenMP threads must
+# sleep when idle, or they spin against each other (HuggingFace took 335 ms instead of 70 for
+# SmolLM2 at 32 tokens). The bench is a process of its own, timed while this one sleeps: it runs
+# with the OpenMP defaults, as a user runs it, unless the caller set OMP_WAIT_POLICY.
+_USER_WAIT_POLICY = os.environ.get("OMP_WAIT_POLICY")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
 import transformers  # noqa: E402
@@ -47,8 +51,12 @@ def fetch(name):
 
 def ours(bench, model, tokens, runs):
     """(median ms, ids) of attention-lab-bench --model MODEL --tokens N --runs R --json."""
+    env = dict(os.environ)
+    if _USER_WAIT_POLICY is None:
+        env.pop("OMP_WAIT_POLICY")
     out = subprocess.run([str(bench), "--model", str(model), "--tokens", str(tokens), "--runs",
-                          str(runs), "--json"], check=True, capture_output=True, text=True).stdout
+                          str(runs), "--json"], check=True, capture_output=True, text=True,
+                         env=env).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -64,23 +72,31 @@ def hf_time(model, ids, runs):
     return statistics.median(times)
 
 
+_LLAMA_CPP_TIMER = r"""
+import json, statistics, sys, time
+from llama_cpp import Llama
+path, ids, runs = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
+llm = Llama(model_path=path, n_threads=2, n_threads_batch=2, n_ctx=max(1024, len(ids) + 8),
+            n_batch=512, verbose=False)
+times = []
+for _ in range(runs + 1):
+    llm.reset()
+    t0 = time.perf_counter()
+    llm.eval(ids)
+    times.append((time.perf_counter() - t0) * 1e3)
+print(statistics.median(times[1:]))
+"""
+
+
 def llama_cpp_time(path, ids, runs):
-    try:
-        from llama_cpp import Llama
-    except ImportError:
+    """Median ms of llama.cpp's prompt evaluation of ids, or None when llama-cpp-python is not
+    installed. In a process of its own: its thread pool, kept in this process, spun against
+    torch's and the bench's threads (our 512-token pass took 2.3 s instead of 0.4)."""
+    if importlib.util.find_spec("llama_cpp") is None:
         return None
-    llm = getattr(llama_cpp_time, "cache", {}).get(str(path))
-    if llm is None:
-        llm = Llama(model_path=str(path), n_threads=2, n_threads_batch=2, n_ctx=1024,
-                    n_batch=512, verbose=False)
-        llama_cpp_time.cache = {str(path): llm}
-    times = []
-    for _ in range(runs):
-        llm.reset()
-        t0 = time.perf_counter()
-        llm.eval(ids)
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    out = subprocess.run([sys.executable, "-c", _LLAMA_CPP_TIMER, str(path), json.dumps(ids),
+                          str(runs)], check=True, capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1])
 
 
 def main():

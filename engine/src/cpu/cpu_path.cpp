@@ -108,15 +108,6 @@ std::string describeCpuPath() {
 
 namespace kernels {
 
-const DenseKernel& activeDenseKernel() {
-  switch (activeCpuPath()) {
-    case CpuPath::kAvx512: return kAvx512;
-    case CpuPath::kAvx2: return kAvx2;
-    case CpuPath::kBaseline: break;
-  }
-  return kBaseline;
-}
-
 const DenseKernel& denseKernel(CpuPath path) {
   if (path > bestCpuPath()) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -128,6 +119,11 @@ const DenseKernel& denseKernel(CpuPath path) {
     case CpuPath::kBaseline: break;
   }
   return kBaseline;
+}
+
+const DenseKernel& activeDenseKernel() {
+  static const DenseKernel& kernel = denseKernel(activeCpuPath());  // throws until the path is usable
+  return kernel;
 }
 
 }  // namespace kernels
