@@ -336,6 +336,7 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
 }
 
 int commandInfo(std::ostream& out) {
+  const std::string cpu_path = describeCpuPath();  // an unusable ATTNLAB_CPU_PATH: nothing printed
   out << "Attention Lab " << ATTNLAB_VERSION_STRING << "\n";
   out << "backends:\n  cpu     Eigen reference on " << cpuDeviceName() << "\n";
   std::string why;
@@ -354,7 +355,7 @@ int commandInfo(std::ostream& out) {
   out << "auto uses OpenCL device 0 when its kernels build, else the CPU\n";
   std::string paths;
   for (const CpuPath p : supportedCpuPaths()) paths += (paths.empty() ? "" : ", ") + toString(p);
-  out << "cpu path (the model passes' dense products): " << describeCpuPath()
+  out << "cpu path (the model passes' dense products): " << cpu_path
       << "\n  supported here: " << paths << " (force one with ATTNLAB_CPU_PATH=NAME)\n";
   return kExitOk;
 }
@@ -366,6 +367,7 @@ std::string usage() { return utf8(options::usage(0)); }
 int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& err) {
   try {
     const Options o = options::parse(raw, 0);
+    (void)activeCpuPath();  // an unusable ATTNLAB_CPU_PATH is refused by every command alike
     if (o.help) {
       out << usage();
       return kExitOk;

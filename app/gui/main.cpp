@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/cpu_path.hpp"
 #include "lesson_controller.hpp"
 #include "main_window.hpp"
 #include "options/options.hpp"
@@ -41,6 +42,11 @@ int main(int argc, char* argv[]) {
   if (parsed.help) {
     std::fputs(options::usage(options::kWindow).toUtf8().constData(), stdout);
     return 0;
+  }
+  try {
+    (void)attnlab::activeCpuPath();  // an unusable ATTNLAB_CPU_PATH: attention-lab-cli's line
+  } catch (const std::exception& e) {
+    return usageError(QString::fromUtf8(e.what()));
   }
   // The embedded resources (the lesson files among them) before the window and before a display:
   // an unknown lesson or step exits 2 on a headless machine too, with the lesson library's line

@@ -345,7 +345,8 @@ void ModelSource::retranslate() {
   hide_special_->setToolTip(
       tr("A display filter: the rows and columns of special tokens are left out; the weights are "
          "not renormalised, so rows may sum to less than 1."));
-  rollout_->setText(tr("Attention rollout through the layer (Abnar & Zuidema 2020)"));
+  // "&&": a single & would mark a keyboard shortcut and vanish from the label.
+  rollout_->setText(tr("Attention rollout through the layer (Abnar && Zuidema 2020)"));
   rollout_->setToolTip(
       tr("How much each input token reaches each position after the layers: per layer the heads' "
          "weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows "

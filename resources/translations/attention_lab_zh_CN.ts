@@ -911,12 +911,12 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>打开预训练模型：GGUF 文件（llama.cpp 的格式）或 HuggingFace 文件夹（config.json、model.safetensors、分词器文件）</translation>
     </message>
     <message>
-        <source>Attention rollout through the layer (Abnar &amp; Zuidema 2020)</source>
-        <translation>直到该层的注意力展开（Abnar &amp; Zuidema 2020）</translation>
-    </message>
-    <message>
         <source>How much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.</source>
         <translation>经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。</translation>
+    </message>
+    <message>
+        <source>Attention rollout through the layer (Abnar &amp;&amp; Zuidema 2020)</source>
+        <translation>直到该层的注意力展开（Abnar &amp;&amp; Zuidema 2020）</translation>
     </message>
 </context>
 <context>

@@ -372,7 +372,7 @@ ZH.update({
     "Sweep as GIF, MP4 or PNG frames…": "扫描动画（GIF、MP4 或 PNG 帧）…",
     "Stop comparing": "停止对比",
     "Cost of attention": "注意力的开销",
-    "Attention rollout through the layer (Abnar & Zuidema 2020)": "直到该层的注意力展开（Abnar & Zuidema 2020）",
+    "Attention rollout through the layer (Abnar && Zuidema 2020)": "直到该层的注意力展开（Abnar && Zuidema 2020）",
     "How much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.":
         "经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。",
     "Export sweep": "导出扫描",
