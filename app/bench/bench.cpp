@@ -34,6 +34,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
 #include "bench/bench.hpp"
+#include "options/openmp_env.hpp"
 
 namespace {
 
@@ -241,6 +242,7 @@ std::vector<int> parseList(const char* text) {
 }
 
 int main(int argc, char** argv) {
+  attnlab::applyOpenMpWaiting(argv);  // before any OpenMP region (options/openmp_env.hpp)
   int runs = 200;
   std::string model_dir;
   std::vector<int> lengths = {32, 128, 512};

@@ -20,6 +20,7 @@
 
 #include "main_window.hpp"
 #include "views/views.hpp"
+#include "options/openmp_env.hpp"
 
 namespace {
 
@@ -71,6 +72,7 @@ Gaps measure(const std::function<void()>& start, const std::function<bool()>& fi
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  attnlab::applyOpenMpWaiting(argv);  // before any OpenMP region (options/openmp_env.hpp)
   int tokens = 256, heads = 8, moves = 100;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--tokens") == 0) tokens = std::atoi(argv[i + 1]);

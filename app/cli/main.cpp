@@ -6,8 +6,10 @@
 
 #include "cli/cli.hpp"
 #include "views/views.hpp"
+#include "options/openmp_env.hpp"
 
 int main(int argc, char** argv) {
+  attnlab::applyOpenMpWaiting(argv);  // before any OpenMP region (options/openmp_env.hpp)
   attnlab::views::installQuietMessageHandler();
   // Draw offscreen when there is no display, so the CLI runs on servers and in CI.
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&

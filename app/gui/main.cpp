@@ -18,6 +18,7 @@
 #include "main_window.hpp"
 #include "options/options.hpp"
 #include "views/views.hpp"
+#include "options/openmp_env.hpp"
 
 namespace {
 
@@ -29,6 +30,7 @@ int usageError(const QString& message) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  attnlab::applyOpenMpWaiting(argv);  // before any OpenMP region (options/openmp_env.hpp)
   namespace options = attnlab::options;
   // Raw bytes, before Qt decodes them (invalid UTF-8 is refused with its byte offset), and before
   // QApplication, which needs a display: --help and bad options work on a headless machine too.
