@@ -65,9 +65,8 @@ int runDenseBench(const std::vector<int>& rows) {
     for (int n : rows) {
       const Matrix x = Matrix::Random(n, s.in);
       Matrix y_eigen(n, s.out);
-      double ours = 0, eigen = 0;
-      ours = bestMs([&] { (void)linear::timesTransposed(x, packed); }, 5);
-      eigen = bestMs([&] { y_eigen.noalias() = x * wt; }, 5);
+      const double ours = bestMs([&] { (void)linear::timesTransposed(x, packed); }, 5);
+      const double eigen = bestMs([&] { y_eigen.noalias() = x * wt; }, 5);
       const double flops = 2.0 * n * s.in * s.out;
       const double g_ours = flops / ours / 1e6, g_eigen = flops / eigen / 1e6;
       worst = std::min(worst, g_ours / peak.gflops);
