@@ -240,13 +240,13 @@ void checkModelText(const PretrainedModel& model, std::string_view text,
   // before the pass, translated in the window.
   const ModelRunOptions run = settings.toModelOptions();
   const long long needed = model.attentionBytes(n, run);
-  const long long budget = run.memory_budget > 0 ? run.memory_budget : defaultMemoryBudget();
+  const long long budget = run.budget();
   if (needed > budget) {
     throw OptionError(Message(
         ATTNLAB_MSG("this run would keep %1 of attention (%2 layers × %3 heads × %4² scores and "
                     "weights), more than the memory budget of %5: choose one layer (--layer), "
                     "fewer tokens, or a larger --memory-budget"),
-        {QString::fromStdString(formatBytes(needed)), num(run.layer ? 1 : model.config().layers),
+        {QString::fromStdString(formatBytes(needed)), num(model.keptLayers(run)),
          num(model.config().heads), num(n), QString::fromStdString(formatBytes(budget))}));
   }
 }

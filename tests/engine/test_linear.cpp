@@ -78,7 +78,7 @@ TEST_CASE("every CPU path's dense kernel equals x Wᵀ at every blocking edge", 
           Matrix y = Matrix::Constant(n, out, std::nanf(""));
           const long step = kernel.block_columns;
           for (long c0 = 0; c0 < out; c0 += step)
-            kernel.product(x.data(), in, n, packed.panel(0), in, out, c0,
+            kernel.product(x.data(), in, n, packed.panel(0), in, c0,
                            std::min<long>(out, c0 + step), y.data(), out);
           INFO("n " << n << ", out " << out << ", in " << in);
           REQUIRE(y.allFinite());  // every cell written, nothing past the end

@@ -108,6 +108,8 @@ struct ModelRunOptions {
   /// Called after each layer with (layers done, layers the pass runs), on the thread that called
   /// run(); returning false stops the pass (Error kCancelled). Empty: no reports.
   std::function<bool(int done, int total)> progress;
+  /// memory_budget, or defaultMemoryBudget() when it is 0; bytes.
+  long long budget() const;
 };
 
 /// One next-token prediction: softmax over the vocabulary of the output layer's logits for the
@@ -174,6 +176,8 @@ class PretrainedModel {
   /// [h, n, n] and head outputs [h, n, d_k] (float32) of every layer kept, plus one layer in
   /// flight when the kept layers are fewer than the layers run, plus the per-row statistics.
   long long attentionBytes(int tokens, const ModelRunOptions& options) const;
+  /// The layers whose attention a run with `options` keeps: 1 with options.layer, else all.
+  int keptLayers(const ModelRunOptions& options) const;
   /// Runs given ids (and type ids; empty = all 0) through the model; encoding labels are the ids.
   /// Throws as run(), and Error(kInvalidInput) "this run would keep …" when attentionBytes()
   /// exceeds the memory budget (before any layer runs), Error(kCancelled) when
@@ -200,6 +204,10 @@ class PretrainedModel {
   std::string name_;
   std::filesystem::path dir_;
   double load_ms_ = 0;
+
+ private:
+  /// The last layer a run with `options` computes (the predictions need every layer).
+  int lastLayerRun(const ModelRunOptions& options) const;
 };
 
 }  // namespace attnlab

@@ -3,6 +3,7 @@
 #include "attnlab/cpu_path.hpp"
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "attnlab/backend.hpp"
@@ -66,23 +67,19 @@ const Choice& choice() {
     const char* env = std::getenv("ATTNLAB_CPU_PATH");
     if (env == nullptr || *env == '\0') return out;
     const std::string value = env;
-    CpuPath wanted;
-    if (value == "avx512") {
-      wanted = CpuPath::kAvx512;
-    } else if (value == "avx2") {
-      wanted = CpuPath::kAvx2;
-    } else if (value == "baseline") {
-      wanted = CpuPath::kBaseline;
-    } else {
+    std::optional<CpuPath> wanted;
+    for (const CpuPath p : {CpuPath::kAvx512, CpuPath::kAvx2, CpuPath::kBaseline})
+      if (value == toString(p)) wanted = p;
+    if (!wanted) {
       out.error = "ATTNLAB_CPU_PATH must be avx512, avx2 or baseline (got '" + value + "')";
       return out;
     }
-    if (wanted > out.path) {
+    if (*wanted > out.path) {
       out.error = "ATTNLAB_CPU_PATH=" + value + " but this CPU (" + cpuDeviceName() +
                   ") supports at most " + toString(out.path);
       return out;
     }
-    out.path = wanted;
+    out.path = *wanted;
     out.forced = true;
     return out;
   }();

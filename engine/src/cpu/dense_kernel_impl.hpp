@@ -101,12 +101,11 @@ void columnBlock(const float* x, long ldx, long rows, const float* w, long ps, l
                             y + r0 * ldy, ldy, cols);
 }
 
-void product(const float* x, long ldx, long rows, const float* packed, long in, long out, long c0,
-             long c1, float* y, long ldy) {
+void product(const float* x, long ldx, long rows, const float* packed, long in, long c0, long c1,
+             float* y, long ldy) {
   const long ps = in * kPanel;
   for (long c = c0; c < c1; c += kBlock) {
     const int cols = static_cast<int>(c1 - c < kBlock ? c1 - c : kBlock);
-    (void)out;
     const float* w = packed + (c / kPanel) * ps;
     // A block wider than a panel reads its second panel only where one exists.
     if (kBlock > kPanel && cols <= kPanel) {

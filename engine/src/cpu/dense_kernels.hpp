@@ -15,9 +15,9 @@ namespace attnlab::kernels {
 /// y[0:rows, c0:c1) = x[0:rows, 0:in) · Wᵀ over the packed weights (linear.hpp's PackedWeights:
 /// panel p holds W[16p + c, k] at packed[(p·in + k)·16 + c]). The columns [c0, c1) are whole
 /// column blocks of the kernel (DenseKernel::block_columns, a multiple of 16), except that c1 may
-/// stop at `out`, the weights' row count. x has row stride ldx, y row stride ldy (floats).
+/// stop at the weights' row count. x has row stride ldx, y row stride ldy (floats).
 using DenseProduct = void (*)(const float* x, long ldx, long rows, const float* packed, long in,
-                              long out, long c0, long c1, float* y, long ldy);
+                              long c0, long c1, float* y, long ldy);
 
 /// `iterations` rounds of `chains` independent acc = acc·a + b updates on the widest vectors of
 /// the path (one FMA each where the path has FMA, else a multiply and an add); returns a sum of

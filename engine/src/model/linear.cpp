@@ -72,7 +72,7 @@ Matrix timesTransposed(const Matrix& x, const PackedWeights& w) {
   for (Eigen::Index b = 0; b < blocks; ++b) {
     const Eigen::Index c0 = b * step;
     const Eigen::Index c1 = std::min(out, c0 + step);
-    kernel.product(x.data(), in, n, w.panel(0), in, out, c0, c1, y.data(), out);
+    kernel.product(x.data(), in, n, w.panel(0), in, c0, c1, y.data(), out);
   }
   return y;
 }

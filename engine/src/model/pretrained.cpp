@@ -5,8 +5,8 @@
 
 #ifdef __GLIBC__
 #include <malloc.h>
-#include <omp.h>
 #endif
+#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -636,13 +636,25 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
   return run;
 }
 
+long long ModelRunOptions::budget() const {
+  return memory_budget > 0 ? memory_budget : defaultMemoryBudget();
+}
+
+int PretrainedModel::keptLayers(const ModelRunOptions& options) const {
+  return options.layer ? 1 : config_.layers;
+}
+
+int PretrainedModel::lastLayerRun(const ModelRunOptions& options) const {
+  // Predictions need the whole pass; without them the pass stops at the layer asked for.
+  const bool predict = options.next_tokens > 0 && hasOutputLayer();
+  return options.layer && !predict ? *options.layer : config_.layers - 1;
+}
+
 long long PretrainedModel::attentionBytes(int tokens, const ModelRunOptions& options) const {
   const long long n = std::max(tokens, 0), h = config_.heads, d = config_.dK();
   const long long per_layer = h * n * n * 2 * 4 + h * n * d * 4 + h * n * 5 * 4;
-  const bool predict = options.next_tokens > 0 && hasOutputLayer();
-  const long long run_layers = options.layer && !predict ? *options.layer + 1 : config_.layers;
-  const long long kept = options.layer ? 1 : config_.layers;
-  return (kept + (kept < run_layers ? 1 : 0)) * per_layer;
+  const long long kept = keptLayers(options);
+  return (kept + (kept < lastLayerRun(options) + 1 ? 1 : 0)) * per_layer;
 }
 
 ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions& options,
@@ -697,16 +709,14 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   for (int id : encoding.ids) run.encoding.labels.push_back(std::to_string(id));
   run.kv_heads = config_.kv_heads > 0 ? config_.kv_heads : config_.heads;
   for (int i = 0; i < config_.heads; ++i) run.kv_head.push_back(config_.kvHeadOf(i));
-  // Predictions need the whole pass; without them the pass stops at the layer asked for.
   const bool predict = options.next_tokens > 0 && hasOutputLayer();
-  const int last = options.layer && !predict ? *options.layer : config_.layers - 1;
+  const int last = lastLayerRun(options);
   const long long needed = attentionBytes(n, options);
-  const long long budget = options.memory_budget > 0 ? options.memory_budget : defaultMemoryBudget();
+  const long long budget = options.budget();
   if (needed > budget) {
-    const int kept = options.layer ? 1 : config_.layers;
     throw Error(ErrorCode::kInvalidInput,
                 "this run would keep " + formatBytes(needed) + " of attention (" +
-                    std::to_string(kept) + " layers × " + std::to_string(config_.heads) +
+                    std::to_string(keptLayers(options)) + " layers × " + std::to_string(config_.heads) +
                     " heads × " + std::to_string(n) + "² scores and weights), more than the memory "
                     "budget of " + formatBytes(budget) +
                     ": choose one layer (--layer), fewer tokens, or a larger --memory-budget");
