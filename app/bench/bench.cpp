@@ -87,7 +87,7 @@ double statusMb(const char* field) {
 /// causal half included: the CPU reference computes it). Element-wise work is not counted.
 double forwardFlops(const attnlab::ModelConfig& c, int n) {
   const double d = c.d_model, dk = c.dK(), h = c.heads;
-  const double g = c.kv_heads > 0 ? c.kv_heads : c.heads;
+  const double g = c.resolvedKvHeads();
   const double dense = c.architecture == attnlab::Architecture::kLlama
                            ? d * (h + 2 * g) * dk + h * dk * d + 3 * d * c.d_ff
                            : 4 * d * d + 2 * d * c.d_ff;

@@ -24,7 +24,7 @@
 #include "attnlab/synthetic.hpp"
 #include "cli/cli_json.hpp"
 #include "cli/commands.hpp"
-#include "cli/runs.hpp"
+#include "views/run_maps.hpp"
 #include "options/options.hpp"
 #include "views/views.hpp"
 
@@ -40,79 +40,7 @@ std::optional<std::string> sourceOf(const options::LabSettings& lab) {
   return utf8(lab.source);
 }
 
-void noteFallback(const Options& o, const AttentionResult& r, std::ostream& err) {
-  if (!r.fallback_reason.empty() && o.lab.backend == QLatin1String("opencl"))
-    err << "attention-lab-cli: note: computed on the CPU: " << r.fallback_reason << "\n";
-}
 
-/// The synthetic lab's run: every check first (options), then one computation.
-LabRun computeSynthetic(const Options& o, std::ostream& err) {
-  const AttentionSpec spec = o.lab.toSpec();
-  options::checkTokens(o.lab);
-  // The CLI makes one picture: waiting for the OpenCL programs costs less than computing twice.
-  BackendChoice choice = selectBackend(utf8(o.lab.backend), o.lab.device, BuildMode::kWait);
-  const SyntheticModel model(spec, o.lab.seed);
-  LabRun run = runSynthetic(model, spec, utf8(o.lab.text), sourceOf(o.lab), *choice.backend,
-                            o.lab.padding());
-  noteFallback(o, run.attention, err);
-  return run;
-}
-
-struct ModelComputed {
-  std::unique_ptr<PretrainedModel> model;
-  ModelRun run;
-};
-
-ModelComputed computeModel(const Options& o, std::ostream& err) {
-  ModelComputed c;
-  BackendChoice choice = selectBackend(utf8(o.lab.backend), o.lab.device, BuildMode::kWait);
-  c.model = PretrainedModel::load(utf8(o.lab.model_dir));
-  options::checkLayer(o.lab, QString::fromStdString(c.model->name()), c.model->config().layers);
-  std::optional<std::string> pair;
-  if (o.isGiven("pair")) pair = utf8(o.lab.pair);
-  std::optional<std::string_view> pair_view;
-  if (pair) pair_view = *pair;
-  const std::string text = utf8(o.lab.text);
-  options::checkModelText(*c.model, text, pair_view, o.lab);
-  ModelRunOptions run_options = o.lab.toModelOptions();
-  run_options.progress = terminalProgress();
-  c.run = c.model->run(text, pair_view, run_options, *choice.backend);
-  noteFallback(o, c.run.attention.front(), err);
-  return c;
-}
-
-/// The run's layers and labels after the --hide-special display filter.
-struct ModelPicture {
-  std::vector<AttentionResult> layers;
-  QStringList labels;
-  bool filtered = false;
-};
-
-ModelPicture modelPicture(const ModelComputed& c, bool hide_special) {
-  ModelPicture p;
-  const Encoding& e = c.run.encoding;
-  const std::vector<bool> keep = views::specialTokenFilter(e, hide_special);
-  p.filtered = std::find(keep.begin(), keep.end(), false) != keep.end();
-  for (std::size_t i = 0; i < keep.size(); ++i)
-    if (keep[i]) p.labels << QString::fromStdString(e.labels[i]);
-  for (const AttentionResult& r : c.run.attention) p.layers.push_back(p.filtered ? views::keepTokens(r, keep) : r);
-  return p;
-}
-
-QStringList labels(const std::vector<Token>& tokens) {
-  QStringList out;
-  for (const Token& t : tokens) out << QString::fromStdString(t.text);
-  return out;
-}
-
-/// The image size: --width / --height / --scale over the picture's default.
-views::ImageSize imageSize(const Options& o, views::ImageSize size) {
-  if (o.output.width) size.width = *o.output.width;
-  if (o.output.height) size.height = *o.output.height;
-  size.scale = o.output.scale;
-  options::checkImageSize(size.width, size.height, size.scale);
-  return size;
-}
 
 /// Prepares an offscreen plot to be drawn and exported at size.
 void prepare(QCustomPlot& plot, const views::ImageSize& size) {
@@ -142,7 +70,7 @@ void exportAnalysis(const Options& o, const AttentionResult& r, const QStringLis
                     const QString& what) {
   QCustomPlot plot;
   if (o.output.plot == QLatin1String("head-similarity")) {
-    const views::ImageSize size = imageSize(o, {720, 640, 1.0});
+    const views::ImageSize size = outputSize(o, {720, 640, 1.0});
     prepare(plot, size);
     views::drawHeadSimilarity(plot, headSimilarity(r),
                               views::viewText("Head similarity: mean Jensen–Shannon divergence between heads") + what);
@@ -150,7 +78,7 @@ void exportAnalysis(const Options& o, const AttentionResult& r, const QStringLis
     return;
   }
   const AttentionSummary summary = summarizeAttention(r);
-  const views::ImageSize size = imageSize(o, {900, 500, 1.0});
+  const views::ImageSize size = outputSize(o, {900, 500, 1.0});
   prepare(plot, size);
   if (o.output.plot == QLatin1String("entropy")) {
     views::drawRowEntropy(plot, summary, query_tokens,
@@ -181,20 +109,23 @@ void writeHeadsNpy(const std::string& path, const std::vector<const AttentionRes
 
 int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.lab.rollout) return computeRollout(o, out, err);
-  if (o.lab.pretrained()) {
-    const ModelComputed c = computeModel(o, err);
-    out << modelJson(o, c.run, c.model->name(), c.model->config(), c.model->loadMs()).dump() << "\n";
-    return kExitOk;
+  run::Session session;
+  const std::shared_ptr<const run::Run> r = runNoted(session, o.lab, err);
+  if (r->model) {
+    out << modelJson(o, *r->model_run, utf8(r->model->name), r->model->config, r->model->load_ms).dump()
+        << "\n";
+  } else {
+    out << syntheticJson(o, r->run).dump() << "\n";
   }
-  out << syntheticJson(o, computeSynthetic(o, err)).dump() << "\n";
   return kExitOk;
 }
 
 /// render --model: one layer → a head grid (or one head); every layer → the model view.
-int renderModel(const Options& o, std::ostream& out, std::ostream& err) {
-  const ModelComputed c = computeModel(o, err);
-  const ModelPicture picture = modelPicture(c, o.lab.hide_special);
-  const AttentionResult& first = picture.layers.front();
+int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std::ostream& out) {
+  const std::vector<AttentionResult>& layers = r->layers();
+  const std::vector<int>& indices = r->layerIndices();
+  const QStringList& tokens = r->query_tokens;
+  const AttentionResult& first = layers.front();
   const int head = o.head.value_or(-1);
   if (head >= first.heads()) {
     throw options::OptionError(options::Message(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),
@@ -203,42 +134,32 @@ int renderModel(const Options& o, std::ostream& out, std::ostream& err) {
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
   if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, first, picture.labels,
-                   QStringLiteral(" · %1 · ").arg(QString::fromStdString(c.model->name())) +
-                       views::viewText("layer %1").arg(c.run.layers.front()));
+    exportAnalysis(o, first, tokens,
+                   QStringLiteral(" · %1 · ").arg(r->model->name) +
+                       views::viewText("layer %1").arg(indices.front()));
   } else if (format == QLatin1String("csv")) {
-    std::vector<Token> tokens;
-    for (const QString& label : picture.labels) tokens.push_back(Token{label.toStdString()});
-    writeLayersCsv(path, picture.layers, c.run.layers, tokens, head);
+    writeLayersCsv(path, layers, indices, r->run.query_tokens, head);
   } else if (format == QLatin1String("npy")) {
     std::vector<const AttentionResult*> results;
-    for (const AttentionResult& r : picture.layers) results.push_back(&r);
+    for (const AttentionResult& a : layers) results.push_back(&a);
     writeHeadsNpy(path, results, head, o.output.values == QLatin1String("scores"));
   } else {
     QCustomPlot plot;
-    AttentionSpec spec;
-    spec.mechanism = first.mechanism;
-    spec.mask = c.model->config().mask();
-    spec.heads = c.model->config().heads;
-    spec.d_model = c.model->config().d_model;
-    spec.temperature = o.lab.temperature;
-    views::RunLabel label{spec, false, QString::fromStdString(c.model->name()), std::nullopt, {},
-                          views::modelFacts(c.run, c.model->config())};
-    if (picture.filtered) label.note = views::viewText("special tokens hidden (weights not renormalised)");
-    const int n = static_cast<int>(picture.labels.size());
-    if (picture.layers.size() > 1 && head < 0) {
-      const views::ImageSize size = imageSize(o, views::defaultModelGridSize(n, static_cast<int>(picture.layers.size()), first.heads()));
+    views::RunLabel label = views::mapsOf(r, std::nullopt).label;
+    const int n = static_cast<int>(tokens.size());
+    if (layers.size() > 1 && head < 0) {
+      const views::ImageSize size = outputSize(o, views::defaultModelGridSize(n, static_cast<int>(layers.size()), first.heads()));
       prepare(plot, size);
-      views::drawModelGrid(plot, picture.layers, c.run.layers, picture.labels, label, o.picture);
+      views::drawModelGrid(plot, layers, indices, tokens, label, o.picture);
       exportPicture(plot, o, size);
     } else {
-      label.layer = c.run.layers.front();
-      const views::ImageSize size = imageSize(o, views::defaultHeatmapSize(n, n, head < 0 ? first.heads() : 1));
+      label.layer = indices.front();
+      const views::ImageSize size = outputSize(o, views::defaultHeatmapSize(n, n, head < 0 ? first.heads() : 1));
       prepare(plot, size);
       if (head < 0) {
-        views::drawHeadGrid(plot, first, picture.labels, picture.labels, label, o.picture);
+        views::drawHeadGrid(plot, first, tokens, tokens, label, o.picture);
       } else {
-        views::drawHeatmap(plot, first, head, picture.labels, picture.labels, label, o.picture);
+        views::drawHeatmap(plot, first, head, tokens, tokens, label, o.picture);
       }
       exportPicture(plot, o, size);
     }
@@ -249,25 +170,26 @@ int renderModel(const Options& o, std::ostream& out, std::ostream& err) {
 
 int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.diff.isEmpty() || o.lab.rollout) return renderCompared(o, out, err);
-  if (o.lab.pretrained()) return renderModel(o, out, err);
-  const LabRun run = computeSynthetic(o, err);
+  run::Session session;
+  const std::shared_ptr<const run::Run> computed = runNoted(session, o.lab, err);
+  if (computed->model) return renderModel(o, computed, out);
+  const LabRun& run = computed->run;
   const AttentionResult& r = run.attention;
   const int head = o.head.value_or(-1);
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
   if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, r, labels(run.query_tokens), QString());
+    exportAnalysis(o, r, computed->query_tokens, QString());
   } else if (format == QLatin1String("csv")) {
     writeAttentionCsv(path, r, run.query_tokens, run.key_tokens, head);
   } else if (format == QLatin1String("npy")) {
     writeHeadsNpy(path, {&r}, head, o.output.values == QLatin1String("scores"));
   } else {
     QCustomPlot plot;
-    views::RunLabel label{o.lab.toSpec(), run.cross, {}, std::nullopt, {}, {}};
-    label.facts = views::syntheticFacts(label.spec);
-    label.pad_tokens = run.pad_tokens;
-    const QStringList q = labels(run.query_tokens), k = labels(run.key_tokens);
-    const views::ImageSize size = imageSize(o, views::defaultHeatmapSize(r.nQ(), r.nK(), head < 0 ? r.heads() : 1));
+    const views::RunLabel label = views::mapsOf(computed, std::nullopt).label;
+    const QStringList& q = computed->query_tokens;
+    const QStringList& k = computed->key_tokens;
+    const views::ImageSize size = outputSize(o, views::defaultHeatmapSize(r.nQ(), r.nK(), head < 0 ? r.heads() : 1));
     prepare(plot, size);
     if (head < 0) {
       views::drawHeadGrid(plot, r, q, k, label, o.picture);
@@ -326,7 +248,7 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
     writeSaturationCsv(utf8(o.output.out), model, sentence);
   } else {
     QCustomPlot plot;
-    const views::ImageSize size = imageSize(o, {900, 600, 1.0});
+    const views::ImageSize size = outputSize(o, {900, 600, 1.0});
     prepare(plot, size);
     views::drawSaturation(plot, model, sentence, mark, o.lab.mechanism != Mechanism::kDot);
     views::exportPlot(plot, o.output.out, size);

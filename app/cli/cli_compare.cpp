@@ -11,11 +11,14 @@
 #include "attnlab/rollout.hpp"
 #include "cli/cli_json.hpp"
 #include "cli/commands.hpp"
-#include "cli/runs.hpp"
+#include "views/run_maps.hpp"
 #include "options/variants.hpp"
 
 namespace attnlab::cli {
 namespace {
+
+using views::DifferenceMaps;
+using views::RunMaps;
 
 std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
 
@@ -46,10 +49,10 @@ void writeRolloutCsv(const std::string& path, const RunMaps& m) {
 }  // namespace
 
 int renderCompared(const options::Options& o, std::ostream& out, std::ostream& err) {
-  Runner runner(err);
+  run::Session session;
   const QString format = QFileInfo(o.output.out).suffix().toLower();
   const std::string path = utf8(o.output.out);
-  const RunMaps a = runner.maps(o);
+  const RunMaps a = views::mapsOf(runNoted(session, o.lab, err), o.head);
   if (o.diff.isEmpty()) {  // --rollout alone
     if (format == QLatin1String("csv")) {
       writeRolloutCsv(path, a);
@@ -58,26 +61,26 @@ int renderCompared(const options::Options& o, std::ostream& out, std::ostream& e
       writeNpy(path, {r.nQ(), r.nK()}, r.weights.data);
     } else {
       QCustomPlot plot;
-      const views::ImageSize size = outputSize(o, defaultSize(a));
+      const views::ImageSize size = outputSize(o, views::defaultSize(a));
       prepare(plot, size);
-      drawMaps(plot, a, o.picture);
+      views::drawMaps(plot, a, o.picture);
       views::exportPlot(plot, o.output.out, size);
     }
     out << path << "\n";
     return 0;
   }
   const options::Options second = options::secondSetting(o);
-  const RunMaps b = runner.maps(second);
-  const DifferenceMaps d = difference(a, b);
+  const RunMaps b = views::mapsOf(runNoted(session, second.lab, err), second.head);
+  const DifferenceMaps d = views::difference(a, b);
   if (format == QLatin1String("csv")) {
-    writeDifferenceCsv(path, d);
+    views::writeDifferenceCsv(path, d);
   } else if (format == QLatin1String("npy")) {
-    writeDifferenceNpy(path, d);
+    views::writeDifferenceNpy(path, d);
   } else {
     QCustomPlot plot;
-    const views::ImageSize size = outputSize(o, defaultSize(d));
+    const views::ImageSize size = outputSize(o, views::defaultSize(d));
     prepare(plot, size);
-    drawDifference(plot, d, o.picture.pool);
+    views::drawDifference(plot, d, o.picture.pool);
     views::exportPlot(plot, o.output.out, size);
   }
   out << path << "\n";
@@ -85,8 +88,8 @@ int renderCompared(const options::Options& o, std::ostream& out, std::ostream& e
 }
 
 int computeRollout(const options::Options& o, std::ostream& out, std::ostream& err) {
-  Runner runner(err);
-  const RunMaps m = runner.maps(o);
+  run::Session session;
+  const RunMaps m = views::mapsOf(runNoted(session, o.lab, err), o.head);
   nlohmann::json rollout;
   rollout["first_layer"] = m.rollout_first;
   rollout["last_layer"] = m.rollout_last;

@@ -34,7 +34,7 @@ struct Measured {
 
 Measured measure(const options::Options& o, const CostShape& shape, const std::vector<int>& ns) {
   Measured m;
-  const bool opencl = o.lab.backend != QLatin1String("cpu");
+  const bool opencl = o.lab.backend != options::BackendKind::kCpu;
   AttentionTimer timer(opencl, o.lab.device);
   m.paths = {TimedPath::kCpuReference};
   if (opencl) m.paths.insert(m.paths.end(), {TimedPath::kOpenClTiled, TimedPath::kOpenClFused});

@@ -229,7 +229,7 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   j["attention"] = "self";
   j["layers_total"] = config.layers;
   j["h"] = config.heads;
-  j["kv_heads"] = run.kv_heads > 0 ? run.kv_heads : config.heads;
+  j["kv_heads"] = run.kv_heads > 0 ? run.kv_heads : config.resolvedKvHeads();
   j["d_model"] = config.d_model;
   j["d_k"] = config.dK();
   j["d_v"] = config.dK();

@@ -97,8 +97,11 @@ void runCommand(const QStringList& args, const QString& where) {
   }
 }
 
+/// session: the pack's one run session (the lesson numbers; it holds the model, so the step
+/// commands run in-process find it in the model cache instead of loading it again).
 PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, int index,
-                    const QString& language, const QDir& dir, std::ostream& err) {
+                    const QString& language, const QDir& dir, run::Session& session,
+                    std::ostream& err) {
   PackStep s;
   s.id = step.id;
   s.try_this = step.try_this.in(language);
@@ -118,7 +121,7 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
   }
   std::map<QString, QString> numbers;
   try {
-    numbers = lessons::quantities(step, o.lab);
+    numbers = lessons::quantities(step, o.lab, session);
   } catch (const options::OptionError& e) {
     throw Error(ErrorCode::kInvalidInput, utf8(where) + ": " + utf8(e.message().english()));
   }
@@ -175,10 +178,11 @@ int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err
   } uninstall{translated ? &translator : nullptr};
   std::vector<PackLesson> pack;
   int figures = 0;
+  run::Session session;
   for (const lessons::Lesson* l : chosen) {
     PackLesson p{l->name, l->order, l->title.in(o.lesson.language), {}};
     for (std::size_t i = 0; i < l->steps.size(); ++i) {
-      p.steps.push_back(exportStep(*l, l->steps[i], static_cast<int>(i), o.lesson.language, dir, err));
+      p.steps.push_back(exportStep(*l, l->steps[i], static_cast<int>(i), o.lesson.language, dir, session, err));
       if (!p.steps.back().png.isEmpty()) ++figures;
     }
     pack.push_back(std::move(p));

@@ -1,127 +1,15 @@
 /// \file cli_sweep.cpp
-/// attention-lab-cli sweep: one frame per value of an option, as an animated GIF, numbered PNG
-/// frames or an MP4 (when ffmpeg is installed).
+/// attention-lab-cli sweep: the frames written by views::writeSweep, the path printed.
 
-#include <qcustomplot.h>
-
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QTemporaryDir>
-#include <memory>
-
-#include "attnlab/error.hpp"
 #include "cli/commands.hpp"
-#include "cli/runs.hpp"
-#include "options/variants.hpp"
-#include "views/animation.hpp"
+#include "views/sweep.hpp"
 
 namespace attnlab::cli {
-namespace {
-
-using options::Message;
-using options::OptionError;
-
-std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
-
-enum class Target { kGif, kMp4, kFolder };
-
-Target targetOf(const QString& path) {
-  if (path.endsWith(QLatin1Char('/')) || QFileInfo(path).isDir()) return Target::kFolder;
-  return QFileInfo(path).suffix().toLower() == QLatin1String("mp4") ? Target::kMp4 : Target::kGif;
-}
-
-}  // namespace
-
-views::ImageSize outputSize(const options::Options& o, views::ImageSize size) {
-  if (o.output.width) size.width = *o.output.width;
-  if (o.output.height) size.height = *o.output.height;
-  size.scale = o.output.scale;
-  options::checkImageSize(size.width, size.height, size.scale);
-  return size;
-}
-
-QString sweepLead(const options::OptionSpec& spec, const QString& value) {
-  if (spec.name == "temperature") return QStringLiteral("T = %1").arg(value);
-  if (spec.name == "layer") return views::viewText("layer %1").arg(value);
-  if (spec.name == "head") return views::viewText("head %1").arg(value);
-  if (spec.name == "mechanism") return value;
-  QString name = QString::fromUtf8(spec.name.data(), static_cast<qsizetype>(spec.name.size()));
-  name.replace(QLatin1Char('-'), QLatin1Char('_'));
-  return QStringLiteral("%1 = %2").arg(name, value);
-}
-
-SweepWritten writeSweep(const options::Options& o, std::ostream& err,
-                        const SweepProgress& progress) {
-  const options::OptionSpec& spec = options::sweptOption(o.sweep.param);
-  const Target target = targetOf(o.output.out);
-  if (target == Target::kMp4 && views::ffmpegProgram().isEmpty()) {
-    throw OptionError(
-        Message(ATTNLAB_MSG("--out %1: an MP4 needs ffmpeg, which is not installed (use .gif "
-                            "or a folder/ for numbered PNG frames)"),
-                {o.output.out}));
-  }
-  Runner runner(err);
-  std::vector<options::SweepFrame> frames = options::sweepFrames(o, 0);
-  if (frames.empty()) {
-    // Every layer or every head of a model: known once the model is loaded.
-    const int count = spec.name == "layer" ? runner.modelLayers(o) : runner.modelHeads(o);
-    frames = options::sweepFrames(o, count);
-  }
-  const int total = static_cast<int>(frames.size());
-  SweepWritten written;
-  written.frames = total;
-  written.path = o.output.out;
-
-  std::unique_ptr<QTemporaryDir> temporary;
-  QString folder;
-  if (target == Target::kFolder) {
-    folder = QDir::cleanPath(QFileInfo(o.output.out).absoluteFilePath());
-    if (!QDir().mkpath(folder))
-      throw Error(ErrorCode::kIo, "cannot create the folder " + utf8(folder));
-  } else if (target == Target::kMp4) {
-    temporary = std::make_unique<QTemporaryDir>();
-    if (!temporary->isValid())
-      throw Error(ErrorCode::kIo, "cannot create a temporary folder for the frames");
-    folder = temporary->path();
-  }
-  std::unique_ptr<views::GifWriter> gif;
-  if (target == Target::kGif)
-    gif = std::make_unique<views::GifWriter>(o.output.out, o.sweep.delay_ms);
-
-  views::ImageSize size;
-  for (int f = 0; f < total; ++f) {
-    if (progress && !progress(f, total)) {
-      gif.reset();
-      if (target == Target::kGif) QFile::remove(o.output.out);
-      throw OptionError(Message(ATTNLAB_MSG("the sweep was cancelled")));
-    }
-    const options::SweepFrame& frame = frames[static_cast<std::size_t>(f)];
-    const RunMaps maps = runner.maps(frame.options);
-    if (f == 0) size = outputSize(o, defaultSize(maps));  // one size for every frame
-    QCustomPlot plot;
-    plot.setViewport(QRect(0, 0, size.width, size.height));
-    views::setCanvasSize(plot, QSize(size.width, size.height));
-    drawMaps(plot, maps, frame.options.picture,
-             {sweepLead(spec, frame.value), QStringLiteral("%1/%2").arg(f + 1).arg(total)});
-    const QImage image = views::renderImage(plot, size);
-    written.size = image.size();
-    if (gif) {
-      gif->add(image);
-    } else {
-      const QString file = QDir(folder).filePath(views::frameFileName(f));
-      if (!image.save(file, "PNG")) throw Error(ErrorCode::kIo, "cannot write " + utf8(file));
-    }
-  }
-  if (progress) progress(total, total);
-  if (gif) gif->finish();
-  if (target == Target::kMp4) views::encodeMp4(folder, total, o.sweep.delay_ms, o.output.out);
-  return written;
-}
 
 int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err) {
-  const SweepWritten w = writeSweep(o, err);
-  out << utf8(w.path) << "\n";
+  run::Session session;
+  const views::SweepWritten w = views::writeSweep(o, session, err);
+  out << w.path.toUtf8().toStdString() << "\n";
   return 0;
 }
 

@@ -1,18 +1,21 @@
 #pragma once
 /// \file commands.hpp
 /// Internal to attention-lab-cli: the commands and render modes added to cli.cpp's — cost,
-/// sweep, render --diff and --rollout, compute --rollout — and the sweep writer the window's
-/// "Export sweep…" shares with `attention-lab-cli sweep`.
+/// sweep, render --diff and --rollout, compute --rollout. Every run goes through run::Session.
 
-#include <QSize>
 #include <QString>
 #include <functional>
+#include <memory>
 #include <ostream>
 
 #include "options/options.hpp"
+#include "run/run.hpp"
+#include "views/sweep.hpp"
 #include "views/views.hpp"
 
 namespace attnlab::cli {
+
+using views::outputSize;
 
 /// attention-lab-cli cost: the table on `out`, and --out FILE (.png .svg .pdf .csv .json).
 int commandCost(const options::Options& o, std::ostream& out, std::ostream& err);
@@ -30,25 +33,15 @@ int renderCompared(const options::Options& o, std::ostream& out, std::ostream& e
 /// compute --rollout: the model's JSON with the captured layers up to --layer and "rollout".
 int computeRollout(const options::Options& o, std::ostream& out, std::ostream& err);
 
-/// What a sweep wrote.
-struct SweepWritten {
-  QString path;  ///< The .gif, .mp4 or the folder of frames.
-  int frames = 0;
-  QSize size;  ///< Of every frame, device pixels.
-};
-/// Reports progress (frames done, frames in all); returns false to stop (the partial output is
-/// removed and nothing is returned: OptionError "the sweep was cancelled").
-using SweepProgress = std::function<bool(int done, int total)>;
-/// Computes and writes every frame of sweep `o` (command kSweep): a GIF (giflib), numbered PNGs
-/// in a folder, or an MP4 (ffmpeg; refused when ffmpeg is not installed). Throws OptionError for
-/// bad values (the option's own words) and Error for files and models.
-SweepWritten writeSweep(const options::Options& o, std::ostream& err,
-                        const SweepProgress& progress = {});
-
-/// The size of an image: --width / --height / --scale over a picture's default (checked).
-views::ImageSize outputSize(const options::Options& o, views::ImageSize size);
-/// The words a sweep frame's title starts with: "d_k = 64", "T = 0.5", "layer 3", "head 2",
-/// "seed = 7" (translated in the window).
-QString sweepLead(const options::OptionSpec& spec, const QString& value);
+/// Progress of a long forward pass, for run::RunHooks::progress: "attention-lab-cli: layer 12
+/// of 30, 4.1 s" rewritten in place on stderr when stderr is a terminal and the pass has run for
+/// a second (erased when the pass ends); nothing otherwise. Never cancels.
+std::function<bool(int done, int total)> terminalProgress();
+/// The CLI's run hooks: terminalProgress.
+run::RunHooks cliHooks();
+/// Runs settings through session with the CLI's hooks and prints the CPU-fallback note of
+/// --backend opencl on err ("attention-lab-cli: note: computed on the CPU: …").
+std::shared_ptr<const run::Run> runNoted(run::Session& session, const options::LabSettings& lab,
+                                         std::ostream& err);
 
 }  // namespace attnlab::cli

@@ -54,45 +54,8 @@ bool CompareController::matches(const options::LabSettings& a) const {
   }
 }
 
-cli::RunMaps mapsOf(const ResultPtr& r, std::optional<int> head, std::optional<int> entry) {
-  cli::RunMaps m;
-  m.keep = r;
-  m.query_tokens = r->query_tokens;
-  m.key_tokens = r->key_tokens;
-  m.head = head;
-  m.special_hidden = r->special_hidden;
-  m.label = views::RunLabel{r->spec, r->run.cross, {}, std::nullopt, {}, {}, 0};
-  if (r->model) {
-    m.label.model = r->model->name;
-    m.layers_total = r->model->config.layers;
-  } else {
-    m.label.facts = views::syntheticFacts(r->spec);
-    m.label.pad_tokens = r->run.pad_tokens;
-  }
-  m.model_heads = r->attention(0).heads();
-  if (r->rollout) {
-    m.layers = {r->rollout.get()};
-    m.rollout = true;
-    m.rollout_last = r->rollout_last;
-    m.layer_indices = {r->rollout_last};
-    m.head.reset();
-    return m;
-  }
-  if (!r->model) {
-    m.layers = {&r->attention(0)};
-    return m;
-  }
-  const bool every_layer = !r->settings.layer;
-  if (every_layer && !entry) {
-    for (int e = 0; e < r->entries(); ++e) m.layers.push_back(&r->attention(e));
-    m.layer_indices = r->layerIndices();
-    return m;
-  }
-  const int e = entry.value_or(0);
-  m.layers = {&r->attention(e)};
-  m.layer_indices = {r->layerIndices().at(static_cast<std::size_t>(e))};
-  m.label.layer = m.layer_indices.front();
-  return m;
+views::RunMaps mapsOf(const ResultPtr& r, std::optional<int> head, std::optional<int> entry) {
+  return views::mapsOf(r, r->rollout ? std::nullopt : head, entry);
 }
 
 CompareDialog::CompareDialog(QWidget* parent, const options::LabSettings& current, int head,

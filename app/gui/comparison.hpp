@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "cli/runs.hpp"
+#include "views/run_maps.hpp"
 #include "compute_worker.hpp"
 
 class QLabel;
@@ -57,9 +57,10 @@ class CompareController : public QObject {
   options::LabSettings requested_for_;  ///< A's settings of the newest request.
 };
 
-/// The maps of a window result as the difference takes them: every head (head unset) or one;
-/// the model view's every layer (entry unset) or one entry; a rollout when the result has one.
-cli::RunMaps mapsOf(const ResultPtr& result, std::optional<int> head, std::optional<int> entry);
+/// The maps of a window result as the difference takes them (views::mapsOf): every head (head
+/// unset) or one; the model view's every layer (entry unset) or one entry; a rollout (every
+/// "head" of it, whatever head is enlarged) when the result has one.
+views::RunMaps mapsOf(const ResultPtr& result, std::optional<int> head, std::optional<int> entry);
 
 /// Asks for OPTIONS, with buttons for the usual comparisons of the current setting and the
 /// refusal of bad OPTIONS inline, in the words of the command line.

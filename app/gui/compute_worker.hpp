@@ -3,9 +3,9 @@
 /// The window's computation off the GUI thread. ComputeController (GUI thread) numbers every
 /// request with a generation; ComputeWorker (its own QThread) skips requests that a newer one has
 /// already superseded, keeps one SyntheticModel and one backend between requests, and returns
-/// immutable ComputeResults; the controller forwards only the newest and drops stale ones. With a
-/// pretrained model folder the worker also loads the model (once per folder; a folder that fails
-/// to load leaves the previous model in place) and runs its forward pass.
+/// immutable ComputeResults; the controller forwards only the newest and drops stale ones. The
+/// worker computes through its run::Session (run/run.hpp: validate, load, check, run — the CLI's
+/// pipeline and words); a model folder that fails to load leaves the previous model in place.
 /// SaturationCache runs the Monte-Carlo saturation curves on a thread pool, once per (n_k, seed).
 
 #include <QObject>
@@ -27,61 +27,27 @@
 #include "attnlab/synthetic.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
+#include "run/run.hpp"
 
 namespace attnlab::gui {
 
 using options::LabSettings;
 
 /// A loaded pretrained model, as the window describes it.
-struct ModelInfo {
-  QString dir;         ///< The folder, absolute.
-  QString name;        ///< The folder's name, e.g. "all-MiniLM-L6-v2".
-  ModelConfig config;  ///< Layers, heads, d_model, architecture (mask, pairs).
-  double load_ms = 0;  ///< Time PretrainedModel::load took, ms.
-};
+using ModelInfo = run::ModelInfo;
 
-/// One finished request: the run and what the panels draw from it, computed on the worker so the
-/// GUI thread only copies numbers into plots. Immutable once emitted.
-///
-/// Synthetic lab: one attention result, run.attention. Pretrained model: one result per captured
-/// layer (`layers()`, layer numbers in `layerIndices()`), rows and columns both the model's tokens
-/// after the display filter (special tokens left out when settings.hide_special; weights are not
-/// renormalised then). `attention(entry)` reads either uniformly; entry 0 is the synthetic run or
-/// the first captured layer.
-struct ComputeResult {
+/// One finished request: the run (run::Run: settings, spec, tokens, layers, rollout …) and what
+/// the panels draw from it, computed on the worker so the GUI thread only copies numbers into
+/// plots. Immutable once emitted.
+struct ComputeResult : run::Run {
   quint64 generation = 0;     ///< The request's number (see ComputeController::request).
-  LabSettings settings;       ///< What was asked for.
   options::Message error;     ///< Not empty: the one-line reason nothing was computed.
   bool model_error = false;   ///< The error is the model folder's: it did not load.
-  AttentionSpec spec;         ///< The resolved spec (valid when error is empty); for a model the
-                              ///< mechanism, mask, h, d_model and temperature of its run.
-  LabRun run;                 ///< Synthetic: tokens, scores, weights [h, n_q, n_k], statistics,
-                              ///< output. Model: the shown tokens only (query = key tokens).
-  QStringList query_tokens;   ///< run.query_tokens as QStrings (rows).
-  QStringList key_tokens;     ///< run.key_tokens as QStrings (columns).
-  std::shared_ptr<const ModelInfo> model;     ///< The model (null in the synthetic lab).
-  std::shared_ptr<const ModelRun> model_run;  ///< The forward pass, every token (model only).
-  std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
-                                          ///< when nothing is hidden.
-  bool special_hidden = false;            ///< Special tokens were left out of the pictures.
   std::vector<AttentionSummary> summaries;  ///< One per entry (see attention()).
-  double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
   double total_ms = 0;        ///< Worker time for this request, ms.
-  /// settings.rollout with a model: the attention rollout (Abnar & Zuidema 2020) through layer
-  /// rollout_last as a one-head result [1, n, n] over the shown tokens; null otherwise.
-  std::shared_ptr<const AttentionResult> rollout;
-  int rollout_last = 0;
 
   /// True when nothing was computed (see error).
   bool failed() const { return !error.empty(); }
-  /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
-  int entries() const { return model ? static_cast<int>(layers().size()) : 1; }
-  /// Attention result `entry` (0 ≤ entry < entries()), shown tokens only.
-  const AttentionResult& attention(int entry = 0) const;
-  /// A model's shown layers, in layer order (empty in the synthetic lab).
-  const std::vector<AttentionResult>& layers() const;
-  /// The model layer number of each entry of layers() (empty in the synthetic lab).
-  const std::vector<int>& layerIndices() const;
 };
 /// Results travel between threads as shared immutable objects.
 using ResultPtr = std::shared_ptr<const ComputeResult>;
@@ -112,22 +78,9 @@ class ComputeWorker : public QObject {
   void progress(quint64 generation, int done, int total);
 
  private:
-  Backend& backendFor(const LabSettings& settings);
-  /// The pretrained-model half of compute(); false when a newer request superseded this one.
-  bool computeModel(quint64 generation, const LabSettings& settings, ComputeResult& result);
-  /// Runs (or reuses) the forward pass of the loaded model and fills result; throws.
-  void runModel(const LabSettings& settings, const ModelConfig& config, ComputeResult& result);
-
   std::shared_ptr<std::atomic<quint64>> latest_;
   std::shared_ptr<std::atomic<quint64>> cancelled_;
-  std::unique_ptr<SyntheticModel> model_;  // rebuilt only when sameWeights() is false
-  std::unique_ptr<Backend> backend_;
-  QString backend_key_;
-  std::unique_ptr<PretrainedModel> pretrained_;  // the last folder that loaded
-  std::shared_ptr<const ModelInfo> pretrained_info_;
-  /// The last forward pass and what it was run with: toggling the display filter reuses it.
-  std::shared_ptr<const ModelRun> last_run_;
-  QString last_run_key_;
+  run::Session session_{BuildMode::kBackground};
 };
 
 /// The GUI-thread side: owns the worker thread, numbers requests, drops stale results.

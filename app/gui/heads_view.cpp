@@ -165,10 +165,10 @@ bool HeadsView::drawComparison(QCustomPlot* plot, bool enlarged, QString* note) 
     if (!head_b) head_b = head_a;
   }
   try {
-    const cli::RunMaps a = mapsOf(shown_, head_a, entry);
-    const cli::RunMaps b = mapsOf(compare_->result(), head_b, entry);
-    const cli::DifferenceMaps d = cli::difference(a, b);
-    cli::drawDifference(*plot, d, picture_.pool);
+    const views::RunMaps a = mapsOf(shown_, head_a, entry);
+    const views::RunMaps b = mapsOf(compare_->result(), head_b, entry);
+    const views::DifferenceMaps d = views::difference(a, b);
+    views::drawDifference(*plot, d, picture_.pool);
     const WeightDifference& largest = d.layers[static_cast<std::size_t>(d.max_layer)];
     *note = tr("Difference A − B: A is the current setting, B the same with %1 · red: A gives more weight, "
                "blue: B does · max |Δ| = %2")

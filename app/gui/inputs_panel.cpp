@@ -223,7 +223,8 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.rollout = base.rollout;
   s.text = text_edit_->toPlainText();
   s.source = source_edit_->toPlainText();
-  s.pair = pair_edit_->toPlainText();
+  // A pair exactly when one is given: the field enabled (a BERT) and not empty, as --pair.
+  if (pair_edit_->isEnabled() && !pair_edit_->toPlainText().isEmpty()) s.pair = pair_edit_->toPlainText();
   s.mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
   if (temperature_check_->isChecked()) {
     s.temperature = temperature_spin_->value();
@@ -236,7 +237,7 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.causal = causal_check_->isChecked();
   s.seed = static_cast<std::uint64_t>(seed_spin_->value());
   const QStringList backend = backend_combo_->currentData().toString().split(QLatin1Char(':'));
-  s.backend = backend.value(0, QStringLiteral("auto"));
+  s.backend = options::parseBackendKind(backend.value(0)).value_or(options::BackendKind::kAuto);
   s.device = backend.value(1).toInt();
   if (model_) {
     // The widgets show the model's shapes; the lab's own wait in the stash.
@@ -259,7 +260,7 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
       b14(backend_combo_);
   if (text_edit_->toPlainText() != s.text) text_edit_->setPlainText(s.text);
   if (source_edit_->toPlainText() != s.source) source_edit_->setPlainText(s.source);
-  if (pair_edit_->toPlainText() != s.pair) pair_edit_->setPlainText(s.pair);
+  if (s.pair && pair_edit_->toPlainText() != *s.pair) pair_edit_->setPlainText(*s.pair);
   const Mechanism mechanism =
       s.pretrained() && (s.mechanism == Mechanism::kAdditive || s.mechanism == Mechanism::kLinear) ? Mechanism::kScaled
                                                                                                   : s.mechanism;
@@ -277,7 +278,7 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
   seed_spin_->setValue(static_cast<double>(s.seed));
   variants_->setSettings(s);
   stash_ = {s.mechanism, d_k, s.heads, s.d_model, s.causal, static_cast<double>(s.seed)};
-  wanted_backend_ = QStringLiteral("%1:%2").arg(s.backend).arg(s.device);
+  wanted_backend_ = QStringLiteral("%1:%2").arg(QString::fromStdString(options::toString(s.backend))).arg(s.device);
   selectBackend();
   updateEnabled();
 }

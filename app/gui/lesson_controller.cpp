@@ -401,11 +401,12 @@ void LessonController::startNumbers() {
   numbers_dirty_ = false;
   const lessons::Step* step = &lesson_->steps[static_cast<std::size_t>(step_)];
   const options::LabSettings settings = shown->settings;
-  watcher_.setFuture(QtConcurrent::run([step, settings] {
+  std::shared_ptr<run::Session> session = numbers_session_;
+  watcher_.setFuture(QtConcurrent::run([step, settings, session] {
     Numbers numbers;
     numbers.step = step;
     try {
-      numbers.values = lessons::quantities(*step, settings);
+      numbers.values = lessons::quantities(*step, settings, *session);
     } catch (const std::exception& e) {
       numbers.error = QString::fromUtf8(e.what());
     }

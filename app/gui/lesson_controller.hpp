@@ -17,11 +17,13 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <map>
+#include <memory>
 #include <utility>
 
 #include "lessons/lesson.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
+#include "run/run.hpp"
 
 class QAction;
 class QActionGroup;
@@ -132,6 +134,9 @@ class LessonController : public QObject {
   Numbers numbers_;
   bool numbers_dirty_ = false;
   QFutureWatcher<Numbers> watcher_;
+  /// The numbers' run session, used by one computation at a time (startNumbers waits for the
+  /// running one); shared with it so it outlives the controller.
+  std::shared_ptr<run::Session> numbers_session_ = std::make_shared<run::Session>();
   QString load_error_;                ///< The lesson files did not load (shown in the menu).
 
   LessonPanel* panel_ = nullptr;

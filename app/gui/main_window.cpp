@@ -628,13 +628,14 @@ void MainWindow::updateStatus() {
   status_time_->setToolTip(time);
   QString backend = tr("backend: %1 (%2)").arg(QString::fromStdString(a.backend), QString::fromStdString(a.device));
   const QString fallback = fallbackText(a);
-  if (!fallback.isEmpty() && r.settings.backend != QLatin1String("cpu")) {
-    backend += tr(" · %1 requested, fell back: %2").arg(r.settings.backend, fallback);
+  const bool cpu = r.settings.backend == options::BackendKind::kCpu;
+  if (!fallback.isEmpty() && !cpu) {
+    backend += tr(" · %1 requested, fell back: %2").arg(QString::fromStdString(options::toString(r.settings.backend)), fallback);
   }
   status_backend_->setText(backend);
   status_backend_->setToolTip(backend);
   inputs_->setBackendInUse(tr("In use: %1").arg(backend), fallback,
-                           a.fallback_code == FallbackCode::kDeviceError && r.settings.backend != QLatin1String("cpu"));
+                           a.fallback_code == FallbackCode::kDeviceError && !cpu);
 }
 
 void MainWindow::fitSplitterToModel() {

@@ -22,6 +22,7 @@
 #include "inputs_panel.hpp"
 #include "model_source.hpp"
 #include "options/lab_settings.hpp"
+#include "options/options.hpp"
 #include "render_scheduler.hpp"
 #include "views/views.hpp"
 

@@ -310,7 +310,7 @@ QString ModelSource::infoText(const ModelInfo& info) const {
                      .arg(c.d_model)
                      .arg(info.load_ms, 0, 'f', 0);
   // The KV cache a decoder keeps per token (float32), and what grouped-query attention saves.
-  const int kv_heads = c.kv_heads > 0 ? c.kv_heads : c.heads;
+  const int kv_heads = c.resolvedKvHeads();
   text += QLatin1Char('\n');
   if (kv_heads < c.heads) {
     text += tr("%1 query heads share %2 K/V heads (grouped-query attention)\nKV cache %3 bytes per "

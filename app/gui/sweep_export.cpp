@@ -20,7 +20,7 @@
 #include <sstream>
 
 #include "attnlab/error.hpp"
-#include "cli/commands.hpp"
+#include "views/sweep.hpp"
 #include "options/variants.hpp"
 #include "views/animation.hpp"
 
@@ -145,7 +145,8 @@ QString exportSweep(QWidget* parent, const options::Options& base, int model_lay
   progress.setMinimumDuration(300);
   std::ostringstream notes;
   try {
-    const cli::SweepWritten w = cli::writeSweep(o, notes, [&progress](int done, int total) {
+    run::Session session;  // its models come from the process's cache: the window's own copy
+    const views::SweepWritten w = views::writeSweep(o, session, notes, [&progress](int done, int total) {
       progress.setMaximum(total);
       progress.setValue(done);
       QApplication::processEvents();

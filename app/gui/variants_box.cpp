@@ -110,7 +110,7 @@ void VariantsBox::setSettings(const options::LabSettings& s) {
   const QSignalBlocker b1(kv_heads_), b2(positions_), b3(rope_base_), b4(window_), b5(global_),
       b6(stride_), b7(pad_to_), b8(pad_mask_), b9(precision_), b10(softmax_), b11(dropout_);
   setHeads(s.heads);
-  const int g = s.kv_heads > 0 ? s.kv_heads : s.heads;
+  const int g = s.resolvedKvHeads();
   kv_heads_->setCurrentIndex(std::max(0, kv_heads_->findData(g)));
   positions_->setCurrentIndex(std::max(0, positions_->findData(static_cast<int>(s.positions))));
   rope_base_->setValue(s.rope_base);

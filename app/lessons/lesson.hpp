@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "options/options.hpp"
+#include "run/run.hpp"
 
 namespace attnlab::lessons {
 
@@ -109,15 +110,18 @@ QStringList quantityNames();
 /// Live numbers: every quantity the caption of `step` quotes, computed from `settings` (the
 /// lab's settings now, which the user may have changed since the step set them), formatted for
 /// display ("0.94", "4.00 MiB", "37 %"; ratios as bare numbers: "4"). Runs the computation on
-/// the CPU reference: milliseconds for the synthetic lab, a forward pass for a model (the last
-/// model loaded is kept between calls; thread-safe, so a window can call it on a worker thread).
+/// the CPU reference through `session` (run/run.hpp: the run pipeline's checks; the model comes
+/// from the process's model cache, so the window's model is not loaded twice): milliseconds for
+/// the synthetic lab, a forward pass for a model. One thread at a time per session.
 /// A quantity that does not apply to these settings (var_qk of a pretrained model,
 /// decoding without the causal mask) reads "—". Throws attnlab::Error or options::OptionError
 /// when the settings themselves are refused.
-std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings);
+std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings,
+                                      run::Session& session);
 /// The same for an explicit list of names (tests, the lecture pack), with the decode settings
 /// of a decode step.
-std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings);
+std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings,
+                                      run::Session& session);
 /// The caption in `language` with its placeholders replaced by `numbers`.
 QString caption(const Step& step, const QString& language, const std::map<QString, QString>& numbers);
 

@@ -8,7 +8,6 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "attnlab/backend.hpp"
@@ -22,6 +21,7 @@
 #include "attnlab/timing.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "lessons/lesson.hpp"
+#include "run/run.hpp"
 
 namespace attnlab::lessons {
 
@@ -113,26 +113,13 @@ const QString kNotApplicable = QStringLiteral("—");
 /// The n of the long-input figures (lessons 7–9): where the materialised matrix hurts.
 constexpr int kLongN = 8192;
 
-/// The last model loaded, kept between calls: a lesson panel asks for its numbers at every
-/// change of the settings, and loading SmolLM2 takes longer than its forward pass.
-std::shared_ptr<const PretrainedModel> cachedModel(const QString& path) {
-  static std::mutex mutex;
-  static QString cached_path;
-  static std::shared_ptr<const PretrainedModel> cached;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (!cached || cached_path != path) {
-    cached.reset();
-    cached = PretrainedModel::load(utf8(path));
-    cached_path = path;
-  }
-  return cached;
-}
-
 /// What the quantities of one call share: the settings and, computed once when first needed,
 /// the run of the synthetic lab or of the model.
 class Context {
  public:
-  explicit Context(const options::Options& o) : o_(o), lab_(o.lab), cpu_(makeCpuBackend()) {}
+  /// The lesson's numbers come from the CPU reference (the same on every machine), through
+  /// `session` (run/run.hpp: its checks, and the model the window already holds).
+  Context(const options::Options& o, run::Session& session) : o_(o), lab_(cpuOnly(o.lab)), session_(session) {}
 
   const LabSettings& lab() const { return lab_; }
   const options::Options& options() const { return o_; }
@@ -143,14 +130,10 @@ class Context {
     if (!results_) {
       results_.emplace();
       if (model()) {
-        ModelRunOptions mo = lab_.toModelOptions();
-        std::optional<std::string> pair;
-        if (!lab_.pair.isEmpty()) pair = utf8(lab_.pair);
-        std::optional<std::string_view> pv;
-        if (pair) pv = *pair;
-        options::checkModelText(pretrained(), utf8(lab_.text), pv, lab_);
-        ModelRun run = pretrained().run(utf8(lab_.text), pv, mo, *cpu_);
-        *results_ = std::move(run.attention);
+        LabSettings every_token = lab_;  // the numbers read every token and every layer
+        every_token.hide_special = false;
+        every_token.rollout = false;
+        *results_ = session_.run(every_token)->model_run->attention;
       } else {
         LabRun run = runWith(lab_);
         pad_tokens_ = run.pad_tokens;
@@ -166,30 +149,20 @@ class Context {
   }
 
   /// A synthetic run of settings `lab` (the weights kept while the shapes and seed stay).
-  LabRun runWith(const LabSettings& lab) {
-    const AttentionSpec spec = lab.toSpec();
-    options::checkTokens(lab);
-    std::optional<std::string> source;
-    if (lab.cross()) source = utf8(lab.source);
-    return runSynthetic(synthetic(spec, lab.seed), spec, utf8(lab.text), source, *cpu_, lab.padding());
-  }
+  LabRun runWith(const LabSettings& lab) { return std::move(session_.run(lab)->run); }
 
   const SyntheticModel& synthetic(const AttentionSpec& spec, std::uint64_t seed) {
-    if (!synthetic_ || !synthetic_->sameWeights(spec, seed)) synthetic_ = std::make_unique<SyntheticModel>(spec, seed);
-    return *synthetic_;
+    return session_.synthetic(spec, seed);
   }
 
   const PretrainedModel& pretrained() {
-    if (!model_) model_ = cachedModel(lab_.model_dir);
-    return *model_;
+    (void)session_.model(lab_.model_dir);
+    return *session_.pretrained();
   }
 
   int dK() { return model() ? pretrained().config().dK() : lab_.resolvedDk(); }
   int heads() { return model() ? pretrained().config().heads : lab_.heads; }
-  int kvHeads() {
-    if (model()) return pretrained().config().kv_heads > 0 ? pretrained().config().kv_heads : heads();
-    return lab_.kv_heads > 0 ? lab_.kv_heads : lab_.heads;
-  }
+  int kvHeads() { return model() ? pretrained().config().resolvedKvHeads() : lab_.resolvedKvHeads(); }
   int layers() { return model() ? pretrained().config().layers : 1; }
   int dModel() { return model() ? pretrained().config().d_model : lab_.d_model; }
   CostShape shape(int n) {
@@ -234,8 +207,9 @@ class Context {
     changed[static_cast<std::size_t>(last)].text = tokens[static_cast<std::size_t>(last)].text == "dog" ? "cat" : "dog";
     const SyntheticModel& model = synthetic(spec, lab.seed);
     const Matrix x1 = model.embed(tokens), x2 = model.embed(changed);
-    const AttentionResult a = cpu_->compute(model.project(x1, x1, spec.mechanism), spec);
-    const AttentionResult b = cpu_->compute(model.project(x2, x2, spec.mechanism), spec);
+    Backend& cpu = session_.backend(lab_);
+    const AttentionResult a = cpu.compute(model.project(x1, x1, spec.mechanism), spec);
+    const AttentionResult b = cpu.compute(model.project(x2, x2, spec.mechanism), spec);
     return {prefixMaxDifference(a, b, last), last};
   }
 
@@ -312,13 +286,16 @@ class Context {
   }
 
  private:
+  static LabSettings cpuOnly(LabSettings lab) {
+    lab.backend = options::BackendKind::kCpu;
+    return lab;
+  }
+
   const options::Options& o_;
   LabSettings lab_;
-  std::unique_ptr<Backend> cpu_;
+  run::Session& session_;
   std::optional<std::vector<AttentionResult>> results_;
   int pad_tokens_ = 0;
-  std::unique_ptr<SyntheticModel> synthetic_;
-  std::shared_ptr<const PretrainedModel> model_;
   std::optional<SaturationAnalysis> saturation_;
   bool decode_done_ = false;
   std::optional<DecodeResult> decode_;
@@ -498,10 +475,7 @@ const std::vector<std::pair<QString, Compute>>& table() {
        }},
       {"visible_fraction", [](Context& c) {
          const AttentionResult& r = c.first();
-         const MaskPattern p = r.pattern();
-         double v = 0;
-         for (int i = 0; i < r.nQ(); ++i) v += p.visibleCount(i, r.nK());
-         return percent(v / (static_cast<double>(r.nQ()) * r.nK()));
+         return percent(r.pattern().visibleFraction(r.nQ(), r.nK()));
        }},
       {"near_far_gap", [](Context& c) {
          double near = 0, far = 0, nn = 0, nf = 0;
@@ -551,8 +525,9 @@ QStringList quantityNames() {
   return names;
 }
 
-std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings) {
-  Context context(settings);
+std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings,
+                                      run::Session& session) {
+  Context context(settings, session);
   std::map<QString, QString> out;
   for (const QString& name : names) {
     const auto it = std::find_if(table().begin(), table().end(), [&name](const auto& e) { return e.first == name; });
@@ -563,7 +538,8 @@ std::map<QString, QString> quantities(const QStringList& names, const options::O
   return out;
 }
 
-std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings) {
+std::map<QString, QString> quantities(const Step& step, const options::LabSettings& settings,
+                                      run::Session& session) {
   options::Options o;
   o.lab = settings;
   if (step.view == View::kDecode) {
@@ -576,7 +552,7 @@ std::map<QString, QString> quantities(const Step& step, const options::LabSettin
   QStringList names = placeholders(step.caption.en);
   for (const QString& n : placeholders(step.caption.zh_CN))
     if (!names.contains(n)) names << n;
-  return quantities(names, o);
+  return quantities(names, o, session);
 }
 
 }  // namespace attnlab::lessons

@@ -105,6 +105,21 @@ int countTokens(const QString& text, const char* empty, const char* blank, const
 
 }  // namespace
 
+std::string toString(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::kCpu: return "cpu";
+    case BackendKind::kOpenCl: return "opencl";
+    case BackendKind::kAuto: break;
+  }
+  return "auto";
+}
+
+std::optional<BackendKind> parseBackendKind(const QString& name) {
+  for (const BackendKind kind : {BackendKind::kAuto, BackendKind::kCpu, BackendKind::kOpenCl})
+    if (name == QString::fromStdString(toString(kind))) return kind;
+  return std::nullopt;
+}
+
 AttentionSpec LabSettings::toSpecUnchecked() const {
   AttentionSpec spec;
   spec.mechanism = mechanism;
@@ -147,11 +162,6 @@ void validate(const LabSettings& s) {
   if (s.temperature && !(std::isfinite(*s.temperature) && *s.temperature > 0)) {
     throw OptionError(Message(ATTNLAB_MSG("--temperature must be > 0 (got %1)"),
                               {QString::number(*s.temperature, 'g', 17)}));
-  }
-  if (s.backend != QLatin1String("auto") && s.backend != QLatin1String("cpu") &&
-      s.backend != QLatin1String("opencl")) {
-    throw OptionError(
-        Message(ATTNLAB_MSG("--backend must be auto, cpu or opencl (got '%1')"), {s.backend}));
   }
   checkRange("device", s.device);
   if (s.memory_budget_gb && !(std::isfinite(*s.memory_budget_gb) && *s.memory_budget_gb > 0)) {
@@ -283,11 +293,11 @@ void saveSettings(QSettings& store, const LabSettings& s) {
   store.setValue(QStringLiteral("precision"), QString::fromStdString(toString(s.precision)));
   store.setValue(QStringLiteral("softmax"), QString::fromStdString(toString(s.softmax)));
   store.setValue(QStringLiteral("dropout"), s.dropout);
-  store.setValue(QStringLiteral("backend"), s.backend);
+  store.setValue(QStringLiteral("backend"), QString::fromStdString(toString(s.backend)));
   store.setValue(QStringLiteral("device"), s.device);
   store.setValue(QStringLiteral("model"), s.model_dir);
   store.setValue(QStringLiteral("layer"), s.layer ? *s.layer : -1);
-  store.setValue(QStringLiteral("pair"), s.pair);
+  store.setValue(QStringLiteral("pair"), s.pair.value_or(QString()));
   store.setValue(QStringLiteral("hide_special"), s.hide_special);
   store.setValue(QStringLiteral("rollout"), s.rollout);
   store.endGroup();
@@ -352,15 +362,12 @@ LabSettings loadSettings(QSettings& store) {
   }
   s.dropout = value("dropout", 0.0).toDouble();
   if (!(s.dropout >= 0.0 && s.dropout < 1.0)) s.dropout = 0.0;
-  s.backend = value("backend", s.backend).toString();
-  if (s.backend != QLatin1String("cpu") && s.backend != QLatin1String("opencl")) {
-    s.backend = QStringLiteral("auto");
-  }
+  s.backend = parseBackendKind(value("backend", QString()).toString()).value_or(BackendKind::kAuto);
   s.device = ranged("device", "device", 0);
   // A folder that no longer loads is the window's to report (it falls back to the synthetic lab).
   s.model_dir = value("model", QString()).toString();
   if (const int layer = value("layer", -1).toInt(); layer >= 0) s.layer = layer;
-  s.pair = value("pair", QString()).toString();
+  if (const QString pair = value("pair", QString()).toString(); !pair.isEmpty()) s.pair = pair;
   s.hide_special = value("hide_special", false).toBool();
   s.rollout = value("rollout", false).toBool();
   store.endGroup();

@@ -27,6 +27,18 @@ inline constexpr const char* kDefaultText = "The cat sat on the mat because it w
 /// 8 heads the scores and weights take 1 GiB.
 inline constexpr int kMaxTokens = 4096;
 
+/// Where attention is computed: the choice of --backend, parsed once at the edge (the option
+/// table, the window's backend box, the stored settings).
+enum class BackendKind {
+  kAuto,    ///< OpenCL device `device` when its kernels build, else the CPU.
+  kCpu,     ///< The CPU reference.
+  kOpenCl,  ///< OpenCL device `device`; the CPU only when it fails (said in the result).
+};
+/// "auto", "cpu" or "opencl" (the option's own words, as selectBackend takes them).
+std::string toString(BackendKind kind);
+/// The kind named "auto", "cpu" or "opencl"; nullopt for any other text.
+std::optional<BackendKind> parseBackendKind(const QString& name);
+
 /// What to compute. Rows of every result are queries (the text), columns keys (the source when
 /// cross-attention, else the text).
 struct LabSettings {
@@ -55,13 +67,16 @@ struct LabSettings {
   Precision precision = Precision::kFp32;
   SoftmaxKind softmax = SoftmaxKind::kStable;  ///< Stable (max subtracted) or naive exponentials.
   double dropout = 0.0;               ///< Dropout on the weights, 0 ≤ p < 1, drawn from seed.
-  QString backend = QStringLiteral("auto");  ///< "auto", "cpu" or "opencl".
+  BackendKind backend = BackendKind::kAuto;  ///< --backend.
   int device = 0;                     ///< OpenCL device index (listOpenClDevices order).
   /// Non-empty: the absolute path of a HuggingFace model folder whose real forward pass is shown
   /// (then the shapes, the seed, the source, the causal flag and additive do not apply).
   QString model_dir;
   std::optional<int> layer;   ///< Model: the layer shown, 0-based; unset = every layer.
-  QString pair;               ///< Model, BERT only: second sentence ([CLS] text [SEP] pair [SEP]).
+  /// Model, BERT only: the second sentence ([CLS] text [SEP] pair [SEP]) exactly when one is
+  /// given (--pair; the window: its field enabled and not empty). Given empty, blank or to a
+  /// model without pairs, the forward pass refuses it in its words.
+  std::optional<QString> pair;
   bool hide_special = false;  ///< Model: leave special tokens out of the pictures (display only).
   /// Model: show the attention rollout (Abnar & Zuidema 2020) through the layer shown (every
   /// layer when none is chosen) instead of the heads; every layer up to it is captured.
@@ -78,6 +93,8 @@ struct LabSettings {
   bool scaled() const { return mechanism == Mechanism::kScaled; }
   /// d_k after the default (d_model / heads; 0 when heads do not divide d_model).
   int resolvedDk() const { return toSpecUnchecked().resolvedDk(); }
+  /// K/V heads G after the default (kv_heads, or heads when 0: no grouping).
+  int resolvedKvHeads() const { return toSpecUnchecked().resolvedKvHeads(); }
 
   /// The engine spec (synthetic lab): mechanism, mask pattern (causal, window, global, stride),
   /// shapes, K/V heads, positions, temperature. Runs validate() first, so it throws OptionError

@@ -177,7 +177,7 @@ const OptionSpec kEntries[] = {
   {"pair", Kind::kText, "TEXT", "BERT sentence pair: [CLS] text [SEP] pair [SEP]",
    Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lab.pair = v.text; },
-   [](const Options& o) { return text(o.lab.pair); }},
+   [](const Options& o) { return o.lab.pair; }},
   {"hide-special", Kind::kFlag, "", "leave [CLS], [SEP], ... out of the picture (not renormalised)",
    Group::kModel, kPictureCommands, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.hide_special = true; },
@@ -194,8 +194,11 @@ const OptionSpec kEntries[] = {
   // backend
   {"backend", Kind::kChoice, "B", "auto | cpu | opencl (default auto)",
    Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 0, false, kBackends,
-   [](Options& o, const Value& v) { o.lab.backend = v.text; },
-   [](const Options& o) { return text(o.lab.backend, kDefaults.backend); }},
+   [](Options& o, const Value& v) { o.lab.backend = parseBackendKind(v.text).value_or(BackendKind::kAuto); },
+   [](const Options& o) {
+     return o.lab.backend == kDefaults.backend ? std::nullopt
+                                               : std::optional<QString>(QString::fromStdString(toString(o.lab.backend)));
+   }},
   {"device", Kind::kInt, "N", "OpenCL device index (see the info command)",
    Group::kBackend, kRunCommands | kCost, Applies::kAlways, 0, 1023, false, {},
    [](Options& o, const Value& v) { o.lab.device = static_cast<int>(v.integer); },

@@ -102,18 +102,6 @@ QStringList differenceTitle(const DifferenceSide& a, const DifferenceSide& b,
   return parts;
 }
 
-AttentionResult rolloutResult(const Matrix& rollout, Mask mask) {
-  AttentionResult r;
-  r.mechanism = Mechanism::kScaled;
-  r.mask = mask;
-  const int n = static_cast<int>(rollout.rows());
-  r.weights = Tensor3(1, n, n);
-  std::copy(rollout.data(), rollout.data() + static_cast<std::ptrdiff_t>(n) * n,
-            r.weights.data.begin());
-  r.scores = r.weights;
-  return r;
-}
-
 QStringList rolloutTitle(const QString& model, int first_layer, int last_layer) {
   QStringList parts;
   if (!model.isEmpty()) parts << model;

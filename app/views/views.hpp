@@ -27,6 +27,7 @@
 #include "attnlab/saturation.hpp"
 #include "attnlab/spec.hpp"
 #include "attnlab/summary.hpp"
+#include "run/run.hpp"
 #include "views/picture_options.hpp"
 
 class QCustomPlot;
@@ -233,9 +234,8 @@ QStringList differenceTitle(const DifferenceSide& a, const DifferenceSide& b,
                             bool head_in_location, const QStringList& query_tokens,
                             const QStringList& key_tokens);
 
-/// An attention rollout R [n, n] (attnlab/rollout.hpp) as a one-head result for drawHeatmap
-/// (weights = scores = R; the model's mask: a causal model's rollout is lower-triangular).
-AttentionResult rolloutResult(const Matrix& rollout, Mask mask);
+/// The rollout as a one-head result (run.hpp).
+using run::rolloutResult;
 /// The title parts of a rollout picture: model, "attention rollout through layers 0–5",
 /// "Abnar & Zuidema 2020", that the heads are averaged and that averaging is a choice, the
 /// residual ½·A + ½·I.
@@ -291,16 +291,9 @@ QJsonObject layoutJson(const QCustomPlot& plot);
 /// and n_k ≤ kAutoLinearTokens, else log.
 ColorScale resolvedScale(ColorScale wanted, int n_k, int block);
 
-/// A display filter: result restricted to the tokens with keep[i] true (rows and columns of a
-/// self-attention result, in order; statistics rows likewise). Weights are NOT renormalised, so
-/// rows may sum to less than 1 — callers say so on screen. keep must have n_q == n_k entries.
-/// Throws Error(kInvalidArgument) for a non-square result, a wrong-sized keep or keeping nothing.
-AttentionResult keepTokens(const AttentionResult& result, const std::vector<bool>& keep);
-
-/// The keep flags of the "hide special tokens" filter for a model's encoding: false for each
-/// special token ([CLS], [SEP], <|endoftext|> …), true otherwise; all true when `hide` is false.
-/// Throws Error(kInvalidInput) when hiding would leave no token.
-std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide);
+/// The display filter of a model's special tokens (run.hpp).
+using run::keepTokens;
+using run::specialTokenFilter;
 
 /// Draws the saturation plot: x = d_k on a log2 axis (ticks 1 2 4 … 1024), y = mean max weight
 /// (blue) and mean normalised entropy (orange) in [0, 1], scaled (solid) and unscaled (dashed)

@@ -62,6 +62,7 @@ const QStringList kLanguages{QStringLiteral("en"), QStringLiteral("zh_CN")};
 /// Returns the steps walked; `missing` gets the models that were not fetched.
 int walkSteps(bool with_models, QStringList& missing) {
   int walked = 0;
+  run::Session session;  // one for every step: each model loads once
   for (const lessons::Lesson& l : lessons::all()) {
     for (const lessons::Step& step : l.steps) {
       const QString model = lessons::stepModel(step);
@@ -77,7 +78,7 @@ int walkSteps(bool with_models, QStringList& missing) {
       } catch (const options::OptionError& e) {
         FAIL("refused: " << s(e.message().english()));
       }
-      const std::map<QString, QString> numbers = lessons::quantities(step, o.lab);
+      const std::map<QString, QString> numbers = lessons::quantities(step, o.lab, session);
       for (const QString& language : kLanguages) {
         for (const QString& name : lessons::placeholders(step.caption.in(language))) {
           INFO(s(name));
@@ -261,7 +262,8 @@ TEST_CASE("lesson quantities: hand-checked arithmetic", "[lessons]") {
 
 TEST_CASE("lesson quantities: numbers of known settings", "[lessons]") {
   const auto numbers = [](const std::vector<std::string>& args, const QStringList& names) {
-    return lessons::quantities(names, options::parse(args, options::kWindow));
+    run::Session session;
+    return lessons::quantities(names, options::parse(args, options::kWindow), session);
   };
   // Four tokens, causal, window 1: each query sees only itself, 4 of the 16 pairs.
   auto n = numbers({"--text", "a b c d", "--causal", "--window", "1"}, {"visible_fraction", "n_tokens", "mean_max_weight"});
@@ -411,7 +413,8 @@ TEST_CASE("lesson quantities: every quantity computes at the extremes or says it
       std::vector<std::string>{"--causal", "--window", "1", "--kv-heads", "1", "--dropout", "0.9"});
   INFO(settings.size() << " " << settings[1]);
   const options::Options o = options::parse(settings, options::kWindow);
-  const std::map<QString, QString> numbers = lessons::quantities(lessons::quantityNames(), o);
+  run::Session session;
+  const std::map<QString, QString> numbers = lessons::quantities(lessons::quantityNames(), o, session);
   REQUIRE(numbers.size() == static_cast<std::size_t>(lessons::quantityNames().size()));
   for (const auto& [name, value] : numbers) {
     INFO(s(name));

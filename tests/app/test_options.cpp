@@ -183,7 +183,7 @@ TEST_CASE("every option round-trips through toArguments", "[options]") {
       o.lab.pad_mask = pick(0, 1);
     }
   }
-  o.lab.backend = QStringList{"auto", "cpu", "opencl"}.at(pick(0, 2));
+  o.lab.backend = std::array{options::BackendKind::kAuto, options::BackendKind::kCpu, options::BackendKind::kOpenCl}.at(static_cast<std::size_t>(pick(0, 2)));
   o.picture.color_scale = static_cast<attnlab::views::ColorScale>(pick(0, 3));
   o.picture.pool = static_cast<attnlab::views::Pool>(pick(0, 1));
   if (pick(0, 1)) o.head = pick(0, o.lab.heads - 1);

@@ -20,7 +20,7 @@
 #include <QtTest>
 #include <sstream>
 
-#include "cli/commands.hpp"
+#include "views/sweep.hpp"
 #include "main_window.hpp"
 #include "views/animation.hpp"
 #include "window_test_support.hpp"
@@ -203,8 +203,9 @@ class CompareWindowTest : public QObject {
     o.output.height = 260;
     std::ostringstream notes;
     int reported = 0;
-    const attnlab::cli::SweepWritten w =
-        attnlab::cli::writeSweep(o, notes, [&reported](int done, int) {
+    attnlab::run::Session session;
+    const views::SweepWritten w =
+        views::writeSweep(o, session, notes, [&reported](int done, int) {
           reported = done;
           return true;
         });
@@ -217,7 +218,7 @@ class CompareWindowTest : public QObject {
     o.output.out = dir.filePath(QStringLiteral("cancelled.gif"));
     QVERIFY_THROWS_EXCEPTION(
         attnlab::options::OptionError,
-        attnlab::cli::writeSweep(o, notes, [](int done, int) { return done < 1; }));
+        views::writeSweep(o, session, notes, [](int done, int) { return done < 1; }));
     QVERIFY(!QFile::exists(o.output.out));
   }
 };

@@ -238,7 +238,7 @@ class ModelWindowTest : public QObject {
     LabSettings s;
     s.model_dir = tinyLlamaGguf();
     s.text = QStringLiteral("the cat sat");
-    s.backend = QStringLiteral("cpu");
+    s.backend = attnlab::options::BackendKind::kCpu;
     worker.compute(1, s);
     QVERIFY(got);
     QVERIFY(got->failed());

@@ -48,6 +48,8 @@ struct ModelConfig {
   /// K/V heads G (grouped-query attention, G divides h; Ainslie et al. 2023): num_key_value_heads
   /// / head_count_kv. Equal to heads for BERT and GPT-2 (multi-head attention).
   int kv_heads = 0;
+  /// G after the default: kv_heads, or heads when the file names none (no grouping).
+  int resolvedKvHeads() const { return kv_heads > 0 ? kv_heads : heads; }
   int d_model = 0;            ///< hidden_size / n_embd / embedding_length.
   int d_ff = 0;               ///< intermediate_size / n_inner (GPT-2 default 4·d_model).
   int max_positions = 0;      ///< max_position_embeddings / n_positions / context_length.
@@ -73,12 +75,12 @@ struct ModelConfig {
   Mask mask() const { return architecture == Architecture::kBert ? Mask::kNone : Mask::kCausal; }
   /// The K/V head query head i reads (see kvHeadOf in spec.hpp): i for multi-head attention.
   int kvHeadOf(int query_head) const {
-    return attnlab::kvHeadOf(query_head, heads, kv_heads > 0 ? kv_heads : heads);
+    return attnlab::kvHeadOf(query_head, heads, resolvedKvHeads());
   }
   /// Bytes a float32 KV cache needs per token for the whole model: 2 (K and V) · layers ·
   /// kv_heads · d_k · 4.
   long long kvCacheBytesPerToken() const {
-    return 2LL * layers * (kv_heads > 0 ? kv_heads : heads) * dK() * 4;
+    return 2LL * layers * resolvedKvHeads() * dK() * 4;
   }
   /// The same for multi-head attention with as many K/V heads as query heads: what GQA saves.
   long long mhaKvCacheBytesPerToken() const { return 2LL * layers * heads * dK() * 4; }

@@ -1,0 +1,44 @@
+/// \file cli_runs.cpp
+/// The CLI's side of a run: progress on a terminal and the CPU-fallback note (commands.hpp).
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cli/commands.hpp"
+
+namespace attnlab::cli {
+
+std::function<bool(int, int)> terminalProgress() {
+  if (isatty(STDERR_FILENO) == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  auto shown = std::make_shared<bool>(false);
+  return [start, shown](int done, int total) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (done >= total) {
+      if (*shown) std::fprintf(stderr, "\r\033[K");
+    } else if (s >= 1.0) {
+      std::fprintf(stderr, "\rattention-lab-cli: layer %d of %d, %.1f s\033[K", done, total, s);
+      *shown = true;
+    }
+    std::fflush(stderr);
+    return true;
+  };
+}
+
+run::RunHooks cliHooks() {
+  run::RunHooks hooks;
+  hooks.progress = terminalProgress();
+  return hooks;
+}
+
+std::shared_ptr<const run::Run> runNoted(run::Session& session, const options::LabSettings& lab,
+                                         std::ostream& err) {
+  std::shared_ptr<const run::Run> r = session.run(lab, cliHooks());
+  if (const std::string note = r->fallbackNote(); !note.empty())
+    err << "attention-lab-cli: note: computed on the CPU: " << note << "\n";
+  return r;
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,298 @@
+/// \file run.cpp
+/// The one run pipeline (run.hpp): the session, the shared model cache, the display filter.
+
+#include "run/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "attnlab/error.hpp"
+#include "attnlab/rollout.hpp"
+
+namespace attnlab::run {
+namespace {
+
+using options::LabSettings;
+using options::Message;
+
+std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+QStringList toStrings(const std::vector<Token>& tokens) {
+  QStringList list;
+  list.reserve(static_cast<qsizetype>(tokens.size()));
+  for (const Token& t : tokens) list << QString::fromStdString(t.text);
+  return list;
+}
+
+/// True when a and b ask for the same forward pass (what the display filter and the rollout do
+/// not change: those are applied to the kept pass).
+bool samePass(const LabSettings& a, const LabSettings& b) {
+  return a.model_dir == b.model_dir && a.text == b.text && a.pair == b.pair &&
+         a.scaled() == b.scaled() && a.temperature == b.temperature &&
+         a.toModelOptions().layer == b.toModelOptions().layer && a.backend == b.backend &&
+         a.device == b.device && a.memory_budget_gb == b.memory_budget_gb;
+}
+
+}  // namespace
+
+const AttentionResult& Run::attention(int entry) const {
+  if (!model) return run.attention;
+  return layers().at(static_cast<std::size_t>(entry));
+}
+
+const std::vector<AttentionResult>& Run::layers() const {
+  static const std::vector<AttentionResult> kNone;
+  if (!filtered.empty()) return filtered;
+  return model_run ? model_run->attention : kNone;
+}
+
+const std::vector<int>& Run::layerIndices() const {
+  static const std::vector<int> kNone;
+  return model_run ? model_run->layers : kNone;
+}
+
+std::string Run::fallbackNote() const {
+  if (settings.backend != options::BackendKind::kOpenCl) return {};
+  return attention(0).fallback_reason;
+}
+
+LoadFailure::LoadFailure(const Error& reader)
+    : Error(reader), message_(Message::verbatim(QString::fromStdString(reader.what()))) {}
+
+LoadFailure::LoadFailure(ErrorCode code, Message message)
+    : Error(code, message.english().toStdString()), message_(std::move(message)) {}
+
+ModelCache& ModelCache::instance() {
+  static ModelCache cache;
+  return cache;
+}
+
+std::shared_ptr<const PretrainedModel> ModelCache::get(const QString& dir, bool* loaded) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (loaded) *loaded = false;
+  std::weak_ptr<const PretrainedModel>& slot = models_[dir];
+  if (std::shared_ptr<const PretrainedModel> model = slot.lock()) return model;
+  std::shared_ptr<const PretrainedModel> model =
+      PretrainedModel::load(std::filesystem::path(utf8(dir)));
+  slot = model;
+  if (loaded) *loaded = true;
+  // Forget the paths no session holds any more.
+  for (auto it = models_.begin(); it != models_.end();) it = it->second.expired() ? models_.erase(it) : std::next(it);
+  return model;
+}
+
+Session::Session(BuildMode auto_build) : auto_build_(auto_build) {}
+Session::~Session() = default;
+
+Backend& Session::backend(const LabSettings& settings) {
+  const std::pair<options::BackendKind, int> key{settings.backend, settings.device};
+  if (!backend_ || backend_key_ != key) {
+    backend_.reset();
+    // An explicit "opencl" waits for its programs, as asked; "auto" follows auto_build_.
+    const BuildMode mode =
+        settings.backend == options::BackendKind::kOpenCl ? BuildMode::kWait : auto_build_;
+    backend_ = selectBackend(options::toString(settings.backend), settings.device, mode).backend;
+    backend_key_ = key;
+  }
+  return *backend_;
+}
+
+void Session::retryBackend() {
+  if (backend_) backend_->retry();
+}
+
+const SyntheticModel& Session::synthetic(const AttentionSpec& spec, std::uint64_t seed,
+                                         double* drawn_ms) {
+  if (drawn_ms) *drawn_ms = 0;
+  if (!synthetic_ || !synthetic_->sameWeights(spec, seed)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    synthetic_.reset();  // free the old weights first (they can be large at d_k = 1024)
+    synthetic_ = std::make_unique<SyntheticModel>(spec, seed);
+    if (drawn_ms) *drawn_ms = msSince(t0);
+  }
+  return *synthetic_;
+}
+
+std::shared_ptr<const ModelInfo> Session::model(const QString& dir, const RunHooks& hooks) {
+  if (info_ && info_->dir == dir) return info_;
+  try {
+    if (hooks.loading) hooks.loading(dir);
+    std::shared_ptr<const PretrainedModel> model = ModelCache::instance().get(dir);
+    auto info = std::make_shared<ModelInfo>();
+    info->dir = dir;
+    info->name = QString::fromStdString(model->name());
+    info->config = model->config();
+    info->load_ms = model->loadMs();
+    pretrained_ = std::move(model);
+    info_ = std::move(info);
+    last_pass_.reset();
+  } catch (const Error& e) {
+    throw LoadFailure(e);
+  } catch (const std::bad_alloc&) {
+    throw LoadFailure(ErrorCode::kInternal, Message(ATTNLAB_MSG("not enough memory to load this model")));
+  }
+  return info_;
+}
+
+std::shared_ptr<Run> Session::run(const LabSettings& settings, const RunHooks& hooks) {
+  return settings.pretrained() ? runModel(settings, hooks) : runSynthetic(settings);
+}
+
+std::shared_ptr<Run> Session::runSynthetic(const LabSettings& settings) {
+  auto r = std::make_shared<Run>();
+  r->settings = settings;
+  r->spec = settings.toSpec();      // 1. validate
+  options::checkTokens(settings);   // 3. the synthetic lab's tokens (nothing to load)
+  std::optional<std::string> source;
+  if (settings.cross()) source = utf8(settings.source);
+  const SyntheticModel& model = synthetic(r->spec, settings.seed, &r->model_ms);
+  r->run = attnlab::runSynthetic(model, r->spec, utf8(settings.text), source, backend(settings),
+                                 settings.padding());  // 4. run
+  r->query_tokens = toStrings(r->run.query_tokens);
+  r->key_tokens = toStrings(r->run.key_tokens);
+  return r;
+}
+
+std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHooks& hooks) {
+  options::validate(settings);  // 1. validate: nothing is loaded for refused settings
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool had = info_ && info_->dir == settings.model_dir;
+  auto r = std::make_shared<Run>();
+  r->settings = settings;
+  r->model = model(settings.model_dir, hooks);  // 2. load (LoadFailure keeps the last model)
+  if (!had) r->model_ms = msSince(t0);
+  const PretrainedModel& pretrained = *pretrained_;
+  const ModelConfig& config = pretrained.config();
+  options::checkLayer(settings, r->model->name, config.layers);  // 3. check against the model
+  const std::string text = utf8(settings.text);
+  std::optional<std::string> pair;
+  if (settings.pair) pair = utf8(*settings.pair);
+  std::optional<std::string_view> pair_view;
+  if (pair) pair_view = *pair;
+  if (!last_pass_ || !samePass(settings, last_pass_settings_)) {
+    last_pass_.reset();
+    options::checkModelText(pretrained, text, pair_view, settings);
+    ModelRunOptions options = settings.toModelOptions();
+    options.progress = hooks.progress;
+    last_pass_ = std::make_shared<const ModelRun>(
+        pretrained.run(text, pair_view, options, backend(settings)));  // 4. run
+    last_pass_settings_ = settings;
+  }
+  r->model_run = last_pass_;
+  const ModelRun& pass = *last_pass_;
+
+  // The display filter: special tokens out of rows and columns, weights as computed.
+  const std::vector<bool> keep = specialTokenFilter(pass.encoding, settings.hide_special);
+  r->special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
+  if (r->special_hidden)
+    for (const AttentionResult& a : pass.attention) r->filtered.push_back(keepTokens(a, keep));
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i]) continue;
+    r->run.query_tokens.push_back(Token{pass.encoding.labels[i], 0, 0, 0, 0});
+    r->query_tokens << QString::fromStdString(pass.encoding.labels[i]);
+  }
+  r->run.key_tokens = r->run.query_tokens;
+  r->key_tokens = r->query_tokens;
+  r->run.compute_ms = pass.compute_ms;
+
+  const AttentionResult& first = pass.attention.front();
+  r->spec.mechanism = first.mechanism;
+  r->spec.mask = config.mask();
+  r->spec.heads = config.heads;
+  r->spec.d_model = config.d_model;
+  r->spec.d_k = config.dK();
+  r->spec.temperature = settings.temperature;
+  if (settings.rollout) {
+    // Through the chosen layer (every layer by default), on every token; the display filter
+    // comes after (a hidden token still carried attention between the layers).
+    const int last = std::min(settings.layer.value_or(config.layers - 1),
+                              static_cast<int>(pass.attention.size()) - 1);
+    const std::vector<AttentionResult> through(pass.attention.begin(),
+                                               pass.attention.begin() + last + 1);
+    const AttentionResult rollout = rolloutResult(attentionRollout(through), config.mask());
+    r->rollout = std::make_shared<const AttentionResult>(
+        r->special_hidden ? keepTokens(rollout, keep) : rollout);
+    r->rollout_last = last;
+  }
+  return r;
+}
+
+std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide) {
+  std::vector<bool> keep(encoding.ids.size(), true);
+  if (!hide) return keep;
+  for (std::size_t i = 0; i < keep.size() && i < encoding.special.size(); ++i)
+    keep[i] = !encoding.special[i];
+  if (std::find(keep.begin(), keep.end(), true) == keep.end()) {
+    throw Error(ErrorCode::kInvalidInput,
+                "every token is a special token: hiding them would leave nothing to show");
+  }
+  return keep;
+}
+
+AttentionResult keepTokens(const AttentionResult& result, const std::vector<bool>& keep) {
+  if (result.nQ() != result.nK() || keep.size() != static_cast<std::size_t>(result.nQ())) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "a token filter needs a self-attention result and one flag per token");
+  }
+  std::vector<int> kept;
+  for (int i = 0; i < result.nQ(); ++i) {
+    if (keep[static_cast<std::size_t>(i)]) kept.push_back(i);
+  }
+  if (kept.empty()) throw Error(ErrorCode::kInvalidArgument, "the filter hides every token");
+  const auto n = static_cast<int>(kept.size());
+  AttentionResult out;
+  out.mechanism = result.mechanism;
+  out.mask = result.mask;
+  out.scale = result.scale;
+  out.backend = result.backend;
+  out.device = result.device;
+  out.fallback_reason = result.fallback_reason;
+  out.fallback_code = result.fallback_code;
+  out.fallback_args = result.fallback_args;
+  const bool has_scores = result.scores.data.size() == result.weights.data.size();
+  out.scores = has_scores ? Tensor3(result.heads(), n, n) : Tensor3();
+  out.weights = Tensor3(result.heads(), n, n);
+  const Tensor3& outputs = result.head_outputs;
+  const bool has_outputs = outputs.h == result.heads() && outputs.rows == result.nQ();
+  out.head_outputs = has_outputs ? Tensor3(outputs.h, n, outputs.cols) : Tensor3();
+  for (int k = 0; k < result.heads(); ++k) {
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (has_scores) out.scores(k, a, b) = result.scores(k, kept[a], kept[b]);
+        out.weights(k, a, b) = result.weights(k, kept[a], kept[b]);
+      }
+      if (has_outputs) std::copy_n(outputs.row(k, kept[a]), outputs.cols, out.head_outputs.row(k, a));
+    }
+  }
+  for (const HeadStats& st : result.stats) {
+    HeadStats filtered;
+    for (int i : kept) {
+      filtered.max_weight.push_back(st.max_weight.at(i));
+      filtered.entropy.push_back(st.entropy.at(i));
+      filtered.normalized_entropy.push_back(st.normalized_entropy.at(i));
+      filtered.effective_keys.push_back(st.effective_keys.at(i));
+      filtered.jacobian_norm.push_back(st.jacobian_norm.at(i));
+    }
+    out.stats.push_back(std::move(filtered));
+  }
+  return out;
+}
+
+AttentionResult rolloutResult(const Matrix& rollout, Mask mask) {
+  AttentionResult r;
+  r.mechanism = Mechanism::kScaled;
+  r.mask = mask;
+  const int n = static_cast<int>(rollout.rows());
+  r.weights = Tensor3(1, n, n);
+  std::copy(rollout.data(), rollout.data() + static_cast<std::ptrdiff_t>(n) * n,
+            r.weights.data.begin());
+  r.scores = r.weights;
+  return r;
+}
+
+}  // namespace attnlab::run
