@@ -441,3 +441,35 @@ TEST_CASE("ALiBi keeps the overflow contract at a temperature near 0", "[variant
     }
   }
 }
+
+TEST_CASE("MaskPattern::visibleFraction counts the visible pairs, by hand and against visible()",
+          "[variants][mask]") {
+  MaskPattern none;
+  CHECK(none.visibleFraction(4, 4) == 1.0);
+  CHECK(none.visibleFraction(0, 4) == 0.0);  // no pairs at all
+  CHECK(none.visibleFraction(4, 0) == 0.0);
+  MaskPattern causal;
+  causal.causal = true;
+  CHECK(causal.visibleFraction(4, 4) == Approx(10.0 / 16));  // 1 + 2 + 3 + 4 of 16
+  MaskPattern diagonal = causal;
+  diagonal.window = 1;
+  CHECK(diagonal.visibleFraction(4, 4) == Approx(0.25));  // a causal window of 1: 25 % of pairs
+  MaskPattern padded;
+  padded.valid_keys = 3;
+  CHECK(padded.visibleFraction(2, 4) == Approx(0.75));  // 3 of 4 keys in both rows
+
+  // Any pattern: the count of visible(i, j) over the matrix, gaps (global, stride) included.
+  MaskPattern p;
+  p.causal = GENERATE(false, true);
+  p.window = GENERATE(0, 1, 3);
+  p.global = GENERATE(0, 2);
+  p.stride = GENERATE(0, 2);
+  p.valid_keys = GENERATE(-1, 5);
+  const int n_q = GENERATE(1, 7), n_k = GENERATE(1, 9);
+  int count = 0;
+  for (int i = 0; i < n_q; ++i)
+    for (int j = 0; j < n_k; ++j) count += p.visible(i, j) ? 1 : 0;
+  INFO("causal " << p.causal << " window " << p.window << " global " << p.global << " stride "
+                 << p.stride << " valid_keys " << p.valid_keys << " n_q " << n_q << " n_k " << n_k);
+  CHECK(p.visibleFraction(n_q, n_k) == Approx(static_cast<double>(count) / (n_q * n_k)));
+}

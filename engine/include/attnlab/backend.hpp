@@ -1,6 +1,7 @@
 #pragma once
 /// \file backend.hpp
-/// Compute backends behind one interface, and the choice between them.
+/// Compute backends behind one interface (the CPU reference, OpenCL), the choice between them,
+/// and the OpenCL devices there are.
 
 #include <memory>
 #include <string>
@@ -11,7 +12,10 @@
 
 namespace attnlab {
 
-/// A device that computes attention. Implementations: the CPU reference (Eigen); OpenCL later.
+/// A device that computes attention. Implementations: the CPU reference (Eigen, makeCpuBackend),
+/// which every other backend is checked against, and OpenCL (engine/src/opencl: the tiled and
+/// fused kernels of kernels/*.cl on one device, falling back to the CPU per result with the
+/// reason), present when the engine is built with ATTNLAB_WITH_OPENCL. selectBackend chooses.
 class Backend {
  public:
   virtual ~Backend() = default;

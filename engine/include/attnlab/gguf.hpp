@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@
 #include "attnlab/tensor.hpp"
 
 namespace attnlab {
+
+class MappedFile;  // model/mapped_file.hpp, private to the engine
 
 /// Metadata value types, numbered as in the file.
 enum class GgufValueType : std::uint32_t {
@@ -198,7 +201,7 @@ class GgufFile {
 
   std::filesystem::path path_;
   std::vector<std::byte> owned_;  ///< The bytes of an in-memory file.
-  void* map_ = nullptr;
+  std::unique_ptr<MappedFile> file_;  ///< The mapped file (null for an in-memory one).
   std::size_t map_size_ = 0;
   std::uint32_t version_ = 0;
   std::uint32_t alignment_ = 32;

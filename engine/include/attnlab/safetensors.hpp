@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "attnlab/tensor.hpp"
 
 namespace attnlab {
+
+class MappedFile;  // model/mapped_file.hpp, private to the engine
 
 /// Element types of safetensors that the engine reads.
 enum class DType { kF32, kF16, kBF16, kF64, kI64, kI32, kI16, kI8, kU8, kBool };
@@ -70,8 +73,7 @@ class SafeTensors {
 
  private:
   std::filesystem::path path_;
-  void* map_ = nullptr;
-  std::size_t map_size_ = 0;
+  std::unique_ptr<MappedFile> file_;  ///< The mapped file (model/mapped_file.hpp).
   std::map<std::string, TensorView, std::less<>> tensors_;
   std::map<std::string, std::string> metadata_;
 };

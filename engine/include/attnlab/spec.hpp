@@ -112,7 +112,10 @@ struct MaskPattern {
     for (int j = lo; j < hi; ++j) count += visible(i, j) ? 1 : 0;
     return count;
   }
-  /// The visible fraction of an [n_q, n_k] matrix of (query, key) pairs, in [0, 1].
+  /// The fraction of the n_q·n_k (query, key) pairs of an [n_q, n_k] attention matrix that this
+  /// pattern leaves visible: Σ_i visibleCount(i, n_k) / (n_q·n_k), in [0, 1] — 1 for none(),
+  /// (n + 1) / (2n) causal at n_q = n_k = n, 1/n for a causal window of 1 (the diagonal). 0 when
+  /// n_q or n_k is below 1. Costs O(n_q) for contiguous() patterns, O(n_q·n_k) otherwise.
   double visibleFraction(int n_q, int n_k) const {
     if (n_q < 1 || n_k < 1) return 0.0;
     double count = 0;
@@ -234,12 +237,6 @@ inline std::pair<int, int> visibleKeys(Mask mask, int i, int n_k) {
 /// checked here: callers validate G).
 inline int kvHeadOf(int query_head, int heads, int kv_heads) {
   return static_cast<int>(static_cast<long long>(query_head) * kv_heads / heads);
-}
-
-/// True when the mask hides key j from query i. Shapes: i in [0, n_q), j in [0, n_k).
-inline bool isMasked(Mask mask, int i, int j, int n_k) {
-  auto [lo, hi] = visibleKeys(mask, i, n_k);
-  return j < lo || j >= hi;
 }
 
 }  // namespace attnlab

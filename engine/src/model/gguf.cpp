@@ -3,11 +3,6 @@
 
 #include "attnlab/gguf.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -16,6 +11,7 @@
 #include <utility>
 
 #include "attnlab/error.hpp"
+#include "model/mapped_file.hpp"
 
 namespace attnlab {
 namespace {
@@ -235,36 +231,14 @@ void GgufFile::fail(const std::string& what) const {
   throw Error(ErrorCode::kInvalidInput, path_.filename().string() + ": " + what);
 }
 
-GgufFile::GgufFile(const std::filesystem::path& path) : path_(path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw Error(ErrorCode::kIo, "cannot open " + path.string() + ": " + std::strerror(errno));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(ErrorCode::kIo, "cannot read " + path.string() + ": not a regular file");
-  }
-  const auto file_size = static_cast<std::uint64_t>(st.st_size);
-  if (file_size < 24) {
-    ::close(fd);
-    fail("truncated: " + std::to_string(file_size) +
+GgufFile::GgufFile(const std::filesystem::path& path)
+    : path_(path), file_(std::make_unique<MappedFile>(path)) {
+  map_size_ = file_->size();
+  if (map_size_ < 24) {
+    fail("truncated: " + std::to_string(map_size_) +
          " bytes, shorter than the 24-byte GGUF header");
   }
-  map_ = ::mmap(nullptr, file_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map_ == MAP_FAILED) {
-    map_ = nullptr;
-    throw Error(ErrorCode::kIo, "cannot map " + path.string() + ": " + std::strerror(errno));
-  }
-  map_size_ = file_size;
-  try {
-    parse(static_cast<const std::byte*>(map_), file_size);
-  } catch (...) {
-    ::munmap(map_, map_size_);
-    map_ = nullptr;
-    throw;
-  }
+  parse(file_->data(), map_size_);  // file_ is unmapped if this throws
 }
 
 GgufFile::GgufFile(const std::byte* data, std::size_t size, std::string name)
@@ -276,9 +250,7 @@ GgufFile::GgufFile(const std::byte* data, std::size_t size, std::string name)
   parse(owned_.data(), size);
 }
 
-GgufFile::~GgufFile() {
-  if (map_ != nullptr) ::munmap(map_, map_size_);
-}
+GgufFile::~GgufFile() = default;
 
 void GgufFile::parse(const std::byte* bytes, std::uint64_t file_size) {
   Cursor in(bytes, file_size, path_.filename().string());

@@ -4,8 +4,6 @@
 
 #include "model/llama.hpp"
 
-#include <omp.h>
-
 #include <cmath>
 #include <exception>
 #include <map>
@@ -16,10 +14,13 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/positions.hpp"
+#include "model/blocks.hpp"
 #include "model/linear.hpp"
 
 namespace attnlab::llama {
 namespace {
+
+using blocks::rmsNorm;
 
 /// The pieces of the checkpoint, named per format by tensorName().
 enum class Part {
@@ -167,20 +168,6 @@ class SafetensorsSource final : public Source {
   std::string prefix_;
 };
 
-/// RMSNorm (Zhang & Sennrich 2019, eq. 4) of each row: x / √(mean(x²) + eps) · g, the mean in
-/// double, then HuggingFace's order (x times the inverse root, then the gain).
-Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
-  Matrix out(x.rows(), x.cols());
-  // Rows are independent: split across the threads for long inputs (the same numbers).
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= (1 << 16))
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const double ms = x.row(i).cast<double>().squaredNorm() / static_cast<double>(x.cols());
-    const auto inv = static_cast<float>(1.0 / std::sqrt(static_cast<float>(ms) + eps));
-    out.row(i) = ((x.row(i).array() * inv) * gain.transpose().array()).matrix();
-  }
-  return out;
-}
-
 struct LlamaLayer {
   Vector attn_norm, ffn_norm;
   // Packed [out, in] (linear.hpp):
@@ -275,35 +262,13 @@ class LlamaModel final : public PretrainedModel {
 
     // Grouped-query attention natively (Ainslie et al. 2023): G K/V heads, each read once for its
     // group of h / G query heads (spec.kv_heads = G, set by runIds), not repeated per query head.
-    AttentionInputs in;
-    in.q = Tensor3(h, n, d);
-    in.k = Tensor3(g, n, d);
-    in.v = Tensor3(g, n, d);
-    for (int i = 0; i < h; ++i) in.q.head(i) = qkv.middleCols(static_cast<Eigen::Index>(i) * d, d);
-    for (int kv = 0; kv < g; ++kv) {
-      in.k.head(kv) = qkv.middleCols((static_cast<Eigen::Index>(h) + kv) * d, d);
-      in.v.head(kv) = qkv.middleCols((static_cast<Eigen::Index>(h) + g + kv) * d, d);
-    }
-    *attention = backend.compute(in, spec);
-
-    Matrix context(n, static_cast<Eigen::Index>(h) * d);
-    for (int i = 0; i < h; ++i) {
-      context.middleCols(static_cast<Eigen::Index>(i) * d, d) = attention->head_outputs.head(i);
-    }
+    const Matrix context = blocks::attend(qkv, h, g, d, spec, backend, attention);
     Matrix h1 = x + linear::timesTransposed(context, layer.wo);
 
     // SwiGLU (Shazeer 2020, eq. 6): W_down (SiLU(x W_gate) ⊙ x W_up).
     const Matrix gu =
         linear::timesTransposed(rmsNorm(h1, layer.ffn_norm, c.layer_norm_eps), layer.wgu);
-    Matrix act(n, c.d_ff);
-    const auto ff = static_cast<Eigen::Index>(c.d_ff);
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && act.size() >= (1 << 16))
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const auto gate = gu.row(i).head(ff).array();
-      const auto up = gu.row(i).tail(ff).array();
-      // SiLU(z) = z·σ(z) (Elfwing et al. 2018; HuggingFace's nn.functional.silu).
-      act.row(i) = (gate / (1.0f + (-gate).exp()) * up).matrix();
-    }
+    const Matrix act = blocks::swiGlu(gu, c.d_ff);
     return h1 + linear::timesTransposed(act, layer.wdown);
   }
 

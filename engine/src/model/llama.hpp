@@ -1,7 +1,7 @@
 #pragma once
 /// \file llama.hpp
 /// Private to the engine: the Llama architecture (Touvron et al. 2023) from a GGUF file or a
-/// HuggingFace folder, and the numerics shared with the other architectures.
+/// HuggingFace folder, built from the blocks it shares with BERT and GPT-2 (blocks.hpp).
 
 #include <memory>
 

@@ -2,11 +2,6 @@
 
 #include "attnlab/safetensors.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -15,6 +10,7 @@
 #include <utility>
 
 #include "attnlab/error.hpp"
+#include "model/mapped_file.hpp"
 #include "model/tokenizer_common.hpp"
 
 namespace attnlab {
@@ -136,146 +132,123 @@ float bfloat16ToFloat(std::uint16_t bits) {
   return f;
 }
 
-SafeTensors::SafeTensors(const std::filesystem::path& path) : path_(path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw Error(ErrorCode::kIo, "cannot open " + path.string() + ": " + std::strerror(errno));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(ErrorCode::kIo, "cannot read " + path.string() + ": not a regular file");
-  }
-  const auto file_size = static_cast<std::uint64_t>(st.st_size);
+SafeTensors::SafeTensors(const std::filesystem::path& path)
+    : path_(path), file_(std::make_unique<MappedFile>(path)) {
+  // file_ is unmapped if any check below throws.
+  const std::uint64_t file_size = file_->size();
   if (file_size < 8) {
-    ::close(fd);
     invalid(path, "truncated: " + std::to_string(file_size) +
                       " bytes, shorter than the 8-byte header length");
   }
-  map_ = ::mmap(nullptr, file_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map_ == MAP_FAILED) {
-    map_ = nullptr;
-    throw Error(ErrorCode::kIo, "cannot map " + path.string() + ": " + std::strerror(errno));
+  const std::byte* bytes = file_->data();
+  // A checkout without git-lfs holds a ~130-byte text pointer; its first 8 bytes would read as
+  // a header length in the quintillions.
+  if (model_text::isGitLfsPointer(std::string_view(reinterpret_cast<const char*>(bytes),
+                                                   std::min<std::uint64_t>(file_size, 64))))
+    throw model_text::gitLfsPointerError(path, "the weights");
+  std::uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i)
+    header_len = (header_len << 8) | std::to_integer<std::uint8_t>(bytes[i]);
+  if (header_len > file_size - 8) {
+    invalid(path, "header claims " + std::to_string(header_len) + " bytes but the file has " +
+                      std::to_string(file_size - 8) + " after the length (truncated file?)");
   }
-  map_size_ = file_size;
-  try {
-    const auto* bytes = static_cast<const std::byte*>(map_);
-    // A checkout without git-lfs holds a ~130-byte text pointer; its first 8 bytes would read as
-    // a header length in the quintillions.
-    if (model_text::isGitLfsPointer(std::string_view(reinterpret_cast<const char*>(bytes),
-                                                     std::min<std::uint64_t>(file_size, 64))))
-      throw model_text::gitLfsPointerError(path, "the weights");
-    std::uint64_t header_len = 0;
-    for (int i = 7; i >= 0; --i)
-      header_len = (header_len << 8) | std::to_integer<std::uint8_t>(bytes[i]);
-    if (header_len > file_size - 8) {
-      invalid(path, "header claims " + std::to_string(header_len) + " bytes but the file has " +
-                        std::to_string(file_size - 8) + " after the length (truncated file?)");
-    }
-    if (header_len > kMaxHeaderBytes) {
-      invalid(path, "header of " + std::to_string(header_len) + " bytes is implausibly large");
-    }
-    const auto* header_begin = reinterpret_cast<const char*>(bytes + 8);
-    json header = json::parse(header_begin, header_begin + header_len, nullptr, false);
-    if (header.is_discarded() || !header.is_object()) {
-      invalid(path, "header is not a well-formed JSON object");
-    }
-    const std::byte* data = bytes + 8 + header_len;
-    const std::uint64_t data_size = file_size - 8 - header_len;
+  if (header_len > kMaxHeaderBytes) {
+    invalid(path, "header of " + std::to_string(header_len) + " bytes is implausibly large");
+  }
+  const auto* header_begin = reinterpret_cast<const char*>(bytes + 8);
+  json header = json::parse(header_begin, header_begin + header_len, nullptr, false);
+  if (header.is_discarded() || !header.is_object()) {
+    invalid(path, "header is not a well-formed JSON object");
+  }
+  const std::byte* data = bytes + 8 + header_len;
+  const std::uint64_t data_size = file_size - 8 - header_len;
 
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;  // [begin, end) with the owner
-    std::vector<const std::string*> span_names;
-    for (auto it = header.begin(); it != header.end(); ++it) {
-      const std::string& name = it.key();
-      const json& entry = it.value();
-      if (name == "__metadata__") {
-        if (!entry.is_object()) invalid(path, "__metadata__ is not an object");
-        for (auto m = entry.begin(); m != entry.end(); ++m) {
-          if (!m.value().is_string())
-            invalid(path, "__metadata__ value " + m.key() + " is not a string");
-          metadata_[m.key()] = m.value().get<std::string>();
-        }
-        continue;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;  // [begin, end) with the owner
+  std::vector<const std::string*> span_names;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const std::string& name = it.key();
+    const json& entry = it.value();
+    if (name == "__metadata__") {
+      if (!entry.is_object()) invalid(path, "__metadata__ is not an object");
+      for (auto m = entry.begin(); m != entry.end(); ++m) {
+        if (!m.value().is_string())
+          invalid(path, "__metadata__ value " + m.key() + " is not a string");
+        metadata_[m.key()] = m.value().get<std::string>();
       }
-      const std::string where = "tensor " + name + ": ";
-      if (!entry.is_object()) invalid(path, where + "entry is not an object");
-      const auto dt = entry.find("dtype");
-      const auto sh = entry.find("shape");
-      const auto off = entry.find("data_offsets");
-      if (dt == entry.end() || !dt->is_string()) invalid(path, where + "missing dtype");
-      if (sh == entry.end() || !sh->is_array()) invalid(path, where + "missing shape");
-      if (off == entry.end() || !off->is_array() || off->size() != 2) {
-        invalid(path, where + "data_offsets must be [begin, end]");
-      }
-      TensorView view;
-      view.name = name;
-      if (!parseDtype(dt->get<std::string>(), &view.dtype)) {
-        invalid(path, where + "unknown dtype " + dt->get<std::string>());
-      }
-      // Element count with overflow checks: a hostile shape must not wrap around.
-      std::uint64_t count = 1;
-      for (const json& d : *sh) {
-        if (!d.is_number_integer() || d.get<std::int64_t>() < 0) {
-          invalid(path, where + "shape entries must be non-negative integers");
-        }
-        const auto dim = d.get<std::uint64_t>();
-        if (dim != 0 && count > std::numeric_limits<std::uint64_t>::max() / 16 / dim) {
-          invalid(path, where + "shape is too large");
-        }
-        count *= dim;
-        view.shape.push_back(static_cast<std::int64_t>(dim));
-      }
-      const json& b = (*off)[0];
-      const json& e = (*off)[1];
-      if (!b.is_number_unsigned() || !e.is_number_unsigned()) {
-        invalid(path, where + "data_offsets must be non-negative integers");
-      }
-      const auto begin = b.get<std::uint64_t>();
-      const auto end = e.get<std::uint64_t>();
-      if (end < begin) invalid(path, where + "data_offsets end before they begin");
-      const std::uint64_t expected = count * dtypeSize(view.dtype);
-      if (end - begin != expected) {
-        invalid(path, where + "shape × " + std::string(dtypeName(view.dtype)) + " needs " +
-                          std::to_string(expected) + " bytes but data_offsets span " +
-                          std::to_string(end - begin));
-      }
-      if (end > data_size) {
-        invalid(path, where + "data_offsets [" + std::to_string(begin) + ", " +
-                          std::to_string(end) + ") run past the data block of " +
-                          std::to_string(data_size) + " bytes (truncated file?)");
-      }
-      view.data = data + begin;
-      view.bytes = static_cast<std::size_t>(expected);
-      spans.emplace_back(begin, end);
-      auto [pos, inserted] = tensors_.emplace(name, std::move(view));
-      span_names.push_back(&pos->first);
+      continue;
     }
-    // Overlap check over the spans sorted by start; empty tensors overlap nothing.
-    std::vector<std::size_t> order(spans.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return spans[a] < spans[b]; });
-    std::uint64_t reach = 0;
-    const std::string* reach_owner = nullptr;
-    for (std::size_t i : order) {
-      if (spans[i].first == spans[i].second) continue;
-      if (reach_owner != nullptr && spans[i].first < reach) {
-        invalid(path, "tensor " + *span_names[i] + ": data_offsets overlap tensor " + *reach_owner);
-      }
-      reach = spans[i].second;
-      reach_owner = span_names[i];
+    const std::string where = "tensor " + name + ": ";
+    if (!entry.is_object()) invalid(path, where + "entry is not an object");
+    const auto dt = entry.find("dtype");
+    const auto sh = entry.find("shape");
+    const auto off = entry.find("data_offsets");
+    if (dt == entry.end() || !dt->is_string()) invalid(path, where + "missing dtype");
+    if (sh == entry.end() || !sh->is_array()) invalid(path, where + "missing shape");
+    if (off == entry.end() || !off->is_array() || off->size() != 2) {
+      invalid(path, where + "data_offsets must be [begin, end]");
     }
-  } catch (...) {
-    ::munmap(map_, map_size_);
-    map_ = nullptr;
-    throw;
+    TensorView view;
+    view.name = name;
+    if (!parseDtype(dt->get<std::string>(), &view.dtype)) {
+      invalid(path, where + "unknown dtype " + dt->get<std::string>());
+    }
+    // Element count with overflow checks: a hostile shape must not wrap around.
+    std::uint64_t count = 1;
+    for (const json& d : *sh) {
+      if (!d.is_number_integer() || d.get<std::int64_t>() < 0) {
+        invalid(path, where + "shape entries must be non-negative integers");
+      }
+      const auto dim = d.get<std::uint64_t>();
+      if (dim != 0 && count > std::numeric_limits<std::uint64_t>::max() / 16 / dim) {
+        invalid(path, where + "shape is too large");
+      }
+      count *= dim;
+      view.shape.push_back(static_cast<std::int64_t>(dim));
+    }
+    const json& b = (*off)[0];
+    const json& e = (*off)[1];
+    if (!b.is_number_unsigned() || !e.is_number_unsigned()) {
+      invalid(path, where + "data_offsets must be non-negative integers");
+    }
+    const auto begin = b.get<std::uint64_t>();
+    const auto end = e.get<std::uint64_t>();
+    if (end < begin) invalid(path, where + "data_offsets end before they begin");
+    const std::uint64_t expected = count * dtypeSize(view.dtype);
+    if (end - begin != expected) {
+      invalid(path, where + "shape × " + std::string(dtypeName(view.dtype)) + " needs " +
+                        std::to_string(expected) + " bytes but data_offsets span " +
+                        std::to_string(end - begin));
+    }
+    if (end > data_size) {
+      invalid(path, where + "data_offsets [" + std::to_string(begin) + ", " +
+                        std::to_string(end) + ") run past the data block of " +
+                        std::to_string(data_size) + " bytes (truncated file?)");
+    }
+    view.data = data + begin;
+    view.bytes = static_cast<std::size_t>(expected);
+    spans.emplace_back(begin, end);
+    auto [pos, inserted] = tensors_.emplace(name, std::move(view));
+    span_names.push_back(&pos->first);
+  }
+  // Overlap check over the spans sorted by start; empty tensors overlap nothing.
+  std::vector<std::size_t> order(spans.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return spans[a] < spans[b]; });
+  std::uint64_t reach = 0;
+  const std::string* reach_owner = nullptr;
+  for (std::size_t i : order) {
+    if (spans[i].first == spans[i].second) continue;
+    if (reach_owner != nullptr && spans[i].first < reach) {
+      invalid(path, "tensor " + *span_names[i] + ": data_offsets overlap tensor " + *reach_owner);
+    }
+    reach = spans[i].second;
+    reach_owner = span_names[i];
   }
 }
 
-SafeTensors::~SafeTensors() {
-  if (map_ != nullptr) ::munmap(map_, map_size_);
-}
+SafeTensors::~SafeTensors() = default;
 
 bool SafeTensors::contains(std::string_view name) const {
   return tensors_.find(name) != tensors_.end();

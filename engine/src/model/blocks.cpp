@@ -1,0 +1,186 @@
+// The shared blocks of the transformer architectures (blocks.hpp).
+
+#include "model/blocks.hpp"
+
+#include <omp.h>
+
+#include <cmath>
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include "attnlab/error.hpp"
+
+namespace attnlab::blocks {
+namespace {
+
+/// SiLU(z) = z·σ(z) (Elfwing, Uchibe & Doya 2018; HuggingFace's nn.functional.silu), elementwise
+/// on an Eigen array expression with Eigen's vectorised exp.
+template <class Array>
+auto silu(const Array& z) {
+  return z / (1.0f + (-z).exp());
+}
+
+}  // namespace
+
+Matrix layerNorm(const Matrix& x, const Vector& gamma, const Vector& beta, double eps) {
+  Matrix out(x.rows(), x.cols());
+  // Rows are independent: split across the threads for long inputs (the same numbers).
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= (1 << 16))
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const auto row = x.row(i);
+    const double mean = row.cast<double>().mean();
+    const double var = (row.cast<double>().array() - mean).square().mean();
+    const auto inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+    out.row(i) = ((row.array() - static_cast<float>(mean)) * inv * gamma.transpose().array() +
+                  beta.transpose().array())
+                     .matrix();
+  }
+  return out;
+}
+
+Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
+  Matrix out(x.rows(), x.cols());
+  // Rows are independent: split across the threads for long inputs (the same numbers).
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= (1 << 16))
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const double ms = x.row(i).cast<double>().squaredNorm() / static_cast<double>(x.cols());
+    const auto inv = static_cast<float>(1.0 / std::sqrt(static_cast<float>(ms) + eps));
+    out.row(i) = ((x.row(i).array() * inv) * gain.transpose().array()).matrix();
+  }
+  return out;
+}
+
+Activation parseActivation(const std::string& name) {
+  if (name == "gelu") return Activation::kGeluErf;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
+    return Activation::kGeluTanh;
+  if (name == "relu") return Activation::kRelu;
+  if (name == "silu" || name == "swish") return Activation::kSilu;
+  throw Error(ErrorCode::kInvalidArgument,
+              "config.json: activation \"" + name +
+                  "\" is not supported (gelu, gelu_new, relu, silu are)");
+}
+
+void activate(Matrix& x, Activation activation) {
+  float* p = x.data();
+  const Eigen::Index n = x.size();
+  switch (activation) {
+    case Activation::kGeluErf: {  // x Φ(x) (Hendrycks & Gimpel 2016, eq. 1); Eigen's vectorised erf
+      // In chunks of whole rows across the threads (elementwise: the same numbers).
+      const Eigen::Index cols = x.cols(), rows = x.rows();
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        Eigen::Map<Eigen::ArrayXf> a(p + r * cols, cols);
+        a = 0.5f * a * (1.0f + (a * 0.70710678118654752f).erf());
+      }
+      break;
+    }
+    case Activation::kGeluTanh:  // tanh approximation (Hendrycks & Gimpel 2016, §2)
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const float v = p[i];
+        p[i] = 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+      }
+      break;
+    case Activation::kRelu:
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
+      for (Eigen::Index i = 0; i < n; ++i) p[i] = p[i] > 0 ? p[i] : 0.0f;
+      break;
+    case Activation::kSilu: {  // the same SiLU as swiGlu's, a row at a time
+      const Eigen::Index cols = x.cols(), rows = x.rows();
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && n >= (1 << 16))
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        Eigen::Map<Eigen::ArrayXf> a(p + r * cols, cols);
+        a = silu(a);
+      }
+      break;
+    }
+  }
+}
+
+Matrix swiGlu(const Matrix& gu, int d_ff) {
+  const Eigen::Index n = gu.rows();
+  const auto ff = static_cast<Eigen::Index>(d_ff);
+  Matrix act(n, ff);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && act.size() >= (1 << 16))
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto gate = gu.row(i).head(ff).array();
+    const auto up = gu.row(i).tail(ff).array();
+    act.row(i) = (silu(gate) * up).matrix();
+  }
+  return act;
+}
+
+void Dense::pack() {
+  packed = linear::PackedWeights(w.transpose());
+  w.resize(0, 0);
+}
+
+Matrix WeightReader::matrix(const std::string& name, Eigen::Index rows, Eigen::Index cols) const {
+  return file_.matrix(prefix_ + name, rows, cols);
+}
+
+Vector WeightReader::vector(const std::string& name, Eigen::Index n) const {
+  const TensorView& t = file_.tensor(prefix_ + name);
+  if (t.shape.size() != 1 || t.shape[0] != n) {
+    throw Error(ErrorCode::kInvalidInput, file_.path().filename().string() + ": tensor " + t.name +
+                                              " should have shape [" + std::to_string(n) + "]");
+  }
+  const std::vector<float> v = file_.floats(prefix_ + name);
+  return Eigen::Map<const Vector>(v.data(), n);
+}
+
+Dense WeightReader::linear(const std::string& name, Eigen::Index in, Eigen::Index out) const {
+  Dense d;
+  d.w = matrix(name + ".weight", out, in).transpose();
+  d.b = vector(name + ".bias", out);
+  return d;
+}
+
+Dense WeightReader::conv1d(const std::string& name, Eigen::Index in, Eigen::Index out) const {
+  Dense d;
+  d.w = matrix(name + ".weight", in, out);
+  d.b = vector(name + ".bias", out);
+  return d;
+}
+
+std::string findPrefix(const SafeTensors& file, const std::string& probe,
+                       std::initializer_list<const char*> candidates) {
+  if (file.contains(probe)) return "";
+  for (const char* prefix : candidates) {
+    if (file.contains(prefix + probe)) return prefix;
+  }
+  throw Error(ErrorCode::kInvalidInput, file.path().filename().string() + " has no tensor " +
+                                            probe + " (is it a checkpoint of this architecture?)");
+}
+
+void BlockWeights::pack() {
+  for (Dense* d : {&qkv, &out, &ff_in, &ff_out}) d->pack();
+}
+
+Tensor3 splitHeads(const Matrix& x, Eigen::Index col0, int heads, int d) {
+  Tensor3 out(heads, static_cast<int>(x.rows()), d);
+  for (int h = 0; h < heads; ++h)
+    out.head(h) = x.middleCols(col0 + static_cast<Eigen::Index>(h) * d, d);
+  return out;
+}
+
+Matrix mergeHeads(const Tensor3& heads) {
+  Matrix out(heads.rows, static_cast<Eigen::Index>(heads.h) * heads.cols);
+  for (int h = 0; h < heads.h; ++h)
+    out.middleCols(static_cast<Eigen::Index>(h) * heads.cols, heads.cols) = heads.head(h);
+  return out;
+}
+
+Matrix attend(const Matrix& qkv, int heads, int kv_heads, int d, const AttentionSpec& spec,
+              Backend& backend, AttentionResult* attention) {
+  const auto q_cols = static_cast<Eigen::Index>(heads) * d;
+  const auto kv_cols = static_cast<Eigen::Index>(kv_heads) * d;
+  AttentionInputs inputs;
+  inputs.q = splitHeads(qkv, 0, heads, d);
+  inputs.k = splitHeads(qkv, q_cols, kv_heads, d);
+  inputs.v = splitHeads(qkv, q_cols + kv_cols, kv_heads, d);
+  *attention = backend.compute(inputs, spec);
+  return mergeHeads(attention->head_outputs);
+}
+
+}  // namespace attnlab::blocks

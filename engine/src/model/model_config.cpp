@@ -1,0 +1,170 @@
+// config.json of a HuggingFace model folder → ModelConfig (bert, gpt2, llama), and the names of
+// the architectures.
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "attnlab/error.hpp"
+#include "attnlab/pretrained.hpp"
+#include "model/blocks.hpp"
+#include "model/tokenizer_common.hpp"
+
+namespace attnlab {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void badConfig(const std::string& what) {
+  throw Error(ErrorCode::kInvalidInput, "config.json: " + what);
+}
+
+int intField(const json& config, std::initializer_list<const char*> names,
+             std::optional<int> fallback = std::nullopt) {
+  for (const char* name : names) {
+    const auto it = config.find(name);
+    if (it == config.end() || it->is_null()) continue;
+    if (!it->is_number_integer() || it->get<long long>() <= 0 || it->get<long long>() > (1 << 30)) {
+      badConfig(std::string(name) + " must be a positive integer");
+    }
+    return it->get<int>();
+  }
+  if (fallback) return *fallback;
+  badConfig(std::string("missing ") + *names.begin());
+}
+
+double numberField(const json& config, const char* name, double fallback) {
+  const auto it = config.find(name);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_number() || !(it->get<double>() > 0))
+    badConfig(std::string(name) + " must be a positive number");
+  return it->get<double>();
+}
+
+std::string stringField(const json& config, const char* name, const std::string& fallback) {
+  const auto it = config.find(name);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_string()) badConfig(std::string(name) + " must be a string");
+  return it->get<std::string>();
+}
+
+bool boolField(const json& config, const char* name, bool fallback) {
+  const auto it = config.find(name);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) badConfig(std::string(name) + " must be true or false");
+  return it->get<bool>();
+}
+
+}  // namespace
+
+ModelConfig readModelConfig(const std::filesystem::path& config_json) {
+  // readFile names the file when it is missing or a Git LFS pointer.
+  const std::string text =
+      model_text::readFile(config_json, "a HuggingFace model folder needs config.json");
+  json config = json::parse(text, nullptr, false);
+  if (config.is_discarded() || !config.is_object()) badConfig("not a well-formed JSON object");
+  const std::string type = stringField(config, "model_type", "");
+  ModelConfig c;
+  c.model_type = type;
+  if (type == "bert") {
+    c.architecture = Architecture::kBert;
+    c.layers = intField(config, {"num_hidden_layers"});
+    c.heads = intField(config, {"num_attention_heads"});
+    c.d_model = intField(config, {"hidden_size"});
+    c.d_ff = intField(config, {"intermediate_size"});
+    c.max_positions = intField(config, {"max_position_embeddings"});
+    c.vocab_size = intField(config, {"vocab_size"});
+    c.type_vocab_size = intField(config, {"type_vocab_size"}, 2);
+    c.layer_norm_eps = numberField(config, "layer_norm_eps", 1e-12);
+    c.activation = stringField(config, "hidden_act", "gelu");
+    const std::string positions = stringField(config, "position_embedding_type", "absolute");
+    if (positions != "absolute") {
+      throw Error(ErrorCode::kInvalidArgument, "config.json: position_embedding_type \"" +
+                                                   positions +
+                                                   "\" is not supported (only \"absolute\")");
+    }
+  } else if (type == "gpt2") {
+    c.architecture = Architecture::kGpt2;
+    c.layers = intField(config, {"n_layer"});
+    c.heads = intField(config, {"n_head"});
+    c.d_model = intField(config, {"n_embd"});
+    // 4·d_model in 64 bits: n_embd may be up to 2^30, where 4·n_embd overflows int.
+    c.d_ff = intField(config, {"n_inner"},
+                      static_cast<int>(std::min<long long>(4LL * c.d_model, 1 << 30)));
+    c.max_positions = intField(config, {"n_positions", "n_ctx"});
+    c.vocab_size = intField(config, {"vocab_size"});
+    c.layer_norm_eps = numberField(config, "layer_norm_epsilon", 1e-5);
+    c.activation = stringField(config, "activation_function", "gelu_new");
+    c.scale_attention = boolField(config, "scale_attn_weights", true);
+    c.tied_embeddings = true;  // GPT2LMHeadModel's lm_head is wte
+    if (boolField(config, "scale_attn_by_inverse_layer_idx", false)) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "config.json: scale_attn_by_inverse_layer_idx is not supported");
+    }
+  } else if (type == "llama") {
+    c.architecture = Architecture::kLlama;
+    c.layers = intField(config, {"num_hidden_layers"});
+    c.heads = intField(config, {"num_attention_heads"});
+    c.kv_heads = intField(config, {"num_key_value_heads"}, c.heads);
+    c.d_model = intField(config, {"hidden_size"});
+    c.d_ff = intField(config, {"intermediate_size"});
+    c.max_positions = intField(config, {"max_position_embeddings"});
+    c.vocab_size = intField(config, {"vocab_size"});
+    c.layer_norm_eps = numberField(config, "rms_norm_eps", 1e-6);
+    c.rope_base = numberField(config, "rope_theta", 10000.0);
+    c.activation = stringField(config, "hidden_act", "silu");
+    c.tied_embeddings = boolField(config, "tie_word_embeddings", false);
+    c.head_dim = intField(config, {"head_dim"}, c.d_model % c.heads == 0 ? c.d_model / c.heads : 0);
+    if (c.head_dim <= 0) badConfig("head_dim is needed when heads do not divide hidden_size");
+    c.rope_dims = c.head_dim;
+    if (c.heads % c.kv_heads != 0) {
+      badConfig("num_key_value_heads (" + std::to_string(c.kv_heads) +
+                ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
+    }
+    if (c.head_dim % 2 != 0) badConfig("head_dim must be even for RoPE");
+    if (const auto it = config.find("rope_scaling"); it != config.end() && !it->is_null()) {
+      const std::string kind = it->is_object() ? it->value("rope_type", it->value("type", "?")) : "?";
+      if (kind != "default") {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "config.json: rope_scaling \"" + kind + "\" is not supported");
+      }
+    }
+    for (const char* bias : {"attention_bias", "mlp_bias"}) {
+      if (boolField(config, bias, false)) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    std::string("config.json: ") + bias + " is not supported");
+      }
+    }
+    if (c.activation != "silu") {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "config.json: hidden_act \"" + c.activation + "\" is not supported (silu is)");
+    }
+  } else if (type.empty()) {
+    badConfig("missing model_type (supported: bert, gpt2, llama)");
+  } else {
+    throw Error(ErrorCode::kInvalidArgument,
+                "model_type \"" + type + "\" is not supported (supported: bert, gpt2, llama)");
+  }
+  c.format = "safetensors";
+  if (c.kv_heads == 0) c.kv_heads = c.heads;
+  if (c.head_dim == 0 && c.d_model % c.heads != 0) {
+    badConfig("heads (" + std::to_string(c.heads) + ") must divide the hidden size (" +
+              std::to_string(c.d_model) + ")");
+  }
+  blocks::parseActivation(c.activation);  // throws for an activation no block implements
+  return c;
+}
+
+std::string toString(Architecture architecture) {
+  switch (architecture) {
+    case Architecture::kBert:
+      return "bert";
+    case Architecture::kGpt2:
+      return "gpt2";
+    case Architecture::kLlama:
+      return "llama";
+  }
+  return "?";
+}
+
+}  // namespace attnlab
