@@ -39,16 +39,8 @@ constexpr double kLessonColumnShare = 0.6;
 
 /// The model a step reads through a fetched placeholder ("@minilm" → "minilm"), or "".
 QString modelPlaceholder(const QStringList& args) {
-  for (qsizetype i = 0; i < args.size(); ++i) {
-    QString value;
-    if (args[i] == QLatin1String("--model") && i + 1 < args.size()) {
-      value = args[i + 1];
-    } else if (args[i].startsWith(QLatin1String("--model="))) {
-      value = args[i].mid(8);
-    }
-    if (value.startsWith(QLatin1Char('@'))) return value.mid(1);
-  }
-  return {};
+  const auto m = lessons::findModelArgument(args);
+  return m && m->value.startsWith(QLatin1Char('@')) ? m->value.mid(1) : QString();
 }
 
 /// The step's options without --model and the options that apply only to a model (--layer,

@@ -220,11 +220,27 @@ QString fetchedModel(const QString& placeholder) {
   return QDir::cleanPath(info.absoluteFilePath());
 }
 
+std::optional<ModelArgument> findModelArgument(const QStringList& args) {
+  std::optional<ModelArgument> found;
+  for (qsizetype i = 0; i < args.size(); ++i) {
+    if (args[i] == QLatin1String("--model") && i + 1 < args.size()) {
+      found = ModelArgument{i + 1, args[i + 1], false};
+    } else if (args[i].startsWith(QLatin1String("--model="))) {
+      found = ModelArgument{i, args[i].mid(8), true};
+    }
+  }
+  return found;
+}
+
+QStringList withModelValue(QStringList args, const QString& value) {
+  if (const auto m = findModelArgument(args))
+    args[m->index] = m->joined ? QStringLiteral("--model=") + value : value;
+  return args;
+}
+
 QString stepModel(const Step& step) {
-  const int i = step.options.indexOf(QStringLiteral("--model"));
-  if (i < 0 || i + 1 >= step.options.size()) return {};
-  const QString value = step.options.at(i + 1);
-  return value.startsWith(QLatin1Char('@')) ? value : QString();
+  const auto m = findModelArgument(step.options);
+  return m && m->value.startsWith(QLatin1Char('@')) ? m->value : QString();
 }
 
 options::Options stepOptions(const Step& step) {
@@ -235,9 +251,7 @@ options::Options stepOptions(const Step& step) {
     if (kRefused.contains(name))
       throw OptionError(Message(ATTNLAB_MSG("a lesson step sets the lab's settings: --%1 does not apply"), {name}));
   }
-  const int m = args.indexOf(QStringLiteral("--model"));
-  if (m >= 0 && m + 1 < args.size() && args.at(m + 1).startsWith(QLatin1Char('@'))) {
-    const QString placeholder = args.at(m + 1);
+  if (const QString placeholder = stepModel(step); !placeholder.isEmpty()) {
     const QString path = fetchedModel(placeholder);
     if (path.isEmpty()) {
       if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2"))
@@ -245,7 +259,7 @@ options::Options stepOptions(const Step& step) {
       const QString which = placeholder.mid(1);
       throw OptionError(Message(ATTNLAB_MSG("this step needs the model %1: run scripts/fetch-model %1"), {which}));
     }
-    args[m + 1] = path;
+    args = withModelValue(args, path);
   }
   std::vector<std::string> raw;
   unsigned program = options::kWindow;

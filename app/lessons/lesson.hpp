@@ -93,6 +93,17 @@ options::Options stepOptions(const Step& step);
 
 /// The model a step names ("@minilm", "@smollm2"), or empty.
 QString stepModel(const Step& step);
+/// Where a command line names its model: "--model VALUE" or "--model=VALUE" (the one place the
+/// lessons and the window scan for it).
+struct ModelArgument {
+  qsizetype index = 0;  ///< Of the argument holding the value.
+  QString value;        ///< The folder, file or "@placeholder".
+  bool joined = false;  ///< "--model=VALUE" (the value after the '=').
+};
+/// The last --model of args, or nullopt.
+std::optional<ModelArgument> findModelArgument(const QStringList& args);
+/// args with the value of --model replaced by `value` (unchanged without --model).
+QStringList withModelValue(QStringList args, const QString& value);
 /// The file or folder of a fetched model ("@minilm" → …/all-MiniLM-L6-v2), or empty when it is
 /// not fetched or the name is unknown. The cache: $ATTNLAB_MODEL_CACHE, else
 /// ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models (scripts/fetch-model's).

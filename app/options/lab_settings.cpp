@@ -4,6 +4,7 @@
 #include "options/lab_settings.hpp"
 
 #include <QSettings>
+#include <QStringList>
 #include <algorithm>
 #include <cmath>
 
@@ -268,117 +269,39 @@ void checkLayer(const LabSettings& s, const QString& model_name, int layers) {
   }
 }
 
+namespace {
+/// The key the window's inputs are stored under: the option table's own arguments.
+const QString kStoredArguments = QStringLiteral("lab/arguments");
+}  // namespace
+
 void saveSettings(QSettings& store, const LabSettings& s) {
-  store.beginGroup(QStringLiteral("lab"));
-  store.setValue(QStringLiteral("text"), s.text);
-  store.setValue(QStringLiteral("source"), s.source);
-  store.setValue(QStringLiteral("mechanism"), QString::fromStdString(toString(s.mechanism)));
-  store.setValue(QStringLiteral("use_temperature"), s.temperature.has_value());
-  if (s.temperature) store.setValue(QStringLiteral("temperature"), *s.temperature);
-  store.setValue(QStringLiteral("d_k"), s.d_k);
-  store.setValue(QStringLiteral("heads"), s.heads);
-  store.setValue(QStringLiteral("d_model"), s.d_model);
-  store.setValue(QStringLiteral("d_v"), s.d_v);
-  store.setValue(QStringLiteral("d_a"), s.d_a);
-  store.setValue(QStringLiteral("causal"), s.causal);
-  store.setValue(QStringLiteral("seed"), QString::number(s.seed));
-  store.setValue(QStringLiteral("position_scheme"), QString::fromStdString(toString(s.positions)));
-  store.setValue(QStringLiteral("rope_base"), s.rope_base);
-  store.setValue(QStringLiteral("kv_heads"), s.kv_heads);
-  store.setValue(QStringLiteral("window"), s.window);
-  store.setValue(QStringLiteral("global"), s.global_tokens);
-  store.setValue(QStringLiteral("stride"), s.stride);
-  store.setValue(QStringLiteral("pad_to"), s.pad_to);
-  store.setValue(QStringLiteral("pad_mask"), s.pad_mask);
-  store.setValue(QStringLiteral("precision"), QString::fromStdString(toString(s.precision)));
-  store.setValue(QStringLiteral("softmax"), QString::fromStdString(toString(s.softmax)));
-  store.setValue(QStringLiteral("dropout"), s.dropout);
-  store.setValue(QStringLiteral("backend"), QString::fromStdString(toString(s.backend)));
-  store.setValue(QStringLiteral("device"), s.device);
-  store.setValue(QStringLiteral("model"), s.model_dir);
-  store.setValue(QStringLiteral("layer"), s.layer ? *s.layer : -1);
-  store.setValue(QStringLiteral("pair"), s.pair.value_or(QString()));
-  store.setValue(QStringLiteral("hide_special"), s.hide_special);
-  store.setValue(QStringLiteral("rollout"), s.rollout);
-  store.endGroup();
+  Options o;
+  o.command = kWindow;
+  o.lab = s;
+  store.setValue(kStoredArguments, toArguments(o));
 }
 
 LabSettings loadSettings(QSettings& store) {
-  LabSettings s;
-  const LabSettings defaults;
-  store.beginGroup(QStringLiteral("lab"));
-  const auto value = [&store](const char* key, const QVariant& fallback) {
-    return store.value(QLatin1String(key), fallback);
-  };
-  // A stored value outside the table's limits (an older version's) falls back to the default.
-  const auto ranged = [&value](const char* key, std::string_view option_name, int fallback) {
-    const OptionSpec& spec = option(option_name);
-    const int v = value(key, fallback).toInt();
-    return (v == 0 && fallback == 0) || (v >= spec.min && v <= spec.max) ? v : fallback;
-  };
-  s.text = value("text", s.text).toString();
-  s.source = value("source", s.source).toString();
-  try {
-    s.mechanism = parseMechanism(value("mechanism", QStringLiteral("scaled")).toString().toStdString());
-  } catch (const Error&) {
-    s.mechanism = Mechanism::kScaled;
+  const QStringList stored = store.value(kStoredArguments).toStringList();
+  // The arguments option by option (a flag alone, any other with its value), each kept only when
+  // the options so far still parse: an older version's value or rule never blocks the window.
+  std::vector<std::string> kept;
+  for (qsizetype i = 0; i < stored.size(); ++i) {
+    std::vector<std::string> next = kept;
+    next.push_back(stored[i].toStdString());
+    const QString name = stored[i].startsWith(QLatin1String("--")) ? stored[i].mid(2) : QString();
+    bool flag = true;
+    for (const OptionSpec& spec : table())
+      if (spec.name == name.toStdString()) flag = spec.kind == Kind::kFlag;
+    if (!flag && i + 1 < stored.size()) next.push_back(stored[++i].toStdString());
+    try {
+      (void)parse(next, kWindow);
+      kept = std::move(next);
+    } catch (const OptionError&) {
+      // dropped: the default stays
+    }
   }
-  // Older versions stored dot as "scaled" with scaled = false.
-  if (s.mechanism == Mechanism::kScaled && !value("scaled", true).toBool()) s.mechanism = Mechanism::kDot;
-  if (value("use_temperature", false).toBool()) {
-    const double t = value("temperature", 1.0).toDouble();
-    if (t > 0 && std::isfinite(t)) s.temperature = t;
-  }
-  s.heads = ranged("heads", "heads", defaults.heads);
-  s.d_model = ranged("d_model", "d-model", defaults.d_model);
-  s.d_k = ranged("d_k", "d-k", 0);
-  s.d_v = ranged("d_v", "d-v", 0);
-  s.d_a = ranged("d_a", "d-a", 0);
-  s.causal = value("causal", false).toBool();
-  s.seed = value("seed", QStringLiteral("0")).toString().toULongLong();
-  if (s.seed > static_cast<std::uint64_t>(option("seed").max)) s.seed = 0;
-  // Older versions stored a bool "positions" (sinusoids on or off).
-  s.positions = value("positions", true).toBool() ? Positions::kSinusoidal : Positions::kNone;
-  try {
-    if (store.contains(QStringLiteral("position_scheme")))
-      s.positions = parsePositions(value("position_scheme", QString()).toString().toStdString());
-  } catch (const Error&) {
-    s.positions = Positions::kSinusoidal;
-  }
-  s.rope_base = value("rope_base", defaults.rope_base).toDouble();
-  if (!(std::isfinite(s.rope_base) && s.rope_base > 1)) s.rope_base = defaults.rope_base;
-  s.kv_heads = ranged("kv_heads", "kv-heads", 0);
-  s.window = ranged("window", "window", 0);
-  s.global_tokens = ranged("global", "global", 0);
-  s.stride = ranged("stride", "stride", 0);
-  s.pad_to = ranged("pad_to", "pad-to", 0);
-  s.pad_mask = value("pad_mask", true).toBool();
-  try {
-    s.precision = parsePrecision(value("precision", QStringLiteral("fp32")).toString().toStdString());
-    s.softmax = parseSoftmaxKind(value("softmax", QStringLiteral("stable")).toString().toStdString());
-  } catch (const Error&) {
-    s.precision = Precision::kFp32;
-    s.softmax = SoftmaxKind::kStable;
-  }
-  s.dropout = value("dropout", 0.0).toDouble();
-  if (!(s.dropout >= 0.0 && s.dropout < 1.0)) s.dropout = 0.0;
-  s.backend = parseBackendKind(value("backend", QString()).toString()).value_or(BackendKind::kAuto);
-  s.device = ranged("device", "device", 0);
-  // A folder that no longer loads is the window's to report (it falls back to the synthetic lab).
-  s.model_dir = value("model", QString()).toString();
-  if (const int layer = value("layer", -1).toInt(); layer >= 0) s.layer = layer;
-  if (const QString pair = value("pair", QString()).toString(); !pair.isEmpty()) s.pair = pair;
-  s.hide_special = value("hide_special", false).toBool();
-  s.rollout = value("rollout", false).toBool();
-  store.endGroup();
-  if (s.d_k == 0 && s.d_model % s.heads != 0) s.d_k = std::max(1, s.d_model / s.heads);
-  if (s.causal && s.cross()) s.causal = false;
-  // Stored variants that no longer fit the other inputs are dropped, never blocking the window.
-  if (s.kv_heads != 0 && s.heads % s.kv_heads != 0) s.kv_heads = 0;
-  if (s.cross()) s.window = s.global_tokens = s.stride = s.pad_to = 0;
-  if (s.window == 0) s.stride = 0;
-  if (s.positions == Positions::kRope && s.resolvedDk() % 2 != 0) s.positions = Positions::kSinusoidal;
-  return s;
+  return parse(kept, kWindow).lab;
 }
 
 }  // namespace attnlab::options

@@ -145,10 +145,13 @@ void checkModelText(const PretrainedModel& model, std::string_view text,
 /// exist: tiny-gpt2 has layers 0–1 (or use all)".
 void checkLayer(const LabSettings& settings, const QString& model_name, int layers);
 
-/// Stores settings under the group "lab".
+/// Stores settings as the option table's own arguments ("lab/arguments": what toArguments gives
+/// for the window, e.g. --text … --heads 4 --causal). A model's run stores the model's options;
+/// the lab's own shapes then come back at their defaults, as `attention-lab --model M` starts.
 void saveSettings(QSettings& store, const LabSettings& settings);
-/// Loads settings stored by saveSettings; missing keys keep their defaults, invalid values are
-/// replaced by the defaults (the stored inputs of an older version never block the window).
+/// Loads settings stored by saveSettings through the window's parser: every argument the table
+/// (limits and rules between options) accepts in order is kept, one it refuses (an older
+/// version's) is dropped and its default kept, so stored inputs never block the window.
 LabSettings loadSettings(QSettings& store);
 
 }  // namespace attnlab::options

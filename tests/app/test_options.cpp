@@ -3,6 +3,8 @@
 /// words; every option round-trips through toArguments(); limits come from the table.
 
 #include <QCoreApplication>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <random>
@@ -197,6 +199,31 @@ TEST_CASE("every option round-trips through toArguments", "[options]") {
   CHECK(back.head == o.head);
   CHECK(back.window.presentation == o.window.presentation);
   CHECK(back.window.language == o.window.language);
+}
+
+TEST_CASE("stored settings are the option table's arguments; a refused one is dropped alone",
+          "[options]") {
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  QSettings store(dir.filePath("store.ini"), QSettings::IniFormat);
+  options::Options o = options::parse({"--text", "a b c", "--heads", "4", "--kv-heads", "2", "--causal",
+                                       "--backend", "cpu", "--temperature", "0.5"},
+                                      options::kWindow);
+  options::saveSettings(store, o.lab);
+  CHECK(store.value("lab/arguments").toStringList() == options::toArguments(o));
+  CHECK(options::loadSettings(store) == o.lab);
+  // An older version's values: --kv-heads 3 no longer divides the heads, --heads 0 is out of
+  // range, --no-such is gone; each is dropped, everything else comes back.
+  store.setValue("lab/arguments", QStringList{"--text", "x y", "--heads", "0", "--kv-heads", "3",
+                                              "--no-such", "--causal", "--seed", "7"});
+  const options::LabSettings back = options::loadSettings(store);
+  CHECK(back.text == QStringLiteral("x y"));
+  CHECK(back.heads == options::LabSettings{}.heads);
+  CHECK(back.kv_heads == 0);
+  CHECK(back.causal);
+  CHECK(back.seed == 7);
+  store.remove("lab/arguments");
+  CHECK(options::loadSettings(store) == options::LabSettings{});
 }
 
 TEST_CASE("usage lists every option of the table", "[options]") {

@@ -227,7 +227,7 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
       options.mechanism.value_or(config_.scale_attention ? Mechanism::kScaled : Mechanism::kDot);
   spec.mask = config_.mask();
   spec.heads = config_.heads;
-  spec.kv_heads = config_.kv_heads > 0 ? config_.kv_heads : config_.heads;
+  spec.kv_heads = config_.resolvedKvHeads();
   spec.d_model = config_.d_model;
   spec.d_k = config_.dK();
   spec.d_v = config_.dK();
@@ -239,7 +239,7 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   run.encoding.type_ids = encoding.type_ids;
   run.encoding.special.assign(encoding.ids.size(), false);
   for (int id : encoding.ids) run.encoding.labels.push_back(std::to_string(id));
-  run.kv_heads = config_.kv_heads > 0 ? config_.kv_heads : config_.heads;
+  run.kv_heads = config_.resolvedKvHeads();
   for (int i = 0; i < config_.heads; ++i) run.kv_head.push_back(config_.kvHeadOf(i));
   const bool predict = options.next_tokens > 0 && hasOutputLayer();
   const int last = lastLayerRun(options);
