@@ -47,8 +47,10 @@ struct Labels {
 };
 
 int stepFor(double extent, double cell) {
-  if (cell <= 0) return 1 << 30;
-  return std::max(1, static_cast<int>(std::ceil((extent + kLabelSpacing) / cell - 1e-9)));
+  constexpr double kNever = 1 << 30;  // no label fits: a step past any token count
+  if (cell <= 0) return static_cast<int>(kNever);
+  // A cell of a pixel's fraction (a canvas not laid out yet) gives a quotient past int's range.
+  return std::max(1, static_cast<int>(std::min(kNever, std::ceil((extent + kLabelSpacing) / cell - 1e-9))));
 }
 
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }

@@ -41,7 +41,9 @@ using attnlab::test::testOptions;
 
 namespace {
 
-constexpr int kWaitMs = 20000;
+// ATTNLAB_GUI_WAIT_MS: a longer wait under a sanitizer (the tsan preset sets it).
+const int kWaitMs = qEnvironmentVariableIntValue("ATTNLAB_GUI_WAIT_MS") > 0
+                        ? qEnvironmentVariableIntValue("ATTNLAB_GUI_WAIT_MS") : 20000;
 
 /// Waits for the result of the window's settings; says why not (the inline message) on a timeout.
 bool waitForShown(MainWindow& window) {
