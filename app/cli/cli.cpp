@@ -26,7 +26,12 @@
 #include "cli/commands.hpp"
 #include "views/run_maps.hpp"
 #include "options/options.hpp"
-#include "views/views.hpp"
+#include "views/analysis_plots.hpp"
+#include "views/export.hpp"
+#include "views/head_similarity_plot.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
+#include "views/saturation_plot.hpp"
 
 namespace attnlab::cli {
 namespace {

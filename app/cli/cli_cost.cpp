@@ -16,6 +16,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/timing.hpp"
 #include "cli/commands.hpp"
+#include "views/cost_plot.hpp"
 
 namespace attnlab::cli {
 namespace {

@@ -14,6 +14,8 @@
 #include "attnlab/tokenizer.hpp"
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "views/heatmap.hpp"
+#include "views/compare.hpp"
 
 namespace attnlab::cli {
 namespace {

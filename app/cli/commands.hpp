@@ -11,7 +11,7 @@
 #include "options/options.hpp"
 #include "run/run.hpp"
 #include "views/sweep.hpp"
-#include "views/views.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::cli {
 

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
 #include "options/openmp_env.hpp"
 
 int main(int argc, char** argv) {

@@ -9,7 +9,10 @@
 #include <QVBoxLayout>
 
 #include "render_scheduler.hpp"
-#include "views/views.hpp"
+#include "views/analysis_plots.hpp"
+#include "views/export.hpp"
+#include "views/picture.hpp"
+#include "views/saturation_plot.hpp"
 
 namespace attnlab::gui {
 

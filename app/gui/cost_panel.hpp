@@ -13,7 +13,9 @@
 #include <memory>
 
 #include "attnlab/cost.hpp"
-#include "views/views.hpp"
+#include "views/cost_plot.hpp"
+#include "views/export.hpp"
+#include "views/picture.hpp"
 
 class QCustomPlot;
 class QLabel;

@@ -18,7 +18,7 @@
 #include "attnlab/synthetic.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
-#include "views/views.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::gui {
 namespace {

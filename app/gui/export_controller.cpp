@@ -27,6 +27,9 @@
 #include "attnlab/io.hpp"
 #include "heads_view.hpp"
 #include "options/options.hpp"
+#include "views/saturation_plot.hpp"
+#include "views/analysis_plots.hpp"
+#include "views/heatmap.hpp"
 
 namespace attnlab::gui {
 namespace {

@@ -7,7 +7,7 @@
 #include <QObject>
 #include <functional>
 
-#include "views/views.hpp"
+#include "views/export.hpp"
 
 class QWidget;
 

@@ -18,6 +18,7 @@
 #include "comparison.hpp"
 #include "render_scheduler.hpp"
 #include "views/text.hpp"
+#include "views/analysis_plots.hpp"
 
 namespace attnlab::gui {
 namespace {

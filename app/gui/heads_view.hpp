@@ -10,7 +10,9 @@
 
 #include "compute_worker.hpp"
 #include "render_scheduler.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
 
 class QCPItemRect;
 class QCustomPlot;

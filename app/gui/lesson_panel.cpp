@@ -14,7 +14,8 @@
 #include <algorithm>
 #include <QVBoxLayout>
 
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::gui {
 namespace {

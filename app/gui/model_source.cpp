@@ -19,7 +19,7 @@
 #include <QStandardPaths>
 #include <algorithm>
 
-#include "views/views.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::gui {
 namespace {

@@ -8,7 +8,9 @@
 #include <QTimer>
 #include <algorithm>
 
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/saturation_plot.hpp"
 #include <QElapsedTimer>
 #include <cstdio>
 

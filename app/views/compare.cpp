@@ -5,7 +5,8 @@
 #include <QString>
 #include <cmath>
 
-#include "views/views.hpp"
+#include "views/compare.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views {
 namespace {

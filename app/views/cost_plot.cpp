@@ -9,7 +9,9 @@
 #include <cmath>
 
 #include "attnlab/error.hpp"
-#include "views/views.hpp"
+#include "views/cost_plot.hpp"
+#include "views/export.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views {
 namespace {

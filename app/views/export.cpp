@@ -12,7 +12,8 @@
 
 #include "attnlab/error.hpp"
 #include "views/heatmap_paint.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views {
 namespace {

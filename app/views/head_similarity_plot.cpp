@@ -9,7 +9,9 @@
 #include <cmath>
 
 #include "views/text.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/head_similarity_plot.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views {
 

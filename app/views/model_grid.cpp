@@ -10,7 +10,9 @@
 
 #include "attnlab/error.hpp"
 #include "views/heatmap_paint.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views {
 namespace {

@@ -13,7 +13,10 @@
 
 #include "attnlab/difference.hpp"
 #include "run/run.hpp"
-#include "views/views.hpp"
+#include "views/compare.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
 
 class QCustomPlot;
 

@@ -11,7 +11,8 @@
 
 #include "options/options.hpp"
 #include "run/run.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/picture_options.hpp"
 
 namespace attnlab::views {
 

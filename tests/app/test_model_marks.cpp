@@ -14,7 +14,9 @@
 
 #include "views/heatmap_layout.hpp"
 #include "views/text.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
 
 namespace {
 

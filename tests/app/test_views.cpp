@@ -21,7 +21,11 @@
 #include "attnlab/error.hpp"
 #include "views/text.hpp"
 #include "views/heatmap_layout.hpp"
-#include "views/views.hpp"
+#include "views/analysis_plots.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
+#include "views/saturation_plot.hpp"
 #include "attnlab/summary.hpp"
 
 namespace {

@@ -11,7 +11,9 @@
 
 #include "attnlab/backend.hpp"
 #include "attnlab/synthetic.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
 
 namespace {
 

@@ -1,0 +1,119 @@
+#pragma once
+/// \file heatmap.hpp
+/// The heatmaps: one head, every head in a grid, a model's layers × heads (the model view), their
+/// fast weight update, what is under the mouse, the drawn geometry as JSON (--layout-json) and
+/// default image sizes. Laid out by heatmap_layout.hpp for the plot's canvas: square cells as
+/// large as fit, measured tick labels (every k-th token when they would overlap), an overview of
+/// b × b blocks when a token would get less than kMinCellPx, a colour bar that names its scale.
+
+#include <QJsonObject>
+#include <QPointF>
+#include <QRectF>
+#include <optional>
+
+#include "attnlab/attention.hpp"
+#include "run/run.hpp"
+#include "views/export.hpp"
+#include "views/picture.hpp"
+#include "views/picture_options.hpp"
+
+class QCustomPlot;
+
+namespace attnlab::views {
+
+/// Draws head `head` (0-based, as in `--head` and the JSON) of result as one heatmap (clearing
+/// plot): rows are queries top to bottom, columns are keys left to right with their labels on
+/// top, square cells, a colour bar naming the scale, axis titles "query"/"key" ("query (target)",
+/// "key (source)" for cross-attention), masked cells in the mask colour with a note, weights
+/// printed in the cells when they are large enough (≥ 30 px, at most 12 × 12 tokens), and the
+/// title "[model · layer l ·] head 3 · scaled dot-product · d_k = 8 · 11 tokens[ · overview …]
+/// [ · causal mask][ · cross-attention][ · note]". Every token is labelled when the labels fit
+/// (the tick font shrinks down to 7 pt first), else every k-th ("#12 the").
+/// The plot then holds one QCPColorMap (plottable 0) whose key axis is the top axis (plot.xAxis2,
+/// columns, range −0.5 … columns − 0.5) and value axis the left one (plot.yAxis, rows, reversed);
+/// cell (column j, row i) is data()->cell(j, i), NaN where masked, in the scale's units (weights
+/// for linear). In an overview a cell is a block (see layoutJson for its size). A dimension of 1
+/// is stored as two identical half cells (QCustomPlot cannot draw a 1-wide map).
+/// Token lists must have n_q and n_k entries, or be empty (labels are then the indices).
+/// Throws Error(kInvalidArgument) for a bad head, an empty result or token lists of the wrong
+/// length.
+void drawHeatmap(QCustomPlot& plot, const AttentionResult& result, int head,
+                 const QStringList& query_tokens, const QStringList& key_tokens,
+                 const RunLabel& label, const PictureOptions& picture = {});
+
+/// Draws every head of result in one grid sharing one colour scale, each map titled "head k":
+/// the column count is the one that gives the largest square cells on the canvas; every map is
+/// labelled as in drawHeatmap. Plottable k is head k's QCPColorMap (layout as in drawHeatmap).
+/// Throws like drawHeatmap.
+void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStringList& query_tokens,
+                  const QStringList& key_tokens, const RunLabel& label,
+                  const PictureOptions& picture = {});
+
+/// Draws a model view: one square thumbnail per (layer, head) — layers as rows and heads as
+/// columns, or transposed when that gives larger thumbnails — sharing one colour scale, with
+/// "layer l" and "head k" headers and the tokens listed under the grid. Title: "<model> · L layers
+/// × h heads · mechanism · d_k = … · n tokens[ · causal mask]". Plottable r·h + k is layer entry
+/// r, head k's QCPColorMap in either orientation. Throws Error(kInvalidArgument) when layers is
+/// empty, the sizes disagree, or a result is empty.
+void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
+                   const std::vector<int>& layer_indices, const QStringList& tokens,
+                   const RunLabel& label, const PictureOptions& picture = {});
+
+/// Replaces the weights shown by the last drawHeatmap (head ≥ 0) or drawHeadGrid (head = −1)
+/// call on plot with result's, and updates the title and the weights printed in cells, without a
+/// new layout: the cheap path while only d_k, the scaling, the temperature or the seed change.
+/// Returns false, changing nothing, when result does not fit the existing layout (other shape,
+/// mask, tokens, canvas, options); then call the draw function. Does not replot.
+bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
+                   const QStringList& query_tokens, const QStringList& key_tokens,
+                   const RunLabel& label, const PictureOptions& picture = {});
+
+/// A cell under a point of a heatmap picture: the map (plottable index), and the query and key
+/// tokens (exact tokens also inside an overview's blocks).
+struct CellHit {
+  int map = -1;
+  int query = -1;
+  int key = -1;
+};
+/// The map and tokens at pos (plot pixels), or nullopt outside every map's cells.
+std::optional<CellHit> cellAt(const QCustomPlot& plot, const QPointF& pos);
+/// The pixel rectangle of query row `query` across map `map` (its block row in an overview), or
+/// an empty rect when there is none.
+QRectF rowRect(const QCustomPlot& plot, int map, int query);
+
+/// The canvas the heatmap on plot was laid out for (invalid when plot holds no heatmap).
+QSize heatmapCanvas(const QCustomPlot& plot);
+
+/// Tokens per cell side of the heatmap on plot: 1 when every token has its cell, b for an
+/// overview of b × b blocks, 0 when plot holds no heatmap.
+int heatmapBlock(const QCustomPlot& plot);
+
+/// What the last heatmap draw put on plot, in plot pixels: the canvas; per map its cell area,
+/// "cell_width" and "cell_height" (measured from the drawn axis rect once the plot has been laid
+/// out), rows, columns, block and token counts; every text with its role, rectangle and
+/// orientation (tick labels with the token index); the colour bar's rectangle and scale;
+/// "pad_from", the first [PAD] query row, when padding rows are hatched. Empty for a plot without
+/// a heatmap.
+QJsonObject layoutJson(const QCustomPlot& plot);
+
+/// The colour scale a picture uses: `wanted`, or for kAuto linear when every token has its cell
+/// and n_k ≤ kAutoLinearTokens, else log.
+ColorScale resolvedScale(ColorScale wanted, int n_k, int block);
+
+/// The display filter of a model's special tokens (run.hpp).
+using run::keepTokens;
+using run::specialTokenFilter;
+
+/// Replots only the cells of a heatmap picture (its colour maps lie on a buffered layer of their
+/// own): after updateWeights, the texts, frames and colour bar need no new painting.
+void replotCells(QCustomPlot& plot);
+
+/// A good default image size for a heatmap of n_q × n_k tokens (heads_in_image = 1: cells up to
+/// 48 px, each side clamped to [560, 1600] px) or a grid of that many heads (⌈√h⌉ columns,
+/// cells up to 32 px, each side clamped to [520, 2600] px). Scale 1.
+ImageSize defaultHeatmapSize(int n_q, int n_k, int heads_in_image);
+
+/// A good default image size for drawModelGrid: thumbnails of 60–150 px.
+ImageSize defaultModelGridSize(int n_tokens, int layers, int heads);
+
+}  // namespace attnlab::views
