@@ -98,6 +98,7 @@ int main(int argc, char* argv[]) {
   options.settings.d_model = 64 * heads;
   options.settings.d_k = 64;
   attnlab::gui::MainWindow window(options);
+  auto* dk_slider = window.findChild<QSlider*>(QStringLiteral("dkSlider"));  // docs/DESIGN.md, object names
   window.resize(1500, 920);
   window.show();
   bool ready = false;
@@ -119,10 +120,10 @@ int main(int argc, char* argv[]) {
   QTimer drag;
   drag.setInterval(30);
   QObject::connect(&drag, &QTimer::timeout, [&] {
-    window.dkSlider()->setValue(path[step % std::size(path)]);
+    dk_slider->setValue(path[step % std::size(path)]);
     if (++step == moves) drag.stop();
   });
-  window.dkSlider()->setSliderDown(true);
+  dk_slider->setSliderDown(true);
   QElapsedTimer settle;
   const Gaps dragging = measure([&] { drag.start(); },
                                 [&] {
@@ -130,7 +131,7 @@ int main(int argc, char* argv[]) {
                                   if (!settle.isValid()) settle.start();
                                   return settle.elapsed() > 400 && !window.controller().busy();
                                 });
-  window.dkSlider()->setSliderDown(false);
+  dk_slider->setSliderDown(false);
 
   std::printf("d_k drag in the window: %d tokens x %d heads, %d slider moves every 30 ms, %d results drawn\n",
               tokens, heads, moves, window.resultsShown() - before);

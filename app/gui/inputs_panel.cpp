@@ -78,6 +78,7 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
     mechanism_combo_->addItem(QString(), static_cast<int>(m));
   form_->addRow(mechanism_label_, mechanism_combo_);
   scaling_check_ = new QCheckBox;
+  scaling_check_->setObjectName(QStringLiteral("scaling"));
   form_->addRow(scaling_check_);
   temperature_check_ = new QCheckBox;
   temperature_spin_ = new QDoubleSpinBox;
@@ -95,10 +96,12 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   dk_label_ = new QLabel;
   auto* dk_row = new QHBoxLayout;
   dk_slider_ = new QSlider(Qt::Horizontal);
+  dk_slider_->setObjectName(QStringLiteral("dkSlider"));
   dk_slider_->setRange(0, log2Position(rangeMax("d-k")));  // log2 d_k: 1, 2, 4 … the limit
   dk_slider_->setPageStep(1);
   dk_slider_->setTickPosition(QSlider::TicksBelow);
   dk_spin_ = new QSpinBox;
+  dk_spin_->setObjectName(QStringLiteral("dkSpin"));
   dk_spin_->setRange(rangeMin("d-k"), rangeMax("d-k"));
   dk_play_ = new QToolButton;
   dk_play_->setObjectName(QStringLiteral("dkPlay"));

@@ -9,6 +9,7 @@
 #include <QActionGroup>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QScreen>
 #include <QScrollArea>
@@ -21,7 +22,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/head_similarity.hpp"
 #include "lesson_panel.hpp"
-#include "main_window.hpp"
+#include "lesson_host.hpp"
 #include "options/options.hpp"
 #include "views/views.hpp"
 
@@ -79,8 +80,10 @@ bool analysisView(View view) {
 
 }  // namespace
 
-LessonController::LessonController(MainWindow& window, bool persist)
-    : QObject(&window), window_(window), persist_(persist) {
+LessonController::LessonController(LessonHost& host, bool persist)
+    : QObject(&host.hostWindow()), host_(host), persist_(persist) {
+  setObjectName(QStringLiteral("lessonController"));
+  QMainWindow& window = host.hostWindow();
   panel_ = new LessonPanel;
   dock_ = new QDockWidget(&window);
   dock_->setObjectName(QStringLiteral("lessonDock"));
@@ -252,30 +255,29 @@ void LessonController::applySettings(const lessons::Step& step) {
   // A decode step sets the decoding dock's cache bug (none included); a later step that is not a
   // decode step takes back a bug a step set.
   if (o->command == options::kDecode) {
-    window_.decodePanel()->setCacheBug(o->decode.cache_bug, o->decode.bug_step);
+    host_.setCacheBug(o->decode.cache_bug, o->decode.bug_step);
     set_cache_bug_ = o->decode.cache_bug != CacheBug::kNone;
   } else if (std::exchange(set_cache_bug_, false)) {
-    window_.decodePanel()->setCacheBug(CacheBug::kNone);
+    host_.setCacheBug(CacheBug::kNone);
   }
-  window_.setSettings(o->lab);
-  applied_ = window_.settings();
+  host_.setSettings(o->lab);
+  applied_ = host_.settings();
   if (o->isGiven("color-scale") || o->isGiven("pool")) {
-    window_.inputs()->setPicture(o->picture);
-    window_.heads()->setPicture(o->picture);
+    host_.setPicture(o->picture);
   }
   pending_head_ = o->head.value_or(-1);
 }
 
 void LessonController::applyView(const lessons::Step& step) {
   if (step.view == View::kCompare) {
-    window_.compareWith(step.compare);
+    host_.compareWith(step.compare);
     opened_compare_ = true;
   } else if (opened_compare_) {
-    window_.compareWith(QString());
+    host_.compareWith(QString());
     opened_compare_ = false;
   }
-  showDock(window_.costDock(), step.view == View::kCost, opened_cost_);
-  showDock(window_.decodeDock(), step.view == View::kDecode, opened_decode_);
+  showDock(host_.toolDock(ToolDock::kCost), step.view == View::kCost, opened_cost_);
+  showDock(host_.toolDock(ToolDock::kDecode), step.view == View::kDecode, opened_decode_);
   panel_->setSimilarityVisible(step.view == View::kHeadSimilarity);
   applyAnalysisVisibility();
 }
@@ -291,9 +293,10 @@ void LessonController::showDock(QDockWidget* dock, bool wanted, bool& opened_by_
     dock->show();
     opened_by_lesson = true;
     // Presentation mode: narrow enough that the heatmap between the two columns stays large.
-    const QScreen* screen = window_.screen();
-    if (window_.presentationMode() && screen && !dock->isFloating())
-      window_.resizeDocks({dock}, {static_cast<int>(screen->geometry().width() * kPresentationToolFraction)}, Qt::Horizontal);
+    QMainWindow& window = host_.hostWindow();
+    const QScreen* screen = window.screen();
+    if (host_.presentationMode() && screen && !dock->isFloating())
+      window.resizeDocks({dock}, {static_cast<int>(screen->geometry().width() * kPresentationToolFraction)}, Qt::Horizontal);
   }
   dock->raise();
 }
@@ -302,35 +305,34 @@ void LessonController::arrangeColumn() {
   // Above the inputs: the lesson's whole text without scrolling (a class follows with the keyboard
   // only), up to kLessonColumnShare of the column; the inputs (which scroll) take the rest. In
   // presentation mode the inputs are hidden and the lesson has the column.
-  QDockWidget* inputs = window_.findChild<QDockWidget*>(QStringLiteral("inputsDock"));
+  QMainWindow& window = host_.hostWindow();
+  QDockWidget* inputs = window.findChild<QDockWidget*>(QStringLiteral("inputsDock"));
   if (!lesson_ || !inputs || !inputs->isVisible() || dock_->isFloating() || inputs->isFloating() ||
-      window_.dockWidgetArea(inputs) != window_.dockWidgetArea(dock_))
+      window.dockWidgetArea(inputs) != window.dockWidgetArea(dock_))
     return;
-  const int column = window_.height();
+  const int column = window.height();
   // The text's height plus what is not text: the dock's title bar, the buttons, the margins.
   const int chrome = dock_->height() - panel_->scrollArea()->viewport()->height();
   const int wanted = panel_->textHeight() + chrome + 2 * dock_->fontMetrics().lineSpacing();
   const int lesson = std::min(wanted, static_cast<int>(column * kLessonColumnShare));
-  window_.resizeDocks({dock_, inputs}, {lesson, std::max(1, column - lesson)}, Qt::Vertical);
+  window.resizeDocks({dock_, inputs}, {lesson, std::max(1, column - lesson)}, Qt::Vertical);
 }
 
 void LessonController::applyAnalysisVisibility() {
   // Outside presentation mode the analysis panel is always there; in it, only for a step that
   // shows its plots.
-  if (!window_.presentationMode()) return;
+  if (!host_.presentationMode()) return;
   const bool wanted = lesson_ && analysisView(lesson_->steps[static_cast<std::size_t>(step_)].view);
-  if (window_.analysis()->isVisible() == wanted) return;
-  window_.analysis()->setVisible(wanted);
-  window_.analysis()->invalidate();
+  if (host_.analysisVisible() != wanted) host_.setAnalysisVisible(wanted);
 }
 
 void LessonController::leave() {
   if (!lesson_) return;
-  if (opened_compare_) window_.compareWith(QString());
+  if (opened_compare_) host_.compareWith(QString());
   opened_compare_ = false;
-  showDock(window_.costDock(), false, opened_cost_);
-  showDock(window_.decodeDock(), false, opened_decode_);
-  if (std::exchange(set_cache_bug_, false)) window_.decodePanel()->setCacheBug(CacheBug::kNone);
+  showDock(host_.toolDock(ToolDock::kCost), false, opened_cost_);
+  showDock(host_.toolDock(ToolDock::kDecode), false, opened_decode_);
+  if (std::exchange(set_cache_bug_, false)) host_.setCacheBug(CacheBug::kNone);
   lesson_ = nullptr;
   pending_head_ = -2;
   message_ = {};
@@ -368,13 +370,13 @@ bool LessonController::numbersPending() const {
 
 void LessonController::resultShown() {
   if (!lesson_) return;
-  const ResultPtr shown = window_.currentResult();
+  const ResultPtr shown = host_.currentResult();
   if (pending_head_ != -2 && shown && shown->settings == applied_) {
     const int head = std::exchange(pending_head_, -2);
     if (head >= 0) {
-      window_.enlargeHead(head);
-    } else if (!window_.presentationMode()) {
-      window_.heads()->showGrid();  // presentation mode keeps its one large head
+      host_.showHead(head);
+    } else if (!host_.presentationMode()) {
+      host_.showHead(-1);  // presentation mode keeps its one large head
     }
   }
   drawSimilarity();
@@ -384,7 +386,7 @@ void LessonController::resultShown() {
 }
 
 void LessonController::startNumbers() {
-  const ResultPtr shown = window_.currentResult();
+  const ResultPtr shown = host_.currentResult();
   if (!lesson_ || !shown) return;
   if (watcher_.isRunning()) {
     numbers_dirty_ = true;  // computed again from the newest picture when this one is done
@@ -417,13 +419,13 @@ void LessonController::numbersDone() {
 
 void LessonController::drawSimilarity() {
   if (!lesson_ || lesson_->steps[static_cast<std::size_t>(step_)].view != View::kHeadSimilarity) return;
-  const ResultPtr shown = window_.currentResult();
+  const ResultPtr shown = host_.currentResult();
   if (!shown) return;
   QCustomPlot* plot = panel_->similarityPlot();
   // Square cells: drawHeadSimilarity's matrix is min(width − 190, height − 150) px on a side, so
   // the plot is as tall as the panel's width makes the matrix.
   plot->setFixedHeight(std::max(260, plot->width() - 190 + 160));
-  const AttentionResult& result = shown->attention(window_.heads()->focusEntry());
+  const AttentionResult& result = shown->attention(host_.focusEntry());
   views::drawHeadSimilarity(*plot, headSimilarity(result),
                             views::viewText("Head similarity: mean Jensen–Shannon divergence between heads"));
   plot->replot();
@@ -431,7 +433,7 @@ void LessonController::drawSimilarity() {
 
 void LessonController::refreshPanel() {
   if (!lesson_) return;
-  const QString language = window_.language();
+  const QString language = host_.language();
   const lessons::Step& step = lesson_->steps[static_cast<std::size_t>(step_)];
   // Until the numbers of this step are computed (or when they cannot be), "…" stands in for them.
   std::map<QString, QString> values;
@@ -465,7 +467,7 @@ void LessonController::refreshPanel() {
 }
 
 void LessonController::refreshMenu() {
-  const QString language = window_.language();
+  const QString language = host_.language();
   for (QAction* action : group_->actions()) {
     try {
       const lessons::Lesson& lesson = lessons::byName(action->data().toString());
@@ -517,13 +519,14 @@ void LessonController::fitDock() {
   // Presentation mode: a fixed share of the screen, so the large type wraps in lines a class can
   // read and the heatmap keeps the rest; the column's width before is restored after.
   if (dock_->isFloating()) return;
-  if (window_.presentationMode()) {
+  QMainWindow& window = host_.hostWindow();
+  if (host_.presentationMode()) {
     if (normal_width_ < 0) normal_width_ = dock_->width();
-    const QScreen* screen = window_.screen();
-    const int screen_width = screen ? screen->geometry().width() : window_.width();
-    window_.resizeDocks({dock_}, {static_cast<int>(screen_width * kPresentationDockFraction)}, Qt::Horizontal);
+    const QScreen* screen = window.screen();
+    const int screen_width = screen ? screen->geometry().width() : window.width();
+    window.resizeDocks({dock_}, {static_cast<int>(screen_width * kPresentationDockFraction)}, Qt::Horizontal);
   } else if (normal_width_ >= 0) {
-    window_.resizeDocks({dock_}, {std::exchange(normal_width_, -1)}, Qt::Horizontal);
+    window.resizeDocks({dock_}, {std::exchange(normal_width_, -1)}, Qt::Horizontal);
   }
 }
 

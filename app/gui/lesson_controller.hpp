@@ -4,10 +4,10 @@
 /// the steps applied to the window and where the user stopped.
 ///
 /// Choosing a step applies it through the one option table: lessons::stepOptions(step) gives the
-/// options of `attention-lab-cli render`; their LabSettings go to MainWindow::setSettings, --head
+/// options of `attention-lab-cli render`; their LabSettings go to LessonHost::setSettings, --head
 /// enlarges that head, and the step's `view` opens what it names (the saturation, entropy and
 /// histogram plots of the analysis panel — shown in presentation mode too —, the A − B difference
-/// via MainWindow::compareWith, the cost and KV-cache decoding docks, the head-similarity matrix in
+/// via LessonHost::compareWith, the cost and KV-cache decoding docks, the head-similarity matrix in
 /// the panel). Nothing is hidden or locked: the user can change any control; going to a step again
 /// re-applies it. After each new result the caption's live numbers are recomputed from the
 /// settings on screen (lessons::quantities, on a worker thread: the GUI never waits for them).
@@ -32,15 +32,16 @@ class QMenu;
 
 namespace attnlab::gui {
 
+class LessonHost;
 class LessonPanel;
-class MainWindow;
 
 /// The Lessons menu, the lesson dock and the lesson on screen.
 class LessonController : public QObject {
   Q_OBJECT
  public:
-  /// Builds the menu and the (hidden) dock of `window`; `persist`: keep the position in QSettings.
-  LessonController(MainWindow& window, bool persist);
+  /// Builds the menu and the (hidden) dock in `host`'s window; `persist`: keep the position in
+  /// QSettings. The lesson reaches the window only through `host` (lesson_host.hpp).
+  LessonController(LessonHost& host, bool persist);
   ~LessonController() override;
 
   /// "NAME[:STEP]" as `attention-lab --lesson` takes it: the lesson and its 0-based step. STEP is
@@ -117,7 +118,7 @@ class LessonController : public QObject {
   void refreshMenu();
   void store() const;
 
-  MainWindow& window_;
+  LessonHost& host_;
   bool persist_ = true;
   const lessons::Lesson* lesson_ = nullptr;
   int step_ = 0;

@@ -97,7 +97,7 @@ int main(int argc, char* argv[]) {
     static bool picture_ready = false;
     const auto take = [&] {
       static bool taken = false;
-      if (taken || !picture_ready || window.lessons()->numbersPending() || window.decodePanel()->decoding())
+      if (taken || !picture_ready || window.extrasPending())
         return;
       taken = true;
       // One more pass for the layout to settle, then grab what is on screen.
@@ -118,8 +118,7 @@ int main(int argc, char* argv[]) {
       picture_ready = true;
       take();
     });
-    QObject::connect(window.lessons(), &attnlab::gui::LessonController::captionUpdated, &window, take);
-    QObject::connect(window.decodePanel(), &attnlab::gui::DecodePanel::decodedChanged, &window, take);
+    QObject::connect(&window, &attnlab::gui::MainWindow::extrasChanged, &window, take);
     // Bad input in a scripted screenshot is the caller's mistake: the CLI's line, exit 2.
     QObject::connect(&window, &attnlab::gui::MainWindow::inputRejected, &window,
                      [](const QString& message) { QApplication::exit(usageError(message)); });

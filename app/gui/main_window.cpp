@@ -1,38 +1,24 @@
 /// \file main_window.cpp
-/// The window's shell: panels, menus, language, presentation mode, results to panels.
+/// The window's shell: the panels built and wired, results to panels, the status bar, and what
+/// a lesson may do (LessonHost). Menus and language: main_window_menus.cpp; presentation mode,
+/// keys and --layout-json: main_window_presentation.cpp; QSettings: main_window_state.cpp.
 
 #include "main_window.hpp"
 
-#include <qcustomplot.h>
-
-#include <QAction>
-#include <QActionGroup>
-#include <QApplication>
-#include <QCloseEvent>
-#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QKeyEvent>
 #include <QLabel>
-#include <QLocale>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSlider>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QTranslator>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "lesson_controller.hpp"
-#include "sweep_export.hpp"
 
 static void initAttentionLabResources() {
   Q_INIT_RESOURCE(attention_lab);
@@ -47,35 +33,6 @@ namespace {
 
 /// Milliseconds of quiet typing before the text is recomputed.
 constexpr int kTypingDebounceMs = 150;
-/// Font factor of the pictures in presentation mode.
-constexpr double kPresentationFontScale = 1.7;
-
-QTranslator& translator() {
-  static QTranslator instance;
-  return instance;
-}
-
-/// Moves every rectangle of a views::layoutJson object by offset (plot → window pixels).
-QJsonObject moved(QJsonObject layout, const QPoint& offset) {
-  const auto shift = [&offset](QJsonObject o) {
-    o["x"] = o["x"].toDouble() + offset.x();
-    o["y"] = o["y"].toDouble() + offset.y();
-    if (o.contains(QStringLiteral("drawn"))) {
-      QJsonObject drawn = o["drawn"].toObject();
-      drawn["x"] = drawn["x"].toDouble() + offset.x();
-      drawn["y"] = drawn["y"].toDouble() + offset.y();
-      o["drawn"] = drawn;
-    }
-    return o;
-  };
-  for (const char* key : {"maps", "texts"}) {
-    QJsonArray list;
-    for (const QJsonValue& v : layout[QLatin1String(key)].toArray()) list.append(shift(v.toObject()));
-    layout[QLatin1String(key)] = list;
-  }
-  if (layout.contains(QStringLiteral("color_bar"))) layout["color_bar"] = shift(layout["color_bar"].toObject());
-  return layout;
-}
 
 }  // namespace
 
@@ -92,7 +49,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   auto* inputs_layout = new QVBoxLayout(inputs_page);
   inputs_layout->setContentsMargins(0, 0, 0, 0);
   model_source_ = new ModelSource(options_.persist);
+  model_source_->setObjectName(QStringLiteral("modelSourceBox"));
   inputs_ = new InputsPanel;
+  inputs_->setObjectName(QStringLiteral("inputsPanel"));
   inputs_layout->addWidget(model_source_);
   inputs_layout->addWidget(inputs_, 1);
   auto* scroll = new QScrollArea;
@@ -107,7 +66,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   addDockWidget(Qt::LeftDockWidgetArea, inputs_dock_);
 
   heads_ = new HeadsView(scheduler_);
+  heads_->setObjectName(QStringLiteral("headsView"));
   analysis_ = new AnalysisPanel(scheduler_);
+  analysis_->setObjectName(QStringLiteral("analysisPanel"));
   main_splitter_ = new QSplitter(Qt::Horizontal);
   main_splitter_->addWidget(heads_);
   main_splitter_->addWidget(analysis_);
@@ -123,8 +84,10 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
         return std::make_pair(d_k, settings().scaled());
       },
       options_.persist);
+  exports_->setObjectName(QStringLiteral("exportController"));
 
   compare_ = new CompareController(this);
+  compare_->setObjectName(QStringLiteral("compareController"));
   heads_->setComparison(compare_);
   cost_ = new CostPanel;
   cost_dock_ = new QDockWidget(this);
@@ -133,6 +96,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   addDockWidget(Qt::RightDockWidgetArea, cost_dock_);
   cost_dock_->hide();
   decode_ = new DecodePanel;
+  decode_->setObjectName(QStringLiteral("decodePanel"));
   decode_dock_ = new QDockWidget(this);
   decode_dock_->setObjectName(QStringLiteral("decodeDock"));
   decode_dock_->setWidget(decode_);
@@ -185,10 +149,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   });
   connect(inputs_, &InputsPanel::pictureChanged, this, [this] {
     heads_->setPicture(inputs_->picture());
-    if (options_.persist) {
-      QSettings().setValue(QStringLiteral("picture/color_scale"), static_cast<int>(inputs_->picture().color_scale));
-      QSettings().setValue(QStringLiteral("picture/pool"), static_cast<int>(inputs_->picture().pool));
-    }
+    persistPicture();
   });
   connect(model_source_, &ModelSource::sourceChanged, this, [this](const QString& dir) {
     inputs_->setModelMode(!dir.isEmpty(), nullptr);
@@ -217,22 +178,12 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(analysis_, &AnalysisPanel::curvesReady, &scheduler_, &RenderScheduler::requestRender);
   connect(exports_, &ExportController::status, statusBar(), &QStatusBar::showMessage);
   connect(&scheduler_, &RenderScheduler::idle, this, &MainWindow::checkReady);
+  connect(lessons_, &LessonController::captionUpdated, this, &MainWindow::extrasChanged);
+  connect(decode_, &DecodePanel::decodedChanged, this, &MainWindow::extrasChanged);
 
   options::LabSettings initial = options_.settings;
   views::PictureOptions picture = options_.picture;
-  QString language = options_.language;
-  if (options_.restore_settings) {
-    QSettings store;
-    initial = options::loadSettings(store);
-    picture.color_scale = static_cast<views::ColorScale>(
-        std::clamp(store.value(QStringLiteral("picture/color_scale"), 0).toInt(), 0, 3));
-    picture.pool = static_cast<views::Pool>(std::clamp(store.value(QStringLiteral("picture/pool"), 0).toInt(), 0, 1));
-    restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(store.value(QStringLiteral("window/state")).toByteArray());
-    main_splitter_->restoreState(store.value(QStringLiteral("window/splitter")).toByteArray());
-    if (language.isEmpty()) language = store.value(QStringLiteral("ui/language")).toString();
-    model_source_->setRecent(store.value(QStringLiteral("models/recent")).toStringList());
-  }
+  const QString language = options_.restore_settings ? restoreStoredState(initial, picture) : options_.language;
   inputs_->setPicture(picture);
   heads_->setPicture(picture);
   setLanguage(language);
@@ -262,178 +213,6 @@ MainWindow::~MainWindow() {
   // signals first.
   QObject::disconnect(decode_dock_, nullptr, nullptr, nullptr);
   QObject::disconnect(decode_, nullptr, nullptr, nullptr);
-}
-
-// ---- menus ------------------------------------------------------------------------------------
-
-void MainWindow::buildMenus() {
-  file_menu_ = menuBar()->addMenu(QString());
-  open_model_action_ = file_menu_->addAction(QString());
-  open_model_action_->setShortcut(QKeySequence::Open);
-  synthetic_action_ = file_menu_->addAction(QString());
-  file_menu_->addSeparator();
-  export_menu_ = file_menu_->addMenu(QString());
-  export_head_action_ = export_menu_->addAction(QString());
-  export_grid_action_ = export_menu_->addAction(QString());
-  export_saturation_action_ = export_menu_->addAction(QString());
-  export_matrices_action_ = export_menu_->addAction(QString());
-  export_sweep_action_ = export_menu_->addAction(QString());
-  copy_head_action_ = file_menu_->addAction(QString());
-  copy_head_action_->setShortcut(QKeySequence::Copy);
-  copy_grid_action_ = file_menu_->addAction(QString());
-  file_menu_->addSeparator();
-  quit_action_ = file_menu_->addAction(QString());
-  quit_action_->setShortcut(QKeySequence::Quit);
-  export_head_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-  export_grid_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
-  examples_menu_ = menuBar()->addMenu(QString());
-  menuBar()->addMenu(lessons_->menu());
-  view_menu_ = menuBar()->addMenu(QString());
-  scaling_action_ = view_menu_->addAction(QString());
-  scaling_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
-  dk_up_action_ = view_menu_->addAction(QString());
-  dk_up_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Up), QKeySequence(Qt::Key_Plus)});
-  dk_down_action_ = view_menu_->addAction(QString());
-  dk_down_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Down), QKeySequence(Qt::Key_Minus)});
-  view_menu_->addSeparator();
-  compare_action_ = view_menu_->addAction(QString());
-  compare_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-  stop_compare_action_ = view_menu_->addAction(QString());
-  cost_action_ = cost_dock_->toggleViewAction();
-  view_menu_->addAction(cost_action_);
-  decode_action_ = decode_dock_->toggleViewAction();
-  view_menu_->addAction(decode_action_);
-  view_menu_->addSeparator();
-  grid_action_ = view_menu_->addAction(QString());
-  grid_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
-  presentation_action_ = view_menu_->addAction(QString());
-  presentation_action_->setCheckable(true);
-  presentation_action_->setShortcut(QKeySequence(Qt::Key_F5));
-  // The shortcuts work in presentation mode too, when the menu bar is hidden.
-  for (QAction* action : {scaling_action_, dk_up_action_, dk_down_action_, grid_action_,
-                          presentation_action_, copy_head_action_}) {
-    addAction(action);
-  }
-  language_menu_ = menuBar()->addMenu(QString());
-  language_group_ = new QActionGroup(this);
-  language_system_action_ = language_menu_->addAction(QString());
-  language_en_action_ = language_menu_->addAction(QStringLiteral("English"));
-  language_zh_action_ = language_menu_->addAction(QStringLiteral("简体中文"));
-  for (QAction* action : {language_system_action_, language_en_action_, language_zh_action_}) {
-    action->setCheckable(true);
-    language_group_->addAction(action);
-  }
-  help_menu_ = menuBar()->addMenu(QString());
-  about_action_ = help_menu_->addAction(QString());
-
-  connect(open_model_action_, &QAction::triggered, model_source_, &ModelSource::askOpenFolder);
-  connect(synthetic_action_, &QAction::triggered, this, &MainWindow::showSyntheticLab);
-  connect(export_head_action_, &QAction::triggered, this, [this] { exports_->askExportImage(ExportTarget::kCurrentHead); });
-  connect(export_grid_action_, &QAction::triggered, this, [this] { exports_->askExportImage(ExportTarget::kAllHeads); });
-  connect(export_saturation_action_, &QAction::triggered, this,
-          [this] { exports_->askExportImage(ExportTarget::kSaturation); });
-  connect(export_matrices_action_, &QAction::triggered, exports_, &ExportController::askExportMatrices);
-  connect(export_sweep_action_, &QAction::triggered, this, [this] {
-    const int layers = shown_ && shown_->model ? shown_->model->config.layers : 0;
-    const int heads = shown_ ? shown_->attention(0).heads() : 0;
-    const QString done = exportSweep(this, commandLine(options::kSweep), layers, heads, options_.persist);
-    if (!done.isEmpty()) statusBar()->showMessage(done, 8000);
-  });
-  connect(compare_action_, &QAction::triggered, this, [this] {
-    const int layers = shown_ && shown_->model ? shown_->model->config.layers : 0;
-    CompareDialog dialog(this, settings(), heads_->enlargedHead(), layers,
-                         compare_->active() ? compare_->options() : QStringLiteral("--no-scale"));
-    if (dialog.exec() == QDialog::Accepted) compareWith(dialog.options());
-  });
-  connect(stop_compare_action_, &QAction::triggered, this, [this] { compareWith(QString()); });
-  connect(copy_head_action_, &QAction::triggered, this, [this] {
-    // Ctrl+C in a text field copies text, as everywhere else.
-    if (auto* edit = qobject_cast<QPlainTextEdit*>(QApplication::focusWidget())) {
-      edit->copy();
-      return;
-    }
-    exports_->copyImage(ExportTarget::kCurrentHead);
-  });
-  connect(copy_grid_action_, &QAction::triggered, this, [this] { exports_->copyImage(ExportTarget::kAllHeads); });
-  connect(quit_action_, &QAction::triggered, this, &QWidget::close);
-  connect(scaling_action_, &QAction::triggered, inputs_, &InputsPanel::toggleScaling);
-  connect(dk_up_action_, &QAction::triggered, this, [this] { inputs_->setDk(inputs_->dk() * 2); });
-  connect(dk_down_action_, &QAction::triggered, this, [this] { inputs_->setDk(inputs_->dk() / 2); });
-  connect(grid_action_, &QAction::triggered, this, &MainWindow::showGrid);
-  connect(presentation_action_, &QAction::triggered, this, &MainWindow::setPresentationMode);
-  connect(language_system_action_, &QAction::triggered, this, [this] { setLanguage(QString()); });
-  connect(language_en_action_, &QAction::triggered, this, [this] { setLanguage(QStringLiteral("en")); });
-  connect(language_zh_action_, &QAction::triggered, this, [this] { setLanguage(QStringLiteral("zh_CN")); });
-  connect(about_action_, &QAction::triggered, this, [this] {
-    QMessageBox::about(this, tr("About Attention Lab"),
-                       tr("Attention Lab: attention heatmaps per head and softmax saturation, "
-                          "computed by a synthetic transformer layer on this computer.") +
-                           QStringLiteral("\n\n") +
-                           tr("File → Open model… shows the attention of a real pretrained model "
-                              "(a GGUF file of the Llama family, or a HuggingFace folder: BERT "
-                              "family, GPT-2, Llama), layer by layer, and what it predicts next."));
-  });
-}
-
-void MainWindow::retranslateUi() {
-  setWindowTitle(tr("Attention Lab"));
-  inputs_dock_->setWindowTitle(tr("Inputs"));
-  file_menu_->setTitle(tr("&File"));
-  open_model_action_->setText(tr("Open model…"));
-  synthetic_action_->setText(tr("Synthetic lab"));
-  export_menu_->setTitle(tr("&Export"));
-  export_head_action_->setText(tr("Current head as image…"));
-  updateActions();
-  export_saturation_action_->setText(tr("Saturation plot as image…"));
-  export_matrices_action_->setText(tr("Matrices as CSV or NPY…"));
-  export_sweep_action_->setText(tr("Sweep as GIF, MP4 or PNG frames…"));
-  compare_action_->setText(tr("Compare with…"));
-  stop_compare_action_->setText(tr("Stop comparing"));
-  cost_dock_->setWindowTitle(tr("Cost of attention"));
-  cost_->retranslate();
-  decode_dock_->setWindowTitle(tr("KV-cache decoding"));
-  decode_->retranslate();
-  lessons_->retranslate();
-  copy_head_action_->setText(tr("Copy current head image"));
-  quit_action_->setText(tr("&Quit"));
-  examples_menu_->setTitle(tr("E&xamples"));
-  view_menu_->setTitle(tr("&View"));
-  scaling_action_->setText(tr("Toggle 1/√d_k scaling"));
-  dk_up_action_->setText(tr("d_k × 2"));
-  dk_down_action_->setText(tr("d_k ÷ 2"));
-  grid_action_->setText(tr("All heads"));
-  presentation_action_->setText(tr("Presentation mode"));
-  language_menu_->setTitle(tr("&Language"));
-  language_system_action_->setText(tr("System language"));
-  help_menu_->setTitle(tr("&Help"));
-  about_action_->setText(tr("About Attention Lab"));
-  model_source_->retranslate();
-  inputs_->retranslate();
-  heads_->retranslate();
-  analysis_->invalidate();
-  if (!last_error_.empty()) inputs_->showMessage(last_error_.translated());
-  updateStatus();
-  scheduler_.requestRender();  // notes, titles and labels carry translated words
-}
-
-void MainWindow::loadExamples() {
-  QFile file(QStringLiteral(":/examples/examples.json"));
-  if (!file.open(QIODevice::ReadOnly)) return;
-  const QJsonArray examples = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("examples")).toArray();
-  for (const QJsonValue& value : examples) {
-    const QJsonObject example = value.toObject();
-    const QString text = example.value(QStringLiteral("text")).toString();
-    const QString source = example.value(QStringLiteral("source")).toString();
-    QAction* action = examples_menu_->addAction(example.value(QStringLiteral("title")).toString());
-    action->setObjectName(example.value(QStringLiteral("id")).toString());
-    connect(action, &QAction::triggered, this, [this, text, source] {
-      options::LabSettings s = settings();
-      s.text = text;
-      s.source = source;
-      if (!source.isEmpty()) s.causal = false;
-      setSettings(s);
-    });
-  }
 }
 
 // ---- inputs and results -----------------------------------------------------------------------
@@ -470,14 +249,6 @@ void MainWindow::requestNow() {
     options::saveSettings(store, s);
   }
   updateActions();
-}
-
-void MainWindow::updateActions() {
-  const bool layers = !modelDir().isEmpty() && layer() < 0;
-  export_grid_action_->setText(layers ? tr("All layers × heads as image…") : tr("All heads as image…"));
-  copy_grid_action_->setText(layers ? tr("Copy all layers × heads image") : tr("Copy all heads image"));
-  synthetic_action_->setEnabled(!modelDir().isEmpty());
-  stop_compare_action_->setEnabled(compare_->active());
 }
 
 void MainWindow::compareWith(const QString& options) {
@@ -655,142 +426,44 @@ void MainWindow::fitSplitterToModel() {
   }
 }
 
-// ---- the panels, for tests and scripts ----------------------------------------------------------
+// ---- what a lesson may do (LessonHost) ---------------------------------------------------------
 
-QString MainWindow::inputMessage() const { return inputs_->message(); }
-QString MainWindow::gridNote() const { return heads_->gridNote(); }
-QString MainWindow::cellText(int head, int query, int key) const {
-  return heads_->cellText(heads_->focusEntry(), head, query, key);
+void MainWindow::setPicture(const views::PictureOptions& picture) {
+  inputs_->setPicture(picture);
+  heads_->setPicture(picture);
 }
-void MainWindow::openModelFolder(const QString& dir) { model_source_->openFolder(dir); }
-void MainWindow::showSyntheticLab() { model_source_->showSynthetic(); }
+
+int MainWindow::focusEntry() const { return heads_->focusEntry(); }
+
+void MainWindow::showHead(int head) {
+  if (head >= 0) {
+    heads_->enlargeHead(head);
+  } else {
+    heads_->showGrid();
+  }
+}
+
+QDockWidget* MainWindow::toolDock(ToolDock dock) {
+  switch (dock) {
+    case ToolDock::kCost: return cost_dock_;
+    case ToolDock::kDecode: return decode_dock_;
+  }
+  return nullptr;
+}
+
+void MainWindow::setCacheBug(CacheBug bug, std::optional<int> step) { decode_->setCacheBug(bug, step); }
+
+bool MainWindow::analysisVisible() const { return analysis_->isVisible(); }
+
+void MainWindow::setAnalysisVisible(bool visible) {
+  analysis_->setVisible(visible);
+  analysis_->invalidate();
+}
+
+bool MainWindow::extrasPending() const { return lessons_->numbersPending() || decode_->decoding(); }
+
 QString MainWindow::modelDir() const { return model_source_->dir(); }
-void MainWindow::setLayer(int layer) { model_source_->setLayer(layer < 0 ? std::nullopt : std::optional<int>(layer)); }
 int MainWindow::layer() const { return model_source_->layer().value_or(-1); }
-bool MainWindow::modelView() const { return heads_->modelView(); }
-QString MainWindow::modelMessage() const { return model_source_->message(); }
-void MainWindow::enlargeHead(int head) { heads_->enlargeHead(head); }
-void MainWindow::enlargeLayerHead(int layer, int head) { heads_->enlargeLayerHead(layer, head); }
-int MainWindow::enlargedLayer() const { return heads_->enlargedLayer(); }
-int MainWindow::focusLayer() const { return heads_->focusLayer(); }
-void MainWindow::showGrid() {
-  if (presentation_) setPresentationMode(false);
-  heads_->showGrid();
-}
-void MainWindow::selectRow(int row) { heads_->selectRow(row); }
-int MainWindow::enlargedHead() const { return heads_->enlargedHead(); }
-int MainWindow::selectedRow() const { return heads_->selectedRow(); }
-void MainWindow::exportImage(ExportTarget target, const QString& path, const views::ImageSize& size) {
-  exports_->exportImage(target, path, size);
-}
-views::ImageSize MainWindow::defaultExportSize(ExportTarget target) const { return exports_->defaultSize(target); }
-void MainWindow::exportMatrices(const QString& path, int head) { exports_->exportMatrices(path, head); }
-void MainWindow::copyImage(ExportTarget target) { exports_->copyImage(target); }
-QPlainTextEdit* MainWindow::textEdit() const { return inputs_->textEdit(); }
-QPlainTextEdit* MainWindow::sourceEdit() const { return inputs_->sourceEdit(); }
-QPlainTextEdit* MainWindow::pairEdit() const { return inputs_->pairEdit(); }
-QSlider* MainWindow::dkSlider() const { return inputs_->dkSlider(); }
-QSpinBox* MainWindow::dkSpin() const { return inputs_->dkSpin(); }
-QCheckBox* MainWindow::scalingCheck() const { return inputs_->scalingCheck(); }
-QComboBox* MainWindow::layerCombo() const { return model_source_->layerCombo(); }
-QComboBox* MainWindow::modelCombo() const { return model_source_->sourceCombo(); }
-QCheckBox* MainWindow::hideSpecialCheck() const { return model_source_->hideSpecialCheck(); }
-QCustomPlot* MainWindow::gridPlot() const { return heads_->gridPlot(); }
-QCustomPlot* MainWindow::headPlot() const { return heads_->headPlot(); }
-QCustomPlot* MainWindow::rowPlot() const { return heads_->rowPlot(); }
-QCustomPlot* MainWindow::saturationPlot() const { return analysis_->saturationPlot(); }
-QCustomPlot* MainWindow::entropyPlot() const { return analysis_->entropyPlot(); }
-QCustomPlot* MainWindow::histogramPlot() const { return analysis_->histogramPlot(); }
-
-QJsonObject MainWindow::layoutJson() const {
-  QJsonArray plots;
-  for (QCustomPlot* plot : {gridPlot(), headPlot()}) {
-    if (!plot->isVisible()) continue;
-    QJsonObject layout = moved(views::layoutJson(*plot), plot->mapTo(this, QPoint(0, 0)));
-    layout["plot"] = plot->objectName();
-    plots.append(layout);
-  }
-  return {{"window", QJsonObject{{"width", width()}, {"height", height()}}},
-          {"language", language_},
-          {"presentation", presentation_},
-          {"heatmaps", plots}};
-}
-
-// ---- language, presentation, events ------------------------------------------------------------
-
-void MainWindow::setLanguage(const QString& code) {
-  QString wanted = code;
-  if (wanted.isEmpty()) {
-    wanted = QLocale::system().name().startsWith(QLatin1String("zh")) ? QStringLiteral("zh_CN") : QStringLiteral("en");
-  }
-  QCoreApplication::removeTranslator(&translator());
-  if (wanted == QLatin1String("zh_CN") && translator().load(QStringLiteral(":/i18n/attention_lab_zh_CN.qm"))) {
-    QCoreApplication::installTranslator(&translator());
-  } else {
-    wanted = QStringLiteral("en");
-  }
-  language_ = wanted;
-  (code.isEmpty() ? language_system_action_ : wanted == QLatin1String("zh_CN") ? language_zh_action_ : language_en_action_)
-      ->setChecked(true);
-  if (options_.persist) QSettings().setValue(QStringLiteral("ui/language"), code);
-  retranslateUi();
-}
-
-void MainWindow::setPresentationMode(bool on) {
-  if (on == presentation_) return;
-  presentation_ = on;
-  presentation_action_->setChecked(on);
-  heads_->setFontScale(on ? kPresentationFontScale : 1.0);
-  QFont font = QApplication::font();
-  if (on) font.setPointSizeF(font.pointSizeF() * 1.5);
-  setFont(font);
-  inputs_dock_->setVisible(!on);
-  analysis_->setVisible(!on);
-  menuBar()->setVisible(!on);
-  statusBar()->setVisible(!on);
-  if (on) {
-    showFullScreen();
-    heads_->enlargeHead(std::max(0, heads_->selectedHead()));
-  } else {
-    showNormal();
-    analysis_->invalidate();
-  }
-  lessons_->setPresentation(on);  // the lesson panel stays, in large type
-  scheduler_.requestRender();
-}
-
-void MainWindow::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::LanguageChange && language_system_action_) retranslateUi();
-  QMainWindow::changeEvent(event);
-}
-
-void MainWindow::keyPressEvent(QKeyEvent* event) {
-  if (event->key() == Qt::Key_Escape) {
-    if (cancel_button_->isVisible()) {
-      cancel_button_->click();  // a long forward pass first
-    } else if (presentation_) {
-      setPresentationMode(false);
-    } else {
-      heads_->showGrid();
-    }
-    return;
-  }
-  QMainWindow::keyPressEvent(event);
-}
-
-void MainWindow::persistState() {
-  if (!options_.persist) return;
-  QSettings store;
-  options::saveSettings(store, settings());
-  store.setValue(QStringLiteral("window/geometry"), saveGeometry());
-  store.setValue(QStringLiteral("window/state"), QMainWindow::saveState());
-  store.setValue(QStringLiteral("window/splitter"), main_splitter_->saveState());
-}
-
-void MainWindow::closeEvent(QCloseEvent* event) {
-  if (presentation_) setPresentationMode(false);
-  persistState();
-  QMainWindow::closeEvent(event);
-}
+void MainWindow::showSyntheticLab() { model_source_->showSynthetic(); }
 
 }  // namespace attnlab::gui

@@ -20,6 +20,7 @@
 #include "export_controller.hpp"
 #include "heads_view.hpp"
 #include "inputs_panel.hpp"
+#include "lesson_host.hpp"
 #include "model_source.hpp"
 #include "options/lab_settings.hpp"
 #include "options/options.hpp"
@@ -28,16 +29,10 @@
 
 class QAction;
 class QActionGroup;
-class QCheckBox;
-class QComboBox;
-class QCustomPlot;
 class QDockWidget;
 class QLabel;
 class QPushButton;
 class QMenu;
-class QPlainTextEdit;
-class QSlider;
-class QSpinBox;
 class QSplitter;
 
 namespace attnlab::gui {
@@ -58,104 +53,52 @@ struct WindowOptions {
   QString lesson;                  ///< Not empty: open this lesson step, "NAME[:STEP]" (--lesson).
 };
 
-/// The main window. Public accessors exist for the tests and for --screenshot.
-class MainWindow : public QMainWindow {
+/// The main window. It builds the panels, wires them to the compute controller, the render
+/// scheduler and the export controller, and owns the menus; a lesson reaches it through LessonHost
+/// only. Tests and scripts find the panels and controls by objectName (docs/DESIGN.md, "Object
+/// names"), not through accessors.
+class MainWindow : public QMainWindow, public LessonHost {
   Q_OBJECT
  public:
   explicit MainWindow(const WindowOptions& options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   /// The inputs as the panels show them.
-  options::LabSettings settings() const;
+  options::LabSettings settings() const override;
   /// Shows settings in the panels and recomputes.
-  void setSettings(const options::LabSettings& settings);
-
-  ResultPtr currentResult() const { return shown_; }
+  void setSettings(const options::LabSettings& settings) override;
+  /// The result on screen (null before the first).
+  ResultPtr currentResult() const override { return shown_; }
+  /// How many results have been put on screen so far.
   int resultsShown() const { return results_shown_; }
+  /// The worker that computes the results (busy(): a run is in flight).
   ComputeController& controller() { return *controller_; }
-  /// The inline message beside the input (translated; empty when the input is fine).
-  QString inputMessage() const;
-  /// The line above the grid.
-  QString gridNote() const;
-  /// The hover text of a cell of the layer in focus.
-  QString cellText(int head, int query, int key) const;
-
-  void openModelFolder(const QString& dir);
-  void showSyntheticLab();
-  QString modelDir() const;
-  /// The model layer to show, or −1 for every layer (the model view). Recomputes.
-  void setLayer(int layer);
-  int layer() const;
-  bool modelView() const;
-  QString modelMessage() const;
-
-  void enlargeHead(int head);
-  void enlargeLayerHead(int layer, int head);
-  int enlargedLayer() const;
-  int focusLayer() const;
-  void showGrid();
-  void selectRow(int row);
-  int enlargedHead() const;
-  int selectedRow() const;
-
-  void exportImage(ExportTarget target, const QString& path, const views::ImageSize& size);
-  views::ImageSize defaultExportSize(ExportTarget target) const;
-  void exportMatrices(const QString& path, int head);
-  void copyImage(ExportTarget target);
 
   /// Switches the interface language: "en", "zh_CN", or "" for the system's.
   void setLanguage(const QString& code);
-  QString language() const { return language_; }
+  QString language() const override { return language_; }
   /// Large fonts, the enlarged head full screen, inputs and side panels hidden.
   void setPresentationMode(bool on);
-  bool presentationMode() const { return presentation_; }
-
+  bool presentationMode() const override { return presentation_; }
+  /// View → All heads: the grid of heads (leaves presentation mode).
+  void showGrid();
   /// "Compare with…": shows A − B with B = the current setting with OPTIONS ("" stops).
-  void compareWith(const QString& options);
-  CompareController* comparison() const { return compare_; }
-  /// The cost panel (View → Cost of attention) and its dock.
-  CostPanel* costPanel() const { return cost_; }
-  QDockWidget* costDock() const { return cost_dock_; }
-  DecodePanel* decodePanel() const { return decode_; }
-  QDockWidget* decodeDock() const { return decode_dock_; }
-  /// The Lessons menu, the lesson dock and the lesson on screen (lesson_controller.hpp).
-  LessonController* lessons() const { return lessons_; }
+  void compareWith(const QString& options) override;
+
   /// The window's settings as a command line of `command` (its head and picture options too).
   options::Options commandLine(unsigned command) const;
-
   /// The geometry of the heatmaps on screen (views::layoutJson of each visible heatmap plot),
   /// every rectangle in window pixels, for --layout-json.
   QJsonObject layoutJson() const;
-
-  InputsPanel* inputs() const { return inputs_; }
-  ModelSource* modelSource() const { return model_source_; }
-  HeadsView* heads() const { return heads_; }
-  AnalysisPanel* analysis() const { return analysis_; }
-  QPlainTextEdit* textEdit() const;
-  QPlainTextEdit* sourceEdit() const;
-  QPlainTextEdit* pairEdit() const;
-  QSlider* dkSlider() const;
-  QSpinBox* dkSpin() const;
-  QCheckBox* scalingCheck() const;
-  QComboBox* layerCombo() const;
-  QComboBox* modelCombo() const;
-  QCheckBox* hideSpecialCheck() const;
-  QCustomPlot* gridPlot() const;
-  QCustomPlot* headPlot() const;
-  QCustomPlot* rowPlot() const;
-  QCustomPlot* saturationPlot() const;
-  QCustomPlot* entropyPlot() const;
-  QCustomPlot* histogramPlot() const;
-  QAction* openModelAction() const { return open_model_action_; }
-  QAction* syntheticAction() const { return synthetic_action_; }
-  QMenu* fileMenu() const { return file_menu_; }
-  QAction* scalingAction() const { return scaling_action_; }
-  QAction* dkUpAction() const { return dk_up_action_; }
-  QAction* dkDownAction() const { return dk_down_action_; }
+  /// True while something drawn after the picture is still being computed: the open lesson's live
+  /// numbers or a cache bug's decoded rows (--screenshot waits for them).
+  bool extrasPending() const;
 
  signals:
   /// A result and the saturation curves are on screen and every queued replot has run.
   void pictureReady();
+  /// The lesson's caption or the decoded rows changed (see extrasPending).
+  void extrasChanged();
   /// The settings were rejected; `message` is the English line the command line would print.
   void inputRejected(const QString& message);
 
@@ -165,6 +108,25 @@ class MainWindow : public QMainWindow {
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
+  // LessonHost: what a lesson may do besides the public operations above (lesson_host.hpp).
+  QMainWindow& hostWindow() override { return *this; }
+  void setPicture(const views::PictureOptions& picture) override;
+  int focusEntry() const override;
+  void showHead(int head) override;
+  QDockWidget* toolDock(ToolDock dock) override;
+  void setCacheBug(CacheBug bug, std::optional<int> step) override;
+  bool analysisVisible() const override;
+  void setAnalysisVisible(bool visible) override;
+
+  /// The model folder shown ("" for the synthetic lab) and its layer (−1: every layer).
+  QString modelDir() const;
+  int layer() const;
+  void showSyntheticLab();
+  /// Reads the inputs, the picture options, geometry, language and recent models from QSettings
+  /// (main_window_state.cpp); returns the language to use.
+  QString restoreStoredState(options::LabSettings& initial, views::PictureOptions& picture);
+  /// Keeps the picture options for the next session.
+  void persistPicture();
   void buildMenus();
   void retranslateUi();
   void loadExamples();

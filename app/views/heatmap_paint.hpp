@@ -7,6 +7,8 @@
 #include <qcustomplot.h>
 
 #include <QPointer>
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "attnlab/attention.hpp"
@@ -105,6 +107,11 @@ QCPColorMap* addMap(QCustomPlot& plot, QCPLayoutInset* inset, const MapGeometry&
                     const ScaleSpec& scale, const QString& name);
 /// The decoration item of plot's heatmap, or null.
 HeatmapDecor* decorOf(const QCustomPlot& plot);
+
+/// The tokens [first, last) that cell `c` of a map holds, `block` tokens per cell out of n.
+inline std::pair<int, int> blockRange(int c, int block, int n) {
+  return {c * block, std::min(n, (c + 1) * block)};
+}
 
 /// "#i token" labels: tokens elided to 14 characters, white space made visible; indices when
 /// `tokens` is empty. Throws Error(kInvalidArgument) when tokens has neither 0 nor n entries.

@@ -26,6 +26,9 @@
 #include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
+using attnlab::test::cellText;
+using attnlab::test::named;
+namespace gui = attnlab::gui;
 using attnlab::gui::WindowOptions;
 using attnlab::options::LabSettings;
 namespace views = attnlab::views;
@@ -85,35 +88,35 @@ class CompareWindowTest : public QObject {
     window.setSettings(s);
     QVERIFY(waitFor(window, s));
     window.compareWith(QStringLiteral("--no-scale"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.heads()->showsDifference(), kWaitMs);
-    QVERIFY2(titleOf(window.gridPlot()).contains(QStringLiteral("difference A − B")),
-             qPrintable(titleOf(window.gridPlot())));
-    QVERIFY(titleOf(window.gridPlot()).contains(QStringLiteral("max |Δ| = ")));
-    QVERIFY(window.gridNote().startsWith(QStringLiteral("Difference A − B")));
-    const auto [lo, hi] = cellRange(window.gridPlot());
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::HeadsView>(window, "headsView")->showsDifference(), kWaitMs);
+    QVERIFY2(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("difference A − B")),
+             qPrintable(titleOf(named<QCustomPlot>(window, "gridPlot"))));
+    QVERIFY(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("max |Δ| = ")));
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->gridNote().startsWith(QStringLiteral("Difference A − B")));
+    const auto [lo, hi] = cellRange(named<QCustomPlot>(window, "gridPlot"));
     QVERIFY2(lo < -0.05 && hi > 0.05, qPrintable(QStringLiteral("%1 %2").arg(lo).arg(hi)));
     QVERIFY(lo >= -1 && hi <= 1);
-    QCOMPARE(views::layoutJson(*window.gridPlot())["color_scale"].toString(),
+    QCOMPARE(views::layoutJson(*named<QCustomPlot>(window, "gridPlot"))["color_scale"].toString(),
              QStringLiteral("difference"));
-    window.enlargeHead(2);
-    QTRY_VERIFY_WITH_TIMEOUT(window.heads()->showsDifference(), kWaitMs);
-    QVERIFY(titleOf(window.headPlot()).contains(QStringLiteral("head 2")));
-    QVERIFY(window.cellText(2, 0, 1).contains(QStringLiteral("A − B")));
+    named<gui::HeadsView>(window, "headsView")->enlargeHead(2);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::HeadsView>(window, "headsView")->showsDifference(), kWaitMs);
+    QVERIFY(titleOf(named<QCustomPlot>(window, "headPlot")).contains(QStringLiteral("head 2")));
+    QVERIFY(cellText(window, 2, 0, 1).contains(QStringLiteral("A − B")));
     // A change of A recomputes B with it: the difference follows d_k.
     LabSettings t = window.settings();
     t.d_k = 8;
     window.setSettings(t);
     QVERIFY(waitFor(window, t));
-    QTRY_VERIFY_WITH_TIMEOUT(window.comparison()->matches(t) && window.heads()->showsDifference(),
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::CompareController>(window, "compareController")->matches(t) && named<gui::HeadsView>(window, "headsView")->showsDifference(),
                              kWaitMs);
     // OPTIONS that do not apply: said inline, A drawn as usual.
     window.compareWith(QStringLiteral("--text other"));
     window.showGrid();
     QTRY_VERIFY_WITH_TIMEOUT(
-        window.gridNote().contains(QStringLiteral("--diff cannot change --text")), kWaitMs);
-    QVERIFY(!window.heads()->showsDifference());
+        named<gui::HeadsView>(window, "headsView")->gridNote().contains(QStringLiteral("--diff cannot change --text")), kWaitMs);
+    QVERIFY(!named<gui::HeadsView>(window, "headsView")->showsDifference());
     window.compareWith(QString());
-    QTRY_VERIFY_WITH_TIMEOUT(titleOf(window.gridPlot()).contains(QStringLiteral("8 heads")),
+    QTRY_VERIFY_WITH_TIMEOUT(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("8 heads")),
                              kWaitMs);
   }
 
@@ -126,14 +129,14 @@ class CompareWindowTest : public QObject {
     s.rollout = true;
     window.setSettings(s);
     QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && window.currentResult()->rollout, kWaitMs);
-    QTRY_COMPARE_WITH_TIMEOUT(window.gridPlot()->plottableCount(), 1, kWaitMs);
-    const QString title = titleOf(window.gridPlot());
+    QTRY_COMPARE_WITH_TIMEOUT(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 1, kWaitMs);
+    const QString title = titleOf(named<QCustomPlot>(window, "gridPlot"));
     QVERIFY2(title.contains(QStringLiteral("attention rollout through layers 0–1")),
              qPrintable(title));
     QVERIFY(title.contains(QStringLiteral("heads averaged")));
-    QVERIFY(window.gridNote().contains(QStringLiteral("Abnar & Zuidema 2020")));
-    QVERIFY(window.modelSource()->rolloutCheck()->isChecked());
-    const auto [lo, hi] = cellRange(window.gridPlot());
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->gridNote().contains(QStringLiteral("Abnar & Zuidema 2020")));
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->rolloutCheck()->isChecked());
+    const auto [lo, hi] = cellRange(named<QCustomPlot>(window, "gridPlot"));
     QVERIFY(lo >= 0 && hi <= 1 && hi > 0.2);
   }
 
@@ -141,19 +144,19 @@ class CompareWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     QVERIFY(waitFor(window, window.settings()));
-    window.inputs()->dkPlayButton()->click();
-    QCOMPARE(window.inputs()->playing(), QStringLiteral("d_k"));
-    QCOMPARE(window.dkSpin()->value(), 1);
-    QTRY_COMPARE_WITH_TIMEOUT(window.dkSpin()->value(), 2, 3000);
-    QTRY_COMPARE_WITH_TIMEOUT(window.dkSpin()->value(), 4, 3000);
-    window.inputs()->dkPlayButton()->click();
-    QVERIFY(window.inputs()->playing().isEmpty());
-    window.inputs()->temperaturePlayButton()->click();
-    QCOMPARE(window.inputs()->temperatureSpin()->value(), 0.125);
-    QTRY_COMPARE_WITH_TIMEOUT(window.inputs()->temperatureSpin()->value(), 0.25, 3000);
+    named<gui::InputsPanel>(window, "inputsPanel")->dkPlayButton()->click();
+    QCOMPARE(named<gui::InputsPanel>(window, "inputsPanel")->playing(), QStringLiteral("d_k"));
+    QCOMPARE(named<QSpinBox>(window, "dkSpin")->value(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(named<QSpinBox>(window, "dkSpin")->value(), 2, 3000);
+    QTRY_COMPARE_WITH_TIMEOUT(named<QSpinBox>(window, "dkSpin")->value(), 4, 3000);
+    named<gui::InputsPanel>(window, "inputsPanel")->dkPlayButton()->click();
+    QVERIFY(named<gui::InputsPanel>(window, "inputsPanel")->playing().isEmpty());
+    named<gui::InputsPanel>(window, "inputsPanel")->temperaturePlayButton()->click();
+    QCOMPARE(named<gui::InputsPanel>(window, "inputsPanel")->temperatureSpin()->value(), 0.125);
+    QTRY_COMPARE_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->temperatureSpin()->value(), 0.25, 3000);
     QVERIFY(window.settings().temperature.has_value());
-    window.inputs()->temperaturePlayButton()->click();
-    QVERIFY(window.inputs()->playing().isEmpty());
+    named<gui::InputsPanel>(window, "inputsPanel")->temperaturePlayButton()->click();
+    QVERIFY(named<gui::InputsPanel>(window, "inputsPanel")->playing().isEmpty());
   }
 
   void costPanelCountsTheCurrentSetting() {
@@ -164,24 +167,24 @@ class CompareWindowTest : public QObject {
     s.d_model = 64;
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
-    window.costDock()->show();
+    named<QDockWidget>(window, "costDock")->show();
     QTRY_VERIFY_WITH_TIMEOUT(
-        window.costPanel()->summary()->text().contains(QStringLiteral("n = 11 tokens")), kWaitMs);
+        named<gui::CostPanel>(window, "costPanel")->summary()->text().contains(QStringLiteral("n = 11 tokens")), kWaitMs);
     // Multi-head attention: the crossover at 2·d_model = 128.
-    QVERIFY2(window.costPanel()->summary()->text().contains(QStringLiteral("at n = 128")),
-             qPrintable(window.costPanel()->summary()->text()));
-    QVERIFY(window.costPanel()->plot()->graphCount() >= 6);
-    window.costPanel()->kvHeadsCombo()->setCurrentIndex(
-        window.costPanel()->kvHeadsCombo()->findData(1));
-    emit window.costPanel()->kvHeadsCombo()->activated(
-        window.costPanel()->kvHeadsCombo()->currentIndex());
+    QVERIFY2(named<gui::CostPanel>(window, "costPanel")->summary()->text().contains(QStringLiteral("at n = 128")),
+             qPrintable(named<gui::CostPanel>(window, "costPanel")->summary()->text()));
+    QVERIFY(named<gui::CostPanel>(window, "costPanel")->plot()->graphCount() >= 6);
+    named<gui::CostPanel>(window, "costPanel")->kvHeadsCombo()->setCurrentIndex(
+        named<gui::CostPanel>(window, "costPanel")->kvHeadsCombo()->findData(1));
+    emit named<gui::CostPanel>(window, "costPanel")->kvHeadsCombo()->activated(
+        named<gui::CostPanel>(window, "costPanel")->kvHeadsCombo()->currentIndex());
     // One K/V head: 64·(64 + 32) + 64·64 parameters … the crossover at 64·(64 + 32 + 64)/128 = 80.
-    QVERIFY2(window.costPanel()->summary()->text().contains(QStringLiteral("at n = 80")),
-             qPrintable(window.costPanel()->summary()->text()));
+    QVERIFY2(named<gui::CostPanel>(window, "costPanel")->summary()->text().contains(QStringLiteral("at n = 80")),
+             qPrintable(named<gui::CostPanel>(window, "costPanel")->summary()->text()));
     window.setLanguage(QStringLiteral("zh_CN"));
-    QVERIFY2(window.costPanel()->summary()->text().contains(QStringLiteral("个词元")),
-             qPrintable(window.costPanel()->summary()->text()));
-    QCOMPARE(window.costDock()->windowTitle(), QStringLiteral("注意力的开销"));
+    QVERIFY2(named<gui::CostPanel>(window, "costPanel")->summary()->text().contains(QStringLiteral("个词元")),
+             qPrintable(named<gui::CostPanel>(window, "costPanel")->summary()->text()));
+    QCOMPARE(named<QDockWidget>(window, "costDock")->windowTitle(), QStringLiteral("注意力的开销"));
     window.setLanguage(QStringLiteral("en"));
   }
 

@@ -21,8 +21,12 @@
 #include "heads_view.hpp"
 #include "lesson_controller.hpp"
 #include "main_window.hpp"
+#include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
+using attnlab::test::cellText;
+using attnlab::test::named;
+namespace gui = attnlab::gui;
 using attnlab::gui::WindowOptions;
 using attnlab::options::LabSettings;
 
@@ -90,16 +94,16 @@ class DecodeWindowTest : public QObject {
     s.causal = true;
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
-    auto* panel = window.decodePanel();
+    auto* panel = named<gui::DecodePanel>(window, "decodePanel");
     // Hidden dock: every row shows.
     QCOMPARE(panel->revealedRows(), -1);
-    window.decodeDock()->show();
+    named<QDockWidget>(window, "decodeDock")->show();
     QTRY_COMPARE_WITH_TIMEOUT(panel->revealedRows(), 11, kWaitMs);  // the slider starts at the end
     panel->slider()->setValue(4);
     QCOMPARE(panel->revealedRows(), 5);
-    QCOMPARE(window.heads()->revealedRows(), 5);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->revealedRows(), 5);
     QTest::qWait(100);
-    QCOMPARE(covers(window.gridPlot()), 4);  // one per head
+    QCOMPARE(covers(named<QCustomPlot>(window, "gridPlot")), 4);  // one per head
     // d_k = d_v = 16; 5 entries × 2 K/V heads × 32 floats × 4 bytes = 1 280 bytes; MHA 2 560.
     const QString text = panel->cacheLabel()->text();
     QVERIFY2(text.contains(QStringLiteral("= 1 280 bytes")), qPrintable(text));
@@ -110,9 +114,9 @@ class DecodeWindowTest : public QObject {
     QCOMPARE(panel->slider()->value(), 0);
     QTRY_COMPARE_WITH_TIMEOUT(panel->slider()->value(), 10, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel->playButton()->text(), QStringLiteral("Play"), kWaitMs);
-    QCOMPARE(covers(window.gridPlot()), 0);
+    QCOMPARE(covers(named<QCustomPlot>(window, "gridPlot")), 0);
     window.setLanguage(QStringLiteral("zh_CN"));
-    QCOMPARE(window.decodeDock()->windowTitle(), QStringLiteral("KV 缓存解码"));
+    QCOMPARE(named<QDockWidget>(window, "decodeDock")->windowTitle(), QStringLiteral("KV 缓存解码"));
     QVERIFY2(panel->cacheLabel()->text().contains(QStringLiteral("字节")), qPrintable(panel->cacheLabel()->text()));
     window.setLanguage(QStringLiteral("en"));
     // Not causal: the panel says why and every row shows.
@@ -130,9 +134,9 @@ class DecodeWindowTest : public QObject {
     MainWindow window(options);
     window.show();
     QVERIFY(waitFor(window, window.settings()));
-    QTRY_VERIFY_WITH_TIMEOUT(window.decodeDock()->isVisible(), kWaitMs);
-    QCOMPARE(window.decodePanel()->slider()->value(), 3);
-    QTRY_COMPARE_WITH_TIMEOUT(window.heads()->revealedRows(), 4, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(named<QDockWidget>(window, "decodeDock")->isVisible(), kWaitMs);
+    QCOMPARE(named<gui::DecodePanel>(window, "decodePanel")->slider()->value(), 3);
+    QTRY_COMPARE_WITH_TIMEOUT(named<gui::HeadsView>(window, "headsView")->revealedRows(), 4, kWaitMs);
     // The command line refuses a step outside the table's range in its words.
     try {
       attnlab::options::parse({"--decode-step", "-1"}, attnlab::options::kWindow);
@@ -152,14 +156,14 @@ class DecodeWindowTest : public QObject {
     s.causal = true;
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
-    window.decodeDock()->show();
-    auto* panel = window.decodePanel();
+    named<QDockWidget>(window, "decodeDock")->show();
+    auto* panel = named<gui::DecodePanel>(window, "decodePanel");
     const auto full = window.currentResult();
     QCOMPARE(panel->bugStepBox()->value(), 5);  // the middle token, as the command line
     panel->bugStepBox()->setValue(4);
     panel->bugCombo()->setCurrentIndex(2);  // duplicate
-    QTRY_VERIFY_WITH_TIMEOUT(panel->decoded() && window.heads()->result() != full, kWaitMs);
-    const attnlab::AttentionResult& decoded = window.heads()->result()->attention(0);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->decoded() && named<gui::HeadsView>(window, "headsView")->result() != full, kWaitMs);
+    const attnlab::AttentionResult& decoded = named<gui::HeadsView>(window, "headsView")->result()->attention(0);
     for (int i = 0; i < 4; ++i) QVERIFY2(rowDiff(decoded, full->attention(0), i) <= 1e-6, qPrintable(QString::number(i)));
     QVERIFY(rowDiff(decoded, full->attention(0), 4) > 1e-3);
     QCOMPARE(panel->decoded()->first_diff_step, 4);
@@ -174,26 +178,26 @@ class DecodeWindowTest : public QObject {
     QVERIFY(panel->stepLabel()->text().contains(QStringLiteral("cached twice")));
     QCOMPARE(entriesOf(panel->cacheView(), 4), 2);  // the repeated entry, twice
     QCOMPARE(panel->cacheView()->entryTokens().size(), std::size_t{6});
-    QCOMPARE(window.heads()->revealedRows(), 5);  // the slider still reveals rows
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->revealedRows(), 5);  // the slider still reveals rows
     // Skip: the entry is a gap.
     panel->bugCombo()->setCurrentIndex(1);
     QTRY_VERIFY_WITH_TIMEOUT(panel->decoded() && panel->decoded()->bug == attnlab::CacheBug::kSkip, kWaitMs);
     QCOMPARE(entriesOf(panel->cacheView(), 4), 0);
     QCOMPARE(panel->cacheView()->gapToken(), 4);
     QVERIFY(panel->stepLabel()->text().contains(QStringLiteral("never cached")));
-    QVERIFY(rowDiff(window.heads()->result()->attention(0), full->attention(0), 3) <= 1e-6);
-    QVERIFY(rowDiff(window.heads()->result()->attention(0), full->attention(0), 4) > 1e-3);
+    QVERIFY(rowDiff(named<gui::HeadsView>(window, "headsView")->result()->attention(0), full->attention(0), 3) <= 1e-6);
+    QVERIFY(rowDiff(named<gui::HeadsView>(window, "headsView")->result()->attention(0), full->attention(0), 4) > 1e-3);
     // A step past the last token: the command line's words, the last picture kept.
-    const auto kept = window.heads()->result();
+    const auto kept = named<gui::HeadsView>(window, "headsView")->result();
     panel->bugStepBox()->setValue(40);
     QVERIFY(panel->errorLabel()->isVisible());
     QCOMPARE(panel->errorLabel()->text(), QStringLiteral("--bug-step 40 is past the text's last token (10)"));
-    QCOMPARE(window.heads()->result(), kept);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->result(), kept);
     panel->bugStepBox()->setValue(4);
     QVERIFY(!panel->errorLabel()->isVisible());
     // None: the run itself again.
     panel->bugCombo()->setCurrentIndex(0);
-    QCOMPARE(window.heads()->result(), window.currentResult());
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->result(), window.currentResult());
     QVERIFY(!panel->decoded());
     QCOMPARE(entriesOf(panel->cacheView(), 4), 1);
     QVERIFY(!panel->stepLabel()->text().contains(QStringLiteral("Row 4")));
@@ -202,12 +206,12 @@ class DecodeWindowTest : public QObject {
   void lessonStepSetsTheCacheBug() {
     MainWindow window(testOptions());
     window.show();
-    window.lessons()->open(QStringLiteral("kvcache"), 3);  // step 4: duplicate
-    QTRY_VERIFY_WITH_TIMEOUT(window.decodeDock()->isVisible(), kWaitMs);
-    QCOMPARE(window.decodePanel()->cacheBug(), attnlab::CacheBug::kDuplicate);
-    QTRY_VERIFY_WITH_TIMEOUT(window.decodePanel()->decoded() != nullptr, kWaitMs);
-    window.lessons()->open(QStringLiteral("kvcache"), 0);  // a correct cache again
-    QCOMPARE(window.decodePanel()->cacheBug(), attnlab::CacheBug::kNone);
+    named<gui::LessonController>(window, "lessonController")->open(QStringLiteral("kvcache"), 3);  // step 4: duplicate
+    QTRY_VERIFY_WITH_TIMEOUT(named<QDockWidget>(window, "decodeDock")->isVisible(), kWaitMs);
+    QCOMPARE(named<gui::DecodePanel>(window, "decodePanel")->cacheBug(), attnlab::CacheBug::kDuplicate);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::DecodePanel>(window, "decodePanel")->decoded() != nullptr, kWaitMs);
+    named<gui::LessonController>(window, "lessonController")->open(QStringLiteral("kvcache"), 0);  // a correct cache again
+    QCOMPARE(named<gui::DecodePanel>(window, "decodePanel")->cacheBug(), attnlab::CacheBug::kNone);
   }
 };
 

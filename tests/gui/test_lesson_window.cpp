@@ -35,6 +35,9 @@
 
 using attnlab::gui::LessonController;
 using attnlab::gui::MainWindow;
+using attnlab::test::cellText;
+using attnlab::test::named;
+namespace gui = attnlab::gui;
 using attnlab::gui::WindowOptions;
 using attnlab::options::LabSettings;
 using attnlab::test::testOptions;
@@ -55,7 +58,7 @@ bool waitForShown(MainWindow& window) {
   qWarning("no result for the settings on screen (%s; shown: %s; busy %d); input message: %s",
            qPrintable(attnlab::options::toArguments(asked).join(QLatin1Char(' '))),
            qPrintable(attnlab::options::toArguments(shown).join(QLatin1Char(' '))), window.controller().busy(),
-           qPrintable(window.inputMessage()));
+           qPrintable(named<gui::InputsPanel>(window, "inputsPanel")->message()));
   return false;
 }
 
@@ -63,9 +66,9 @@ bool waitForShown(MainWindow& window) {
 QString settledCaption(MainWindow& window) {
   QElapsedTimer timer;
   timer.start();
-  while (timer.elapsed() < kWaitMs && (window.lessons()->numbersPending() || window.controller().busy()))
+  while (timer.elapsed() < kWaitMs && (named<gui::LessonController>(window, "lessonController")->numbersPending() || window.controller().busy()))
     QTest::qWait(10);
-  return window.lessons()->panel()->captionLabel()->text();
+  return named<gui::LessonController>(window, "lessonController")->panel()->captionLabel()->text();
 }
 
 /// The number after `before` in text ("mean max weight now 0.94" → 0.94); −1 when absent.
@@ -131,7 +134,7 @@ class LessonWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     QVERIFY(waitForShown(window));
-    LessonController* lessons = window.lessons();
+    LessonController* lessons = named<gui::LessonController>(window, "lessonController");
     auto* panel = lessons->panel();
     // The menu lists the lessons in course order by title.
     QMenu* menu = lessons->menu();
@@ -160,32 +163,32 @@ class LessonWindowTest : public QObject {
     QCOMPARE(window.settings().d_k, 64);
     QVERIFY(!window.settings().scaled());
     QVERIFY(waitForShown(window));
-    QTRY_COMPARE_WITH_TIMEOUT(window.enlargedHead(), 1, kWaitMs);
-    QVERIFY(window.saturationPlot()->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(named<gui::HeadsView>(window, "headsView")->enlargedHead(), 1, kWaitMs);
+    QVERIFY(named<QCustomPlot>(window, "saturationPlot")->isVisible());
     QCOMPARE(panel->stepLabel()->text(), QStringLiteral("Step 2 of 3"));
 
     // Page Down with the focus in the heatmap: step 3 opens the cost dock.
-    window.headPlot()->setFocus();
-    QTest::keyClick(window.headPlot(), Qt::Key_PageDown);
+    named<QCustomPlot>(window, "headPlot")->setFocus();
+    QTest::keyClick(named<QCustomPlot>(window, "headPlot"), Qt::Key_PageDown);
     QCOMPARE(lessons->step(), 2);
     QCOMPARE(window.settings().d_k, 16);
     QVERIFY(window.settings().scaled());
-    QVERIFY(window.costDock()->isVisible());
+    QVERIFY(named<QDockWidget>(window, "costDock")->isVisible());
     QVERIFY(!panel->nextButton()->isEnabled());
     QVERIFY(waitForShown(window));
-    QTRY_COMPARE_WITH_TIMEOUT(window.enlargedHead(), -1, kWaitMs);  // no --head: the grid
+    QTRY_COMPARE_WITH_TIMEOUT(named<gui::HeadsView>(window, "headsView")->enlargedHead(), -1, kWaitMs);  // no --head: the grid
 
     // The user changes a control: the panel stays, its numbers follow.
-    window.dkSpin()->setValue(4);
+    named<QSpinBox>(window, "dkSpin")->setValue(4);
     QVERIFY(waitForShown(window));
     QVERIFY(lessons->active());
     QCOMPARE(lessons->step(), 2);
     // Page Up twice: back to step 1, whose settings apply again; the cost dock the lesson opened closes.
-    QTest::keyClick(window.gridPlot(), Qt::Key_PageUp);
-    QTest::keyClick(window.gridPlot(), Qt::Key_PageUp);
+    QTest::keyClick(named<QCustomPlot>(window, "gridPlot"), Qt::Key_PageUp);
+    QTest::keyClick(named<QCustomPlot>(window, "gridPlot"), Qt::Key_PageUp);
     QCOMPARE(lessons->step(), 0);
     QCOMPARE(window.settings().d_k, 8);
-    QVERIFY(!window.costDock()->isVisible());
+    QVERIFY(!named<QDockWidget>(window, "costDock")->isVisible());
     QVERIFY(waitForShown(window));
     caption = settledCaption(window);
     QVERIFY2(caption.startsWith(QStringLiteral("d_k is 8 now")), qPrintable(caption));
@@ -203,14 +206,14 @@ class LessonWindowTest : public QObject {
   void captionNumbersFollowTheUsersChanges() {
     MainWindow window(testOptions());
     window.show();
-    window.lessons()->open(QStringLiteral("first"));
+    named<gui::LessonController>(window, "lessonController")->open(QStringLiteral("first"));
     QVERIFY(waitForShown(window));
     const QString before = settledCaption(window);
     const double scaled = numberAfter(before, QStringLiteral("mean max weight now"));
     QVERIFY2(scaled > 0 && scaled <= 1, qPrintable(before));
     // d_k 512 without the scale: the softmax saturates, the caption says so with the new numbers.
-    window.scalingCheck()->setChecked(false);
-    window.dkSpin()->setValue(512);
+    named<QCheckBox>(window, "scaling")->setChecked(false);
+    named<QSpinBox>(window, "dkSpin")->setValue(512);
     QVERIFY(waitForShown(window));
     const QString after = settledCaption(window);
     QVERIFY2(after.startsWith(QStringLiteral("d_k is 512 now")), qPrintable(after));
@@ -221,30 +224,30 @@ class LessonWindowTest : public QObject {
   void stepsOpenTheirViews() {
     MainWindow window(testOptions());
     window.show();
-    LessonController* lessons = window.lessons();
+    LessonController* lessons = named<gui::LessonController>(window, "lessonController");
     // A compare step: A − B with B = its options; the next step stops comparing.
     lessons->open(QStringLiteral("second"), 0);
-    QVERIFY(window.comparison()->active());
-    QCOMPARE(window.comparison()->options(), QStringLiteral("--no-scale"));
+    QVERIFY(named<gui::CompareController>(window, "compareController")->active());
+    QCOMPARE(named<gui::CompareController>(window, "compareController")->options(), QStringLiteral("--no-scale"));
     QVERIFY(waitForShown(window));
     // A step whose model is not fetched: says what to run, shows the synthetic lab meanwhile.
     lessons->next();
-    QVERIFY(!window.comparison()->active());
+    QVERIFY(!named<gui::CompareController>(window, "compareController")->active());
     QLabel* message = lessons->panel()->messageLabel();
     QVERIFY(message->isVisible());
     QVERIFY2(message->text().contains(QStringLiteral("scripts/fetch-model minilm")), qPrintable(message->text()));
     QVERIFY2(message->text().contains(QStringLiteral("synthetic lab")), qPrintable(message->text()));
-    QVERIFY(window.modelDir().isEmpty());
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->dir().isEmpty());
     QCOMPARE(window.settings().text, QStringLiteral("the cat sat"));
     QVERIFY(waitForShown(window));
     // The decoding step opens the KV-cache dock; the note is gone.
     lessons->next();
-    QVERIFY(window.decodeDock()->isVisible());
+    QVERIFY(named<QDockWidget>(window, "decodeDock")->isVisible());
     QVERIFY(!message->isVisible());
     QVERIFY(window.settings().causal);
     QVERIFY(waitForShown(window));
     lessons->leave();
-    QVERIFY(!window.decodeDock()->isVisible());
+    QVERIFY(!named<QDockWidget>(window, "decodeDock")->isVisible());
   }
 
   void positionIsRemembered() {
@@ -254,9 +257,9 @@ class LessonWindowTest : public QObject {
     {
       MainWindow window(options);
       window.show();
-      window.lessons()->open(QStringLiteral("first"), 1);
+      named<gui::LessonController>(window, "lessonController")->open(QStringLiteral("first"), 1);
       QVERIFY(waitForShown(window));
-      window.dkSpin()->setValue(128);  // the user's own change after the step
+      named<QSpinBox>(window, "dkSpin")->setValue(128);  // the user's own change after the step
       QVERIFY(waitForShown(window));
       window.close();
     }
@@ -268,11 +271,11 @@ class LessonWindowTest : public QObject {
       // Next start: the lesson is open at its step, with the user's last settings.
       MainWindow window(options);
       window.show();
-      QVERIFY(window.lessons()->active());
-      QCOMPARE(window.lessons()->step(), 1);
+      QVERIFY(named<gui::LessonController>(window, "lessonController")->active());
+      QCOMPARE(named<gui::LessonController>(window, "lessonController")->step(), 1);
       QCOMPARE(window.settings().d_k, 128);
       QVERIFY(waitForShown(window));
-      window.lessons()->leave();
+      named<gui::LessonController>(window, "lessonController")->leave();
       window.close();
     }
     QVERIFY(!QSettings().value(QStringLiteral("lesson/open")).toBool());
@@ -280,13 +283,13 @@ class LessonWindowTest : public QObject {
       // Left: not reopened, but Lessons → Continue goes back to the step, with its settings.
       MainWindow window(options);
       window.show();
-      QVERIFY(!window.lessons()->active());
-      QAction* resume = window.lessons()->continueAction();
+      QVERIFY(!named<gui::LessonController>(window, "lessonController")->active());
+      QAction* resume = named<gui::LessonController>(window, "lessonController")->continueAction();
       QVERIFY(resume->isVisible());
       QCOMPARE(resume->text(), QStringLiteral("Continue lesson “First steps” at step 2"));
       resume->trigger();
-      QVERIFY(window.lessons()->active());
-      QCOMPARE(window.lessons()->step(), 1);
+      QVERIFY(named<gui::LessonController>(window, "lessonController")->active());
+      QCOMPARE(named<gui::LessonController>(window, "lessonController")->step(), 1);
       QCOMPARE(window.settings().d_k, 64);
       QVERIFY(waitForShown(window));
     }
@@ -299,7 +302,7 @@ class LessonWindowTest : public QObject {
     options.lesson = QStringLiteral("first:2");
     MainWindow window(options);
     window.show();
-    LessonController* lessons = window.lessons();
+    LessonController* lessons = named<gui::LessonController>(window, "lessonController");
     auto* panel = lessons->panel();
     QVERIFY(window.presentationMode());
     QVERIFY(!window.menuBar()->isVisible());
@@ -308,12 +311,12 @@ class LessonWindowTest : public QObject {
     QCOMPARE(lessons->step(), 1);
     QVERIFY(waitForShown(window));
     // Step 2 shows the saturation plot: the analysis panel stays in presentation mode for it.
-    QTRY_VERIFY_WITH_TIMEOUT(window.saturationPlot()->isVisible(), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(named<QCustomPlot>(window, "saturationPlot")->isVisible(), kWaitMs);
     const double large = panel->captionLabel()->font().pointSizeF();
     // Keyboard only: Page Down from the heatmap.
-    QTest::keyClick(window.headPlot(), Qt::Key_PageDown);
+    QTest::keyClick(named<QCustomPlot>(window, "headPlot"), Qt::Key_PageDown);
     QCOMPARE(lessons->step(), 2);
-    QVERIFY(!window.analysis()->isVisible());  // the cost step: the heads and the cost dock
+    QVERIFY(!named<gui::AnalysisPanel>(window, "analysisPanel")->isVisible());  // the cost step: the heads and the cost dock
     QVERIFY(waitForShown(window));
     // Long captions wrap inside the panel at a projector's sizes.
     for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
@@ -333,9 +336,9 @@ class LessonWindowTest : public QObject {
     options.language = QStringLiteral("zh_CN");
     MainWindow window(options);
     window.show();
-    window.lessons()->open(QStringLiteral("first"));
-    auto* panel = window.lessons()->panel();
-    QCOMPARE(window.lessons()->menu()->actions().at(0)->text(), QStringLiteral("1. 第一步"));
+    named<gui::LessonController>(window, "lessonController")->open(QStringLiteral("first"));
+    auto* panel = named<gui::LessonController>(window, "lessonController")->panel();
+    QCOMPARE(named<gui::LessonController>(window, "lessonController")->menu()->actions().at(0)->text(), QStringLiteral("1. 第一步"));
     QCOMPARE(panel->titleLabel()->text(), QStringLiteral("第一步"));
     QCOMPARE(panel->tryLabel()->text(), QStringLiteral("拖动 d_k 滑块。"));
     QVERIFY(waitForShown(window));
@@ -362,12 +365,12 @@ class LessonWindowTest : public QObject {
     window.show();
     QStringList rejected;
     connect(&window, &MainWindow::inputRejected, this, [&rejected](const QString& line) { rejected << line; });
-    auto* panel = window.lessons()->panel();
+    auto* panel = named<gui::LessonController>(window, "lessonController")->panel();
     int steps = 0;
     for (const attnlab::lessons::Lesson& lesson : attnlab::lessons::all()) {
       for (int i = 0; i < static_cast<int>(lesson.steps.size()); ++i, ++steps) {
         const QString where = QStringLiteral("%1:%2").arg(lesson.name).arg(i + 1);
-        window.lessons()->open(lesson.name, i);
+        named<gui::LessonController>(window, "lessonController")->open(lesson.name, i);
         QCOMPARE(panel->titleLabel()->text(), lesson.title.zh_CN);
         const QString note = panel->messageLabel()->text();
         // Notes a step may carry: a model to fetch; never "not applied".

@@ -46,6 +46,9 @@
 using attnlab::gui::ExportTarget;
 using attnlab::options::LabSettings;
 using attnlab::gui::MainWindow;
+using attnlab::test::cellText;
+using attnlab::test::named;
+namespace gui = attnlab::gui;
 using attnlab::gui::VariantsBox;
 using attnlab::gui::WindowOptions;
 namespace views = attnlab::views;
@@ -195,12 +198,12 @@ class MainWindowTest : public QObject {
   void typingGivesOneLabelledHeatmapPerHead() {
     MainWindow window(testOptions());
     window.show();
-    window.textEdit()->clear();
-    QTest::keyClicks(window.textEdit(), QStringLiteral("Attention is all you need"));
+    named<QPlainTextEdit>(window, "text")->clear();
+    QTest::keyClicks(named<QPlainTextEdit>(window, "text"), QStringLiteral("Attention is all you need"));
     LabSettings expected = window.settings();
     QCOMPARE(expected.text, QStringLiteral("Attention is all you need"));
     QVERIFY(waitFor(window, expected));
-    QCustomPlot* grid = window.gridPlot();
+    QCustomPlot* grid = named<QCustomPlot>(window, "gridPlot");
     QCOMPARE(grid->plottableCount(), 8);
     for (int k = 0; k < 8; ++k) {
       QCPColorMap* map = mapOf(grid, k);
@@ -212,8 +215,8 @@ class MainWindowTest : public QObject {
     const QStringList words{"Attention", "is", "all", "you", "need"};
     QCOMPARE(tickLabels(grid, "key_label", 0), words);
     QCOMPARE(tickLabels(grid, "query_label", 0), words);
-    QVERIFY(window.gridNote().contains(QStringLiteral("5 query tokens")));
-    QVERIFY(window.cellText(0, 0, 4).startsWith(
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->gridNote().contains(QStringLiteral("5 query tokens")));
+    QVERIFY(cellText(window, 0, 0, 4).startsWith(
         QStringLiteral("head 0 · query 0 'Attention' → key 4 'need': weight ")));
   }
 
@@ -224,28 +227,28 @@ class MainWindowTest : public QObject {
     s.d_k = 512;
     window.setSettings(s);
     QVERIFY(waitFor(window, s));
-    QTRY_VERIFY_WITH_TIMEOUT(firstItem<QCPItemStraightLine>(window.saturationPlot()), kWaitMs);
-    const double scaled_max = maxCell(window.gridPlot());
+    QTRY_VERIFY_WITH_TIMEOUT(firstItem<QCPItemStraightLine>(named<QCustomPlot>(window, "saturationPlot")), kWaitMs);
+    const double scaled_max = maxCell(named<QCustomPlot>(window, "gridPlot"));
     const double scaled_marker_y =
-        firstItem<QCPItemTracer>(window.saturationPlot())->position->coords().y();
-    QCOMPARE(firstItem<QCPItemStraightLine>(window.saturationPlot())->point1->coords().x(), 512.0);
+        firstItem<QCPItemTracer>(named<QCustomPlot>(window, "saturationPlot"))->position->coords().y();
+    QCOMPARE(firstItem<QCPItemStraightLine>(named<QCustomPlot>(window, "saturationPlot"))->point1->coords().x(), 512.0);
 
-    window.scalingAction()->trigger();  // the Ctrl+K shortcut's action
-    QVERIFY(!window.scalingCheck()->isChecked());
+    named<QAction>(window, "scalingAction")->trigger();  // the Ctrl+K shortcut's action
+    QVERIFY(!named<QCheckBox>(window, "scaling")->isChecked());
     s.mechanism = attnlab::Mechanism::kDot;
     QVERIFY(waitFor(window, s));
-    const double unscaled_max = maxCell(window.gridPlot());
+    const double unscaled_max = maxCell(named<QCustomPlot>(window, "gridPlot"));
     const double unscaled_marker_y =
-        firstItem<QCPItemTracer>(window.saturationPlot())->position->coords().y();
+        firstItem<QCPItemTracer>(named<QCustomPlot>(window, "saturationPlot"))->position->coords().y();
     qInfo("max plotted weight at d_k = 512: scaled %.3f, unscaled %.3f", scaled_max, unscaled_max);
     QVERIFY(unscaled_max > scaled_max + 0.2);
     QVERIFY(unscaled_max > 0.95);  // saturated: one-hot rows
     QVERIFY(std::abs(unscaled_marker_y - scaled_marker_y) > 0.1);
 
-    window.dkDownAction()->trigger();  // d_k 512 → 256: the marker follows at once
-    QCOMPARE(window.dkSpin()->value(), 256);
+    named<QAction>(window, "dkDownAction")->trigger();  // d_k 512 → 256: the marker follows at once
+    QCOMPARE(named<QSpinBox>(window, "dkSpin")->value(), 256);
     QTRY_COMPARE_WITH_TIMEOUT(
-        firstItem<QCPItemStraightLine>(window.saturationPlot())->point1->coords().x(), 256.0,
+        firstItem<QCPItemStraightLine>(named<QCustomPlot>(window, "saturationPlot"))->point1->coords().x(), 256.0,
         kWaitMs);
   }
 
@@ -260,16 +263,16 @@ class MainWindowTest : public QObject {
     QVERIFY(waitFor(window, window.settings()));
     const int n_source = tokenCount(s.source), n_target = tokenCount(s.text);
     QVERIFY(n_source != n_target);
-    QCPColorMap* map = mapOf(window.gridPlot(), 0);
+    QCPColorMap* map = mapOf(named<QCustomPlot>(window, "gridPlot"), 0);
     QCOMPARE(map->data()->keySize(), n_source);    // columns: keys from the source
     QCOMPARE(map->data()->valueSize(), n_target);  // rows: queries from the target
-    QCOMPARE(tickLabels(window.gridPlot(), "key_label").first(), QStringLiteral("The"));
-    QCOMPARE(tickLabels(window.gridPlot(), "query_label").first(), QStringLiteral("Le"));
+    QCOMPARE(tickLabels(named<QCustomPlot>(window, "gridPlot"), "key_label").first(), QStringLiteral("The"));
+    QCOMPARE(tickLabels(named<QCustomPlot>(window, "gridPlot"), "query_label").first(), QStringLiteral("Le"));
     // The enlarged head names the axes for a lecturer: query (target), key (source).
-    window.enlargeHead(0);
+    named<gui::HeadsView>(window, "headsView")->enlargeHead(0);
     QTest::qWait(30);
     QStringList axes;
-    for (const QJsonValue& v : views::layoutJson(*window.headPlot())["texts"].toArray())
+    for (const QJsonValue& v : views::layoutJson(*named<QCustomPlot>(window, "headPlot"))["texts"].toArray())
       if (v.toObject()["role"].toString() == QLatin1String("axis_title")) axes << v.toObject()["text"].toString();
     QCOMPARE(axes, (QStringList{"key (source)", "query (target)"}));
     QCOMPARE(window.currentResult()->run.attention.nQ(), n_target);
@@ -280,7 +283,7 @@ class MainWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     QVERIFY(waitFor(window, window.settings()));
-    QTRY_VERIFY_WITH_TIMEOUT(firstItem<QCPItemStraightLine>(window.saturationPlot()), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(firstItem<QCPItemStraightLine>(named<QCustomPlot>(window, "saturationPlot")), kWaitMs);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const std::pair<ExportTarget, QString> targets[] = {{ExportTarget::kCurrentHead, "head"},
@@ -288,28 +291,28 @@ class MainWindowTest : public QObject {
                                                         {ExportTarget::kSaturation, "saturation"}};
     for (const auto& [target, name] : targets) {
       const QString png = dir.filePath(name + ".png");
-      window.exportImage(target, png, {640, 480, 2.0});
+      named<gui::ExportController>(window, "exportController")->exportImage(target, png, {640, 480, 2.0});
       const QImage image(png);
       QVERIFY2(!image.isNull(), qPrintable(png));
       QCOMPARE(image.size(), QSize(1280, 960));
 
       const QString svg = dir.filePath(name + ".svg");
-      window.exportImage(target, svg, window.defaultExportSize(target));
+      named<gui::ExportController>(window, "exportController")->exportImage(target, svg, named<gui::ExportController>(window, "exportController")->defaultSize(target));
       QSvgRenderer renderer(svg);
       QVERIFY2(renderer.isValid(), qPrintable(svg));
 
       const QString pdf = dir.filePath(name + ".pdf");
-      window.exportImage(target, pdf, window.defaultExportSize(target));
+      named<gui::ExportController>(window, "exportController")->exportImage(target, pdf, named<gui::ExportController>(window, "exportController")->defaultSize(target));
       QFile file(pdf);
       QVERIFY(file.open(QIODevice::ReadOnly));
       const QByteArray bytes = file.readAll();
       QVERIFY2(bytes.startsWith("%PDF-") && bytes.contains("%%EOF"), qPrintable(pdf));
     }
-    window.exportMatrices(dir.filePath("all.csv"), -1);
+    named<gui::ExportController>(window, "exportController")->exportMatrices(dir.filePath("all.csv"), -1);
     QFile csv(dir.filePath("all.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly));
     QVERIFY(csv.readLine().startsWith("head,query,query_token,key,key_token,score,weight,masked"));
-    window.exportMatrices(dir.filePath("all.npy"), -1);
+    named<gui::ExportController>(window, "exportController")->exportMatrices(dir.filePath("all.npy"), -1);
     QFile npy(dir.filePath("all.npy"));
     QVERIFY(npy.open(QIODevice::ReadOnly));
     const QByteArray header = npy.read(128);
@@ -317,7 +320,7 @@ class MainWindowTest : public QObject {
     QVERIFY(header.contains("(8, 11, 11)"));
     // A bad path is an error, not a crash.
     QVERIFY_THROWS_EXCEPTION(attnlab::Error,
-                             window.exportImage(ExportTarget::kAllHeads,
+                             named<gui::ExportController>(window, "exportController")->exportImage(ExportTarget::kAllHeads,
                                                 dir.filePath("missing/folder/x.png"),
                                                 {400, 300, 1.0}));
   }
@@ -356,20 +359,20 @@ class MainWindowTest : public QObject {
     LabSettings s = window.settings();
     s.text = QStringLiteral("   ");
     window.setSettings(s);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty(), kWaitMs);
     QCOMPARE(window.currentResult(), good);
-    QCOMPARE(window.gridPlot()->plottableCount(), 8);
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 8);
     s.text = QStringLiteral("fine again");
     s.causal = true;
     s.source = QStringLiteral("with a source");  // causal + cross is invalid
     window.setSettings(s);
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("causal")), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("causal")), kWaitMs);
     QCOMPARE(window.currentResult(), good);
     // The command line's words for the command line's limits.
     s = LabSettings{};
     s.text = QString(5000, QLatin1Char('a')).replace(QLatin1String("a"), QLatin1String("a "));
     window.setSettings(s);
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("at most 4096 per side")), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("at most 4096 per side")), kWaitMs);
     QCOMPARE(window.currentResult(), good);
   }
 
@@ -378,7 +381,7 @@ class MainWindowTest : public QObject {
     window.show();
     QVERIFY(waitFor(window, window.settings()));
     const auto good = window.currentResult();
-    VariantsBox* variants = window.inputs()->variants();
+    VariantsBox* variants = named<gui::InputsPanel>(window, "inputsPanel")->variants();
     QVERIFY(variants);
     // 8 heads: K/V heads offered are the divisors 8, 4, 2, 1.
     QCOMPARE(variants->kvHeadsCombo()->count(), 4);
@@ -392,7 +395,7 @@ class MainWindowTest : public QObject {
     QVERIFY(s.positions == attnlab::Positions::kRope);
     QVERIFY(waitFor(window, s));
     // The head grid frames the two K/V groups; the title names the variant.
-    const QJsonObject layout = views::layoutJson(*window.gridPlot());
+    const QJsonObject layout = views::layoutJson(*named<QCustomPlot>(window, "gridPlot"));
     const QJsonArray maps = layout["maps"].toArray();
     QCOMPARE(maps.size(), 8);
     for (int k = 0; k < 8; ++k) QCOMPARE(maps[k].toObject()["kv_head"].toInt(), k / 4);
@@ -405,12 +408,12 @@ class MainWindowTest : public QObject {
     QVERIFY(waitFor(window, window.settings()));
     const auto with_variants = window.currentResult();
     variants->strideSpin()->setValue(3);
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(
                                  QStringLiteral("--stride adds keys to a sliding window: set --window too")),
                              kWaitMs);
     QCOMPARE(window.currentResult(), with_variants);
     variants->strideSpin()->setValue(0);
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().isEmpty(), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty(), kWaitMs);
     (void)good;
   }
 
@@ -418,16 +421,16 @@ class MainWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     QVERIFY(waitFor(window, window.settings()));
-    window.enlargeHead(3);
-    QCOMPARE(window.enlargedHead(), 3);
-    QCOMPARE(window.headPlot()->plottableCount(), 1);
-    QCOMPARE(window.headPlot()->plottable(0)->name(), QStringLiteral("head 3"));
-    window.selectRow(6);  // "because"
-    QCOMPARE(window.selectedRow(), 6);
+    named<gui::HeadsView>(window, "headsView")->enlargeHead(3);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedHead(), 3);
+    QCOMPARE(named<QCustomPlot>(window, "headPlot")->plottableCount(), 1);
+    QCOMPARE(named<QCustomPlot>(window, "headPlot")->plottable(0)->name(), QStringLiteral("head 3"));
+    named<gui::HeadsView>(window, "headsView")->selectRow(6);  // "because"
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->selectedRow(), 6);
     QTest::qWait(20);
     QCPBars* bars = nullptr;
-    for (int k = 0; k < window.rowPlot()->plottableCount(); ++k)
-      bars = bars ? bars : qobject_cast<QCPBars*>(window.rowPlot()->plottable(k));
+    for (int k = 0; k < named<QCustomPlot>(window, "rowPlot")->plottableCount(); ++k)
+      bars = bars ? bars : qobject_cast<QCPBars*>(named<QCustomPlot>(window, "rowPlot")->plottable(k));
     QVERIFY(bars);
     QCOMPARE(bars->data()->size(), 11);
     double sum = 0;
@@ -437,12 +440,12 @@ class MainWindowTest : public QObject {
     // A click on a grid cell enlarges that head with the clicked row selected.
     window.showGrid();
     // Where the layout put map 1's cell (query 4, key 2): the centre of that cell.
-    const QJsonObject m = views::layoutJson(*window.gridPlot())["maps"].toArray().at(1).toObject();
+    const QJsonObject m = views::layoutJson(*named<QCustomPlot>(window, "gridPlot"))["maps"].toArray().at(1).toObject();
     const double c = m["cell_width"].toDouble();
     const QPointF cell(m["x"].toDouble() + 2.5 * c, m["y"].toDouble() + 4.5 * c);
-    QTest::mouseClick(window.gridPlot(), Qt::LeftButton, {}, cell.toPoint());
-    QCOMPARE(window.enlargedHead(), 1);
-    QCOMPARE(window.selectedRow(), 4);
+    QTest::mouseClick(named<QCustomPlot>(window, "gridPlot"), Qt::LeftButton, {}, cell.toPoint());
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedHead(), 1);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->selectedRow(), 4);
   }
 
   void longInputShowsAnOverview() {
@@ -455,12 +458,12 @@ class MainWindowTest : public QObject {
     s.text = words.join(QLatin1Char(' '));
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
-    QVERIFY2(window.gridNote().startsWith(QStringLiteral("Overview: 600 query tokens")), qPrintable(window.gridNote()));
-    const QJsonObject layout = views::layoutJson(*window.gridPlot());
+    QVERIFY2(named<gui::HeadsView>(window, "headsView")->gridNote().startsWith(QStringLiteral("Overview: 600 query tokens")), qPrintable(named<gui::HeadsView>(window, "headsView")->gridNote()));
+    const QJsonObject layout = views::layoutJson(*named<QCustomPlot>(window, "gridPlot"));
     QVERIFY(layout["maps"].toArray().at(0).toObject()["block"].toInt() > 1);
     QCOMPARE(layout["color_scale"].toString(), QStringLiteral("log"));
     // Hover names exact tokens inside a block.
-    QVERIFY(window.cellText(0, 123, 456).contains(QStringLiteral("query 123 'w3' → key 456 'w16'")));
+    QVERIFY(cellText(window, 0, 123, 456).contains(QStringLiteral("query 123 'w3' → key 456 'w16'")));
   }
 
   void cellsSquareAndLabelsApartAtEveryLength() {
@@ -487,7 +490,7 @@ class MainWindowTest : public QObject {
         QVERIFY2(grid > 0, qPrintable(QStringLiteral("grid layout check %1 at n = %2").arg(grid).arg(n)));
         qInfo("%s, %d tokens: grid cell %.1f px", qPrintable(language), n, grid);
         window.setPresentationMode(true);
-        QVERIFY(window.enlargedHead() >= 0);
+        QVERIFY(named<gui::HeadsView>(window, "headsView")->enlargedHead() >= 0);
         const double head = settled();
         QVERIFY2(head > 0, qPrintable(QStringLiteral("presentation layout check %1 at n = %2").arg(head).arg(n)));
         qInfo("%s, %d tokens: presentation cell %.1f px", qPrintable(language), n, head);
@@ -503,151 +506,151 @@ class MainWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     QVERIFY(waitFor(window, window.settings()));
-    window.openModelFolder(tinyGpt2());  // what File → Open model… calls after its dialog
-    QCOMPARE(window.modelDir(), tinyGpt2());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyGpt2());  // what File → Open model… calls after its dialog
+    QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->dir(), tinyGpt2());
     QVERIFY(waitForModel(window));
     const auto shown = window.currentResult();
     QVERIFY(shown->model);
     QCOMPARE(shown->model->name, QStringLiteral("tiny-gpt2"));
     QCOMPARE(shown->entries(), 2);
-    QVERIFY(window.modelView());
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->modelView());
     // Layers × heads thumbnails, rows = queries and columns = keys of the model's own tokens.
     const int n = shown->attention(0).nQ();
-    QCOMPARE(window.gridPlot()->plottableCount(), 2 * 4);
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 2 * 4);
     for (int k = 0; k < 8; ++k) {
-      QCOMPARE(mapOf(window.gridPlot(), k)->data()->keySize(), n);
-      QCOMPARE(mapOf(window.gridPlot(), k)->data()->valueSize(), n);
+      QCOMPARE(mapOf(named<QCustomPlot>(window, "gridPlot"), k)->data()->keySize(), n);
+      QCOMPARE(mapOf(named<QCustomPlot>(window, "gridPlot"), k)->data()->valueSize(), n);
     }
-    QVERIFY(titleOf(window.gridPlot()).contains(QStringLiteral("tiny-gpt2")));
+    QVERIFY(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("tiny-gpt2")));
     // The model decides the shapes: the synthetic inputs are disabled and show its values.
-    QVERIFY(!window.dkSpin()->isEnabled());
-    QCOMPARE(window.dkSpin()->value(), 16);  // 64 / 4
-    QVERIFY(window.scalingCheck()->isEnabled());
-    QVERIFY(!window.pairEdit()->isEnabled());   // GPT-2 reads one text
-    QCOMPARE(window.layerCombo()->count(), 3);  // all layers, layer 0, layer 1
+    QVERIFY(!named<QSpinBox>(window, "dkSpin")->isEnabled());
+    QCOMPARE(named<QSpinBox>(window, "dkSpin")->value(), 16);  // 64 / 4
+    QVERIFY(named<QCheckBox>(window, "scaling")->isEnabled());
+    QVERIFY(!named<QPlainTextEdit>(window, "pair")->isEnabled());   // GPT-2 reads one text
+    QCOMPARE(named<QComboBox>(window, "layer")->count(), 3);  // all layers, layer 0, layer 1
     // GPT-2 is causal: keys after the query are masked (NaN cells) in every thumbnail.
-    QVERIFY(std::isnan(mapOf(window.gridPlot(), 0)->data()->cell(n - 1, 0)));
+    QVERIFY(std::isnan(mapOf(named<QCustomPlot>(window, "gridPlot"), 0)->data()->cell(n - 1, 0)));
 
     // Typing recomputes on the worker as before.
-    window.textEdit()->clear();
-    QTest::keyClicks(window.textEdit(), QStringLiteral("hello world"));
+    named<QPlainTextEdit>(window, "text")->clear();
+    QTest::keyClicks(named<QPlainTextEdit>(window, "text"), QStringLiteral("hello world"));
     QVERIFY(waitForModel(window));
     QCOMPARE(window.currentResult()->settings.text, QStringLiteral("hello world"));
     QVERIFY(window.currentResult()->attention(0).nQ() != n);
 
     // The scaling toggle still applies to a real model.
     const double scale = window.currentResult()->attention(0).scale;
-    window.scalingAction()->trigger();
+    named<QAction>(window, "scalingAction")->trigger();
     QVERIFY(waitForModel(window));
     QCOMPARE(window.currentResult()->attention(0).scale, 1.0);
     QVERIFY(std::abs(scale - 0.25) < 1e-6);  // 1/√16
 
     // And back to the synthetic lab, with its own d_k.
-    window.syntheticAction()->trigger();
-    QVERIFY(window.modelDir().isEmpty());
+    named<QAction>(window, "syntheticAction")->trigger();
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->dir().isEmpty());
     QVERIFY(waitFor(window, window.settings()));
     QVERIFY(!window.currentResult()->model);
-    QVERIFY(window.dkSpin()->isEnabled());
-    QCOMPARE(window.dkSpin()->value(), 8);
-    QCOMPARE(window.gridPlot()->plottableCount(), 8);
+    QVERIFY(named<QSpinBox>(window, "dkSpin")->isEnabled());
+    QCOMPARE(named<QSpinBox>(window, "dkSpin")->value(), 8);
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 8);
   }
 
   void layerSelectorSwitchesBetweenModelViewAndHeadGrid() {
     MainWindow window(testOptions());
     window.show();
-    window.openModelFolder(tinyGpt2());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyGpt2());
     QVERIFY(waitForModel(window));
-    QVERIFY(window.modelView());
-    QCOMPARE(window.gridPlot()->plottableCount(), 8);
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->modelView());
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 8);
 
-    window.layerCombo()->setCurrentIndex(window.layerCombo()->findData(1));  // "Layer 1"
-    QCOMPARE(window.layer(), 1);
+    named<QComboBox>(window, "layer")->setCurrentIndex(named<QComboBox>(window, "layer")->findData(1));  // "Layer 1"
+    QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->layer().value_or(-1), 1);
     QVERIFY(waitForModel(window));
-    QVERIFY(!window.modelView());
+    QVERIFY(!named<gui::HeadsView>(window, "headsView")->modelView());
     QCOMPARE(window.currentResult()->entries(), 1);
     QCOMPARE(window.currentResult()->layerIndices().front(), 1);
-    QCOMPARE(window.gridPlot()->plottableCount(), 4);  // one layer's heads, with token labels
-    QVERIFY(!tickLabels(window.gridPlot(), "key_label").isEmpty());
-    QVERIFY2(titleOf(window.gridPlot()).startsWith(QStringLiteral("tiny-gpt2 · layer 1 · 4 heads")),
-             qPrintable(titleOf(window.gridPlot())));
-    QVERIFY(window.cellText(2, 1, 0).startsWith(QStringLiteral("layer 1 · head 2 · query 1")));
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 4);  // one layer's heads, with token labels
+    QVERIFY(!tickLabels(named<QCustomPlot>(window, "gridPlot"), "key_label").isEmpty());
+    QVERIFY2(titleOf(named<QCustomPlot>(window, "gridPlot")).startsWith(QStringLiteral("tiny-gpt2 · layer 1 · 4 heads")),
+             qPrintable(titleOf(named<QCustomPlot>(window, "gridPlot"))));
+    QVERIFY(cellText(window, 2, 1, 0).startsWith(QStringLiteral("layer 1 · head 2 · query 1")));
 
-    window.layerCombo()->setCurrentIndex(0);  // "All layers"
-    QCOMPARE(window.layer(), -1);
+    named<QComboBox>(window, "layer")->setCurrentIndex(0);  // "All layers"
+    QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->layer().value_or(-1), -1);
     QVERIFY(waitForModel(window));
-    QVERIFY(window.modelView());
-    QCOMPARE(window.gridPlot()->plottableCount(), 8);
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->modelView());
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 8);
   }
 
   void clickingAThumbnailEnlargesThatLayerAndHead() {
     MainWindow window(testOptions());
     window.resize(1500, 920);
     window.show();
-    window.openModelFolder(tinyGpt2());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyGpt2());
     QVERIFY(waitForModel(window));
     const int h = 4;
     // Plottable r·h + k is layer r, head k: layer 1, head 2 is number 6.
-    const QJsonObject m = views::layoutJson(*window.gridPlot())["maps"].toArray().at(1 * h + 2).toObject();
+    const QJsonObject m = views::layoutJson(*named<QCustomPlot>(window, "gridPlot"))["maps"].toArray().at(1 * h + 2).toObject();
     const double c = m["cell_width"].toDouble();
     const QPointF cell(m["x"].toDouble() + 1.5 * c, m["y"].toDouble() + 2.5 * c);
-    QTest::mouseClick(window.gridPlot(), Qt::LeftButton, {}, cell.toPoint());
-    QCOMPARE(window.enlargedLayer(), 1);
-    QCOMPARE(window.enlargedHead(), 2);
-    QCOMPARE(window.selectedRow(), 2);
-    QCOMPARE(window.focusLayer(), 1);
-    QCOMPARE(window.headPlot()->plottableCount(), 1);
-    QCOMPARE(window.headPlot()->plottable(0)->name(), QStringLiteral("head 2"));
-    QVERIFY2(titleOf(window.headPlot()).contains(QStringLiteral("layer 1")),
-             qPrintable(titleOf(window.headPlot())));
+    QTest::mouseClick(named<QCustomPlot>(window, "gridPlot"), Qt::LeftButton, {}, cell.toPoint());
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedLayer(), 1);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedHead(), 2);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->selectedRow(), 2);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->focusLayer(), 1);
+    QCOMPARE(named<QCustomPlot>(window, "headPlot")->plottableCount(), 1);
+    QCOMPARE(named<QCustomPlot>(window, "headPlot")->plottable(0)->name(), QStringLiteral("head 2"));
+    QVERIFY2(titleOf(named<QCustomPlot>(window, "headPlot")).contains(QStringLiteral("layer 1")),
+             qPrintable(titleOf(named<QCustomPlot>(window, "headPlot"))));
     // The enlarged map holds exactly layer 1, head 2's weights.
     const attnlab::AttentionResult& layer1 = window.currentResult()->attention(1);
-    QCPColorMapData* data = mapOf(window.headPlot(), 0)->data();
+    QCPColorMapData* data = mapOf(named<QCustomPlot>(window, "headPlot"), 0)->data();
     QCOMPARE(data->keySize(), layer1.nK());
     QCOMPARE(data->cell(0, 2), static_cast<double>(layer1.weights(2, 2, 0)));
     // The side panels follow the enlarged layer; back to the model view with Escape.
-    QTRY_VERIFY_WITH_TIMEOUT(titleOf(window.entropyPlot()).contains(QStringLiteral("layer 1")),
+    QTRY_VERIFY_WITH_TIMEOUT(titleOf(named<QCustomPlot>(window, "entropyPlot")).contains(QStringLiteral("layer 1")),
                              kWaitMs);
     QTest::keyClick(&window, Qt::Key_Escape);
-    QCOMPARE(window.enlargedLayer(), -1);
-    QCOMPARE(window.focusLayer(), 0);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedLayer(), -1);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->focusLayer(), 0);
     // enlargeLayerHead is the same path without the mouse; a layer that is not shown is ignored.
-    window.enlargeLayerHead(0, 3);
-    QCOMPARE(window.enlargedLayer(), 0);
-    QCOMPARE(window.enlargedHead(), 3);
+    named<gui::HeadsView>(window, "headsView")->enlargeLayerHead(0, 3);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedLayer(), 0);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedHead(), 3);
     window.showGrid();
-    window.enlargeLayerHead(5, 0);
-    QCOMPARE(window.enlargedLayer(), -1);
+    named<gui::HeadsView>(window, "headsView")->enlargeLayerHead(5, 0);
+    QCOMPARE(named<gui::HeadsView>(window, "headsView")->enlargedLayer(), -1);
   }
 
   void brokenModelFolderShowsInlineErrorAndKeepsPicture() {
     MainWindow window(testOptions());
     window.show();
-    window.openModelFolder(tinyGpt2());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyGpt2());
     QVERIFY(waitForModel(window));
-    const int maps = window.gridPlot()->plottableCount();
+    const int maps = named<QCustomPlot>(window, "gridPlot")->plottableCount();
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     writeT5Folder(dir.path());
-    window.openModelFolder(dir.path());
-    QTRY_VERIFY_WITH_TIMEOUT(!window.modelMessage().isEmpty(), kWaitMs);
-    QVERIFY2(window.modelMessage().contains(QStringLiteral("t5")),
-             qPrintable(window.modelMessage()));
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(dir.path());
+    QTRY_VERIFY_WITH_TIMEOUT(!named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty(), kWaitMs);
+    QVERIFY2(named<gui::ModelSource>(window, "modelSourceBox")->message().contains(QStringLiteral("t5")),
+             qPrintable(named<gui::ModelSource>(window, "modelSourceBox")->message()));
     // The window goes back to the model on screen; its picture stays.
-    QCOMPARE(window.modelDir(), tinyGpt2());
+    QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->dir(), tinyGpt2());
     QVERIFY(waitForModel(window));
     QCOMPARE(window.currentResult()->model->name, QStringLiteral("tiny-gpt2"));
-    QCOMPARE(window.gridPlot()->plottableCount(), maps);
-    QVERIFY(!window.modelMessage().isEmpty());  // still said, until the next choice
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), maps);
+    QVERIFY(!named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty());  // still said, until the next choice
 
     // A folder without config.json, from the synthetic lab: the lab stays.
-    window.showSyntheticLab();
-    QVERIFY(window.modelMessage().isEmpty());
+    named<gui::ModelSource>(window, "modelSourceBox")->showSynthetic();
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty());
     QVERIFY(waitFor(window, window.settings()));
     QTemporaryDir empty;
-    window.openModelFolder(empty.path());
-    QTRY_VERIFY_WITH_TIMEOUT(window.modelMessage().contains(QStringLiteral("config.json")),
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(empty.path());
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::ModelSource>(window, "modelSourceBox")->message().contains(QStringLiteral("config.json")),
                              kWaitMs);
-    QVERIFY(window.modelDir().isEmpty());
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->dir().isEmpty());
     QVERIFY(waitFor(window, window.settings()));
     QVERIFY(!window.currentResult()->model);
   }
@@ -664,19 +667,19 @@ class MainWindowTest : public QObject {
     const auto all = window.currentResult();
     const int n = all->attention(0).nQ();
     QVERIFY(all->model_run->encoding.special.front());
-    QCOMPARE(mapOf(window.gridPlot(), 0)->data()->keySize(), n);
-    QVERIFY(!window.gridNote().contains(QStringLiteral("special tokens hidden")));
+    QCOMPARE(mapOf(named<QCustomPlot>(window, "gridPlot"), 0)->data()->keySize(), n);
+    QVERIFY(!named<gui::HeadsView>(window, "headsView")->gridNote().contains(QStringLiteral("special tokens hidden")));
 
-    window.hideSpecialCheck()->setChecked(true);
+    named<QCheckBox>(window, "hideSpecial")->setChecked(true);
     QVERIFY(waitForModel(window));
     const auto filtered = window.currentResult();
     QVERIFY(filtered->special_hidden);
     QCOMPARE(filtered->attention(0).nQ(), n - 1);
-    QCOMPARE(mapOf(window.gridPlot(), 0)->data()->keySize(), n - 1);
-    QCOMPARE(mapOf(window.gridPlot(), 0)->data()->valueSize(), n - 1);
+    QCOMPARE(mapOf(named<QCustomPlot>(window, "gridPlot"), 0)->data()->keySize(), n - 1);
+    QCOMPARE(mapOf(named<QCustomPlot>(window, "gridPlot"), 0)->data()->valueSize(), n - 1);
     QVERIFY(!filtered->query_tokens.contains(QStringLiteral("<|endoftext|>")));
-    QVERIFY(window.gridNote().contains(QStringLiteral("weights not renormalised")));
-    QVERIFY(titleOf(window.gridPlot()).contains(QStringLiteral("special tokens hidden")));
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->gridNote().contains(QStringLiteral("weights not renormalised")));
+    QVERIFY(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("special tokens hidden")));
     // Not renormalised: the weights are the model's, the special column left out.
     QCOMPARE(filtered->attention(0).weights(1, 1, 0), all->attention(0).weights(1, 2, 1));
     // The same forward pass: toggling the filter does not rerun the model.
@@ -686,41 +689,41 @@ class MainWindowTest : public QObject {
   void modelExportsWriteEveryLayer() {
     MainWindow window(testOptions());
     window.show();
-    window.openModelFolder(tinyGpt2());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyGpt2());
     QVERIFY(waitForModel(window));
     const int n = window.currentResult()->attention(0).nQ();
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    window.exportMatrices(dir.filePath("layers.npy"), -1);
+    named<gui::ExportController>(window, "exportController")->exportMatrices(dir.filePath("layers.npy"), -1);
     QFile npy(dir.filePath("layers.npy"));
     QVERIFY(npy.open(QIODevice::ReadOnly));
     QVERIFY2(npy.read(128).contains(QStringLiteral("(2, 4, %1, %1)").arg(n).toLatin1()),
              "NPY shape [L, h, n, n]");
-    window.exportMatrices(dir.filePath("layers.csv"), -1);
+    named<gui::ExportController>(window, "exportController")->exportMatrices(dir.filePath("layers.csv"), -1);
     QFile csv(dir.filePath("layers.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly));
     QVERIFY(csv.readLine().startsWith("layer,head,query,query_token,key,key_token"));
     for (const QString& suffix :
          {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
       const QString path = dir.filePath(QStringLiteral("layers.") + suffix);
-      window.exportImage(ExportTarget::kAllHeads, path,
-                         window.defaultExportSize(ExportTarget::kAllHeads));
+      named<gui::ExportController>(window, "exportController")->exportImage(ExportTarget::kAllHeads, path,
+                         named<gui::ExportController>(window, "exportController")->defaultSize(ExportTarget::kAllHeads));
       QVERIFY2(QFileInfo(path).size() > 1000, qPrintable(path));
     }
-    const views::ImageSize grid = window.defaultExportSize(ExportTarget::kAllHeads);
+    const views::ImageSize grid = named<gui::ExportController>(window, "exportController")->defaultSize(ExportTarget::kAllHeads);
     QCOMPARE(QImage(dir.filePath("layers.png")).size(), QSize(grid.width, grid.height));
-    window.exportImage(ExportTarget::kSaturation, dir.filePath("saturation.png"), {640, 480, 1.0});
+    named<gui::ExportController>(window, "exportController")->exportImage(ExportTarget::kSaturation, dir.filePath("saturation.png"), {640, 480, 1.0});
     QVERIFY(!QImage(dir.filePath("saturation.png")).isNull());
 
     // One layer: the synthetic shapes, [h, n, n].
-    window.setLayer(1);
+    named<gui::ModelSource>(window, "modelSourceBox")->setLayer(1);
     QVERIFY(waitForModel(window));
-    window.exportMatrices(dir.filePath("layer1.npy"), -1);
+    named<gui::ExportController>(window, "exportController")->exportMatrices(dir.filePath("layer1.npy"), -1);
     QFile one(dir.filePath("layer1.npy"));
     QVERIFY(one.open(QIODevice::ReadOnly));
     QVERIFY(one.read(128).contains(QStringLiteral("(4, %1, %1)").arg(n).toLatin1()));
-    window.enlargeHead(3);
-    window.exportImage(ExportTarget::kCurrentHead, dir.filePath("head.png"), {500, 500, 1.0});
+    named<gui::HeadsView>(window, "headsView")->enlargeHead(3);
+    named<gui::ExportController>(window, "exportController")->exportImage(ExportTarget::kCurrentHead, dir.filePath("head.png"), {500, 500, 1.0});
     QVERIFY(!QImage(dir.filePath("head.png")).isNull());
   }
 
@@ -740,15 +743,15 @@ class MainWindowTest : public QObject {
       MainWindow window(options);
       window.show();
       if (folder == tinyGpt2()) {
-        QCOMPARE(window.modelDir(), folder);
+        QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->dir(), folder);
         QVERIFY(waitForModel(window));
         QVERIFY(window.currentResult()->model);
-        QVERIFY(window.modelMessage().isEmpty());
+        QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty());
       } else {
         // Says so inline and shows the synthetic lab instead.
-        QTRY_VERIFY_WITH_TIMEOUT(!window.modelMessage().isEmpty(), kWaitMs);
-        QVERIFY(window.modelMessage().contains(QStringLiteral("synthetic lab")));
-        QVERIFY(window.modelDir().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty(), kWaitMs);
+        QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->message().contains(QStringLiteral("synthetic lab")));
+        QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->dir().isEmpty());
         QVERIFY(waitFor(window, window.settings()));
         QVERIFY(!window.currentResult()->model);
       }
@@ -788,7 +791,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.settings().device, 99);
     if (!attnlab::listOpenClDevices().empty()) {
       // With devices present, a wrong index is an error beside the input, as on the command line.
-      QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("OpenCL device 99")),
+      QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("OpenCL device 99")),
                                kWaitMs);
     } else {
       // Without any, the CPU answers and says why.
@@ -858,14 +861,14 @@ class MainWindowTest : public QObject {
   void switchingToChineseChangesTheMenus() {
     MainWindow window(testOptions());
     window.show();
-    QCOMPARE(window.fileMenu()->title(), QStringLiteral("&File"));
+    QCOMPARE(named<QMenu>(window, "fileMenu")->title(), QStringLiteral("&File"));
     window.setLanguage(QStringLiteral("zh_CN"));
     QCOMPARE(window.language(), QStringLiteral("zh_CN"));
-    QCOMPARE(window.fileMenu()->title(), QStringLiteral("文件(&F)"));
-    QCOMPARE(window.scalingAction()->text(), QStringLiteral("切换 1/√d_k 缩放"));
-    QCOMPARE(window.openModelAction()->text(), QStringLiteral("打开模型…"));
-    QCOMPARE(window.layerCombo()->itemText(0), QStringLiteral("全部层（模型视图）"));
-    QCOMPARE(window.hideSpecialCheck()->text(),
+    QCOMPARE(named<QMenu>(window, "fileMenu")->title(), QStringLiteral("文件(&F)"));
+    QCOMPARE(named<QAction>(window, "scalingAction")->text(), QStringLiteral("切换 1/√d_k 缩放"));
+    QCOMPARE(named<QAction>(window, "openModelAction")->text(), QStringLiteral("打开模型…"));
+    QCOMPARE(named<QComboBox>(window, "layer")->itemText(0), QStringLiteral("全部层（模型视图）"));
+    QCOMPARE(named<QCheckBox>(window, "hideSpecial")->text(),
              QStringLiteral("隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）"));
     // Every word, the backend line and the inline message included.
     QVERIFY(waitFor(window, window.settings()));
@@ -876,11 +879,11 @@ class MainWindowTest : public QObject {
     LabSettings s = window.settings();
     s.text = QStringLiteral("  ");
     window.setSettings(s);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
-    QVERIFY2(!window.inputMessage().contains(QStringLiteral("only white space")), qPrintable(window.inputMessage()));
-    QVERIFY2(titleOf(window.gridPlot()).contains(QStringLiteral("个头")), qPrintable(titleOf(window.gridPlot())));
+    QTRY_VERIFY_WITH_TIMEOUT(!named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty(), kWaitMs);
+    QVERIFY2(!named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("only white space")), qPrintable(named<gui::InputsPanel>(window, "inputsPanel")->message()));
+    QVERIFY2(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("个头")), qPrintable(titleOf(named<QCustomPlot>(window, "gridPlot"))));
     window.setLanguage(QStringLiteral("en"));
-    QCOMPARE(window.fileMenu()->title(), QStringLiteral("&File"));
+    QCOMPARE(named<QMenu>(window, "fileMenu")->title(), QStringLiteral("&File"));
   }
 };
 

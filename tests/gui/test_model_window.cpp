@@ -28,6 +28,9 @@
 #include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
+using attnlab::test::cellText;
+using attnlab::test::named;
+namespace gui = attnlab::gui;
 using attnlab::gui::WindowOptions;
 using attnlab::options::LabSettings;
 namespace views = attnlab::views;
@@ -79,16 +82,16 @@ class ModelWindowTest : public QObject {
     MainWindow window(testOptions());
     window.resize(1500, 920);
     window.show();
-    window.openModelFolder(tinyLlamaGguf());  // what File → Open model… calls after its dialog
-    QCOMPARE(window.modelDir(), tinyLlamaGguf());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyLlamaGguf());  // what File → Open model… calls after its dialog
+    QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->dir(), tinyLlamaGguf());
     QVERIFY(waitForShown(window));
     const auto shown = window.currentResult();
     QVERIFY(shown->model);
     QCOMPARE(shown->model->name, QStringLiteral("tiny-llama"));
-    QVERIFY(window.modelView());
-    QCOMPARE(window.gridPlot()->plottableCount(), 2 * 4);
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->modelView());
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 2 * 4);
     // The model view: one box per K/V head (2), each around its two query heads.
-    const QJsonObject layout = views::layoutJson(*window.gridPlot());
+    const QJsonObject layout = views::layoutJson(*named<QCustomPlot>(window, "gridPlot"));
     QCOMPARE(layout["kv_groups"].toArray().size(), 2);
     QCOMPARE(layout["maps"].toArray().at(3).toObject()["kv_head"].toInt(), 1);
     // The info line: K/V heads and the KV cache per token, with and without GQA.
@@ -99,46 +102,46 @@ class ModelWindowTest : public QObject {
                  "KV cache 512 bytes per token; multi-head attention would need 1 024")),
              qPrintable(info));
     // The model's predictions under the picture.
-    const auto next = textsWithRole(window.gridPlot(), QStringLiteral("next_tokens"));
+    const auto next = textsWithRole(named<QCustomPlot>(window, "gridPlot"), QStringLiteral("next_tokens"));
     QVERIFY(!next.empty());
     QVERIFY(next.front()["text"].toString().startsWith(QStringLiteral("next token (top 5): “")));
 
     // One layer: each head framed in its group's colour, titled with its K/V head.
-    window.setLayer(1);
+    named<gui::ModelSource>(window, "modelSourceBox")->setLayer(1);
     QVERIFY(waitForShown(window));
-    QVERIFY(!window.modelView());
-    const QJsonObject grid = views::layoutJson(*window.gridPlot());
+    QVERIFY(!named<gui::HeadsView>(window, "headsView")->modelView());
+    const QJsonObject grid = views::layoutJson(*named<QCustomPlot>(window, "gridPlot"));
     QVERIFY(!grid.contains("kv_groups"));
     QCOMPARE(grid["maps"].toArray().at(2).toObject()["kv_head"].toInt(), 1);
     QCOMPARE(
-        textsWithRole(window.gridPlot(), QStringLiteral("panel_title")).at(1)["text"].toString(),
+        textsWithRole(named<QCustomPlot>(window, "gridPlot"), QStringLiteral("panel_title")).at(1)["text"].toString(),
         QStringLiteral("head 1 · K/V 0"));
-    QVERIFY(!textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).empty());
+    QVERIFY(!textsWithRole(named<QCustomPlot>(window, "gridPlot"), QStringLiteral("next_tokens")).empty());
     // Toggling the scaling recomputes the predictions, drawn in place.
     const QString before =
-        textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
-    window.scalingCheck()->click();
+        textsWithRole(named<QCustomPlot>(window, "gridPlot"), QStringLiteral("next_tokens")).front()["text"].toString();
+    named<QCheckBox>(window, "scaling")->click();
     QVERIFY(waitForShown(window));
     const QString after =
-        textsWithRole(window.gridPlot(), QStringLiteral("next_tokens")).front()["text"].toString();
+        textsWithRole(named<QCustomPlot>(window, "gridPlot"), QStringLiteral("next_tokens")).front()["text"].toString();
     QVERIFY2(before != after, qPrintable(after));
     // Enlarged, a head names its K/V head.
-    window.enlargeHead(3);
-    const auto title = textsWithRole(window.headPlot(), QStringLiteral("title"));
+    named<gui::HeadsView>(window, "headsView")->enlargeHead(3);
+    const auto title = textsWithRole(named<QCustomPlot>(window, "headPlot"), QStringLiteral("title"));
     QVERIFY(!title.empty());
     QVERIFY2(title.front()["text"].toString().contains(QStringLiteral("K/V head 1 of 2")),
              qPrintable(title.front()["text"].toString()));
 
     // The HuggingFace folder of the same model opens too; multi-head models say so.
     window.showGrid();
-    window.openModelFolder(tinyLlamaDir());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyLlamaDir());
     QVERIFY(waitForShown(window));
     QCOMPARE(window.currentResult()->model->config.format, std::string("safetensors"));
-    window.openModelFolder(tinyGpt2());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyGpt2());
     QVERIFY(waitForShown(window));
     QVERIFY2(infoLine(window).contains(QStringLiteral("one K/V head per query head")),
              qPrintable(infoLine(window)));
-    QVERIFY(!views::layoutJson(*window.gridPlot()).contains("kv_groups"));
+    QVERIFY(!views::layoutJson(*named<QCustomPlot>(window, "gridPlot")).contains("kv_groups"));
   }
 
   void aBadFileIsSaidInlineAndThePictureStays() {
@@ -156,44 +159,44 @@ class ModelWindowTest : public QObject {
 
     MainWindow window(testOptions());
     window.show();
-    window.openModelFolder(tinyLlamaGguf());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyLlamaGguf());
     QVERIFY(waitForShown(window));
-    const int maps = window.gridPlot()->plottableCount();
-    window.openModelFolder(version);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.modelMessage().isEmpty(), kWaitMs);
-    QVERIFY2(window.modelMessage().contains(
+    const int maps = named<QCustomPlot>(window, "gridPlot")->plottableCount();
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(version);
+    QTRY_VERIFY_WITH_TIMEOUT(!named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty(), kWaitMs);
+    QVERIFY2(named<gui::ModelSource>(window, "modelSourceBox")->message().contains(
                  QStringLiteral("GGUF version 9 is not supported (2 and 3 are)")),
-             qPrintable(window.modelMessage()));
-    QVERIFY2(window.modelMessage().contains(QStringLiteral("still showing tiny-llama.gguf")),
-             qPrintable(window.modelMessage()));
-    QCOMPARE(window.modelDir(), tinyLlamaGguf());
+             qPrintable(named<gui::ModelSource>(window, "modelSourceBox")->message()));
+    QVERIFY2(named<gui::ModelSource>(window, "modelSourceBox")->message().contains(QStringLiteral("still showing tiny-llama.gguf")),
+             qPrintable(named<gui::ModelSource>(window, "modelSourceBox")->message()));
+    QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->dir(), tinyLlamaGguf());
     QVERIFY(waitForShown(window));
-    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), maps);
 
     // In Chinese the sentence around the loader's line is translated.
     window.setLanguage(QStringLiteral("zh_CN"));
-    window.openModelFolder(cut);
-    QTRY_VERIFY_WITH_TIMEOUT(window.modelMessage().contains(QStringLiteral("cut.gguf")), kWaitMs);
-    QVERIFY2(window.modelMessage().startsWith(QStringLiteral("无法打开模型")),
-             qPrintable(window.modelMessage()));
-    QCOMPARE(window.modelDir(), tinyLlamaGguf());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(cut);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::ModelSource>(window, "modelSourceBox")->message().contains(QStringLiteral("cut.gguf")), kWaitMs);
+    QVERIFY2(named<gui::ModelSource>(window, "modelSourceBox")->message().startsWith(QStringLiteral("无法打开模型")),
+             qPrintable(named<gui::ModelSource>(window, "modelSourceBox")->message()));
+    QCOMPARE(named<gui::ModelSource>(window, "modelSourceBox")->dir(), tinyLlamaGguf());
     QVERIFY(waitForShown(window));
-    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), maps);
 
     // A text longer than the context: the CLI's line (translated), the picture kept.
     LabSettings s = window.settings();
     s.text = QStringLiteral("cat ").repeated(80);
     window.setSettings(s);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
-    QVERIFY2(window.inputMessage().contains(QStringLiteral("tiny-llama")),
-             qPrintable(window.inputMessage()));
-    QVERIFY2(window.inputMessage().contains(QStringLiteral("64")),
-             qPrintable(window.inputMessage()));
-    QVERIFY2(!window.inputMessage().contains(QStringLiteral("reads at most")),
-             qPrintable(window.inputMessage()));
-    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    QTRY_VERIFY_WITH_TIMEOUT(!named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty(), kWaitMs);
+    QVERIFY2(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("tiny-llama")),
+             qPrintable(named<gui::InputsPanel>(window, "inputsPanel")->message()));
+    QVERIFY2(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("64")),
+             qPrintable(named<gui::InputsPanel>(window, "inputsPanel")->message()));
+    QVERIFY2(!named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("reads at most")),
+             qPrintable(named<gui::InputsPanel>(window, "inputsPanel")->message()));
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), maps);
     window.setLanguage(QStringLiteral("en"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral(
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral(
                                  "tiny-llama reads at most 64 (its context length)")),
                              kWaitMs);
   }
@@ -203,27 +206,27 @@ class ModelWindowTest : public QObject {
     // last picture stays.
     MainWindow window(testOptions());
     window.show();
-    window.openModelFolder(tinyLlamaGguf());
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyLlamaGguf());
     QVERIFY(waitForShown(window));
-    const int maps = window.gridPlot()->plottableCount();
+    const int maps = named<QCustomPlot>(window, "gridPlot")->plottableCount();
     LabSettings s = window.settings();
     s.memory_budget_gb = 1e-6;  // 1 kB: less than any run keeps
     s.text = QStringLiteral("the cat sat on the mat");  // a new pass (a kept one is reused)
     window.setSettings(s);
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("this run would keep")),
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("this run would keep")),
                              kWaitMs);
-    QVERIFY2(window.inputMessage().contains(QStringLiteral("more than the memory budget of 1 kB")),
-             qPrintable(window.inputMessage()));
-    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    QVERIFY2(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("more than the memory budget of 1 kB")),
+             qPrintable(named<gui::InputsPanel>(window, "inputsPanel")->message()));
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), maps);
     window.setLanguage(QStringLiteral("zh_CN"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.inputMessage().contains(QStringLiteral("超过内存预算")),
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("超过内存预算")),
                              kWaitMs);
-    QCOMPARE(window.gridPlot()->plottableCount(), maps);
+    QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), maps);
     window.setLanguage(QStringLiteral("en"));
     s.memory_budget_gb.reset();
     window.setSettings(s);
     QVERIFY(waitForShown(window));
-    QVERIFY(window.inputMessage().isEmpty());
+    QVERIFY(named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty());
   }
 
   void aCancelledForwardPassSaysSoAndKeepsNothingHalfDone() {
@@ -277,7 +280,7 @@ class ModelWindowTest : public QObject {
     // The window lists them under the synthetic lab; choosing one opens it.
     MainWindow window(testOptions());
     window.show();
-    QComboBox* combo = window.modelCombo();
+    QComboBox* combo = named<QComboBox>(window, "modelSource");
     const int at =
         combo->findData(cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf")));
     QCOMPARE(at, 2);
@@ -298,9 +301,9 @@ class ModelWindowTest : public QObject {
     QCOMPARE(modelPathForSelection(data("models")), QString());  // no config.json: go into it
     QCOMPARE(modelPathForSelection(QString()), QString());
     MainWindow window(testOptions());
-    QCOMPARE(window.openModelAction()->text(), QStringLiteral("Open model…"));
+    QCOMPARE(named<QAction>(window, "openModelAction")->text(), QStringLiteral("Open model…"));
     window.setLanguage(QStringLiteral("zh_CN"));
-    QCOMPARE(window.openModelAction()->text(), QStringLiteral("打开模型…"));
+    QCOMPARE(named<QAction>(window, "openModelAction")->text(), QStringLiteral("打开模型…"));
   }
 };
 

@@ -1,0 +1,241 @@
+/// \file heatmap_layout_parts.cpp
+/// The parts of the heatmap layouts (heatmap_layout_parts.hpp): measured labels and their
+/// gutters, the best cell, the colour bar, the title and the notes.
+
+#include "views/heatmap_layout_parts.hpp"
+
+#include <QFontMetricsF>
+#include <algorithm>
+#include <cmath>
+
+#include "views/views.hpp"
+
+namespace attnlab::views::detail {
+
+Labels::Labels(const QStringList& texts, const QFont& f) : font(f) {
+  height = QFontMetricsF(f).height();
+  for (const QString& t : texts) {
+    width.push_back(measureText(t, f).width());
+    vertical.push_back(measureText(t, f, Orientation::kVertical));
+    widest = std::max(widest, width.back());
+    thickest = std::max(thickest, vertical.back().width());
+  }
+}
+
+double Labels::prefix(int token) const {
+  return QFontMetricsF(font).horizontalAdvance(QStringLiteral("#%1 ").arg(token));
+}
+
+int stepFor(double extent, double cell) {
+  constexpr double kNever = 1 << 30;  // no label fits: a step past any token count
+  if (cell <= 0) return static_cast<int>(kNever);
+  // A cell of a pixel's fraction (a canvas not laid out yet) gives a quotient past int's range.
+  return std::max(1, static_cast<int>(std::min(kNever, std::ceil((extent + kLabelSpacing) / cell - 1e-9))));
+}
+
+Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell) {
+  Gutters g;
+  const int rows = ceilDiv(n_q, block), columns = ceilDiv(n_k, block);
+  g.query_step = stepFor(q.height, cell);
+  const bool q_prefixed = block > 1 || g.query_step > 1;
+  for (int i = 0; i < rows; i += g.query_step) {
+    const int token = i * block;
+    g.left = std::max(g.left, q.width[static_cast<std::size_t>(token)] + (q_prefixed ? q.prefix(token) : 0));
+  }
+  g.query_overhang = std::max(0.0, (q.height - cell) / 2);
+  if (block == 1 && k.widest + kLabelSpacing + 1 <= cell) {
+    g.keys = Orientation::kHorizontal;
+    g.key_step = 1;
+    g.top = k.height + g.query_overhang;
+    return g;
+  }
+  g.keys = Orientation::kVertical;
+  g.key_step = stepFor(std::max(k.thickest, k.height), cell);
+  const bool k_prefixed = block > 1 || g.key_step > 1;
+  for (int j = 0; j < columns; j += g.key_step) {
+    const int token = j * block;
+    g.top = std::max(g.top, k.vertical[static_cast<std::size_t>(token)].height() +
+                                (k_prefixed ? k.prefix(token) : 0));
+  }
+  const double thickness = k_prefixed ? std::max(k.thickest, k.height) : k.thickest;
+  g.key_overhang = std::max(0.0, (thickness - cell) / 2);
+  g.left += g.key_overhang;
+  g.top += g.query_overhang;
+  return g;
+}
+
+bool fits(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell,
+          double body_w, double body_h, const Fixed& f, Gutters* out) {
+  const Gutters g = gutters(q, k, n_q, n_k, block, cell);
+  const double w = f.axis_left + g.left + f.label_gap +
+                   f.columns * std::max(ceilDiv(n_k, block) * cell, f.columns > 1 ? f.title_w : 0.0) +
+                   (f.columns - 1) * kPanelGapX;
+  const double h = f.axis_top + g.top + f.label_gap +
+                   f.rows * (f.header + ceilDiv(n_q, block) * cell) + (f.rows - 1) * kPanelGapY;
+  if (out) *out = g;
+  return w <= body_w + 1e-6 && h <= body_h + 1e-6;
+}
+
+double bestCell(const Labels& q, const Labels& k, int n_q, int n_k, int block, double body_w,
+                double body_h, const Fixed& f, Gutters* out) {
+  const int rows = ceilDiv(n_q, block), columns = ceilDiv(n_k, block);
+  double hi = std::min({(body_w - f.axis_left - (f.columns - 1) * kPanelGapX) / (f.columns * columns),
+                        (body_h - f.axis_top - f.rows * f.header - (f.rows - 1) * kPanelGapY) / (f.rows * rows),
+                        kMaxCellPx});
+  if (hi <= 0) return 0;
+  double lo = 0;
+  if (fits(q, k, n_q, n_k, block, hi, body_w, body_h, f, nullptr)) {
+    lo = hi;
+  } else {
+    for (int it = 0; it < 40; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      if (fits(q, k, n_q, n_k, block, mid, body_w, body_h, f, nullptr)) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+  }
+  // Whole pixels keep every cell the same size on screen and in PNG.
+  if (lo >= 2) {
+    double whole = std::floor(lo + 1e-9);
+    while (whole >= 2 && !fits(q, k, n_q, n_k, block, whole, body_w, body_h, f, nullptr)) whole -= 1;
+    lo = std::max(whole, 1.0);
+  }
+  if (lo > 0) fits(q, k, n_q, n_k, block, lo, body_w, body_h, f, out);
+  return lo;
+}
+
+void placeBar(HeatmapLayout& layout, const QRectF& bar, const BarLabels& labels,
+              const LayoutFonts& fonts) {
+  layout.bar = bar;
+  const QFontMetricsF fm(fonts.note);
+  const double x = bar.right() + kTickLength + 3;
+  auto rectAt = [&](double position, const QString& text) {
+    const QSizeF size = measureText(text, fonts.note);
+    const double y = bar.bottom() - position * bar.height() - size.height() / 2;
+    return QRectF(x, y, size.width(), size.height());
+  };
+  std::vector<QRectF> kept;
+  double widest = 0;
+  auto free = [&kept](const QRectF& r) {
+    for (const QRectF& k : kept)
+      if (r.adjusted(0, -1, 0, 1).intersects(k)) return false;
+    return true;
+  };
+  if (labels.mark) {
+    const QRectF r = rectAt(labels.mark->position, labels.mark->text);
+    kept.push_back(r);
+    widest = std::max(widest, r.width());
+    layout.bar_mark = labels.mark->position;
+    layout.texts.push_back({QStringLiteral("bar_mark"), labels.mark->text, fonts.note, r,
+                            Orientation::kHorizontal, Qt::AlignLeft, QColor(0xc0, 0x00, 0x40)});
+  }
+  std::vector<std::size_t> order;
+  if (!labels.ticks.empty()) {
+    order.push_back(0);
+    if (labels.ticks.size() > 1) order.push_back(labels.ticks.size() - 1);
+    for (std::size_t i = 1; i + 1 < labels.ticks.size(); ++i) order.push_back(i);
+  }
+  std::vector<std::pair<std::size_t, QRectF>> chosen;
+  for (std::size_t i : order) {
+    const QRectF r = rectAt(labels.ticks[i].position, labels.ticks[i].text);
+    if (!free(r)) continue;
+    kept.push_back(r);
+    chosen.emplace_back(i, r);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [i, r] : chosen) {
+    widest = std::max(widest, r.width());
+    layout.bar_ticks.push_back(labels.ticks[i].position);
+    DrawnText t{QStringLiteral("bar_tick"), labels.ticks[i].text, fonts.note, r};
+    t.align = Qt::AlignLeft;
+    t.index = static_cast<int>(i);
+    layout.texts.push_back(t);
+  }
+  if (!labels.title.isEmpty()) {
+    // As long as the bar at most: a smaller font, then elided.
+    QFont font = fonts.bar_title;
+    while (font.pointSizeF() > 7 && measureText(labels.title, font, Orientation::kVertical).height() > bar.height())
+      font.setPointSizeF(font.pointSizeF() - 0.5);
+    QString title = labels.title;
+    while (title.size() > 1 && measureText(title, font, Orientation::kVertical).height() > bar.height())
+      title = title.left(title.size() - 2) + QStringLiteral("…");
+    const QSizeF size = measureText(title, font, Orientation::kVertical);
+    const double tx = x + widest + 6;
+    DrawnText t{QStringLiteral("bar_title"), title, font,
+                QRectF(tx, bar.center().y() - size.height() / 2, size.width(), size.height()),
+                Orientation::kVertical};
+    layout.texts.push_back(t);
+  }
+}
+
+double barWidth(const BarLabels& labels, const LayoutFonts& fonts) {
+  double widest = 0;
+  for (const BarTick& t : labels.ticks) widest = std::max(widest, measureText(t.text, fonts.note).width());
+  if (labels.mark) widest = std::max(widest, measureText(labels.mark->text, fonts.note).width());
+  const double title = labels.title.isEmpty()
+                           ? 0
+                           : measureText(labels.title, fonts.bar_title, Orientation::kVertical).width() + 6;
+  return kBarWidth + kTickLength + 3 + widest + title;
+}
+
+QFont fittingFont(const QStringList& parts, QFont font, double width_px) {
+  const auto widest = [&parts](const QFont& f) {
+    double w = 0;
+    for (const QString& part : parts) w = std::max(w, measureText(part, f).width());
+    return w;
+  };
+  while (font.pointSizeF() > 8 && widest(font) > width_px) font.setPointSizeF(font.pointSizeF() - 0.5);
+  return font;
+}
+
+double placeTitle(HeatmapLayout& layout, const QStringList& parts, const QFont& title_font) {
+  if (parts.isEmpty()) return 0;
+  const double width = layout.canvas.width() - 2 * kMargin;
+  const QFont font = fittingFont(parts, title_font, width);
+  QString text = wrapParts(parts, font, width);
+  QStringList lines = text.split(QLatin1Char('\n'));
+  for (QString& line : lines) line = elideText(line, font, width);
+  text = lines.join(QLatin1Char('\n'));
+  const QSizeF size = measureText(text, font);
+  DrawnText t{QStringLiteral("title"), text, font,
+              QRectF((layout.canvas.width() - size.width()) / 2, kMargin, size.width(), size.height())};
+  layout.texts.push_back(t);
+  return size.height() + 8;
+}
+
+QStringList wrappedNotes(const QStringList& notes, const QFont& font, double width) {
+  QStringList out;
+  for (const QString& note : notes) {
+    QStringList lines = wrapParts(note.split(QStringLiteral(" · ")), font, width).split(QLatin1Char('\n'));
+    for (QString& line : lines) line = elideText(line, font, width);
+    out << lines.join(QLatin1Char('\n'));
+  }
+  return out;
+}
+
+double notesHeight(const QStringList& wrapped, const QFont& font) {
+  double h = 0;
+  for (const QString& note : wrapped) h += measureText(note, font).height() + 2;
+  return h > 0 ? h + 6 : 0;
+}
+
+double placeNotes(HeatmapLayout& layout, const QStringList& wrapped, const QFont& font, double left,
+                  double top, const QString& role, const QColor& color) {
+  double widest = 0;
+  for (const QString& note : wrapped) widest = std::max(widest, measureText(note, font).width());
+  left = std::max(kMargin, std::min(left, layout.canvas.width() - kMargin - widest));
+  double y = top;
+  for (const QString& note : wrapped) {
+    const QSizeF size = measureText(note, font);
+    DrawnText t{role, note, font, QRectF(left, y, size.width(), size.height())};
+    t.align = Qt::AlignLeft;
+    t.color = color;
+    layout.texts.push_back(t);
+    y += size.height() + 2;
+  }
+  return y;
+}
+
+}  // namespace attnlab::views::detail
