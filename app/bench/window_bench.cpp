@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "main_window.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
 #include "options/openmp_env.hpp"
 
 namespace {

@@ -24,7 +24,9 @@
 #include "lesson_panel.hpp"
 #include "lesson_host.hpp"
 #include "options/options.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/head_similarity_plot.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::gui {
 namespace {

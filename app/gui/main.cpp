@@ -17,7 +17,8 @@
 #include "lesson_controller.hpp"
 #include "main_window.hpp"
 #include "options/options.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
 #include "options/openmp_env.hpp"
 
 namespace {

@@ -25,7 +25,7 @@
 #include "options/lab_settings.hpp"
 #include "options/options.hpp"
 #include "render_scheduler.hpp"
-#include "views/views.hpp"
+#include "views/heatmap.hpp"
 
 class QAction;
 class QActionGroup;

@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "views/heatmap_layout_parts.hpp"
-#include "views/views.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views {
 using namespace detail;  // the layouts' parts (heatmap_layout_parts.hpp)

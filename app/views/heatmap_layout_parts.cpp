@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "views/views.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views::detail {
 

@@ -9,7 +9,9 @@
 #include <limits>
 
 #include "attnlab/error.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
+#include "views/picture.hpp"
 
 namespace attnlab::views {
 namespace {

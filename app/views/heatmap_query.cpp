@@ -6,7 +6,8 @@
 #include <algorithm>
 
 #include "views/heatmap_paint.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
 
 namespace attnlab::views {
 namespace {

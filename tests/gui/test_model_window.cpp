@@ -24,7 +24,8 @@
 #include "main_window.hpp"
 #include "model_source.hpp"
 #include "options/lab_settings.hpp"
-#include "views/views.hpp"
+#include "views/export.hpp"
+#include "views/heatmap.hpp"
 #include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
