@@ -224,29 +224,16 @@ TokenCounts checkTokens(const LabSettings& s) {
   return counts;
 }
 
-void checkModelTokens(int tokens) {
-  if (tokens > kMaxTokens) {
-    throw OptionError(
-        Message(ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"),
-                {num(tokens), num(kMaxTokens)}));
-  }
-}
-
-void checkModelText(const PretrainedModel& model, std::string_view text,
-                    std::optional<std::string_view> pair, const LabSettings& settings) {
-  int n = 0;
-  try {
-    if (tokenize(text).empty() || (pair && tokenize(*pair).empty())) return;
-    n = static_cast<int>(model.tokenizer().encode(text, pair).ids.size());
-  } catch (const Error&) {
-    return;  // the run says what is wrong, in its words
-  }
+void checkModelTokens(const PretrainedModel& model, int n, const LabSettings& settings) {
   const int context = model.config().max_positions;
   if (context > 0 && n > context) {
     throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; %2 reads at most %3 (its context length)"),
                               {num(n), QString::fromStdString(model.name()), num(context)}));
   }
-  checkModelTokens(n);
+  if (n > kMaxTokens) {
+    throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"),
+                              {num(n), num(kMaxTokens)}));
+  }
   // The engine refuses the same run in the same words (PretrainedModel::runIds); here it is said
   // before the pass, translated in the window.
   const ModelRunOptions run = settings.toModelOptions();

@@ -129,18 +129,15 @@ struct TokenCounts {
 /// source text has no tokens (only white space)", "the text has 5000 tokens; at most 4096 per
 /// side are computed"). A model's own tokenizer counts its tokens (checkModelTokens).
 TokenCounts checkTokens(const LabSettings& settings);
-/// Checks a model's encoding length against kMaxTokens; throws OptionError.
-void checkModelTokens(int tokens);
-/// Checks, before a forward pass, that text (and pair) fit model: tokenized by the model's own
-/// tokenizer, at most its context length (ModelConfig::max_positions: "the text has 80 tokens;
-/// tiny-llama reads at most 64 (its context length)") and kMaxTokens, and that the attention the
-/// run keeps (PretrainedModel::attentionBytes for settings' layer) fits the memory budget ("this
-/// run would keep 26.5 GB of attention (30 layers × 9 heads × 3500² scores and weights), more
-/// than the memory budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger
-/// --memory-budget"). Throws OptionError. Empty or blank texts, invalid UTF-8 and pairs the model
-/// does not take are left to PretrainedModel::run, which names them.
-void checkModelText(const PretrainedModel& model, std::string_view text,
-                    std::optional<std::string_view> pair, const LabSettings& settings);
+/// Checks, before a forward pass, that an encoding of `tokens` tokens (PretrainedModel::encode)
+/// fits model: at most its context length (ModelConfig::max_positions: "the text has 80 tokens;
+/// tiny-llama reads at most 64 (its context length)") and kMaxTokens ("the text has 5000 tokens;
+/// at most 4096 per side are computed"), and that the attention the run keeps
+/// (PretrainedModel::attentionBytes for settings' layer) fits the memory budget ("this run would
+/// keep 26.5 GB of attention (30 layers × 9 heads × 3500² scores and weights), more than the
+/// memory budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger
+/// --memory-budget"). Throws OptionError.
+void checkModelTokens(const PretrainedModel& model, int tokens, const LabSettings& settings);
 /// Checks the layer against a loaded model's layers; throws OptionError "--layer 7 does not
 /// exist: tiny-gpt2 has layers 0–1 (or use all)".
 void checkLayer(const LabSettings& settings, const QString& model_name, int layers);

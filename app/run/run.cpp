@@ -176,11 +176,17 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   if (pair) pair_view = *pair;
   if (!last_pass_ || !samePass(settings, last_pass_settings_)) {
     last_pass_.reset();
-    options::checkModelText(pretrained, text, pair_view, settings);
+    const auto t_pass = std::chrono::steady_clock::now();
+    // Tokenized once: the model's own checks (empty, no tokens, a pair it does not take), then
+    // its length and the memory budget in the CLI's words, then the pass.
+    Encoding encoding = pretrained.encode(text, pair_view);
+    options::checkModelTokens(pretrained, static_cast<int>(encoding.ids.size()), settings);
     ModelRunOptions options = settings.toModelOptions();
     options.progress = hooks.progress;
-    last_pass_ = std::make_shared<const ModelRun>(
-        pretrained.run(text, pair_view, options, backend(settings)));  // 4. run
+    ModelRun pass = pretrained.runIds(encoding, options, backend(settings));  // 4. run
+    pass.encoding = std::move(encoding);
+    pass.compute_ms = msSince(t_pass);
+    last_pass_ = std::make_shared<const ModelRun>(std::move(pass));
     last_pass_settings_ = settings;
   }
   r->model_run = last_pass_;

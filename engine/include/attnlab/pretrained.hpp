@@ -173,6 +173,11 @@ class PretrainedModel {
   /// attention, a layer out of range, a pair for GPT-2, or an invalid temperature.
   ModelRun run(std::string_view text, std::optional<std::string_view> pair,
                const ModelRunOptions& options, Backend& backend) const;
+  /// run()'s first half: the model's tokenization of text (and pair) with its checks (the same
+  /// errors, except the ones about the run: length, layer, temperature). run(text, pair, o, b)
+  /// equals runIds(encode(text, pair), o, b) with the encoding kept, so a caller can check the
+  /// token count between the two without tokenizing twice.
+  Encoding encode(std::string_view text, std::optional<std::string_view> pair) const;
 
   /// Bytes a run of `tokens` tokens with `options` keeps at its peak: the scores and weights
   /// [h, n, n] and head outputs [h, n, d_k] (float32) of every layer kept, plus one layer in

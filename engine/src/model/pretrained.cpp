@@ -140,9 +140,7 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
   return model;
 }
 
-ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_view> pair,
-                              const ModelRunOptions& options, Backend& backend) const {
-  const auto t0 = Clock::now();
+Encoding PretrainedModel::encode(std::string_view text, std::optional<std::string_view> pair) const {
   if (pair && config_.architecture != Architecture::kBert) {
     throw Error(ErrorCode::kInvalidArgument,
                 "sentence pairs need a BERT-family model; " + name_ + " is " + config_.model_type);
@@ -162,6 +160,13 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
   };
   requireTokens(text, "the text");
   if (pair) requireTokens(*pair, "the second text (--pair)");
+  return encoding;
+}
+
+ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_view> pair,
+                              const ModelRunOptions& options, Backend& backend) const {
+  const auto t0 = Clock::now();
+  Encoding encoding = encode(text, pair);
   ModelRun run = runIds(encoding, options, backend);
   run.encoding = std::move(encoding);
   run.compute_ms = msSince(t0);
