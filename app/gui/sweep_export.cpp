@@ -106,11 +106,11 @@ void SweepDialog::fillValues() {
 options::Options SweepDialog::sweep() const {
   options::Options o = base_;
   o.command = options::kSweep;
-  o.sweep.param = param_->currentData().toString();
+  o.sweep.param = &options::sweptOption(param_->currentData().toString());
   o.sweep.values = values_->text().split(QLatin1Char(','), Qt::SkipEmptyParts);
   o.sweep.delay_ms = delay_->value();
   o.output.out = path_->text().trimmed();
-  if (o.sweep.param == QLatin1String("head")) o.head.reset();
+  if (o.sweep.param->name == "head") o.head.reset();
   return o;
 }
 

@@ -20,12 +20,6 @@ constexpr std::array<std::string_view, 3> kPrecisions{"fp32", "fp16", "bf16"};
 constexpr std::array<std::string_view, 2> kSoftmaxKinds{"stable", "naive"};
 constexpr std::array<std::string_view, 3> kCacheBugs{"none", "skip", "duplicate"};
 
-Mechanism mechanismOf(const QString& name) {
-  return name == QLatin1String("additive") ? Mechanism::kAdditive
-         : name == QLatin1String("dot")    ? Mechanism::kDot
-         : name == QLatin1String("linear") ? Mechanism::kLinear
-                                           : Mechanism::kScaled;
-}
 
 const LabSettings kDefaults;
 
@@ -45,7 +39,7 @@ const OptionSpec kEntries[] = {
   // mechanism
   {"mechanism", Kind::kChoice, "M", "additive | dot | scaled | linear (Katharopoulos et al. 2020: phi(q).phi(k), phi = elu + 1; default scaled)",
    Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, false, kMechanisms,
-   [](Options& o, const Value& v) { o.lab.mechanism = mechanismOf(v.text); },
+   [](Options& o, const Value& v) { o.lab.mechanism = parseMechanism(v.text.toStdString()); },
    [](const Options& o) { return o.lab.mechanism == Mechanism::kScaled ? std::nullopt
                                  : std::optional<QString>(QString::fromStdString(toString(o.lab.mechanism))); }},
   {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor (the same as --mechanism dot)",

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "options/option_table.hpp"
+#include "options/variants.hpp"
 
 namespace attnlab::options::detail {
 namespace {
@@ -105,8 +106,12 @@ const OptionSpec kEntries[] = {
   // sweep
   {"param", Kind::kText, "NAME", "the option to sweep: d_k, temperature, layer, head, seed, ... (a number or choice option of render)",
    Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.sweep.param = v.text; },
-   [](const Options& o) { return text(o.sweep.param); }},
+   [](Options& o, const Value& v) { o.sweep.param = &sweptOption(v.text); },
+   [](const Options& o) {
+     return o.sweep.param ? std::optional<QString>(QString::fromUtf8(o.sweep.param->name.data(),
+                                                                     static_cast<qsizetype>(o.sweep.param->name.size())))
+                          : std::nullopt;
+   }},
   {"values", Kind::kText, "LIST", "one frame per value: 1,2,4,...,1024 ('...' continues the pattern; default for d_k, temperature, layer, head)",
    Group::kSweep, kSweep, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.sweep.values = v.text.split(QLatin1Char(','), Qt::SkipEmptyParts); },

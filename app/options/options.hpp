@@ -92,11 +92,13 @@ struct CostOptions {
   bool measure = false;            ///< Time this machine's backends at every n.
 };
 
+struct OptionSpec;
+
 /// The sweep command's settings.
 struct SweepOptions {
-  /// The swept option as the table names it ("d-k", "temperature", "layer" …); --param accepts
-  /// "d_k" for "d-k".
-  QString param;
+  /// The swept option: its entry of the table, found once when --param is parsed (sweptOption:
+  /// "d_k" and "d-k" both name "d-k"); null before.
+  const OptionSpec* param = nullptr;
   QStringList values;              ///< The values as given, "..." expanded (variants.hpp).
   int delay_ms = 600;              ///< Time each frame is shown.
 };

@@ -247,7 +247,8 @@ QStringList expandValues(const QStringList& items, const OptionSpec& spec) {
 }
 
 std::vector<SweepFrame> sweepFrames(const Options& sweep, int count) {
-  const OptionSpec& spec = sweptOption(sweep.sweep.param);
+  if (!sweep.sweep.param) fail(ATTNLAB_MSG("--param NAME is required (e.g. --param d_k)"));
+  const OptionSpec& spec = *sweep.sweep.param;
   QStringList values =
       sweep.sweep.values.isEmpty() ? QStringList() : expandValues(sweep.sweep.values, spec);
   if (sweep.sweep.values.isEmpty()) {

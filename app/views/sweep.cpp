@@ -53,7 +53,8 @@ QString sweepLead(const options::OptionSpec& spec, const QString& value) {
 
 SweepWritten writeSweep(const options::Options& o, run::Session& session, std::ostream& err,
                         const SweepProgress& progress) {
-  const options::OptionSpec& spec = options::sweptOption(o.sweep.param);
+  if (!o.sweep.param) throw OptionError(Message(ATTNLAB_MSG("--param NAME is required (e.g. --param d_k)")));
+  const options::OptionSpec& spec = *o.sweep.param;
   const Target target = targetOf(o.output.out);
   if (target == Target::kMp4 && ffmpegProgram().isEmpty()) {
     throw OptionError(

@@ -20,6 +20,7 @@
 #include <QtTest>
 #include <sstream>
 
+#include "options/variants.hpp"
 #include "views/sweep.hpp"
 #include "main_window.hpp"
 #include "views/animation.hpp"
@@ -199,7 +200,7 @@ class CompareWindowTest : public QObject {
     QVERIFY(waitFor(window, window.settings()));
     QTemporaryDir dir;
     attnlab::options::Options o = window.commandLine(attnlab::options::kSweep);
-    o.sweep.param = QStringLiteral("temperature");
+    o.sweep.param = &attnlab::options::sweptOption(QStringLiteral("temperature"));
     o.sweep.values = {QStringLiteral("0.5"), QStringLiteral("1"), QStringLiteral("2")};
     o.output.out = dir.filePath(QStringLiteral("t.gif"));
     o.output.width = 320;
