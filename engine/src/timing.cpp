@@ -191,8 +191,8 @@ std::vector<PathTime> AttentionTimer::time(const TimingCase& c, const std::vecto
   opencl::Attended attended;  // kept across calls, as the window keeps its results
   opencl::Fused fused;
   opencl::MaskParams mask;
-  mask.causal = c.causal;
-  mask.window = c.window;
+  mask.pattern.causal = c.causal;
+  mask.pattern.window = c.window;
   if (hasOpenCl()) prepare(c.d_k);
 #endif
   std::vector<std::function<void()>> calls;

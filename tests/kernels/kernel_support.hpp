@@ -133,7 +133,7 @@ inline Reference referenceWithMask(const AttentionInputs& in, double scale,
       if (!mask.alibi_slopes.empty())
         for (int j = 0; j < n_k; ++j) {
           const int d = i + mask.offset - j;
-          s[j] -= mask.alibi_slopes[k] * static_cast<float>(mask.causal ? d : std::abs(d));
+          s[j] -= mask.alibi_slopes[k] * static_cast<float>(mask.pattern.causal ? d : std::abs(d));
         }
       double m = -std::numeric_limits<double>::infinity(), sum = 0;
       for (int j = 0; j < n_k; ++j)
@@ -355,7 +355,7 @@ inline void requireParity(const AttentionResult& gpu, const AttentionResult& cpu
 inline void requireParity(const AttentionResult& gpu, const AttentionResult& cpu,
                           const AttentionInputs& in, const std::vector<double>& magnitude) {
   MaskParams mask;
-  mask.causal = cpu.mask == Mask::kCausal;
+  mask.pattern.causal = cpu.mask == Mask::kCausal;
   requireParity(gpu, cpu, in, magnitude, mask);
 }
 

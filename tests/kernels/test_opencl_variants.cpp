@@ -168,13 +168,13 @@ TEST_CASE("global tokens, strides and key padding in every kernel path",
   if (!rt) return;
   const int h = 3;
   MaskParams mask;
-  mask.causal = causal;
-  mask.window = pattern == 0 || pattern == 1 ? 3 : pattern == 2 ? 2 : pattern == 4 ? 4 : 0;
-  mask.global = pattern == 0 ? 2 : pattern == 2 ? 1 : pattern == 5 ? 3 : 0;
-  mask.stride = pattern == 1 ? 4 : pattern == 2 ? 5 : 0;
-  mask.valid_keys = pattern >= 3 ? n - 5 : -1;
+  mask.pattern.causal = causal;
+  mask.pattern.window = pattern == 0 || pattern == 1 ? 3 : pattern == 2 ? 2 : pattern == 4 ? 4 : 0;
+  mask.pattern.global = pattern == 0 ? 2 : pattern == 2 ? 1 : pattern == 5 ? 3 : 0;
+  mask.pattern.stride = pattern == 1 ? 4 : pattern == 2 ? 5 : 0;
+  mask.pattern.valid_keys = pattern >= 3 ? n - 5 : -1;
   if (pattern >= 4) mask.alibi_slopes = alibiSlopes(h);
-  if (pattern == 5) mask.window = 3;
+  if (pattern == 5) mask.pattern.window = 3;
   INFO(variantName(variant) << " n=" << n << " pattern=" << pattern << " G=" << g
                             << (causal ? " causal" : ""));
   requireAllPaths(*rt, groupedInputs(h, g, n, 40, 24, 7u * n + pattern), 0.2, mask);
@@ -195,8 +195,8 @@ TEST_CASE("hand-checked 3-token cases: window, stride, global and ALiBi",
 
   SECTION("causal window 2: row 2 sees keys 1, 2 → (2 + 3)/2 = 2.5") {
     MaskParams mask;
-    mask.causal = true;
-    mask.window = 2;
+    mask.pattern.causal = true;
+    mask.pattern.window = 2;
     const opencl::Fused f = rt->fused(in.q, in.k, in.v, mask);
     CHECK(f.output(0, 0, 0) == 1.0f);
     CHECK(f.output(0, 1, 0) == 1.5f);
@@ -204,7 +204,7 @@ TEST_CASE("hand-checked 3-token cases: window, stride, global and ALiBi",
   }
   SECTION("window 2 without a mask: row 1 sees 0, 1, 2 → 2; row 0 sees 0, 1 → 1.5") {
     MaskParams mask;
-    mask.window = 2;
+    mask.pattern.window = 2;
     opencl::Attended a;
     rt->attendInto(in.q, in.k, in.v, mask, a);
     CHECK(a.output(0, 0, 0) == 1.5f);
@@ -214,8 +214,8 @@ TEST_CASE("hand-checked 3-token cases: window, stride, global and ALiBi",
   }
   SECTION("window 1 with global token 0: row 2 sees keys 0 and 2 → (1 + 3)/2 = 2") {
     MaskParams mask;
-    mask.window = 1;
-    mask.global = 1;
+    mask.pattern.window = 1;
+    mask.pattern.global = 1;
     const opencl::Materialized m = rt->materialize(in.q, in.k, mask);
     CHECK(m.weights(0, 2, 0) == 0.5f);
     CHECK(m.weights(0, 2, 1) == 0.0f);
@@ -224,7 +224,7 @@ TEST_CASE("hand-checked 3-token cases: window, stride, global and ALiBi",
   }
   SECTION("causal ALiBi with slope ln 2: row 2 scores −2 ln 2, −ln 2, 0 → weights 1:2:4 / 7") {
     MaskParams mask;
-    mask.causal = true;
+    mask.pattern.causal = true;
     mask.alibi_slopes = {static_cast<float>(std::log(2.0))};
     opencl::Attended a;
     rt->attendInto(in.q, in.k, in.v, mask, a);
@@ -245,8 +245,8 @@ TEST_CASE("extremes with the variants: scores in the thousands, rows with no vis
   SECTION("scores of ±3000 with a window, GQA and ALiBi") {
     const AttentionInputs in = groupedInputs(4, 2, 90, 32, 8, 11, 10.0);
     MaskParams mask;
-    mask.causal = GENERATE(false, true);
-    mask.window = 17;
+    mask.pattern.causal = GENERATE(false, true);
+    mask.pattern.window = 17;
     mask.alibi_slopes = alibiSlopes(4);
     float largest = 0;
     const Reference ref = referenceWithMask(in, 1.0, mask);
@@ -257,8 +257,8 @@ TEST_CASE("extremes with the variants: scores in the thousands, rows with no vis
   SECTION("every key is padding: zero weights, zero outputs, (−inf, 0)") {
     const AttentionInputs in = groupedInputs(2, 1, 20, 16, 8, 12);
     MaskParams mask;
-    mask.valid_keys = 0;
-    mask.window = GENERATE(0, 3);
+    mask.pattern.valid_keys = 0;
+    mask.pattern.window = GENERATE(0, 3);
     requireAllPaths(*rt, in, 0.25, mask);
     opencl::Attended a;
     rt->attendInto(scaledQ(in.q, 0.25), in.k, in.v, mask, a);
@@ -268,10 +268,10 @@ TEST_CASE("extremes with the variants: scores in the thousands, rows with no vis
   SECTION("a causal offset and a window leave the first rows with no key") {
     const AttentionInputs in = groupedInputs(2, 2, 40, 16, 8, 13);
     MaskParams mask;
-    mask.causal = true;
+    mask.pattern.causal = true;
     mask.offset = -4;
-    mask.window = 5;
-    mask.valid_keys = 30;
+    mask.pattern.window = 5;
+    mask.pattern.valid_keys = 30;
     requireAllPaths(*rt, in, 0.25, mask);
   }
 }
@@ -284,11 +284,11 @@ TEST_CASE("block-pooled P with the variants equals pooling the reference P",
   if (!rt) return;
   const int h = 4, n = 77, b = 8;
   MaskParams mask;
-  mask.causal = pattern != 1;
-  mask.window = pattern == 2 ? 0 : 6;
-  mask.global = pattern == 1 ? 2 : 0;
-  mask.stride = pattern == 1 ? 7 : 0;
-  mask.valid_keys = pattern == 2 ? 70 : -1;
+  mask.pattern.causal = pattern != 1;
+  mask.pattern.window = pattern == 2 ? 0 : 6;
+  mask.pattern.global = pattern == 1 ? 2 : 0;
+  mask.pattern.stride = pattern == 1 ? 7 : 0;
+  mask.pattern.valid_keys = pattern == 2 ? 70 : -1;
   if (pattern == 2) mask.alibi_slopes = alibiSlopes(h);
   INFO(variantName(variant) << " pattern=" << pattern);
   const AttentionInputs in = groupedInputs(h, pattern == 0 ? 2 : 4, n, 16, 16, 21);

@@ -58,8 +58,8 @@ void reshape(Tensor3& t, int a, int b, int c) {
 // stride, valid_keys, ALiBi on, unused.
 cl_int8 maskArg(const MaskParams& m) {
   cl_int8 a{};
-  a.s[0] = m.causal, a.s[1] = m.offset, a.s[2] = m.window, a.s[3] = m.global;
-  a.s[4] = m.stride, a.s[5] = m.valid_keys, a.s[6] = !m.alibi_slopes.empty(), a.s[7] = 0;
+  a.s[0] = m.pattern.causal, a.s[1] = m.offset, a.s[2] = m.pattern.window, a.s[3] = m.pattern.global;
+  a.s[4] = m.pattern.stride, a.s[5] = m.pattern.valid_keys, a.s[6] = !m.alibi_slopes.empty(), a.s[7] = 0;
   return a;
 }
 

@@ -36,35 +36,21 @@ RuntimeOverrides overrides;  // setRuntimeOverridesForTesting
 
 MaskParams MaskParams::fromSpec(const AttentionSpec& spec) {
   MaskParams m;
-  m.causal = spec.mask == Mask::kCausal;
-  m.window = spec.window;
-  m.global = spec.global_tokens;
-  m.stride = spec.stride;
-  m.valid_keys = spec.valid_keys;
+  m.pattern = spec.maskPattern();
   if (spec.positions == Positions::kAlibi) m.alibi_slopes = alibiSlopes(spec.heads);
   return m;
-}
-
-MaskPattern MaskParams::pattern() const {
-  MaskPattern p;
-  p.causal = causal;
-  p.window = window;
-  p.global = global;
-  p.stride = stride;
-  p.valid_keys = valid_keys;
-  return p;
 }
 
 std::pair<int, int> visibleRange(const MaskParams& m, int i, int n_k) {
   // MaskPattern::span at position p = i + offset, its bounds clamped to [0, n_k] (p may be
   // negative or past the keys with an offset).
   const int p = i + m.offset;
-  auto [lo, hi] = m.pattern().span(p, n_k);
+  auto [lo, hi] = m.pattern.span(p, n_k);
   hi = std::clamp(hi, 0, n_k);
   return {std::clamp(lo, 0, hi), hi};
 }
 
-bool keyVisible(const MaskParams& m, int i, int j) { return m.pattern().visible(i + m.offset, j); }
+bool keyVisible(const MaskParams& m, int i, int j) { return m.pattern.visible(i + m.offset, j); }
 
 void setRuntimeOverridesForTesting(const RuntimeOverrides& o) {
   std::lock_guard<std::mutex> lock(overrides_mutex);

@@ -34,24 +34,20 @@ enum class Variant { kCpu, kGpu };
 /// query at position p = i + offset (KV-cache style; the public spec uses offset 0).
 struct MaskParams {
   MaskParams() = default;
-  /// The causal mask with an offset and a window (the other fields at their defaults).
-  MaskParams(bool causal_mask, int query_offset, int window_keys)
-      : causal(causal_mask), offset(query_offset), window(window_keys) {}
+  /// The causal mask with an offset and a window (the other rules off).
+  MaskParams(bool causal_mask, int query_offset, int window_keys) : offset(query_offset) {
+    pattern.causal = causal_mask;
+    pattern.window = window_keys;
+  }
 
-  bool causal = false;
-  int offset = 0;
-  int window = 0;       ///< Sliding window W (0: none).
-  int global = 0;       ///< Global tokens (0: none).
-  int stride = 0;       ///< Stride S (0: none).
-  int valid_keys = -1;  ///< Keys j ≥ valid_keys are padding (−1: no padding mask).
+  MaskPattern pattern;  ///< Which keys a query sees (causal, window, global, stride, padding).
+  int offset = 0;       ///< The query at row i sits at position i + offset.
   /// ALiBi's slopes m_h, one per query head (Press et al. 2022, §3), or empty for no bias: the
   /// score of (p, j) gains −m_h·(p − j) (causal) or −m_h·|p − j|, after the scale, before the mask.
   std::vector<float> alibi_slopes;
 
   /// The kernels' mask for a spec: its MaskPattern, and ALiBi's slopes when positions == kAlibi.
   static MaskParams fromSpec(const AttentionSpec& spec);
-  /// MaskPattern of this mask (offset aside).
-  MaskPattern pattern() const;
 };
 
 /// The smallest range [lo, hi) of keys holding every key query i sees under m (MaskPattern::span
