@@ -304,9 +304,11 @@ void MainWindow::onResult(const ResultPtr& result) {
     return;
   }
   if (result->failed()) {
-    // Keep the last good picture; say what is wrong beside the input.
+    // Keep the last good picture; say what is wrong beside the input. Comparing, B goes back to
+    // the picture's settings too: B of the refused settings never matches the A on screen.
     last_error_ = result->error;
     inputs_->showMessage(result->error.translated());
+    if (shown_ && compare_->active()) compare_->request(shown_->settings);
     updateStatus();
     emit inputRejected(result->error.english());
     return;

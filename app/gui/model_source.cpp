@@ -16,23 +16,15 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalBlocker>
-#include <QStandardPaths>
 #include <algorithm>
 
+#include "lessons/lesson.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::gui {
 namespace {
 
 QString clean(const QString& path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
-
-/// scripts/fetch-model's cache folder.
-QString modelCache() {
-  const QString set = qEnvironmentVariable("ATTNLAB_MODEL_CACHE");
-  if (!set.isEmpty()) return set;
-  return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
-         QStringLiteral("/attention-lab/models");
-}
 
 /// A file dialog that opens a model: a .gguf file, or a folder with config.json (chosen as a
 /// folder or through its config.json). Not the native dialog, which picks files or folders, never
@@ -61,17 +53,10 @@ class ModelFileDialog : public QFileDialog {
 
 std::vector<ModelPreset> findModelPresets() {
   std::vector<ModelPreset> presets;
-  const QString cache = modelCache();
-  QString minilm = qEnvironmentVariable("ATTNLAB_MINILM_DIR");
-  if (minilm.isEmpty()) minilm = cache + QStringLiteral("/all-MiniLM-L6-v2");
-  if (QFileInfo::exists(minilm + QStringLiteral("/config.json"))) {
-    presets.push_back({QStringLiteral("all-MiniLM-L6-v2 (BERT)"), clean(minilm)});
-  }
-  QString smollm2 = qEnvironmentVariable("ATTNLAB_SMOLLM2_GGUF");
-  if (smollm2.isEmpty()) smollm2 = cache + QStringLiteral("/SmolLM2-135M-Instruct.Q4_1.gguf");
-  if (QFileInfo(smollm2).isFile()) {
-    presets.push_back({QStringLiteral("SmolLM2-135M-Instruct (Llama, GGUF)"), clean(smollm2)});
-  }
+  if (const QString minilm = lessons::fetchedModel(QStringLiteral("@minilm")); !minilm.isEmpty())
+    presets.push_back({QStringLiteral("all-MiniLM-L6-v2 (BERT)"), minilm});
+  if (const QString smollm2 = lessons::fetchedModel(QStringLiteral("@smollm2")); !smollm2.isEmpty())
+    presets.push_back({QStringLiteral("SmolLM2-135M-Instruct (Llama, GGUF)"), smollm2});
   return presets;
 }
 

@@ -210,10 +210,18 @@ const Lesson& byName(const QString& name) {
 
 QString fetchedModel(const QString& placeholder) {
   QString file;
-  if (placeholder == QLatin1String("@minilm")) file = QStringLiteral("all-MiniLM-L6-v2");
-  else if (placeholder == QLatin1String("@smollm2")) file = QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf");
-  else return {};
-  const QString path = modelCache() + QLatin1Char('/') + file;
+  const char* variable = nullptr;
+  if (placeholder == QLatin1String("@minilm")) {
+    file = QStringLiteral("all-MiniLM-L6-v2");
+    variable = "ATTNLAB_MINILM_DIR";
+  } else if (placeholder == QLatin1String("@smollm2")) {
+    file = QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf");
+    variable = "ATTNLAB_SMOLLM2_GGUF";
+  } else {
+    return {};
+  }
+  QString path = qEnvironmentVariable(variable);
+  if (path.isEmpty()) path = modelCache() + QLatin1Char('/') + file;
   const QFileInfo info(path);
   if (file.endsWith(QLatin1String(".gguf")) ? !info.isFile() : !QFileInfo(path + QStringLiteral("/config.json")).isFile())
     return {};

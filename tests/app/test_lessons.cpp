@@ -380,11 +380,19 @@ TEST_CASE("CLI lesson export: the figures and a self-contained, well-formed inde
 TEST_CASE("CLI lesson export: a step whose model is not fetched says so and the rest is written",
           "[lessons][cli]") {
   QTemporaryDir dir, empty_cache;
-  const QByteArray saved = qgetenv("ATTNLAB_MODEL_CACHE");
+  // No model fetched: an empty cache and none of the variables that name a fetched model
+  // (scripts/test sets them); all three restored afterwards.
+  const char* const kVariables[] = {"ATTNLAB_MODEL_CACHE", "ATTNLAB_MINILM_DIR", "ATTNLAB_SMOLLM2_GGUF"};
+  QByteArray saved[3];
+  for (int i = 0; i < 3; ++i) saved[i] = qgetenv(kVariables[i]);
   qputenv("ATTNLAB_MODEL_CACHE", empty_cache.path().toUtf8());
+  qunsetenv("ATTNLAB_MINILM_DIR");
+  qunsetenv("ATTNLAB_SMOLLM2_GGUF");
   const CliResult r = runCli({"lesson", "export", "heads", "--out", s(dir.path())});
-  if (saved.isNull()) qunsetenv("ATTNLAB_MODEL_CACHE");
-  else qputenv("ATTNLAB_MODEL_CACHE", saved);
+  for (int i = 0; i < 3; ++i) {
+    if (saved[i].isNull()) qunsetenv(kVariables[i]);
+    else qputenv(kVariables[i], saved[i]);
+  }
   INFO("stderr: " << r.err);
   REQUIRE(r.code == 0);
   CHECK(r.err.find("note: lesson heads step heads-collapse: this step needs the model minilm: run "

@@ -17,6 +17,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QSignalSpy>
 #include <QtTest>
 #include <sstream>
 
@@ -119,6 +120,29 @@ class CompareWindowTest : public QObject {
     window.compareWith(QString());
     QTRY_VERIFY_WITH_TIMEOUT(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("8 heads")),
                              kWaitMs);
+  }
+
+  /// A rejected A while comparing: the last picture and its difference stay, and the window says it
+  /// is ready (B was computed for the rejected settings, which never match the A on screen, so the
+  /// grid said "Computing the comparison…" and pictureReady never came).
+  void aRejectedInputKeepsTheComparisonOfThePictureOnScreen() {
+    MainWindow window(testOptions());
+    QSignalSpy ready(&window, &MainWindow::pictureReady);
+    window.show();
+    LabSettings s;
+    s.d_k = 64;
+    window.setSettings(s);
+    QVERIFY(waitFor(window, s));
+    window.compareWith(QStringLiteral("--no-scale"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.heads()->showsDifference(), kWaitMs);
+    LabSettings bad = window.settings();
+    bad.pad_to = 2;  // refused when it runs (the tokens are counted then), B's options accepted
+    ready.clear();
+    window.setSettings(bad);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
+    QVERIFY2(ready.wait(kWaitMs) || !ready.isEmpty(), qPrintable(window.gridNote()));
+    QVERIFY2(window.heads()->showsDifference(), qPrintable(window.gridNote()));
+    QVERIFY(window.gridNote().startsWith(QStringLiteral("Difference A − B")));
   }
 
   void rolloutIsAViewOfTheModel() {

@@ -103,10 +103,13 @@ class LessonWindowTest : public QObject {
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings_dir_.path());
     if (qEnvironmentVariableIsSet("ATTNLAB_GUI_REAL_LESSONS")) return;  // the compiled-in lessons
-    // The test lessons, before anything reads the lesson list, and no model fetched.
+    // The test lessons, before anything reads the lesson list, and no model fetched: an empty
+    // cache and none of the variables that name a fetched model (scripts/test sets them).
     qputenv("ATTNLAB_LESSON_DIR", QByteArrayLiteral(ATTNLAB_TEST_DATA_DIR "/lessons/window"));
     QVERIFY(models_dir_.isValid());
     qputenv("ATTNLAB_MODEL_CACHE", models_dir_.path().toUtf8());
+    qunsetenv("ATTNLAB_MINILM_DIR");
+    qunsetenv("ATTNLAB_SMOLLM2_GGUF");
   }
 
   void startOptionNamesALessonStep() {
