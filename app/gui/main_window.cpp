@@ -304,6 +304,17 @@ void MainWindow::onResult(const ResultPtr& result) {
     return;
   }
   if (result->failed()) {
+    if (result->model && model_source_->dir() == result->model->dir &&
+        (!shown_ || shown_->model != result->model)) {
+      // A refused run still loaded its model: the inputs learn what it takes (a GPT-2 or Llama
+      // takes no second sentence), and settings that changed by it are computed again.
+      model_source_->setModelInfo(result->model);
+      inputs_->setModelMode(true, result->model.get());
+      if (settings() != result->settings) {
+        requestNow();
+        return;
+      }
+    }
     // Keep the last good picture; say what is wrong beside the input. Comparing, B goes back to
     // the picture's settings too: B of the refused settings never matches the A on screen.
     last_error_ = result->error;

@@ -134,15 +134,15 @@ class CompareWindowTest : public QObject {
     window.setSettings(s);
     QVERIFY(waitFor(window, s));
     window.compareWith(QStringLiteral("--no-scale"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.heads()->showsDifference(), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::HeadsView>(window, "headsView")->showsDifference(), kWaitMs);
     LabSettings bad = window.settings();
     bad.pad_to = 2;  // refused when it runs (the tokens are counted then), B's options accepted
     ready.clear();
     window.setSettings(bad);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.inputMessage().isEmpty(), kWaitMs);
-    QVERIFY2(ready.wait(kWaitMs) || !ready.isEmpty(), qPrintable(window.gridNote()));
-    QVERIFY2(window.heads()->showsDifference(), qPrintable(window.gridNote()));
-    QVERIFY(window.gridNote().startsWith(QStringLiteral("Difference A − B")));
+    QTRY_VERIFY_WITH_TIMEOUT(!named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty(), kWaitMs);
+    QVERIFY2(ready.wait(kWaitMs) || !ready.isEmpty(), qPrintable(named<gui::HeadsView>(window, "headsView")->gridNote()));
+    QVERIFY2(named<gui::HeadsView>(window, "headsView")->showsDifference(), qPrintable(named<gui::HeadsView>(window, "headsView")->gridNote()));
+    QVERIFY(named<gui::HeadsView>(window, "headsView")->gridNote().startsWith(QStringLiteral("Difference A − B")));
   }
 
   void rolloutIsAViewOfTheModel() {

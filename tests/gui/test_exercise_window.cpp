@@ -379,6 +379,16 @@ class ExerciseWindowTest : public QObject {
       qInfo("interaction %d at %.1f s: %s after %.1f s, %d nudges (%s)", i, timer.elapsed() / 1000.0,
             idle ? "idle" : "NOT idle", wait.elapsed() / 1000.0, exercise.nudges(),
             qPrintable(exercise.statusLine() ? exercise.statusLine()->text() : QString()));
+      if (!idle) {
+        // What the window waits for (MainWindow::checkReady): the worker, the comparison, the curves.
+        auto* compare = window.findChild<attnlab::gui::CompareController*>(QStringLiteral("compareController"));
+        auto* heads = window.findChild<attnlab::gui::HeadsView*>(QStringLiteral("headsView"));
+        qInfo("busy %d, comparing '%s' (error '%s', B %s, difference %d, failed %d), shown %d",
+              window.controller().busy(), compare ? qPrintable(compare->options()) : "?",
+              compare ? qPrintable(compare->error().english()) : "?",
+              compare && compare->result() ? "there" : "none", heads ? heads->showsDifference() : -1,
+              heads ? heads->comparisonFailed() : -1, window.currentResult() != nullptr);
+      }
       QVERIFY2(idle, qPrintable(QStringLiteral("not idle after interaction %1").arg(i)));
       QLabel* status = exercise.statusLine();
       QVERIFY(status);
