@@ -38,6 +38,7 @@
 #include <random>
 #include <vector>
 
+#include "analysis_panel.hpp"
 #include "main_window.hpp"
 #include "window_test_support.hpp"
 
@@ -383,6 +384,12 @@ class ExerciseWindowTest : public QObject {
         // What the window waits for (MainWindow::checkReady): the worker, the comparison, the curves.
         auto* compare = window.findChild<attnlab::gui::CompareController*>(QStringLiteral("compareController"));
         auto* heads = window.findChild<attnlab::gui::HeadsView*>(QStringLiteral("headsView"));
+        auto* analysis = window.findChild<attnlab::gui::AnalysisPanel*>(QStringLiteral("analysisPanel"));
+        const auto shown = window.currentResult();
+        qInfo("analysis visible %d, curves shown %d, curves cached %d, n_k %d",
+              analysis ? analysis->isVisible() : -1, analysis ? analysis->curvesShown() : -1,
+              analysis && shown ? analysis->curves(shown->attention(0).nK(), shown->settings.seed) != nullptr : -1,
+              shown ? shown->attention(0).nK() : -1);
         qInfo("busy %d, comparing '%s' (error '%s', B %s, difference %d, failed %d), shown %d",
               window.controller().busy(), compare ? qPrintable(compare->options()) : "?",
               compare ? qPrintable(compare->error().english()) : "?",
