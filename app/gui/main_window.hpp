@@ -104,6 +104,9 @@ class MainWindow : public QMainWindow, public LessonHost {
 
  protected:
   void changeEvent(QEvent* event) override;
+  /// A new window size lays the pictures out again (one coalesced render), and pictureReady
+  /// follows: whichever pane the pixels went to, the window says when it is drawn.
+  void resizeEvent(QResizeEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
 

@@ -88,6 +88,11 @@ void MainWindow::keyPressEvent(QKeyEvent* event) {
   QMainWindow::keyPressEvent(event);
 }
 
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  scheduler_.requestRender();
+}
+
 void MainWindow::changeEvent(QEvent* event) {
   if (event->type() == QEvent::LanguageChange && language_system_action_) retranslateUi();
   QMainWindow::changeEvent(event);
