@@ -43,6 +43,21 @@ std::shared_ptr<const SaturationAnalysis> AnalysisPanel::curves(int n_k, std::ui
   return cache_.get(n_k, seed);
 }
 
+void AnalysisPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (drawn_keys_ >= 0) {
+    drawn_dk_ = -1;  // the saturation plot is drawn again at its new width
+    drawn_keys_ = -1;
+    scheduler_.requestRender();
+  }
+}
+
+void AnalysisPanel::setCompact(bool compact) {
+  entropy_plot_->setVisible(!compact);
+  histogram_plot_->setVisible(!compact);
+  invalidate();
+}
+
 void AnalysisPanel::invalidate() {
   drawn_result_.reset();
   drawn_dk_ = -1;

@@ -29,6 +29,9 @@ class AnalysisPanel : public QWidget {
   std::shared_ptr<const SaturationAnalysis> curves(int n_k, std::uint64_t seed);
   /// Draws everything again on the next show() (language).
   void invalidate();
+  /// Presentation mode: the saturation plot alone (the one a lesson talks about), so it keeps a
+  /// readable size in a narrow column; false: all three plots.
+  void setCompact(bool compact);
 
   QCustomPlot* saturationPlot() const { return saturation_plot_; }
   QCustomPlot* entropyPlot() const { return entropy_plot_; }
@@ -37,6 +40,10 @@ class AnalysisPanel : public QWidget {
  signals:
   /// Curves that were missing are ready: show() again.
   void curvesReady();
+
+ protected:
+  /// A new width lays the plots out again (the legend's columns, the d_k labels).
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   /// Draws the entropy and histogram plots of drawn_result_'s entry drawn_entry_.

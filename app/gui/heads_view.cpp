@@ -326,6 +326,14 @@ void HeadsView::drawRow() {
                             : tr("query %1 %2: softmax over keys")
                                   .arg(selected_row_)
                                   .arg(quoted(shown_->query_tokens.value(selected_row_)));
+  // The softmax panel only once a row is chosen: the head has the width until then (its note
+  // says to click a row).
+  const bool chosen = selected_row_ >= 0 && selected_row_ < r.nQ();
+  if (row_plot_->isVisibleTo(this) != chosen) {
+    row_plot_->setVisible(chosen);
+    head_dirty_ = true;
+    scheduler_.requestRender();
+  }
   views::drawRowSoftmax(*row_plot_, r, head, selected_row_, shown_->key_tokens, title);
   scheduler_.queueReplot(row_plot_);
 }

@@ -308,10 +308,16 @@ void LessonController::arrangeColumn() {
   // only), up to kLessonColumnShare of the column; the inputs (which scroll) take the rest. In
   // presentation mode the inputs are hidden and the lesson has the column.
   QMainWindow& window = host_.hostWindow();
-  QDockWidget* inputs = window.findChild<QDockWidget*>(QStringLiteral("inputsDock"));
-  if (!lesson_ || !inputs || !inputs->isVisible() || dock_->isFloating() || inputs->isFloating() ||
-      window.dockWidgetArea(inputs) != window.dockWidgetArea(dock_))
-    return;
+  // The panel below the lesson: the inputs, or (presentation mode, the inputs hidden) the analysis.
+  QDockWidget* inputs = nullptr;
+  for (const char* name : {"inputsDock", "analysisDock"}) {
+    QDockWidget* dock = window.findChild<QDockWidget*>(QLatin1String(name));
+    if (dock && dock->isVisible() && !dock->isFloating() && window.dockWidgetArea(dock) == window.dockWidgetArea(dock_)) {
+      inputs = dock;
+      break;
+    }
+  }
+  if (!lesson_ || !inputs || dock_->isFloating()) return;
   const int column = window.height();
   // The text's height plus what is not text: the dock's title bar, the buttons, the margins.
   const int chrome = dock_->height() - panel_->scrollArea()->viewport()->height();
@@ -510,11 +516,11 @@ void LessonController::retranslate() {
 
 void LessonController::setPresentation(bool on) {
   panel_->setLarge(on);
+  applyAnalysisVisibility();  // before the column is shared out: the analysis may join it
   if (lesson_) {
     fitDock();
     arrangeColumn();
   }
-  applyAnalysisVisibility();
 }
 
 void LessonController::fitDock() {

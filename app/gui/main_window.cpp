@@ -13,7 +13,6 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -62,20 +61,25 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   inputs_dock_ = new QDockWidget(this);
   inputs_dock_->setObjectName(QStringLiteral("inputsDock"));
   inputs_dock_->setWidget(scroll);
-  inputs_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, inputs_dock_);
 
   heads_ = new HeadsView(scheduler_);
   heads_->setObjectName(QStringLiteral("headsView"));
   analysis_ = new AnalysisPanel(scheduler_);
   analysis_->setObjectName(QStringLiteral("analysisPanel"));
-  main_splitter_ = new QSplitter(Qt::Horizontal);
-  main_splitter_->addWidget(heads_);
-  main_splitter_->addWidget(analysis_);
-  main_splitter_->setStretchFactor(0, 5);
-  main_splitter_->setStretchFactor(1, 3);
-  main_splitter_->setSizes({700, 520});
-  setCentralWidget(main_splitter_);
+  setCentralWidget(heads_);  // the heatmaps own the window; every other panel is a dock
+  analysis_dock_ = new QDockWidget(this);
+  analysis_dock_->setObjectName(QStringLiteral("analysisDock"));
+  analysis_dock_->setWidget(analysis_);
+  addDockWidget(Qt::RightDockWidgetArea, analysis_dock_);
+  for (QDockWidget* dock : {inputs_dock_, analysis_dock_}) {
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
+    // A panel brought back (its tab chosen, shown again) draws what it missed.
+    connect(dock, &QDockWidget::visibilityChanged, this, [this] { scheduler_.requestRender(); });
+  }
+  setTabPosition(Qt::AllDockWidgetAreas, QTabWidget::North);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
   exports_ = new ExportController(
       this, *heads_, *analysis_,
       [this] {
@@ -132,7 +136,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   lessons_ = new LessonController(*this, options_.persist);
   buildMenus();
   loadExamples();
-  resize(1500, 920);
+  fitToScreen();
 
   debounce_.setSingleShot(true);
   debounce_.setInterval(kTypingDebounceMs);
@@ -155,7 +159,6 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     inputs_->setModelMode(!dir.isEmpty(), nullptr);
     heads_->showGrid();
     if (!dir.isEmpty()) status_time_->setText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
-    fitSplitterToModel();
     requestNow();
   });
   connect(model_source_, &ModelSource::layerChanged, this, &MainWindow::requestNow);
@@ -184,6 +187,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   options::LabSettings initial = options_.settings;
   views::PictureOptions picture = options_.picture;
   const QString language = options_.restore_settings ? restoreStoredState(initial, picture) : options_.language;
+  if (!panels_restored_) arrangePanels();
   inputs_->setPicture(picture);
   heads_->setPicture(picture);
   setLanguage(language);
@@ -210,8 +214,10 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
 MainWindow::~MainWindow() {
   // The docks report "hidden" while QWidget deletes the children, after this window's members
   // (the render scheduler the heads view replots through) are gone: cut the decoding dock's
-  // signals first.
+  // signals first, and the side panels' (they ask the scheduler for a render).
   QObject::disconnect(decode_dock_, nullptr, nullptr, nullptr);
+  QObject::disconnect(inputs_dock_, nullptr, this, nullptr);
+  QObject::disconnect(analysis_dock_, nullptr, this, nullptr);
   QObject::disconnect(decode_, nullptr, nullptr, nullptr);
 }
 
@@ -235,7 +241,6 @@ void MainWindow::setSettings(const options::LabSettings& s) {
       shown_ && shown_->model && shown_->model->dir == s.model_dir ? shown_->model : nullptr;
   if (s.pretrained()) inputs_->setModelMode(true, info.get());
   model_source_->setModelInfo(info);
-  fitSplitterToModel();
   requestNow();
 }
 
@@ -339,7 +344,6 @@ void MainWindow::render() {
     if (model_changed && shown_->model) {
       model_source_->setModelInfo(shown_->model);
       inputs_->setModelMode(true, shown_->model.get());
-      fitSplitterToModel();
     }
     updateStatus();
     if (enlarge_on_result_ >= 0) heads_->enlargeHead(std::exchange(enlarge_on_result_, -1));
@@ -422,23 +426,6 @@ void MainWindow::updateStatus() {
                            a.fallback_code == FallbackCode::kDeviceError && !cpu);
 }
 
-void MainWindow::fitSplitterToModel() {
-  const QList<int> sizes = main_splitter_->sizes();
-  if (sizes.size() != 2) return;
-  const int total = sizes[0] + sizes[1];
-  if (!modelDir().isEmpty()) {
-    // The model view's h columns of thumbnails get the room they need; the side keeps 440 px.
-    const int h = shown_ && shown_->model ? shown_->model->config.heads : 12;
-    const int wanted = std::min(total - 440, h * 54 + 150);
-    if (sizes[0] >= wanted || total <= 0) return;
-    if (splitter_before_model_.isEmpty()) splitter_before_model_ = sizes;
-    main_splitter_->setSizes({wanted, total - wanted});
-  } else if (!splitter_before_model_.isEmpty()) {
-    main_splitter_->setSizes(splitter_before_model_);
-    splitter_before_model_.clear();
-  }
-}
-
 // ---- what a lesson may do (LessonHost) ---------------------------------------------------------
 
 void MainWindow::setPicture(const views::PictureOptions& picture) {
@@ -469,7 +456,8 @@ void MainWindow::setCacheBug(CacheBug bug, std::optional<int> step) { decode_->s
 bool MainWindow::analysisVisible() const { return analysis_->isVisible(); }
 
 void MainWindow::setAnalysisVisible(bool visible) {
-  analysis_->setVisible(visible);
+  analysis_dock_->setVisible(visible);
+  if (visible) analysis_dock_->raise();  // its tab in front when it shares a column
   analysis_->invalidate();
 }
 

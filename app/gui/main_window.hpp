@@ -1,8 +1,9 @@
 #pragma once
 /// \file main_window.hpp
 /// The Attention Lab window: a thin shell that wires its panels — the model source and the inputs
-/// (a dock on the left), the heads (grid or enlarged head, in the middle), the analysis plots (on
-/// the right) — to the compute controller, the render scheduler and the export controller, and
+/// (a dock on the left), the heads (grid or enlarged head: the central widget, which keeps most of
+/// the window), the analysis plots (a dock on the right on wide screens, a tab beside the inputs on
+/// narrow ones) — to the compute controller, the render scheduler and the export controller, and
 /// owns the menus, the language, presentation mode and what is kept between sessions.
 /// Computation runs on ComputeController's worker thread; everything here runs on the GUI thread
 /// and redraws at most once per event-loop pass however many results arrive.
@@ -33,7 +34,6 @@ class QDockWidget;
 class QLabel;
 class QPushButton;
 class QMenu;
-class QSplitter;
 
 namespace attnlab::gui {
 
@@ -141,7 +141,16 @@ class MainWindow : public QMainWindow, public LessonHost {
   void onResult(const ResultPtr& result);
   void render();
   void updateStatus();
-  void fitSplitterToModel();
+  /// The first size: the screen's available area on a small screen (a projector), else
+  /// 1500 × 920 or 85 % of it, whichever is larger (main_window_presentation.cpp).
+  void fitToScreen();
+  /// The docks for the window's width, when no arrangement of the user's is stored for it: the
+  /// analysis beside the heads from kSideBySideWidth px on, else a tab beside the inputs, so the
+  /// heatmaps keep at least 55 % of the window.
+  void arrangePanels();
+  /// "window/state-wide" or "window/state-narrow": the user's arrangement of the docks is kept per
+  /// kind of screen (a projector does not inherit a desktop monitor's side panels).
+  QString panelStateKey() const;
   void persistState();
   /// The fallback reason of a result in the interface language.
   QString fallbackText(const AttentionResult& result) const;
@@ -157,7 +166,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   QString language_ = QStringLiteral("en");
   options::Message last_error_;
   QTimer debounce_;
-  QList<int> splitter_before_model_;
+  bool panels_restored_ = false;  ///< A stored dock arrangement for this width was restored.
 
   QDockWidget* inputs_dock_ = nullptr;
   ModelSource* model_source_ = nullptr;
@@ -165,7 +174,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   HeadsView* heads_ = nullptr;
   AnalysisPanel* analysis_ = nullptr;
   ExportController* exports_ = nullptr;
-  QSplitter* main_splitter_ = nullptr;
+  QDockWidget* analysis_dock_ = nullptr;
   QLabel* status_time_ = nullptr;
   QLabel* status_backend_ = nullptr;
   /// Shown while a long forward pass reports progress: stops it (so does Esc).
@@ -198,6 +207,8 @@ class MainWindow : public QMainWindow, public LessonHost {
   QAction* compare_action_ = nullptr;
   QAction* stop_compare_action_ = nullptr;
   QAction* cost_action_ = nullptr;
+  QAction* inputs_action_ = nullptr;    ///< Ctrl+1: the inputs panel to the front, or folded.
+  QAction* analysis_action_ = nullptr;  ///< Ctrl+2: the analysis panel to the front, or folded.
   QAction* decode_action_ = nullptr;
   QAction* export_sweep_action_ = nullptr;
   CompareController* compare_ = nullptr;

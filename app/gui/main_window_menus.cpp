@@ -71,6 +71,26 @@ void MainWindow::buildMenus() {
   compare_action_ = view_menu_->addAction(QString());
   compare_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   stop_compare_action_ = view_menu_->addAction(QString());
+  // Ctrl+1 / Ctrl+2 bring a side panel to the front (its tab chosen when it shares a column), or
+  // fold it away when it is in front already; the arrangement is kept with the window's state.
+  const auto panelAction = [this](QDockWidget* dock, QKeySequence key) {
+    QAction* action = view_menu_->addAction(QString());
+    action->setShortcut(key);
+    connect(action, &QAction::triggered, this, [this, dock] {
+      if (dock->isVisible() && !presentation_) {
+        dock->hide();
+      } else {
+        if (presentation_) setPresentationMode(false);
+        dock->show();
+        dock->raise();
+      }
+    });
+    return action;
+  };
+  inputs_action_ = panelAction(inputs_dock_, QKeySequence(Qt::CTRL | Qt::Key_1));
+  inputs_action_->setObjectName(QStringLiteral("inputsAction"));
+  analysis_action_ = panelAction(analysis_dock_, QKeySequence(Qt::CTRL | Qt::Key_2));
+  analysis_action_->setObjectName(QStringLiteral("analysisAction"));
   cost_action_ = cost_dock_->toggleViewAction();
   view_menu_->addAction(cost_action_);
   decode_action_ = decode_dock_->toggleViewAction();
@@ -83,7 +103,7 @@ void MainWindow::buildMenus() {
   presentation_action_->setShortcut(QKeySequence(Qt::Key_F5));
   // The shortcuts work in presentation mode too, when the menu bar is hidden.
   for (QAction* action : {scaling_action_, dk_up_action_, dk_down_action_, grid_action_,
-                          presentation_action_, copy_head_action_}) {
+                          presentation_action_, copy_head_action_, inputs_action_, analysis_action_}) {
     addAction(action);
   }
   language_menu_ = menuBar()->addMenu(QString());
@@ -150,6 +170,9 @@ void MainWindow::buildMenus() {
 void MainWindow::retranslateUi() {
   setWindowTitle(tr("Attention Lab"));
   inputs_dock_->setWindowTitle(tr("Inputs"));
+  analysis_dock_->setWindowTitle(tr("Analysis"));
+  inputs_action_->setText(tr("Inputs panel"));
+  analysis_action_->setText(tr("Analysis panel (saturation, entropy, histogram)"));
   file_menu_->setTitle(tr("&File"));
   open_model_action_->setText(tr("Open model…"));
   synthetic_action_->setText(tr("Synthetic lab"));

@@ -10,6 +10,7 @@
 #include <QKeyEvent>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QStatusBar>
 #include <algorithm>
 
@@ -21,6 +22,13 @@ namespace {
 
 /// Font factor of the pictures in presentation mode.
 constexpr double kPresentationFontScale = 1.7;
+/// From this window width on, the analysis dock sits beside the heads; below it is a tab beside
+/// the inputs. At 1920 px the inputs (360) and the analysis (400) beside the heads still leave the
+/// heatmaps 55 % of the window.
+constexpr int kSideBySideWidth = 1900;
+/// Widths of the inputs and analysis docks as first arranged, px.
+constexpr int kInputsWidth = 360;
+constexpr int kAnalysisWidth = 400;
 
 /// Moves every rectangle of a views::layoutJson object by offset (plot → window pixels).
 QJsonObject moved(QJsonObject layout, const QPoint& offset) {
@@ -55,7 +63,8 @@ void MainWindow::setPresentationMode(bool on) {
   if (on) font.setPointSizeF(font.pointSizeF() * 1.5);
   setFont(font);
   inputs_dock_->setVisible(!on);
-  analysis_->setVisible(!on);
+  analysis_dock_->setVisible(!on);
+  analysis_->setCompact(on);
   menuBar()->setVisible(!on);
   statusBar()->setVisible(!on);
   if (on) {
@@ -67,6 +76,31 @@ void MainWindow::setPresentationMode(bool on) {
   }
   lessons_->setPresentation(on);  // the lesson panel stays, in large type
   scheduler_.requestRender();
+}
+
+void MainWindow::fitToScreen() {
+  const QScreen* shown_on = screen();
+  const QSize available = shown_on ? shown_on->availableGeometry().size() : QSize(1500, 920);
+  // Projectors and HD screens: the whole screen (maximized, so a real window manager keeps its
+  // frame on screen); larger screens: a window of 85 % of it.
+  const bool fill = available.width() <= 1920 || available.height() <= 1080;
+  resize(fill ? available : QSize(1500, 920).expandedTo(available * 0.85).boundedTo(available));
+  if (fill) setWindowState(windowState() | Qt::WindowMaximized);
+}
+
+QString MainWindow::panelStateKey() const {
+  return width() >= kSideBySideWidth ? QStringLiteral("window/state-wide") : QStringLiteral("window/state-narrow");
+}
+
+void MainWindow::arrangePanels() {
+  if (width() >= kSideBySideWidth) {
+    addDockWidget(Qt::RightDockWidgetArea, analysis_dock_);
+    resizeDocks({inputs_dock_, analysis_dock_}, {kInputsWidth, kAnalysisWidth}, Qt::Horizontal);
+  } else {
+    tabifyDockWidget(inputs_dock_, analysis_dock_);
+    inputs_dock_->raise();
+    resizeDocks({inputs_dock_}, {kInputsWidth}, Qt::Horizontal);
+  }
 }
 
 void MainWindow::showGrid() {

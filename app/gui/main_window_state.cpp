@@ -1,11 +1,10 @@
 /// \file main_window_state.cpp
 /// What the window keeps between sessions in QSettings (main_window.hpp): the inputs (through
-/// options::saveSettings / loadSettings), the picture options, geometry, dock state, splitter,
+/// options::saveSettings / loadSettings), the picture options, geometry, dock arrangement (per kind of screen),
 /// language and recent models. Nothing is read or written unless WindowOptions asks for it.
 
 #include <QCloseEvent>
 #include <QSettings>
-#include <QSplitter>
 #include <algorithm>
 
 #include "main_window.hpp"
@@ -19,8 +18,7 @@ QString MainWindow::restoreStoredState(options::LabSettings& initial, views::Pic
       std::clamp(store.value(QStringLiteral("picture/color_scale"), 0).toInt(), 0, 3));
   picture.pool = static_cast<views::Pool>(std::clamp(store.value(QStringLiteral("picture/pool"), 0).toInt(), 0, 1));
   restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(store.value(QStringLiteral("window/state")).toByteArray());
-  main_splitter_->restoreState(store.value(QStringLiteral("window/splitter")).toByteArray());
+  panels_restored_ = restoreState(store.value(panelStateKey()).toByteArray());
   model_source_->setRecent(store.value(QStringLiteral("models/recent")).toStringList());
   return options_.language.isEmpty() ? store.value(QStringLiteral("ui/language")).toString() : options_.language;
 }
@@ -37,8 +35,7 @@ void MainWindow::persistState() {
   QSettings store;
   options::saveSettings(store, settings());
   store.setValue(QStringLiteral("window/geometry"), saveGeometry());
-  store.setValue(QStringLiteral("window/state"), QMainWindow::saveState());
-  store.setValue(QStringLiteral("window/splitter"), main_splitter_->saveState());
+  store.setValue(panelStateKey(), QMainWindow::saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -34,7 +34,7 @@ bool onScreen(const QCustomPlot& plot) {
 /// model · layer · heads · mechanism · d_k · tokens · overview · mask · cross · note.
 /// A PictureTitle on plot (sweeps, differences, rollouts) leads or replaces the run's parts.
 QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QString& heads, int n_q,
-                       int n_k, const MaskPattern& mask, int block, Pool pool) {
+                       int n_k, const MaskPattern& mask, int block, Pool pool, double cell) {
   QStringList run;
   if (!label.model.isEmpty()) run << label.model;
   if (label.layer) run << viewText("layer %1").arg(*label.layer);
@@ -48,6 +48,9 @@ QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QSt
     parts << viewText("overview: %1 × %1-token blocks, %2")
                  .arg(block)
                  .arg(pool == Pool::kMax ? viewText("max") : viewText("mean"));
+  } else if (cell > 0 && cell < kReadableCellPx) {
+    // Every token has its cell, but smaller than a class reads: say so (enlarge one head).
+    parts << viewText("overview: %1-px cells").arg(static_cast<int>(std::floor(cell)));
   }
   if (mask.causal) parts << viewText("causal mask");
   if (label.cross) parts << viewText("cross-attention");
@@ -218,16 +221,22 @@ void drawHeads(QCustomPlot& plot, const AttentionResult& result, const std::vect
   ScaleSpec scale;
   HeatmapLayout layout;
   const double extent = picture.color_scale == ColorScale::kDifference ? largestMagnitude(result) : 1.0;
-  for (int block = 1, pass = 0; pass < 4; ++pass) {
+  // Likewise the cell size the title names when the cells are too small for a class (the title's
+  // extra words only shrink them; the last pass names the cells drawn).
+  double titled_cell = 0;
+  for (int block = 1, pass = 0; pass < 5; ++pass) {
     scale = makeScale(picture.color_scale, picture.pool, result.nK(), block, extent);
     applyBarTitle(plot, scale);
     req.bar = scale.bar;
-    req.title_parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.pattern(), block, picture.pool);
+    req.title_parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.pattern(), block,
+                                 picture.pool, titled_cell);
     req.block = block;
     layout = layoutGrid(req);
-    const int got = layout.maps.front().block;
-    if (got == block) break;
-    block = got;
+    const MapGeometry& first = layout.maps.front();
+    const double small = first.block == 1 && first.cell < kReadableCellPx ? first.cell : 0;
+    if (first.block == block && std::floor(small) == std::floor(titled_cell)) break;
+    block = first.block;
+    titled_cell = small;
   }
   if (label.pad_tokens > 0 && label.pad_tokens < result.nQ()) layout.pad_from = result.nQ() - label.pad_tokens;
   if (heads.size() == 1) annotate(layout, result, heads.front(), scale, req.fonts.tick);
@@ -372,7 +381,8 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
   HeatmapLayout& layout = decor->layout();
   const int block = layout.maps.front().block;
   const QString heads_part = head >= 0 ? singleHeadTitle(result, head, label) : headsText(result.heads());
-  const QStringList parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.pattern(), block, picture.pool);
+  const QStringList parts = titleParts(plot, label, heads_part, result.nQ(), result.nK(), result.pattern(), block,
+                                       picture.pool, layout.maps.front().cell);
   for (DrawnText& t : layout.texts) {
     if (t.role != QLatin1String("title")) continue;
     const QString text = wrapParts(parts, t.font, canvas.width() - 20);

@@ -52,7 +52,7 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
 
   // The tick font: the largest size (down to min_tick_points) that labels every token, else the
   // request's size with thinned labels.
-  auto arrange = [&](const QFont& tick) {
+  auto arrange = [&](const QFont& tick, bool stagger) {
     const Labels q(req.query_labels, tick), k(req.key_labels, tick);
     Candidate best;
     for (int columns = 1; columns <= panels; ++columns) {
@@ -61,6 +61,7 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
       c.rows = ceilDiv(panels, columns);
       if (columns > 1 && ceilDiv(panels, columns - 1) == c.rows) continue;  // same rows, fewer columns
       Fixed f = fixed;
+      f.stagger = stagger;
       f.columns = c.columns;
       f.rows = c.rows;
       // Every token its cell while a token gets kMinCellPx; else (or from req.block on) blocks
@@ -71,34 +72,37 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
       for (int tries = 0; tries < 64 && c.block < n; ++tries) {
         if (c.block == 1 ? c.cell >= kMinCellPx : c.cell >= kOverviewCellPx) break;
         const double per_token = std::max(c.cell, 1e-3) / c.block;
-        c.block = std::max(c.block + 1, std::max(2, static_cast<int>(std::ceil(kOverviewCellPx / per_token))));
+        // Never past one block for the whole map (a canvas too small for any cell keeps that).
+        const double wanted = std::min<double>(n, std::ceil(kOverviewCellPx / per_token));
+        c.block = std::min(n, std::max(c.block + 1, std::max(2, static_cast<int>(wanted))));
         c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
       }
       if (columns == 1 || c.perToken() > best.perToken() * 1.02) best = c;  // ties: fewer columns
     }
     return std::pair<Candidate, QFont>(best, tick);
   };
-  auto [best, tick] = arrange(fonts.tick);
-  if (std::max(req.n_q, req.n_k) <= 200 &&
-      (best.block > 1 || best.g.query_step > 1 || best.g.key_step > 1)) {
-    // Smaller labels: the largest size that labels every token; when none does, the one that
-    // gives the largest cells (more of the thinned labels then fit too).
+  // Every token labelled first: the request's font, then smaller ones down to min_tick_points,
+  // then the same sizes with the labels staggered in two lanes; only then thinned labels (with
+  // the font that gives the largest cells).
+  auto [best, tick] = arrange(fonts.tick, false);
+  const auto everyToken = [](const Candidate& c) { return c.block == 1 && c.g.query_step == 1 && c.g.key_step == 1; };
+  if (std::max(req.n_q, req.n_k) <= 200 && !everyToken(best)) {
     Candidate widest = best;
     QFont widest_font = tick;
     bool all = false;
-    for (double pt = fonts.tick.pointSizeF() - 0.5; pt >= fonts.min_tick_points - 1e-9; pt -= 0.5) {
-      QFont smaller = fonts.tick;
-      smaller.setPointSizeF(pt);
-      auto [c, f] = arrange(smaller);
-      if (c.block == 1 && c.g.query_step == 1 && c.g.key_step == 1) {
-        best = c;
-        tick = f;
-        all = true;
-        break;
-      }
-      if (c.perToken() > widest.perToken() * 1.02) {
-        widest = c;
-        widest_font = f;
+    for (bool stagger : {false, true}) {
+      for (double pt = fonts.tick.pointSizeF() - (stagger ? 0 : 0.5); pt >= fonts.min_tick_points - 1e-9 && !all; pt -= 0.5) {
+        QFont smaller = fonts.tick;
+        smaller.setPointSizeF(pt);
+        auto [c, f] = arrange(smaller, stagger);
+        if (everyToken(c)) {
+          best = c;
+          tick = f;
+          all = true;
+        } else if (c.perToken() > widest.perToken() * 1.02) {
+          widest = c;
+          widest_font = f;
+        }
       }
     }
     if (!all) {
@@ -159,8 +163,9 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
         const int token = i * c.block;
         const QString text = tickText(req.query_labels, i, c.block, c.g.query_step);
         const double w = q.width[static_cast<std::size_t>(token)] + (q_prefixed ? q.prefix(token) : 0);
+        const double lane = i % 2 == 1 ? c.g.query_lane : 0;  // staggered: odd rows further left
         DrawnText t{QStringLiteral("query_label"), text, tick,
-                    QRectF(cells.left() - label_gap - c.g.key_overhang - w,
+                    QRectF(cells.left() - label_gap - c.g.key_overhang - lane - w,
                            cells.top() + (i + 0.5) * c.cell - q.height / 2, w, q.height)};
         t.align = Qt::AlignRight;
         t.panel = p;
@@ -173,15 +178,16 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
         const int token = j * c.block;
         const QString text = tickText(req.key_labels, j, c.block, c.g.key_step);
         const double cx = cells.left() + (j + 0.5) * c.cell;
+        const double lane = j % 2 == 1 ? c.g.key_lane : 0;  // staggered: odd columns further up
         QRectF rect;
         if (c.g.keys == Orientation::kHorizontal) {
           const double w = k.width[static_cast<std::size_t>(token)];
-          rect = QRectF(cx - w / 2, cells.top() - label_gap - c.g.query_overhang - k.height, w, k.height);
+          rect = QRectF(cx - w / 2, cells.top() - label_gap - c.g.query_overhang - lane - k.height, w, k.height);
         } else {
           const QSizeF v = k.vertical[static_cast<std::size_t>(token)];
           const double thickness = k_prefixed ? std::max(v.width(), k.height) : v.width();
           const double length = v.height() + (k_prefixed ? k.prefix(token) : 0);
-          rect = QRectF(cx - thickness / 2, cells.top() - label_gap - c.g.query_overhang - length,
+          rect = QRectF(cx - thickness / 2, cells.top() - label_gap - c.g.query_overhang - lane - length,
                         thickness, length);
         }
         DrawnText t{QStringLiteral("key_label"), text, tick, rect, c.g.keys};

@@ -27,6 +27,9 @@ namespace attnlab::views {
 inline constexpr double kMinCellPx = 3.0;
 /// An overview's blocks are at least this many pixels.
 inline constexpr double kOverviewCellPx = 4.0;
+/// Below this many pixels per cell a map is an overview for a class: the picture's title says so
+/// ("overview: 6-px cells").
+inline constexpr double kReadableCellPx = 12.0;
 /// Cells never grow beyond this many pixels (a 3-token map on a projector).
 inline constexpr double kMaxCellPx = 200.0;
 

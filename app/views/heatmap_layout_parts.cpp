@@ -33,14 +33,27 @@ int stepFor(double extent, double cell) {
   return std::max(1, static_cast<int>(std::min(kNever, std::ceil((extent + kLabelSpacing) / cell - 1e-9))));
 }
 
-Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell) {
+Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell,
+                bool stagger) {
   Gutters g;
   const int rows = ceilDiv(n_q, block), columns = ceilDiv(n_k, block);
+  // The widest of the labels in lane `lane` (0: every label) of `count` cells, every step-th.
+  const auto widest = [block](const std::vector<double>& sizes, int count, int step, int lanes, int lane) {
+    double w = 0;
+    for (int i = lane; i < count; i += step * lanes) w = std::max(w, sizes[static_cast<std::size_t>(i * block)]);
+    return w;
+  };
   g.query_step = stepFor(q.height, cell);
-  const bool q_prefixed = block > 1 || g.query_step > 1;
-  for (int i = 0; i < rows; i += g.query_step) {
-    const int token = i * block;
-    g.left = std::max(g.left, q.width[static_cast<std::size_t>(token)] + (q_prefixed ? q.prefix(token) : 0));
+  if (stagger && block == 1 && g.query_step > 1 && stepFor(q.height - kLabelSpacing + kLaneSpacing, 2 * cell) == 1) {
+    g.query_step = 1;
+    g.query_lane = widest(q.width, rows, 1, 2, 0) + kLaneGap;
+    g.left = g.query_lane + widest(q.width, rows, 1, 2, 1);
+  } else {
+    const bool q_prefixed = block > 1 || g.query_step > 1;
+    for (int i = 0; i < rows; i += g.query_step) {
+      const int token = i * block;
+      g.left = std::max(g.left, q.width[static_cast<std::size_t>(token)] + (q_prefixed ? q.prefix(token) : 0));
+    }
   }
   g.query_overhang = std::max(0.0, (q.height - cell) / 2);
   if (block == 1 && k.widest + kLabelSpacing + 1 <= cell) {
@@ -49,14 +62,32 @@ Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, d
     g.top = k.height + g.query_overhang;
     return g;
   }
+  if (stagger && block == 1 && k.widest + kLaneSpacing <= 2 * cell) {
+    // Two rows of upright labels (CJK characters, short words), alternate columns.
+    g.keys = Orientation::kHorizontal;
+    g.key_step = 1;
+    g.key_lane = k.height + kLaneGap / 2;
+    g.top = g.key_lane + k.height + g.query_overhang;
+    g.key_overhang = std::max(0.0, (k.widest - cell) / 2);
+    g.left += g.key_overhang;
+    return g;
+  }
   g.keys = Orientation::kVertical;
   g.key_step = stepFor(std::max(k.thickest, k.height), cell);
-  const bool k_prefixed = block > 1 || g.key_step > 1;
-  for (int j = 0; j < columns; j += g.key_step) {
-    const int token = j * block;
-    g.top = std::max(g.top, k.vertical[static_cast<std::size_t>(token)].height() +
-                                (k_prefixed ? k.prefix(token) : 0));
+  std::vector<double> lengths;
+  for (const QSizeF& v : k.vertical) lengths.push_back(v.height());
+  if (stagger && block == 1 && g.key_step > 1 && stepFor(std::max(k.thickest, k.height) - kLabelSpacing + kLaneSpacing, 2 * cell) == 1) {
+    g.key_step = 1;
+    g.key_lane = widest(lengths, columns, 1, 2, 0) + kLaneGap;
+    g.top = g.key_lane + widest(lengths, columns, 1, 2, 1);
+  } else {
+    const bool k_prefixed = block > 1 || g.key_step > 1;
+    for (int j = 0; j < columns; j += g.key_step) {
+      const int token = j * block;
+      g.top = std::max(g.top, lengths[static_cast<std::size_t>(token)] + (k_prefixed ? k.prefix(token) : 0));
+    }
   }
+  const bool k_prefixed = block > 1 || g.key_step > 1;
   const double thickness = k_prefixed ? std::max(k.thickest, k.height) : k.thickest;
   g.key_overhang = std::max(0.0, (thickness - cell) / 2);
   g.left += g.key_overhang;
@@ -66,7 +97,7 @@ Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, d
 
 bool fits(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell,
           double body_w, double body_h, const Fixed& f, Gutters* out) {
-  const Gutters g = gutters(q, k, n_q, n_k, block, cell);
+  const Gutters g = gutters(q, k, n_q, n_k, block, cell, f.stagger);
   const double w = f.axis_left + g.left + f.label_gap +
                    f.columns * std::max(ceilDiv(n_k, block) * cell, f.columns > 1 ? f.title_w : 0.0) +
                    (f.columns - 1) * kPanelGapX;

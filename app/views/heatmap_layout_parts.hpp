@@ -59,10 +59,23 @@ struct Gutters {
   int query_step = 1;
   int key_step = 1;
   Orientation keys = Orientation::kHorizontal;
+  /// Staggered labels (every token labelled where one lane would thin them): query labels in two
+  /// columns, the odd rows' further left by query_lane px; key labels in two rows, the odd
+  /// columns' further up by key_lane px. 0: one lane.
+  double query_lane = 0;
+  double key_lane = 0;
 };
 
-/// The gutters that query labels q and key labels k need beside a map of n_q × n_k tokens.
-Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell);
+/// Gap between the two lanes of staggered labels, px.
+inline constexpr double kLaneGap = 4;
+/// Free pixels between neighbours within one lane of staggered labels (they are two cells apart,
+/// and the other lane's label sits between them, offset).
+inline constexpr double kLaneSpacing = 1;
+
+/// The gutters that query labels q and key labels k need beside a map of n_q × n_k tokens; with
+/// `stagger`, labels that would be thinned go to two lanes instead when that labels every token.
+Gutters gutters(const Labels& q, const Labels& k, int n_q, int n_k, int block, double cell,
+                bool stagger = false);
 
 /// One candidate arrangement of a grid.
 struct Candidate {
@@ -81,6 +94,7 @@ struct Fixed {
   double axis_top = 0;        ///< Key axis title's height (+ gap), single map.
   double title_w = 0;         ///< Widest panel title: a map's column is at least that wide.
   double label_gap = kLabelGap;  ///< Between a map and its tick labels (wider round K/V frames).
+  bool stagger = false;          ///< Labels may take two lanes (see Gutters).
 };
 
 /// Whether maps of `cell` px fit the body: query labels left of the first column only, key

@@ -234,9 +234,17 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   QCPLayoutGrid* layout = plot.plotLayout();
   layout->setRowSpacing(6);
 
-  auto* title = new QCPTextElement(
-      &plot, viewText("Softmax saturation vs d_k (n_k = %1 keys)").arg(model.n_k),
-      sizedFont(plot, 15, true));
+  // Everything fits the plot's width (a narrow side panel included): the title and the legend
+  // shrink (then wrap), the d_k labels are thinned to every other power of two.
+  const double width = canvasSize(plot, QSize(760, 560)).width();
+  const QString title_text = viewText("Softmax saturation vs d_k (n_k = %1 keys)").arg(model.n_k);
+  QFont title_font = sizedFont(plot, 15, true);
+  while (title_font.pointSizeF() > 8 && QFontMetricsF(title_font).horizontalAdvance(title_text) > width - 12)
+    title_font.setPointSizeF(title_font.pointSizeF() - 0.5);
+  QString shown_title = title_text;
+  if (QFontMetricsF(title_font).horizontalAdvance(title_text) > width - 12)
+    shown_title.replace(QStringLiteral(" ("), QStringLiteral("\n("));  // two lines at the smallest size
+  auto* title = new QCPTextElement(&plot, shown_title, title_font);
   layout->addElement(0, 0, title);
 
   auto* rect = new QCPAxisRect(&plot);
@@ -261,7 +269,11 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   auto log_ticker = QSharedPointer<QCPAxisTickerLog>::create();
   log_ticker->setLogBase(2);
   log_ticker->setSubTickCount(0);
-  log_ticker->setTickCount(16);
+  // One label per power of two while "1024" and a gap fit each; else every second or fourth.
+  const double label_w = QFontMetricsF(sizedFont(plot, 11)).horizontalAdvance(QStringLiteral("1024")) + 10;
+  const int octaves = 11;
+  const int per_label = std::max(1, static_cast<int>(std::ceil(octaves * label_w / std::max(1.0, width - 80))));
+  log_ticker->setTickCount(per_label == 1 ? 16 : std::max(2, octaves / std::min(per_label, 4)));
   x->setTicker(log_ticker);
   x->setNumberFormat(QStringLiteral("g"));
   x->setNumberPrecision(6);
@@ -356,10 +368,24 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   legend->setLayer(QStringLiteral("legend"));
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(2);
-  legend->setFont(sizedFont(plot, 10.5));
+  // Two columns (scaled | unscaled) when the entries fit side by side, else one; a smaller font
+  // before an entry would be cut.
+  QFont legend_font = sizedFont(plot, 10.5);
+  const auto widest = [&legend_graphs](const QFont& font) {
+    double w = 0;
+    for (const QCPGraph* g : legend_graphs) w = std::max(w, QFontMetricsF(font).horizontalAdvance(g->name()));
+    return w + 36 + 16;  // icon and padding
+  };
+  const bool two_columns = 2 * widest(legend_font) + 24 <= width - 8;
+  if (!two_columns) {
+    legend->setWrap(1);
+    while (legend_font.pointSizeF() > 7 && widest(legend_font) > width - 8)
+      legend_font.setPointSizeF(legend_font.pointSizeF() - 0.5);
+  }
+  legend->setFont(legend_font);
   legend->setBorderPen(Qt::NoPen);
   legend->setIconSize(36, 14);
-  legend->setRowSpacing(2);
+  legend->setRowSpacing(two_columns ? 2 : 0);
   legend->setColumnSpacing(24);
   layout->setRowStretchFactor(2, 0.001);
   for (QCPGraph* graph : legend_graphs) graph->addToLegend(legend);
