@@ -9,6 +9,8 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -60,9 +62,16 @@ HeadsView::HeadsView(RenderScheduler& scheduler, QWidget* parent)
   grid_note_ = new QLabel;
   grid_note_->setObjectName(QStringLiteral("gridNote"));
   grid_note_->setWordWrap(true);
-  grid_plot_ = newPlot(grid_page, "gridPlot");
+  // The grid scrolls only in the model view, when its layers would make thumbnails too small.
+  grid_scroll_ = new QScrollArea;
+  grid_scroll_->setObjectName(QStringLiteral("gridScroll"));
+  grid_scroll_->setFrameShape(QFrame::NoFrame);
+  grid_scroll_->setWidgetResizable(true);
+  grid_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  grid_plot_ = newPlot(grid_scroll_, "gridPlot");
+  grid_scroll_->setWidget(grid_plot_);
   grid_layout->addWidget(grid_note_);
-  grid_layout->addWidget(grid_plot_, 1);
+  grid_layout->addWidget(grid_scroll_, 1);
   addWidget(grid_page);
 
   auto* head_page = new QWidget;
@@ -93,6 +102,7 @@ HeadsView::HeadsView(RenderScheduler& scheduler, QWidget* parent)
     connect(plot, &QCustomPlot::afterReplot, this, [this, plot] {
       const QSize canvas = views::heatmapCanvas(*plot);
       if (!shown_ || !canvas.isValid() || canvas == plot->size() || !plot->isVisible()) return;
+      if (plot == grid_plot_ && grid_scrolls_) return;  // laid out for the scroll area (drawGrid)
       (plot == grid_plot_ ? grid_dirty_ : head_dirty_) = true;
       scheduler_.requestRender();
     });
@@ -215,6 +225,11 @@ QString HeadsView::hiddenNote() const {
 
 void HeadsView::drawGrid() {
   grid_dirty_ = false;
+  // Every grid but the model view fits the panel.
+  grid_scrolls_ = false;
+  views::setCanvasSize(*grid_plot_, QSize());
+  views::setMinThumbnail(*grid_plot_, 0);
+  grid_plot_->setMinimumHeight(0);
   const bool force = std::exchange(grid_force_, false);
   const AttentionResult& first = shown_->attention(0);
   QString note;
@@ -235,8 +250,17 @@ void HeadsView::drawGrid() {
                .arg(shown_->model->name)
                .arg(shown_->rollout_last);
   } else if (modelView()) {
+    // Laid out for the scroll area's width (less its scroll bar, so the layout does not change
+    // when the bar comes and goes) and grown downward when the thumbnails need it.
+    const QSize area = grid_scroll_->maximumViewportSize();
+    const int bar = grid_scroll_->verticalScrollBar()->sizeHint().width();
+    views::setCanvasSize(*grid_plot_, QSize(std::max(1, area.width() - bar), std::max(1, area.height())));
+    views::setMinThumbnail(*grid_plot_, kMinThumbnailPx * font_scale_);
+    grid_scrolls_ = true;
     views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(), shown_->query_tokens,
                          runLabel(*shown_, -1), picture_);
+    const int needed = views::heatmapCanvas(*grid_plot_).height();
+    grid_plot_->setMinimumHeight(needed > area.height() ? needed : 0);
     note = tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
               "are keys · click one to enlarge it")
                .arg(shown_->model->name)

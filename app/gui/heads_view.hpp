@@ -19,11 +19,16 @@ class QCustomPlot;
 class QLabel;
 class QMouseEvent;
 class QPushButton;
+class QScrollArea;
 class QSplitter;
 
 namespace attnlab::gui {
 
 class CompareController;
+
+/// The model view's smallest thumbnail in the window, px (at font scale 1): below it the layers
+/// scroll instead of shrinking.
+inline constexpr double kMinThumbnailPx = 48;
 
 /// The title words of entry `entry` of a result (a model layer: its name and layer; entry < 0:
 /// the model view's, without a layer).
@@ -128,6 +133,10 @@ class HeadsView : public QStackedWidget {
   bool comparison_failed_ = false;
 
   QLabel* grid_note_ = nullptr;
+  /// Holds the grid; scrolls the model view's layers when its thumbnails would fall under
+  /// kMinThumbnailPx.
+  QScrollArea* grid_scroll_ = nullptr;
+  bool grid_scrolls_ = false;  ///< The grid is laid out for the scroll area (the model view).
   QCustomPlot* grid_plot_ = nullptr;
   QPushButton* back_button_ = nullptr;
   QLabel* head_note_ = nullptr;

@@ -59,6 +59,12 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
                    const std::vector<int>& layer_indices, const QStringList& tokens,
                    const RunLabel& label, const PictureOptions& picture = {});
 
+/// A model view in a scrolling panel (the window): drawModelGrid keeps thumbnails of at least
+/// `px` px (and, up to kNoPoolTokens tokens, kMinCellPx per token), growing the picture downward
+/// past its canvas — heatmapCanvas then gives the height to make the plot. 0 (the default, every
+/// export): the picture fits its canvas.
+void setMinThumbnail(QCustomPlot& plot, double px);
+
 /// Replaces the weights shown by the last drawHeatmap (head ≥ 0) or drawHeadGrid (head = −1)
 /// call on plot with result's, and updates the title and the weights printed in cells, without a
 /// new layout: the cheap path while only d_k, the scaling, the temperature or the seed change.

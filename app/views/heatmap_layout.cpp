@@ -272,7 +272,7 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     double header_w = 0, header_h = 0;  // row titles' width, column titles' height (with boxes)
     double row_title_w = 0, column_title_h = 0;
   };
-  auto evaluate = [&](bool transposed) {
+  auto evaluate = [&](bool transposed, bool width_only) {
     Option o;
     o.transposed = transposed;
     const QStringList& row_titles = transposed ? req.head_titles : req.layer_titles;
@@ -295,8 +295,9 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     for (Orientation orientation : {Orientation::kHorizontal, Orientation::kVertical}) {
       o.column_title_h = (orientation == Orientation::kHorizontal ? line : longest) + 4;
       const double header_h = o.column_title_h + (grouped ? box_pad + (transposed ? 0 : group_label_h + 2) : 0);
-      const double thumb = std::floor(std::min((body.width() - o.header_w - extra_w - (columns - 1) * kGap) / columns,
-                                               (body.height() - header_h - extra_h - (rows - 1) * kGap) / rows));
+      const double across = (body.width() - o.header_w - extra_w - (columns - 1) * kGap) / columns;
+      const double down = (body.height() - header_h - extra_h - (rows - 1) * kGap) / rows;
+      const double thumb = std::floor(width_only ? across : std::min(across, down));
       if (orientation == Orientation::kHorizontal && widest + 2 > thumb) continue;
       o.thumb = std::max(1.0, thumb);
       o.column_orientation = orientation;
@@ -305,9 +306,18 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     }
     return o;
   };
-  const Option a = evaluate(false);
-  const Option b = evaluate(true);
-  const Option& o = b.thumb > a.thumb * 1.05 ? b : a;
+  const Option a = evaluate(false, false);
+  const Option b = evaluate(true, false);
+  Option o = b.thumb > a.thumb * 1.05 ? b : a;
+  // Too small for the panel's height: layers down, the width filled, the canvas taller.
+  bool grown = false;
+  if (req.min_thumb > 0 && o.thumb < req.min_thumb) {
+    const Option wide = evaluate(false, true);
+    if (wide.thumb > o.thumb) {
+      o = wide;
+      grown = true;
+    }
+  }
   layout.transposed = o.transposed;
   const int rows = o.transposed ? n_heads : n_layers;
   const int columns = o.transposed ? n_layers : n_heads;
@@ -318,7 +328,8 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   // Cells of each thumbnail: tokens, or blocks when a token would get less than kMinCellPx.
   const int n = std::max(1, req.n);
   int block = 1;
-  if (o.thumb / n < kMinCellPx) block = std::max(2, static_cast<int>(std::ceil(kOverviewCellPx * n / o.thumb)));
+  if (n > kNoPoolTokens && o.thumb / n < kMinCellPx)
+    block = std::max(2, static_cast<int>(std::ceil(kOverviewCellPx * n / o.thumb)));
   const int cells = ceilDiv(n, block);
   double cell = o.thumb / cells;
   if (cell >= 2) cell = std::floor(cell);
@@ -334,6 +345,8 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   const double x0 = snap(body.left() + std::max(0.0, (body.width() - grid_w) / 2));
   const double y0 = snap(body.top() + std::max(0.0, (body.height() - grid_h) / 2));
   const double cx0 = x0 + o.header_w, cy0 = y0 + o.header_h;
+  const double visible_h = req.canvas.height();  // the colour bar stays within the first screen
+  if (grown) layout.canvas.setHeight(static_cast<int>(std::ceil(std::max<double>(req.canvas.height(), y0 + grid_h + 8 + notes_h + kMargin))));
 
   for (int l = 0; l < n_layers; ++l) {
     for (int h = 0; h < n_heads; ++h) {
@@ -419,10 +432,11 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   const double bar_top = cy0;
   double bar_bottom = cy0 + along(rows - 1, o.transposed) + thumb;
   bar_bottom = std::min(std::max(bar_bottom, bar_top + 160),
-                        req.canvas.height() - kMargin - notes_h - QFontMetricsF(fonts.note).height() / 2);
+                        (grown ? visible_h : layout.canvas.height()) - kMargin - (grown ? 0 : notes_h) -
+                            QFontMetricsF(fonts.note).height() / 2);
   placeBar(layout, QRectF(snap(x0 + grid_w + kBarGap), bar_top, kBarWidth, std::max(20.0, bar_bottom - bar_top)),
            req.bar, fonts);
-  double y = std::min(y0 + grid_h + 8, req.canvas.height() - kMargin - notes_h + 6);
+  double y = std::min(y0 + grid_h + 8, layout.canvas.height() - kMargin - notes_h + 6);
   y = placeNotes(layout, predictions, fonts.next_tokens, kMargin, y, QStringLiteral("next_tokens"), Qt::black);
   if (!predictions.isEmpty()) y += 4;
   for (int i = 0; i < notes.size(); ++i) {

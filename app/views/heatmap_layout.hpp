@@ -147,7 +147,14 @@ struct ModelGridRequest {
   QStringList group_short_titles;  ///< "K/V 0" …: where the long ones are wider than a group.
   BarLabels bar;
   LayoutFonts fonts;
+  /// > 0: thumbnails at least this many px (a window's scrolling panel). When the canvas's height
+  /// would make them smaller, layers go down, the thumbnails fill the width and the layout's
+  /// canvas grows downward to hold them (HeatmapLayout::canvas gives the height needed).
+  double min_thumb = 0;
 };
+
+/// Up to this many tokens a model view's thumbnails are never pooled (every token its cell).
+inline constexpr int kNoPoolTokens = 32;
 
 /// Lays out the model view: thumbnails square and as large as fit, layers as rows and heads as
 /// columns or the other way round, whichever gives larger thumbnails; maps are in (layer, head)

@@ -17,6 +17,8 @@
 namespace attnlab::views {
 namespace {
 constexpr double kThumbMin = 60, kThumbMax = 150;
+/// The plot property holding setMinThumbnail's size.
+constexpr char kMinThumbProperty[] = "attnlabViewsMinThumb";
 double thumbnailPixels(int n_tokens) { return std::clamp(8.0 * n_tokens, kThumbMin, kThumbMax); }
 }  // namespace
 
@@ -121,6 +123,10 @@ ImageSize defaultModelGridSize(int n_tokens, int layers, int heads) {
   return size;
 }
 
+void setMinThumbnail(QCustomPlot& plot, double px) {
+  plot.setProperty(kMinThumbProperty, px > 0 && std::isfinite(px) ? px : 0.0);
+}
+
 void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
                    const std::vector<int>& layer_indices, const QStringList& tokens,
                    const RunLabel& label, const PictureOptions& picture) {
@@ -167,6 +173,8 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   }
   req.next_tokens = nextTokensText(facts.next_tokens);
   req.fonts = pictureFonts(plot, true, n);
+  if (const double px = plot.property(kMinThumbProperty).toDouble(); px > 0)
+    req.min_thumb = std::max(px, n <= kNoPoolTokens ? n * kMinCellPx : 0.0);
   auto title = [&](int block) {
     QStringList run;
     if (!label.model.isEmpty()) run << label.model;
