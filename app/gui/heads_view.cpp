@@ -96,6 +96,7 @@ HeadsView::HeadsView(RenderScheduler& scheduler, QWidget* parent)
 
   connect(back_button_, &QPushButton::clicked, this, &HeadsView::showGrid);
   for (QCustomPlot* plot : {grid_plot_, head_plot_, row_plot_}) plot->installEventFilter(this);
+  grid_scroll_->installEventFilter(this);  // the model view's plot keeps its size: the area's counts
   // Belt and braces: a heatmap replotted at another size than it was laid out for (a resize the
   // filter did not see, e.g. of a hidden page) is laid out again.
   for (QCustomPlot* plot : {grid_plot_, head_plot_}) {
@@ -117,7 +118,7 @@ HeadsView::HeadsView(RenderScheduler& scheduler, QWidget* parent)
 bool HeadsView::eventFilter(QObject* watched, QEvent* event) {
   // The layout depends on the widget's size: lay out again after a resize.
   if (event->type() == QEvent::Resize && shown_) {
-    if (watched == grid_plot_) grid_dirty_ = true;
+    if (watched == grid_plot_ || watched == grid_scroll_) grid_dirty_ = true;
     if (watched == head_plot_ || watched == row_plot_) head_dirty_ = true;
     scheduler_.requestRender();
   }
@@ -229,13 +230,13 @@ void HeadsView::drawGrid() {
   grid_scrolls_ = false;
   views::setCanvasSize(*grid_plot_, QSize());
   views::setMinThumbnail(*grid_plot_, 0);
-  grid_plot_->setMinimumHeight(0);
   const bool force = std::exchange(grid_force_, false);
   const AttentionResult& first = shown_->attention(0);
   QString note;
   difference_shown_ = false;
   QString compare_note;
   if (drawComparison(grid_plot_, false, &compare_note)) {
+    if (!grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(true);  // fits the panel
     difference_shown_ = true;
     grid_force_ = true;  // back to A: a full draw
     grid_note_->setText(compare_note);
@@ -252,15 +253,19 @@ void HeadsView::drawGrid() {
   } else if (modelView()) {
     // Laid out for the scroll area's width (less its scroll bar, so the layout does not change
     // when the bar comes and goes) and grown downward when the thumbnails need it.
+    // The plot is then exactly the picture's size (the scroll area no longer sizes it).
     const QSize area = grid_scroll_->maximumViewportSize();
     const int bar = grid_scroll_->verticalScrollBar()->sizeHint().width();
-    views::setCanvasSize(*grid_plot_, QSize(std::max(1, area.width() - bar), std::max(1, area.height())));
+    const QSize canvas(std::max(1, area.width() - bar), std::max(1, area.height()));
+    views::setCanvasSize(*grid_plot_, canvas);
     views::setMinThumbnail(*grid_plot_, kMinThumbnailPx * font_scale_);
     grid_scrolls_ = true;
     views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(), shown_->query_tokens,
                          runLabel(*shown_, -1), picture_);
-    const int needed = views::heatmapCanvas(*grid_plot_).height();
-    grid_plot_->setMinimumHeight(needed > area.height() ? needed : 0);
+    const QSize picture(canvas.width(), std::max(canvas.height(), views::heatmapCanvas(*grid_plot_).height()));
+    views::setCanvasSize(*grid_plot_, picture);  // what exports, hover and replots read
+    if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
+    if (grid_plot_->size() != picture) grid_plot_->resize(picture);
     note = tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
               "are keys · click one to enlarge it")
                .arg(shown_->model->name)
@@ -289,6 +294,7 @@ void HeadsView::drawGrid() {
                      .arg(first.nQ())
                      .arg(first.nK());
   }
+  if (!grid_scrolls_ && !grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(true);  // the panel's size
   if (const QString hidden = hiddenNote(); !hidden.isEmpty()) note += QStringLiteral(" · ") + hidden;
   if (!compare_note.isEmpty()) note = compare_note + QStringLiteral(" · ") + note;
   grid_note_->setText(note);

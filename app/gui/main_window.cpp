@@ -5,7 +5,10 @@
 
 #include "main_window.hpp"
 
+#include "eliding_label.hpp"
+
 #include <QDir>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
@@ -17,6 +20,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "eliding_label.hpp"
 #include "lesson_controller.hpp"
 
 static void initAttentionLabResources() {
@@ -58,6 +62,14 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   scroll->setWidgetResizable(true);
   scroll->setMinimumWidth(340);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the form wraps instead
+  // The column never scrolls sideways nor cuts its controls: lists are as wide as the column
+  // gives them (their items elided, the full text in the list), texts wrap.
+  for (QComboBox* box : inputs_page->findChildren<QComboBox*>()) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(8);
+    box->setMinimumWidth(96);  // else the form lays it out at its longest item's width
+  }
+  for (QLabel* label : inputs_page->findChildren<QLabel*>()) label->setWordWrap(true);
   inputs_dock_ = new QDockWidget(this);
   inputs_dock_->setObjectName(QStringLiteral("inputsDock"));
   inputs_dock_->setWidget(scroll);
@@ -116,10 +128,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     heads_->redraw();
   });
 
-  status_time_ = new QLabel;
-  status_time_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never overlaps
-  status_backend_ = new QLabel;
-  status_backend_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  status_time_ = new ElidingLabel;  // both share the width, never overlap, never cut a word
+  status_backend_ = new ElidingLabel;
   statusBar()->addWidget(status_time_, 3);
   statusBar()->addWidget(status_backend_, 2);
   cancel_button_ = new QPushButton(tr("Cancel"));
@@ -130,7 +140,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(cancel_button_, &QPushButton::clicked, this, [this] {
     controller_->cancel();
     cancel_button_->hide();
-    status_time_->setText(tr("Cancelling…"));
+    status_time_->setFullText(tr("Cancelling…"));
   });
 
   lessons_ = new LessonController(*this, options_.persist);
@@ -158,19 +168,19 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(model_source_, &ModelSource::sourceChanged, this, [this](const QString& dir) {
     inputs_->setModelMode(!dir.isEmpty(), nullptr);
     heads_->showGrid();
-    if (!dir.isEmpty()) status_time_->setText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
+    if (!dir.isEmpty()) status_time_->setFullText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
     requestNow();
   });
   connect(model_source_, &ModelSource::layerChanged, this, &MainWindow::requestNow);
   connect(model_source_, &ModelSource::filterChanged, this, &MainWindow::requestNow);
   connect(controller_.get(), &ComputeController::resultReady, this, &MainWindow::onResult);
   connect(controller_.get(), &ComputeController::modelLoading, this, [this](const QString& dir) {
-    status_time_->setText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
+    status_time_->setFullText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
     model_source_->showLoading(dir);
   });
   connect(controller_.get(), &ComputeController::progress, this, [this](int done, int total) {
     if (done >= total) return;
-    status_time_->setText(tr("Computing layer %1 of %2…").arg(done + 1).arg(total));
+    status_time_->setFullText(tr("Computing layer %1 of %2…").arg(done + 1).arg(total));
     cancel_button_->show();
   });
   connect(controller_.get(), &ComputeController::devicesListed, this, [this](const QStringList& devices) {
@@ -391,7 +401,7 @@ QString MainWindow::fallbackText(const AttentionResult& r) const {
 
 void MainWindow::updateStatus() {
   if (!shown_) {
-    status_time_->setText(tr("Computing…"));
+    status_time_->setFullText(tr("Computing…"));
     return;
   }
   const ComputeResult& r = *shown_;
@@ -412,16 +422,14 @@ void MainWindow::updateStatus() {
     time += tr(" · %1 × %2 tokens, %3 heads").arg(a.nQ()).arg(a.nK()).arg(a.heads());
   }
   if (!last_error_.empty()) time = tr("Not recomputed: %1").arg(last_error_.translated());
-  status_time_->setText(time);
-  status_time_->setToolTip(time);
+  status_time_->setFullText(time);
   QString backend = tr("backend: %1 (%2)").arg(QString::fromStdString(a.backend), QString::fromStdString(a.device));
   const QString fallback = fallbackText(a);
   const bool cpu = r.settings.backend == options::BackendKind::kCpu;
   if (!fallback.isEmpty() && !cpu) {
     backend += tr(" · %1 requested, fell back: %2").arg(QString::fromStdString(options::toString(r.settings.backend)), fallback);
   }
-  status_backend_->setText(backend);
-  status_backend_->setToolTip(backend);
+  status_backend_->setFullText(backend);
   inputs_->setBackendInUse(tr("In use: %1").arg(backend), fallback,
                            a.fallback_code == FallbackCode::kDeviceError && !cpu);
 }

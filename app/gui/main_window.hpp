@@ -8,6 +8,7 @@
 /// Computation runs on ComputeController's worker thread; everything here runs on the GUI thread
 /// and redraws at most once per event-loop pass however many results arrive.
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QMainWindow>
 #include <QTimer>
@@ -37,6 +38,7 @@ class QMenu;
 
 namespace attnlab::gui {
 
+class ElidingLabel;
 class LessonController;
 
 /// How the window starts.
@@ -87,7 +89,8 @@ class MainWindow : public QMainWindow, public LessonHost {
 
   /// The window's settings as a command line of `command` (its head and picture options too).
   options::Options commandLine(unsigned command) const;
-  /// The geometry of the heatmaps on screen (views::layoutJson of each visible heatmap plot),
+  /// The geometry of the heatmaps on screen (views::layoutJson of each visible heatmap plot) and
+  /// of every control that shows a text ("widgets", see widgetTexts),
   /// every rectangle in window pixels, for --layout-json.
   QJsonObject layoutJson() const;
   /// True while something drawn after the picture is still being computed: the open lesson's live
@@ -152,6 +155,9 @@ class MainWindow : public QMainWindow, public LessonHost {
   /// kind of screen (a projector does not inherit a desktop monitor's side panels).
   QString panelStateKey() const;
   void persistState();
+  /// layoutJson's "widgets": every visible control with a text, its rectangle, the part of it on
+  /// screen and the width its text needs (the geometry tests' clipping check).
+  QJsonArray widgetTexts() const;
   /// The fallback reason of a result in the interface language.
   QString fallbackText(const AttentionResult& result) const;
 
@@ -175,8 +181,8 @@ class MainWindow : public QMainWindow, public LessonHost {
   AnalysisPanel* analysis_ = nullptr;
   ExportController* exports_ = nullptr;
   QDockWidget* analysis_dock_ = nullptr;
-  QLabel* status_time_ = nullptr;
-  QLabel* status_backend_ = nullptr;
+  ElidingLabel* status_time_ = nullptr;
+  ElidingLabel* status_backend_ = nullptr;
   /// Shown while a long forward pass reports progress: stops it (so does Esc).
   QPushButton* cancel_button_ = nullptr;
 

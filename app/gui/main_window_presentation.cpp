@@ -4,7 +4,13 @@
 
 #include <qcustomplot.h>
 
+#include <QAbstractButton>
 #include <QApplication>
+#include <QComboBox>
+#include <QStyle>
+#include <QStyleOptionComboBox>
+#include <QGroupBox>
+#include <QLabel>
 #include <QDockWidget>
 #include <QJsonArray>
 #include <QKeyEvent>
@@ -52,7 +58,58 @@ QJsonObject moved(QJsonObject layout, const QPoint& offset) {
   return layout;
 }
 
+/// A rectangle as {"x", "y", "width", "height"}.
+QJsonObject rectJson(const QRect& r) {
+  return {{"x", r.x()}, {"y", r.y()}, {"width", r.width()}, {"height", r.height()}};
+}
+
 }  // namespace
+
+QJsonArray MainWindow::widgetTexts() const {
+  // Every text a control shows: the control's rectangle, the part of it on screen (clipped by
+  // the scroll areas and panels it sits in), and the width its text needs on one line.
+  QJsonArray out;
+  for (QWidget* w : findChildren<QWidget*>()) {
+    if (!w->isVisible() || w->window() != this) continue;
+    QString text;
+    int needed = 0;
+    bool wraps = false;
+    const QFontMetrics fm(w->font());
+    if (auto* label = qobject_cast<QLabel*>(w)) {
+      if (label->textFormat() == Qt::RichText || label->text().contains(QLatin1Char('<'))) continue;
+      text = label->text();
+      wraps = label->wordWrap();
+      for (const QString& line : text.split(QLatin1Char('\n'))) needed = std::max(needed, fm.horizontalAdvance(line));
+      needed += 2 * label->margin() + label->contentsMargins().left() + label->contentsMargins().right();
+    } else if (auto* button = qobject_cast<QAbstractButton*>(w)) {
+      text = button->text();
+      needed = button->sizeHint().width();
+    } else if (auto* box = qobject_cast<QComboBox*>(w)) {
+      text = box->currentText();
+      // The shown item, the frame and the arrow.
+      QStyleOptionComboBox option;
+      option.initFrom(box);
+      needed = box->style()->sizeFromContents(QStyle::CT_ComboBox, &option, QSize(fm.horizontalAdvance(text), fm.height()), box).width();
+    } else if (auto* group = qobject_cast<QGroupBox*>(w)) {
+      text = group->title();
+      needed = fm.horizontalAdvance(text) + 16;
+    } else {
+      continue;
+    }
+    text.remove(QLatin1Char('&'));
+    if (text.trimmed().isEmpty()) continue;
+    const QRect rect(w->mapTo(this, QPoint(0, 0)), w->size());
+    const QRect shown = w->visibleRegion().boundingRect().translated(rect.topLeft());
+    out.append(QJsonObject{{"class", QString::fromLatin1(w->metaObject()->className())},
+                           {"name", w->objectName()},
+                           {"text", text},
+                           {"rect", rectJson(rect)},
+                           {"visible", rectJson(shown)},
+                           {"needed_width", needed},
+                           {"wraps", wraps}});
+  }
+  return out;
+}
 
 void MainWindow::setPresentationMode(bool on) {
   if (on == presentation_) return;
@@ -138,12 +195,16 @@ QJsonObject MainWindow::layoutJson() const {
     if (!plot->isVisible()) continue;
     QJsonObject layout = moved(views::layoutJson(*plot), plot->mapTo(this, QPoint(0, 0)));
     layout["plot"] = plot->objectName();
+    // What of the plot is on screen (a model view taller than its panel scrolls), window pixels.
+    layout["on_screen"] = rectJson(plot->visibleRegion().boundingRect().translated(plot->mapTo(this, QPoint(0, 0))));
     plots.append(layout);
   }
   return {{"window", QJsonObject{{"width", width()}, {"height", height()}}},
           {"language", language_},
           {"presentation", presentation_},
-          {"heatmaps", plots}};
+          {"heatmaps", plots},
+          {"heads_view", rectJson(QRect(heads_->mapTo(this, QPoint(0, 0)), heads_->size()))},
+          {"widgets", widgetTexts()}};
 }
 
 }  // namespace attnlab::gui

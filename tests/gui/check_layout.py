@@ -1,10 +1,23 @@
 #!/usr/bin/python3
-"""check_layout.py LAYOUT.json [MIN_QUERY_LABELS]: checks what attention-lab --layout-json wrote —
-every heatmap's cells square (width = height) and drawn where laid out, every text inside the
-window and apart from every other, and at least MIN_QUERY_LABELS query labels. Prints the cell
-size; exits 1 naming the first problem."""
+"""check_layout.py LAYOUT.json [options]: checks what attention-lab --layout-json wrote.
+
+Always: every heatmap's cells square and drawn where laid out; every text on screen inside the
+window and apart from every other; a map with cells under 12 px only when its title calls it an
+overview ("overview" / "概览"); every control's text uncut (not clipped sideways by the panel it sits
+in, and as wide as its one-line text needs).
+
+Options:
+  --labels N        at least N query labels (and N key labels) on the first map
+  --share F         the heads area takes at least F (0..1) of the window
+  --min-thumb PX    a model view's thumbnails at least PX px (or as wide as the panel allows)
+
+Prints one line per heatmap (cell size, labels, share); exits 1 naming the first problem."""
+import argparse
 import json
 import sys
+
+READABLE_CELL_PX = 12
+OVERVIEW_WORDS = ("overview", "概览")
 
 
 def overlaps(a, b):
@@ -13,29 +26,94 @@ def overlaps(a, b):
     return w > 0.5 and h > 0.5
 
 
+def inside(a, r, slack=1):
+    return (a["x"] >= r["x"] - slack and a["y"] >= r["y"] - slack and
+            a["x"] + a["width"] <= r["x"] + r["width"] + slack and
+            a["y"] + a["height"] <= r["y"] + r["height"] + slack)
+
+
+def check_heatmap(heatmap, window, args, problems):
+    maps = heatmap["maps"]
+    if not maps:
+        problems.append("%s: no maps" % heatmap["plot"])
+        return
+    for m in maps:
+        if m["cell_width"] != m["cell_height"]:
+            problems.append("cells not square: %s x %s" % (m["cell_width"], m["cell_height"]))
+        if any(m["drawn"][k] != m[k] for k in ("x", "y", "width", "height")):
+            problems.append("map drawn at %s, laid out at %s" % (m["drawn"], m))
+    screen = heatmap.get("on_screen", {"x": 0, "y": 0, **window})
+    # Texts on screen (a model view scrolls: the texts below its panel are further down the page).
+    texts = [t for t in heatmap["texts"] if t["y"] < screen["y"] + screen["height"] and
+             t["y"] + t["height"] > screen["y"]]
+    for i, a in enumerate(texts):
+        if a["x"] < -1 or a["x"] + a["width"] > window["width"] + 1:
+            problems.append("outside the window: %r" % a["text"])
+        for b in texts[i + 1:]:
+            if overlaps(a, b):
+                problems.append("%r overlaps %r" % (a["text"], b["text"]))
+    title = " ".join(t["text"] for t in heatmap["texts"] if t["role"] == "title")
+    model_view = heatmap.get("model_view", False) or any(
+        t["role"] == "row_header" for t in heatmap["texts"])
+    cell = min(m["cell_width"] for m in maps)
+    if not model_view and cell < READABLE_CELL_PX and not any(w in title for w in OVERVIEW_WORDS):
+        problems.append("%s: %.1f-px cells but the title %r does not call it an overview" %
+                        (heatmap["plot"], cell, title))
+    if model_view and args.min_thumb:
+        thumb = min(m["width"] for m in maps)
+        across = max(1, heatmap["columns"])
+        fits = (screen["width"] - 160) / across  # the widest the panel allows, headers aside
+        if thumb < min(args.min_thumb, fits) - 1:
+            problems.append("model view thumbnails of %d px (want %d)" % (thumb, args.min_thumb))
+        if maps[0]["n_q"] <= 32 and maps[0]["block"] != 1:
+            problems.append("model view pooled %d tokens into blocks of %d" % (maps[0]["n_q"], maps[0]["block"]))
+    q = [t for t in heatmap["texts"] if t["role"] == "query_label" and t.get("map", 0) == 0]
+    k = [t for t in heatmap["texts"] if t["role"] == "key_label" and t.get("map", 0) == 0]
+    if not model_view and args.labels and (len(q) < args.labels or len(k) < args.labels):
+        problems.append("%s: %d query and %d key labels, expected %d" % (heatmap["plot"], len(q), len(k), args.labels))
+    return cell, len(q), len(k)
+
+
+def check_widgets(layout, problems):
+    for w in layout.get("widgets", []):
+        r, v = w["rect"], w["visible"]
+        if v["height"] <= 0 or v["width"] <= 0:
+            continue  # scrolled out of view, or behind another tab
+        if v["x"] > r["x"] + 1 or v["x"] + v["width"] < r["x"] + r["width"] - 1:
+            problems.append("%s %r cut sideways by its panel (%d of %d px shown)" %
+                            (w["class"], w["text"], v["width"], r["width"]))
+        elif not w["wraps"] and w["needed_width"] > r["width"] + 1:
+            problems.append("%s %r needs %d px, has %d" % (w["class"], w["text"], w["needed_width"], r["width"]))
+
+
 def main():
-    layout = json.load(open(sys.argv[1]))
-    want = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    parser = argparse.ArgumentParser()
+    parser.add_argument("layout")
+    parser.add_argument("legacy_labels", nargs="?", type=int, default=0)
+    parser.add_argument("--labels", type=int, default=0)
+    parser.add_argument("--share", type=float, default=0)
+    parser.add_argument("--min-thumb", type=float, default=0)
+    args = parser.parse_args()
+    args.labels = max(args.labels, args.legacy_labels)
+    layout = json.load(open(args.layout))
     window = layout["window"]
+    problems = []
+    if not layout["heatmaps"]:
+        problems.append("no heatmap on screen")
+    lines = []
     for heatmap in layout["heatmaps"]:
-        for m in heatmap["maps"]:
-            if m["cell_width"] != m["cell_height"]:
-                sys.exit("cells not square: %s x %s" % (m["cell_width"], m["cell_height"]))
-            if any(m["drawn"][k] != m[k] for k in ("x", "y", "width", "height")):
-                sys.exit("map drawn at %s, laid out at %s" % (m["drawn"], m))
-        texts = heatmap["texts"]
-        for i, a in enumerate(texts):
-            if a["x"] < -1 or a["y"] < -1 or a["x"] + a["width"] > window["width"] + 1 or \
-                    a["y"] + a["height"] > window["height"] + 1:
-                sys.exit("outside the window: %r" % a["text"])
-            for b in texts[i + 1:]:
-                if overlaps(a, b):
-                    sys.exit("%r overlaps %r" % (a["text"], b["text"]))
-        labels = [t for t in texts if t["role"] == "query_label"]
-        if len(labels) < want:
-            sys.exit("%d query labels, expected at least %d" % (len(labels), want))
-        print("%s: cells %s px, %d query labels, %d texts apart" %
-              (heatmap["plot"], heatmap["maps"][0]["cell_width"], len(labels), len(texts)))
+        got = check_heatmap(heatmap, window, args, problems)
+        if got:
+            lines.append("%s: cells %.4g px, %d query / %d key labels" % ((heatmap["plot"],) + got))
+    heads = layout.get("heads_view")
+    share = heads["width"] * heads["height"] / float(window["width"] * window["height"]) if heads else 0
+    if args.share and share < args.share:
+        problems.append("the heads take %.0f%% of the window (want %.0f%%)" % (100 * share, 100 * args.share))
+    check_widgets(layout, problems)
+    print("%dx%d %s: %s; heads %.0f%% of the window" %
+          (window["width"], window["height"], layout.get("language", ""), "; ".join(lines), 100 * share))
+    if problems:
+        sys.exit("\n".join(problems[:10]))
 
 
 if __name__ == "__main__":

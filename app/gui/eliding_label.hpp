@@ -1,0 +1,26 @@
+#pragma once
+/// \file eliding_label.hpp
+/// A one-line label that never cuts its text: what does not fit its width ends in "…", and the
+/// whole text is its tooltip. For the status bar, whose two fields share the window's width.
+
+#include <QLabel>
+
+namespace attnlab::gui {
+
+class ElidingLabel : public QLabel {
+  Q_OBJECT
+ public:
+  explicit ElidingLabel(QWidget* parent = nullptr);
+  /// The text to show (elided to the width) and its tooltip.
+  void setFullText(const QString& text);
+  QString fullText() const { return full_; }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void elide();
+  QString full_;
+};
+
+}  // namespace attnlab::gui

@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""check_screens.py WINDOW_BINARY WxH[@DPR] LAYOUT [OUT_DIR]: takes the window's screenshot on a
+screen of that size (Qt's offscreen platform with a screen geometry) in English and in Chinese,
+in one layout, and checks each --layout-json with check_layout.py.
+
+LAYOUT: default | presentation | head | lesson | lesson-presentation | model-smollm2 | model-minilm.
+The model layouts read ATTNLAB_SMOLLM2_GGUF / ATTNLAB_MINILM_DIR and exit 77 (skipped) without.
+The pictures stay in OUT_DIR (default: a temporary folder) to be looked at."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CAT = "The cat sat on the mat because it was tired."
+CHINESE = "我爱自然语言处理。注意力机制很有趣"  # 17 characters, one token each in the lab
+
+# Per layout: the window's arguments, the check's options; "{text}" is the sentence of the language.
+LAYOUTS = {
+    "default": ([], ["--labels", "{n}"]),
+    "presentation": (["--presentation"], ["--labels", "{n}"]),
+    "head": (["--head", "2"], ["--labels", "{n}"]),
+    "lesson": (["--lesson", "saturation:2"], []),
+    "lesson-presentation": (["--lesson", "saturation:2", "--presentation"], []),
+    "model-smollm2": (["--model", "$ATTNLAB_SMOLLM2_GGUF"], ["--min-thumb", "48"]),
+    "model-minilm": (["--model", "$ATTNLAB_MINILM_DIR"], ["--min-thumb", "48"]),
+}
+
+
+def main():
+    binary, screen, layout = sys.argv[1:4]
+    out = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp(prefix="attnlab-screens-")
+    os.makedirs(out, exist_ok=True)
+    size, _, dpr = screen.partition("@")
+    width, height = (int(v) for v in size.split("x"))
+    args, checks = LAYOUTS[layout]
+    for i, a in enumerate(args):
+        if a.startswith("$"):
+            value = os.environ.get(a[1:], "")
+            if not value or not os.path.exists(value):
+                print("skipped: %s is not set (scripts/fetch-model)" % a[1:])
+                sys.exit(77)
+            args = args[:i] + [value] + args[i + 1:]
+    config = os.path.join(out, "screen-%s.json" % screen)
+    with open(config, "w") as f:
+        json.dump({"screens": [{"name": "p", "x": 0, "y": 0, "width": width, "height": height,
+                                "logicalDpi": 96, "logicalBpi": 96, "dpr": float(dpr or 1)}]}, f)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen:configfile=" + config)
+    failed = False
+    for lang, text in (("en", CAT), ("zh_CN", CHINESE)):
+        base = os.path.join(out, "%s-%s-%s" % (layout, screen, lang))
+        tokens = 11 if lang == "en" else 17  # the lab's tokenizer: words and punctuation, one per character in Chinese
+        command = [binary] + args + ["--lang", lang, "--screenshot", base + ".png", "--layout-json", base + ".json"]
+        if not layout.startswith("model") and not layout.startswith("lesson"):
+            command += ["--text", text]
+        if layout == "model-smollm2":
+            command += ["--text", text]
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        if run.returncode != 0:
+            print("%s %s: the window exited %d: %s" % (layout, lang, run.returncode, run.stderr.strip()[-400:]))
+            failed = True
+            continue
+        options = [c.replace("{n}", str(tokens)) for c in checks]
+        if width >= 1280 and height >= 720 and layout == "default":
+            options += ["--share", "0.55"]
+        check = subprocess.run([sys.executable, os.path.join(HERE, "check_layout.py"), base + ".json"] + options,
+                               capture_output=True, text=True)
+        print("%s %s: %s%s" % (layout, lang, check.stdout.strip(), check.stderr.strip() and "\n  " + check.stderr.strip().replace("\n", "\n  ")))
+        failed = failed or check.returncode != 0
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
