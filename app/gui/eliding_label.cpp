@@ -28,3 +28,63 @@ void ElidingLabel::elide() {
 }
 
 }  // namespace attnlab::gui
+
+#include <QComboBox>
+#include <QEvent>
+#include <QStyleOptionComboBox>
+#include <QStylePainter>
+
+namespace attnlab::gui {
+namespace {
+
+/// The width the current item has inside box's frame, px.
+int textRoom(const QComboBox& box, const QStyleOptionComboBox& option) {
+  return box.style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, &box).width() - 4;
+}
+
+/// Paints a combo box like QComboBox::paintEvent, with the current text elided to its room.
+class ComboElider : public QObject {
+ public:
+  using QObject::QObject;
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    auto* box = qobject_cast<QComboBox*>(watched);
+    if (!box || box->isEditable()) return false;
+    if (event->type() == QEvent::Paint) {
+      QStylePainter painter(box);
+      QStyleOptionComboBox option;
+      option.initFrom(box);
+      option.currentText = box->currentText();
+      option.currentIcon = box->itemIcon(box->currentIndex());
+      option.iconSize = box->iconSize();
+      option.frame = true;
+      option.editable = false;
+      option.currentText = box->fontMetrics().elidedText(option.currentText, Qt::ElideRight, textRoom(*box, option));
+      painter.drawComplexControl(QStyle::CC_ComboBox, option);
+      painter.drawControl(QStyle::CE_ComboBoxLabel, option);
+      return true;
+    }
+    if (event->type() == QEvent::Resize || event->type() == QEvent::Show) box->setToolTip(comboElided(*box) ? box->currentText() : QString());
+    return false;
+  }
+};
+
+}  // namespace
+
+bool comboElided(const QComboBox& box) {
+  QStyleOptionComboBox option;
+  option.initFrom(&box);
+  option.frame = true;
+  return box.fontMetrics().horizontalAdvance(box.currentText()) > textRoom(box, option);
+}
+
+void elideComboBoxes(QWidget* root) {
+  auto* elider = new ComboElider(root);
+  for (QComboBox* box : root->findChildren<QComboBox*>()) {
+    box->installEventFilter(elider);
+    QObject::connect(box, &QComboBox::currentTextChanged, box, [box] {
+      box->setToolTip(comboElided(*box) ? box->currentText() : QString());
+    });
+  }
+}
+
+}  // namespace attnlab::gui

@@ -24,3 +24,17 @@ class ElidingLabel : public QLabel {
 };
 
 }  // namespace attnlab::gui
+
+class QComboBox;
+
+namespace attnlab::gui {
+
+/// Makes every combo box under `root` draw its current item elided ("…") to the width it has
+/// instead of cutting it, with the whole item as the box's tooltip; the list still shows every
+/// item in full. For a narrow side panel (the inputs), whose boxes are as wide as it allows.
+void elideComboBoxes(QWidget* root);
+
+/// True when `box` draws its current item elided (it does not fit).
+bool comboElided(const QComboBox& box);
+
+}  // namespace attnlab::gui

@@ -70,6 +70,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     box->setMinimumWidth(96);  // else the form lays it out at its longest item's width
   }
   for (QLabel* label : inputs_page->findChildren<QLabel*>()) label->setWordWrap(true);
+  elideComboBoxes(inputs_page);
   inputs_dock_ = new QDockWidget(this);
   inputs_dock_->setObjectName(QStringLiteral("inputsDock"));
   inputs_dock_->setWidget(scroll);

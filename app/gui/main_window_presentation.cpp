@@ -18,8 +18,10 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QStatusBar>
+#include <QToolTip>
 #include <algorithm>
 
+#include "eliding_label.hpp"
 #include "lesson_controller.hpp"
 #include "main_window.hpp"
 
@@ -90,6 +92,7 @@ QJsonArray MainWindow::widgetTexts() const {
       QStyleOptionComboBox option;
       option.initFrom(box);
       needed = box->style()->sizeFromContents(QStyle::CT_ComboBox, &option, QSize(fm.horizontalAdvance(text), fm.height()), box).width();
+      if (comboElided(*box)) needed = 0;  // drawn elided, the whole item in its tooltip and list
     } else if (auto* group = qobject_cast<QGroupBox*>(w)) {
       text = group->title();
       needed = fm.horizontalAdvance(text) + 16;
@@ -119,6 +122,8 @@ void MainWindow::setPresentationMode(bool on) {
   QFont font = QApplication::font();
   if (on) font.setPointSizeF(font.pointSizeF() * 1.5);
   setFont(font);
+  // Hover texts (a cell's tokens and weight) as large as the rest for the back of the room.
+  QToolTip::setFont(on ? font : QApplication::font("QTipLabel"));
   inputs_dock_->setVisible(!on);
   analysis_dock_->setVisible(!on);
   analysis_->setCompact(on);

@@ -70,9 +70,19 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   const auto n_q = static_cast<int>(summary.row_entropy.size());
   const QFont tick_font = sizedFont(plot, 8.5);
   const QFontMetricsF fm(tick_font);
-  // Tokens rotated 45°: each takes about its line height across; thin to what the width holds.
-  // Labels turned 45° take about 1.4 line heights across each.
-  const int step = thinning(n_q, 1.4 * fm.height(), plotWidth(plot) - 70);
+  // Upright while every label fits its bar's width, or when the labels are CJK (read upright,
+  // never turned: thinned instead); else turned 45°, each taking about 1.4 line heights across.
+  double widest = 0;
+  bool all_upright = n_q > 0;
+  for (int i = 0; i < n_q; ++i) {
+    const QString token = shortToken(query_tokens.value(i), 8);
+    widest = std::max(widest, fm.horizontalAdvance(token));
+    for (const TextRun& run : splitRuns(token)) all_upright = all_upright && (run.upright || run.text.trimmed().isEmpty());
+  }
+  const double available = plotWidth(plot) - 70;
+  const bool upright = n_q <= 6 || (widest + 4) * n_q <= available || all_upright;
+  int step = thinning(n_q, upright ? widest + 4 : 1.4 * fm.height(), available);
+  if (step > 1 && upright) step = thinning(n_q, widest + 4 + fm.horizontalAdvance(QStringLiteral("#00 ")), available);
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (int i = 0; i < n_q; i += step) {
     const QString token = shortToken(query_tokens.value(i), 8);
@@ -80,7 +90,7 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   }
   x->setTicker(ticker);
   x->setSubTicks(false);
-  x->setTickLabelRotation(n_q > 6 ? -45 : 0);
+  x->setTickLabelRotation(upright ? 0 : -45);
   x->setTickLabelFont(tick_font);
   x->setRange(-0.6, n_q - 0.4);
   x->grid()->setVisible(false);

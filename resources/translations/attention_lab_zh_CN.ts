@@ -829,6 +829,18 @@
         <source>Computing layer %1 of %2…</source>
         <translation>正在计算第 %1 层（共 %2 层）…</translation>
     </message>
+    <message>
+        <source>Analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>Inputs panel</source>
+        <translation>输入面板</translation>
+    </message>
+    <message>
+        <source>Analysis panel (saturation, entropy, histogram)</source>
+        <translation>分析面板（饱和、熵、直方图）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelSource</name>
@@ -1136,24 +1148,8 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
     </message>
     <message>
-        <source>--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)</source>
-        <translation>--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
-    </message>
-    <message>
-        <source>the sweep was cancelled</source>
-        <translation>扫描已取消</translation>
-    </message>
-    <message>
-        <source>--diff: the two settings give different tokens (%1 and %2): a difference needs the same tokens</source>
-        <translation>--diff：两个设置得到的词元不同（%1 个和 %2 个）：差值需要相同的词元</translation>
-    </message>
-    <message>
-        <source>--diff: A shows %1 layers and B %2; compare one layer with one layer (--layer L and --diff "--layer M")</source>
-        <translation>--diff：A 显示 %1 层而 B 显示 %2 层；请一层对一层比较（--layer L 与 --diff "--layer M"）</translation>
-    </message>
-    <message>
-        <source>--diff: A shows %1 heads and B %2; compare one head with one head (--head N and --diff "--head M")</source>
-        <translation>--diff：A 显示 %1 个头而 B 显示 %2 个；请一个头对一个头比较（--head N 与 --diff "--head M"）</translation>
+        <source>the forward pass was cancelled</source>
+        <translation>前向传播已取消</translation>
     </message>
     <message>
         <source>not enough memory for these settings</source>
@@ -1162,14 +1158,6 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>internal error: %1</source>
         <translation>内部错误：%1</translation>
-    </message>
-    <message>
-        <source>not enough memory to load this model</source>
-        <translation>内存不足，无法加载此模型</translation>
-    </message>
-    <message>
-        <source>the forward pass was cancelled</source>
-        <translation>前向传播已取消</translation>
     </message>
     <message>
         <source>lesson '%1' has no step '%2' (use 1 to %3 or a step id)</source>
@@ -1230,10 +1218,6 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>--temperature must be &gt; 0 (got %1)</source>
         <translation>--temperature 必须大于 0（收到 %1）</translation>
-    </message>
-    <message>
-        <source>--backend must be auto, cpu or opencl (got '%1')</source>
-        <translation>--backend 必须是 auto、cpu 或 opencl（收到 '%1'）</translation>
     </message>
     <message>
         <source>--memory-budget must be a positive number of GB (got %1)</source>
@@ -1583,6 +1567,30 @@ KV 缓存每个词元 %1 字节</translation>
         <source>a sweep takes at most %1 frames (got %2)</source>
         <translation>扫描最多 %1 帧（得到 %2 帧）</translation>
     </message>
+    <message>
+        <source>not enough memory to load this model</source>
+        <translation>内存不足，无法加载此模型</translation>
+    </message>
+    <message>
+        <source>--diff: the two settings give different tokens (%1 and %2): a difference needs the same tokens</source>
+        <translation>--diff：两个设置得到的词元不同（%1 个和 %2 个）：差值需要相同的词元</translation>
+    </message>
+    <message>
+        <source>--diff: A shows %1 layers and B %2; compare one layer with one layer (--layer L and --diff "--layer M")</source>
+        <translation>--diff：A 显示 %1 层而 B 显示 %2 层；请一层对一层比较（--layer L 与 --diff "--layer M"）</translation>
+    </message>
+    <message>
+        <source>--diff: A shows %1 heads and B %2; compare one head with one head (--head N and --diff "--head M")</source>
+        <translation>--diff：A 显示 %1 个头而 B 显示 %2 个；请一个头对一个头比较（--head N 与 --diff "--head M"）</translation>
+    </message>
+    <message>
+        <source>--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)</source>
+        <translation>--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
+    </message>
+    <message>
+        <source>the sweep was cancelled</source>
+        <translation>扫描已取消</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::views</name>
@@ -1601,10 +1609,6 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>layer %1</source>
         <translation>第 %1 层</translation>
-    </message>
-    <message>
-        <source>special tokens hidden (weights not renormalised)</source>
-        <translation>已隐藏特殊词元（权重未重新归一化）</translation>
     </message>
     <message>
         <source>KV-cache decode</source>
@@ -1643,20 +1647,12 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>Δ 权重（解码 − 完整）</translation>
     </message>
     <message>
-        <source>head %1</source>
-        <translation>头 %1</translation>
+        <source>special tokens hidden (weights not renormalised)</source>
+        <translation>已隐藏特殊词元（权重未重新归一化）</translation>
     </message>
     <message>
         <source>rollout weight</source>
         <translation>展开权重</translation>
-    </message>
-    <message>
-        <source>attention rollout of layer %1</source>
-        <translation>第 %1 层的注意力展开</translation>
-    </message>
-    <message>
-        <source>attention rollout through layers %1–%2</source>
-        <translation>第 %1–%2 层的注意力展开</translation>
     </message>
     <message>
         <source>nats</source>
@@ -1689,6 +1685,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>attention weight</source>
         <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
     </message>
     <message>
         <source>causal mask</source>
@@ -1725,6 +1725,14 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>max |Δ| = %1 at %2 (A %3, B %4)</source>
         <translation>最大 |Δ| = %1，位于 %2（A %3，B %4）</translation>
+    </message>
+    <message>
+        <source>attention rollout of layer %1</source>
+        <translation>第 %1 层的注意力展开</translation>
+    </message>
+    <message>
+        <source>attention rollout through layers %1–%2</source>
+        <translation>第 %1–%2 层的注意力展开</translation>
     </message>
     <message>
         <source>Abnar &amp; Zuidema 2020</source>
@@ -1853,6 +1861,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>mean</source>
         <translation>平均值</translation>
+    </message>
+    <message>
+        <source>overview: %1-px cells</source>
+        <translation>概览：%1 像素单元格</translation>
     </message>
     <message>
         <source>cross-attention</source>

@@ -658,6 +658,11 @@ ZH.update({
     "Row %1 differs from the full causal computation: max |Δ| %2 (rows differ from row %3 on)":
         "第 %1 行与完整因果计算不同：最大 |Δ| %2（从第 %3 行起各行都不同）",
     "Row %1 equals the full causal computation (max |Δ| %2)": "第 %1 行与完整因果计算相同（最大 |Δ| %2）",
+    # the window on every screen (issue 26)
+    "Analysis": "分析",
+    "Inputs panel": "输入面板",
+    "Analysis panel (saturation, entropy, histogram)": "分析面板（饱和、熵、直方图）",
+    "overview: %1-px cells": "概览：%1 像素单元格",
 })
 
 

@@ -62,7 +62,7 @@ def check_heatmap(heatmap, window, args, problems):
     if model_view and args.min_thumb:
         thumb = min(m["width"] for m in maps)
         across = max(1, heatmap["columns"])
-        fits = (screen["width"] - 160) / across  # the widest the panel allows, headers aside
+        fits = (screen["width"] - 200) / across  # the widest the panel allows, headers and bar aside
         if thumb < min(args.min_thumb, fits) - 1:
             problems.append("model view thumbnails of %d px (want %d)" % (thumb, args.min_thumb))
         if maps[0]["n_q"] <= 32 and maps[0]["block"] != 1:
