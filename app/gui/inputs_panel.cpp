@@ -228,27 +228,27 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.source = source_edit_->toPlainText();
   // A pair exactly when one is given: the field enabled (a BERT) and not empty, as --pair.
   if (pair_edit_->isEnabled() && !pair_edit_->toPlainText().isEmpty()) s.pair = pair_edit_->toPlainText();
-  s.mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
+  s.spec.mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
   if (temperature_check_->isChecked()) {
-    s.temperature = temperature_spin_->value();
+    s.spec.temperature = temperature_spin_->value();
   } else {
-    s.temperature.reset();
+    s.spec.temperature.reset();
   }
-  s.d_k = dk_spin_->value();
-  s.heads = heads_spin_->value();
-  s.d_model = d_model_spin_->value();
-  s.causal = causal_check_->isChecked();
+  s.spec.d_k = dk_spin_->value();
+  s.spec.heads = heads_spin_->value();
+  s.spec.d_model = d_model_spin_->value();
+  s.setCausal(causal_check_->isChecked());
   s.seed = static_cast<std::uint64_t>(seed_spin_->value());
   const QStringList backend = backend_combo_->currentData().toString().split(QLatin1Char(':'));
   s.backend = options::parseBackendKind(backend.value(0)).value_or(options::BackendKind::kAuto);
   s.device = backend.value(1).toInt();
   if (model_) {
     // The widgets show the model's shapes; the lab's own wait in the stash.
-    s.mechanism = scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot;
-    s.d_k = stash_.d_k;
-    s.heads = stash_.heads;
-    s.d_model = stash_.d_model;
-    s.causal = stash_.causal;
+    s.spec.mechanism = scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot;
+    s.spec.d_k = stash_.d_k;
+    s.spec.heads = stash_.heads;
+    s.spec.d_model = stash_.d_model;
+    s.setCausal(stash_.causal);
     s.seed = static_cast<std::uint64_t>(stash_.seed);
   }
   variants_->apply(s);
@@ -264,23 +264,25 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
   if (text_edit_->toPlainText() != s.text) text_edit_->setPlainText(s.text);
   if (source_edit_->toPlainText() != s.source) source_edit_->setPlainText(s.source);
   if (s.pair && pair_edit_->toPlainText() != *s.pair) pair_edit_->setPlainText(*s.pair);
-  const Mechanism mechanism =
-      s.pretrained() && (s.mechanism == Mechanism::kAdditive || s.mechanism == Mechanism::kLinear) ? Mechanism::kScaled
-                                                                                                  : s.mechanism;
+  const bool lab_only =
+      s.spec.mechanism == Mechanism::kAdditive || s.spec.mechanism == Mechanism::kLinear;
+  const Mechanism mechanism = s.pretrained() && lab_only ? Mechanism::kScaled : s.spec.mechanism;
   mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
   scaling_check_->setChecked(mechanism != Mechanism::kDot);
-  temperature_check_->setChecked(s.temperature.has_value());
-  temperature_spin_->setEnabled(s.temperature.has_value());
-  if (s.temperature) temperature_spin_->setValue(*s.temperature);
-  const int d_k = s.resolvedDk() > 0 ? s.resolvedDk() : std::max(1, s.d_model / std::max(1, s.heads));
+  temperature_check_->setChecked(s.spec.temperature.has_value());
+  temperature_spin_->setEnabled(s.spec.temperature.has_value());
+  if (s.spec.temperature) temperature_spin_->setValue(*s.spec.temperature);
+  const int d_k = s.spec.resolvedDk() > 0 ? s.spec.resolvedDk()
+                                          : std::max(1, s.spec.d_model / std::max(1, s.spec.heads));
   dk_spin_->setValue(d_k);
   dk_slider_->setValue(log2Position(d_k));
-  heads_spin_->setValue(s.heads);
-  d_model_spin_->setValue(s.d_model);
-  causal_check_->setChecked(s.causal);
+  heads_spin_->setValue(s.spec.heads);
+  d_model_spin_->setValue(s.spec.d_model);
+  causal_check_->setChecked(s.causal());
   seed_spin_->setValue(static_cast<double>(s.seed));
   variants_->setSettings(s);
-  stash_ = {s.mechanism, d_k, s.heads, s.d_model, s.causal, static_cast<double>(s.seed)};
+  stash_ = {s.spec.mechanism, d_k, s.spec.heads, s.spec.d_model, s.causal(),
+            static_cast<double>(s.seed)};
   wanted_backend_ = QStringLiteral("%1:%2").arg(QString::fromStdString(options::toString(s.backend))).arg(s.device);
   selectBackend();
   updateEnabled();

@@ -109,36 +109,38 @@ VariantsBox::VariantsBox(QWidget* parent) : QGroupBox(parent) {
 void VariantsBox::setSettings(const options::LabSettings& s) {
   const QSignalBlocker b1(kv_heads_), b2(positions_), b3(rope_base_), b4(window_), b5(global_),
       b6(stride_), b7(pad_to_), b8(pad_mask_), b9(precision_), b10(softmax_), b11(dropout_);
-  setHeads(s.heads);
-  const int g = s.resolvedKvHeads();
+  setHeads(s.spec.heads);
+  const int g = s.spec.resolvedKvHeads();
   kv_heads_->setCurrentIndex(std::max(0, kv_heads_->findData(g)));
-  positions_->setCurrentIndex(std::max(0, positions_->findData(static_cast<int>(s.positions))));
-  rope_base_->setValue(s.rope_base);
-  window_->setValue(s.window);
-  global_->setValue(s.global_tokens);
-  stride_->setValue(s.stride);
+  positions_->setCurrentIndex(
+      std::max(0, positions_->findData(static_cast<int>(s.spec.positions))));
+  rope_base_->setValue(s.spec.rope_base);
+  window_->setValue(s.spec.window);
+  global_->setValue(s.spec.global_tokens);
+  stride_->setValue(s.spec.stride);
   pad_to_->setValue(s.pad_to);
   pad_mask_->setChecked(s.pad_mask);
-  precision_->setCurrentIndex(std::max(0, precision_->findData(static_cast<int>(s.precision))));
-  softmax_->setCurrentIndex(std::max(0, softmax_->findData(static_cast<int>(s.softmax))));
-  dropout_->setValue(s.dropout);
+  precision_->setCurrentIndex(
+      std::max(0, precision_->findData(static_cast<int>(s.spec.precision))));
+  softmax_->setCurrentIndex(std::max(0, softmax_->findData(static_cast<int>(s.spec.softmax))));
+  dropout_->setValue(s.spec.dropout);
   updateEnabled();
 }
 
 void VariantsBox::apply(options::LabSettings& s) const {
   // The choice among the divisors of the lab's heads (a model's heads are the model's).
   const int g = kv_heads_->currentData().toInt();
-  s.kv_heads = g > 0 && g != heads_ && s.heads % g == 0 ? g : 0;
-  s.positions = static_cast<Positions>(positions_->currentData().toInt());
-  s.rope_base = rope_base_->value();
-  s.window = window_->value();
-  s.global_tokens = global_->value();
-  s.stride = stride_->value();
+  s.spec.kv_heads = g > 0 && g != heads_ && s.spec.heads % g == 0 ? g : 0;
+  s.spec.positions = static_cast<Positions>(positions_->currentData().toInt());
+  s.spec.rope_base = rope_base_->value();
+  s.spec.window = window_->value();
+  s.spec.global_tokens = global_->value();
+  s.spec.stride = stride_->value();
   s.pad_to = pad_to_->value();
   s.pad_mask = pad_mask_->isChecked();
-  s.precision = static_cast<Precision>(precision_->currentData().toInt());
-  s.softmax = static_cast<SoftmaxKind>(softmax_->currentData().toInt());
-  s.dropout = dropout_->value();
+  s.spec.precision = static_cast<Precision>(precision_->currentData().toInt());
+  s.spec.softmax = static_cast<SoftmaxKind>(softmax_->currentData().toInt());
+  s.spec.dropout = dropout_->value();
 }
 
 void VariantsBox::setHeads(int heads) {

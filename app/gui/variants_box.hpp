@@ -29,8 +29,9 @@ class VariantsBox : public QGroupBox {
  public:
   explicit VariantsBox(QWidget* parent = nullptr);
 
-  /// Shows the variant fields of settings (kv_heads, positions, rope_base, window,
-  /// global_tokens, stride, pad_to, pad_mask, precision, softmax, dropout) for `settings.heads` query heads.
+  /// Shows the variant fields of settings (spec.kv_heads, positions, rope_base, window,
+  /// global_tokens, stride, pad_to, pad_mask, precision, softmax, dropout) for
+  /// `settings.spec.heads` query heads.
   void setSettings(const options::LabSettings& settings);
   /// Writes the shown values into settings' variant fields.
   void apply(options::LabSettings& settings) const;
