@@ -94,9 +94,9 @@ int main(int argc, char* argv[]) {
   QStringList words;
   for (int i = 0; i < tokens; ++i) words << vocabulary.at(i % vocabulary.size());
   options.settings.text = words.join(QLatin1Char(' '));
-  options.settings.heads = heads;
-  options.settings.d_model = 64 * heads;
-  options.settings.d_k = 64;
+  options.settings.spec.heads = heads;
+  options.settings.spec.d_model = 64 * heads;
+  options.settings.spec.d_k = 64;
   attnlab::gui::MainWindow window(options);
   auto* dk_slider = window.findChild<QSlider*>(QStringLiteral("dkSlider"));  // docs/DESIGN.md, object names
   window.resize(1500, 920);

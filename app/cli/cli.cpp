@@ -237,7 +237,7 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
   config.seed = o.lab.seed;
   // The sentence's settings without a d_k of their own: --d-k is the curves' list here.
   options::LabSettings lab = o.lab;
-  lab.d_k = 0;
+  lab.spec.d_k = 0;
   const AttentionSpec spec = lab.toSpec();
   // The marked d_k: --mark, else the list's single value, else the one render would use.
   int mark = config.d_k.size() == 1 ? config.d_k.front() : spec.resolvedDk();
@@ -255,7 +255,7 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
     QCustomPlot plot;
     const views::ImageSize size = outputSize(o, {900, 600, 1.0});
     prepare(plot, size);
-    views::drawSaturation(plot, model, sentence, mark, o.lab.mechanism != Mechanism::kDot);
+    views::drawSaturation(plot, model, sentence, mark, o.lab.spec.mechanism != Mechanism::kDot);
     views::exportPlot(plot, o.output.out, size);
   }
   out << utf8(o.output.out) << "\n";

@@ -79,11 +79,11 @@ int commandCost(const options::Options& o, std::ostream& out, std::ostream& /*er
     shape.d_v = c.dK();
     shape.layers = c.layers;
   } else {
-    shape.d_model = o.lab.d_model;
-    shape.heads = o.lab.heads;
-    shape.kv_heads = o.lab.kv_heads;
-    shape.d_k = o.lab.d_k;
-    shape.d_v = o.lab.d_v;
+    shape.d_model = o.lab.spec.d_model;
+    shape.heads = o.lab.spec.heads;
+    shape.kv_heads = o.lab.spec.kv_heads;
+    shape.d_k = o.lab.spec.d_k;
+    shape.d_v = o.lab.spec.d_v;
   }
   shape.validate();
   std::vector<int> ns = o.cost.n;

@@ -241,7 +241,7 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   j["kv_cache_bytes_per_token"] = config.kvCacheBytesPerToken();
   j["mha_kv_cache_bytes_per_token"] = config.mhaKvCacheBytesPerToken();
   j["scale"] = first.scale;
-  if (o.lab.temperature) j["temperature"] = *o.lab.temperature;
+  if (o.lab.spec.temperature) j["temperature"] = *o.lab.spec.temperature;
   if (o.lab.layer) {
     j["layer"] = *o.lab.layer;
   } else {

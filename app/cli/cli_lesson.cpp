@@ -45,19 +45,20 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o) 
   switch (step.view) {
     case View::kSaturation: {
       args << QStringLiteral("saturation") << QStringLiteral("--mark")
-           << QString::number(std::clamp(o.lab.resolvedDk(), 1, 1024));
-      if (o.lab.mechanism == Mechanism::kDot) args << QStringLiteral("--no-scale");
+           << QString::number(std::clamp(o.lab.spec.resolvedDk(), 1, 1024));
+      if (o.lab.spec.mechanism == Mechanism::kDot) args << QStringLiteral("--no-scale");
       if (o.lab.seed != 0) args << QStringLiteral("--seed") << QString::number(o.lab.seed);
       return args;
     }
     case View::kCost: {
       args << QStringLiteral("cost");
       if (o.lab.pretrained()) return args << QStringLiteral("--model") << o.lab.model_dir;
-      args << QStringLiteral("--heads") << QString::number(o.lab.heads) << QStringLiteral("--d-model")
-           << QString::number(o.lab.d_model);
-      if (o.lab.d_k > 0) args << QStringLiteral("--d-k") << QString::number(o.lab.d_k);
-      if (o.lab.d_v > 0) args << QStringLiteral("--d-v") << QString::number(o.lab.d_v);
-      if (o.lab.kv_heads > 0) args << QStringLiteral("--kv-heads") << QString::number(o.lab.kv_heads);
+      args << QStringLiteral("--heads") << QString::number(o.lab.spec.heads)
+           << QStringLiteral("--d-model") << QString::number(o.lab.spec.d_model);
+      if (o.lab.spec.d_k > 0) args << QStringLiteral("--d-k") << QString::number(o.lab.spec.d_k);
+      if (o.lab.spec.d_v > 0) args << QStringLiteral("--d-v") << QString::number(o.lab.spec.d_v);
+      if (o.lab.spec.kv_heads > 0)
+        args << QStringLiteral("--kv-heads") << QString::number(o.lab.spec.kv_heads);
       return args;
     }
     case View::kDecode:

@@ -84,11 +84,11 @@ CompareDialog::CompareDialog(QWidget* parent, const options::LabSettings& curren
   preset(current.scaled() ? tr("Without the 1/√d_k scaling") : tr("With the 1/√d_k scaling"),
          current.scaled() ? QStringLiteral("--no-scale") : QStringLiteral("--mechanism scaled"), 0,
          0);
-  const double t = current.temperature.value_or(1.0);
+  const double t = current.spec.temperature.value_or(1.0);
   preset(tr("Temperature × 2"), QStringLiteral("--temperature %1").arg(t * 2, 0, 'g', 6), 0, 1);
   if (!current.pretrained()) {
-    preset(current.causal ? tr("Without the causal mask") : tr("With the causal mask"),
-           current.causal ? QStringLiteral("--no-causal") : QStringLiteral("--causal"), 1, 0);
+    preset(current.causal() ? tr("Without the causal mask") : tr("With the causal mask"),
+           current.causal() ? QStringLiteral("--no-causal") : QStringLiteral("--causal"), 1, 0);
   }
   if (head >= 0)
     preset(tr("Another head"), QStringLiteral("--head %1").arg(head == 0 ? 1 : 0), 1, 1);

@@ -111,16 +111,20 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   form_->addRow(dk_label_, dk_row);
   heads_label_ = new QLabel;
   heads_spin_ = new QSpinBox;
+  heads_spin_->setObjectName(QStringLiteral("heads"));
   heads_spin_->setRange(rangeMin("heads"), rangeMax("heads"));
   form_->addRow(heads_label_, heads_spin_);
   d_model_label_ = new QLabel;
   d_model_spin_ = new QSpinBox;
+  d_model_spin_->setObjectName(QStringLiteral("dModel"));
   d_model_spin_->setRange(rangeMin("d-model"), rangeMax("d-model"));
   form_->addRow(d_model_label_, d_model_spin_);
   causal_check_ = new QCheckBox;
+  causal_check_->setObjectName(QStringLiteral("causal"));
   form_->addRow(causal_check_);
   seed_label_ = new QLabel;
   seed_spin_ = new QDoubleSpinBox;  // a double holds every seed up to 2^53 exactly
+  seed_spin_->setObjectName(QStringLiteral("seed"));
   seed_spin_->setDecimals(0);
   seed_spin_->setRange(0, static_cast<double>(options::option("seed").max));
   form_->addRow(seed_label_, seed_spin_);
@@ -228,27 +232,27 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.source = source_edit_->toPlainText();
   // A pair exactly when one is given: the field enabled (a BERT) and not empty, as --pair.
   if (pair_edit_->isEnabled() && !pair_edit_->toPlainText().isEmpty()) s.pair = pair_edit_->toPlainText();
-  s.mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
+  s.spec.mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
   if (temperature_check_->isChecked()) {
-    s.temperature = temperature_spin_->value();
+    s.spec.temperature = temperature_spin_->value();
   } else {
-    s.temperature.reset();
+    s.spec.temperature.reset();
   }
-  s.d_k = dk_spin_->value();
-  s.heads = heads_spin_->value();
-  s.d_model = d_model_spin_->value();
-  s.causal = causal_check_->isChecked();
+  s.spec.d_k = dk_spin_->value();
+  s.spec.heads = heads_spin_->value();
+  s.spec.d_model = d_model_spin_->value();
+  s.setCausal(causal_check_->isChecked());
   s.seed = static_cast<std::uint64_t>(seed_spin_->value());
   const QStringList backend = backend_combo_->currentData().toString().split(QLatin1Char(':'));
   s.backend = options::parseBackendKind(backend.value(0)).value_or(options::BackendKind::kAuto);
   s.device = backend.value(1).toInt();
   if (model_) {
     // The widgets show the model's shapes; the lab's own wait in the stash.
-    s.mechanism = scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot;
-    s.d_k = stash_.d_k;
-    s.heads = stash_.heads;
-    s.d_model = stash_.d_model;
-    s.causal = stash_.causal;
+    s.spec.mechanism = scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot;
+    s.spec.d_k = stash_.d_k;
+    s.spec.heads = stash_.heads;
+    s.spec.d_model = stash_.d_model;
+    s.setCausal(stash_.causal);
     s.seed = static_cast<std::uint64_t>(stash_.seed);
   }
   variants_->apply(s);
@@ -264,23 +268,26 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
   if (text_edit_->toPlainText() != s.text) text_edit_->setPlainText(s.text);
   if (source_edit_->toPlainText() != s.source) source_edit_->setPlainText(s.source);
   if (s.pair && pair_edit_->toPlainText() != *s.pair) pair_edit_->setPlainText(*s.pair);
-  const Mechanism mechanism =
-      s.pretrained() && (s.mechanism == Mechanism::kAdditive || s.mechanism == Mechanism::kLinear) ? Mechanism::kScaled
-                                                                                                  : s.mechanism;
+  const bool lab_only =
+      s.spec.mechanism == Mechanism::kAdditive || s.spec.mechanism == Mechanism::kLinear;
+  const Mechanism mechanism = s.pretrained() && lab_only ? Mechanism::kScaled : s.spec.mechanism;
   mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
   scaling_check_->setChecked(mechanism != Mechanism::kDot);
-  temperature_check_->setChecked(s.temperature.has_value());
-  temperature_spin_->setEnabled(s.temperature.has_value());
-  if (s.temperature) temperature_spin_->setValue(*s.temperature);
-  const int d_k = s.resolvedDk() > 0 ? s.resolvedDk() : std::max(1, s.d_model / std::max(1, s.heads));
+  temperature_check_->setChecked(s.spec.temperature.has_value());
+  temperature_spin_->setEnabled(s.spec.temperature.has_value());
+  if (s.spec.temperature) temperature_spin_->setValue(*s.spec.temperature);
+  const int d_k = s.spec.resolvedDk() > 0 ? s.spec.resolvedDk()
+                                          : std::max(1, s.spec.d_model / std::max(1, s.spec.heads));
   dk_spin_->setValue(d_k);
   dk_slider_->setValue(log2Position(d_k));
-  heads_spin_->setValue(s.heads);
-  d_model_spin_->setValue(s.d_model);
-  causal_check_->setChecked(s.causal);
+  heads_spin_->setValue(s.spec.heads);
+  d_model_spin_->setValue(s.spec.d_model);
+  causal_check_->setChecked(s.causal());
   seed_spin_->setValue(static_cast<double>(s.seed));
   variants_->setSettings(s);
-  stash_ = {s.mechanism, d_k, s.heads, s.d_model, s.causal, static_cast<double>(s.seed)};
+  stash_ = {s.spec.mechanism, d_k, s.spec.heads, s.spec.d_model, s.causal(),
+            static_cast<double>(s.seed)};
+  if (model_) showModel();  // the lab's values wait in the stash
   wanted_backend_ = QStringLiteral("%1:%2").arg(QString::fromStdString(options::toString(s.backend))).arg(s.device);
   selectBackend();
   updateEnabled();
@@ -300,62 +307,94 @@ void InputsPanel::setPicture(const views::PictureOptions& p) {
 }
 
 void InputsPanel::setModelMode(bool model, const ModelInfo* info) {
-  const QSignalBlocker b1(mechanism_combo_), b2(scaling_check_), b3(dk_slider_), b4(dk_spin_),
-      b5(heads_spin_), b6(d_model_spin_), b7(causal_check_), b8(seed_spin_);
   if (model && !model_) {
-    stash_ = {static_cast<Mechanism>(mechanism_combo_->currentData().toInt()), dk_spin_->value(),
-              heads_spin_->value(), d_model_spin_->value(), causal_check_->isChecked(),
+    stash_ = {static_cast<Mechanism>(mechanism_combo_->currentData().toInt()),
+              dk_spin_->value(),
+              heads_spin_->value(),
+              d_model_spin_->value(),
+              causal_check_->isChecked(),
               seed_spin_->value()};
-  } else if (!model && model_) {
-    const Mechanism mechanism = stash_.mechanism == Mechanism::kAdditive ? Mechanism::kAdditive
-                                : stash_.mechanism == Mechanism::kLinear ? Mechanism::kLinear
-                                : scaling_check_->isChecked()            ? Mechanism::kScaled
-                                                                         : Mechanism::kDot;
-    mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
-    dk_spin_->setValue(stash_.d_k);
-    dk_slider_->setValue(log2Position(stash_.d_k));
-    heads_spin_->setValue(stash_.heads);
-    variants_->setHeads(stash_.heads);
-    d_model_spin_->setValue(stash_.d_model);
-    causal_check_->setChecked(stash_.causal);
-    seed_spin_->setValue(stash_.seed);
   }
+  const bool leaving = !model && model_;
   model_ = model;
-  if (model) {
-    mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(
-        static_cast<int>(scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot)));
-    if (info) {
-      dk_spin_->setValue(std::min(dk_spin_->maximum(), info->config.dK()));
-      dk_slider_->setValue(log2Position(info->config.dK()));
-      heads_spin_->setValue(std::min(heads_spin_->maximum(), info->config.heads));
-      d_model_spin_->setValue(std::min(d_model_spin_->maximum(), info->config.d_model));
-      causal_check_->setChecked(info->config.mask() == Mask::kCausal);
-    }
-  }
-  const QString decided =
-      !model ? QString()
-      : info ? tr("Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.")
-                   .arg(info->name)
-                   .arg(info->config.layers)
-                   .arg(info->config.heads)
-                   .arg(info->config.d_model)
-                   .arg(info->config.dK())
-                   .arg(info->config.mask() == Mask::kCausal ? tr("causal mask") : tr("no mask"))
-             : tr("Decided by the model.");
-  for (QWidget* w : std::initializer_list<QWidget*>{mechanism_combo_, dk_slider_, dk_spin_, heads_spin_,
-                                                    d_model_spin_, causal_check_, seed_spin_}) {
-    w->setToolTip(decided);
-  }
-  variants_->setModelMode(model);
+  config_ = model && info ? std::optional<ModelConfig>(info->config) : std::nullopt;
+  model_name_ = model && info ? info->name : QString();
+  if (model) showModel();
+  if (leaving) showLab();
+  variants_->setModelMode(model, config_ ? &*config_ : nullptr);
   form_->setRowVisible(source_edit_, !model);
   form_->setRowVisible(source_label_, !model);
   form_->setRowVisible(pair_edit_, model);
   form_->setRowVisible(pair_label_, model);
-  const bool pairs = !info || info->config.architecture == Architecture::kBert;
+  const bool pairs = !config_ || config_->architecture == Architecture::kBert;
   pair_edit_->setEnabled(pairs);
   pair_label_->setEnabled(pairs);
-  pair_edit_->setToolTip(pairs ? QString() : tr("%1 is a GPT-2: it reads one text, no sentence pairs.").arg(info ? info->name : QString()));
+  pair_edit_->setToolTip(
+      pairs ? QString()
+            : tr("%1 is a GPT-2: it reads one text, no sentence pairs.").arg(model_name_));
   updateEnabled();
+}
+
+void InputsPanel::showModel() {
+  const QSignalBlocker b1(mechanism_combo_), b2(dk_slider_), b3(dk_spin_), b4(heads_spin_),
+      b5(d_model_spin_), b6(causal_check_), b7(seed_spin_);
+  mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(
+      static_cast<int>(scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot)));
+  // The model's own shapes and mask once it is loaded; until then, and for the seed (the weights
+  // are the model's), the boxes say where the values come from.
+  const QString from_model = tr("from the model");
+  for (QSpinBox* spin : {dk_spin_, heads_spin_, d_model_spin_}) {
+    spin->setSpecialValueText(config_ ? QString() : from_model);
+    if (!config_) spin->setValue(spin->minimum());
+  }
+  seed_spin_->setSpecialValueText(from_model);
+  seed_spin_->setValue(seed_spin_->minimum());
+  causal_check_->setTristate(!config_);
+  if (config_) {
+    dk_spin_->setValue(std::min(dk_spin_->maximum(), config_->dK()));
+    dk_slider_->setValue(log2Position(config_->dK()));
+    heads_spin_->setValue(std::min(heads_spin_->maximum(), config_->heads));
+    d_model_spin_->setValue(std::min(d_model_spin_->maximum(), config_->d_model));
+    causal_check_->setChecked(config_->mask() == Mask::kCausal);
+  } else {
+    causal_check_->setCheckState(Qt::PartiallyChecked);
+  }
+  const QString decided =
+      config_ ? tr("Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.")
+                    .arg(model_name_)
+                    .arg(config_->layers)
+                    .arg(config_->heads)
+                    .arg(config_->d_model)
+                    .arg(config_->dK())
+                    .arg(config_->mask() == Mask::kCausal ? tr("causal mask") : tr("no mask"))
+              : tr("Decided by the model.");
+  for (QWidget* w : modelDecided()) w->setToolTip(decided);
+}
+
+std::vector<QWidget*> InputsPanel::modelDecided() const {
+  return {mechanism_combo_, dk_slider_,    dk_spin_,  heads_spin_,
+          d_model_spin_,    causal_check_, seed_spin_};
+}
+
+void InputsPanel::showLab() {
+  const QSignalBlocker b1(mechanism_combo_), b2(dk_slider_), b3(dk_spin_), b4(heads_spin_),
+      b5(d_model_spin_), b6(causal_check_), b7(seed_spin_);
+  const Mechanism mechanism = stash_.mechanism == Mechanism::kAdditive ? Mechanism::kAdditive
+                              : stash_.mechanism == Mechanism::kLinear ? Mechanism::kLinear
+                              : scaling_check_->isChecked()            ? Mechanism::kScaled
+                                                                       : Mechanism::kDot;
+  mechanism_combo_->setCurrentIndex(mechanism_combo_->findData(static_cast<int>(mechanism)));
+  for (QSpinBox* spin : {dk_spin_, heads_spin_, d_model_spin_})
+    spin->setSpecialValueText(QString());
+  seed_spin_->setSpecialValueText(QString());
+  causal_check_->setTristate(false);
+  dk_spin_->setValue(stash_.d_k);
+  dk_slider_->setValue(log2Position(stash_.d_k));
+  heads_spin_->setValue(stash_.heads);
+  d_model_spin_->setValue(stash_.d_model);
+  causal_check_->setChecked(stash_.causal);
+  seed_spin_->setValue(stash_.seed);
+  for (QWidget* w : modelDecided()) w->setToolTip(QString());
 }
 
 void InputsPanel::updateEnabled() {
@@ -513,6 +552,7 @@ void InputsPanel::retranslate() {
   updatePlayButtons();
   shortcuts_label_->setText(tr("Shortcuts: Ctrl+↑ / Ctrl+↓ d_k ×2 / ÷2 · Ctrl+K scaling · "
                                "F5 presentation · Esc back to all heads"));
+  if (model_) showModel();  // the model's texts in the new language
 }
 
 }  // namespace attnlab::gui

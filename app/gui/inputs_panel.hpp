@@ -9,6 +9,8 @@
 #include <QTimer>
 #include <QWidget>
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include "compute_worker.hpp"
 #include "options/lab_settings.hpp"
@@ -48,8 +50,10 @@ class InputsPanel : public QWidget {
   void setPicture(const views::PictureOptions& picture);
 
   /// Switches between the synthetic lab (info null, model false) and a model (model true; info
-  /// its configuration once loaded): the model's values are shown, greyed out; the lab's are
-  /// kept aside and come back with the synthetic lab.
+  /// its configuration once loaded): the model's values are shown, greyed out — its heads,
+  /// d_model, d_k and mask here, its K/V heads, positions and RoPE base in the Variants box —
+  /// and "from the model" where there is none to show (the seed; every shape while the model
+  /// loads). The lab's values are kept aside and come back, unchanged, with the synthetic lab.
   void setModelMode(bool model, const ModelInfo* info);
 
   /// d_k: set (clamped to the table's limits; ignored while a model decides it), read, ×2, ÷2.
@@ -108,11 +112,19 @@ class InputsPanel : public QWidget {
   void updateEnabled();
   void playStep();
   void updatePlayButtons();
+  /// The model's values (config_, or "from the model") in the greyed widgets.
+  void showModel();
+  /// The lab's values (the stash) back in the widgets.
+  void showLab();
+  /// The widgets whose values a model decides.
+  std::vector<QWidget*> modelDecided() const;
 
   options::LabSettings base_;  ///< Fields without a widget (d_v, d_a, positions …).
   QString wanted_backend_ = QStringLiteral("auto:0");
   bool devices_listed_ = false;
   bool model_ = false;
+  std::optional<ModelConfig> config_;  ///< The model shown, once loaded.
+  QString model_name_;                 ///< Its name ("all-MiniLM-L6-v2").
   /// The synthetic lab's own values while a model's are shown.
   struct Stash {
     Mechanism mechanism = Mechanism::kScaled;

@@ -233,7 +233,7 @@ void MainWindow::loadExamples() {
       options::LabSettings s = settings();
       s.text = text;
       s.source = source;
-      if (!source.isEmpty()) s.causal = false;
+      if (!source.isEmpty()) s.setCausal(false);
       setSettings(s);
     });
   }

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <iterator>
 
 #include "options/options.hpp"
 
@@ -107,47 +108,80 @@ VariantsBox::VariantsBox(QWidget* parent) : QGroupBox(parent) {
 }
 
 void VariantsBox::setSettings(const options::LabSettings& s) {
+  if (model_) {
+    lab_ = s;  // shown when the synthetic lab comes back
+    return;
+  }
   const QSignalBlocker b1(kv_heads_), b2(positions_), b3(rope_base_), b4(window_), b5(global_),
       b6(stride_), b7(pad_to_), b8(pad_mask_), b9(precision_), b10(softmax_), b11(dropout_);
-  setHeads(s.heads);
-  const int g = s.resolvedKvHeads();
-  kv_heads_->setCurrentIndex(std::max(0, kv_heads_->findData(g)));
-  positions_->setCurrentIndex(std::max(0, positions_->findData(static_cast<int>(s.positions))));
-  rope_base_->setValue(s.rope_base);
-  window_->setValue(s.window);
-  global_->setValue(s.global_tokens);
-  stride_->setValue(s.stride);
+  setHeads(s.spec.heads);
+  kv_heads_->setCurrentIndex(std::max(0, kv_heads_->findData(s.spec.resolvedKvHeads())));
+  positions_->setCurrentIndex(
+      std::max(0, positions_->findData(static_cast<int>(s.spec.positions))));
+  rope_base_->setValue(s.spec.rope_base);
+  window_->setValue(s.spec.window);
+  global_->setValue(s.spec.global_tokens);
+  stride_->setValue(s.spec.stride);
   pad_to_->setValue(s.pad_to);
   pad_mask_->setChecked(s.pad_mask);
-  precision_->setCurrentIndex(std::max(0, precision_->findData(static_cast<int>(s.precision))));
-  softmax_->setCurrentIndex(std::max(0, softmax_->findData(static_cast<int>(s.softmax))));
-  dropout_->setValue(s.dropout);
+  precision_->setCurrentIndex(
+      std::max(0, precision_->findData(static_cast<int>(s.spec.precision))));
+  softmax_->setCurrentIndex(std::max(0, softmax_->findData(static_cast<int>(s.spec.softmax))));
+  dropout_->setValue(s.spec.dropout);
   updateEnabled();
 }
 
 void VariantsBox::apply(options::LabSettings& s) const {
-  // The choice among the divisors of the lab's heads (a model's heads are the model's).
+  if (model_) {
+    // The widgets show the model's values; the lab's own wait in lab_.
+    s.spec.kv_heads = lab_.spec.kv_heads;
+    s.spec.positions = lab_.spec.positions;
+    s.spec.rope_base = lab_.spec.rope_base;
+    s.spec.window = lab_.spec.window;
+    s.spec.global_tokens = lab_.spec.global_tokens;
+    s.spec.stride = lab_.spec.stride;
+    s.spec.precision = lab_.spec.precision;
+    s.spec.softmax = lab_.spec.softmax;
+    s.spec.dropout = lab_.spec.dropout;
+    s.pad_to = lab_.pad_to;
+    s.pad_mask = lab_.pad_mask;
+    return;
+  }
+  // The choice among the divisors of the lab's heads.
   const int g = kv_heads_->currentData().toInt();
-  s.kv_heads = g > 0 && g != heads_ && s.heads % g == 0 ? g : 0;
-  s.positions = static_cast<Positions>(positions_->currentData().toInt());
-  s.rope_base = rope_base_->value();
-  s.window = window_->value();
-  s.global_tokens = global_->value();
-  s.stride = stride_->value();
+  s.spec.kv_heads = g > 0 && g != heads_ && s.spec.heads % g == 0 ? g : 0;
+  s.spec.positions = static_cast<Positions>(positions_->currentData().toInt());
+  s.spec.rope_base = rope_base_->value();
+  s.spec.window = window_->value();
+  s.spec.global_tokens = global_->value();
+  s.spec.stride = stride_->value();
   s.pad_to = pad_to_->value();
   s.pad_mask = pad_mask_->isChecked();
-  s.precision = static_cast<Precision>(precision_->currentData().toInt());
-  s.softmax = static_cast<SoftmaxKind>(softmax_->currentData().toInt());
-  s.dropout = dropout_->value();
+  s.spec.precision = static_cast<Precision>(precision_->currentData().toInt());
+  s.spec.softmax = static_cast<SoftmaxKind>(softmax_->currentData().toInt());
+  s.spec.dropout = dropout_->value();
 }
 
 void VariantsBox::setHeads(int heads) {
   heads = std::max(1, heads);
+  if (model_) {
+    // The lab's heads, for later: a K/V choice that no longer divides becomes multi-head.
+    lab_.spec.heads = heads;
+    if (lab_.spec.kv_heads > 0 && heads % lab_.spec.kv_heads != 0) lab_.spec.kv_heads = 0;
+    return;
+  }
   const int wanted = kv_heads_->count() > 0 ? kv_heads_->currentData().toInt() : heads;
   const bool rebuild = heads != heads_ || kv_heads_->count() == 0;
   heads_ = heads;
   if (!rebuild) return;
   const QSignalBlocker block(kv_heads_);
+  fillKvHeads(heads);
+  // A choice that no longer divides the heads becomes multi-head attention.
+  const int index = kv_heads_->findData(wanted);
+  kv_heads_->setCurrentIndex(index >= 0 ? index : 0);
+}
+
+void VariantsBox::fillKvHeads(int heads) {
   kv_heads_->clear();
   for (int g = heads; g >= 1; --g) {
     if (heads % g != 0) continue;
@@ -157,15 +191,67 @@ void VariantsBox::setHeads(int heads) {
     else text = tr("%1 (grouped: %2 query heads each)").arg(g).arg(heads / g);
     kv_heads_->addItem(text, g);
   }
-  // A choice that no longer divides the heads becomes multi-head attention.
-  const int index = kv_heads_->findData(wanted);
-  kv_heads_->setCurrentIndex(index >= 0 ? index : 0);
 }
 
-void VariantsBox::setModelMode(bool model) {
+void VariantsBox::setModelMode(bool model, const ModelConfig* config) {
+  if (model && !model_) {
+    lab_ = {};
+    lab_.spec.heads = heads_;
+    apply(lab_);  // the lab's values, kept aside while the model's are shown
+  }
+  const bool leaving = !model && model_;
   model_ = model;
+  config_ = model && config ? std::optional<ModelConfig>(*config) : std::nullopt;
+  if (model) showModel();
+  if (leaving) showLab();
   updateEnabled();
-  setToolTip(model ? tr("Decided by the model.") : QString());
+}
+
+void VariantsBox::showModel() {
+  const QSignalBlocker b1(kv_heads_), b2(positions_), b3(rope_base_), b4(window_), b5(global_),
+      b6(stride_), b7(pad_to_), b8(precision_), b9(softmax_), b10(dropout_);
+  const QString from_model = tr("from the model");
+  if (config_) {
+    fillKvHeads(std::max(1, config_->heads));
+    kv_heads_->setCurrentIndex(std::max(0, kv_heads_->findData(config_->resolvedKvHeads())));
+  } else {
+    kv_heads_->clear();
+    kv_heads_->addItem(from_model, 0);
+  }
+  // RoPE and its base from the model's config; BERT and GPT-2 learn their positions.
+  const bool rope = config_ && config_->rope_base > 0;
+  const bool learned = config_ && (config_->architecture == Architecture::kBert ||
+                                   config_->architecture == Architecture::kGpt2);
+  if (positions_->count() > static_cast<int>(std::size(kSchemes))) {
+    positions_->removeItem(static_cast<int>(std::size(kSchemes)));
+  }
+  if (rope) {
+    positions_->setCurrentIndex(positions_->findData(static_cast<int>(Positions::kRope)));
+  } else {
+    positions_->addItem(learned ? tr("learned (from the model)") : from_model, -1);
+    positions_->setCurrentIndex(positions_->count() - 1);
+  }
+  rope_base_->setSpecialValueText(rope ? QString() : config_ ? tr("none") : from_model);
+  rope_base_->setValue(rope ? config_->rope_base : rope_base_->minimum());
+  // What every forward pass runs with: no window, global tokens, stride, padding or dropout;
+  // fp32 and the stable softmax.
+  for (QSpinBox* spin : {window_, global_, stride_, pad_to_}) spin->setValue(0);
+  precision_->setCurrentIndex(precision_->findData(static_cast<int>(Precision::kFp32)));
+  softmax_->setCurrentIndex(softmax_->findData(static_cast<int>(SoftmaxKind::kStable)));
+  dropout_->setValue(0.0);
+  setToolTip(tr("Decided by the model."));
+}
+
+void VariantsBox::showLab() {
+  {
+    const QSignalBlocker b1(positions_), b2(kv_heads_);
+    if (positions_->count() > static_cast<int>(std::size(kSchemes)))
+      positions_->removeItem(static_cast<int>(std::size(kSchemes)));
+    kv_heads_->clear();  // rebuilt for the lab's heads
+  }
+  rope_base_->setSpecialValueText(QString());
+  setSettings(lab_);
+  setToolTip(QString());
 }
 
 void VariantsBox::updateEnabled() {
@@ -188,12 +274,14 @@ void VariantsBox::retranslate() {
   kv_heads_label_->setText(tr("K/V heads"));
   kv_heads_->setToolTip(tr("Grouped-query attention (Ainslie et al. 2023): query heads share K/V heads; "
                            "the KV cache shrinks by the same factor"));
-  const QSignalBlocker block(kv_heads_);
-  const int current = kv_heads_->currentIndex();
-  const int heads = heads_;
-  heads_ = 0;  // rebuild the texts in the new language
-  setHeads(heads);
-  kv_heads_->setCurrentIndex(current);
+  if (!model_) {
+    const QSignalBlocker block(kv_heads_);
+    const int current = kv_heads_->currentIndex();
+    const int heads = heads_;
+    heads_ = 0;  // rebuild the texts in the new language
+    setHeads(heads);
+    kv_heads_->setCurrentIndex(current);
+  }
   positions_label_->setText(tr("Positions"));
   positions_->setItemText(0, tr("sinusoidal (added to the embeddings)"));
   positions_->setItemText(1, tr("RoPE (rotates q and k)"));
@@ -224,6 +312,7 @@ void VariantsBox::retranslate() {
   dropout_->setSpecialValueText(tr("off"));
   dropout_->setToolTip(tr("Zero each weight with probability p and scale the rest by 1/(1 − p), seeded by the seed "
                           "(Vaswani et al. 2017, §5.4); rows no longer sum to 1"));
+  if (model_) showModel();  // the model's texts in the new language
 }
 
 }  // namespace attnlab::gui

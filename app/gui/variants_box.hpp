@@ -10,6 +10,7 @@
 /// words (shown inline by the window).
 
 #include <QGroupBox>
+#include <optional>
 
 #include "options/lab_settings.hpp"
 
@@ -22,23 +23,30 @@ class QSpinBox;
 
 namespace attnlab::gui {
 
-/// The Variants group box. Emits `changed` when a value changes (never while setSettings or
-/// setHeads run).
+/// The Variants group box. Emits `changed` when a value changes (never while setSettings,
+/// setHeads or setModelMode run).
 class VariantsBox : public QGroupBox {
   Q_OBJECT
  public:
   explicit VariantsBox(QWidget* parent = nullptr);
 
-  /// Shows the variant fields of settings (kv_heads, positions, rope_base, window,
-  /// global_tokens, stride, pad_to, pad_mask, precision, softmax, dropout) for `settings.heads` query heads.
+  /// Shows the variant fields of settings (spec.kv_heads, positions, rope_base, window,
+  /// global_tokens, stride, precision, softmax, dropout; pad_to, pad_mask) for
+  /// `settings.spec.heads` query heads. While a model is shown they are kept aside instead and
+  /// shown with the synthetic lab.
   void setSettings(const options::LabSettings& settings);
-  /// Writes the shown values into settings' variant fields.
+  /// Writes the synthetic lab's values into settings' variant fields: the shown ones, or while a
+  /// model is shown the lab's own, kept aside.
   void apply(options::LabSettings& settings) const;
   /// Offers the divisors of `heads` as K/V heads; a choice that no longer divides becomes
-  /// multi-head attention (kv_heads 0).
+  /// multi-head attention (kv_heads 0). While a model is shown, the lab's heads are kept for later.
   void setHeads(int heads);
-  /// Greys the group out while a model decides everything it holds.
-  void setModelMode(bool model);
+  /// Switches between the synthetic lab (model false) and a model (model true), greying the group
+  /// out: the model's values are shown — its K/V heads out of its heads, RoPE and its base or
+  /// learned positions, and no window, global tokens, stride, padding or dropout, in fp32 with
+  /// the stable softmax, as its forward pass runs — or "from the model" where config is null (still
+  /// loading). The lab's values are kept aside and come back with the synthetic lab.
+  void setModelMode(bool model, const ModelConfig* config = nullptr);
   /// Sets every text in the interface language.
   void retranslate();
 
@@ -58,9 +66,17 @@ class VariantsBox : public QGroupBox {
 
  private:
   void updateEnabled();
+  /// Offers the divisors of heads as K/V heads (the choice left to the caller).
+  void fillKvHeads(int heads);
+  /// The model's values (config_, or "from the model"), greyed.
+  void showModel();
+  /// The lab's values (lab_) again.
+  void showLab();
 
   int heads_ = 8;
   bool model_ = false;
+  std::optional<ModelConfig> config_;  ///< The model shown, once loaded.
+  options::LabSettings lab_;           ///< The lab's variant fields while a model is shown.
   QFormLayout* form_ = nullptr;
   QLabel* kv_heads_label_ = nullptr;
   QComboBox* kv_heads_ = nullptr;

@@ -160,11 +160,13 @@ class Context {
     return *session_.pretrained();
   }
 
-  int dK() { return model() ? pretrained().config().dK() : lab_.resolvedDk(); }
-  int heads() { return model() ? pretrained().config().heads : lab_.heads; }
-  int kvHeads() { return model() ? pretrained().config().resolvedKvHeads() : lab_.resolvedKvHeads(); }
+  int dK() { return model() ? pretrained().config().dK() : lab_.spec.resolvedDk(); }
+  int heads() { return model() ? pretrained().config().heads : lab_.spec.heads; }
+  int kvHeads() {
+    return model() ? pretrained().config().resolvedKvHeads() : lab_.spec.resolvedKvHeads();
+  }
   int layers() { return model() ? pretrained().config().layers : 1; }
-  int dModel() { return model() ? pretrained().config().d_model : lab_.d_model; }
+  int dModel() { return model() ? pretrained().config().d_model : lab_.spec.d_model; }
   CostShape shape(int n) {
     CostShape s;
     s.n = n;
@@ -172,7 +174,7 @@ class Context {
     s.heads = heads();
     s.kv_heads = kvHeads();
     s.d_k = dK();
-    s.d_v = model() ? dK() : lab_.d_v;
+    s.d_v = model() ? dK() : lab_.spec.d_v;
     s.layers = layers();
     return s;
   }
@@ -193,7 +195,7 @@ class Context {
   std::pair<double, int> prefixDifference(bool causal) {
     if (model() || lab_.cross()) return {-1, 0};
     LabSettings lab = lab_;
-    lab.causal = causal;
+    lab.setCausal(causal);
     lab.pad_to = 0;
     lab.pad_mask = true;
     AttentionSpec spec = lab.toSpec();
@@ -218,7 +220,8 @@ class Context {
   const std::optional<DecodeResult>& decode() {
     if (!decode_done_) {
       decode_done_ = true;
-      if (model() || lab_.cross() || lab_.mechanism == Mechanism::kAdditive || lab_.mechanism == Mechanism::kLinear)
+      if (model() || lab_.cross() || lab_.spec.mechanism == Mechanism::kAdditive ||
+          lab_.spec.mechanism == Mechanism::kLinear)
         return decode_;
       AttentionSpec spec = lab_.toSpec();
       spec.mask = Mask::kCausal;
@@ -268,7 +271,7 @@ class Context {
   /// var(q·k) of the raw dot products of the text's (and source's) queries and keys, without
   /// padding (nullopt for a model or additive attention, which has no q·k).
   std::optional<double> varQk() {
-    if (model() || lab_.mechanism == Mechanism::kAdditive) return std::nullopt;
+    if (model() || lab_.spec.mechanism == Mechanism::kAdditive) return std::nullopt;
     const AttentionSpec spec = lab_.toSpec();
     const SyntheticModel& m = synthetic(spec, lab_.seed);
     const Matrix xq = m.embed(tokenize(utf8(lab_.text)));
@@ -279,9 +282,9 @@ class Context {
 
   /// Overflowed rows with the softmax made naive or stable (the current precision).
   int overflowRows(SoftmaxKind kind) {
-    if (model() || lab_.mechanism == Mechanism::kLinear) return -1;  // linear has no softmax
+    if (model() || lab_.spec.mechanism == Mechanism::kLinear) return -1;  // linear has no softmax
     LabSettings lab = lab_;
-    lab.softmax = kind;
+    lab.spec.softmax = kind;
     return nonFiniteRows(runWith(lab).attention);
   }
 

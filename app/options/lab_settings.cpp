@@ -30,21 +30,21 @@ void checkRange(std::string_view name, long long value) {
 
 /// The rules of issue 12's variants (K/V heads, masks, padding, positions).
 void checkVariants(const LabSettings& s) {
-  if (s.kv_heads != 0) {
-    checkRange("kv-heads", s.kv_heads);
-    if (s.heads % s.kv_heads != 0) {
+  if (s.spec.kv_heads != 0) {
+    checkRange("kv-heads", s.spec.kv_heads);
+    if (s.spec.heads % s.spec.kv_heads != 0) {
       throw OptionError(Message(ATTNLAB_MSG("--kv-heads (%1) must divide --heads (%2)"),
-                                {num(s.kv_heads), num(s.heads)}));
+                                {num(s.spec.kv_heads), num(s.spec.heads)}));
     }
   }
-  if (s.window != 0) checkRange("window", s.window);
-  if (s.global_tokens != 0) checkRange("global", s.global_tokens);
-  if (s.stride != 0) checkRange("stride", s.stride);
+  if (s.spec.window != 0) checkRange("window", s.spec.window);
+  if (s.spec.global_tokens != 0) checkRange("global", s.spec.global_tokens);
+  if (s.spec.stride != 0) checkRange("stride", s.spec.stride);
   if (s.pad_to != 0) checkRange("pad-to", s.pad_to);
   if (s.cross()) {
-    const std::pair<const char*, bool> self_only[] = {{"window", s.window != 0},
-                                                      {"global", s.global_tokens != 0},
-                                                      {"stride", s.stride != 0},
+    const std::pair<const char*, bool> self_only[] = {{"window", s.spec.window != 0},
+                                                      {"global", s.spec.global_tokens != 0},
+                                                      {"stride", s.spec.stride != 0},
                                                       {"pad-to", s.pad_to != 0}};
     for (const auto& [name, on] : self_only) {
       if (on) {
@@ -54,33 +54,33 @@ void checkVariants(const LabSettings& s) {
       }
     }
   }
-  if (s.stride != 0 && s.window == 0) {
+  if (s.spec.stride != 0 && s.spec.window == 0) {
     throw OptionError(Message(ATTNLAB_MSG(
         "--stride adds keys to a sliding window: set --window too")));
   }
-  if (!(std::isfinite(s.rope_base) && s.rope_base > 1)) {
+  if (!(std::isfinite(s.spec.rope_base) && s.spec.rope_base > 1)) {
     throw OptionError(Message(ATTNLAB_MSG("--rope-base must be > 1 (got %1)"),
-                              {QString::number(s.rope_base, 'g', 17)}));
+                              {QString::number(s.spec.rope_base, 'g', 17)}));
   }
-  if (!(s.dropout >= 0.0 && s.dropout < 1.0)) {
+  if (!(s.spec.dropout >= 0.0 && s.spec.dropout < 1.0)) {
     throw OptionError(Message(ATTNLAB_MSG("--dropout must be at least 0 and below 1 (got %1)"),
-                              {QString::number(s.dropout)}));
+                              {QString::number(s.spec.dropout)}));
   }
-  if (s.mechanism == Mechanism::kLinear) {
+  if (s.spec.mechanism == Mechanism::kLinear) {
     const std::pair<const char*, bool> softmax_only[] = {
-        {"temperature", s.temperature.has_value()},
-        {"positions alibi", s.positions == Positions::kAlibi},
-        {"precision", s.precision != Precision::kFp32},
-        {"softmax", s.softmax != SoftmaxKind::kStable}};
+        {"temperature", s.spec.temperature.has_value()},
+        {"positions alibi", s.spec.positions == Positions::kAlibi},
+        {"precision", s.spec.precision != Precision::kFp32},
+        {"softmax", s.spec.softmax != SoftmaxKind::kStable}};
     for (const auto& [name, on] : softmax_only) {
       if (on) {
         throw OptionError(Message(ATTNLAB_MSG("--%1 does not apply to --mechanism linear (it has no softmax and no scores to bias)"),
                                   {QString::fromLatin1(name)}));
       }
     }
-    const std::pair<const char*, bool> gaps[] = {{"window", s.window != 0},
-                                                 {"global", s.global_tokens != 0},
-                                                 {"stride", s.stride != 0}};
+    const std::pair<const char*, bool> gaps[] = {{"window", s.spec.window != 0},
+                                                 {"global", s.spec.global_tokens != 0},
+                                                 {"stride", s.spec.stride != 0}};
     for (const auto& [name, on] : gaps) {
       if (on) {
         throw OptionError(Message(ATTNLAB_MSG("--%1 does not apply to --mechanism linear (its prefix sums take every earlier key)"),
@@ -88,8 +88,8 @@ void checkVariants(const LabSettings& s) {
       }
     }
   }
-  const int d_k = s.resolvedDk();
-  if (s.positions == Positions::kRope && d_k % 2 != 0) {
+  const int d_k = s.spec.resolvedDk();
+  if (s.spec.positions == Positions::kRope && d_k % 2 != 0) {
     throw OptionError(Message(
         ATTNLAB_MSG("--positions rope rotates pairs of dimensions: d_k (%1) must be even"),
         {num(d_k)}));
@@ -121,38 +121,17 @@ std::optional<BackendKind> parseBackendKind(const QString& name) {
   return std::nullopt;
 }
 
-AttentionSpec LabSettings::toSpecUnchecked() const {
-  AttentionSpec spec;
-  spec.mechanism = mechanism;
-  spec.mask = causal ? Mask::kCausal : Mask::kNone;
-  spec.heads = heads;
-  spec.d_model = d_model;
-  spec.d_k = d_k;
-  spec.d_v = d_v;
-  spec.d_a = d_a;
-  spec.temperature = temperature;
-  spec.kv_heads = kv_heads;
-  spec.window = window;
-  spec.global_tokens = global_tokens;
-  spec.stride = stride;
-  spec.positions = positions;
-  spec.rope_base = rope_base;
-  spec.precision = precision;
-  spec.softmax = softmax;
-  spec.dropout = dropout;
-  spec.dropout_seed = seed;
-  return spec;
-}
-
 AttentionSpec LabSettings::toSpec() const {
   validate(*this);
-  return toSpecUnchecked();
+  AttentionSpec resolved = spec;
+  resolved.dropout_seed = seed;
+  return resolved;
 }
 
 ModelRunOptions LabSettings::toModelOptions() const {
   ModelRunOptions run;
-  run.mechanism = mechanism == Mechanism::kDot ? Mechanism::kDot : Mechanism::kScaled;
-  run.temperature = temperature;
+  run.mechanism = spec.mechanism == Mechanism::kDot ? Mechanism::kDot : Mechanism::kScaled;
+  run.temperature = spec.temperature;
   run.layer = rollout ? std::nullopt : layer;  // a rollout multiplies every layer up to it
   if (memory_budget_gb && *memory_budget_gb > 0)
     run.memory_budget = static_cast<long long>(std::min(*memory_budget_gb * 1e9, 9e18));
@@ -160,9 +139,9 @@ ModelRunOptions LabSettings::toModelOptions() const {
 }
 
 void validate(const LabSettings& s) {
-  if (s.temperature && !(std::isfinite(*s.temperature) && *s.temperature > 0)) {
+  if (s.spec.temperature && !(std::isfinite(*s.spec.temperature) && *s.spec.temperature > 0)) {
     throw OptionError(Message(ATTNLAB_MSG("--temperature must be > 0 (got %1)"),
-                              {QString::number(*s.temperature, 'g', 17)}));
+                              {QString::number(*s.spec.temperature, 'g', 17)}));
   }
   checkRange("device", s.device);
   if (s.memory_budget_gb && !(std::isfinite(*s.memory_budget_gb) && *s.memory_budget_gb > 0)) {
@@ -170,28 +149,28 @@ void validate(const LabSettings& s) {
                               {QString::number(*s.memory_budget_gb, 'g', 17)}));
   }
   if (s.pretrained()) {
-    if (s.mechanism == Mechanism::kAdditive) {
+    if (s.spec.mechanism == Mechanism::kAdditive) {
       throw OptionError(Message(ATTNLAB_MSG(
           "--mechanism additive does not apply with --model (its heads are dot-product "
           "attention); use scaled or dot")));
     }
-    if (s.mechanism == Mechanism::kLinear) {
+    if (s.spec.mechanism == Mechanism::kLinear) {
       throw OptionError(Message(ATTNLAB_MSG(
           "--mechanism linear does not apply with --model (its heads are softmax attention); use scaled or dot")));
     }
     return;  // the model decides the shapes, the mask and the weights
   }
-  checkRange("heads", s.heads);
-  checkRange("d-model", s.d_model);
-  if (s.d_k != 0) checkRange("d-k", s.d_k);
-  if (s.d_v != 0) checkRange("d-v", s.d_v);
-  if (s.d_a != 0) checkRange("d-a", s.d_a);
+  checkRange("heads", s.spec.heads);
+  checkRange("d-model", s.spec.d_model);
+  if (s.spec.d_k != 0) checkRange("d-k", s.spec.d_k);
+  if (s.spec.d_v != 0) checkRange("d-v", s.spec.d_v);
+  if (s.spec.d_a != 0) checkRange("d-a", s.spec.d_a);
   checkRange("seed", static_cast<long long>(std::min<std::uint64_t>(s.seed, 1ULL << 62)));
-  if (s.d_k == 0 && s.d_model % s.heads != 0) {
+  if (s.spec.d_k == 0 && s.spec.d_model % s.spec.heads != 0) {
     throw OptionError(Message(ATTNLAB_MSG("heads (%1) must divide d_model (%2), or set --d-k"),
-                              {num(s.heads), num(s.d_model)}));
+                              {num(s.spec.heads), num(s.spec.d_model)}));
   }
-  if (s.causal && s.cross()) {
+  if (s.causal() && s.cross()) {
     throw OptionError(Message(
         ATTNLAB_MSG("--causal applies to self-attention only; drop --causal or --source")));
   }
@@ -210,9 +189,9 @@ TokenCounts checkTokens(const LabSettings& s) {
     }
     counts.queries = s.pad_to;
   }
-  if (!s.pretrained() && s.global_tokens > counts.queries) {
+  if (!s.pretrained() && s.spec.global_tokens > counts.queries) {
     throw OptionError(Message(ATTNLAB_MSG("--global %1 is more than the text's %2 tokens"),
-                              {num(s.global_tokens), num(counts.queries)}));
+                              {num(s.spec.global_tokens), num(counts.queries)}));
   }
   counts.keys = counts.queries;
   if (s.cross()) {

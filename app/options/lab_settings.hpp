@@ -40,33 +40,23 @@ std::string toString(BackendKind kind);
 std::optional<BackendKind> parseBackendKind(const QString& name);
 
 /// What to compute. Rows of every result are queries (the text), columns keys (the source when
-/// cross-attention, else the text).
+/// cross-attention, else the text). The engine's part is the engine's own AttentionSpec (`spec`,
+/// with its defaults); the rest is what only the lab knows: the texts, the synthetic model's
+/// seed, key padding, the backend and the model to run.
 struct LabSettings {
   QString text = QString::fromUtf8(kDefaultText);  ///< The sentence (the target when cross).
   QString source;  ///< Non-empty (after trimming): cross-attention, keys and values from this.
-  /// additive, dot (q·k, the scaling off) or scaled (q·k/√d_k). A model takes dot or scaled.
-  Mechanism mechanism = Mechanism::kScaled;
-  std::optional<double> temperature;  ///< Scores ÷ T instead of the mechanism's scale (T > 0).
-  int heads = 8;                      ///< h.
-  int d_model = 64;                   ///< Embedding width.
-  int d_k = 0;                        ///< Query/key width per head; 0 = d_model / heads.
-  int d_v = 0;                        ///< Value width per head; 0 = d_k.
-  int d_a = 0;                        ///< Additive attention's hidden size; 0 = d_k.
-  bool causal = false;                ///< Causal mask (self-attention only).
-  std::uint64_t seed = 0;             ///< The synthetic model's seed.
-  /// How positions enter (sinusoidal added to the embeddings, RoPE, ALiBi or none).
-  Positions positions = Positions::kSinusoidal;
-  double rope_base = 10000.0;         ///< RoPE's base (θ_m = base^(−2m/d_k)), > 1.
-  int kv_heads = 0;                   ///< K/V heads G (grouped-query attention); 0 = heads.
-  int window = 0;                     ///< Sliding window W ≥ 1; 0 = none (self-attention only).
-  int global_tokens = 0;              ///< The first K tokens are global; 0 = none.
-  int stride = 0;                     ///< Strided keys (with a window); 0 = none.
+  /// What to compute, as the engine takes it: the mechanism (additive, dot, scaled, linear; a
+  /// model takes dot or scaled), the temperature, the mask (kCausal: --causal, self-attention
+  /// only), h, d_model, d_k, d_v, d_a, K/V heads, the sliding window, global tokens, the stride,
+  /// positions and RoPE's base, the softmax's precision and kind, dropout. Its derived parts
+  /// (dropout_seed, valid_keys) are not read here: toSpec() sets dropout_seed from `seed`, and
+  /// the synthetic run sets valid_keys from padding(). With a model, the model decides the
+  /// shapes, the mask and the rest; only the mechanism's scaling and the temperature apply.
+  AttentionSpec spec;
+  std::uint64_t seed = 0;             ///< The synthetic model's seed (also dropout's draws).
   int pad_to = 0;                     ///< Pad the text with [PAD] up to N tokens; 0 = none.
   bool pad_mask = true;               ///< Hide the [PAD] keys (false: the classic leak).
-  /// The softmax's number format (issue 13): fp32, or fp16 / bf16 emulated on the CPU reference.
-  Precision precision = Precision::kFp32;
-  SoftmaxKind softmax = SoftmaxKind::kStable;  ///< Stable (max subtracted) or naive exponentials.
-  double dropout = 0.0;               ///< Dropout on the weights, 0 ≤ p < 1, drawn from seed.
   BackendKind backend = BackendKind::kAuto;  ///< --backend.
   int device = 0;                     ///< OpenCL device index (listOpenClDevices order).
   /// Non-empty: the absolute path of a HuggingFace model folder whose real forward pass is shown
@@ -90,15 +80,15 @@ struct LabSettings {
   /// True when a pretrained model folder is the source of attention.
   bool pretrained() const { return !model_dir.isEmpty(); }
   /// True for dot and scaled with the 1/√d_k factor on (the window's scaling check box).
-  bool scaled() const { return mechanism == Mechanism::kScaled; }
-  /// d_k after the default (d_model / heads; 0 when heads do not divide d_model).
-  int resolvedDk() const { return toSpecUnchecked().resolvedDk(); }
-  /// K/V heads G after the default (kv_heads, or heads when 0: no grouping).
-  int resolvedKvHeads() const { return toSpecUnchecked().resolvedKvHeads(); }
+  bool scaled() const { return spec.mechanism == Mechanism::kScaled; }
+  /// True with the causal mask (--causal: spec.mask is Mask::kCausal).
+  bool causal() const { return spec.mask == Mask::kCausal; }
+  /// Sets spec.mask to the causal mask (on) or none.
+  void setCausal(bool on) { spec.mask = on ? Mask::kCausal : Mask::kNone; }
 
-  /// The engine spec (synthetic lab): mechanism, mask pattern (causal, window, global, stride),
-  /// shapes, K/V heads, positions, temperature. Runs validate() first, so it throws OptionError
-  /// for a bad setting. Key padding goes to runSynthetic as padding().
+  /// The engine spec of the synthetic lab: `spec` with dropout's seed set from `seed`.
+  /// Validates first (validate()), so it throws OptionError for a bad setting. Key padding goes
+  /// to runSynthetic as padding().
   AttentionSpec toSpec() const;
   /// The key padding of a synthetic run (pad_to, pad_mask).
   KeyPadding padding() const { return KeyPadding{pad_to, pad_mask}; }
@@ -106,9 +96,6 @@ struct LabSettings {
   ModelRunOptions toModelOptions() const;
 
   bool operator==(const LabSettings&) const = default;
-
- private:
-  AttentionSpec toSpecUnchecked() const;
 };
 
 /// Checks every field against the option table's limits and the rules between fields (causal

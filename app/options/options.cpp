@@ -255,9 +255,9 @@ static void checkDecode(const Options& o) {
     if (o.isGiven(name)) fail(ATTNLAB_MSG("decode takes a causal mask and --window: --%1 does not apply"), {QString::fromLatin1(name)});
   for (const char* name : {"precision", "softmax", "dropout"})
     if (o.isGiven(name)) fail(ATTNLAB_MSG("decode computes the float32 stable softmax of inference: --%1 does not apply"), {QString::fromLatin1(name)});
-  if (o.lab.mechanism == Mechanism::kAdditive || o.lab.mechanism == Mechanism::kLinear)
+  if (o.lab.spec.mechanism == Mechanism::kAdditive || o.lab.spec.mechanism == Mechanism::kLinear)
     fail(ATTNLAB_MSG("decode takes dot or scaled attention (the cache holds keys and values of dot products), not %1"),
-         {QString::fromStdString(toString(o.lab.mechanism))});
+         {QString::fromStdString(toString(o.lab.spec.mechanism))});
   if (o.isGiven("bug-step") && o.decode.cache_bug == CacheBug::kNone)
     fail(ATTNLAB_MSG("--bug-step needs --cache-bug skip or duplicate"));
   if (o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(kDecode));
@@ -417,7 +417,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   if (c == kSaturation) {
     if (!o.isGiven("text")) return o;       // only the Monte-Carlo curves
     LabSettings curves = o.lab;
-    curves.d_k = 0;  // --d-k is the curves' list here
+    curves.spec.d_k = 0;  // --d-k is the curves' list here
     validate(curves);
     return o;
   }
@@ -435,13 +435,13 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     fail(ATTNLAB_MSG("--rollout draws a heatmap: leave out --plot"));
   if (o.lab.rollout && c == kRender && o.output.values == QLatin1String("scores"))
     fail(ATTNLAB_MSG("--values scores: a rollout has no scores (it multiplies attention weights)"));
-  if (o.head && !o.lab.pretrained() && *o.head >= o.lab.heads) {
+  if (o.head && !o.lab.pretrained() && *o.head >= o.lab.spec.heads) {
     fail(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),
-         {num(static_cast<long long>(o.lab.heads - 1)), num(static_cast<long long>(*o.head))});
+         {num(static_cast<long long>(o.lab.spec.heads - 1)), num(static_cast<long long>(*o.head))});
   }
   if (o.isGiven("no-pad-mask") && !o.isGiven("pad-to"))
     fail(ATTNLAB_MSG("--no-pad-mask needs --pad-to N"));
-  if (o.isGiven("rope-base") && o.lab.positions != Positions::kRope)
+  if (o.isGiven("rope-base") && o.lab.spec.positions != Positions::kRope)
     fail(ATTNLAB_MSG("--rope-base applies to --positions rope"));
   if (o.head && o.lab.pretrained() && !o.lab.layer)
     fail(ATTNLAB_MSG("--head N needs one layer: add --layer L (every layer is --head all)"));

@@ -253,7 +253,7 @@ std::vector<SweepFrame> sweepFrames(const Options& sweep, int count) {
       sweep.sweep.values.isEmpty() ? QStringList() : expandValues(sweep.sweep.values, spec);
   if (sweep.sweep.values.isEmpty()) {
     int known = count;
-    if (spec.name == "head" && !sweep.lab.pretrained() && known == 0) known = sweep.lab.heads;
+    if (spec.name == "head" && !sweep.lab.pretrained() && known == 0) known = sweep.lab.spec.heads;
     values = defaultSweepValues(spec, known);
     if (values.isEmpty()) return {};  // the model decides: asked again once it is loaded
   }

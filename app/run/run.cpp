@@ -33,7 +33,7 @@ QStringList toStrings(const std::vector<Token>& tokens) {
 /// not change: those are applied to the kept pass).
 bool samePass(const LabSettings& a, const LabSettings& b) {
   return a.model_dir == b.model_dir && a.text == b.text && a.pair == b.pair &&
-         a.scaled() == b.scaled() && a.temperature == b.temperature &&
+         a.scaled() == b.scaled() && a.spec.temperature == b.spec.temperature &&
          a.toModelOptions().layer == b.toModelOptions().layer && a.backend == b.backend &&
          a.device == b.device && a.memory_budget_gb == b.memory_budget_gb;
 }
@@ -212,7 +212,7 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   r->spec.heads = config.heads;
   r->spec.d_model = config.d_model;
   r->spec.d_k = config.dK();
-  r->spec.temperature = settings.temperature;
+  r->spec.temperature = settings.spec.temperature;
   if (settings.rollout) {
     // Through the chosen layer (every layer by default), on every token; the display filter
     // comes after (a hidden token still carried attention between the layers).

@@ -357,6 +357,10 @@
         <translation>由模型决定。</translation>
     </message>
     <message>
+        <source>from the model</source>
+        <translation>来自模型</translation>
+    </message>
+    <message>
         <source>%1 is a GPT-2: it reads one text, no sentence pairs.</source>
         <translation>%1 是 GPT-2：只读一段文本，不支持句对。</translation>
     </message>
@@ -1023,6 +1027,14 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>Decided by the model.</source>
         <translation>由模型决定。</translation>
+    </message>
+    <message>
+        <source>from the model</source>
+        <translation>来自模型</translation>
+    </message>
+    <message>
+        <source>learned (from the model)</source>
+        <translation>学习得到（来自模型）</translation>
     </message>
     <message>
         <source>Variants</source>

@@ -167,6 +167,8 @@ ZH = {
     "causal mask": "因果掩码",
     "no mask": "无掩码",
     "Decided by the model.": "由模型决定。",
+    "from the model": "来自模型",
+    "learned (from the model)": "学习得到（来自模型）",
     "%1 is a GPT-2: it reads one text, no sentence pairs.": "%1 是 GPT-2：只读一段文本，不支持句对。",
     "%1 · %2\n%3 layers × %4 heads · d_model = %5 · loaded in %6 ms":
         "%1 · %2\n%3 层 × %4 个头 · d_model = %5 · 加载用时 %6 毫秒",

@@ -151,10 +151,10 @@ TEST_CASE("variant options go back to the same arguments", "[cli][variants][opti
   std::vector<std::string> in = args;
   in[2] = dir.path().toStdString() + "/x.png";
   const Options o = parse(in, 0);
-  CHECK(o.lab.kv_heads == 2);
-  CHECK(o.lab.window == 4);
+  CHECK(o.lab.spec.kv_heads == 2);
+  CHECK(o.lab.spec.window == 4);
   CHECK(o.lab.pad_mask == false);
-  CHECK(o.lab.positions == attnlab::Positions::kRope);
+  CHECK(o.lab.spec.positions == attnlab::Positions::kRope);
   std::vector<std::string> again;
   for (const QString& a : toArguments(o)) again.push_back(a.toStdString());
   const Options back = parse(again, 0);

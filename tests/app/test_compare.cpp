@@ -381,8 +381,8 @@ TEST_CASE("variants: OPTIONS split like a shell, '...' continues a pattern, B = 
                            "--no-causal --mechanism scaled", "--out", "/tmp/x.png"},
                           0);
   const Options b = secondSetting(a);
-  CHECK_FALSE(b.lab.causal);
-  CHECK(b.lab.mechanism == attnlab::Mechanism::kScaled);
+  CHECK_FALSE(b.lab.causal());
+  CHECK(b.lab.spec.mechanism == attnlab::Mechanism::kScaled);
   CHECK(b.head == 2);
   CHECK(b.diff.isEmpty());
 }

@@ -95,8 +95,8 @@ TEST_CASE("window-only and CLI-only options, and the language", "[options]") {
 
 TEST_CASE("without --d-k, heads must divide d_model (the window as the CLI)", "[options]") {
   const options::Options o = options::parse({"--heads", "4", "--d-model", "64"}, options::kWindow);
-  CHECK(o.lab.d_k == 0);
-  CHECK(o.lab.resolvedDk() == 16);
+  CHECK(o.lab.spec.d_k == 0);
+  CHECK(o.lab.spec.resolvedDk() == 16);
   CHECK(messageOf({"--heads", "3", "--d-model", "64"}, options::kWindow) ==
         "heads (3) must divide d_model (64), or set --d-k");
   CHECK(messageOf({"--heads", "3", "--d-model", "64", "--d-k", "21"}, options::kWindow).empty());
@@ -104,7 +104,7 @@ TEST_CASE("without --d-k, heads must divide d_model (the window as the CLI)", "[
 
 TEST_CASE("validate() gives the parser's words for the window's values", "[options]") {
   options::LabSettings s;
-  s.heads = 100;
+  s.spec.heads = 100;
   const std::string cli = messageOf({"compute", "--heads", "100"}, 0);
   try {
     options::validate(s);
@@ -113,7 +113,7 @@ TEST_CASE("validate() gives the parser's words for the window's values", "[optio
     CHECK(e.message().english().toStdString() == cli);
   }
   s = {};
-  s.causal = true;
+  s.setCausal(true);
   s.source = QStringLiteral("x");
   CHECK_THROWS_AS(options::validate(s), options::OptionError);
   s = {};
@@ -162,24 +162,24 @@ TEST_CASE("every option round-trips through toArguments", "[options]") {
   options::Options o;
   o.command = options::kWindow;
   o.lab.text = QStringLiteral("text %1 — 我爱你 😀").arg(seed);
-  o.lab.mechanism = static_cast<Mechanism>(pick(0, 2));
-  if (pick(0, 1)) o.lab.temperature = 0.25 * pick(1, 8);
-  o.lab.heads = 1 << pick(0, 4);
-  o.lab.d_model = 64;
-  if (pick(0, 1)) o.lab.d_k = pick(1, 1024);
-  if (pick(0, 1)) o.lab.d_v = pick(1, 64);
-  o.lab.causal = pick(0, 1);
-  if (!o.lab.causal && pick(0, 1)) o.lab.source = QStringLiteral("source text");
+  o.lab.spec.mechanism = static_cast<Mechanism>(pick(0, 2));
+  if (pick(0, 1)) o.lab.spec.temperature = 0.25 * pick(1, 8);
+  o.lab.spec.heads = 1 << pick(0, 4);
+  o.lab.spec.d_model = 64;
+  if (pick(0, 1)) o.lab.spec.d_k = pick(1, 1024);
+  if (pick(0, 1)) o.lab.spec.d_v = pick(1, 64);
+  o.lab.setCausal(pick(0, 1));
+  if (!o.lab.causal() && pick(0, 1)) o.lab.source = QStringLiteral("source text");
   o.lab.seed = static_cast<std::uint64_t>(pick(0, 1 << 30));
-  o.lab.positions = static_cast<attnlab::Positions>(pick(0, 3));
-  if (o.lab.positions == attnlab::Positions::kRope && o.lab.resolvedDk() % 2 != 0)
-    o.lab.positions = attnlab::Positions::kAlibi;
-  if (o.lab.positions == attnlab::Positions::kRope && pick(0, 1)) o.lab.rope_base = 500;
-  if (pick(0, 1)) o.lab.kv_heads = std::max(1, o.lab.heads >> pick(0, 2));
+  o.lab.spec.positions = static_cast<attnlab::Positions>(pick(0, 3));
+  if (o.lab.spec.positions == attnlab::Positions::kRope && o.lab.spec.resolvedDk() % 2 != 0)
+    o.lab.spec.positions = attnlab::Positions::kAlibi;
+  if (o.lab.spec.positions == attnlab::Positions::kRope && pick(0, 1)) o.lab.spec.rope_base = 500;
+  if (pick(0, 1)) o.lab.spec.kv_heads = std::max(1, o.lab.spec.heads >> pick(0, 2));
   if (!o.lab.cross()) {
-    if (pick(0, 1)) o.lab.window = pick(1, 9);
-    if (pick(0, 1)) o.lab.global_tokens = pick(1, 3);
-    if (o.lab.window > 0 && pick(0, 1)) o.lab.stride = pick(1, 4);
+    if (pick(0, 1)) o.lab.spec.window = pick(1, 9);
+    if (pick(0, 1)) o.lab.spec.global_tokens = pick(1, 3);
+    if (o.lab.spec.window > 0 && pick(0, 1)) o.lab.spec.stride = pick(1, 4);
     if (pick(0, 1)) {
       o.lab.pad_to = pick(20, 40);
       o.lab.pad_mask = pick(0, 1);
@@ -188,7 +188,7 @@ TEST_CASE("every option round-trips through toArguments", "[options]") {
   o.lab.backend = std::array{options::BackendKind::kAuto, options::BackendKind::kCpu, options::BackendKind::kOpenCl}.at(static_cast<std::size_t>(pick(0, 2)));
   o.picture.color_scale = static_cast<attnlab::views::ColorScale>(pick(0, 3));
   o.picture.pool = static_cast<attnlab::views::Pool>(pick(0, 1));
-  if (pick(0, 1)) o.head = pick(0, o.lab.heads - 1);
+  if (pick(0, 1)) o.head = pick(0, o.lab.spec.heads - 1);
   o.window.presentation = pick(0, 1);
   o.window.language = pick(0, 1) ? QStringLiteral("zh_CN") : QString();
   std::vector<std::string> args;
@@ -218,9 +218,9 @@ TEST_CASE("stored settings are the option table's arguments; a refused one is dr
                                               "--no-such", "--causal", "--seed", "7"});
   const options::LabSettings back = options::loadSettings(store);
   CHECK(back.text == QStringLiteral("x y"));
-  CHECK(back.heads == options::LabSettings{}.heads);
-  CHECK(back.kv_heads == 0);
-  CHECK(back.causal);
+  CHECK(back.spec.heads == options::LabSettings{}.spec.heads);
+  CHECK(back.spec.kv_heads == 0);
+  CHECK(back.causal());
   CHECK(back.seed == 7);
   store.remove("lab/arguments");
   CHECK(options::loadSettings(store) == options::LabSettings{});

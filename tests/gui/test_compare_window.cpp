@@ -86,7 +86,7 @@ class CompareWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     LabSettings s;
-    s.d_k = 64;
+    s.spec.d_k = 64;
     window.setSettings(s);
     QVERIFY(waitFor(window, s));
     window.compareWith(QStringLiteral("--no-scale"));
@@ -106,7 +106,7 @@ class CompareWindowTest : public QObject {
     QVERIFY(cellText(window, 2, 0, 1).contains(QStringLiteral("A − B")));
     // A change of A recomputes B with it: the difference follows d_k.
     LabSettings t = window.settings();
-    t.d_k = 8;
+    t.spec.d_k = 8;
     window.setSettings(t);
     QVERIFY(waitFor(window, t));
     QTRY_VERIFY_WITH_TIMEOUT(named<gui::CompareController>(window, "compareController")->matches(t) && named<gui::HeadsView>(window, "headsView")->showsDifference(),
@@ -130,7 +130,7 @@ class CompareWindowTest : public QObject {
     QSignalSpy ready(&window, &MainWindow::pictureReady);
     window.show();
     LabSettings s;
-    s.d_k = 64;
+    s.spec.d_k = 64;
     window.setSettings(s);
     QVERIFY(waitFor(window, s));
     window.compareWith(QStringLiteral("--no-scale"));
@@ -179,7 +179,7 @@ class CompareWindowTest : public QObject {
     named<gui::InputsPanel>(window, "inputsPanel")->temperaturePlayButton()->click();
     QCOMPARE(named<gui::InputsPanel>(window, "inputsPanel")->temperatureSpin()->value(), 0.125);
     QTRY_COMPARE_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->temperatureSpin()->value(), 0.25, 3000);
-    QVERIFY(window.settings().temperature.has_value());
+    QVERIFY(window.settings().spec.temperature.has_value());
     named<gui::InputsPanel>(window, "inputsPanel")->temperaturePlayButton()->click();
     QVERIFY(named<gui::InputsPanel>(window, "inputsPanel")->playing().isEmpty());
   }
@@ -188,8 +188,8 @@ class CompareWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     LabSettings s;
-    s.heads = 4;
-    s.d_model = 64;
+    s.spec.heads = 4;
+    s.spec.d_model = 64;
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
     named<QDockWidget>(window, "costDock")->show();
@@ -217,8 +217,8 @@ class CompareWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     LabSettings s;
-    s.heads = 2;
-    s.d_model = 16;
+    s.spec.heads = 2;
+    s.spec.d_model = 16;
     s.text = QStringLiteral("a cat sat");
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));

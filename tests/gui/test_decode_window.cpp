@@ -88,10 +88,10 @@ class DecodeWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     LabSettings s;
-    s.heads = 4;
-    s.d_model = 64;
-    s.kv_heads = 2;
-    s.causal = true;
+    s.spec.heads = 4;
+    s.spec.d_model = 64;
+    s.spec.kv_heads = 2;
+    s.setCausal(true);
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
     auto* panel = named<gui::DecodePanel>(window, "decodePanel");
@@ -120,7 +120,7 @@ class DecodeWindowTest : public QObject {
     QVERIFY2(panel->cacheLabel()->text().contains(QStringLiteral("字节")), qPrintable(panel->cacheLabel()->text()));
     window.setLanguage(QStringLiteral("en"));
     // Not causal: the panel says why and every row shows.
-    s.causal = false;
+    s.setCausal(false);
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
     QTRY_COMPARE_WITH_TIMEOUT(panel->revealedRows(), -1, kWaitMs);
@@ -129,7 +129,7 @@ class DecodeWindowTest : public QObject {
 
   void decodeStepOptionOpensTheDock() {
     WindowOptions options = testOptions();
-    options.settings.causal = true;
+    options.settings.setCausal(true);
     options.decode_step = 3;  // --decode-step 3
     MainWindow window(options);
     window.show();
@@ -150,10 +150,10 @@ class DecodeWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     LabSettings s;  // the cat sentence, 11 tokens
-    s.heads = 4;
-    s.d_model = 64;
-    s.kv_heads = 2;
-    s.causal = true;
+    s.spec.heads = 4;
+    s.spec.d_model = 64;
+    s.spec.kv_heads = 2;
+    s.setCausal(true);
     window.setSettings(s);
     QVERIFY(waitFor(window, window.settings()));
     named<QDockWidget>(window, "decodeDock")->show();

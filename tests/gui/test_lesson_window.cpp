@@ -149,8 +149,8 @@ class LessonWindowTest : public QObject {
     menu->actions().at(0)->trigger();
     QVERIFY(lessons->active());
     QVERIFY(lessons->dock()->isVisible());
-    QCOMPARE(window.settings().d_k, 8);
-    QCOMPARE(window.settings().heads, 2);
+    QCOMPARE(window.settings().spec.d_k, 8);
+    QCOMPARE(window.settings().spec.heads, 2);
     QVERIFY(window.settings().scaled());
     QCOMPARE(panel->titleLabel()->text(), QStringLiteral("First steps"));
     QCOMPARE(panel->stepLabel()->text(), QStringLiteral("Step 1 of 3"));
@@ -163,7 +163,7 @@ class LessonWindowTest : public QObject {
     // Next (the button): step 2's settings, its head enlarged, its saturation plot.
     panel->nextButton()->click();
     QCOMPARE(lessons->step(), 1);
-    QCOMPARE(window.settings().d_k, 64);
+    QCOMPARE(window.settings().spec.d_k, 64);
     QVERIFY(!window.settings().scaled());
     QVERIFY(waitForShown(window));
     QTRY_COMPARE_WITH_TIMEOUT(named<gui::HeadsView>(window, "headsView")->enlargedHead(), 1, kWaitMs);
@@ -174,7 +174,7 @@ class LessonWindowTest : public QObject {
     named<QCustomPlot>(window, "headPlot")->setFocus();
     QTest::keyClick(named<QCustomPlot>(window, "headPlot"), Qt::Key_PageDown);
     QCOMPARE(lessons->step(), 2);
-    QCOMPARE(window.settings().d_k, 16);
+    QCOMPARE(window.settings().spec.d_k, 16);
     QVERIFY(window.settings().scaled());
     QVERIFY(named<QDockWidget>(window, "costDock")->isVisible());
     QVERIFY(!panel->nextButton()->isEnabled());
@@ -190,7 +190,7 @@ class LessonWindowTest : public QObject {
     QTest::keyClick(named<QCustomPlot>(window, "gridPlot"), Qt::Key_PageUp);
     QTest::keyClick(named<QCustomPlot>(window, "gridPlot"), Qt::Key_PageUp);
     QCOMPARE(lessons->step(), 0);
-    QCOMPARE(window.settings().d_k, 8);
+    QCOMPARE(window.settings().spec.d_k, 8);
     QVERIFY(!named<QDockWidget>(window, "costDock")->isVisible());
     QVERIFY(waitForShown(window));
     caption = settledCaption(window);
@@ -200,7 +200,7 @@ class LessonWindowTest : public QObject {
     panel->leaveButton()->click();
     QVERIFY(!lessons->active());
     QVERIFY(!lessons->dock()->isVisible());
-    QCOMPARE(window.settings().d_k, 8);
+    QCOMPARE(window.settings().spec.d_k, 8);
     QVERIFY(!lessons->nextAction()->isEnabled());
     QVERIFY(lessons->continueAction()->isVisible());
     QCOMPARE(lessons->continueAction()->text(), QStringLiteral("Continue lesson “First steps” at step 1"));
@@ -247,7 +247,7 @@ class LessonWindowTest : public QObject {
     lessons->next();
     QVERIFY(named<QDockWidget>(window, "decodeDock")->isVisible());
     QVERIFY(!message->isVisible());
-    QVERIFY(window.settings().causal);
+    QVERIFY(window.settings().causal());
     QVERIFY(waitForShown(window));
     lessons->leave();
     QVERIFY(!named<QDockWidget>(window, "decodeDock")->isVisible());
@@ -276,7 +276,7 @@ class LessonWindowTest : public QObject {
       window.show();
       QVERIFY(named<gui::LessonController>(window, "lessonController")->active());
       QCOMPARE(named<gui::LessonController>(window, "lessonController")->step(), 1);
-      QCOMPARE(window.settings().d_k, 128);
+      QCOMPARE(window.settings().spec.d_k, 128);
       QVERIFY(waitForShown(window));
       named<gui::LessonController>(window, "lessonController")->leave();
       window.close();
@@ -293,7 +293,7 @@ class LessonWindowTest : public QObject {
       resume->trigger();
       QVERIFY(named<gui::LessonController>(window, "lessonController")->active());
       QCOMPARE(named<gui::LessonController>(window, "lessonController")->step(), 1);
-      QCOMPARE(window.settings().d_k, 64);
+      QCOMPARE(window.settings().spec.d_k, 64);
       QVERIFY(waitForShown(window));
     }
     QSettings().clear();

@@ -224,7 +224,7 @@ class MainWindowTest : public QObject {
     MainWindow window(testOptions());
     window.show();
     LabSettings s;
-    s.d_k = 512;
+    s.spec.d_k = 512;
     window.setSettings(s);
     QVERIFY(waitFor(window, s));
     QTRY_VERIFY_WITH_TIMEOUT(firstItem<QCPItemStraightLine>(named<QCustomPlot>(window, "saturationPlot")), kWaitMs);
@@ -235,7 +235,7 @@ class MainWindowTest : public QObject {
 
     named<QAction>(window, "scalingAction")->trigger();  // the Ctrl+K shortcut's action
     QVERIFY(!named<QCheckBox>(window, "scaling")->isChecked());
-    s.mechanism = attnlab::Mechanism::kDot;
+    s.spec.mechanism = attnlab::Mechanism::kDot;
     QVERIFY(waitFor(window, s));
     const double unscaled_max = maxCell(named<QCustomPlot>(window, "gridPlot"));
     const double unscaled_marker_y =
@@ -363,7 +363,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.currentResult(), good);
     QCOMPARE(named<QCustomPlot>(window, "gridPlot")->plottableCount(), 8);
     s.text = QStringLiteral("fine again");
-    s.causal = true;
+    s.setCausal(true);
     s.source = QStringLiteral("with a source");  // causal + cross is invalid
     window.setSettings(s);
     QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral("causal")), kWaitMs);
@@ -390,9 +390,9 @@ class MainWindowTest : public QObject {
     variants->positionsCombo()->setCurrentIndex(
         variants->positionsCombo()->findData(static_cast<int>(attnlab::Positions::kRope)));
     LabSettings s = window.settings();
-    QCOMPARE(s.kv_heads, 2);
-    QCOMPARE(s.window, 4);
-    QVERIFY(s.positions == attnlab::Positions::kRope);
+    QCOMPARE(s.spec.kv_heads, 2);
+    QCOMPARE(s.spec.window, 4);
+    QVERIFY(s.spec.positions == attnlab::Positions::kRope);
     QVERIFY(waitFor(window, s));
     // The head grid frames the two K/V groups; the title names the variant.
     const QJsonObject layout = views::layoutJson(*named<QCustomPlot>(window, "gridPlot"));

@@ -12,6 +12,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -21,6 +22,7 @@
 #include <QtTest>
 
 #include "compute_worker.hpp"
+#include "inputs_panel.hpp"
 #include "main_window.hpp"
 #include "model_source.hpp"
 #include "options/lab_settings.hpp"
@@ -143,6 +145,129 @@ class ModelWindowTest : public QObject {
     QVERIFY2(infoLine(window).contains(QStringLiteral("one K/V head per query head")),
              qPrintable(infoLine(window)));
     QVERIFY(!views::layoutJson(*named<QCustomPlot>(window, "gridPlot")).contains("kv_groups"));
+  }
+
+  void theGreyedControlsShowTheModelsValues() {
+    // Issue 26: with a model the greyed Inputs and Variants show the model's heads, d_model, d_k,
+    // mask, K/V heads, positions and RoPE base (or "from the model"); the synthetic lab's own
+    // values come back unchanged with the lab.
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings lab;
+    lab.text = QStringLiteral("the cat sat on the mat");
+    lab.spec.heads = 6;
+    lab.spec.d_model = 96;
+    lab.spec.d_k = 32;
+    lab.spec.kv_heads = 3;
+    lab.spec.positions = attnlab::Positions::kRope;
+    lab.spec.rope_base = 500;
+    lab.spec.window = 3;
+    lab.spec.global_tokens = 1;
+    lab.spec.stride = 2;
+    lab.spec.precision = attnlab::Precision::kBf16;
+    lab.spec.dropout = 0.25;
+    lab.seed = 7;
+    lab.pad_to = 12;
+    lab.pad_mask = false;
+    window.setSettings(lab);
+    QVERIFY(waitForShown(window));
+    QCOMPARE(window.settings(), lab);
+    auto text = [&](const char* name) { return named<QAbstractSpinBox>(window, name)->text(); };
+    auto combo = [&](const char* name) { return named<QComboBox>(window, name)->currentText(); };
+    const char* const greyed[] = {"heads",   "dModel",    "dkSpin",    "causal",  "seed",
+                                  "kvHeads", "positions", "ropeBase",  "window",  "global",
+                                  "stride",  "padTo",     "precision", "softmax", "dropout"};
+
+    // A Llama (tiny-llama.gguf: 4 heads sharing 2 K/V heads, RoPE base 10000, causal).
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyLlamaGguf());
+    QVERIFY(waitForShown(window));
+    for (const char* name : greyed) QVERIFY2(!named<QWidget>(window, name)->isEnabled(), name);
+    QCOMPARE(text("heads"), QStringLiteral("4"));
+    QCOMPARE(text("dModel"), QStringLiteral("64"));
+    QCOMPARE(text("dkSpin"), QStringLiteral("16"));
+    QVERIFY(named<QCheckBox>(window, "causal")->isChecked());
+    QCOMPARE(text("seed"), QStringLiteral("from the model"));
+    QCOMPARE(combo("kvHeads"), QStringLiteral("2 (grouped: 2 query heads each)"));
+    QCOMPARE(named<QComboBox>(window, "kvHeads")->count(), 3);  // 4, 2, 1
+    QCOMPARE(named<QComboBox>(window, "positions")->currentData().toInt(),
+             static_cast<int>(attnlab::Positions::kRope));
+    QCOMPARE(named<QDoubleSpinBox>(window, "ropeBase")->value(), 10000.0);
+    for (const char* name : {"window", "global", "stride", "padTo", "dropout"})
+      QCOMPARE(text(name), QStringLiteral("off"));
+    QCOMPARE(combo("precision"), QStringLiteral("fp32"));
+    QCOMPARE(named<QComboBox>(window, "softmax")->currentData().toInt(),
+             static_cast<int>(attnlab::SoftmaxKind::kStable));
+    // Nothing of the lab's is lost meanwhile: the settings carry its values.
+    LabSettings with_model = lab;
+    with_model.model_dir = tinyLlamaGguf();
+    QCOMPARE(window.settings(), with_model);
+
+    // A GPT-2 (multi-head, learned positions), in English and Chinese.
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(tinyGpt2());
+    QVERIFY(waitForShown(window));
+    QCOMPARE(text("heads"), QStringLiteral("4"));
+    QCOMPARE(combo("kvHeads"), QStringLiteral("4 (multi-head)"));
+    QCOMPARE(combo("positions"), QStringLiteral("learned (from the model)"));
+    QCOMPARE(text("ropeBase"), QStringLiteral("none"));
+    QVERIFY(named<QCheckBox>(window, "causal")->isChecked());
+    window.setLanguage(QStringLiteral("zh_CN"));
+    QCOMPARE(combo("kvHeads"), QStringLiteral("4（多头）"));
+    QCOMPARE(combo("positions"), QStringLiteral("学习得到（来自模型）"));
+    QCOMPARE(text("seed"), QStringLiteral("来自模型"));
+    window.setLanguage(QStringLiteral("en"));
+    QCOMPARE(text("seed"), QStringLiteral("from the model"));
+
+    // Back to the synthetic lab: its own values, enabled again.
+    named<QAction>(window, "syntheticAction")->trigger();
+    QVERIFY(waitForShown(window));
+    QCOMPARE(window.settings(), lab);
+    for (const char* name : greyed) QVERIFY2(named<QWidget>(window, name)->isEnabled(), name);
+    QCOMPARE(text("heads"), QStringLiteral("6"));
+    QCOMPARE(text("dModel"), QStringLiteral("96"));
+    QCOMPARE(text("dkSpin"), QStringLiteral("32"));
+    QVERIFY(!named<QCheckBox>(window, "causal")->isChecked());
+    QCOMPARE(text("seed"), QStringLiteral("7"));
+    QCOMPARE(combo("kvHeads"), QStringLiteral("3 (grouped: 2 query heads each)"));
+    QCOMPARE(named<QComboBox>(window, "positions")->count(), 4);  // the model's entry is gone
+    QCOMPARE(named<QComboBox>(window, "positions")->currentData().toInt(),
+             static_cast<int>(attnlab::Positions::kRope));
+    QCOMPARE(named<QDoubleSpinBox>(window, "ropeBase")->value(), 500.0);
+    QCOMPARE(text("window"), QStringLiteral("3"));
+    QCOMPARE(text("padTo"), QStringLiteral("12"));
+    QVERIFY(!named<QCheckBox>(window, "padMask")->isChecked());
+    QCOMPARE(combo("precision"), QStringLiteral("bf16"));
+  }
+
+  void whileAModelLoadsTheControlsSayFromTheModel() {
+    // Before its configuration is known the greyed controls name their source, and the lab's
+    // values come back unchanged.
+    gui::InputsPanel panel;
+    LabSettings lab;
+    lab.spec.heads = 4;
+    lab.spec.d_k = 16;  // the panel's d_k box always holds one
+    lab.spec.kv_heads = 2;
+    lab.spec.positions = attnlab::Positions::kAlibi;
+    lab.setCausal(true);
+    lab.seed = 3;
+    panel.setSettings(lab);
+    QCOMPARE(panel.settings(), lab);
+    QSignalSpy changed(&panel, &gui::InputsPanel::changed);
+    panel.setModelMode(true, nullptr);
+    const QString from_model = QStringLiteral("from the model");
+    for (const char* name : {"heads", "dModel", "dkSpin", "seed"})
+      QCOMPARE(named<QAbstractSpinBox>(panel, name)->text(), from_model);
+    QCOMPARE(named<QCheckBox>(panel, "causal")->checkState(), Qt::PartiallyChecked);
+    QCOMPARE(named<QComboBox>(panel, "kvHeads")->currentText(), from_model);
+    QCOMPARE(named<QComboBox>(panel, "positions")->currentText(), from_model);
+    QCOMPARE(named<QAbstractSpinBox>(panel, "ropeBase")->text(), from_model);
+    QCOMPARE(panel.settings(), lab);
+    panel.setModelMode(false, nullptr);
+    QCOMPARE(panel.settings(), lab);
+    QCOMPARE(named<QAbstractSpinBox>(panel, "heads")->text(), QStringLiteral("4"));
+    QCOMPARE(named<QAbstractSpinBox>(panel, "seed")->text(), QStringLiteral("3"));
+    QCOMPARE(named<QCheckBox>(panel, "causal")->checkState(), Qt::Checked);
+    QCOMPARE(named<QComboBox>(panel, "kvHeads")->currentData().toInt(), 2);
+    QCOMPARE(changed.count(), 0);  // showing values is no change of the inputs
   }
 
   void aBadFileIsSaidInlineAndThePictureStays() {

@@ -198,6 +198,8 @@ struct AttentionSpec {
   /// Checks every field; throws Error(kInvalidArgument) with a one-line message naming the first
   /// bad setting (e.g. "heads (3) must divide d_model (64), or set d_k").
   void validate() const;
+
+  bool operator==(const AttentionSpec&) const = default;
 };
 
 /// Parses "additive", "dot" or "scaled" (case-sensitive). Throws Error(kInvalidArgument) naming
