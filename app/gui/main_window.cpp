@@ -131,6 +131,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
 
   status_time_ = new ElidingLabel;  // both share the width, never overlap, never cut a word
   status_backend_ = new ElidingLabel;
+  status_time_->setObjectName(QStringLiteral("statusTime"));
+  status_backend_->setObjectName(QStringLiteral("statusBackend"));
   statusBar()->addWidget(status_time_, 3);
   statusBar()->addWidget(status_backend_, 2);
   cancel_button_ = new QPushButton(tr("Cancel"));

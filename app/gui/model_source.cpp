@@ -326,14 +326,15 @@ void ModelSource::retranslate() {
   open_->setToolTip(tr("Open a pretrained model: a GGUF file (llama.cpp's format) or a HuggingFace "
                        "folder (config.json, model.safetensors, tokenizer files)"));
   layer_label_->setText(tr("Layer"));
-  hide_special_->setText(tr("Hide special tokens ([CLS], [SEP], <|endoftext|>)"));
+  // Short enough for the inputs column of a projector (the details in the tooltips).
+  hide_special_->setText(tr("Hide special tokens"));
   hide_special_->setToolTip(
-      tr("A display filter: the rows and columns of special tokens are left out; the weights are "
-         "not renormalised, so rows may sum to less than 1."));
+      tr("[CLS], [SEP], <|endoftext|>, …: a display filter: the rows and columns of special tokens are "
+         "left out; the weights are not renormalised, so rows may sum to less than 1."));
   // "&&": a single & would mark a keyboard shortcut and vanish from the label.
-  rollout_->setText(tr("Attention rollout through the layer (Abnar && Zuidema 2020)"));
+  rollout_->setText(tr("Attention rollout (Abnar && Zuidema 2020)"));
   rollout_->setToolTip(
-      tr("How much each input token reaches each position after the layers: per layer the heads' "
+      tr("Through the layer chosen: how much each input token reaches each position after the layers: per layer the heads' "
          "weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows "
          "renormalised, and the layers multiplied. With All layers: through the last layer."));
   refill();

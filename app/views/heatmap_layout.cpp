@@ -312,7 +312,11 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   // Too small for the panel's height: layers down, the width filled, the canvas taller.
   bool grown = false;
   if (req.min_thumb > 0 && o.thumb < req.min_thumb) {
-    const Option wide = evaluate(false, true);
+    // Layers down and heads across, or heads down and layers across: whichever fills the width
+    // with larger thumbnails (BERT's 12 heads on a narrow panel go down).
+    const Option down = evaluate(false, true);
+    const Option across = evaluate(true, true);
+    const Option& wide = across.thumb > down.thumb * 1.05 ? across : down;
     if (wide.thumb > o.thumb) {
       o = wide;
       grown = true;

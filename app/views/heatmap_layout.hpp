@@ -148,8 +148,9 @@ struct ModelGridRequest {
   BarLabels bar;
   LayoutFonts fonts;
   /// > 0: thumbnails at least this many px (a window's scrolling panel). When the canvas's height
-  /// would make them smaller, layers go down, the thumbnails fill the width and the layout's
-  /// canvas grows downward to hold them (HeatmapLayout::canvas gives the height needed).
+  /// would make them smaller, the thumbnails fill the width (layers down, or heads down when that
+  /// makes them larger) and the layout's canvas grows downward to hold them
+  /// (HeatmapLayout::canvas gives the height needed).
   double min_thumb = 0;
 };
 

@@ -877,14 +877,6 @@
         <translation>层</translation>
     </message>
     <message>
-        <source>Hide special tokens ([CLS], [SEP], &lt;|endoftext|&gt;)</source>
-        <translation>隐藏特殊词元（[CLS]、[SEP]、&lt;|endoftext|&gt;）</translation>
-    </message>
-    <message>
-        <source>A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.</source>
-        <translation>仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。</translation>
-    </message>
-    <message>
         <source>Open model: a .gguf file, or a folder with config.json</source>
         <translation>打开模型：.gguf 文件，或含 config.json 的文件夹</translation>
     </message>
@@ -927,12 +919,20 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>打开预训练模型：GGUF 文件（llama.cpp 的格式）或 HuggingFace 文件夹（config.json、model.safetensors、分词器文件）</translation>
     </message>
     <message>
-        <source>How much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.</source>
-        <translation>经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。</translation>
+        <source>Hide special tokens</source>
+        <translation>隐藏特殊词元</translation>
     </message>
     <message>
-        <source>Attention rollout through the layer (Abnar &amp;&amp; Zuidema 2020)</source>
-        <translation>直到该层的注意力展开（Abnar &amp;&amp; Zuidema 2020）</translation>
+        <source>[CLS], [SEP], &lt;|endoftext|&gt;, …: a display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.</source>
+        <translation>[CLS]、[SEP]、&lt;|endoftext|&gt; 等：仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。</translation>
+    </message>
+    <message>
+        <source>Attention rollout (Abnar &amp;&amp; Zuidema 2020)</source>
+        <translation>注意力展开（Abnar &amp;&amp; Zuidema 2020）</translation>
+    </message>
+    <message>
+        <source>Through the layer chosen: how much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.</source>
+        <translation>直到所选的层：经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。</translation>
     </message>
 </context>
 <context>

@@ -157,9 +157,9 @@ ZH = {
     "Second sentence (optional: a BERT sentence pair)": "第二个句子（可选：BERT 句对）",
     "Empty: one sentence · [CLS] text [SEP] pair [SEP]": "留空：单句 · [CLS] 文本 [SEP] 句对 [SEP]",
     "Layer": "层",
-    "Hide special tokens ([CLS], [SEP], <|endoftext|>)": "隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）",
-    "A display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.":
-        "仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。",
+    "Hide special tokens": "隐藏特殊词元",
+    "[CLS], [SEP], <|endoftext|>, …: a display filter: the rows and columns of special tokens are left out; the weights are not renormalised, so rows may sum to less than 1.":
+        "[CLS]、[SEP]、<|endoftext|> 等：仅影响显示：去掉特殊词元所在的行和列；权重不重新归一化，因此各行之和可能小于 1。",
     "Open model…": "打开模型…",
     "Synthetic lab": "合成实验室",
     "Decided by the model: %1 has %2 layers × %3 heads, d_model = %4, d_k = %5, %6.":
@@ -374,9 +374,9 @@ ZH.update({
     "Sweep as GIF, MP4 or PNG frames…": "扫描动画（GIF、MP4 或 PNG 帧）…",
     "Stop comparing": "停止对比",
     "Cost of attention": "注意力的开销",
-    "Attention rollout through the layer (Abnar && Zuidema 2020)": "直到该层的注意力展开（Abnar && Zuidema 2020）",
-    "How much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.":
-        "经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。",
+    "Attention rollout (Abnar && Zuidema 2020)": "注意力展开（Abnar && Zuidema 2020）",
+    "Through the layer chosen: how much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.":
+        "直到所选的层：经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。",
     "Export sweep": "导出扫描",
     "One frame per value of an option, the rest as now — as attention-lab-cli sweep writes it. '...' continues a pattern: 1,2,4,...,1024.":
         "某个选项的每个取值一帧，其余保持当前设置——与 attention-lab-cli sweep 的输出相同。“...”延续数列规律：1,2,4,...,1024。",

@@ -61,9 +61,11 @@ def check_heatmap(heatmap, window, args, problems):
                         (heatmap["plot"], cell, title))
     if model_view and args.min_thumb:
         thumb = min(m["width"] for m in maps)
-        across = max(1, heatmap["columns"])
-        fits = (screen["width"] - 200) / across  # the widest the panel allows, headers and bar aside
-        if thumb < min(args.min_thumb, fits) - 1:
+        # Smaller thumbnails only where the width is the limit: the grid then spans most of the
+        # panel (the layers scroll downward), and never under 32 px.
+        spread = max(m["x"] + m["width"] for m in maps) - min(m["x"] for m in maps)
+        width_bound = spread >= 0.55 * screen["width"]
+        if thumb < 32 or (thumb < args.min_thumb - 1 and not width_bound):
             problems.append("model view thumbnails of %d px (want %d)" % (thumb, args.min_thumb))
         if maps[0]["n_q"] <= 32 and maps[0]["block"] != 1:
             problems.append("model view pooled %d tokens into blocks of %d" % (maps[0]["n_q"], maps[0]["block"]))
