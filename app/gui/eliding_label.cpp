@@ -88,3 +88,36 @@ void elideComboBoxes(QWidget* root) {
 }
 
 }  // namespace attnlab::gui
+
+#include <QPointer>
+
+namespace attnlab::gui {
+namespace {
+
+class WrapFitter : public QObject {
+ public:
+  WrapFitter(QWidget* watched, QWidget* root) : QObject(watched), root_(root) {}
+  bool eventFilter(QObject*, QEvent* event) override {
+    if (event->type() == QEvent::Resize && root_) fitWrappedLabels(root_);
+    return false;
+  }
+
+ private:
+  QPointer<QWidget> root_;
+};
+
+}  // namespace
+
+void fitWrappedLabels(QWidget* root) {
+  for (QLabel* label : root->findChildren<QLabel*>()) {
+    if (!label->wordWrap() || label->width() <= 0) continue;
+    const int height = label->heightForWidth(label->width());
+    if (height > 0 && label->minimumHeight() != height) label->setMinimumHeight(height);
+  }
+}
+
+void fitWrappedLabelsOnResize(QWidget* watched, QWidget* root) {
+  watched->installEventFilter(new WrapFitter(watched, root));
+}
+
+}  // namespace attnlab::gui

@@ -38,3 +38,15 @@ void elideComboBoxes(QWidget* root);
 bool comboElided(const QComboBox& box);
 
 }  // namespace attnlab::gui
+
+namespace attnlab::gui {
+
+/// Gives every word-wrapped label under `root` the height its text needs at its width (a scroll
+/// area sizes its page without asking for heights per width, so long wrapped lines would be cut).
+/// Call after texts change; a resize of `root` calls it again by itself once installed with
+/// fitWrappedLabelsOnResize.
+void fitWrappedLabels(QWidget* root);
+/// Calls fitWrappedLabels(root) whenever `watched` (e.g. the scroll area's viewport) is resized.
+void fitWrappedLabelsOnResize(QWidget* watched, QWidget* root);
+
+}  // namespace attnlab::gui

@@ -71,6 +71,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   }
   for (QLabel* label : inputs_page->findChildren<QLabel*>()) label->setWordWrap(true);
   elideComboBoxes(inputs_page);
+  fitWrappedLabelsOnResize(scroll->viewport(), inputs_page);
   inputs_dock_ = new QDockWidget(this);
   inputs_dock_->setObjectName(QStringLiteral("inputsDock"));
   inputs_dock_->setWidget(scroll);
@@ -435,6 +436,7 @@ void MainWindow::updateStatus() {
   status_backend_->setFullText(backend);
   inputs_->setBackendInUse(tr("In use: %1").arg(backend), fallback,
                            a.fallback_code == FallbackCode::kDeviceError && !cpu);
+  fitWrappedLabels(inputs_dock_);  // the texts of this result (backend, model) at their heights
 }
 
 // ---- what a lesson may do (LessonHost) ---------------------------------------------------------

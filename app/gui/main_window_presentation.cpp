@@ -75,12 +75,14 @@ QJsonArray MainWindow::widgetTexts() const {
     if (!w->isVisible() || w->window() != this) continue;
     QString text;
     int needed = 0;
+    int needed_height = 0;
     bool wraps = false;
     const QFontMetrics fm(w->font());
     if (auto* label = qobject_cast<QLabel*>(w)) {
       if (label->textFormat() == Qt::RichText || label->text().contains(QLatin1Char('<'))) continue;
       text = label->text();
       wraps = label->wordWrap();
+      if (wraps) needed_height = label->heightForWidth(label->width());
       for (const QString& line : text.split(QLatin1Char('\n'))) needed = std::max(needed, fm.horizontalAdvance(line));
       needed += 2 * label->margin() + label->contentsMargins().left() + label->contentsMargins().right();
     } else if (auto* button = qobject_cast<QAbstractButton*>(w)) {
@@ -109,6 +111,7 @@ QJsonArray MainWindow::widgetTexts() const {
                            {"rect", rectJson(rect)},
                            {"visible", rectJson(shown)},
                            {"needed_width", needed},
+                           {"needed_height", needed_height},
                            {"wraps", wraps}});
   }
   return out;

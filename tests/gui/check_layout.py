@@ -86,6 +86,8 @@ def check_widgets(layout, problems):
                             (w["class"], w["text"], v["width"], r["width"]))
         elif not w["wraps"] and w["needed_width"] > r["width"] + 1:
             problems.append("%s %r needs %d px, has %d" % (w["class"], w["text"], w["needed_width"], r["width"]))
+        elif w["wraps"] and w.get("needed_height", 0) > r["height"] + 1:
+            problems.append("%s %r needs %d px of height, has %d" % (w["class"], w["text"], w["needed_height"], r["height"]))
 
 
 def main():
