@@ -869,7 +869,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(named<QAction>(window, "openModelAction")->text(), QStringLiteral("打开模型…"));
     QCOMPARE(named<QComboBox>(window, "layer")->itemText(0), QStringLiteral("全部层（模型视图）"));
     QCOMPARE(named<QCheckBox>(window, "hideSpecial")->text(),
-             QStringLiteral("隐藏特殊词元（[CLS]、[SEP]、<|endoftext|>）"));
+             QStringLiteral("隐藏特殊词元"));
     // Every word, the backend line and the inline message included.
     QVERIFY(waitFor(window, window.settings()));
     auto* in_use = window.findChild<QLabel*>(QStringLiteral("backendInUse"));
