@@ -346,7 +346,9 @@ LayoutFonts pictureFonts(const QCustomPlot& plot, bool grid, int n_tokens) {
   // Big labels for few tokens (a projector), smaller ones for many.
   const double tick = grid ? (n_tokens <= 12 ? 11 : 10) : (n_tokens <= 12 ? 13 : 12);
   fonts.tick = font(tick);
-  fonts.min_tick_points = 7 * scale;
+  // Large type (presentation) may shrink further before labels are thinned or staggered: the map
+  // must keep its room on a small projector too.
+  fonts.min_tick_points = 7 * std::min(scale, 1.25);
   fonts.note = font(9.5);
   fonts.bar_title = font(10.5);
   fonts.next_tokens = font(grid ? 11 : 12);
