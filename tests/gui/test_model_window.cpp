@@ -200,6 +200,30 @@ class ModelWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral(
                                  "tiny-llama reads at most 64 (its context length)")),
                              kWaitMs);
+
+    // Back to the lab (a lesson, an example or the command line sets the settings): the model's
+    // error and the refused text's go with them.
+    QVERIFY(!named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty());
+    LabSettings lab;
+    lab.text = QStringLiteral("The cat sat on the mat.");
+    window.setSettings(lab);
+    QVERIFY(waitForShown(window));
+    QVERIFY2(named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty(),
+             qPrintable(named<gui::ModelSource>(window, "modelSourceBox")->message()));
+    QVERIFY(named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty());
+    // A bad file with the lab on screen: said, and kept while the lab is shown; the lab chosen
+    // again clears it.
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(version);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::ModelSource>(window, "modelSourceBox")
+                                 ->message()
+                                 .contains(QStringLiteral("showing the synthetic lab")),
+                             kWaitMs);
+    QVERIFY(waitForShown(window));
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")
+                ->message()
+                .contains(QStringLiteral("version.gguf")));
+    named<gui::ModelSource>(window, "modelSourceBox")->showSynthetic();
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty());
   }
 
   void aRunOverTheMemoryBudgetIsRefusedInlineAndThePictureStays() {
