@@ -278,6 +278,31 @@ class ModelWindowTest : public QObject {
     QVERIFY(got->model_run);
   }
 
+  void charactersCutByTheTokenizerReadInThePictureAndTheHover() {
+    // The tiny Llama's byte-level BPE cuts each character of the sentence into byte tokens.
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.model_dir = tinyLlamaGguf();
+    s.text = QStringLiteral("我爱自然语言处理");
+    s.layer = 0;
+    window.setSettings(s);
+    QVERIFY(waitForShown(window));
+    QString read;
+    for (const QString& label : window.currentResult()->query_tokens) read += label;
+    QCOMPARE(read.remove(QStringLiteral("⋯")), s.text);
+    // Row 2 completes 我 (E6 88 91, one byte per token); key 0 holds its first byte.
+    const QString hover = cellText(window, 0, 2, 0);
+    QVERIFY2(hover.contains(QStringLiteral("'⋯我' 我 (part 3 of 3: 91)")), qPrintable(hover));
+    QVERIFY2(hover.contains(QStringLiteral("'⋯' 我 (part 1 of 3: E6)")), qPrintable(hover));
+    QVERIFY2(!hover.contains(QStringLiteral("\\x")), qPrintable(hover));
+    // In the picture: every label drawn reads without \xNN.
+    for (const QJsonObject& t :
+         textsWithRole(named<QCustomPlot>(window, "gridPlot"), QStringLiteral("query_label")))
+      QVERIFY2(!t["text"].toString().contains(QStringLiteral("\\x")),
+               qPrintable(t["text"].toString()));
+  }
+
   void fetchedModelsArePresets() {
     qputenv("ATTNLAB_MINILM_DIR", tinyGpt2().toUtf8());  // any folder with config.json
     qputenv("ATTNLAB_SMOLLM2_GGUF", tinyLlamaGguf().toUtf8());
