@@ -2,10 +2,12 @@
 // hand ("我" = E6 88 91, "爱" = E7 88 B1), then the tiny fixtures' and SmolLM2's tokenizers on
 // "我爱自然语言处理", whose labels must read as the sentence.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -201,4 +203,37 @@ TEST_CASE("SmolLM2's labels of 我爱自然语言处理 read as the sentence", "
   for (const TokenDisplay& d : shown) CHECK(d.label.find("\\x") == std::string::npos);
   REQUIRE(shown[0].pieces.size() == 1);
   CHECK(samePiece(shown[0].pieces[0], "我", 1, 2, "\xE6\x88"));
+}
+
+TEST_CASE("any bytes cut anywhere: the labels read as the bytes' own label", "[token_display]") {
+  // Characters of 1–4 bytes, invalid and lone continuation bytes, cut at random places.
+  const int seed = GENERATE(range(0, 200));
+  std::mt19937 rng(static_cast<unsigned>(seed));
+  const std::vector<std::string> pieces{"a", " ",    "\n",   "é",        "我",
+                                        "😀", "\x80", "\xFF", "\xE6\x88", "\xC2\x85"};
+  std::string text;
+  const int n = std::uniform_int_distribution<int>(1, 12)(rng);
+  for (int i = 0; i < n; ++i)
+    text += pieces[std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng)];
+  Strings tokens;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t length =
+        std::min(text.size() - at, std::uniform_int_distribution<std::size_t>(1, 4)(rng));
+    tokens.push_back(text.substr(at, length));
+    at += length;
+  }
+  CAPTURE(seed, hexBytes(text));
+  const auto shown = show(tokens);
+  REQUIRE(shown.size() == tokens.size());
+  CHECK(readAloud(shown) == byteLabel(text));
+  for (const TokenDisplay& d : shown) {
+    CHECK(!d.label.empty());
+    CHECK(d.pieces.size() <= 2);
+    for (const CharacterPiece& p : d.pieces) {
+      CHECK(p.parts >= 2);
+      CHECK(p.part >= 1);
+      CHECK(p.part <= p.parts);
+      CHECK(!p.bytes.empty());
+    }
+  }
 }
