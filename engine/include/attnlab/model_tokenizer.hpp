@@ -22,7 +22,8 @@ struct Encoding {
   /// "[UNK]"); GPT-2 tokens decoded from bytes, each space shown as "␣" (U+2423), a newline as
   /// "↵" (U+21B5), a tab as "⇥" (U+21E5), other control characters (C0, DEL, C1) and the bytes
   /// of a UTF-8 character the token covers only partly as "\xNN" hex (upper case, e.g. "\xF0");
-  /// special tokens as written ("<|endoftext|>"); never U+FFFD.
+  /// special tokens as written ("<|endoftext|>"); never U+FFFD. These are the raw labels; what
+  /// pictures show reads across tokens (displayTokens, attnlab/token_display.hpp: "⋯", "⋯我").
   std::vector<std::string> labels;
   /// The UTF-8 bytes each token stands for in the text (ModelTokenizer::tokenBytes), for
   /// display labels that read across tokens cutting a character (attnlab/token_display.hpp).
