@@ -71,8 +71,8 @@ void exportPicture(QCustomPlot& plot, const Options& o, const views::ImageSize& 
 QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
 
 /// render --plot entropy|histogram|head-similarity: the analysis plots of one result (the window's side panels).
-void exportAnalysis(const Options& o, const AttentionResult& r, const QStringList& query_tokens,
-                    const QString& what) {
+void exportAnalysis(const Options& o, const AttentionResult& r, const AttentionSpec& spec,
+                    const QStringList& query_tokens, const QString& what) {
   QCustomPlot plot;
   if (o.output.plot == QLatin1String("head-similarity")) {
     const views::ImageSize size = outputSize(o, {720, 640, 1.0});
@@ -90,7 +90,7 @@ void exportAnalysis(const Options& o, const AttentionResult& r, const QStringLis
                           views::viewText("Entropy of each query row (mean over heads)") + what);
   } else {
     views::drawScoreHistogram(plot, summary.histogram,
-                              views::viewText("Histogram of the scores (all heads)") + what);
+                              views::viewText("Histogram of the scores (all heads)") + what, spec);
   }
   views::exportPlot(plot, o.output.out, size);
 }
@@ -139,11 +139,11 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
   if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, first, tokens,
+    exportAnalysis(o, first, r->spec, tokens,
                    QStringLiteral(" · %1 · ").arg(r->model->name) +
                        views::viewText("layer %1").arg(indices.front()));
   } else if (format == QLatin1String("csv")) {
-    writeLayersCsv(path, layers, indices, r->run.query_tokens, head);
+    writeLayersCsv(path, layers, indices, r->run.query_tokens, head, r->displayLabels());
   } else if (format == QLatin1String("npy")) {
     std::vector<const AttentionResult*> results;
     for (const AttentionResult& a : layers) results.push_back(&a);
@@ -153,9 +153,15 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
     views::RunLabel label = views::mapsOf(r, std::nullopt).label;
     const int n = static_cast<int>(tokens.size());
     if (layers.size() > 1 && head < 0) {
-      const views::ImageSize size = outputSize(o, views::defaultModelGridSize(n, static_cast<int>(layers.size()), first.heads()));
+      const auto draw = [&](QCustomPlot& p) {
+        views::drawModelGrid(p, layers, indices, tokens, label, o.picture);
+      };
+      const views::ImageSize size = outputSize(
+          o, views::fitModelGridHeight(
+                 views::defaultModelGridSize(n, static_cast<int>(layers.size()), first.heads()),
+                 draw));
       prepare(plot, size);
-      views::drawModelGrid(plot, layers, indices, tokens, label, o.picture);
+      draw(plot);
       exportPicture(plot, o, size);
     } else {
       label.layer = indices.front();
@@ -184,7 +190,7 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
   if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, r, computed->query_tokens, QString());
+    exportAnalysis(o, r, computed->spec, computed->query_tokens, QString());
   } else if (format == QLatin1String("csv")) {
     writeAttentionCsv(path, r, run.query_tokens, run.key_tokens, head);
   } else if (format == QLatin1String("npy")) {

@@ -27,7 +27,8 @@ void prepare(QCustomPlot& plot, const views::ImageSize& size) {
   views::setCanvasSize(plot, QSize(size.width, size.height));
 }
 
-/// A rollout's CSV: query,query_token,key,key_token,rollout.
+/// A rollout's CSV: query,query_token,key,key_token,rollout (the model's own labels), then
+/// query_label,key_label (the display labels).
 void writeRolloutCsv(const std::string& path, const RunMaps& m) {
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw Error(ErrorCode::kIo, "cannot write " + path);
@@ -36,12 +37,13 @@ void writeRolloutCsv(const std::string& path, const RunMaps& m) {
                 QLatin1Char('"'));
   };
   const AttentionResult& r = *m.layers.front();
-  f << "query,query_token,key,key_token,rollout\n";
+  f << "query,query_token,key,key_token,rollout,query_label,key_label\n";
   f.precision(9);
   for (int i = 0; i < r.nQ(); ++i)
     for (int j = 0; j < r.nK(); ++j)
-      f << i << ',' << quoted(m.query_tokens.value(i)) << ',' << j << ','
-        << quoted(m.key_tokens.value(j)) << ',' << r.weights(0, i, j) << '\n';
+      f << i << ',' << quoted(m.query_raw.value(i)) << ',' << j << ',' << quoted(m.key_raw.value(j))
+        << ',' << r.weights(0, i, j) << ',' << quoted(m.query_tokens.value(i)) << ','
+        << quoted(m.key_tokens.value(j)) << '\n';
   f.close();
   if (!f) throw Error(ErrorCode::kIo, "cannot write " + path);
 }
@@ -98,7 +100,9 @@ int computeRollout(const options::Options& o, std::ostream& out, std::ostream& e
   rollout["source"] = "Abnar & Zuidema 2020, attention rollout";
   rollout["special_hidden"] = m.special_hidden;
   rollout["tokens"] = nlohmann::json::array();
-  for (const QString& t : m.query_tokens) rollout["tokens"].push_back(utf8(t));
+  for (const QString& t : m.query_raw) rollout["tokens"].push_back(utf8(t));
+  rollout["labels"] = nlohmann::json::array();  // the display labels (attnlab/token_display.hpp)
+  for (const QString& t : m.query_tokens) rollout["labels"].push_back(utf8(t));
   const AttentionResult& r = *m.layers.front();
   nlohmann::json matrix = nlohmann::json::array();
   for (int i = 0; i < r.nQ(); ++i) {

@@ -31,11 +31,15 @@ QString decodeNote(const DecodeResult& d, const std::vector<Token>& tokens, cons
                   ? views::viewText("cache bug: token %1 “%2” never cached").arg(d.bug_step).arg(token)
                   : views::viewText("cache bug: token %1 “%2” cached twice").arg(d.bug_step).arg(token));
   }
+  // The weights' difference alone: it is what the picture shows (the Δ map and its colour bar
+  // with a bug); the outputs' is in the JSON.
   parts << (d.first_diff_step < 0
-                ? views::viewText("equals the full causal computation (max |Δ| %1)").arg(d.max_abs_diff, 0, 'g', 2)
-                : views::viewText("rows differ from the full causal computation from row %1 on (max |Δ| %2)")
+                ? views::viewText("equals the full causal computation (weights: max |Δ| %1)")
+                      .arg(d.max_weight_diff, 0, 'g', 2)
+                : views::viewText("rows differ from the full causal computation from row %1 on "
+                                  "(weights: max |Δ| %2)")
                       .arg(d.first_diff_step)
-                      .arg(d.max_abs_diff, 0, 'g', 3));
+                      .arg(d.max_weight_diff, 0, 'g', 3));
   const DecodeStep& last = d.steps.back();
   parts << views::viewText("KV cache %1 entries · %2 bytes").arg(last.cache_length).arg(views::bytesText(last.cache_bytes));
   if (spec.resolvedKvHeads() < spec.heads)
@@ -88,6 +92,8 @@ int commandDecode(const options::Options& o, std::ostream& out, std::ostream& /*
     step["cache_bytes"] = s.cache_bytes;
     step["mha_cache_bytes"] = s.mha_cache_bytes;
     step["ms"] = s.ms;
+    step["max_weight_diff"] = s.max_weight_diff;
+    step["max_output_diff"] = s.max_output_diff;
     step["max_abs_diff"] = s.max_abs_diff;
     steps.push_back(std::move(step));
   }
@@ -98,6 +104,8 @@ int commandDecode(const options::Options& o, std::ostream& out, std::ostream& /*
   } else {
     j["first_diff_step"] = nullptr;
   }
+  j["max_weight_diff"] = d.max_weight_diff;
+  j["max_output_diff"] = d.max_output_diff;
   j["max_abs_diff"] = d.max_abs_diff;
 
   if (!o.output.out.isEmpty()) {

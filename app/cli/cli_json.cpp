@@ -6,6 +6,7 @@
 #include "attnlab/head_similarity.hpp"
 #include "attnlab/positions.hpp"
 #include "attnlab/spec.hpp"
+#include "attnlab/token_display.hpp"
 
 namespace attnlab::cli {
 namespace {
@@ -252,6 +253,11 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   j["tokens"] = e.labels;
   j["query_tokens"] = e.labels;
   j["key_tokens"] = e.labels;
+  // Display labels beside the raw ones: a character the tokenizer cut reads on the token that
+  // completes it ("\xE6\x88", "\x91" are "⋯", "⋯我"; attnlab/token_display.hpp).
+  nlohmann::json labels = nlohmann::json::array();
+  for (const TokenDisplay& d : displayTokens(e)) labels.push_back(d.label);
+  j["labels"] = std::move(labels);
   j["input_ids"] = e.ids;
   j["token_type_ids"] = e.type_ids;
   nlohmann::json special = nlohmann::json::array();
@@ -259,7 +265,11 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   j["special"] = std::move(special);
   nlohmann::json next = nlohmann::json::array();
   for (const NextToken& t : run.next_tokens) {
-    next.push_back({{"id", t.id}, {"token", t.label}, {"probability", t.probability}, {"logit", t.logit}});
+    next.push_back({{"id", t.id},
+                    {"token", t.label},
+                    {"label", displayToken(t.bytes, t.label).label},
+                    {"probability", t.probability},
+                    {"logit", t.logit}});
   }
   j["next_tokens"] = std::move(next);
   long long cells = 0;

@@ -4,8 +4,8 @@
 /// user would type: render, render --diff, render --plot, saturation, cost, decode) and one
 /// self-contained index.html (lesson_html.hpp).
 
-#include <QDir>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "attnlab/error.hpp"
+#include "attnlab/saturation.hpp"
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "cli/lesson_html.hpp"
@@ -38,14 +39,27 @@ QString shellQuoted(const QString& arg) {
   return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
-/// The command (without --out) that draws the step's figure from its resolved settings.
-QStringList figureCommand(const lessons::Step& step, const options::Options& o) {
+/// The model of a step as a shell command that prints its path, "$(scripts/fetch-model minilm)"
+/// for "@minilm" (run at the repository's root: it fetches the model when it is not cached), so
+/// a reproduce line runs as printed on any machine; empty for any other value.
+QString fetchCommand(const QString& placeholder) {
+  if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2"))
+    return {};
+  return QStringLiteral("\"$(scripts/fetch-model %1)\"").arg(placeholder.mid(1));
+}
+
+/// The command (without --out) that draws the step's figure from its resolved settings;
+/// `keys`: the keys per row of the text (the saturation curves are drawn for as many, with
+/// saturationSamples rows, as the window draws them and the caption's numbers are computed).
+QStringList figureCommand(const lessons::Step& step, const options::Options& o, int keys) {
   options::Options settings = o;
   QStringList args;
   switch (step.view) {
     case View::kSaturation: {
       args << QStringLiteral("saturation") << QStringLiteral("--mark")
-           << QString::number(std::clamp(o.lab.spec.resolvedDk(), 1, 1024));
+           << QString::number(std::clamp(o.lab.spec.resolvedDk(), 1, 1024)) << QStringLiteral("--keys")
+           << QString::number(keys) << QStringLiteral("--samples")
+           << QString::number(saturationSamples(keys));
       if (o.lab.spec.mechanism == Mechanism::kDot) args << QStringLiteral("--no-scale");
       if (o.lab.seed != 0) args << QStringLiteral("--seed") << QString::number(o.lab.seed);
       return args;
@@ -75,12 +89,14 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o) 
   return args;
 }
 
-/// The same command as a teacher would type it, one quoted argument per entry (models as
-/// @minilm, not this machine's path).
+/// The same command as a teacher would type it in a shell at the repository's root, one quoted
+/// argument per entry; a fetched model as the command that prints its path (fetchCommand), not
+/// this machine's path.
 QStringList reproduceLine(const lessons::Step& step, const QStringList& command, const options::Options& o) {
   QStringList quoted{QStringLiteral("attention-lab-cli")};
-  const QString model = o.lab.pretrained() ? lessons::stepModel(step) : QString();
-  for (const QString& a : command) quoted << shellQuoted(!model.isEmpty() && a == o.lab.model_dir ? model : a);
+  const QString model = o.lab.pretrained() ? fetchCommand(lessons::stepModel(step)) : QString();
+  for (const QString& a : command)
+    quoted << (!model.isEmpty() && a == o.lab.model_dir ? model : shellQuoted(a));
   return quoted;
 }
 
@@ -107,16 +123,22 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
   s.id = step.id;
   s.try_this = step.try_this.in(language);
   const QString where = QStringLiteral("lesson %1 step %2").arg(lesson.name, step.id);
+  const QString name = QStringLiteral("%1-%2-%3")
+                           .arg(lesson.order, 2, 10, QLatin1Char('0'))
+                           .arg(index + 1, 2, 10, QLatin1Char('0'))
+                           .arg(step.id);
+  const QStringList out{QStringLiteral("--out"), name + QStringLiteral(".png")};
   options::Options o;
   try {
     o = lessons::stepOptions(step);
   } catch (const options::OptionError& e) {
     if (lessons::stepModel(step).isEmpty()) throw;
-    // A model not fetched: the page says so; the rest of the pack is written.
+    // A model not fetched: the page says so (and how the figure is made once it is); the rest
+    // of the pack is written.
     s.problem = e.message().translated();
     s.caption = lessons::caption(step, language, {});
-    s.settings = QStringList{QStringLiteral("attention-lab-cli")};
-    for (const QString& a : step.options) s.settings << shellQuoted(a);
+    const options::Options unresolved = lessons::stepOptions(step, false);
+    s.settings = reproduceLine(step, figureCommand(step, unresolved, 0) + out, unresolved);
     err << "attention-lab-cli: note: " << utf8(where) << ": " << utf8(e.message().english()) << "\n";
     return s;
   }
@@ -127,12 +149,14 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
     throw Error(ErrorCode::kInvalidInput, utf8(where) + ": " + utf8(e.message().english()));
   }
   s.caption = lessons::caption(step, language, numbers);
-  const QStringList command = figureCommand(step, o);
-  const QString name = QStringLiteral("%1-%2-%3")
-                           .arg(lesson.order, 2, 10, QLatin1Char('0'))
-                           .arg(index + 1, 2, 10, QLatin1Char('0'))
-                           .arg(step.id);
-  s.settings = reproduceLine(step, command + QStringList{QStringLiteral("--out"), name + QStringLiteral(".png")}, o);
+  int keys = 0;  // the text's keys per row, as the window's saturation panel counts them
+  if (step.view == View::kSaturation) {
+    options::LabSettings cpu = o.lab;
+    cpu.backend = options::BackendKind::kCpu;
+    keys = session.run(cpu)->attention().nK();
+  }
+  const QStringList command = figureCommand(step, o, keys);
+  s.settings = reproduceLine(step, command + out, o);
   const QString base = dir.filePath(name);
   for (const QString& suffix : {QStringLiteral(".png"), QStringLiteral(".svg")})
     runCommand(command + QStringList{QStringLiteral("--out"), base + suffix}, where);

@@ -114,9 +114,11 @@ void AnalysisPanel::drawSummaries() {
                         layer >= 0 ? tr("Entropy of each query row, layer %1 (mean over heads)").arg(layer)
                                    : tr("Entropy of each query row (mean over heads)"));
   scheduler_.queueReplot(entropy_plot_);
-  views::drawScoreHistogram(*histogram_plot_, summary.histogram,
-                            layer >= 0 ? tr("Histogram of this sentence's scores (layer %1, all heads)").arg(layer)
-                                       : tr("Histogram of this sentence's scores (all heads)"));
+  views::drawScoreHistogram(
+      *histogram_plot_, summary.histogram,
+      layer >= 0 ? tr("Histogram of this sentence's scores (layer %1, all heads)").arg(layer)
+                 : tr("Histogram of this sentence's scores (all heads)"),
+      result->spec);
   scheduler_.queueReplot(histogram_plot_);
 }
 

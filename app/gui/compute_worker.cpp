@@ -184,7 +184,7 @@ SaturationCache::SaturationCache(QObject* parent) : QObject(parent) {
 
 SaturationCache::~SaturationCache() { pool_.waitForDone(); }
 
-int SaturationCache::samplesFor(int n_k) { return std::clamp(32000 / std::max(1, n_k), 32, 2000); }
+int SaturationCache::samplesFor(int n_k) { return saturationSamples(n_k); }
 
 std::shared_ptr<const SaturationAnalysis> SaturationCache::get(int n_k, std::uint64_t seed) {
   const Key key{n_k, seed};

@@ -305,15 +305,24 @@ QString DecodePanel::bugText() const {
   QString text = d.bug == CacheBug::kSkip
                      ? tr("Cache bug at step %1: token %1 “%2” is never cached").arg(d.bug_step).arg(token)
                      : tr("Cache bug at step %1: token %1 “%2” is cached twice").arg(d.bug_step).arg(token);
-  const double diff = d.steps[static_cast<std::size_t>(t)].max_abs_diff;
+  // The weights (what the heads show) and the outputs apart: one max |Δ| of both would exceed
+  // what the picture shows.
+  const DecodeStep& step = d.steps[static_cast<std::size_t>(t)];
   text += QLatin1Char('\n');
-  if (diff > kDecodeDiffThreshold) {
-    text += tr("Row %1 differs from the full causal computation: max |Δ| %2 (rows differ from row %3 on)")
+  if (step.max_abs_diff > kDecodeDiffThreshold) {
+    text += tr("Row %1 differs from the full causal computation: max |Δ| %2 in the weights, %3 in "
+               "the outputs "
+               "(rows differ from row %4 on)")
                 .arg(t)
-                .arg(diff, 0, 'g', 3)
+                .arg(step.max_weight_diff, 0, 'g', 3)
+                .arg(step.max_output_diff, 0, 'g', 3)
                 .arg(d.first_diff_step);
   } else {
-    text += tr("Row %1 equals the full causal computation (max |Δ| %2)").arg(t).arg(diff, 0, 'g', 2);
+    text += tr("Row %1 equals the full causal computation (max |Δ| %2 in the weights, %3 in the "
+               "outputs)")
+                .arg(t)
+                .arg(step.max_weight_diff, 0, 'g', 2)
+                .arg(step.max_output_diff, 0, 'g', 2);
   }
   return text;
 }

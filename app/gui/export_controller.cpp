@@ -111,7 +111,9 @@ views::ImageSize ExportController::defaultSize(ExportTarget target) const {
   if (target == ExportTarget::kSaturation || !shown) return {900, 600, 1.0};
   const AttentionResult& r = shown->attention(heads_.focusEntry());
   if (target == ExportTarget::kAllHeads && heads_.modelView()) {
-    return views::defaultModelGridSize(r.nQ(), shown->entries(), r.heads());
+    return views::fitModelGridHeight(
+        views::defaultModelGridSize(r.nQ(), shown->entries(), r.heads()),
+        [&](QCustomPlot& plot) { draw(plot, target); });
   }
   return views::defaultHeatmapSize(r.nQ(), r.nK(), target == ExportTarget::kAllHeads ? r.heads() : 1);
 }
@@ -159,7 +161,8 @@ void ExportController::exportMatrices(const QString& path, int head) {
   const std::string file = path.toStdString();
   if (suffix == QLatin1String("csv")) {
     if (shown->model) {
-      writeLayersCsv(file, shown->layers(), shown->layerIndices(), shown->run.query_tokens, head);
+      writeLayersCsv(file, shown->layers(), shown->layerIndices(), shown->run.query_tokens, head,
+                     shown->displayLabels());
     } else {
       writeAttentionCsv(file, first, shown->run.query_tokens, shown->run.key_tokens, head);
     }

@@ -19,8 +19,9 @@
 #include "attnlab/error.hpp"
 #include "comparison.hpp"
 #include "render_scheduler.hpp"
-#include "views/text.hpp"
 #include "views/analysis_plots.hpp"
+#include "views/text.hpp"
+#include "views/token_text.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -37,6 +38,14 @@ QCustomPlot* newPlot(QWidget* parent, const char* name) {
 }
 
 QString quoted(const QString& token) { return QStringLiteral("'%1'").arg(token); }
+
+/// Shown token i as a hover names it: its label, and the character it holds part of with its
+/// bytes ("'⋯' 我 (part 1 of 2: E6 88)").
+QString hoverToken(const run::Run& run, const QStringList& labels, int i) {
+  const auto at = static_cast<std::size_t>(i);
+  return views::hoverTokenText(
+      labels.value(i), i >= 0 && at < run.token_display.size() ? &run.token_display[at] : nullptr);
+}
 
 }  // namespace
 
@@ -540,9 +549,9 @@ QString HeadsView::cellText(int entry, int head, int query, int key) const {
     if (query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) return {};
     return tr("rollout · query %1 %2 → key %3 %4: %5")
         .arg(query)
-        .arg(quoted(shown_->query_tokens.value(query)))
+        .arg(hoverToken(*shown_, shown_->query_tokens, query))
         .arg(key)
-        .arg(quoted(shown_->key_tokens.value(key)))
+        .arg(hoverToken(*shown_, shown_->key_tokens, key))
         .arg(r.weights(0, query, key), 0, 'f', 4);
   }
   if (!shown_ || entry < 0 || entry >= shown_->entries()) return {};
@@ -551,9 +560,9 @@ QString HeadsView::cellText(int entry, int head, int query, int key) const {
   QString where = tr("head %1 · query %2 %3 → key %4 %5")
                       .arg(head)
                       .arg(query)
-                      .arg(quoted(shown_->query_tokens.value(query)))
+                      .arg(hoverToken(*shown_, shown_->query_tokens, query))
                       .arg(key)
-                      .arg(quoted(shown_->key_tokens.value(key)));
+                      .arg(hoverToken(*shown_, shown_->key_tokens, key));
   if (shown_->model) {
     where = tr("layer %1 · %2").arg(shown_->layerIndices().at(static_cast<std::size_t>(entry))).arg(where);
   }

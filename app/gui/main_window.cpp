@@ -310,15 +310,19 @@ void MainWindow::onResult(const ResultPtr& result) {
                              ? QT_TR_NOOP("Cannot open the model %1: %2 — showing the synthetic lab.")
                              : QT_TR_NOOP("Cannot open the model %1: %2 — still showing %3.");
     const QString native = QDir::toNativeSeparators(dir);
-    model_source_->showMessage(fallback.isEmpty() ? tr(source).arg(native, detail)
-                                                  : tr(source).arg(native, detail, QFileInfo(fallback).fileName()));
     model_source_->forget(dir);
-    if (model_source_->dir() == dir) {
+    const bool back = model_source_->dir() == dir;
+    if (back) {
       const std::optional<int> layer = fallback.isEmpty() ? std::nullopt : shown_->settings.layer;
       model_source_->setSource(fallback, layer, model_source_->hideSpecial());
-      inputs_->setModelMode(!fallback.isEmpty(), fallback.isEmpty() ? nullptr : shown_->model.get());
-      requestNow();  // whatever else changed meanwhile (the text) still applies
+      inputs_->setModelMode(!fallback.isEmpty(),
+                            fallback.isEmpty() ? nullptr : shown_->model.get());
     }
+    // After going back (which clears a model's message): it stays until the source changes.
+    model_source_->showMessage(
+        fallback.isEmpty() ? tr(source).arg(native, detail)
+                           : tr(source).arg(native, detail, QFileInfo(fallback).fileName()));
+    if (back) requestNow();  // whatever else changed meanwhile (the text) still applies
     emit inputRejected(result->error.english());  // the command line's line
     return;
   }

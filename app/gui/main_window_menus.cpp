@@ -192,6 +192,10 @@ void MainWindow::retranslateUi() {
   copy_head_action_->setText(tr("Copy current head image"));
   quit_action_->setText(tr("&Quit"));
   examples_menu_->setTitle(tr("E&xamples"));
+  for (QAction* example : examples_menu_->actions()) {
+    const QVariantMap title = example->data().toMap();
+    example->setText(title.value(language_, title.value(QStringLiteral("en"))).toString());
+  }
   view_menu_->setTitle(tr("&View"));
   scaling_action_->setText(tr("Toggle 1/√d_k scaling"));
   dk_up_action_->setText(tr("d_k × 2"));
@@ -227,7 +231,10 @@ void MainWindow::loadExamples() {
     const QJsonObject example = value.toObject();
     const QString text = example.value(QStringLiteral("text")).toString();
     const QString source = example.value(QStringLiteral("source")).toString();
-    QAction* action = examples_menu_->addAction(example.value(QStringLiteral("title")).toString());
+    // The title in each language ({"en": …, "zh_CN": …}); retranslateUi picks one.
+    const QVariantMap title = example.value(QStringLiteral("title")).toObject().toVariantMap();
+    QAction* action = examples_menu_->addAction(title.value(QStringLiteral("en")).toString());
+    action->setData(title);
     action->setObjectName(example.value(QStringLiteral("id")).toString());
     connect(action, &QAction::triggered, this, [this, text, source] {
       options::LabSettings s = settings();

@@ -161,7 +161,10 @@ void ModelSource::setPresets(std::vector<ModelPreset> presets) {
 }
 
 void ModelSource::setSource(const QString& dir, std::optional<int> layer, bool hide_special) {
-  if (dir != dir_) info_.reset();
+  if (dir != dir_) {
+    info_.reset();
+    showMessage(QString());  // a model's error goes with it (back to the lab, another model)
+  }
   dir_ = dir;
   layer_ = layer;
   if (!dir.isEmpty()) remember(dir);

@@ -251,7 +251,7 @@ QString stepModel(const Step& step) {
   return m && m->value.startsWith(QLatin1Char('@')) ? m->value : QString();
 }
 
-options::Options stepOptions(const Step& step) {
+options::Options stepOptions(const Step& step, bool resolve_model) {
   QStringList args = step.options;
   for (const QString& a : args) {
     if (!a.startsWith(QStringLiteral("--"))) continue;
@@ -259,7 +259,7 @@ options::Options stepOptions(const Step& step) {
     if (kRefused.contains(name))
       throw OptionError(Message(ATTNLAB_MSG("a lesson step sets the lab's settings: --%1 does not apply"), {name}));
   }
-  if (const QString placeholder = stepModel(step); !placeholder.isEmpty()) {
+  if (const QString placeholder = stepModel(step); !placeholder.isEmpty() && resolve_model) {
     const QString path = fetchedModel(placeholder);
     if (path.isEmpty()) {
       if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2"))

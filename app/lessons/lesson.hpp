@@ -88,8 +88,9 @@ Lesson load(const QString& path);
 /// a decode step; a compare step's `compare` is its --diff. Throws options::OptionError with the
 /// command line's words when a setting is refused, and when the step needs a model that
 /// scripts/fetch-model has not fetched ("this step needs all-MiniLM-L6-v2: run
-/// scripts/fetch-model minilm").
-options::Options stepOptions(const Step& step);
+/// scripts/fetch-model minilm"). With resolve_model false the model stays its placeholder
+/// ("--model @minilm", fetched or not: for a command line to print, not to run).
+options::Options stepOptions(const Step& step, bool resolve_model = true);
 
 /// The model a step names ("@minilm", "@smollm2"), or empty.
 QString stepModel(const Step& step);

@@ -179,12 +179,15 @@ class Context {
     return s;
   }
 
-  /// The Monte-Carlo saturation point at the current d_k (16 keys, 1000 rows).
+  /// The Monte-Carlo saturation point at the current d_k, for the curves on screen: as many keys
+  /// as the text has (the window's saturation panel) and saturationSamples rows, the seed's draws
+  /// — the point the plot's marker reads.
   const SaturationAnalysis& saturation() {
     if (!saturation_) {
       SaturationConfig c;
       c.d_k = {dK()};
-      c.samples = 1000;
+      c.n_k = first().nK();
+      c.samples = saturationSamples(c.n_k);
       c.seed = lab_.seed;
       saturation_ = saturationMonteCarlo(c);
     }
@@ -462,9 +465,14 @@ const std::vector<std::pair<QString, Compute>>& table() {
          const auto& d = c.decode();
          return d ? bytes(static_cast<double>(d->steps.back().mha_cache_bytes)) : kNotApplicable;
        }},
-      {"decode_max_diff", [](Context& c) {
+      // Apart, as the decode picture shows the weights (its Δ map with a bug) and not the outputs.
+      {"decode_weight_diff", [](Context& c) {
          const auto& d = c.decode();
-         return d ? formatNumber(d->max_abs_diff) : kNotApplicable;
+         return d ? formatNumber(d->max_weight_diff) : kNotApplicable;
+       }},
+      {"decode_output_diff", [](Context& c) {
+         const auto& d = c.decode();
+         return d ? formatNumber(d->max_output_diff) : kNotApplicable;
        }},
       {"decode_first_diff_step", [](Context& c) {
          const auto& d = c.decode();

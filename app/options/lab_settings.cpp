@@ -3,6 +3,7 @@
 
 #include "options/lab_settings.hpp"
 
+#include <QLocale>
 #include <QSettings>
 #include <QStringList>
 #include <algorithm>
@@ -60,7 +61,7 @@ void checkVariants(const LabSettings& s) {
   }
   if (!(std::isfinite(s.spec.rope_base) && s.spec.rope_base > 1)) {
     throw OptionError(Message(ATTNLAB_MSG("--rope-base must be > 1 (got %1)"),
-                              {QString::number(s.spec.rope_base, 'g', 17)}));
+                              {QString::number(s.spec.rope_base, 'g', QLocale::FloatingPointShortest)}));
   }
   if (!(s.spec.dropout >= 0.0 && s.spec.dropout < 1.0)) {
     throw OptionError(Message(ATTNLAB_MSG("--dropout must be at least 0 and below 1 (got %1)"),
@@ -140,13 +141,15 @@ ModelRunOptions LabSettings::toModelOptions() const {
 
 void validate(const LabSettings& s) {
   if (s.spec.temperature && !(std::isfinite(*s.spec.temperature) && *s.spec.temperature > 0)) {
-    throw OptionError(Message(ATTNLAB_MSG("--temperature must be > 0 (got %1)"),
-                              {QString::number(*s.spec.temperature, 'g', 17)}));
+    throw OptionError(
+        Message(ATTNLAB_MSG("--temperature must be > 0 (got %1)"),
+                {QString::number(*s.spec.temperature, 'g', QLocale::FloatingPointShortest)}));
   }
   checkRange("device", s.device);
   if (s.memory_budget_gb && !(std::isfinite(*s.memory_budget_gb) && *s.memory_budget_gb > 0)) {
-    throw OptionError(Message(ATTNLAB_MSG("--memory-budget must be a positive number of GB (got %1)"),
-                              {QString::number(*s.memory_budget_gb, 'g', 17)}));
+    throw OptionError(
+        Message(ATTNLAB_MSG("--memory-budget must be a positive number of GB (got %1)"),
+                {QString::number(*s.memory_budget_gb, 'g', QLocale::FloatingPointShortest)}));
   }
   if (s.pretrained()) {
     if (s.spec.mechanism == Mechanism::kAdditive) {

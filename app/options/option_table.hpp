@@ -6,6 +6,7 @@
 /// window), and the small helpers their setters and getters share. options.cpp joins them, in
 /// this order, into table().
 
+#include <QLocale>
 #include <QString>
 #include <array>
 #include <optional>
@@ -25,7 +26,11 @@ inline QString q(std::string_view text) {
   return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 inline QString num(long long value) { return QString::number(value); }
-inline QString num(double value) { return QString::number(value, 'g', 17); }
+/// A number in the fewest digits that read back as the same double ("0.1", never
+/// "0.10000000000000001"): what toArguments, the stored settings and reproduce lines write.
+inline QString num(double value) {
+  return QString::number(value, 'g', QLocale::FloatingPointShortest);
+}
 
 /// The index of `value` in `list`, or −1.
 template <std::size_t N>

@@ -197,10 +197,14 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   r->special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
   if (r->special_hidden)
     for (const AttentionResult& a : pass.attention) r->filtered.push_back(keepTokens(a, keep));
+  // Display labels read across the whole text (a character cut by the tokenizer is shown on the
+  // token that completes it); the raw labels stay in run.query_tokens for the files.
+  std::vector<TokenDisplay> display = displayTokens(pass.encoding);
   for (std::size_t i = 0; i < keep.size(); ++i) {
     if (!keep[i]) continue;
     r->run.query_tokens.push_back(Token{pass.encoding.labels[i], 0, 0, 0, 0});
-    r->query_tokens << QString::fromStdString(pass.encoding.labels[i]);
+    r->query_tokens << QString::fromStdString(display[i].label);
+    r->token_display.push_back(std::move(display[i]));
   }
   r->run.key_tokens = r->run.query_tokens;
   r->key_tokens = r->query_tokens;
@@ -226,6 +230,12 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     r->rollout_last = last;
   }
   return r;
+}
+
+std::vector<std::string> Run::displayLabels() const {
+  std::vector<std::string> labels;
+  for (const TokenDisplay& d : token_display) labels.push_back(d.label);
+  return labels;
 }
 
 std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide) {

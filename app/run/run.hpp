@@ -31,6 +31,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
+#include "attnlab/token_display.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
 
@@ -57,10 +58,17 @@ struct Run {
   /// d_model, d_k and temperature of its forward pass.
   AttentionSpec spec;
   /// Synthetic: tokens, scores, weights [h, n_q, n_k], statistics, outputs. Model: the shown
-  /// tokens only (query tokens = key tokens) and compute_ms.
+  /// tokens only (query tokens = key tokens), each Token::text the model's own label
+  /// (Encoding::labels, "\xE6\x88" for part of a character: what files write as query_token),
+  /// and compute_ms.
   LabRun run;
-  QStringList query_tokens;  ///< run.query_tokens as text (rows).
-  QStringList key_tokens;    ///< run.key_tokens as text (columns).
+  /// The rows' labels as pictures, tooltips and the next-token line show them: run.query_tokens
+  /// as text, for a model the display labels of token_display ("⋯我", attnlab/token_display.hpp).
+  QStringList query_tokens;
+  QStringList key_tokens;  ///< The columns' labels, as query_tokens.
+  /// A model's shown tokens as displayed: label and the pieces of cut UTF-8 characters each
+  /// holds (for tooltips and files); empty in the synthetic lab.
+  std::vector<TokenDisplay> token_display;
   std::shared_ptr<const ModelInfo> model;     ///< The model (null in the synthetic lab).
   std::shared_ptr<const ModelRun> model_run;  ///< The forward pass over every token (model only).
   std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
@@ -80,6 +88,9 @@ struct Run {
   const std::vector<AttentionResult>& layers() const;
   /// The model layer number of each entry of layers() (empty in the synthetic lab).
   const std::vector<int>& layerIndices() const;
+  /// A model's display labels of the shown tokens, UTF-8 (token_display's; empty in the synthetic
+  /// lab): what the files write as query_label and key_label beside the raw tokens.
+  std::vector<std::string> displayLabels() const;
   /// Why the CPU computed what --backend opencl asked of OpenCL (empty otherwise, and always
   /// empty for "auto", which chooses quietly): the CLI prints it as a note.
   std::string fallbackNote() const;

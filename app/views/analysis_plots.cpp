@@ -148,12 +148,17 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   plot.legend = legend;
 }
 
-void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& hist, const QString& title) {
+void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& hist, const QString& title,
+                        const AttentionSpec& spec) {
   QCPAxisRect* rect = titledPanel(plot, title, 10.5);
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   const QFont label_font = sizedFont(plot, 9);
-  QString label = viewText("score (logit after scaling); spread %1 … %2").arg(hist.lo, 0, 'g', 3).arg(hist.hi, 0, 'g', 3);
+  // The axis says which scores the softmax read: scaled or not, or divided by T.
+  QString label = viewText("score (%1); spread %2 … %3")
+                      .arg(scalingText(spec))
+                      .arg(hist.lo, 0, 'g', 3)
+                      .arg(hist.hi, 0, 'g', 3);
   if (hist.nonfinite > 0)
     label += QLatin1Char('\n') + viewText("%1 scores not finite (inf or NaN), in no bin").arg(hist.nonfinite);
   x->setLabel(wrapWords(label, label_font, plotWidth(plot) - 40));

@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/spec.hpp"
 #include "attnlab/summary.hpp"
 
 class QCustomPlot;
@@ -19,9 +20,12 @@ namespace attnlab::views {
 void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
                     const QStringList& query_tokens, const QString& title);
 
-/// Draws the histogram of the scores (bars) with x = score after scaling, y = cells, titled
-/// `title`; the x label gives the spread. Plottable 0 is the bars (absent without scores).
-void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& histogram, const QString& title);
+/// Draws the histogram of the scores (bars) with x = score as the softmax reads it, y = cells,
+/// titled `title`; the x label names the scores' scaling as `spec` has it (scalingText: "scaled
+/// 1/√d_k", "unscaled", "T = 0.5") and gives the spread. Plottable 0 is the bars (absent without
+/// scores).
+void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& histogram, const QString& title,
+                        const AttentionSpec& spec);
 
 /// Draws one query row's softmax over the keys as horizontal bars (key 0 at the top, weight
 /// 0 … 1), keys labelled (every k-th when they do not fit), titled `title`. row < 0 draws the

@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QPointF>
 #include <QRectF>
+#include <functional>
 #include <optional>
 
 #include "attnlab/attention.hpp"
@@ -121,5 +122,11 @@ ImageSize defaultHeatmapSize(int n_q, int n_k, int heads_in_image);
 
 /// A good default image size for drawModelGrid: thumbnails of 60–150 px.
 ImageSize defaultModelGridSize(int n_tokens, int layers, int heads);
+
+/// `size` (a model view's default) with its height cut to what `draw` fills at that width: the
+/// view is laid out once on a scratch plot of `size` and the blank bands above and below the
+/// grid (the layout centres a grid whose thumbnails the width limits) are taken off. At least
+/// 420 px; unchanged when nothing would be gained.
+ImageSize fitModelGridHeight(ImageSize size, const std::function<void(QCustomPlot&)>& draw);
 
 }  // namespace attnlab::views

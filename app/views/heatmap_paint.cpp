@@ -177,9 +177,14 @@ double largestMagnitude(const AttentionResult& result) {
 QStringList withPictureTitle(const QCustomPlot& plot, const QStringList& run_parts, const QStringList& rest) {
   const PictureTitle t = pictureTitle(plot);
   QStringList parts = t.lead;
-  // A part the lead already says (a sweep's "d_k = 64") is not said twice.
-  for (const QString& part : (t.replace.isEmpty() ? run_parts : t.replace) + rest)
-    if (!t.lead.contains(part)) parts << part;
+  // A part the lead already says (a sweep's "d_k = 64", "T = 0.1" of "dot-product · T = 0.1")
+  // is not said twice.
+  for (const QString& part : (t.replace.isEmpty() ? run_parts : t.replace) + rest) {
+    QStringList kept;
+    for (const QString& piece : part.split(QStringLiteral(" · ")))
+      if (!t.lead.contains(piece)) kept << piece;
+    if (!kept.isEmpty()) parts << kept.join(QStringLiteral(" · "));
+  }
   return parts;
 }
 

@@ -4,15 +4,18 @@
 
 #include <qcustomplot.h>
 
+#include <QJsonArray>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 #include "attnlab/error.hpp"
-#include "views/heatmap_paint.hpp"
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
+#include "views/heatmap_layout_parts.hpp"
+#include "views/heatmap_paint.hpp"
 #include "views/picture.hpp"
+#include "views/token_text.hpp"
 
 namespace attnlab::views {
 namespace {
@@ -38,7 +41,9 @@ ModelFacts modelFacts(const ModelRun& run, const ModelConfig& config) {
   facts.kv_cache_bytes = config.kvCacheBytesPerToken();
   facts.mha_kv_cache_bytes = config.mhaKvCacheBytesPerToken();
   for (const NextToken& t : run.next_tokens) {
-    facts.next_tokens.push_back({QString::fromStdString(t.label), t.probability});
+    const TokenDisplay shown = displayToken(t.bytes, t.label);
+    facts.next_tokens.push_back(
+        {QString::fromStdString(shown.label), t.probability, characterPartsText(shown)});
   }
   return facts;
 }
@@ -96,7 +101,11 @@ QString nextTokensText(const std::vector<ShownPrediction>& predictions) {
   for (std::size_t i = 0; i < predictions.size(); ++i) {
     const double percent = 100 * predictions[i].probability;
     const QString value = percent < 0.05 ? QStringLiteral("<0.1%") : QString::number(percent, 'f', 1) + QLatin1Char('%');
-    items << QStringLiteral("“%1” %2").arg(shown[static_cast<qsizetype>(i)], value);
+    const QString& note = predictions[i].note;
+    items << (note.isEmpty()
+                  ? QStringLiteral("“%1” %2").arg(shown[static_cast<qsizetype>(i)], value)
+                  : QStringLiteral("“%1” (%2) %3")
+                        .arg(shown[static_cast<qsizetype>(i)], note, value));
   }
   return viewText("next token (top %1):").arg(predictions.size()) + QLatin1Char(' ') +
          items.join(QStringLiteral(" · "));
@@ -125,6 +134,27 @@ ImageSize defaultModelGridSize(int n_tokens, int layers, int heads) {
 
 void setMinThumbnail(QCustomPlot& plot, double px) {
   plot.setProperty(kMinThumbProperty, px > 0 && std::isfinite(px) ? px : 0.0);
+}
+
+ImageSize fitModelGridHeight(ImageSize size, const std::function<void(QCustomPlot&)>& draw) {
+  QCustomPlot scratch;
+  scratch.setViewport(QRect(0, 0, size.width, size.height));
+  setCanvasSize(scratch, QSize(size.width, size.height));
+  draw(scratch);
+  const QJsonObject layout = layoutJson(scratch);
+  double bottom = 0;
+  const auto reach = [&](const QJsonValue& v) {
+    const QJsonObject o = v.toObject();
+    bottom = std::max(bottom, o["y"].toDouble() + o["height"].toDouble());
+  };
+  for (const QJsonValue& v : layout["maps"].toArray()) reach(v);
+  for (const QJsonValue& v : layout["texts"].toArray()) reach(v);
+  // The grid is centred in the height left: the band under the last text is as tall as the one
+  // over the grid. Both go, less a few pixels for rounding (the thumbnails keep their size).
+  const double band = size.height - detail::kMargin - bottom;
+  if (bottom <= 0 || band < 8) return size;
+  size.height = std::max(420, static_cast<int>(std::ceil(size.height - 2 * band + 6)));
+  return size;
 }
 
 void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,

@@ -50,8 +50,12 @@ inline const QColor kDroppedMarkColor{0xff, 0xff, 0xff};
 
 /// One next-token prediction as a picture shows it.
 struct ShownPrediction {
-  QString label;            ///< The token as the model's labels show it ("␣because").
+  QString label;            ///< The token's display label ("␣because"; "⋯" for the start of a
+                            ///< character, attnlab::displayToken).
   double probability = 0;   ///< In [0, 1].
+  /// What it holds of a character it cuts (characterPartsText: "start of a character: EF BC");
+  /// empty for a token of whole characters.
+  QString note;
 };
 
 /// What a picture of a pretrained model says besides its weights: which query heads share a K/V
@@ -86,7 +90,8 @@ QColor kvGroupColor(int group);
 /// kvGroupColor darkened for text on white (a group's title).
 QColor kvGroupTextColor(int group);
 
-/// "next token (top 5): “␣because” 41.2% · “.” 12.0% · …" (empty for no predictions).
+/// "next token (top 5): “␣because” 41.2% · “.” 12.0% · “⋯” (start of a character: EF BC) 5.8%
+/// · …" (empty for no predictions).
 QString nextTokensText(const std::vector<ShownPrediction>& predictions);
 
 /// The grouped-query-attention note of a picture: "grouped-query attention: 9 query heads share

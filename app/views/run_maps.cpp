@@ -35,6 +35,8 @@ RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head
   m.keep = r;
   m.query_tokens = r->query_tokens;
   m.key_tokens = r->key_tokens;
+  for (const Token& t : r->run.query_tokens) m.query_raw << QString::fromStdString(t.text);
+  for (const Token& t : r->run.key_tokens) m.key_raw << QString::fromStdString(t.text);
   m.head = head;
   m.special_hidden = r->special_hidden;
   m.label = RunLabel{r->spec, r->run.cross, {}, std::nullopt, {}, {}, 0};
@@ -74,8 +76,9 @@ RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head
 ImageSize defaultSize(const RunMaps& m) {
   const AttentionResult& first = *m.layers.front();
   if (m.layers.size() > 1 && !m.head) {
-    return defaultModelGridSize(first.nQ(), static_cast<int>(m.layers.size()),
-                                       first.heads());
+    return fitModelGridHeight(
+        defaultModelGridSize(first.nQ(), static_cast<int>(m.layers.size()), first.heads()),
+        [&](QCustomPlot& plot) { drawMaps(plot, m, PictureOptions{}); });
   }
   return defaultHeatmapSize(first.nQ(), first.nK(),
                                    m.head || first.heads() == 1 ? 1 : first.heads());
@@ -152,6 +155,8 @@ DifferenceMaps difference(const RunMaps& a, const RunMaps& b) {
   d.layer_indices = a.layer_indices;
   d.query_tokens = a.query_tokens;
   d.key_tokens = a.key_tokens;
+  d.query_raw = a.query_raw;
+  d.key_raw = a.key_raw;
   d.special_hidden = a.special_hidden;
   d.a = &a;
   d.b = &b;
@@ -180,8 +185,9 @@ DifferenceMaps difference(const RunMaps& a, const RunMaps& b) {
 ImageSize defaultSize(const DifferenceMaps& d) {
   const AttentionResult& first = d.results.front();
   if (d.results.size() > 1) {
-    return defaultModelGridSize(first.nQ(), static_cast<int>(d.results.size()),
-                                       first.heads());
+    return fitModelGridHeight(
+        defaultModelGridSize(first.nQ(), static_cast<int>(d.results.size()), first.heads()),
+        [&](QCustomPlot& plot) { drawDifference(plot, d, Pool::kMax); });
   }
   return defaultHeatmapSize(first.nQ(), first.nK(), first.heads());
 }
@@ -228,8 +234,10 @@ void writeDifferenceCsv(const std::string& path, const DifferenceMaps& d) {
     t.replace(QLatin1Char('"'), QStringLiteral("\"\""));
     return utf8(QLatin1Char('"') + t + QLatin1Char('"'));
   };
+  const bool labels = d.a && d.a->layers_total > 0;  // a model's tokens: display labels too
   if (layers) f << "layer,";
-  f << "head_a,head_b,query,query_token,key,key_token,weight_a,weight_b,difference,masked\n";
+  f << "head_a,head_b,query,query_token,key,key_token,weight_a,weight_b,difference,masked"
+    << (labels ? ",query_label,key_label\n" : "\n");
   f.precision(9);
   for (std::size_t l = 0; l < d.layers.size(); ++l) {
     const WeightDifference& w = d.layers[l];
@@ -241,10 +249,13 @@ void writeDifferenceCsv(const std::string& path, const DifferenceMaps& d) {
       for (int i = 0; i < w.delta.rows; ++i) {
         for (int j = 0; j < w.delta.cols; ++j) {
           if (layers) f << d.layer_indices[l] << ',';
-          f << ha << ',' << hb << ',' << i << ',' << csvText(d.query_tokens.value(i)) << ',' << j
-            << ',' << csvText(d.key_tokens.value(j)) << ',' << a.weights(ha, i, j) << ','
+          f << ha << ',' << hb << ',' << i << ',' << csvText(d.query_raw.value(i)) << ',' << j
+            << ',' << csvText(d.key_raw.value(j)) << ',' << a.weights(ha, i, j) << ','
             << b.weights(hb, i, j) << ',' << w.delta(map, i, j) << ','
-            << (w.mask_pattern.visible(i, j) ? 0 : 1) << '\n';
+            << (w.mask_pattern.visible(i, j) ? 0 : 1);
+          if (labels)
+            f << ',' << csvText(d.query_tokens.value(i)) << ',' << csvText(d.key_tokens.value(j));
+          f << '\n';
         }
       }
     }

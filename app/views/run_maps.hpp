@@ -28,7 +28,8 @@ struct RunMaps {
   /// with one "head", the rollout matrix. Special tokens already left out when hidden.
   std::vector<const AttentionResult*> layers;
   std::vector<int> layer_indices;  ///< The model layer of each entry (empty for the synthetic lab).
-  QStringList query_tokens, key_tokens;
+  QStringList query_tokens, key_tokens;  ///< As drawn: a model's display labels (run::Run).
+  QStringList query_raw, key_raw;  ///< The tokens' own labels (files' query_token, key_token).
   RunLabel label;           ///< Spec (mechanism, mask, h, d_model, d_k, T), cross, model.
   std::optional<int> head;  ///< The head shown (--head N), or every head.
   bool rollout = false;     ///< layers holds the rollout through rollout_last.
@@ -60,7 +61,8 @@ struct DifferenceMaps {
   std::vector<AttentionResult> results;  ///< The same as results the heatmaps draw.
   std::vector<int> layer_indices;        ///< As RunMaps (empty: the synthetic lab or a rollout).
   std::vector<int> heads_a, heads_b;     ///< The heads compared, map by map.
-  QStringList query_tokens, key_tokens;
+  QStringList query_tokens, key_tokens;  ///< As drawn (RunMaps).
+  QStringList query_raw, key_raw;        ///< The tokens' own labels (RunMaps).
   QStringList title;  ///< views::differenceTitle's parts.
   int max_layer = 0;  ///< Entry of `layers` holding the largest |Δ|.
   bool special_hidden = false;
@@ -78,7 +80,8 @@ ImageSize defaultSize(const DifferenceMaps& d);
 /// NPY of A − B: float32 [n_q, n_k] (one map), [h, n_q, n_k], or [L, h, n, n] (every layer).
 void writeDifferenceNpy(const std::string& path, const DifferenceMaps& d);
 /// CSV, long form, both settings and the difference:
-/// [layer,]head_a,head_b,query,query_token,key,key_token,weight_a,weight_b,difference.
+/// [layer,]head_a,head_b,query,query_token,key,key_token,weight_a,weight_b,difference,masked;
+/// a model's then query_label,key_label (the display labels beside the raw tokens).
 void writeDifferenceCsv(const std::string& path, const DifferenceMaps& d);
 
 }  // namespace attnlab::views

@@ -41,7 +41,15 @@ ImageSize outputSize(const options::Options& o, ImageSize size) {
   return size;
 }
 
-QString sweepLead(const options::OptionSpec& spec, const QString& value) {
+QString sweepLead(const options::OptionSpec& spec, const QString& value,
+                  const AttentionSpec& shown) {
+  // The parameters the title says anyway, in the title's own words (withPictureTitle then says
+  // them once, first).
+  if (spec.name == "temperature" && shown.temperature) return scalingText(shown);
+  if (spec.name == "d-k") return QStringLiteral("d_k = %1").arg(shown.resolvedDk());
+  if (spec.name == "mechanism") return mechanismTitle(shown);
+  if (spec.name == "heads")
+    return shown.heads == 1 ? viewText("1 head") : viewText("%1 heads").arg(shown.heads);
   if (spec.name == "temperature") return QStringLiteral("T = %1").arg(value);
   if (spec.name == "layer") return viewText("layer %1").arg(value);
   if (spec.name == "head") return viewText("head %1").arg(value);
@@ -110,7 +118,8 @@ SweepWritten writeSweep(const options::Options& o, run::Session& session, std::o
     plot.setViewport(QRect(0, 0, size.width, size.height));
     setCanvasSize(plot, QSize(size.width, size.height));
     drawMaps(plot, maps, frame.options.picture,
-             {sweepLead(spec, frame.value), QStringLiteral("%1/%2").arg(f + 1).arg(total)});
+             {sweepLead(spec, frame.value, maps.label.spec),
+              QStringLiteral("%1/%2").arg(f + 1).arg(total)});
     const QImage image = renderImage(plot, size);
     written.size = image.size();
     if (gif) {

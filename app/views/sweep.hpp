@@ -34,8 +34,11 @@ SweepWritten writeSweep(const options::Options& o, run::Session& session, std::o
 
 /// The size of an image: --width / --height / --scale over a picture's default (checked).
 ImageSize outputSize(const options::Options& o, ImageSize size);
-/// The words a sweep frame's title starts with: "d_k = 64", "T = 0.5", "layer 3", "head 2",
-/// "seed = 7" (translated in the window).
-QString sweepLead(const options::OptionSpec& spec, const QString& value);
+/// The words a sweep frame's title starts with: "d_k = 64", "T = 0.5", "8 heads", "layer 3",
+/// "head 2", "seed = 7" (translated in the window). A parameter the title states anyway (d_k, T,
+/// heads, mechanism) is written as the title writes it, from `shown` (the frame's resolved spec),
+/// so the title says it once.
+QString sweepLead(const options::OptionSpec& spec, const QString& value,
+                  const AttentionSpec& shown);
 
 }  // namespace attnlab::views

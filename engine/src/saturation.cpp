@@ -1,5 +1,6 @@
 #include "attnlab/saturation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <vector>
@@ -59,6 +60,8 @@ struct Moments {
 };
 
 }  // namespace
+
+int saturationSamples(int n_k) { return std::clamp(32000 / std::max(1, n_k), 32, 2000); }
 
 SaturationAnalysis saturationMonteCarlo(const SaturationConfig& config) {
   checkDkList(config.d_k);

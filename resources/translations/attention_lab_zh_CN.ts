@@ -188,12 +188,12 @@
         <translation>第 %1 步的缓存错误：词元 %1“%2”被存入缓存两次</translation>
     </message>
     <message>
-        <source>Row %1 differs from the full causal computation: max |Δ| %2 (rows differ from row %3 on)</source>
-        <translation>第 %1 行与完整因果计算不同：最大 |Δ| %2（从第 %3 行起各行都不同）</translation>
+        <source>Row %1 differs from the full causal computation: max |Δ| %2 in the weights, %3 in the outputs (rows differ from row %4 on)</source>
+        <translation>第 %1 行与完整因果计算不同：权重最大 |Δ| %2，输出最大 |Δ| %3（从第 %4 行起各行都不同）</translation>
     </message>
     <message>
-        <source>Row %1 equals the full causal computation (max |Δ| %2)</source>
-        <translation>第 %1 行与完整因果计算相同（最大 |Δ| %2）</translation>
+        <source>Row %1 equals the full causal computation (max |Δ| %2 in the weights, %3 in the outputs)</source>
+        <translation>第 %1 行与完整因果计算相同（权重最大 |Δ| %2，输出最大 |Δ| %3）</translation>
     </message>
     <message>
         <source>Decoding with the cache bug…</source>
@@ -1635,12 +1635,12 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>缓存错误：词元 %1“%2”存入缓存两次</translation>
     </message>
     <message>
-        <source>equals the full causal computation (max |Δ| %1)</source>
-        <translation>与完整的因果计算相同（最大 |Δ| %1）</translation>
+        <source>equals the full causal computation (weights: max |Δ| %1)</source>
+        <translation>与完整的因果计算相同（权重：最大 |Δ| %1）</translation>
     </message>
     <message>
-        <source>rows differ from the full causal computation from row %1 on (max |Δ| %2)</source>
-        <translation>从第 %1 行起与完整的因果计算不同（最大 |Δ| %2）</translation>
+        <source>rows differ from the full causal computation from row %1 on (weights: max |Δ| %2)</source>
+        <translation>从第 %1 行起与完整的因果计算不同（权重：最大 |Δ| %2）</translation>
     </message>
     <message>
         <source>KV cache %1 entries · %2 bytes</source>
@@ -1683,8 +1683,8 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>非有限值（inf 或 NaN）：%1 行</translation>
     </message>
     <message>
-        <source>score (logit after scaling); spread %1 … %2</source>
-        <translation>分数（缩放后的 logit）；范围 %1 … %2</translation>
+        <source>score (%1); spread %2 … %3</source>
+        <translation>分数（%1）；范围 %2 … %3</translation>
     </message>
     <message>
         <source>%1 scores not finite (inf or NaN), in no bin</source>
@@ -2125,6 +2125,14 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>this sentence (n_k = %1): ● scaled, ○ unscaled</source>
         <translation>本句（n_k = %1）：● 缩放，○ 未缩放</translation>
+    </message>
+    <message>
+        <source>start of a character: %1</source>
+        <translation>字符的开头：%1</translation>
+    </message>
+    <message>
+        <source>%1 (part %2 of %3: %4)</source>
+        <translation>%1（第 %2/%3 部分：%4）</translation>
     </message>
 </context>
 </TS>

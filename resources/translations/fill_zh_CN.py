@@ -117,7 +117,7 @@ ZH = {
     "entropy H": "熵 H",
     "uniform row: ln(visible keys)": "均匀行：ln(可见键数)",
     "Histogram of this sentence's scores (all heads)": "本句分数的直方图（全部头）",
-    "score (logit after scaling); spread %1 … %2": "分数（缩放后的 logit）；范围 %1 … %2",
+    "score (%1); spread %2 … %3": "分数（%1）；范围 %2 … %3",
     "cells": "单元格数",
     "Computing…": "计算中…",
     "Cancel": "取消",
@@ -577,8 +577,11 @@ ZH.update({
     "KV-cache decode": "KV 缓存解码",
     "cache bug: token %1 “%2” never cached": "缓存错误：词元 %1“%2”从未存入缓存",
     "cache bug: token %1 “%2” cached twice": "缓存错误：词元 %1“%2”存入缓存两次",
-    "equals the full causal computation (max |Δ| %1)": "与完整的因果计算相同（最大 |Δ| %1）",
-    "rows differ from the full causal computation from row %1 on (max |Δ| %2)": "从第 %1 行起与完整的因果计算不同（最大 |Δ| %2）",
+    "equals the full causal computation (weights: max |Δ| %1)": "与完整的因果计算相同（权重：最大 |Δ| %1）",
+    "rows differ from the full causal computation from row %1 on (weights: max |Δ| %2)": "从第 %1 行起与完整的因果计算不同（权重：最大 |Δ| %2）",
+    # Characters a byte-level tokenizer cut (views/token_text.cpp)
+    "%1 (part %2 of %3: %4)": "%1（第 %2/%3 部分：%4）",
+    "start of a character: %1": "字符的开头：%1",
     "KV cache %1 entries · %2 bytes": "KV 缓存 %1 项 · %2 字节",
     "%1 bytes with one K/V head per query head": "每个查询头一个 K/V 头时为 %1 字节",
     "… %1 K/V heads": "… 共 %1 个 K/V 头",
@@ -657,9 +660,10 @@ ZH.update({
     "Decoding with the cache bug…": "正在按缓存错误解码…",
     "Cache bug at step %1: token %1 “%2” is never cached": "第 %1 步的缓存错误：词元 %1“%2”从未存入缓存",
     "Cache bug at step %1: token %1 “%2” is cached twice": "第 %1 步的缓存错误：词元 %1“%2”被存入缓存两次",
-    "Row %1 differs from the full causal computation: max |Δ| %2 (rows differ from row %3 on)":
-        "第 %1 行与完整因果计算不同：最大 |Δ| %2（从第 %3 行起各行都不同）",
-    "Row %1 equals the full causal computation (max |Δ| %2)": "第 %1 行与完整因果计算相同（最大 |Δ| %2）",
+    "Row %1 differs from the full causal computation: max |Δ| %2 in the weights, %3 in the outputs (rows differ from row %4 on)":
+        "第 %1 行与完整因果计算不同：权重最大 |Δ| %2，输出最大 |Δ| %3（从第 %4 行起各行都不同）",
+    "Row %1 equals the full causal computation (max |Δ| %2 in the weights, %3 in the outputs)":
+        "第 %1 行与完整因果计算相同（权重最大 |Δ| %2，输出最大 |Δ| %3）",
     # the window on every screen (issue 26)
     "Analysis": "分析",
     "Inputs panel": "输入面板",

@@ -359,7 +359,8 @@ TEST_CASE("model: a real forward pass's layers in JSON, NPY, CSV and pictures", 
     const std::string csv = d + "/all.csv";
     REQUIRE(runCli({"render", "--model", kTinyGpt2, "--text", "a b", "--out", csv}).code == 0);
     const QList<QByteArray> lines = readFile(csv).trimmed().split('\n');
-    CHECK(lines.front() == "layer,head,query,query_token,key,key_token,score,weight,masked");
+    CHECK(lines.front() ==
+          "layer,head,query,query_token,key,key_token,score,weight,masked,query_label,key_label");
     CHECK(lines.size() == 1 + 2 * 4 * 2 * 2);  // 2 layers × 4 heads × ("a", "␣b")²
   }
   SECTION("bad combinations exit 2 with one line") {

@@ -1,9 +1,12 @@
 // Issue 13 on the command line: `decode` (KV-cache steps, the cache bugs, its picture, its
 // refusals) and the head-similarity matrix of `compute` and `render --plot head-similarity`.
 
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QRegularExpression>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -71,6 +74,38 @@ TEST_CASE("CLI decode draws the decoded rows", "[cli][decode]") {
   REQUIRE(r.code == 0);
   const QImage image(QString::fromStdString(png));
   CHECK(image.width() >= 500);
+}
+
+TEST_CASE("CLI decode: the picture's max |Δ| is of the weights it shows, inside its colour bar",
+          "[cli][decode]") {
+  // The issue's case: the overall difference (0.326, the outputs') is not what the Δ map shows.
+  const std::string bug = GENERATE("skip", "duplicate");
+  QTemporaryDir dir;
+  const std::string svg = dir.filePath("decode.svg").toStdString();
+  const CliResult r = runCli({"decode", "--cache-bug", bug, "--bug-step", "4", "--heads", "4",
+                              "--head", "all", "--out", svg});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const double weights = j["max_weight_diff"], outputs = j["max_output_diff"];
+  CHECK(j["max_abs_diff"].get<double>() == std::max(weights, outputs));
+  CHECK(outputs > weights);  // so a title mixing them in would be outside the bar
+  // The SVG's text, its pieces joined.
+  QFile file(QString::fromStdString(svg));
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  QString text = QString::fromUtf8(file.readAll());
+  text.replace(QRegularExpression(QStringLiteral(">\\s+<")), QStringLiteral("><"));
+  text.replace(QRegularExpression(QStringLiteral("<[^>]*>")), QString());
+  INFO(text.toStdString());
+  const QString said = QStringLiteral("weights: max |Δ| %1)").arg(weights, 0, 'g', 3);
+  CHECK(text.contains(said));
+  CHECK(!text.contains(QString::number(outputs, 'g', 3)));
+  // The colour bar runs from −m to +m (its largest tick) with m ≥ the weights' max |Δ|.
+  double top = 0;
+  auto ticks = QRegularExpression(QStringLiteral("\\+(\\d\\.\\d+)")).globalMatch(text);
+  while (ticks.hasNext()) top = std::max(top, ticks.next().captured(1).toDouble());
+  CHECK(top >= weights);
+  CHECK(top < outputs);
 }
 
 TEST_CASE("CLI decode refuses what it cannot decode with one line", "[cli][decode]") {

@@ -2,9 +2,13 @@
 // numbers, difference maps (.npy = A − B of two separate runs), attention rollout against the
 // layers' weights, sweeps (GIF decoded by giflib, PNG frames), and their refusals (exit 2).
 
+#include <qcustomplot.h>
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -13,8 +17,12 @@
 #include <sstream>
 
 #include "cli/cli.hpp"
+#include "options/options.hpp"
 #include "options/variants.hpp"
 #include "views/animation.hpp"
+#include "views/heatmap.hpp"
+#include "views/run_maps.hpp"
+#include "views/sweep.hpp"
 
 namespace {
 
@@ -385,4 +393,41 @@ TEST_CASE("variants: OPTIONS split like a shell, '...' continues a pattern, B = 
   CHECK(b.lab.spec.mechanism == attnlab::Mechanism::kScaled);
   CHECK(b.head == 2);
   CHECK(b.diff.isEmpty());
+}
+
+TEST_CASE("sweep frames say their parameter once, first", "[sweep]") {
+  namespace views = attnlab::views;
+  attnlab::run::Session session;
+  const auto titleOf = [&](const std::string& param, const QString& value,
+                           attnlab::options::LabSettings lab) {
+    const views::RunMaps maps = views::mapsOf(session.run(lab), std::nullopt);
+    QCustomPlot plot;
+    plot.setViewport(QRect(0, 0, 900, 700));
+    views::setCanvasSize(plot, QSize(900, 700));
+    const QString lead = views::sweepLead(attnlab::options::option(param), value, maps.label.spec);
+    views::drawMaps(plot, maps, {}, {lead, QStringLiteral("1/2")});
+    for (const QJsonValue& v : views::layoutJson(plot)["texts"].toArray())
+      if (v.toObject()["role"].toString() == QLatin1String("title"))
+        return v.toObject()["text"].toString().replace(QLatin1Char('\n'), QStringLiteral(" · "));
+    return QString();
+  };
+  attnlab::options::LabSettings lab;
+  lab.temperature = 0.1;
+  const QString t = titleOf("temperature", QStringLiteral("0.10"), lab);
+  INFO(t.toStdString());
+  CHECK(t.startsWith(QStringLiteral("T = 0.1 · 1/2 · ")));
+  CHECK(t.count(QStringLiteral("T = 0.1")) == 1);
+  CHECK(t.contains(QStringLiteral("dot-product")));
+  lab = {};
+  lab.d_k = 64;
+  const QString d = titleOf("d-k", QStringLiteral("64"), lab);
+  INFO(d.toStdString());
+  CHECK(d.startsWith(QStringLiteral("d_k = 64 · 1/2 · ")));
+  CHECK(d.count(QStringLiteral("d_k = 64")) == 1);
+  lab = {};
+  lab.heads = 4;
+  const QString h = titleOf("heads", QStringLiteral("4"), lab);
+  INFO(h.toStdString());
+  CHECK(h.count(QStringLiteral("4 heads")) == 1);
+  CHECK(!h.contains(QStringLiteral("heads = 4")));
 }

@@ -59,11 +59,11 @@ views::RunLabel smolLabel(int heads = 9, int kv_heads = 3) {
     label.facts.kv_head.push_back(attnlab::kvHeadOf(i, heads, kv_heads));
   label.facts.kv_cache_bytes = 2LL * 30 * kv_heads * 64 * 4;
   label.facts.mha_kv_cache_bytes = 2LL * 30 * heads * 64 * 4;
-  label.facts.next_tokens = {{QStringLiteral("␣because"), 0.412},
-                             {QStringLiteral("."), 0.12},
-                             {QStringLiteral("␣and"), 0.081},
-                             {QStringLiteral("\n"), 0.0004},
-                             {QStringLiteral("␣so"), 0.02}};
+  label.facts.next_tokens = {{QStringLiteral("␣because"), 0.412, {}},
+                             {QStringLiteral("."), 0.12, {}},
+                             {QStringLiteral("␣and"), 0.081, {}},
+                             {QStringLiteral("\n"), 0.0004, {}},
+                             {QStringLiteral("␣so"), 0.02, {}}};
   return label;
 }
 
@@ -147,6 +147,19 @@ TEST_CASE("K/V group colours, byte counts, the next-token line and the GQA note"
       QStringLiteral("next token (top 5): “␣because” 41.2% · “.” 12.0% · “␣and” 8.1% · “⏎” <0.1% · "
                      "“␣so” 2.0%"));
   CHECK(views::nextTokensText({}).isEmpty());
+  // A predicted token that only starts a character (SmolLM2 after "我爱自然语言处理": EF BC of
+  // "，") is the cut marker with what it holds, never "\xEF\xBC".
+  attnlab::ModelRun run;
+  run.next_tokens = {{8083, "\\xEF\\xBC", "\xEF\xBC", 0.058, 25.05},
+                     {12831, "，", "\xEF\xBC\x8C", 0.187, 26.2}};
+  const views::ModelFacts facts = views::modelFacts(run, attnlab::ModelConfig{});
+  REQUIRE(facts.next_tokens.size() == 2);
+  CHECK(facts.next_tokens[0].label == QStringLiteral("⋯"));
+  CHECK(facts.next_tokens[0].note == QStringLiteral("start of a character: EF BC"));
+  CHECK(facts.next_tokens[1].label == QStringLiteral("，"));
+  CHECK(facts.next_tokens[1].note.isEmpty());
+  CHECK(views::nextTokensText(facts.next_tokens) ==
+        QStringLiteral("next token (top 2): “⋯” (start of a character: EF BC) 5.8% · “，” 18.7%"));
   // Multi-head attention (G = h) marks nothing.
   views::ModelFacts mha;
   mha.kv_head = {0, 1, 2, 3};

@@ -846,12 +846,23 @@ TEST_CASE("analysis plots: row entropy, score histogram, one row's softmax", "[v
   REQUIRE(bars);
   CHECK(bars->data()->size() == 3);
   CHECK(plot.graph(0)->data()->at(2)->value == Approx(std::log(3.0)));
-  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"));
+  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"),
+                            attnlab::AttentionSpec{});
   bars = qobject_cast<QCPBars*>(plot.plottable(0));
   REQUIRE(bars);
   double cells = 0;
   for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) cells += it->value;
   CHECK(cells == 12);  // 2 heads × 6 visible cells
+  // The axis names the scores the softmax read: it follows the scaling toggle and T.
+  CHECK(plot.xAxis->label().startsWith(QStringLiteral("score (scaled 1/√d_k)")));
+  attnlab::AttentionSpec unscaled;
+  unscaled.mechanism = attnlab::Mechanism::kDot;
+  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"), unscaled);
+  CHECK(plot.xAxis->label().startsWith(QStringLiteral("score (unscaled)")));
+  CHECK(!plot.xAxis->label().contains(QStringLiteral("after scaling")));
+  unscaled.temperature = 0.5;
+  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"), unscaled);
+  CHECK(plot.xAxis->label().startsWith(QStringLiteral("score (T = 0.5)")));
   views::drawRowSoftmax(plot, r, 1, 2, kTokens, QStringLiteral("row 2"));
   bars = qobject_cast<QCPBars*>(plot.plottable(0));
   REQUIRE(bars);
@@ -889,7 +900,8 @@ TEST_CASE("analysis plots mark rows and scores that are not finite (legend inclu
   }
   CHECK(items == 3);
   CHECK(plot.legend->hasItemWithPlottable(bad));
-  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"));
+  views::drawScoreHistogram(plot, summary.histogram, QStringLiteral("scores"),
+                            attnlab::AttentionSpec{});
   CHECK(plot.xAxis->label().contains(QStringLiteral("1 scores not finite")));
 }
 

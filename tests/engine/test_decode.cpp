@@ -1,6 +1,7 @@
 // KV-cache decoding: equal to the full causal computation with and without a window, with G < h
 // and ALiBi; cache sizes counted by hand; each cache bug differs at its step and not before.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -108,6 +109,16 @@ TEST_CASE("decode: a cache bug differs at its step and not before", "[decode]") 
   CHECK(d.first_diff_step == first);
   for (int t = 0; t < first; ++t) CHECK(d.steps[static_cast<std::size_t>(t)].max_abs_diff <= 1e-6);
   CHECK(d.steps[static_cast<std::size_t>(first)].max_abs_diff > 1e-3);
+  // The weights' and the outputs' differences apart; the overall one is the larger.
+  double weights = 0, outputs = 0;
+  for (const DecodeStep& t : d.steps) {
+    CHECK(t.max_abs_diff == std::max(t.max_weight_diff, t.max_output_diff));
+    weights = std::max(weights, t.max_weight_diff);
+    outputs = std::max(outputs, t.max_output_diff);
+  }
+  CHECK(d.max_weight_diff == weights);
+  CHECK(d.max_output_diff == outputs);
+  CHECK(d.max_abs_diff == std::max(weights, outputs));
   // Without a window the cache is one entry short from the bug on (skip) or one long (duplicate).
   if (window == 0) {
     for (int t = step; t < 12; ++t) {

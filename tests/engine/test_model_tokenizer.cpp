@@ -68,9 +68,10 @@ void requireError(F&& f, ErrorCode code, const std::string& part) {
 }
 
 /// Checks the invariants every encoding keeps: one entry per token in each vector, ids in range,
-/// no empty label and never U+FFFD in a label.
+/// no empty label and never U+FFFD in a label, each token's bytes its tokenBytes.
 void checkShape(const attnlab::Encoding& e, const attnlab::ModelTokenizer& tokenizer) {
   REQUIRE(e.labels.size() == e.ids.size());
+  REQUIRE(e.bytes.size() == e.ids.size());
   REQUIRE(e.type_ids.size() == e.ids.size());
   REQUIRE(e.special.size() == e.ids.size());
   for (std::size_t i = 0; i < e.ids.size(); ++i) {
@@ -79,6 +80,7 @@ void checkShape(const attnlab::Encoding& e, const attnlab::ModelTokenizer& token
     CHECK(e.ids[i] < tokenizer.vocabSize());
     CHECK(!e.labels[i].empty());
     CHECK(e.labels[i].find("\xEF\xBF\xBD") == std::string::npos);
+    CHECK(e.bytes[i] == tokenizer.tokenBytes(e.ids[i]));
   }
 }
 

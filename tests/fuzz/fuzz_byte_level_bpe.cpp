@@ -9,8 +9,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/token_display.hpp"
 #include "fuzz_support.hpp"
 
 using namespace attnlab;
@@ -25,6 +27,14 @@ void checkEncoding(const Encoding& e, const ModelTokenizer& tokenizer) {
     fuzz::expect(e.ids[i] >= 0 && e.ids[i] < tokenizer.vocabSize(), "id outside the vocabulary");
     fuzz::expect(!e.labels[i].empty(), "empty label");
     fuzz::expect(e.labels[i].find("\xEF\xBF\xBD") == std::string::npos, "U+FFFD in a label");
+  }
+  // Display labels (token_display.hpp): one per token, never empty, never U+FFFD.
+  fuzz::expect(e.bytes.size() == e.ids.size(), "bytes differ in length");
+  const std::vector<TokenDisplay> shown = displayTokens(e);
+  fuzz::expect(shown.size() == e.ids.size(), "display labels differ in length");
+  for (const TokenDisplay& d : shown) {
+    fuzz::expect(!d.label.empty(), "empty display label");
+    fuzz::expect(d.label.find("\xEF\xBF\xBD") == std::string::npos, "U+FFFD in a display label");
   }
 }
 

@@ -870,6 +870,11 @@ class MainWindowTest : public QObject {
     QCOMPARE(named<QComboBox>(window, "layer")->itemText(0), QStringLiteral("全部层（模型视图）"));
     QCOMPARE(named<QCheckBox>(window, "hideSpecial")->text(),
              QStringLiteral("隐藏特殊词元"));
+    // The examples too (their titles in examples.json, in both languages); the rollout's "&"
+    // shown, not taken as a mnemonic.
+    QCOMPARE(named<QAction>(window, "chinese")->text(), QStringLiteral("中文：小猫的句子"));
+    QCOMPARE(named<QAction>(window, "cat")->text(), QStringLiteral("小猫与“它”（指代消解）"));
+    QVERIFY(named<QCheckBox>(window, "rollout")->text().contains(QStringLiteral("Abnar && Zuidema")));
     // Every word, the backend line and the inline message included.
     QVERIFY(waitFor(window, window.settings()));
     auto* in_use = window.findChild<QLabel*>(QStringLiteral("backendInUse"));
@@ -884,6 +889,8 @@ class MainWindowTest : public QObject {
     QVERIFY2(titleOf(named<QCustomPlot>(window, "gridPlot")).contains(QStringLiteral("个头")), qPrintable(titleOf(named<QCustomPlot>(window, "gridPlot"))));
     window.setLanguage(QStringLiteral("en"));
     QCOMPARE(named<QMenu>(window, "fileMenu")->title(), QStringLiteral("&File"));
+    QCOMPARE(named<QAction>(window, "chinese")->text(), QStringLiteral("Chinese: the cat sentence"));
+    QVERIFY(named<QCheckBox>(window, "rollout")->text().contains(QStringLiteral("Abnar && Zuidema")));
   }
 };
 

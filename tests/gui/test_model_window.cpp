@@ -325,6 +325,30 @@ class ModelWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(named<gui::InputsPanel>(window, "inputsPanel")->message().contains(QStringLiteral(
                                  "tiny-llama reads at most 64 (its context length)")),
                              kWaitMs);
+
+    // Back to the lab (a lesson, an example or the command line sets the settings): the model's
+    // error and the refused text's go with them.
+    QVERIFY(!named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty());
+    LabSettings lab;
+    lab.text = QStringLiteral("The cat sat on the mat.");
+    window.setSettings(lab);
+    QVERIFY(waitForShown(window));
+    QVERIFY2(named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty(),
+             qPrintable(named<gui::ModelSource>(window, "modelSourceBox")->message()));
+    QVERIFY(named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty());
+    // A bad file with the lab on screen: said, and kept while the lab is shown; the lab chosen
+    // again clears it.
+    named<gui::ModelSource>(window, "modelSourceBox")->openFolder(version);
+    QTRY_VERIFY_WITH_TIMEOUT(named<gui::ModelSource>(window, "modelSourceBox")
+                                 ->message()
+                                 .contains(QStringLiteral("showing the synthetic lab")),
+                             kWaitMs);
+    QVERIFY(waitForShown(window));
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")
+                ->message()
+                .contains(QStringLiteral("version.gguf")));
+    named<gui::ModelSource>(window, "modelSourceBox")->showSynthetic();
+    QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->message().isEmpty());
   }
 
   void aRunOverTheMemoryBudgetIsRefusedInlineAndThePictureStays() {
@@ -377,6 +401,31 @@ class ModelWindowTest : public QObject {
     worker.compute(1, s);
     QVERIFY(got && !got->failed());
     QVERIFY(got->model_run);
+  }
+
+  void charactersCutByTheTokenizerReadInThePictureAndTheHover() {
+    // The tiny Llama's byte-level BPE cuts each character of the sentence into byte tokens.
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.model_dir = tinyLlamaGguf();
+    s.text = QStringLiteral("我爱自然语言处理");
+    s.layer = 0;
+    window.setSettings(s);
+    QVERIFY(waitForShown(window));
+    QString read;
+    for (const QString& label : window.currentResult()->query_tokens) read += label;
+    QCOMPARE(read.remove(QStringLiteral("⋯")), s.text);
+    // Row 2 completes 我 (E6 88 91, one byte per token); key 0 holds its first byte.
+    const QString hover = cellText(window, 0, 2, 0);
+    QVERIFY2(hover.contains(QStringLiteral("'⋯我' 我 (part 3 of 3: 91)")), qPrintable(hover));
+    QVERIFY2(hover.contains(QStringLiteral("'⋯' 我 (part 1 of 3: E6)")), qPrintable(hover));
+    QVERIFY2(!hover.contains(QStringLiteral("\\x")), qPrintable(hover));
+    // In the picture: every label drawn reads without \xNN.
+    for (const QJsonObject& t :
+         textsWithRole(named<QCustomPlot>(window, "gridPlot"), QStringLiteral("query_label")))
+      QVERIFY2(!t["text"].toString().contains(QStringLiteral("\\x")),
+               qPrintable(t["text"].toString()));
   }
 
   void fetchedModelsArePresets() {

@@ -40,6 +40,8 @@ struct DecodeStep {
   long long mha_cache_bytes = 0;
   double ms = 0;             ///< Wall time of the step (append, evict, attend), milliseconds.
   double max_abs_diff = 0;   ///< max |decoded − full causal| over this row's weights and outputs.
+  double max_weight_diff = 0;  ///< The same over this row's weights alone (what a Δ map shows).
+  double max_output_diff = 0;  ///< The same over this row's per-head outputs alone.
 };
 
 /// The result of decoding n tokens.
@@ -53,6 +55,8 @@ struct DecodeResult {
   /// max |decoded − full causal| over every row's weights and per-head outputs (≤ 1e-6 without a
   /// bug: the same float32 arithmetic as computeAttentionCpu; see kDecodeDiffThreshold).
   double max_abs_diff = 0;
+  double max_weight_diff = 0;  ///< max |decoded − full causal| over the weights alone.
+  double max_output_diff = 0;  ///< max |decoded − full causal| over the per-head outputs alone.
   int first_diff_step = -1;  ///< First step whose difference exceeds kDecodeDiffThreshold; −1: none.
   CacheBug bug = CacheBug::kNone;
   int bug_step = -1;         ///< The step the bug struck (−1 without a bug).

@@ -26,12 +26,14 @@ void writeAttentionCsv(const std::string& path, const AttentionResult& result,
 
 /// Writes several layers' attention (a pretrained model's) as CSV in long form, one line per
 /// (layer, head, query, key): `layer,head,query,query_token,key,key_token,score,weight,masked`;
-/// layers[r] is layer layer_indices[r]; tokens label both queries and keys (self-attention).
-/// `head` < 0 writes every head. Throws Error(kIo) naming the path when it cannot be written and
-/// Error(kInvalidArgument) when the sizes disagree.
+/// layers[r] is layer layer_indices[r]; tokens label both queries and keys (self-attention),
+/// each Token::text the model's own label. With `labels` (one per token: the display labels,
+/// attnlab/token_display.hpp) two columns follow, `query_label,key_label`: "⋯我" where
+/// query_token says "\x91". `head` < 0 writes every head. Throws Error(kIo) naming the path when
+/// it cannot be written and Error(kInvalidArgument) when the sizes disagree.
 void writeLayersCsv(const std::string& path, const std::vector<AttentionResult>& layers,
                     const std::vector<int>& layer_indices, const std::vector<Token>& tokens,
-                    int head);
+                    int head, const std::vector<std::string>& labels = {});
 
 /// Quotes a CSV field when it contains a comma, quote or line break (RFC 4180).
 std::string csvField(const std::string& text);

@@ -22,8 +22,12 @@ struct Encoding {
   /// "[UNK]"); GPT-2 tokens decoded from bytes, each space shown as "␣" (U+2423), a newline as
   /// "↵" (U+21B5), a tab as "⇥" (U+21E5), other control characters (C0, DEL, C1) and the bytes
   /// of a UTF-8 character the token covers only partly as "\xNN" hex (upper case, e.g. "\xF0");
-  /// special tokens as written ("<|endoftext|>"); never U+FFFD.
+  /// special tokens as written ("<|endoftext|>"); never U+FFFD. These are the raw labels; what
+  /// pictures show reads across tokens (displayTokens, attnlab/token_display.hpp: "⋯", "⋯我").
   std::vector<std::string> labels;
+  /// The UTF-8 bytes each token stands for in the text (ModelTokenizer::tokenBytes), for
+  /// display labels that read across tokens cutting a character (attnlab/token_display.hpp).
+  std::vector<std::string> bytes;
   std::vector<int> type_ids;  ///< token_type_ids (BERT segment A = 0, B = 1); 0 for GPT-2.
   std::vector<bool> special;  ///< True for special tokens ([CLS], [SEP], <|endoftext|> ...).
 };
@@ -60,6 +64,11 @@ class ModelTokenizer {
   /// The readable label of token `id` as Encoding::labels shows it (e.g. for next-token
   /// predictions); "" for an id outside [0, vocabSize()) or one the vocabulary leaves unused.
   virtual std::string tokenLabel(int id) const = 0;
+  /// The bytes token `id` stands for in a text: a byte-level BPE token's bytes (which may be part
+  /// of a UTF-8 character), a SentencePiece piece with "▁" as a space and <0xNN> as its byte, a
+  /// WordPiece piece without its "##"; a special token's string as written; "" for an id outside
+  /// [0, vocabSize()).
+  virtual std::string tokenBytes(int id) const = 0;
   /// True for a special token ([CLS], <|endoftext|>, a GGUF control token ...).
   virtual bool isSpecial(int id) const = 0;
   /// "wordpiece" or "bpe".

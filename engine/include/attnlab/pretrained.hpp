@@ -119,6 +119,7 @@ struct ModelRunOptions {
 struct NextToken {
   int id = 0;
   std::string label;        ///< As Encoding::labels shows tokens ("␣cat").
+  std::string bytes;        ///< The bytes it stands for (ModelTokenizer::tokenBytes).
   double probability = 0;   ///< In [0, 1].
   double logit = 0;
 };

@@ -40,6 +40,12 @@ struct SaturationConfig {
   std::uint64_t seed = 0;   ///< Same seed, same numbers.
 };
 
+/// Rows per d_k the interactive curves draw for n_k keys — the window's saturation panel, the
+/// lessons' numbers and the lecture pack's figures alike, so a caption quotes the curve on
+/// screen: about 32000 scores per d_k, 32000 / n_k rows clamped to [32, 2000] (each row's mean is
+/// over n_k keys already).
+int saturationSamples(int n_k);
+
 /// Monte-Carlo: for each d_k, `samples` rows, each one query and n_k keys with iid N(0, 1)
 /// components; the same draws give the scaled and the unscaled point. Deterministic for a seed.
 /// Throws Error(kInvalidArgument) for an empty list, d_k < 1, n_k < 1 or samples < 2.

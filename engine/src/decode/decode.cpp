@@ -153,13 +153,23 @@ DecodeResult decodeWithCache(const AttentionInputs& in, const AttentionSpec& spe
   // The check: the same rows from one causal pass.
   const AttentionResult full = computeAttentionCpu(in, spec);
   for (int t = 0; t < n; ++t) {
-    double diff = 0;
+    double weights = 0, outputs = 0;
     for (int head = 0; head < h; ++head) {
-      for (int j = 0; j < n; ++j) diff = std::max(diff, double(std::fabs(r.weights(head, t, j) - full.weights(head, t, j))));
-      for (int c = 0; c < d_v; ++c) diff = std::max(diff, double(std::fabs(r.head_outputs(head, t, c) - full.head_outputs(head, t, c))));
+      for (int j = 0; j < n; ++j)
+        weights =
+            std::max(weights, double(std::fabs(r.weights(head, t, j) - full.weights(head, t, j))));
+      for (int c = 0; c < d_v; ++c)
+        outputs = std::max(
+            outputs, double(std::fabs(r.head_outputs(head, t, c) - full.head_outputs(head, t, c))));
     }
-    d.steps[static_cast<std::size_t>(t)].max_abs_diff = diff;
+    const double diff = std::max(weights, outputs);
+    DecodeStep& step = d.steps[static_cast<std::size_t>(t)];
+    step.max_abs_diff = diff;
+    step.max_weight_diff = weights;
+    step.max_output_diff = outputs;
     d.max_abs_diff = std::max(d.max_abs_diff, diff);
+    d.max_weight_diff = std::max(d.max_weight_diff, weights);
+    d.max_output_diff = std::max(d.max_output_diff, outputs);
     if (d.first_diff_step < 0 && diff > kDecodeDiffThreshold) d.first_diff_step = t;
   }
   return d;

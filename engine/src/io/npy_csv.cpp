@@ -78,9 +78,10 @@ std::string csvField(const std::string& text) {
 namespace {
 
 /// The CSV lines of one result's heads, each prefixed by `prefix` ("" or "3,").
+/// With `labels`, each line ends with the query's and the key's display label.
 void writeCsvRows(std::ofstream& out, const std::string& prefix, const AttentionResult& result,
                   const std::vector<Token>& query_tokens, const std::vector<Token>& key_tokens,
-                  int head) {
+                  int head, const std::vector<std::string>& labels = {}) {
   if (head >= result.heads())
     throw Error(ErrorCode::kInvalidArgument, "head " + std::to_string(head) + " does not exist");
   const int first = head < 0 ? 0 : head, last = head < 0 ? result.heads() : head + 1;
@@ -91,7 +92,9 @@ void writeCsvRows(std::ofstream& out, const std::string& prefix, const Attention
         out << prefix << h << ',' << i << ',' << csvField(query_tokens.at(i).text) << ',' << j
             << ',' << csvField(key_tokens.at(j).text) << ',' << formatFloat(result.scores(h, i, j))
             << ',' << formatFloat(result.weights(h, i, j)) << ','
-            << (pattern.visible(i, j) ? 0 : 1) << '\n';
+            << (pattern.visible(i, j) ? 0 : 1);
+        if (!labels.empty()) out << ',' << csvField(labels.at(i)) << ',' << csvField(labels.at(j));
+        out << '\n';
       }
     }
   }
@@ -112,17 +115,21 @@ void writeAttentionCsv(const std::string& path, const AttentionResult& result,
 
 void writeLayersCsv(const std::string& path, const std::vector<AttentionResult>& layers,
                     const std::vector<int>& layer_indices, const std::vector<Token>& tokens,
-                    int head) {
+                    int head, const std::vector<std::string>& labels) {
   if (layers.size() != layer_indices.size())
     throw Error(ErrorCode::kInvalidArgument, "one layer index per layer result is needed");
+  if (!labels.empty() && labels.size() != tokens.size())
+    throw Error(ErrorCode::kInvalidArgument, "one display label per token is needed");
   for (const AttentionResult& r : layers) {
     if (head >= r.heads())
       throw Error(ErrorCode::kInvalidArgument, "head " + std::to_string(head) + " does not exist");
   }
   std::ofstream out = openForWriting(path);
-  out << "layer,head,query,query_token,key,key_token,score,weight,masked\n";
+  out << "layer,head,query,query_token,key,key_token,score,weight,masked"
+      << (labels.empty() ? "\n" : ",query_label,key_label\n");
   for (std::size_t r = 0; r < layers.size(); ++r) {
-    writeCsvRows(out, std::to_string(layer_indices[r]) + ",", layers[r], tokens, tokens, head);
+    writeCsvRows(out, std::to_string(layer_indices[r]) + ",", layers[r], tokens, tokens, head,
+                 labels);
   }
   finish(out, path);
 }

@@ -38,6 +38,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/token_display.hpp"
 #include "model/byte_level_bpe.hpp"
 #include "model/pretokenize.hpp"
 #include "model/tokenizer_common.hpp"
@@ -79,79 +80,6 @@ using bpe::pairKey;
 
 using pretok::CharClass;
 using pretok::classify;
-
-/// True when bytes[i..] starts with a complete, valid UTF-8 sequence of `length` bytes.
-bool validSequence(std::string_view bytes, std::size_t i, std::size_t& length) {
-  const auto lead = static_cast<unsigned char>(bytes[i]);
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
-    return false;
-  }
-  if (i + length > bytes.size()) return false;
-  for (std::size_t k = 1; k < length; ++k) {
-    const auto b = static_cast<unsigned char>(bytes[i + k]);
-    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return false;
-  }
-  return true;
-}
-
-void appendHex(std::string& out, unsigned char b) {
-  static const char* const kDigits = "0123456789ABCDEF";
-  out += "\\x";
-  out.push_back(kDigits[b >> 4]);
-  out.push_back(kDigits[b & 0xF]);
-}
-
-/// A readable label for a token's raw bytes (see Encoding::labels).
-std::string byteLabel(std::string_view bytes) {
-  std::string out;
-  std::size_t i = 0;
-  while (i < bytes.size()) {
-    const auto b = static_cast<unsigned char>(bytes[i]);
-    if (b < 0x80) {
-      if (b == ' ') {
-        out += "\u2423";
-      } else if (b == '\n') {
-        out += "\u21B5";
-      } else if (b == '\t') {
-        out += "\u21E5";
-      } else if (b < 0x20 || b == 0x7F) {
-        appendHex(out, b);
-      } else {
-        out.push_back(static_cast<char>(b));
-      }
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    if (validSequence(bytes, i, length)) {
-      if (b == 0xC2 && static_cast<unsigned char>(bytes[i + 1]) < 0xA0 &&
-          static_cast<unsigned char>(bytes[i + 1]) >= 0x80) {
-        // C1 control characters U+0080..009F: invisible, shown as hex.
-        appendHex(out, b);
-        appendHex(out, static_cast<unsigned char>(bytes[i + 1]));
-      } else {
-        out.append(bytes.substr(i, length));
-      }
-      i += length;
-    } else {
-      appendHex(out, b);
-      ++i;
-    }
-  }
-  return out;
-}
 
 /// GPT-2's tokenizer.
 class ByteLevelBpeTokenizer final : public ModelTokenizer {
@@ -205,6 +133,9 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   std::string tokenLabel(int id) const override {
     return id >= 0 && id < vocabSize() ? label(id) : std::string();
   }
+  std::string tokenBytes(int id) const override {
+    return id >= 0 && id < vocabSize() ? bytesOf(id) : std::string();
+  }
   bool isSpecial(int id) const override {
     return id >= 0 && id < vocabSize() && is_special_[static_cast<std::size_t>(id)];
   }
@@ -221,6 +152,7 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
         const AddedToken& added = data_.added[static_cast<std::size_t>(segment.special)];
         out.ids.push_back(added.id);
         out.labels.push_back(added.content);
+        out.bytes.push_back(added.content);
         out.type_ids.push_back(0);
         out.special.push_back(added.special);
         continue;
@@ -234,6 +166,7 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   void appendSpecial(int id, Encoding& out) const {
     out.ids.push_back(id);
     out.labels.push_back(label(id));
+    out.bytes.push_back(bytesOf(id));
     out.type_ids.push_back(0);
     out.special.push_back(true);
   }
@@ -264,7 +197,9 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   void appendRun(std::string_view piece, Encoding& out) const {
     std::string prefixed;
     if (data_.add_prefix_space && piece.front() != ' ') {
-      prefixed = " " + std::string(piece);
+      // Appended rather than " " + std::string(piece), which GCC 12 wrongly flags (-Wrestrict).
+      prefixed.reserve(piece.size() + 1);
+      prefixed.append(1, ' ').append(piece);
       piece = prefixed;
     }
     if (!data_.use_regex) {
@@ -306,6 +241,7 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     for (int id : ids) {
       out.ids.push_back(id);
       out.labels.push_back(label(id));
+      out.bytes.push_back(bytesOf(id));
       out.type_ids.push_back(0);
       out.special.push_back(false);
     }
@@ -395,13 +331,33 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   std::string label(int id) const {
     const std::string& token = tokens_[static_cast<std::size_t>(id)];
     if (is_added_[static_cast<std::size_t>(id)]) return token;
+    bool byte_level = true;
+    const std::string bytes = decodedBytes(token, byte_level);
+    return byte_level ? byteLabel(bytes) : token;  // not a byte-level token: as written
+  }
+
+  /// The bytes token `id` stands for (see ModelTokenizer::tokenBytes).
+  std::string bytesOf(int id) const {
+    const std::string& token = tokens_[static_cast<std::size_t>(id)];
+    if (is_added_[static_cast<std::size_t>(id)]) return token;
+    bool byte_level = true;
+    std::string bytes = decodedBytes(token, byte_level);
+    return byte_level ? bytes : token;
+  }
+
+  /// A vocabulary token's bytes through the byte-level alphabet; byte_level false when one of
+  /// its code points is outside the alphabet.
+  static std::string decodedBytes(const std::string& token, bool& byte_level) {
     std::string bytes;
     for (char32_t c : decodeUtf8(token)) {
       const int b = unicodeToByte(c);
-      if (b < 0) return token;  // not a byte-level token: show it as written
+      if (b < 0) {
+        byte_level = false;
+        return {};
+      }
       bytes.push_back(static_cast<char>(b));
     }
-    return byteLabel(bytes);
+    return bytes;
   }
 
   static constexpr std::size_t kCacheCapacity = 10000;

@@ -51,6 +51,7 @@ std::vector<NextToken> topTokens(const Eigen::VectorXf& logits, int k, const Mod
     NextToken t;
     t.id = id;
     t.label = tok.tokenLabel(id);
+    t.bytes = tok.tokenBytes(id);
     // Appended rather than "#" + std::to_string(id), which GCC 12 wrongly flags (-Wrestrict).
     if (t.label.empty()) t.label.append("#").append(std::to_string(id));
     t.logit = logits[id];

@@ -107,6 +107,31 @@ class SpmTokenizer final : public ModelTokenizer {
     }
     return label;
   }
+  std::string tokenBytes(int id) const override {
+    if (id < 0 || id >= vocabSize()) return {};
+    const std::string& token = data_.tokens[static_cast<std::size_t>(id)];
+    if (type(id) == kByte && token.size() == 6) {
+      const auto hex = [](char c) {
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                      : -1;
+      };
+      const int hi = hex(token[3]), lo = hex(token[4]);
+      if (hi >= 0 && lo >= 0) return std::string(1, static_cast<char>(hi * 16 + lo));
+    }
+    if (type(id) == kControl) return token;
+    std::string bytes;
+    for (std::size_t i = 0; i < token.size();) {
+      if (token.compare(i, kSpace.size(), kSpace) == 0) {
+        bytes.push_back(' ');
+        i += kSpace.size();
+      } else {
+        bytes.push_back(token[i++]);
+      }
+    }
+    return bytes;
+  }
   bool isSpecial(int id) const override { return type(id) == kControl; }
   std::string kind() const override { return "spm"; }
 
@@ -120,6 +145,7 @@ class SpmTokenizer final : public ModelTokenizer {
   void append(int id, bool special, Encoding& out) const {
     out.ids.push_back(id);
     out.labels.push_back(tokenLabel(id));
+    out.bytes.push_back(tokenBytes(id));
     out.type_ids.push_back(0);
     out.special.push_back(special);
   }

@@ -264,6 +264,11 @@ class WordPieceTokenizer final : public ModelTokenizer {
   std::string tokenLabel(int id) const override {
     return id >= 0 && id < vocabSize() ? pieces_[static_cast<std::size_t>(id)] : std::string();
   }
+  std::string tokenBytes(int id) const override {
+    std::string piece = tokenLabel(id);
+    if (piece.rfind("##", 0) == 0 && piece.size() > 2 && !isSpecial(id)) piece.erase(0, 2);
+    return piece;
+  }
   bool isSpecial(int id) const override {
     return std::find(special_ids_.begin(), special_ids_.end(), id) != special_ids_.end();
   }
@@ -273,6 +278,7 @@ class WordPieceTokenizer final : public ModelTokenizer {
   void appendToken(int id, int type_id, bool special, Encoding& out) const {
     out.ids.push_back(id);
     out.labels.push_back(pieces_[static_cast<std::size_t>(id)]);
+    out.bytes.push_back(tokenBytes(id));
     out.type_ids.push_back(type_id);
     out.special.push_back(special);
   }
@@ -362,6 +368,7 @@ class WordPieceTokenizer final : public ModelTokenizer {
         // Unmatchable rest: the whole word is one [UNK].
         out.ids.resize(first_new);
         out.labels.resize(first_new);
+        out.bytes.resize(first_new);
         out.type_ids.resize(first_new);
         out.special.resize(first_new);
         appendToken(unk_id_, type_id, false, out);
