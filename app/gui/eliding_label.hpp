@@ -1,7 +1,8 @@
 #pragma once
 /// \file eliding_label.hpp
-/// A one-line label that never cuts its text: what does not fit its width ends in "…", and the
-/// whole text is its tooltip. For the status bar, whose two fields share the window's width.
+/// Texts that fit a narrow panel instead of being cut: ElidingLabel (one line ending in "…", the
+/// whole text as its tooltip: the status bar's two fields), elided combo boxes and word-wrapped
+/// labels at the height their text needs (the inputs column on a projector).
 
 #include <QLabel>
 
