@@ -80,6 +80,10 @@ bool comboElided(const QComboBox& box) {
 void elideComboBoxes(QWidget* root) {
   auto* elider = new ComboElider(root);
   for (QComboBox* box : root->findChildren<QComboBox*>()) {
+    // As wide as the panel gives it, not its longest item's width (which the form would take).
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(8);
+    box->setMinimumWidth(96);
     box->installEventFilter(elider);
     QObject::connect(box, &QComboBox::currentTextChanged, box, [box] {
       box->setToolTip(comboElided(*box) ? box->currentText() : QString());
@@ -108,12 +112,14 @@ class WrapFitter : public QObject {
 
 }  // namespace
 
+void fitHeightToText(QLabel* label) {
+  if (!label->wordWrap() || label->width() <= 0) return;
+  const int height = label->heightForWidth(label->width());
+  if (height > 0 && label->minimumHeight() != height) label->setMinimumHeight(height);
+}
+
 void fitWrappedLabels(QWidget* root) {
-  for (QLabel* label : root->findChildren<QLabel*>()) {
-    if (!label->wordWrap() || label->width() <= 0) continue;
-    const int height = label->heightForWidth(label->width());
-    if (height > 0 && label->minimumHeight() != height) label->setMinimumHeight(height);
-  }
+  for (QLabel* label : root->findChildren<QLabel*>()) fitHeightToText(label);
 }
 
 void fitWrappedLabelsOnResize(QWidget* watched, QWidget* root) {

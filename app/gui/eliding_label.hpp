@@ -30,8 +30,8 @@ class QComboBox;
 
 namespace attnlab::gui {
 
-/// Makes every combo box under `root` draw its current item elided ("…") to the width it has
-/// instead of cutting it, with the whole item as the box's tooltip; the list still shows every
+/// Makes every combo box under `root` as wide as its panel gives it (not its longest item's) and
+/// draw its current item elided ("…") to that width instead of cutting it, with the whole item as the box's tooltip; the list still shows every
 /// item in full. For a narrow side panel (the inputs), whose boxes are as wide as it allows.
 void elideComboBoxes(QWidget* root);
 
@@ -42,6 +42,8 @@ bool comboElided(const QComboBox& box);
 
 namespace attnlab::gui {
 
+/// Gives a word-wrapped label the height its text needs at its width (its minimum height).
+void fitHeightToText(QLabel* label);
 /// Gives every word-wrapped label under `root` the height its text needs at its width (a scroll
 /// area sizes its page without asking for heights per width, so long wrapped lines would be cut).
 /// Call after texts change; a resize of `root` calls it again by itself once installed with

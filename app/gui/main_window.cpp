@@ -5,10 +5,7 @@
 
 #include "main_window.hpp"
 
-#include "eliding_label.hpp"
-
 #include <QDir>
-#include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
@@ -64,13 +61,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the form wraps instead
   // The column never scrolls sideways nor cuts its controls: lists are as wide as the column
   // gives them (their items elided, the full text in the list), texts wrap.
-  for (QComboBox* box : inputs_page->findChildren<QComboBox*>()) {
-    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    box->setMinimumContentsLength(8);
-    box->setMinimumWidth(96);  // else the form lays it out at its longest item's width
-  }
-  for (QLabel* label : inputs_page->findChildren<QLabel*>()) label->setWordWrap(true);
   elideComboBoxes(inputs_page);
+  for (QLabel* label : inputs_page->findChildren<QLabel*>()) label->setWordWrap(true);
   fitWrappedLabelsOnResize(scroll->viewport(), inputs_page);
   inputs_dock_ = new QDockWidget(this);
   inputs_dock_->setObjectName(QStringLiteral("inputsDock"));

@@ -60,11 +60,6 @@ QJsonObject moved(QJsonObject layout, const QPoint& offset) {
   return layout;
 }
 
-/// A rectangle as {"x", "y", "width", "height"}.
-QJsonObject rectJson(const QRect& r) {
-  return {{"x", r.x()}, {"y", r.y()}, {"width", r.width()}, {"height", r.height()}};
-}
-
 }  // namespace
 
 QJsonArray MainWindow::widgetTexts() const {
@@ -108,8 +103,8 @@ QJsonArray MainWindow::widgetTexts() const {
     out.append(QJsonObject{{"class", QString::fromLatin1(w->metaObject()->className())},
                            {"name", w->objectName()},
                            {"text", text},
-                           {"rect", rectJson(rect)},
-                           {"visible", rectJson(shown)},
+                           {"rect", views::rectJson(rect)},
+                           {"visible", views::rectJson(shown)},
                            {"needed_width", needed},
                            {"needed_height", needed_height},
                            {"wraps", wraps}});
@@ -204,14 +199,14 @@ QJsonObject MainWindow::layoutJson() const {
     QJsonObject layout = moved(views::layoutJson(*plot), plot->mapTo(this, QPoint(0, 0)));
     layout["plot"] = plot->objectName();
     // What of the plot is on screen (a model view taller than its panel scrolls), window pixels.
-    layout["on_screen"] = rectJson(plot->visibleRegion().boundingRect().translated(plot->mapTo(this, QPoint(0, 0))));
+    layout["on_screen"] = views::rectJson(plot->visibleRegion().boundingRect().translated(plot->mapTo(this, QPoint(0, 0))));
     plots.append(layout);
   }
   return {{"window", QJsonObject{{"width", width()}, {"height", height()}}},
           {"language", language_},
           {"presentation", presentation_},
           {"heatmaps", plots},
-          {"heads_view", rectJson(QRect(heads_->mapTo(this, QPoint(0, 0)), heads_->size()))},
+          {"heads_view", views::rectJson(QRect(heads_->mapTo(this, QPoint(0, 0)), heads_->size()))},
           {"widgets", widgetTexts()}};
 }
 

@@ -18,6 +18,7 @@
 #include <QSignalBlocker>
 #include <algorithm>
 
+#include "eliding_label.hpp"
 #include "lessons/lesson.hpp"
 #include "views/picture.hpp"
 
@@ -138,10 +139,7 @@ bool ModelSource::eventFilter(QObject* watched, QEvent* event) {
   return QWidget::eventFilter(watched, event);
 }
 
-void ModelSource::fitInfoHeight() {
-  const int height = info_label_->heightForWidth(std::max(1, info_label_->width()));
-  if (height > 0 && height != info_label_->minimumHeight()) info_label_->setMinimumHeight(height);
-}
+void ModelSource::fitInfoHeight() { fitHeightToText(info_label_); }
 
 bool ModelSource::rollout() const { return rollout_->isChecked(); }
 

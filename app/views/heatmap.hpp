@@ -102,6 +102,8 @@ int heatmapBlock(const QCustomPlot& plot);
 /// "pad_from", the first [PAD] query row, when padding rows are hatched. Empty for a plot without
 /// a heatmap.
 QJsonObject layoutJson(const QCustomPlot& plot);
+/// A rectangle as layoutJson writes one: {"x", "y", "width", "height"}, px.
+QJsonObject rectJson(const QRectF& r);
 
 /// The colour scale a picture uses: `wanted`, or for kAuto linear when every token has its cell
 /// and n_k ≤ kAutoLinearTokens, else log.

@@ -10,13 +10,10 @@
 #include "views/heatmap.hpp"
 
 namespace attnlab::views {
-namespace {
 
 QJsonObject rectJson(const QRectF& r) {
   return {{"x", r.x()}, {"y", r.y()}, {"width", r.width()}, {"height", r.height()}};
 }
-
-}  // namespace
 
 QSize heatmapCanvas(const QCustomPlot& plot) {
   const HeatmapDecor* decor = decorOf(plot);

@@ -53,8 +53,7 @@ def check_heatmap(heatmap, window, args, problems):
             if overlaps(a, b):
                 problems.append("%r overlaps %r" % (a["text"], b["text"]))
     title = " ".join(t["text"] for t in heatmap["texts"] if t["role"] == "title")
-    model_view = heatmap.get("model_view", False) or any(
-        t["role"] == "row_header" for t in heatmap["texts"])
+    model_view = any(t["role"] == "row_header" for t in heatmap["texts"])  # layer titles
     cell = min(m["cell_width"] for m in maps)
     if not model_view and cell < READABLE_CELL_PX and not any(w in title for w in OVERVIEW_WORDS):
         problems.append("%s: %.1f-px cells but the title %r does not call it an overview" %
