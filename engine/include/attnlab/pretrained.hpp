@@ -68,6 +68,16 @@ struct ModelConfig {
   double rope_base = 0;
   int rope_dims = 0;              ///< Dimensions rotated per head (the whole head here); 0: none.
   bool tied_embeddings = false;   ///< The output layer is the token embedding (Llama, GPT-2).
+  /// Sliding-window attention per layer (Mistral, Jiang et al. 2023; Gemma 2/3's local layers):
+  /// layer_window[l] = W > 0 lets query i see keys j with i − j < W (W keys, itself included, as
+  /// MaskPattern::window); 0 = a global layer. Empty: no layer has a window.
+  std::vector<int> layer_window;
+  /// The window of layer l (0: global, also past the end of layer_window).
+  int windowOf(int l) const {
+    return l >= 0 && l < static_cast<int>(layer_window.size())
+               ? layer_window[static_cast<std::size_t>(l)]
+               : 0;
+  }
 
   /// d_k = d_v: head_dim, else d_model / heads.
   int dK() const { return head_dim > 0 ? head_dim : (heads > 0 ? d_model / heads : 0); }
