@@ -21,6 +21,7 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/positions.hpp"
 #include "attnlab/spec.hpp"
 
 namespace attnlab {
@@ -90,6 +91,9 @@ struct ModelConfig {
   /// models without RoPE.
   double rope_base = 0;
   int rope_dims = 0;              ///< Dimensions rotated per head (the whole head here); 0: none.
+  /// How the RoPE frequencies are stretched (rope_scaling, rope.scaling.*, rope_freqs.weight);
+  /// none by default. See RopeScaling.
+  RopeScaling rope_scaling;
   bool tied_embeddings = false;   ///< The output layer is the token embedding (Llama, GPT-2).
   /// The Q, K and V projections have biases, x W_Qᵀ + b_Q … (Qwen2/Qwen2.5: q_proj.bias …,
   /// GGUF blk.N.attn_q.bias …); the output projection has none.

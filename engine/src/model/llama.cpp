@@ -17,6 +17,7 @@
 #include "attnlab/positions.hpp"
 #include "model/blocks.hpp"
 #include "model/linear.hpp"
+#include "model/rope_scaling.hpp"
 #include "model/weights.hpp"
 
 namespace attnlab::llama {
@@ -253,7 +254,8 @@ class LlamaModel final : public PretrainedModel {
       // cos/sin for the longest input so far (the model's context at most), built once.
       std::lock_guard<std::mutex> lock(rope_mutex_);
       if (!rope_ || rope_->positions < n) {
-        rope_ = std::make_shared<RopeTable>(makeRopeTable(n, c.rope_dims, c.rope_base));
+        rope_ = std::make_shared<RopeTable>(
+            makeRopeTable(n, c.rope_dims, c.rope_base, c.rope_scaling));
       }
       rope = rope_;
     }
@@ -341,10 +343,7 @@ ModelConfig configFromGguf(const GgufFile& file) {
   if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) {
     badKey(file, p + "rope.freq_base must be a positive number");
   }
-  if (const auto scaling = file.string(p + "rope.scaling.type"); scaling && *scaling != "none") {
-    throw Error(ErrorCode::kInvalidArgument,
-                name + ": RoPE scaling \"" + *scaling + "\" is not supported");
-  }
+  c.rope_scaling = rope_scaling::fromGguf(file, arch, c.rope_dims, c.max_positions);
   // Phi-3's LongRoPE factors (the converter writes them for rope_scaling "longrope" / "su").
   for (const char* factors : {"rope_factors_long.weight", "rope_factors_short.weight"}) {
     if (file.findTensor(factors) != nullptr) {
