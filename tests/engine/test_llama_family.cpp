@@ -308,6 +308,8 @@ TEST_CASE("GGUF keys of qwen2, phi3 and llama: <arch>.* read, refused ones named
                  {"rope_factors_long.weight"});
   requireRefused(familyGguf("qwen2", [](GgufBuilder& b) { b.u32("qwen2.attention.value_length", 8); }),
                  {"qwen2.attention.value_length"});
+  requireRefused(familyGguf("llama", [](GgufBuilder& b) { b.u32("llama.expert_count", 8); }),
+                 {"llama.expert_count (mixture of experts) is not supported"});
   requireRefused(familyGguf("mamba", {}),
                  {"general.architecture \"mamba\" is not supported", "config.json model_type",
                   "GGUF general.architecture llama", "phi3", "qwen2"});
@@ -321,4 +323,71 @@ TEST_CASE("a qwen2 GGUF without its Q/K/V biases names the missing tensor", "[ll
     CHECK(e.code() == ErrorCode::kInvalidInput);
     CHECK_THAT(e.what(), Catch::Contains("blk.0.attn_q.bias"));
   }
+}
+
+namespace {
+
+/// readModelConfig on `config` written to a temporary config.json.
+ModelConfig configOf(const json& config) {
+  const fs::path path = fs::temp_directory_path() / "attnlab_family_config.json";
+  std::ofstream(path) << config.dump();
+  return readModelConfig(path);
+}
+
+void requireConfigRefused(const json& config, const std::string& needle) {
+  try {
+    configOf(config);
+    FAIL("no error for " << needle);
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ErrorCode::kInvalidArgument);
+    CHECK_THAT(e.what(), Catch::Contains(needle));
+  }
+}
+
+/// `config` with the fields of `patch` set.
+json with(json config, const json& patch) {
+  config.update(patch);
+  return config;
+}
+
+json configJson(const fs::path& dir) {
+  std::ifstream in(dir / "config.json");
+  return json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("config.json fields of BERT, GPT-2 and Llama that change the numbers: read or refused",
+          "[llama][pretrained][audit]") {
+  const json bert = {{"model_type", "bert"},         {"num_hidden_layers", 2},
+                     {"num_attention_heads", 2},     {"hidden_size", 8},
+                     {"intermediate_size", 16},      {"max_position_embeddings", 32},
+                     {"vocab_size", 10}};
+  CHECK(configOf(bert).layer_norm_eps == 1e-12);  // BertConfig's default
+  requireConfigRefused(with(bert, {{"position_embedding_type", "relative_key"}}),
+                       "config.json: position_embedding_type \"relative_key\"");
+  requireConfigRefused(with(bert, {{"is_decoder", true}}), "config.json: is_decoder");
+  requireConfigRefused(with(bert, {{"hidden_act", "mish"}}), "mish");
+
+  const json gpt2 = configJson(kData / "models/tiny-gpt2");
+  CHECK(configOf(gpt2).scale_attention);
+  CHECK_FALSE(configOf(with(gpt2, {{"scale_attn_weights", false}})).scale_attention);
+  CHECK(configOf(gpt2).d_ff == 4 * 64);  // n_inner null: 4·n_embd
+  CHECK(configOf(with(gpt2, {{"n_inner", 100}})).d_ff == 100);
+  requireConfigRefused(with(gpt2, {{"scale_attn_by_inverse_layer_idx", true}}),
+                       "config.json: scale_attn_by_inverse_layer_idx");
+
+  const json llama = configJson(kData / "models/tiny-llama");
+  for (const char* bias : {"attention_bias", "mlp_bias"}) {
+    requireConfigRefused(with(llama, {{bias, true}}), std::string("config.json: ") + bias);
+  }
+  requireConfigRefused(with(llama, {{"hidden_act", "gelu"}}), "hidden_act \"gelu\"");
+  requireConfigRefused(with(configJson(folder("qwen2")), {{"hidden_act", "relu"}}),
+                       "hidden_act \"relu\"");
+  CHECK(configOf(with(llama, {{"head_dim", 32}})).dK() == 32);
+  // LlamaModel reads no window fields: they change nothing for model_type llama.
+  CHECK(configOf(with(llama, {{"sliding_window", 4}, {"use_sliding_window", true},
+                              {"max_window_layers", 0}}))
+            .layer_window.empty());
 }

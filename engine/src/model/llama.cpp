@@ -364,6 +364,11 @@ ModelConfig configFromGguf(const GgufFile& file) {
     const int window = positiveKey(file, p + "attention.sliding_window", std::nullopt);
     c.layer_window.assign(static_cast<std::size_t>(c.layers), window);
   }
+  // Mixture-of-experts files (Mixtral is written as llama with experts): not this decoder.
+  if (file.integer(p + "expert_count").value_or(0) > 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                name + ": " + p + "expert_count (mixture of experts) is not supported");
+  }
   c.qkv_bias = arch == "qwen2";
   const GgufTensor* embed = file.findTensor("token_embd.weight");
   const auto n_tokens = static_cast<int>(file.strings("tokenizer.ggml.tokens").size());
