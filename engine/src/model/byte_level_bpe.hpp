@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -27,12 +28,40 @@ inline std::uint64_t pairKey(int left, int right) {
 }
 
 /// A token from added_tokens (or a GGUF control / user-defined token): split out of the text
-/// before pre-tokenization, matched exactly as written.
+/// before pre-tokenization, matched exactly as written, with HuggingFace tokenizers' flags
+/// (its AddedToken; applied as in its AddedVocabulary, see splitAddedTokens).
 struct AddedToken {
   std::string content;
   int id = 0;
   bool special = true;  ///< Shown as special (hidden by "hide special tokens").
+  /// Matched only where it is not inside a word: the character before and the one after (if
+  /// any) are not word characters (\w: letters, marks, decimal digits, connector punctuation,
+  /// ZWNJ / ZWJ).
+  bool single_word = false;
+  bool lstrip = false;  ///< Takes in the white space (Unicode White_Space) before it.
+  bool rstrip = false;  ///< Takes in the white space after it.
+  /// Matched in the second pass, on the pieces that the tokens with normalized = false left
+  /// (without a normalizer this decides only which token wins an overlap).
+  bool normalized = false;
 };
+
+/// A piece of the text: bytes [begin, end) and the index into `tokens` of the added token it is,
+/// or -1 for ordinary text. A token's piece includes the white space lstrip / rstrip took in.
+struct AddedSplit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  int token = -1;
+};
+
+/// Splits valid UTF-8 `text` into ordinary text and added tokens as HuggingFace tokenizers
+/// (0.21, AddedVocabulary::extract_and_normalize without a normalizer) does: first the tokens with
+/// normalized = false over the whole text, then those with normalized = true over each ordinary
+/// piece left. In each pass matches are found leftmost-longest without overlap; a single_word
+/// match inside a word is skipped (the scan still goes on after it); lstrip moves the start back
+/// over white space not already taken, rstrip the end forward over white space. Ordinary pieces
+/// are never empty.
+std::vector<AddedSplit> splitAddedTokens(std::string_view text,
+                                         const std::vector<AddedToken>& tokens);
 
 /// The regular expression that splits text into pre-tokens (pretokenize.hpp).
 enum class Pattern {

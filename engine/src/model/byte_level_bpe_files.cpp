@@ -289,6 +289,11 @@ std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::pat
       }
       AddedToken added{entry["content"].get<std::string>(), entry["id"].get<int>(),
                        jsonBool(entry, "special", false, where)};
+      // tokenizers requires every flag; a file without them gets AddedToken::from's defaults.
+      added.single_word = jsonBool(entry, "single_word", false, where);
+      added.lstrip = jsonBool(entry, "lstrip", false, where);
+      added.rstrip = jsonBool(entry, "rstrip", false, where);
+      added.normalized = jsonBool(entry, "normalized", !added.special, where);
       const auto it = data.vocab.find(added.content);
       if (it != data.vocab.end() && it->second != added.id) {
         throwInvalid(where + ": \"" + added.content + "\" has id " + std::to_string(added.id) +

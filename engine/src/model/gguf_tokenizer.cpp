@@ -114,6 +114,13 @@ std::unique_ptr<ModelTokenizer> loadGgufTokenizer(const GgufFile& file) {
     invalid(file, "tokenizer.ggml.token_type has " + std::to_string(types.size()) +
                       " entries for " + std::to_string(tokens.size()) + " tokens");
   }
+  // llama.cpp appends the separator token after the text (rerankers); one text has none here.
+  if (file.boolean("tokenizer.ggml.add_sep_token").value_or(false)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                file.path().filename().string() +
+                    ": tokenizer.ggml.add_sep_token = true is not supported (a separator after "
+                    "the text)");
+  }
   if (model == "gpt2") return gpt2Tokenizer(file, tokens, types);
   if (model == "llama") {
     spm::SpmData data;
