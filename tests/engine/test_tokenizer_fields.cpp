@@ -191,7 +191,8 @@ TEST_CASE("tokenizer.json: fields that would change the ids and are not reproduc
                                 {{{"type", "Digits"}, {"individual_digits", false}},
                                  {{"type", "ByteLevel"}, {"use_regex", true}}}}};
   const std::vector<Case> cases = {
-      {"normalizer", {{"type", "NFC"}}, "normalizer NFC is not supported"},
+      {"normalizer", {{"type", "NFD"}}, "normalizer NFD is not supported"},
+      {"normalizer", {{"type", "Lowercase"}}, "normalizer Lowercase is not supported"},
       {"model.type", "Unigram", "model type \"Unigram\" is not supported"},
       {"model.dropout", 0.1, "BPE dropout (random segmentation) is not supported"},
       {"model.continuing_subword_prefix", "##", "model.continuing_subword_prefix \"##\""},
@@ -433,4 +434,57 @@ TEST_CASE("GGUF llama tokenizer: add_space_prefix is honoured", "[gguf][tokenize
   };
   CHECK(spm(true)->encode("ab a").ids == Ids{1, 6, 5, 6});
   CHECK(spm(false)->encode("ab a").ids == Ids{1, 7, 6});
+}
+
+TEST_CASE("Qwen2's pre-tokenizer: tokenizer.json with NFC, and tokenizer.ggml.pre = qwen2",
+          "[gguf][tokenizer]") {
+  // The goldens' variants "qwen2 NFC" (Qwen2's tokenizer.json: NFC normalizer, Split with its
+  // pattern) and "qwen2 without normalizer" (what llama.cpp does for a GGUF: no normalizer) on the
+  // tiny Llama's vocabulary; the GGUF is built from the same tokens and merges.
+  const Json golden = readJson(kData / "tokenizers/added-token-flags.json");
+  const Json spec = tinyLlama();
+  std::vector<std::string> tokens(spec["model"]["vocab"].size());
+  for (const auto& [token, id] : spec["model"]["vocab"].items())
+    tokens.at(id.get<std::size_t>()) = token;
+  std::vector<std::string> merges;
+  for (const Json& m : spec["model"]["merges"]) {
+    merges.push_back(m.is_array() ? m[0].get<std::string>() + " " + m[1].get<std::string>()
+                                  : m.get<std::string>());
+  }
+  std::vector<std::int32_t> types(tokens.size(), 1);
+  for (int id : {0, 1, 2}) types[static_cast<std::size_t>(id)] = 3;
+  attnlab::test::GgufBuilder b;
+  b.str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", "qwen2");
+  b.strings("tokenizer.ggml.tokens", tokens).i32s("tokenizer.ggml.token_type", types);
+  b.strings("tokenizer.ggml.merges", merges);
+  const auto bytes = b.bytes();
+  const auto gguf = attnlab::loadGgufTokenizer(
+      attnlab::GgufFile(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size(), "q.gguf"));
+  int checked = 0;
+  for (const Json& v : golden.at("variants")) {
+    if (v.at("name") != "qwen2 without normalizer") continue;
+    for (const Json& c : v.at("cases")) {
+      const std::string text = c.at("text").get<std::string>();
+      INFO(Json(text).dump());
+      CHECK(gguf->encode(text).ids == c.at("ids").get<Ids>());
+      ++checked;
+    }
+  }
+  CHECK(checked > 200);
+  // NFC changes the ids where the text is not in NFC: "e" + U+0301 is "é" (C3 A9) first.
+  Scratch scratch;
+  Json nfc = spec;
+  nfc["normalizer"] = {{"type", "NFC"}};
+  nfc["pre_tokenizer"] = {{"type", "Sequence"},
+                          {"pretokenizers",
+                           {{{"type", "Split"},
+                             {"pattern", {{"Regex", "x"}}},
+                             {"behavior", "Isolated"},
+                             {"invert", false}},
+                            {{"type", "ByteLevel"}, {"use_regex", false}}}}};
+  requireError([&] { attnlab::loadByteLevelBpe(scratch.write("x.json", nfc)); },
+               ErrorCode::kInvalidInput, "pre_tokenizer Sequence is not supported");
+  nfc["normalizer"] = {{"type", "NFKC"}};
+  requireError([&] { attnlab::loadByteLevelBpe(scratch.write("k.json", nfc)); },
+               ErrorCode::kInvalidInput, "normalizer NFKC is not supported");
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Makes tests/data/tokenizers/added-token-flags.json: the ids HuggingFace tokenizers gives to
 texts with the tiny Llama's tokenizer.json (tests/data/models/tiny-llama) when its added tokens
-carry the flags lstrip, rstrip, single_word and normalized, and the ids of texts whose bytes Qt's
-conversions could alter (a leading U+FEFF, noncharacters, CR line ends, NFC and NFD forms) on
-the tiny Llama's and the tiny GPT-2's tokenizer.json. tests/engine/test_tokenizer_flags.cpp
+carry the flags lstrip, rstrip, single_word and normalized, with model and pre-tokenizer options
+changed (ignore_merges, unk_token, fuse_unk, add_prefix_space, use_regex, a BOS/EOS template),
+with Qwen2's pre-tokenizer and NFC normalizer, and the ids of texts whose bytes Qt's conversions
+could alter (a leading U+FEFF, noncharacters, CR line ends, NFC and NFD forms) on the tiny
+Llama's and the tiny GPT-2's tokenizer.json. tests/engine/test_tokenizer_flags.cpp
 writes each variant's tokenizer.json (the tiny Llama's with `added_tokens` replaced) and compares
 the engine's ids with these.
 
@@ -15,12 +17,20 @@ file's own), "cases": [{"text", "ids"}]}.
 
 import copy
 import json
+import random
 from pathlib import Path
 
 import tokenizers
 from tokenizers import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
+# Qwen2's Split pattern (its tokenizer.json; llama.cpp's LLAMA_VOCAB_PRE_TYPE_QWEN2).
+QWEN2_REGEX = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+"
+               r"[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+POOL = (["a", "b", "e", "l", "r", "s", "t", "A", "S", "T", "\u017f", "'", "1", "2", "3", "0",
+         "\u0663", " ", " ", "\t", "\n", "\r", "\u00a0", "\u3000", ".", ",", "!", "(", "-",
+         "\u4e2d", "\U0001F600", "\u00e9", "e\u0301", "\u0301", "\u212b", "A\u030a"] +
+        ["the", " cat", "'S", "'ll", "123456", " 42", "\r\n", "<|im_end|>", "<|im_start|>"])
 OUT = ROOT / "tests/data/tokenizers/added-token-flags.json"
 BASES = {
     "tiny-llama": ROOT / "tests/data/models/tiny-llama/tokenizer.json",
@@ -113,6 +123,23 @@ def variants():
             ("truncation and padding", {"truncation": None, "padding": None})]:
         out.append({"name": name, "base": "tiny-llama", "added_tokens": None, "patch": patch,
                     "texts": plain})
+    # Qwen2's pre-tokenizer (Llama 3's pattern with single digits) and its NFC normalizer, on
+    # the tiny Llama's vocabulary: as tokenizer.json has it, and without the normalizer (what
+    # llama.cpp does for tokenizer.ggml.pre = "qwen2").
+    rng = random.Random(20261201)
+    qwen_texts = ["".join(rng.choice(POOL) for _ in range(rng.randint(1, 24))) for _ in range(200)]
+    qwen_texts += ["cafe\u0301 caf\u00e9", "A\u030a\u0301 \u212b", "\u1e9b\u0323 x\u0307\u0323",
+                   "12345 \u0661\u0662\u0663", "e\u0301<|im_end|>\u0301", "<|im_start|>e\u0301"]
+    qwen_pre = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": QWEN2_REGEX}, "behavior": "Isolated",
+         "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+         "use_regex": False}]}
+    out.append({"name": "qwen2 NFC", "base": "tiny-llama", "added_tokens": None,
+                "patch": {"normalizer": {"type": "NFC"}, "pre_tokenizer": qwen_pre},
+                "texts": qwen_texts})
+    out.append({"name": "qwen2 without normalizer", "base": "tiny-llama", "added_tokens": None,
+                "patch": {"pre_tokenizer": qwen_pre}, "texts": qwen_texts})
     out.append({"name": "gpt2 bytes", "base": "tiny-gpt2", "added_tokens": None,
                 "texts": BYTES + ["<|endoftext|>\ufeff", "\ufeff<|endoftext|>"]})
     return out
@@ -151,8 +178,10 @@ def main():
         result.append({"name": v["name"], "base": v["base"], "added_tokens": v["added_tokens"],
                        "patch": v.get("patch", {}), "cases": cases})
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"tokenizers": tokenizers.__version__, "variants": result},
-                              ensure_ascii=False, indent=1) + "\n")
+    # One line per variant: small, and a diff still shows which variant changed.
+    lines = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in result]
+    OUT.write_text('{"tokenizers":' + json.dumps(tokenizers.__version__) + ',"variants":[\n' +
+                   ",\n".join(lines) + "\n]}\n")
     print(f"wrote {sum(len(v['cases']) for v in result)} cases in {len(result)} variants")
 
 

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -148,20 +149,38 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     (void)model_text::decodeInput(text, false);
     Encoding out;
     for (int id : data_.prefix_ids) appendSpecial(id, out);
-    for (const auto& segment : bpe::splitAddedTokens(text, data_.added)) {
+    // Added tokens as tokenizers finds them: those with normalized = false in the text as
+    // given, the others in what is left after the normalizer (BpeData::nfc).
+    for (const auto& segment : bpe::splitAddedTokens(text, data_.added, false)) {
       if (segment.token >= 0) {
-        const AddedToken& added = data_.added[static_cast<std::size_t>(segment.token)];
-        out.ids.push_back(added.id);
-        out.labels.push_back(added.content);
-        out.bytes.push_back(added.content);
-        out.type_ids.push_back(0);
-        out.special.push_back(added.special);
+        appendAdded(segment.token, out);
         continue;
       }
-      appendPiece(text.substr(segment.begin, segment.end - segment.begin), out);
+      std::string_view piece = text.substr(segment.begin, segment.end - segment.begin);
+      std::string normalized;
+      if (data_.nfc) {
+        normalized = bpe::toNfc(piece);
+        piece = normalized;
+      }
+      for (const auto& part : bpe::splitAddedTokens(piece, data_.added, true)) {
+        if (part.token >= 0) {
+          appendAdded(part.token, out);
+        } else {
+          appendPiece(piece.substr(part.begin, part.end - part.begin), out);
+        }
+      }
     }
     for (int id : data_.suffix_ids) appendSpecial(id, out);
     return out;
+  }
+
+  void appendAdded(int index, Encoding& out) const {
+    const AddedToken& added = data_.added[static_cast<std::size_t>(index)];
+    out.ids.push_back(added.id);
+    out.labels.push_back(added.content);
+    out.bytes.push_back(added.content);
+    out.type_ids.push_back(0);
+    out.special.push_back(added.special);
   }
 
   void appendSpecial(int id, Encoding& out) const {
@@ -211,9 +230,10 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     std::size_t i = 0;
     std::size_t byte = 0;
     while (i < cps.size()) {
-      const std::size_t length = data_.pattern == bpe::Pattern::kLlama3
-                                     ? pretok::llama3Length(cps, i)
-                                     : pretok::gpt2Length(cps, i);
+      const std::size_t length =
+          data_.pattern == bpe::Pattern::kLlama3  ? pretok::llama3Length(cps, i)
+          : data_.pattern == bpe::Pattern::kQwen2 ? pretok::llama3Length(cps, i, 1)
+                                                  : pretok::gpt2Length(cps, i);
       std::size_t bytes = 0;
       for (std::size_t k = i; k < i + length; ++k) bytes += model_text::utf8Length(cps[k]);
       appendWord(piece.substr(byte, bytes), out);
@@ -501,17 +521,24 @@ void splitPass(std::string_view text, std::size_t begin, std::size_t end,
 }  // namespace
 
 std::vector<AddedSplit> splitAddedTokens(std::string_view text,
-                                         const std::vector<AddedToken>& tokens) {
-  std::vector<AddedSplit> first;
-  splitPass(text, 0, text.size(), tokens, false, first);
+                                         const std::vector<AddedToken>& tokens, bool normalized) {
   std::vector<AddedSplit> out;
-  for (const AddedSplit& piece : first) {
-    if (piece.token >= 0) {
-      out.push_back(piece);
-    } else {
-      splitPass(text, piece.begin, piece.end, tokens, true, out);
-    }
+  splitPass(text, 0, text.size(), tokens, normalized, out);
+  return out;
+}
+
+std::string toNfc(std::string_view text) {
+  utf8proc_uint8_t* mapped = nullptr;
+  const utf8proc_ssize_t length =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                   static_cast<utf8proc_ssize_t>(text.size()), &mapped,
+                   static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (length < 0) {
+    throw Error(ErrorCode::kInternal,
+                std::string("NFC normalization failed: ") + utf8proc_errmsg(length));
   }
+  std::string out(reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(length));
+  std::free(mapped);
   return out;
 }
 

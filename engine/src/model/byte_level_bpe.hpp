@@ -53,20 +53,24 @@ struct AddedSplit {
   int token = -1;
 };
 
-/// Splits valid UTF-8 `text` into ordinary text and added tokens as HuggingFace tokenizers
-/// (0.21, AddedVocabulary::extract_and_normalize without a normalizer) does: first the tokens with
-/// normalized = false over the whole text, then those with normalized = true over each ordinary
-/// piece left. In each pass matches are found leftmost-longest without overlap; a single_word
-/// match inside a word is skipped (the scan still goes on after it); lstrip moves the start back
-/// over white space not already taken, rstrip the end forward over white space. Ordinary pieces
-/// are never empty.
+/// One pass of HuggingFace tokenizers' (0.21) AddedVocabulary::extract_and_normalize: splits the
+/// valid UTF-8 `text` into ordinary pieces and the added tokens whose `normalized` flag is
+/// `normalized` (pass 1: false, over the whole text; pass 2: true, over each ordinary piece of
+/// pass 1 after the normalizer). Matches are found leftmost-longest without overlap; a
+/// single_word match inside a word is skipped (the scan still goes on after it); lstrip moves the
+/// start back over white space not already taken, rstrip the end forward over white space.
+/// Ordinary pieces are never empty.
 std::vector<AddedSplit> splitAddedTokens(std::string_view text,
-                                         const std::vector<AddedToken>& tokens);
+                                         const std::vector<AddedToken>& tokens, bool normalized);
+
+/// `text` (valid UTF-8) in Unicode normalization form C (utf8proc); U+0000 kept.
+std::string toNfc(std::string_view text);
 
 /// The regular expression that splits text into pre-tokens (pretokenize.hpp).
 enum class Pattern {
   kGpt2,    ///< GPT-2's (and SmolLM2's, after its digit split).
   kLlama3,  ///< Llama 3's: case-insensitive contractions, numbers in groups of 1–3, newlines kept.
+  kQwen2,   ///< Qwen2's: Llama 3's with every \p{N} character a piece of its own.
 };
 
 /// Everything a byte-level BPE tokenizer is built from.
@@ -81,6 +85,10 @@ struct BpeData {
   /// own (HuggingFace's SmolLM2 / StarCoder tokenizers; llama.cpp's "smollm", "starcoder",
   /// "refact" pre-tokenizers).
   bool split_digits = false;
+  /// tokenizer.json's NFC normalizer: the text between the added tokens with normalized =
+  /// false is put in Unicode normalization form C before the other added tokens are looked for
+  /// and before pre-tokenization (Qwen2's tokenizer.json).
+  bool nfc = false;
   bool ignore_merges = false;   ///< BPE: a pre-token found whole in the vocabulary is kept.
   int unk_id = -1;              ///< BPE: id for characters missing from the vocabulary.
   bool fuse_unk = false;        ///< BPE: consecutive unknown characters give one unknown id.
