@@ -292,6 +292,10 @@ TEST_CASE("GGUF keys of qwen2, phi3 and llama: <arch>.* read, refused ones named
   CHECK(PretrainedModel::load(familyGguf("phi3", [](GgufBuilder& b) {
           b.u32("phi3.attention.sliding_window", 3);
         }))->config().layer_window == std::vector<int>{3});
+  // 0 is "no window": what llama.cpp's converter writes for Phi-4.
+  CHECK(PretrainedModel::load(familyGguf("phi3", [](GgufBuilder& b) {
+          b.u32("phi3.attention.sliding_window", 0);
+        }))->config().layer_window.empty());
   CHECK(PretrainedModel::load(familyGguf("llama", [](GgufBuilder& b) {
           b.u32("llama.attention.sliding_window", 7);
         }))->config().layer_window == std::vector<int>{7});
