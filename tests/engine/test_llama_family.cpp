@@ -3,6 +3,8 @@
 // attention weights (tests/reference/make_llama_family_goldens.py); every config.json field and
 // GGUF key that is refused names itself; an unknown architecture lists the supported ones.
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -65,6 +67,23 @@ double checkAgainstGolden(const fs::path& path, const std::string& name) {
   CHECK(worst < kWeightTolerance);
   CHECK(worst_prob < kWeightTolerance);
   return worst;
+}
+
+/// A path in the temporary directory unique to this process and call (ctest runs tests in
+/// parallel, each in its own process); removed when the process ends.
+fs::path scratch(const std::string& name) {
+  struct Made {
+    std::vector<fs::path> paths;
+    ~Made() {
+      std::error_code ec;
+      for (const fs::path& p : paths) fs::remove_all(p, ec);
+    }
+  };
+  static Made made;
+  made.paths.push_back(fs::temp_directory_path() /
+                       ("attnlab_family_" + std::to_string(::getpid()) + "_" +
+                        std::to_string(made.paths.size()) + "_" + name));
+  return made.paths.back();
 }
 
 fs::path folder(const std::string& name) { return kData / "models" / ("tiny-" + name); }
@@ -137,7 +156,7 @@ namespace {
 
 /// A copy of tiny-NAME's folder in a temporary directory with `edit` applied to its config.json.
 fs::path editedFolder(const std::string& name, const std::function<void(json&)>& edit) {
-  const fs::path dir = fs::temp_directory_path() / ("attnlab_family_" + name);
+  const fs::path dir = scratch(name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (const char* f : {"model.safetensors", "tokenizer.json"}) {
@@ -275,7 +294,7 @@ fs::path familyGguf(const std::string& arch, const std::function<void(GgufBuilde
   b.tensorF32("blk.0.attn_output.weight", {32, 32}, mat(32, 32));
   b.tensorF32("blk.0.ffn_down.weight", {32, 32}, mat(32, 32));
   if (tensors) tensors(b);
-  return writeBytes(fs::temp_directory_path() / ("attnlab_family_" + arch + ".gguf"), b.bytes());
+  return writeBytes(scratch(arch + ".gguf"), b.bytes());
 }
 
 }  // namespace
@@ -333,7 +352,7 @@ namespace {
 
 /// readModelConfig on `config` written to a temporary config.json.
 ModelConfig configOf(const json& config) {
-  const fs::path path = fs::temp_directory_path() / "attnlab_family_config.json";
+  const fs::path path = scratch("config.json");
   std::ofstream(path) << config.dump();
   return readModelConfig(path);
 }
