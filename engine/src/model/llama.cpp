@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <exception>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,11 +15,14 @@
 #include "attnlab/positions.hpp"
 #include "model/blocks.hpp"
 #include "model/linear.hpp"
+#include "model/weights.hpp"
 
 namespace attnlab::llama {
 namespace {
 
 using blocks::rmsNorm;
+using weights::badKey;
+using weights::positiveKey;
 
 /// The pieces of the checkpoint, named per format by tensorName().
 enum class Part {
@@ -100,73 +102,8 @@ std::string hfName(Part part, int l) {
   return {};
 }
 
-/// Reads one part into rows [row0, row0 + rows) of `dst` (which has `cols` columns), checking
-/// the shape: a GGUF tensor is dequantised in place, a safetensors tensor converted.
-class Source {
- public:
-  virtual ~Source() = default;
-  virtual void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
-                    Eigen::Index row0) const = 0;
-  Matrix matrix(Part part, int l, Eigen::Index rows, Eigen::Index cols) const {
-    Matrix m(rows, cols);
-    read(part, l, rows, cols, m, 0);
-    return m;
-  }
-  Vector vector(Part part, int l, Eigen::Index n) const {
-    Matrix m(1, n);
-    read(part, l, 1, n, m, 0);
-    return Eigen::Map<const Vector>(m.data(), n);
-  }
-  /// Converts W_Q / W_K rows to the interleaved RoPE layout (HuggingFace weights only).
-  virtual bool rotateHalf() const = 0;
-};
-
-class GgufSource final : public Source {
- public:
-  explicit GgufSource(const GgufFile& file) : file_(file) {}
-  void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
-            Eigen::Index row0) const override {
-    file_.readInto(ggufName(part, l), rows, cols, dst.data() + row0 * dst.cols());
-  }
-  bool rotateHalf() const override { return false; }
-
- private:
-  const GgufFile& file_;
-};
-
-class SafetensorsSource final : public Source {
- public:
-  SafetensorsSource(const SafeTensors& file, std::string prefix)
-      : file_(file), prefix_(std::move(prefix)) {}
-  void read(Part part, int l, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
-            Eigen::Index row0) const override {
-    const std::string n = name(part, l);
-    const TensorView& t = file_.tensor(n);
-    const bool vector = rows == 1 && t.shape.size() == 1;
-    if (!vector) {
-      dst.middleRows(row0, rows) = file_.matrix(n, rows, cols);
-      return;
-    }
-    if (t.shape[0] != cols) {
-      throw Error(ErrorCode::kInvalidInput, file_.path().filename().string() + ": tensor " + n +
-                                                " should have shape [" + std::to_string(cols) +
-                                                "]");
-    }
-    const std::vector<float> v = file_.floats(n);
-    dst.row(row0) = Eigen::Map<const Eigen::RowVectorXf>(v.data(), cols);
-  }
-  bool rotateHalf() const override { return true; }
-
- private:
-  std::string name(Part part, int l) const {
-    std::string n = hfName(part, l);
-    // Checkpoints saved from LlamaModel (not ForCausalLM) have no "model." prefix.
-    if (prefix_.empty() && n.rfind("model.", 0) == 0) n = n.substr(6);
-    return n;
-  }
-  const SafeTensors& file_;
-  std::string prefix_;
-};
+/// One part of layer l (or of the model) under both formats' names.
+weights::TensorName tensor(Part part, int l) { return {ggufName(part, l), hfName(part, l)}; }
 
 struct LlamaLayer {
   Vector attn_norm, ffn_norm;
@@ -179,12 +116,12 @@ struct LlamaLayer {
 
 class LlamaModel final : public PretrainedModel {
  public:
-  LlamaModel(ModelConfig config, const Source& w) {
+  LlamaModel(ModelConfig config, const weights::Source& w) {
     config_ = std::move(config);
     const ModelConfig& c = config_;
-    embed_ = w.matrix(Part::kEmbed, 0, c.vocab_size, c.d_model);
-    out_norm_ = w.vector(Part::kOutputNorm, 0, c.d_model);
-    if (!c.tied_embeddings) output_ = w.matrix(Part::kOutput, 0, c.vocab_size, c.d_model);
+    embed_ = w.matrix(tensor(Part::kEmbed, 0), c.vocab_size, c.d_model);
+    out_norm_ = w.vector(tensor(Part::kOutputNorm, 0), c.d_model);
+    if (!c.tied_embeddings) output_ = w.matrix(tensor(Part::kOutput, 0), c.vocab_size, c.d_model);
     layers_.resize(static_cast<std::size_t>(c.layers));
     // Layers load in parallel, each dequantised and packed by one thread (one parallel region
     // for the whole model rather than one per tensor); the error of the lowest failing layer is
@@ -204,28 +141,28 @@ class LlamaModel final : public PretrainedModel {
   }
 
  private:
-  static void loadLayer(const ModelConfig& c, const Source& w, int l, LlamaLayer& layer) {
+  static void loadLayer(const ModelConfig& c, const weights::Source& w, int l, LlamaLayer& layer) {
     const int d = c.dK();
     const Eigen::Index q_rows = static_cast<Eigen::Index>(c.heads) * d;
     const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
-    layer.attn_norm = w.vector(Part::kAttnNorm, l, c.d_model);
-    layer.ffn_norm = w.vector(Part::kFfnNorm, l, c.d_model);
+    layer.attn_norm = w.vector(tensor(Part::kAttnNorm, l), c.d_model);
+    layer.ffn_norm = w.vector(tensor(Part::kFfnNorm, l), c.d_model);
     Matrix qkv(q_rows + 2 * kv_rows, c.d_model);
-    w.read(Part::kQ, l, q_rows, c.d_model, qkv, 0);
-    w.read(Part::kK, l, kv_rows, c.d_model, qkv, q_rows);
-    w.read(Part::kV, l, kv_rows, c.d_model, qkv, q_rows + kv_rows);
+    w.read(tensor(Part::kQ, l), q_rows, c.d_model, qkv, 0);
+    w.read(tensor(Part::kK, l), kv_rows, c.d_model, qkv, q_rows);
+    w.read(tensor(Part::kV, l), kv_rows, c.d_model, qkv, q_rows + kv_rows);
     if (w.rotateHalf()) {
       qkv.topRows(q_rows) = permuteRotateHalfRows(qkv.topRows(q_rows), c.heads, d);
       qkv.middleRows(q_rows, kv_rows) =
           permuteRotateHalfRows(qkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
     }
     layer.wqkv = linear::PackedWeights(qkv);
-    layer.wo = linear::PackedWeights(w.matrix(Part::kO, l, c.d_model, q_rows));
+    layer.wo = linear::PackedWeights(w.matrix(tensor(Part::kO, l), c.d_model, q_rows));
     Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
-    w.read(Part::kGate, l, c.d_ff, c.d_model, gu, 0);
-    w.read(Part::kUp, l, c.d_ff, c.d_model, gu, c.d_ff);
+    w.read(tensor(Part::kGate, l), c.d_ff, c.d_model, gu, 0);
+    w.read(tensor(Part::kUp, l), c.d_ff, c.d_model, gu, c.d_ff);
     layer.wgu = linear::PackedWeights(gu);
-    layer.wdown = linear::PackedWeights(w.matrix(Part::kDown, l, c.d_model, c.d_ff));
+    layer.wdown = linear::PackedWeights(w.matrix(tensor(Part::kDown, l), c.d_model, c.d_ff));
   }
 
  protected:
@@ -288,22 +225,6 @@ class LlamaModel final : public PretrainedModel {
   mutable std::shared_ptr<const RopeTable> rope_;
 };
 
-[[noreturn]] void badKey(const GgufFile& file, const std::string& what) {
-  throw Error(ErrorCode::kInvalidInput, file.path().filename().string() + ": " + what);
-}
-
-int positiveKey(const GgufFile& file, const std::string& key, std::optional<int> fallback) {
-  const std::optional<std::int64_t> v = file.integer(key);
-  if (!v) {
-    if (fallback) return *fallback;
-    badKey(file, "missing " + key);
-  }
-  if (*v <= 0 || *v > (1 << 30)) {
-    badKey(file, key + " must be a positive integer, not " + std::to_string(*v));
-  }
-  return static_cast<int>(*v);
-}
-
 }  // namespace
 
 ModelConfig configFromGguf(const GgufFile& file) {
@@ -361,22 +282,12 @@ ModelConfig configFromGguf(const GgufFile& file) {
                                               : std::nullopt);
   c.tied_embeddings = file.findTensor("output.weight") == nullptr;
   c.activation = "silu";
-  std::uint32_t common_type = 0;
-  std::size_t common_bytes = 0;
-  std::map<std::uint32_t, std::size_t> bytes_by_type;
-  for (const GgufTensor& t : file.tensors()) bytes_by_type[t.type] += t.bytes;
-  for (const auto& [type, bytes] : bytes_by_type) {
-    if (bytes > common_bytes) {
-      common_type = type;
-      common_bytes = bytes;
-    }
-  }
-  c.weight_type = ggmlTypeName(common_type);
+  c.weight_type = weights::commonWeightType(file);
   return c;
 }
 
 std::unique_ptr<PretrainedModel> fromGguf(ModelConfig config, const GgufFile& file) {
-  return std::make_unique<LlamaModel>(std::move(config), GgufSource(file));
+  return std::make_unique<LlamaModel>(std::move(config), weights::GgufSource(file));
 }
 
 std::unique_ptr<PretrainedModel> fromSafetensors(ModelConfig config, const SafeTensors& file) {
@@ -395,7 +306,7 @@ std::unique_ptr<PretrainedModel> fromSafetensors(ModelConfig config, const SafeT
   const TensorView& e = file.tensor(prefixed ? "model.embed_tokens.weight" : "embed_tokens.weight");
   config.weight_type = std::string(dtypeName(e.dtype));
   return std::make_unique<LlamaModel>(std::move(config),
-                                      SafetensorsSource(file, prefixed ? "model." : ""));
+                                      weights::SafetensorsSource(file, prefixed ? "model." : ""));
 }
 
 }  // namespace attnlab::llama

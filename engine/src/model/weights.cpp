@@ -1,0 +1,90 @@
+// The weight sources the decoder architectures share (weights.hpp): GGUF and safetensors tensors
+// read into float32 rows with their shapes checked, and the checks of GGUF integer keys.
+
+#include "model/weights.hpp"
+
+#include <map>
+#include <vector>
+
+#include "attnlab/error.hpp"
+
+namespace attnlab::weights {
+
+Matrix Source::matrix(const TensorName& name, Eigen::Index rows, Eigen::Index cols) const {
+  Matrix m(rows, cols);
+  read(name, rows, cols, m, 0);
+  return m;
+}
+
+Vector Source::vector(const TensorName& name, Eigen::Index n) const {
+  Matrix m(1, n);
+  read(name, 1, n, m, 0);
+  return Eigen::Map<const Vector>(m.data(), n);
+}
+
+void GgufSource::read(const TensorName& name, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
+                      Eigen::Index row0) const {
+  file_.readInto(name.gguf, rows, cols, dst.data() + row0 * dst.cols());
+}
+
+bool GgufSource::contains(const TensorName& name) const {
+  return file_.findTensor(name.gguf) != nullptr;
+}
+
+std::string SafetensorsSource::stored(const TensorName& name) const {
+  if (prefix_.empty() && name.hf.rfind("model.", 0) == 0) return name.hf.substr(6);
+  return name.hf;
+}
+
+bool SafetensorsSource::contains(const TensorName& name) const {
+  return file_.contains(stored(name));
+}
+
+void SafetensorsSource::read(const TensorName& name, Eigen::Index rows, Eigen::Index cols,
+                             Matrix& dst, Eigen::Index row0) const {
+  const std::string n = stored(name);
+  const TensorView& t = file_.tensor(n);
+  const bool vector = rows == 1 && t.shape.size() == 1;
+  if (!vector) {
+    dst.middleRows(row0, rows) = file_.matrix(n, rows, cols);
+    return;
+  }
+  if (t.shape[0] != cols) {
+    throw Error(ErrorCode::kInvalidInput, file_.path().filename().string() + ": tensor " + n +
+                                              " should have shape [" + std::to_string(cols) + "]");
+  }
+  const std::vector<float> v = file_.floats(n);
+  dst.row(row0) = Eigen::Map<const Eigen::RowVectorXf>(v.data(), cols);
+}
+
+void badKey(const GgufFile& file, const std::string& what) {
+  throw Error(ErrorCode::kInvalidInput, file.path().filename().string() + ": " + what);
+}
+
+int positiveKey(const GgufFile& file, const std::string& key, std::optional<int> fallback) {
+  const std::optional<std::int64_t> v = file.integer(key);
+  if (!v) {
+    if (fallback) return *fallback;
+    badKey(file, "missing " + key);
+  }
+  if (*v <= 0 || *v > (1 << 30)) {
+    badKey(file, key + " must be a positive integer, not " + std::to_string(*v));
+  }
+  return static_cast<int>(*v);
+}
+
+std::string commonWeightType(const GgufFile& file) {
+  std::uint32_t common_type = 0;
+  std::size_t common_bytes = 0;
+  std::map<std::uint32_t, std::size_t> bytes_by_type;
+  for (const GgufTensor& t : file.tensors()) bytes_by_type[t.type] += t.bytes;
+  for (const auto& [type, bytes] : bytes_by_type) {
+    if (bytes > common_bytes) {
+      common_type = type;
+      common_bytes = bytes;
+    }
+  }
+  return ggmlTypeName(common_type);
+}
+
+}  // namespace attnlab::weights
