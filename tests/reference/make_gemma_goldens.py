@@ -30,13 +30,15 @@ References:
 - Gemma 2: transformers 4.49's Gemma2ForCausalLM, eager attention, float32, on the folder
   ("attentions") and on the same weights with query_pre_attn_scalar = head_dim ("gguf_*").
 - Gemma 3: transformers 4.49 has no Gemma 3. The reference is `reference_forward` below, a torch
-  forward pass written from the Gemma 2 and Gemma 3 technical reports and the config's fields
-  (not HF code): the Gemma 2 block plus q_norm / k_norm, a RoPE base per layer kind and the
+  float32 forward pass written from the Gemma 2 and Gemma 3 technical reports and the config's
+  fields (not HF code): the Gemma 2 block plus q_norm / k_norm, a RoPE base per layer kind and the
   sliding_window_pattern rule of HF ≥ 4.50 (layer l local unless (l + 1) % pattern == 0, which is
-  llama.cpp's set_swa_pattern(6)). The script first checks reference_forward against HF's
-  Gemma2ForCausalLM on the tiny Gemma 2 (every layer's weights and the logits; max |Δ| printed and
-  required < 1e-5), so the shared parts are HF's numbers; the Gemma 3 parts are checked by hand in
-  the C++ tests (q/k norm, per-layer base) and here (the window: every hidden weight exactly 0).
+  llama.cpp's set_swa_pattern(6)). Two checks make it trustworthy: on the tiny Gemma 2 it must
+  equal HF's Gemma2ForCausalLM (every layer's weights and the logits, max |Δ| < 1e-5: the shared
+  parts are HF's numbers), and on the tiny Gemma 3 it must equal tests/reference/
+  gemma3_reference.py (written separately, NumPy float64), both on the folder (config.json +
+  HF names) and on the GGUF through that file's own GGUF reader (max |Δ| < 1e-5). Every weight
+  the window hides is checked to be exactly 0.
 
     build/reference-venv/bin/python tests/reference/make_gemma_goldens.py
 
@@ -44,7 +46,8 @@ Golden layout (tests/data/goldens/tiny-gemma2.safetensors, tiny-gemma3.safetenso
 caseNN.input_ids I32 [n]; caseNN.attentions F32 [L, h, n, n] (the folder's model),
 caseNN.next_ids I32 [5], caseNN.next_probs F32 [5]; caseNN.gguf_attentions, caseNN.gguf_next_ids,
 caseNN.gguf_next_probs the same for the GGUF's. Metadata: "model", "cases" (JSON list of {name,
-text, tokens}), "versions", "reference", "local_layers" (JSON), "reference_vs_hf_max_abs" (Gemma 2).
+text, tokens}), "versions", "reference", "local_layers" (JSON), "reference_vs_hf_max_abs"
+(Gemma 2), "reference_vs_gemma3_reference_max_abs" (Gemma 3).
 """
 
 import json
@@ -323,6 +326,26 @@ def check_gguf_layout(path, weights, model):
     return worst
 
 
+def gemma3_cross_check(cfg, weights, folder, gguf_path, cases, goldens):
+    """The goldens against tests/reference/gemma3_reference.py (another helper's NumPy float64
+    forward, written separately): the folder's config.json + HF weights, and the GGUF through its
+    own reader (load_gguf, llama.cpp's rules). Returns the largest |Δ| of attention and logits."""
+    import gemma3_reference as g3
+    hf_config = g3.config_from_hf(json.loads((folder / "config.json").read_text()))
+    gguf_config, gguf_weights = g3.load_gguf(gguf_path, lazy_embedding=False)
+    hf_weights = {k: v.astype(np.float64) for k, v in weights.items()}
+    worst = 0.0
+    for key, ids in cases:
+        for prefix, (config, w) in (("", (hf_config, hf_weights)),
+                                    ("gguf_", (gguf_config, gguf_weights))):
+            out = g3.forward(w, config, ids)
+            attn = np.stack(out.attentions)
+            worst = max(worst, float(np.abs(attn - goldens[f"{key}.{prefix}attentions"]).max()))
+            ours = reference_forward(cfg, weights, ids, config["query_pre_attn_scalar"])[1]
+            worst = max(worst, float(np.abs(out.logits - ours.double().numpy()).max()))
+    return worst
+
+
 def top5(logits):
     probs = torch.softmax(logits.double(), -1)
     top = torch.topk(probs, 5)
@@ -378,8 +401,16 @@ def make(cfg, name, tok, tokens, merges):
     meta = {"model": name, "cases": json.dumps(cases), "versions": versions(),
             "local_layers": json.dumps(local),
             "reference": ("transformers Gemma2ForCausalLM (eager, float32)" if gemma2 else
-                          "make_gemma_goldens.reference_forward (torch, float32), written from "
-                          "the Gemma 3 report; checked against Gemma2ForCausalLM on tiny-gemma2")}
+                          "make_gemma_goldens.reference_forward (torch, float32), checked against "
+                          "gemma3_reference.py")}
+    if not gemma2:
+        ids_of = [(f"case{i:02d}", [int(x) for x in tensors[f"case{i:02d}.input_ids"]])
+                  for i in range(len(cases))]
+        worst = gemma3_cross_check(cfg, weights, folder, gguf_path, ids_of, tensors)
+        print(f"{name}: reference_forward vs gemma3_reference.py (folder and GGUF), max |Δ| = "
+              f"{worst:.3g} (attention weights and logits)")
+        assert worst < 1e-5, worst
+        meta["reference_vs_gemma3_reference_max_abs"] = f"{worst:.3g}"
     if gemma2:
         print(f"{name}: reference_forward vs transformers Gemma2ForCausalLM, max |Δ| = "
               f"{worst_ref:.3g} (attention weights and logits)")
