@@ -170,6 +170,41 @@ TEST_CASE("the tiny Gemma 3 GGUF equals the independent reference", "[gemma][gol
   checkGolden(kData / "models/tiny-gemma3/tiny-gemma3.gguf", "tiny-gemma3", "gguf_");
 }
 
+TEST_CASE("Gemma 3's rope_scaling (linear x8) stretches the global layers only",
+          "[gemma][golden][rope]") {
+  const fs::path dir = editedFolder("tiny-gemma3", [](nlohmann::json& j) {
+    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 8.0}};
+  });
+  const auto model = PretrainedModel::load(dir);
+  CHECK(model->config().rope_scaling.kind == RopeScaling::Kind::kLinear);
+  const SafeTensors golden(kData / "goldens/tiny-gemma3.safetensors");
+  const auto cases = nlohmann::json::parse(golden.metadata().at("cases"));
+  const std::string key = caseKey(cases.size() - 1);
+  Encoding e;
+  for (std::int64_t id : golden.integers(key + ".input_ids")) e.ids.push_back(static_cast<int>(id));
+  auto backend = makeCpuBackend();
+  const ModelRun run = model->runIds(e, {}, *backend);
+  const std::vector<float> expected = golden.floats(key + ".linear8_attentions");
+  const std::vector<float> unscaled = golden.floats(key + ".attentions");
+  double worst = 0, global_change = 0, local_change = 0;
+  std::size_t offset = 0;
+  for (int l = 0; l < 6; ++l) {
+    const std::vector<float>& w = run.attention[static_cast<std::size_t>(l)].weights.data;
+    for (std::size_t k = 0; k < w.size(); ++k) {
+      worst = std::max(worst, std::abs(double(w[k]) - expected[offset + k]));
+      double& change = l == 5 ? global_change : local_change;
+      change = std::max(change, std::abs(double(expected[offset + k]) - unscaled[offset + k]));
+    }
+    offset += w.size();
+  }
+  WARN("tiny-gemma3, rope_scaling linear x8: max |Δ attention weight| = " << worst);
+  CHECK(worst < kWeightTolerance);
+  CHECK(local_change == 0);       // the local layers rotate unscaled …
+  CHECK(global_change > 1e-2);    // … the global one is stretched
+  const std::vector<std::int64_t> next_ids = golden.integers(key + ".linear8_next_ids");
+  for (std::size_t r = 0; r < 5; ++r) CHECK(run.next_tokens[r].id == next_ids[r]);
+}
+
 TEST_CASE("Gemma: the scaling switch and a temperature replace 1/sqrt(query_pre_attn_scalar)",
           "[gemma]") {
   const auto model = PretrainedModel::load(kData / "models/tiny-gemma2");
@@ -235,10 +270,8 @@ TEST_CASE("Gemma config.json: fields that would change the numbers are refused b
                            ErrorMatches(ErrorCode::kInvalidArgument, field));
   };
   refused("tiny-gemma3", [](nlohmann::json& j) {
-    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 8.0}};
-  }, "rope_scaling \"linear\"");
-  refused("tiny-gemma2", [](nlohmann::json& j) { j["rope_scaling"] = {{"type", "dynamic"}}; },
-          "rope_scaling \"dynamic\"");
+    j["rope_scaling"] = {{"rope_type", "longrope"}, {"factor", 8.0}};
+  }, "longrope");
   refused("tiny-gemma2", [](nlohmann::json& j) { j["attention_bias"] = true; }, "attention_bias");
   refused("tiny-gemma3", [](nlohmann::json& j) { j["use_bidirectional_attention"] = true; },
           "use_bidirectional_attention");
@@ -265,6 +298,13 @@ TEST_CASE("Gemma GGUF keys: llama.cpp's fixed rules, and keys they contradict re
     CHECK(c.scale_width == 16);
     CHECK(c.final_softcap == 0);
   }
+  {  // The converter's linear ×8 (Gemma 3 4B–27B): honoured, on the global layers only.
+    GgufBuilder b = gemmaKeys("gemma3");
+    b.str("gemma3.rope.scaling.type", "linear").f32("gemma3.rope.scaling.factor", 8.0f);
+    const ModelConfig c = ggufConfig(b);
+    CHECK(c.rope_scaling.kind == RopeScaling::Kind::kLinear);
+    CHECK(c.rope_scaling.factor == 8);
+  }
   {  // Gemma 2: even layers local, llama.cpp's soft-cap defaults 50 and 30 when absent.
     GgufBuilder b = gemmaKeys("gemma2");
     const ModelConfig c = ggufConfig(b);
@@ -286,12 +326,7 @@ TEST_CASE("Gemma GGUF keys: llama.cpp's fixed rules, and keys they contradict re
     edit(b);
     REQUIRE_THROWS_MATCHES(ggufConfig(b), Error, ErrorMatches(ErrorCode::kInvalidArgument, key));
   };
-  refused([](GgufBuilder& b) { b.str("gemma3.rope.scaling.type", "linear"); },
-          "gemma3.rope.scaling.type \"linear\"");
-  refused([](GgufBuilder& b) { b.f32("gemma3.rope.scaling.factor", 8.0f); },
-          "gemma3.rope.scaling.factor");
-  refused([](GgufBuilder& b) { b.f32("gemma3.rope.scale_linear", 4.0f); },
-          "gemma3.rope.scale_linear");
+  refused([](GgufBuilder& b) { b.str("gemma3.rope.scaling.type", "longrope"); }, "longrope");
   refused([](GgufBuilder& b) { b.f32("gemma3.rope.freq_base_swa", 500.0f); },
           "gemma3.rope.freq_base_swa");
   refused([](GgufBuilder& b) { b.u32("gemma3.attention.sliding_window_pattern", 4); },

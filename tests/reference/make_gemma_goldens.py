@@ -45,7 +45,8 @@ References:
 Golden layout (tests/data/goldens/tiny-gemma2.safetensors, tiny-gemma3.safetensors; NN from 00):
 caseNN.input_ids I32 [n]; caseNN.attentions F32 [L, h, n, n] (the folder's model),
 caseNN.next_ids I32 [5], caseNN.next_probs F32 [5]; caseNN.gguf_attentions, caseNN.gguf_next_ids,
-caseNN.gguf_next_probs the same for the GGUF's. Metadata: "model", "cases" (JSON list of {name,
+caseNN.gguf_next_probs the same for the GGUF's; Gemma 3's last case also linear8_attentions,
+linear8_next_ids, linear8_next_probs (the folder with rope_scaling linear ×8). Metadata: "model", "cases" (JSON list of {name,
 text, tokens}), "versions", "reference", "local_layers" (JSON), "reference_vs_hf_max_abs"
 (Gemma 2), "reference_vs_gemma3_reference_max_abs" (Gemma 3).
 """
@@ -222,10 +223,13 @@ def rms_norm(x, w, eps):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * (1.0 + w)
 
 
-def rope(x, base):
-    """RoPE (Su et al. 2021) in the rotate-half pairing (m, m + d/2) over x [heads, n, d]."""
+def rope(x, base, factor=1.0):
+    """RoPE (Su et al. 2021) in the rotate-half pairing (m, m + d/2) over x [heads, n, d]; linear
+    scaling (Chen et al. 2023, position interpolation) divides every frequency by `factor`."""
     d, n = x.shape[-1], x.shape[-2]
     inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    if factor != 1.0:
+        inv = inv / factor
     angle = torch.arange(n, dtype=torch.float32)[:, None] * inv[None, :]
     cos, sin = torch.cat([angle, angle], -1).cos(), torch.cat([angle, angle], -1).sin()
     half = torch.cat([-x[..., d // 2:], x[..., :d // 2]], -1)
@@ -237,7 +241,7 @@ def gelu_tanh(x):
 
 
 @torch.no_grad()
-def reference_forward(cfg, weights, ids, scalar=None):
+def reference_forward(cfg, weights, ids, scalar=None, global_rope_factor=1.0):
     """Every layer's attention weights [L, h, n, n] and the last position's logits [vocab].
 
     Gemma 2 (Gemma Team 2024, "Gemma 2", §2): h_0 = E[ids]·√d_model; per layer
@@ -246,7 +250,8 @@ def reference_forward(cfg, weights, ids, scalar=None):
     soft-capped c·tanh(s / c), then the causal mask and, on local layers, the window i − j < W;
     logits = RMSNorm(h)·Eᵀ, soft-capped. Gemma 3 (Gemma Team 2025, "Gemma 3", §2): no caps;
     q and k RMS-normalised per head (1 + w) before RoPE; local layers rotate with
-    rope_local_base_freq, global ones with rope_theta."""
+    rope_local_base_freq, global ones with rope_theta and the config's rope_scaling (here linear,
+    `global_rope_factor`; the local layers are never scaled)."""
     t = {k: torch.from_numpy(v) for k, v in weights.items()}
     d, h, g, hd = (cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"],
                    cfg["head_dim"])
@@ -269,7 +274,8 @@ def reference_forward(cfg, weights, ids, scalar=None):
             q = rms_norm(q, t[p + "self_attn.q_norm.weight"], eps)
             k = rms_norm(k, t[p + "self_attn.k_norm.weight"], eps)
         base = cfg["rope_local_base_freq"] if gemma3 and local else cfg["rope_theta"]
-        q, k = rope(q, base), rope(k, base)
+        factor = 1.0 if local else global_rope_factor
+        q, k = rope(q, base, factor), rope(k, base, factor)
         k = k.repeat_interleave(h // g, 0)  # query head i reads K/V head i // (h / G)
         v = v.repeat_interleave(h // g, 0)
         s = (q @ k.transpose(1, 2)) * scalar ** -0.5
@@ -397,6 +403,15 @@ def make(cfg, name, tok, tokens, merges):
             tensors[key + f".{prefix}next_probs"] = next_probs
         cases.append({"name": case, "text": tok.decode(ids) if case == "paragraph_24" else text,
                       "tokens": tok.encode(text).tokens[:len(ids)]})
+    if not gemma2:
+        # The last case once more with rope_scaling {"rope_type": "linear", "factor": 8} (Gemma 3
+        # 4B–27B's), which transformers ≥ 4.50 applies to the global layers only.
+        last = f"case{len(cases) - 1:02d}"
+        ids = [int(x) for x in tensors[last + ".input_ids"]]
+        attn, logits = reference_forward(cfg, weights, ids, global_rope_factor=8.0)
+        check_window(cfg, attn)
+        tensors[last + ".linear8_attentions"] = attn
+        tensors[last + ".linear8_next_ids"], tensors[last + ".linear8_next_probs"] = top5(logits)
     local = [l for l in range(cfg["num_hidden_layers"]) if is_local(cfg, l)]
     meta = {"model": name, "cases": json.dumps(cases), "versions": versions(),
             "local_layers": json.dumps(local),

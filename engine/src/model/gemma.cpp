@@ -15,6 +15,7 @@
 #include "attnlab/positions.hpp"
 #include "model/blocks.hpp"
 #include "model/linear.hpp"
+#include "model/rope_scaling.hpp"
 #include "model/weights.hpp"
 
 namespace attnlab::gemma {
@@ -161,15 +162,18 @@ class GemmaModel final : public PretrainedModel {
     }
   }
 
-  /// The cos/sin table of base `base` for n positions, built once per base and kept for the
-  /// longest input so far.
+  /// The cos/sin table of the local or the global layers for n positions (their RoPE base and
+  /// scaling), built once per kind and kept for the longest input so far.
   std::shared_ptr<const RopeTable> ropeTable(int n, bool local) const {
-    const double base =
-        local && config_.rope_local_base > 0 ? config_.rope_local_base : config_.rope_base;
+    const ModelConfig& c = config_;
+    const bool gemma3 = c.architecture == Architecture::kGemma3;
+    const double base = local && c.rope_local_base > 0 ? c.rope_local_base : c.rope_base;
+    // Gemma 3's local layers rotate unscaled (HF's rotary_emb_local: rope_type default).
+    const RopeScaling scaling = local && gemma3 ? RopeScaling{} : c.rope_scaling;
     std::lock_guard<std::mutex> lock(rope_mutex_);
     std::shared_ptr<const RopeTable>& table = local ? rope_local_ : rope_global_;
     if (!table || table->positions < n)
-      table = std::make_shared<RopeTable>(makeRopeTable(n, config_.rope_dims, base));
+      table = std::make_shared<RopeTable>(makeRopeTable(n, c.rope_dims, base, scaling));
     return table;
   }
 
@@ -291,15 +295,12 @@ ModelConfig configFromGguf(const GgufFile& file) {
                      " (partial rotary is not supported)");
   }
   c.rope_base = positiveNumber(file, k + "rope.freq_base", 10000.0);
-  // RoPE scaling in any of llama.cpp's spellings changes the positions: not implemented here.
-  if (const auto t = file.string(k + "rope.scaling.type"); t && *t != "none")
-    refuse(file, k + "rope.scaling.type \"" + *t + "\" is not supported for Gemma");
-  for (const std::string& key : {k + "rope.scaling.factor", k + "rope.scale_linear"}) {
-    if (const auto f = file.number(key); f && *f != 0.0 && *f != 1.0)
-      refuse(file, key + " (RoPE scaling) is not supported for Gemma");
-  }
+  // llama.cpp has no rope_freqs tensor for Gemma (it would not be loaded): refused, not ignored.
   if (file.findTensor("rope_freqs.weight") != nullptr)
-    refuse(file, "the rope_freqs.weight tensor (RoPE frequency factors) is not supported for Gemma");
+    refuse(file, "the rope_freqs.weight tensor (RoPE frequency factors) is not read for Gemma");
+  // rope.scaling.*: Gemma 2 every layer, Gemma 3 the global layers only (rope_freq_scale_train;
+  // the local layers keep rope_freq_scale_train_swa = 1).
+  c.rope_scaling = rope_scaling::fromGguf(file, arch, c.rope_dims, c.max_positions);
   c.layer_norm_eps = positiveNumber(file, k + "attention.layer_norm_rms_epsilon", 1e-6);
   // llama.cpp's score scale (llama-model.cpp, after gemma_pytorch's config): 1/√(d_model/h) for
   // the 27B models, else 1/√key_length. The GGUF keeps no query_pre_attn_scalar.

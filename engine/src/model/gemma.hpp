@@ -13,8 +13,9 @@
 /// (ModelConfig::layer_window); the output layer tied to the embedding.
 /// Gemma 2: attention-logit and final-logit soft-capping c·tanh(x/c) (AttentionSpec::score_cap);
 /// even layers local. Gemma 3: no soft-capping by default; queries and keys RMS-normalised per
-/// head (1 + w) before RoPE; local layers rotate with base rope_local_base_freq (10 000), global
-/// ones with rope_theta; every sliding_window_pattern-th layer global (6: layers 5, 11, …).
+/// head (1 + w) before RoPE; local layers rotate with base rope_local_base_freq (10 000) unscaled,
+/// global ones with rope_theta and the model's RoPE scaling (linear ×8 for the 4B–27B models);
+/// every sliding_window_pattern-th layer global (6: layers 5, 11, …).
 
 #include <memory>
 #include <string_view>
@@ -32,10 +33,12 @@ bool readsGgufArchitecture(std::string_view architecture);
 /// gemma3.*), with llama.cpp's fixed values for what the file does not say: Gemma 2 soft-caps 50
 /// and 30 and window 4096 when absent, even layers local; Gemma 3 every 6th layer global, local
 /// RoPE base 10 000; the score scale 1/√key_length except for the 27B models (46 layers for
-/// gemma2, 62 for gemma3), which use 1/√(d_model/h). Throws Error(kInvalidArgument) naming a key
-/// that would change the numbers and is not honoured (RoPE scaling, a rope_freqs tensor, partial
-/// rotary, differing key and value widths, a Gemma 3 key llama.cpp's fixed rules contradict),
-/// Error(kInvalidInput) naming a missing or invalid key.
+/// gemma2, 62 for gemma3), which use 1/√(d_model/h). RoPE scaling (rope.scaling.*, as
+/// rope_scaling::fromGguf reads it) applies to every Gemma 2 layer and to Gemma 3's global layers
+/// only. Throws Error(kInvalidArgument) naming a key that would change the numbers and is not
+/// honoured (a rope_freqs tensor, partial rotary, differing key and value widths, a Gemma 3 key
+/// llama.cpp's fixed rules contradict, what rope_scaling::fromGguf refuses), Error(kInvalidInput)
+/// naming a missing or invalid key.
 ModelConfig configFromGguf(const GgufFile& file);
 
 /// The model with weights dequantised from `file` (llama.cpp's tensor names: token_embd,

@@ -106,13 +106,9 @@ void readGemma(const json& outer, const std::string& type, ModelConfig& c) {
     throw Error(ErrorCode::kInvalidArgument,
                 "config.json: use_bidirectional_attention is not supported (Gemma is causal here)");
   }
-  if (const auto it = config.find("rope_scaling"); it != config.end() && !it->is_null()) {
-    const std::string kind = it->is_object() ? it->value("rope_type", it->value("type", "?")) : "?";
-    if (kind != "default") {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "config.json: rope_scaling \"" + kind + "\" is not supported for Gemma");
-    }
-  }
+  // Gemma 2 scales every layer's RoPE; Gemma 3 only the global layers' (its local rotary
+  // embedding is built with rope_type default; llama.cpp: rope_freq_scale_train_swa = 1).
+  c.rope_scaling = rope_scaling::fromConfig(config, c.max_positions);
   // The window: a positive integer; Gemma 3 also takes null (local layers without a window).
   int window = 4096;
   if (const auto it = config.find("sliding_window"); it != config.end()) {
