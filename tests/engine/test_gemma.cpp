@@ -279,6 +279,11 @@ TEST_CASE("Gemma config.json: fields that would change the numbers are refused b
           "sliding_window null");
   refused("tiny-gemma2", [](nlohmann::json& j) { j["hidden_activation"] = "gelu_quick"; },
           "gelu_quick");
+  // tie_word_embeddings false is read: the untied output layer is then looked for.
+  const fs::path untied =
+      editedFolder("tiny-gemma2", [](nlohmann::json& j) { j["tie_word_embeddings"] = false; });
+  REQUIRE_THROWS_MATCHES(PretrainedModel::load(untied), Error,
+                         ErrorMatches(ErrorCode::kInvalidInput, "lm_head.weight"));
   REQUIRE_THROWS_MATCHES(
       editedConfig("tiny-gemma3", [](nlohmann::json& j) { j["layer_types"] = {"full_attention"}; }),
       Error, ErrorMatches(ErrorCode::kInvalidInput, "layer_types must list one type per layer"));
