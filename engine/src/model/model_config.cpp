@@ -158,6 +158,7 @@ void readGemma(const json& outer, const std::string& type, ModelConfig& c) {
     badConfig("num_key_value_heads (" + std::to_string(c.kv_heads) +
               ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
   }
+}
 
 /// "supported: config.json model_type bert, …; GGUF general.architecture llama, …".
 std::string supportedList() {
