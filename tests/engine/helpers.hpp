@@ -1,13 +1,36 @@
 #pragma once
 // Small builders shared by the engine tests.
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <initializer_list>
+#include <string>
+#include <system_error>
 #include <vector>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/synthetic.hpp"
 
 namespace attnlab::test {
+
+/// A path in the temporary directory unique to this process and call (ctest runs test cases in
+/// parallel, each in a process of its own); everything made there is removed when the process
+/// ends.
+inline std::filesystem::path scratch(const std::string& name) {
+  struct Made {
+    std::vector<std::filesystem::path> paths;
+    ~Made() {
+      std::error_code ec;
+      for (const auto& p : paths) std::filesystem::remove_all(p, ec);
+    }
+  };
+  static Made made;
+  made.paths.push_back(std::filesystem::temp_directory_path() /
+                       ("attnlab_" + std::to_string(::getpid()) + "_" +
+                        std::to_string(made.paths.size()) + "_" + name));
+  return made.paths.back();
+}
 
 /// A one-head tensor [1, rows, cols] from rows of values.
 inline Tensor3 oneHead(std::initializer_list<std::initializer_list<float>> rows) {

@@ -16,6 +16,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
 #include "gguf_writer.hpp"
+#include "helpers.hpp"
 #include "model/gemma.hpp"
 #include "test_support.hpp"
 
@@ -93,7 +94,7 @@ Parity checkGolden(const fs::path& path, const std::string& name, const std::str
 /// A copy of tiny model folder `name` with config.json edited by `edit`.
 fs::path editedFolder(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
   const fs::path from = kData / "models" / name;
-  const fs::path to = fs::temp_directory_path() / ("attnlab_" + name + "_edited");
+  const fs::path to = scratch(name + "_edited");
   fs::remove_all(to);
   fs::create_directories(to);
   for (const char* f : {"config.json", "model.safetensors", "tokenizer.json"})

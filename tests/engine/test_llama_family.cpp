@@ -3,7 +3,6 @@
 // attention weights (tests/reference/make_llama_family_goldens.py); every config.json field and
 // GGUF key that is refused names itself; an unknown architecture lists the supported ones.
 
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
 #include "gguf_writer.hpp"
+#include "helpers.hpp"
 
 using namespace attnlab;
 using namespace attnlab::test;
@@ -67,23 +67,6 @@ double checkAgainstGolden(const fs::path& path, const std::string& name) {
   CHECK(worst < kWeightTolerance);
   CHECK(worst_prob < kWeightTolerance);
   return worst;
-}
-
-/// A path in the temporary directory unique to this process and call (ctest runs tests in
-/// parallel, each in its own process); removed when the process ends.
-fs::path scratch(const std::string& name) {
-  struct Made {
-    std::vector<fs::path> paths;
-    ~Made() {
-      std::error_code ec;
-      for (const fs::path& p : paths) fs::remove_all(p, ec);
-    }
-  };
-  static Made made;
-  made.paths.push_back(fs::temp_directory_path() /
-                       ("attnlab_family_" + std::to_string(::getpid()) + "_" +
-                        std::to_string(made.paths.size()) + "_" + name));
-  return made.paths.back();
 }
 
 fs::path folder(const std::string& name) { return kData / "models" / ("tiny-" + name); }

@@ -16,6 +16,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
 #include "gguf_writer.hpp"
+#include "helpers.hpp"
 
 using namespace attnlab;
 using namespace attnlab::test;
@@ -32,8 +33,7 @@ constexpr double kTolerance = 1e-4;
 /// fields in `extra`).
 fs::path folderWith(const std::string& name, const nlohmann::json& scaling,
                     const nlohmann::json& extra = nlohmann::json::object()) {
-  const fs::path dir = fs::temp_directory_path() / ("attnlab_rope_" + name);
-  fs::remove_all(dir);
+  const fs::path dir = scratch("rope_" + name);
   fs::create_directories(dir);
   for (const char* f : {"model.safetensors", "tokenizer.json"}) fs::copy_file(kTinyDir / f, dir / f);
   std::ifstream in(kTinyDir / "config.json");
@@ -57,7 +57,7 @@ fs::path ggufWith(const std::string& name, std::initializer_list<const char*> re
     return false;
   });
   add(b);
-  return writeBytes(fs::temp_directory_path() / ("attnlab_rope_" + name + ".gguf"), b.bytes());
+  return writeBytes(scratch("rope_" + name + ".gguf"), b.bytes());
 }
 
 /// max |ΔW| between the model's attention weights on the golden's ids and the golden variant.
