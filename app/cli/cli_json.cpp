@@ -236,6 +236,7 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   j["d_v"] = config.dK();
   if (config.rope_base > 0) {
     j["rope_base"] = config.rope_base;
+    j["rope_scaling"] = config.rope_scaling.describe();
   } else {
     j["rope_base"] = nullptr;  // learned absolute positions (BERT, GPT-2)
   }

@@ -2,6 +2,7 @@
 
 #include "attnlab/positions.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -21,7 +22,96 @@ std::vector<float> ropeFrequencies(int d, double base) {
   return theta;
 }
 
+std::vector<float> ropeFrequencies(int d, double base, const RopeScaling& scaling) {
+  std::vector<float> theta = ropeFrequencies(d, base);
+  const std::size_t pairs = theta.size();
+  if (scaling.freq_factors.size() == pairs) {
+    for (std::size_t m = 0; m < pairs; ++m) theta[m] /= scaling.freq_factors[m];
+  }
+  const auto s = static_cast<float>(scaling.factor);
+  switch (scaling.kind) {
+    case RopeScaling::Kind::kNone:
+      break;
+    case RopeScaling::Kind::kLinear:
+      for (float& t : theta) t /= s;
+      break;
+    case RopeScaling::Kind::kLlama3: {
+      // transformers' _compute_llama3_parameters, in float32 like its tensors.
+      const auto context = static_cast<float>(scaling.original_positions);
+      const auto low = static_cast<float>(scaling.low_freq_factor);
+      const auto high = static_cast<float>(scaling.high_freq_factor);
+      const float low_wavelength = context / low;
+      const float high_wavelength = context / high;
+      const auto two_pi = static_cast<float>(2 * 3.14159265358979323846);
+      for (float& t : theta) {
+        const float wavelength = two_pi / t;
+        if (wavelength > low_wavelength) {
+          t /= s;
+        } else if (!(wavelength < high_wavelength)) {
+          const float a = (context / wavelength - low) / (high - low);
+          t = (1 - a) * t / s + a * t;
+        }
+      }
+      break;
+    }
+    case RopeScaling::Kind::kYarn: {
+      // r(d') = d·ln(L / (2π·d')) / (2 ln base): the pair index that turns d' times in L tokens.
+      const double context = scaling.original_positions;
+      auto pair_of = [&](double rotations) {
+        return d * std::log(context / (rotations * 2 * 3.14159265358979323846)) /
+               (2 * std::log(base));
+      };
+      const double low = std::max(std::floor(pair_of(scaling.beta_fast)), 0.0);
+      double high = std::min(std::ceil(pair_of(scaling.beta_slow)), static_cast<double>(d - 1));
+      if (low == high) high += 0.001;  // one pair: a step rather than 0/0
+      for (std::size_t m = 0; m < pairs; ++m) {
+        const auto ramp = static_cast<float>(
+            std::clamp((static_cast<double>(m) - low) / (high - low), 0.0, 1.0));
+        const float keep = 1 - ramp;  // 1: extrapolate (fast pairs), 0: interpolate
+        theta[m] = theta[m] / s * (1 - keep) + theta[m] * keep;
+      }
+      break;
+    }
+  }
+  return theta;
+}
+
+std::string RopeScaling::describe() const {
+  auto number = [](double v) {
+    std::string t = std::to_string(v);
+    t.erase(t.find_last_not_of('0') + 1);
+    if (!t.empty() && t.back() == '.') t.pop_back();
+    return t;
+  };
+  std::string out;
+  switch (kind) {
+    case Kind::kNone:
+      break;
+    case Kind::kLinear:
+      out = "linear \u00d7" + number(factor);
+      break;
+    case Kind::kLlama3:
+      out = "llama3 \u00d7" + number(factor) + " (context " +
+            std::to_string(original_positions) + ")";
+      break;
+    case Kind::kYarn:
+      out = "yarn \u00d7" + number(factor) + " (context " + std::to_string(original_positions) +
+            ")";
+      break;
+  }
+  if (!freq_factors.empty()) {
+    out = (out.empty() ? "" : out + ", ") + "frequency factors (" +
+          std::to_string(freq_factors.size()) + ")";
+  }
+  return out.empty() ? "none" : out;
+}
+
 RopeTable makeRopeTable(int n, int rotary_dims, double base, int first) {
+  return makeRopeTable(n, rotary_dims, base, RopeScaling{}, first);
+}
+
+RopeTable makeRopeTable(int n, int rotary_dims, double base, const RopeScaling& scaling,
+                        int first) {
   if (rotary_dims <= 0 || rotary_dims % 2 != 0) {
     throw Error(
         ErrorCode::kInvalidArgument,
@@ -36,7 +126,14 @@ RopeTable makeRopeTable(int n, int rotary_dims, double base, int first) {
   table.rotary_dims = rotary_dims;
   table.first = first;
   const int pairs = rotary_dims / 2;
-  const std::vector<float> theta = ropeFrequencies(rotary_dims, base);
+  if (!scaling.freq_factors.empty() &&
+      scaling.freq_factors.size() != static_cast<std::size_t>(pairs)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "RoPE frequency factors: " + std::to_string(scaling.freq_factors.size()) +
+                    " values for " + std::to_string(pairs) + " pairs");
+  }
+  const std::vector<float> theta = ropeFrequencies(rotary_dims, base, scaling);
+  const auto gain = static_cast<float>(scaling.attention_factor);
   table.cos.resize(static_cast<std::size_t>(n) * pairs);
   table.sin.resize(table.cos.size());
   for (int i = 0; i < n; ++i) {
@@ -46,6 +143,10 @@ RopeTable makeRopeTable(int n, int rotary_dims, double base, int first) {
       const std::size_t k = static_cast<std::size_t>(i) * pairs + m;
       table.cos[k] = static_cast<float>(std::cos(static_cast<double>(angle)));
       table.sin[k] = static_cast<float>(std::sin(static_cast<double>(angle)));
+      if (gain != 1.0f) {
+        table.cos[k] *= gain;
+        table.sin[k] *= gain;
+      }
     }
   }
   return table;

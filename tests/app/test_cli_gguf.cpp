@@ -119,6 +119,7 @@ TEST_CASE("compute --model FILE.gguf: architecture, K/V heads, RoPE, KV cache, n
   CHECK(j["kv_heads"] == 2);
   CHECK(j["d_k"] == 16);
   CHECK(j["rope_base"] == 10000.0);
+  CHECK(j["rope_scaling"] == "none");
   // 2 (K and V) · 2 layers · 2 K/V heads · 16 · 4 bytes; multi-head attention would need twice.
   CHECK(j["kv_cache_bytes_per_token"] == 512);
   CHECK(j["mha_kv_cache_bytes_per_token"] == 1024);

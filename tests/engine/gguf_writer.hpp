@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/gguf.hpp"
+
 namespace attnlab::test {
 
 /// Builds a GGUF file in memory, field by field (little-endian, as the format is).
@@ -138,6 +140,56 @@ class GgufBuilder {
   std::uint64_t kv_count_ = 0;
   std::vector<Tensor> tensors_;
 };
+
+/// The bytes of one metadata value as GGUF stores it after its type: scalars little-endian,
+/// strings as length + bytes, arrays as element type + count + elements.
+inline void putValue(std::vector<unsigned char>& out, const GgufValue& v) {
+  using T = GgufValueType;
+  switch (v.type) {
+    case T::kUint8: case T::kInt8: case T::kBool:
+      GgufBuilder::put<std::uint8_t>(out, static_cast<std::uint8_t>(v.integer));
+      break;
+    case T::kUint16: case T::kInt16:
+      GgufBuilder::put<std::uint16_t>(out, static_cast<std::uint16_t>(v.integer));
+      break;
+    case T::kUint32: case T::kInt32:
+      GgufBuilder::put<std::uint32_t>(out, static_cast<std::uint32_t>(v.integer));
+      break;
+    case T::kUint64: case T::kInt64:
+      GgufBuilder::put<std::uint64_t>(out, static_cast<std::uint64_t>(v.integer));
+      break;
+    case T::kFloat32:
+      GgufBuilder::put<float>(out, static_cast<float>(v.number));
+      break;
+    case T::kFloat64:
+      GgufBuilder::put<double>(out, v.number);
+      break;
+    case T::kString:
+      GgufBuilder::putString(out, v.text);
+      break;
+    case T::kArray:
+      GgufBuilder::put<std::uint32_t>(out, static_cast<std::uint32_t>(v.element_type));
+      GgufBuilder::put<std::uint64_t>(out, v.items.size());
+      for (const GgufValue& item : v.items) putValue(out, item);
+      break;
+  }
+}
+
+/// Copies every key and tensor of `file` into `b` (tensors byte for byte, any type), except the
+/// keys for which skip(key) is true: a real file with keys added or changed by the caller.
+template <typename Skip>
+void copyGguf(const GgufFile& file, GgufBuilder& b, Skip skip) {
+  for (const auto& [key, value] : file.metadata()) {
+    if (skip(key)) continue;
+    std::vector<unsigned char> bytes;
+    putValue(bytes, value);
+    b.raw(key, static_cast<std::uint32_t>(value.type), bytes);
+  }
+  for (const GgufTensor& t : file.tensors()) {
+    const auto* p = reinterpret_cast<const unsigned char*>(t.data);
+    b.tensor(t.name, t.type, t.dims, std::vector<unsigned char>(p, p + t.bytes));
+  }
+}
 
 /// Writes bytes to a file (replacing it) and returns its path.
 inline std::filesystem::path writeBytes(const std::filesystem::path& path,

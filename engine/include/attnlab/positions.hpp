@@ -18,6 +18,7 @@
 /// The engine rotates interleaved pairs and converts HuggingFace weights with
 /// permuteRotateHalfRows().
 
+#include <string>
 #include <vector>
 
 #include "attnlab/tensor.hpp"
@@ -29,6 +30,43 @@ namespace attnlab {
 /// does (1 / base^(float(2m) / d)), so the engine's angles equal its angles.
 /// Requires d even and > 0, base > 0 (not checked: callers validate the model's settings).
 std::vector<float> ropeFrequencies(int d, double base);
+
+/// How a model stretches RoPE's frequencies past the context it was trained on. Each kind changes
+/// the frequencies θ_m of ropeFrequencies(d, base); YaRN also scales cos and sin:
+/// - frequency factors (GGUF tensor rope_freqs.weight, as llama.cpp applies it): θ_m / f_m for
+///   each pair m, before any of the kinds below (Llama 3.1/3.2 GGUF files store their scaling so);
+/// - kLinear, position interpolation (Chen, Wong, Chen & Tian 2023, "Extending Context Window of
+///   Large Language Models via Positional Interpolation", eq. 4): θ_m / s;
+/// - kLlama3, the band-wise rule of Llama 3.1 as HuggingFace transformers defines rope_type
+///   "llama3" (wavelength λ_m = 2π/θ_m, L = original_positions): θ_m when λ_m < L/high_freq_factor,
+///   θ_m / s when λ_m > L/low_freq_factor, else (1 − a)·θ_m/s + a·θ_m with
+///   a = (L/λ_m − low_freq_factor) / (high_freq_factor − low_freq_factor);
+/// - kYarn, "NTK-by-parts" interpolation with attention temperature (Peng, Quesnelle, Fan &
+///   Shippole 2023, "YaRN", §3.2–3.4): with r(d') = d·ln(L / (2π·d')) / (2 ln base), low =
+///   max(⌊r(beta_fast)⌋, 0), high = min(⌈r(beta_slow)⌉, d − 1) and ramp γ_m = 1 − clamp((m − low) /
+///   max(high − low, 0.001), 0, 1): θ_m·γ_m + (θ_m / s)·(1 − γ_m); cos and sin are multiplied by
+///   attention_factor (default 0.1·ln s + 1, the paper's √(1/t), §3.4).
+struct RopeScaling {
+  enum class Kind { kNone, kLinear, kLlama3, kYarn };
+  Kind kind = Kind::kNone;
+  double factor = 1;             ///< s ≥ 1 (kLinear, kLlama3, kYarn).
+  double low_freq_factor = 1;    ///< kLlama3.
+  double high_freq_factor = 4;   ///< kLlama3 (> low_freq_factor).
+  int original_positions = 0;    ///< L: the training context (kLlama3, kYarn), tokens.
+  double beta_fast = 32;         ///< kYarn: rotations where interpolation starts (α in §3.2).
+  double beta_slow = 1;          ///< kYarn: rotations where it is complete (β in §3.2).
+  double attention_factor = 1;   ///< Multiplies cos and sin (kYarn); 1 otherwise.
+  std::vector<float> freq_factors;  ///< f_m per pair (rope_freqs.weight); empty: none.
+
+  bool none() const { return kind == Kind::kNone && freq_factors.empty(); }
+  /// One line for model summaries, e.g. "yarn ×4 (context 4096)", "frequency factors (64)", "none".
+  std::string describe() const;
+};
+
+/// The frequencies θ_m of ropeFrequencies(d, base) changed by `scaling` (see RopeScaling), in
+/// float32 as HuggingFace transformers computes them for each kind. Requires d even and > 0, base
+/// > 0, freq_factors empty or d/2 long (not checked: callers validate the model's settings).
+std::vector<float> ropeFrequencies(int d, double base, const RopeScaling& scaling);
 
 /// cos and sin of p·θ_m for positions p in [first, first + n) and pairs m in [0, rotary_dims/2).
 /// Angles are formed as float32 products p·θ_m (as HuggingFace does), cos and sin rounded from
@@ -43,6 +81,12 @@ struct RopeTable {
 /// Builds the table for n positions from `first`. Throws Error(kInvalidArgument) when
 /// rotary_dims is odd or ≤ 0, n < 0, or base ≤ 0.
 RopeTable makeRopeTable(int n, int rotary_dims, double base, int first = 0);
+/// The same with the frequencies of ropeFrequencies(rotary_dims, base, scaling), cos and sin
+/// multiplied by scaling.attention_factor (rounded to float32, then one float32 product, as
+/// HuggingFace does). Also throws Error(kInvalidArgument) when freq_factors is neither empty nor
+/// rotary_dims/2 long.
+RopeTable makeRopeTable(int n, int rotary_dims, double base, const RopeScaling& scaling,
+                        int first = 0);
 
 /// Rotates heads in place: x holds rows of `heads` consecutive head vectors of width d_head
 /// ([n, heads·d_head] row-major with row stride `row_stride` floats); for row i (position

@@ -19,6 +19,7 @@
 #include "attnlab/attention.hpp"
 #include "attnlab/backend.hpp"
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/positions.hpp"
 #include "attnlab/spec.hpp"
 
 namespace attnlab {
@@ -67,6 +68,9 @@ struct ModelConfig {
   /// models without RoPE.
   double rope_base = 0;
   int rope_dims = 0;              ///< Dimensions rotated per head (the whole head here); 0: none.
+  /// How the RoPE frequencies are stretched (rope_scaling, rope.scaling.*, rope_freqs.weight);
+  /// none by default. See RopeScaling.
+  RopeScaling rope_scaling;
   bool tied_embeddings = false;   ///< The output layer is the token embedding (Llama, GPT-2).
   /// Sliding-window attention per layer (Mistral, Jiang et al. 2023; Gemma 2/3's local layers):
   /// layer_window[l] = W > 0 lets query i see keys j with i − j < W (W keys, itself included, as

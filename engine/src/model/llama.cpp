@@ -15,6 +15,7 @@
 #include "attnlab/positions.hpp"
 #include "model/blocks.hpp"
 #include "model/linear.hpp"
+#include "model/rope_scaling.hpp"
 #include "model/weights.hpp"
 
 namespace attnlab::llama {
@@ -189,7 +190,8 @@ class LlamaModel final : public PretrainedModel {
       // cos/sin for the longest input so far (the model's context at most), built once.
       std::lock_guard<std::mutex> lock(rope_mutex_);
       if (!rope_ || rope_->positions < n) {
-        rope_ = std::make_shared<RopeTable>(makeRopeTable(n, c.rope_dims, c.rope_base));
+        rope_ = std::make_shared<RopeTable>(
+            makeRopeTable(n, c.rope_dims, c.rope_base, c.rope_scaling));
       }
       rope = rope_;
     }
@@ -268,10 +270,7 @@ ModelConfig configFromGguf(const GgufFile& file) {
   if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) {
     badKey(file, "llama.rope.freq_base must be a positive number");
   }
-  if (const auto scaling = file.string("llama.rope.scaling.type"); scaling && *scaling != "none") {
-    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() + ": RoPE scaling \"" +
-                                                 *scaling + "\" is not supported");
-  }
+  c.rope_scaling = rope_scaling::fromGguf(file, "llama", c.rope_dims, c.max_positions);
   c.layer_norm_eps = file.number("llama.attention.layer_norm_rms_epsilon").value_or(1e-5);
   if (!(c.layer_norm_eps > 0)) badKey(file, "llama.attention.layer_norm_rms_epsilon must be > 0");
   const GgufTensor* embed = file.findTensor("token_embd.weight");

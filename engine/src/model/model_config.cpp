@@ -8,6 +8,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/pretrained.hpp"
 #include "model/blocks.hpp"
+#include "model/rope_scaling.hpp"
 #include "model/tokenizer_common.hpp"
 
 namespace attnlab {
@@ -122,13 +123,7 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
                 ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
     }
     if (c.head_dim % 2 != 0) badConfig("head_dim must be even for RoPE");
-    if (const auto it = config.find("rope_scaling"); it != config.end() && !it->is_null()) {
-      const std::string kind = it->is_object() ? it->value("rope_type", it->value("type", "?")) : "?";
-      if (kind != "default") {
-        throw Error(ErrorCode::kInvalidArgument,
-                    "config.json: rope_scaling \"" + kind + "\" is not supported");
-      }
-    }
+    c.rope_scaling = rope_scaling::fromConfig(config, c.max_positions);
     for (const char* bias : {"attention_bias", "mlp_bias"}) {
       if (boolField(config, bias, false)) {
         throw Error(ErrorCode::kInvalidArgument,
