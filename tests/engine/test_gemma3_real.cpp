@@ -1,15 +1,18 @@
 // The real Gemma 3 270M Q4_K_M GGUF (scripts/fetch-model gemma3) against
 // tests/data/goldens/gemma-3-270m.safetensors (tests/reference/make_gemma3_goldens.py): its
 // SentencePiece tokenizer against llama.cpp's ids, its tensors' types dequantised bit for bit as
-// the gguf package does. Skipped, visibly, when the model is not fetched (a failure with CI=true).
+// the gguf package does, and every layer's and head's attention and the next tokens against the
+// independent reference (tests/reference/gemma3_reference.py). Skipped, visibly, when the model is not fetched (a failure with CI=true).
 
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "attnlab/backend.hpp"
 #include "attnlab/gguf.hpp"
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
 #include "test_support.hpp"
 
