@@ -2,14 +2,15 @@
 """Speed of Attention Lab's model forward pass beside HuggingFace transformers (and llama.cpp when
 llama-cpp-python happens to be installed), on the same inputs, in the same run.
 
-For each model (all-MiniLM-L6-v2, SmolLM2-135M-Instruct Q4_1 GGUF) and each length (32, 128, 512
-tokens) it times, in alternating rounds so that both see the same machine load:
+For each model (all-MiniLM-L6-v2, SmolLM2-135M-Instruct Q4_1 GGUF; Gemma 3 270M Q4_K_M GGUF
+with --models gemma3, beside llama.cpp only, as transformers 4.49 has no Gemma 3) and each length
+(32, 128, 512 tokens) it times, in alternating rounds so that both see the same machine load:
   - attention-lab-bench --model PATH --tokens N (one forward pass with every layer's and head's
     attention kept, the model view);
   - transformers: one forward pass with output_attentions=True (eager attention, float32,
     torch.set_num_threads(2)) on the same token ids;
   - llama.cpp (optional peer, never a dependency): prompt evaluation of the same ids with
-    2 threads (llama-cpp-python's Llama.eval), SmolLM2 only.
+    2 threads (llama-cpp-python's Llama.eval), the GGUF models only.
 and prints a Markdown table with medians and the ratio HF / ours (> 1: we are faster).
 
     build/reference-venv/bin/python tests/reference/bench_models.py [--rounds 7]
@@ -105,25 +106,32 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lengths", default="32,128,512")
     parser.add_argument("--models", default="minilm,smollm2",
-                        help="comma-separated: minilm, smollm2")
+                        help="comma-separated: minilm, smollm2, gemma3 (transformers 4.49 has no "
+                             "Gemma 3: llama.cpp only)")
     args = parser.parse_args()
     torch.set_num_threads(2)
     lengths = [int(x) for x in args.lengths.split(",")]
+    chosen = args.models.split(",")
 
     from make_llama_goldens import load_gguf_model
-    minilm_dir, smollm = fetch("minilm"), fetch("smollm2")
-    t0 = time.perf_counter()
-    hf_minilm = transformers.AutoModel.from_pretrained(minilm_dir, attn_implementation="eager").eval()
-    hf_minilm_load = (time.perf_counter() - t0) * 1e3
-    t0 = time.perf_counter()
-    hf_smol = load_gguf_model(smollm)
-    hf_smol_load = (time.perf_counter() - t0) * 1e3
+    models = []
+    if "minilm" in chosen:
+        minilm_dir = fetch("minilm")
+        t0 = time.perf_counter()
+        hf_minilm = transformers.AutoModel.from_pretrained(minilm_dir,
+                                                           attn_implementation="eager").eval()
+        models.append(("all-MiniLM-L6-v2", minilm_dir, hf_minilm,
+                       (time.perf_counter() - t0) * 1e3, "minilm"))
+    if "smollm2" in chosen:
+        smollm = fetch("smollm2")
+        t0 = time.perf_counter()
+        hf_smol = load_gguf_model(smollm)
+        models.append(("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol,
+                       (time.perf_counter() - t0) * 1e3, "smollm2"))
+    if "gemma3" in chosen:
+        models.append(("Gemma 3 270M Q4_K_M", fetch("gemma3"), None, None, "gemma3"))
 
     rows = []
-    chosen = args.models.split(",")
-    models = [m for m in [("all-MiniLM-L6-v2", minilm_dir, hf_minilm, hf_minilm_load, "minilm"),
-                          ("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol, hf_smol_load, "smollm2")]
-              if m[4] in chosen]
     for label, path, hf_model, hf_load, _ in models:
         for n in lengths:
             mine, theirs, peer = [], [], []
@@ -132,29 +140,35 @@ def main():
                 runs = 3 if n >= 512 else 10
                 info = ours(args.bench, path, n, runs)
                 mine.append(info["forward_ms"])
-                theirs.append(hf_time(hf_model, info["ids"], runs))
-                if "SmolLM2" in label:
+                if hf_model is not None:
+                    theirs.append(hf_time(hf_model, info["ids"], runs))
+                if path.suffix == ".gguf":
                     t = llama_cpp_time(path, info["ids"], runs)
                     if t is not None:
                         peer.append(t)
-            m, h = statistics.median(mine), statistics.median(theirs)
+            m = statistics.median(mine)
+            h = statistics.median(theirs) if theirs else None
             p = statistics.median(peer) if peer else None
-            rows.append((label, len(info["ids"]), m, h, h / m, p, info))
-            print(f"{label} n={len(info['ids'])}: ours {m:.1f} ms, HF {h:.1f} ms, ratio {h / m:.2f}"
-                  + (f", llama.cpp {p:.1f} ms" if p else ""), file=sys.stderr)
+            rows.append((label, len(info["ids"]), m, h, h / m if h else None, p, info))
+            print(f"{label} n={len(info['ids'])}: ours {m:.1f} ms"
+                  + (f", HF {h:.1f} ms, ratio {h / m:.2f}" if h else "")
+                  + (f", llama.cpp {p:.1f} ms ({p / m:.2f}× ours)" if p else ""), file=sys.stderr)
 
     print(f"\ntorch {torch.__version__}, transformers {transformers.__version__}, "
           f"{torch.get_num_threads()} threads; medians of {args.rounds} alternating rounds\n")
-    print("| model | tokens | Attention Lab (ms) | HuggingFace (ms) | HF / ours | llama.cpp (ms) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| model | tokens | Attention Lab (ms) | HuggingFace (ms) | HF / ours | llama.cpp (ms) "
+          "| llama.cpp / ours |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for label, n, m, h, ratio, p, _ in rows:
-        print(f"| {label} | {n} | {m:.1f} | {h:.1f} | {ratio:.2f}× | "
-              + (f"{p:.0f}" if p else "not installed") + " |")
+        print(f"| {label} | {n} | {m:.1f} | " + (f"{h:.1f} | {ratio:.2f}× | " if h else "— | — | ")
+              + (f"{p:.0f} | {p / m:.2f}× |" if p else "not installed | |"))
     print()
     for label, path, _, hf_load, _ in models:
         info = next(r[6] for r in rows if r[0] == label)
-        print(f"{label}: load {info['load_ms']:.0f} ms (HF {hf_load:.0f} ms), resident memory "
-              f"{info['rss_mb']:.0f} MB after the runs (peak {info['peak_rss_mb']:.0f} MB)")
+        print(f"{label}: load {info['load_ms']:.0f} ms"
+              + (f" (HF {hf_load:.0f} ms)" if hf_load is not None else "")
+              + f", resident memory {info['rss_mb']:.0f} MB after the runs (peak "
+              f"{info['peak_rss_mb']:.0f} MB)")
 
 
 if __name__ == "__main__":
