@@ -2,15 +2,16 @@
 """Speed of Attention Lab's model forward pass beside HuggingFace transformers (and llama.cpp when
 llama-cpp-python happens to be installed), on the same inputs, in the same run.
 
-For each model (all-MiniLM-L6-v2, SmolLM2-135M-Instruct Q4_1 GGUF; Gemma 3 270M Q4_K_M GGUF
-with --models gemma3, beside llama.cpp only, as transformers 4.49 has no Gemma 3) and each length
-(32, 128, 512 tokens) it times, in alternating rounds so that both see the same machine load:
+For each model (all-MiniLM-L6-v2, SmolLM2-135M-Instruct Q4_1 GGUF by default; --models adds
+qwen2-shaped — a random-weight GGUF with Qwen2.5-0.5B's shape written by make_bench_models.py —
+and gemma3, Gemma 3 270M Q4_K_M, which transformers 4.49 cannot run) and each length (32, 128, 512
+tokens) it times, in alternating rounds so that all see the same machine load:
   - attention-lab-bench --model PATH --tokens N (one forward pass with every layer's and head's
     attention kept, the model view);
   - transformers: one forward pass with output_attentions=True (eager attention, float32,
     torch.set_num_threads(2)) on the same token ids;
   - llama.cpp (optional peer, never a dependency): prompt evaluation of the same ids with
-    2 threads (llama-cpp-python's Llama.eval), the GGUF models only.
+    2 threads (llama-cpp-python's Llama.eval), for the GGUF models.
 and prints a Markdown table with medians and the ratio HF / ours (> 1: we are faster).
 
     build/reference-venv/bin/python tests/reference/bench_models.py [--rounds 7]
@@ -100,39 +101,66 @@ def llama_cpp_time(path, ids, runs):
     return float(out.strip().splitlines()[-1])
 
 
+def hf_gguf_model(path):
+    """transformers' own GGUF loading for any architecture 4.49 reads from GGUF (llama, qwen2 …):
+    make_llama_goldens.load_gguf_model with the model class taken from the config."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+    config = AutoConfig.from_pretrained(str(path.parent), gguf_file=path.name)
+    config._attn_implementation = "eager"
+    model = AutoModelForCausalLM.from_config(config).to(torch.float32)
+    state = load_gguf_checkpoint(str(path), return_tensors=True, model_to_load=model)["tensors"]
+    missing, unexpected = model.load_state_dict(
+        {k: torch.as_tensor(v, dtype=torch.float32) for k, v in state.items()}, strict=False)
+    assert not unexpected and set(missing) <= {"lm_head.weight"}, (missing, unexpected)
+    model.tie_weights()
+    return model.eval()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bench", type=Path, default=ROOT / "build/release/app/attention-lab-bench")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lengths", default="32,128,512")
     parser.add_argument("--models", default="minilm,smollm2",
-                        help="comma-separated: minilm, smollm2, gemma3 (transformers 4.49 has no "
-                             "Gemma 3: llama.cpp only)")
+                        help="comma-separated: minilm, smollm2, qwen2-shaped, gemma3")
     args = parser.parse_args()
     torch.set_num_threads(2)
     lengths = [int(x) for x in args.lengths.split(",")]
-    chosen = args.models.split(",")
 
-    from make_llama_goldens import load_gguf_model
+    # name: (label, path, HuggingFace loader or None where transformers 4.49 lacks the
+    # architecture, llama.cpp peer?)
+    def hf_bert(path):
+        return transformers.AutoModel.from_pretrained(path, attn_implementation="eager").eval()
+
+    def bench_model(name):
+        return Path(subprocess.run([sys.executable, str(ROOT / "tests/reference/make_bench_models.py")],
+                                   check=True, capture_output=True, text=True).stdout.strip())
+
+    known = {
+        "minilm": ("all-MiniLM-L6-v2", lambda: fetch("minilm"), hf_bert, False),
+        "smollm2": ("SmolLM2-135M-Instruct Q4_1", lambda: fetch("smollm2"), hf_gguf_model, True),
+        "qwen2-shaped": ("Qwen2-shaped 0.5B Q8_0 (random)", lambda: bench_model("qwen2-shaped"),
+                         hf_gguf_model, True),
+        "gemma3": ("Gemma 3 270M Q4_K_M", lambda: fetch("gemma3"), None, True),
+    }
+    chosen = args.models.split(",")
+    for name in chosen:
+        if name not in known:
+            sys.exit(f"bench_models: unknown model {name} (known: {', '.join(known)})")
     models = []
-    if "minilm" in chosen:
-        minilm_dir = fetch("minilm")
-        t0 = time.perf_counter()
-        hf_minilm = transformers.AutoModel.from_pretrained(minilm_dir,
-                                                           attn_implementation="eager").eval()
-        models.append(("all-MiniLM-L6-v2", minilm_dir, hf_minilm,
-                       (time.perf_counter() - t0) * 1e3, "minilm"))
-    if "smollm2" in chosen:
-        smollm = fetch("smollm2")
-        t0 = time.perf_counter()
-        hf_smol = load_gguf_model(smollm)
-        models.append(("SmolLM2-135M-Instruct Q4_1", smollm, hf_smol,
-                       (time.perf_counter() - t0) * 1e3, "smollm2"))
-    if "gemma3" in chosen:
-        models.append(("Gemma 3 270M Q4_K_M", fetch("gemma3"), None, None, "gemma3"))
+    for name in chosen:
+        label, path_of, loader, peer = known[name]
+        path = path_of()
+        hf_model, hf_load = None, None
+        if loader is not None:
+            t0 = time.perf_counter()
+            hf_model = loader(path)
+            hf_load = (time.perf_counter() - t0) * 1e3
+        models.append((label, path, hf_model, hf_load, peer))
 
     rows = []
-    for label, path, hf_model, hf_load, _ in models:
+    for label, path, hf_model, hf_load, with_peer in models:
         for n in lengths:
             mine, theirs, peer = [], [], []
             info = None
@@ -142,7 +170,7 @@ def main():
                 mine.append(info["forward_ms"])
                 if hf_model is not None:
                     theirs.append(hf_time(hf_model, info["ids"], runs))
-                if path.suffix == ".gguf":
+                if with_peer:
                     t = llama_cpp_time(path, info["ids"], runs)
                     if t is not None:
                         peer.append(t)
@@ -151,8 +179,9 @@ def main():
             p = statistics.median(peer) if peer else None
             rows.append((label, len(info["ids"]), m, h, h / m if h else None, p, info))
             print(f"{label} n={len(info['ids'])}: ours {m:.1f} ms"
-                  + (f", HF {h:.1f} ms, ratio {h / m:.2f}" if h else "")
-                  + (f", llama.cpp {p:.1f} ms ({p / m:.2f}× ours)" if p else ""), file=sys.stderr)
+                  + (f", HF {h:.1f} ms, ratio {h / m:.2f}" if h else ", HF n/a")
+                  + (f", llama.cpp {p:.1f} ms (llama.cpp / ours {p / m:.2f})" if p else ""),
+                  file=sys.stderr)
 
     print(f"\ntorch {torch.__version__}, transformers {transformers.__version__}, "
           f"{torch.get_num_threads()} threads; medians of {args.rounds} alternating rounds\n")
@@ -160,15 +189,15 @@ def main():
           "| llama.cpp / ours |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, n, m, h, ratio, p, _ in rows:
-        print(f"| {label} | {n} | {m:.1f} | " + (f"{h:.1f} | {ratio:.2f}× | " if h else "— | — | ")
-              + (f"{p:.0f} | {p / m:.2f}× |" if p else "not installed | |"))
+        hf = f"{h:.1f} | {ratio:.2f}×" if h else "n/a (not in transformers 4.49) | —"
+        peer = f"{p:.0f} | {p / m:.2f}×" if p else "not run | —"
+        print(f"| {label} | {n} | {m:.1f} | {hf} | {peer} |")
     print()
     for label, path, _, hf_load, _ in models:
         info = next(r[6] for r in rows if r[0] == label)
-        print(f"{label}: load {info['load_ms']:.0f} ms"
-              + (f" (HF {hf_load:.0f} ms)" if hf_load is not None else "")
-              + f", resident memory {info['rss_mb']:.0f} MB after the runs (peak "
-              f"{info['peak_rss_mb']:.0f} MB)")
+        hf = f"HF {hf_load:.0f} ms" if hf_load else "no HF"
+        print(f"{label}: load {info['load_ms']:.0f} ms ({hf}), resident memory "
+              f"{info['rss_mb']:.0f} MB after the runs (peak {info['peak_rss_mb']:.0f} MB)")
 
 
 if __name__ == "__main__":

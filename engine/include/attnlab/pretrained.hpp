@@ -3,8 +3,9 @@
 /// Real pretrained transformers read from a HuggingFace model folder (config.json,
 /// model.safetensors, tokenizer files) or a GGUF file (llama.cpp's format, weights dequantised):
 /// BERT (Devlin et al. 2019; covers MiniLM and sentence-transformers' all-MiniLM-L6-v2), GPT-2
-/// (Radford et al. 2019) and Llama (Touvron et al. 2023; SmolLM2, TinyLlama, Llama 2/3 layouts:
-/// RMSNorm, RoPE, grouped-query attention, SwiGLU). The engine runs the model's own forward pass
+/// (Radford et al. 2019) and the Llama family (Touvron et al. 2023; SmolLM2, TinyLlama, Llama 2/3
+/// layouts: RMSNorm, RoPE, grouped-query attention, SwiGLU; with Qwen2/Qwen2.5's Q/K/V biases,
+/// Mistral's sliding window, Phi-3's fused projections and window). The engine runs the model's own forward pass
 /// in float32 and keeps every layer's per-head scores and weights; the attention inside each layer
 /// goes through a Backend, so what the heatmaps show is exactly what the next layer received.
 
@@ -18,6 +19,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/backend.hpp"
+#include "attnlab/error.hpp"
 #include "attnlab/model_tokenizer.hpp"
 #include "attnlab/positions.hpp"
 #include "attnlab/spec.hpp"
@@ -29,17 +31,38 @@ enum class Architecture {
   kBert,  ///< Post-LayerNorm encoder, bidirectional self-attention, learned absolute positions.
   kGpt2,  ///< Pre-LayerNorm decoder, causal self-attention, learned absolute positions.
   /// Pre-RMSNorm decoder, causal self-attention with RoPE on queries and keys and grouped-query
-  /// attention, SwiGLU feed-forward (Touvron et al. 2023, §2.2).
+  /// attention, SwiGLU feed-forward (Touvron et al. 2023, §2.2). One decoder with options covers
+  /// the family: model_type "llama", "mistral" (Jiang et al. 2023: a sliding window, see
+  /// ModelConfig::layer_window), "qwen2" (Qwen2/Qwen2.5: biases on the Q, K and V projections,
+  /// ModelConfig::qkv_bias) and "phi3" (Abdin et al. 2024: W_Q | W_K | W_V and W_gate | W_up stored
+  /// fused, optionally a sliding window).
   kLlama,
 };
 
 /// "bert", "gpt2" or "llama".
 std::string toString(Architecture architecture);
 
+/// The architectures the engine runs, by the names the files give them: config.json's model_type
+/// and a GGUF file's general.architecture. The one list that load errors quote ("… is not
+/// supported (supported: …)"); an architecture added to the engine is added here.
+struct SupportedArchitectures {
+  std::vector<std::string> model_types;  ///< config.json model_type: "bert", "gpt2", "llama" …
+  std::vector<std::string> gguf;         ///< GGUF general.architecture: "llama", "qwen2" …
+};
+const SupportedArchitectures& supportedArchitectures();
+
+/// The one-line refusal of an architecture the engine does not run: `FIELD "NAME" is not supported
+/// (supported: config.json model_type bert, gpt2, …; GGUF general.architecture llama, …)`, FIELD
+/// being "model_type" or "general.architecture". Error(kInvalidArgument), which the CLI maps to
+/// exit 2.
+Error unsupportedArchitecture(const std::string& field, const std::string& name);
+
 /// What config.json (or a GGUF file's llama.* keys) says, reduced to what the forward pass needs.
 struct ModelConfig {
   Architecture architecture = Architecture::kBert;
-  std::string model_type;     ///< "bert", "gpt2" or "llama" (config.json's model_type).
+  /// config.json's model_type ("bert", "gpt2", "llama", "mistral", "qwen2", "phi3"); for a GGUF
+  /// file its general.architecture ("llama", "qwen2", "phi3"; llama.cpp writes Mistral as llama).
+  std::string model_type;
   std::string format;         ///< Where the weights came from: "safetensors" or "gguf".
   /// The weights' element type as stored: the GGUF type holding most bytes ("Q4_1", "F16" ...)
   /// or the safetensors dtype of the embedding ("F32", "BF16" ...). Computation is float32.
@@ -72,6 +95,9 @@ struct ModelConfig {
   /// none by default. See RopeScaling.
   RopeScaling rope_scaling;
   bool tied_embeddings = false;   ///< The output layer is the token embedding (Llama, GPT-2).
+  /// The Q, K and V projections have biases, x W_Qᵀ + b_Q … (Qwen2/Qwen2.5: q_proj.bias …,
+  /// GGUF blk.N.attn_q.bias …); the output projection has none.
+  bool qkv_bias = false;
   /// Sliding-window attention per layer (Mistral, Jiang et al. 2023; Gemma 2/3's local layers):
   /// layer_window[l] = W > 0 lets query i see keys j with i − j < W (W keys, itself included, as
   /// MaskPattern::window); 0 = a global layer. Empty: no layer has a window.
@@ -102,7 +128,9 @@ struct ModelConfig {
 
 /// Reads config.json. Throws Error(kIo) when missing, Error(kInvalidInput) for malformed JSON or a
 /// missing/invalid field (naming it), Error(kInvalidArgument) for an unknown model_type (naming it
-/// and the supported ones) or an unsupported option (e.g. relative position embeddings).
+/// and the supported ones, unsupportedArchitecture) or an unsupported option (naming the field:
+/// e.g. relative position embeddings, Phi-3's partial_rotary_factor, a Qwen2 sliding window that
+/// transformers 4.49 and the model's definition apply differently).
 ModelConfig readModelConfig(const std::filesystem::path& config_json);
 
 /// How to run a model: the attention settings the lab lets a user change on a real model.
@@ -161,8 +189,9 @@ struct ModelRun {
 /// A loaded model: config, weights (float32 in memory) and tokenizer.
 class PretrainedModel {
  public:
-  /// Loads a HuggingFace model folder (model_type bert, gpt2 or llama) or a GGUF file
-  /// (general.architecture llama; any file that starts with the GGUF magic). Throws Error(kIo)
+  /// Loads a HuggingFace model folder (config.json model_type as supportedArchitectures() lists:
+  /// bert, gpt2, llama, mistral, qwen2, phi3) or a GGUF file (general.architecture llama, qwen2,
+  /// phi3; any file that starts with the GGUF magic). Throws Error(kIo)
   /// naming a missing or unreadable file (or a file that is neither a folder nor GGUF),
   /// Error(kInvalidInput) for a malformed safetensors or GGUF file (one line naming the fault:
   /// see GgufFile), a missing / wrongly shaped weight (naming the tensor), a tensor type that

@@ -1,6 +1,8 @@
 // The Llama architecture (Touvron et al. 2023, "LLaMA", §2.2): pre-RMSNorm blocks, RoPE on queries
 // and keys, grouped-query attention, SwiGLU feed-forward, optional tied embeddings; from GGUF files
 // (llama.cpp's tensor names, weights dequantised) and HuggingFace folders (LlamaForCausalLM).
+// The same decoder runs the family's variants: Mistral (a sliding window per layer), Qwen2 /
+// Qwen2.5 (biases on W_Q, W_K, W_V) and Phi-3 (W_Q | W_K | W_V and W_gate | W_up stored fused).
 
 #include "model/llama.hpp"
 
@@ -34,10 +36,15 @@ enum class Part {
   kQ,
   kK,
   kV,
+  kQkv,  ///< Phi-3: W_Q | W_K | W_V in one tensor.
+  kQBias,
+  kKBias,
+  kVBias,
   kO,
   kFfnNorm,
   kGate,
   kUp,
+  kGateUp,  ///< Phi-3: W_gate | W_up in one tensor (llama.cpp names it ffn_up).
   kDown
 };
 
@@ -58,6 +65,14 @@ std::string ggufName(Part part, int l) {
       return b + "attn_k.weight";
     case Part::kV:
       return b + "attn_v.weight";
+    case Part::kQkv:
+      return b + "attn_qkv.weight";
+    case Part::kQBias:
+      return b + "attn_q.bias";
+    case Part::kKBias:
+      return b + "attn_k.bias";
+    case Part::kVBias:
+      return b + "attn_v.bias";
     case Part::kO:
       return b + "attn_output.weight";
     case Part::kFfnNorm:
@@ -65,6 +80,7 @@ std::string ggufName(Part part, int l) {
     case Part::kGate:
       return b + "ffn_gate.weight";
     case Part::kUp:
+    case Part::kGateUp:
       return b + "ffn_up.weight";
     case Part::kDown:
       return b + "ffn_down.weight";
@@ -89,6 +105,14 @@ std::string hfName(Part part, int l) {
       return b + "self_attn.k_proj.weight";
     case Part::kV:
       return b + "self_attn.v_proj.weight";
+    case Part::kQkv:
+      return b + "self_attn.qkv_proj.weight";
+    case Part::kQBias:
+      return b + "self_attn.q_proj.bias";
+    case Part::kKBias:
+      return b + "self_attn.k_proj.bias";
+    case Part::kVBias:
+      return b + "self_attn.v_proj.bias";
     case Part::kO:
       return b + "self_attn.o_proj.weight";
     case Part::kFfnNorm:
@@ -97,6 +121,8 @@ std::string hfName(Part part, int l) {
       return b + "mlp.gate_proj.weight";
     case Part::kUp:
       return b + "mlp.up_proj.weight";
+    case Part::kGateUp:
+      return b + "mlp.gate_up_proj.weight";
     case Part::kDown:
       return b + "mlp.down_proj.weight";
   }
@@ -110,10 +136,19 @@ struct LlamaLayer {
   Vector attn_norm, ffn_norm;
   // Packed [out, in] (linear.hpp):
   linear::PackedWeights wqkv;   // [(h + 2G)·d_k, d_model]: W_Q, W_K, W_V (Q, K RoPE-interleaved)
+  Vector bqkv;                  // [(h + 2G)·d_k]: b_Q, b_K, b_V in wqkv's row order; empty: none
   linear::PackedWeights wo;     // [d_model, h·d_k]
   linear::PackedWeights wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
   linear::PackedWeights wdown;  // [d_model, d_ff]
 };
+
+/// True when W_Q and W_K are stored in HuggingFace's rotate-half RoPE layout and must be permuted
+/// to the interleaved one: every HuggingFace checkpoint, and GGUF files of the architectures that
+/// llama.cpp runs with its NEOX rotation (qwen2, phi3), whose converter leaves the rows as they
+/// are; llama GGUF files hold them interleaved already.
+bool storedRotateHalf(const ModelConfig& c, const weights::Source& w) {
+  return w.rotateHalf() || c.model_type == "qwen2" || c.model_type == "phi3";
+}
 
 class LlamaModel final : public PretrainedModel {
  public:
@@ -148,20 +183,47 @@ class LlamaModel final : public PretrainedModel {
     const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
     layer.attn_norm = w.vector(tensor(Part::kAttnNorm, l), c.d_model);
     layer.ffn_norm = w.vector(tensor(Part::kFfnNorm, l), c.d_model);
-    Matrix qkv(q_rows + 2 * kv_rows, c.d_model);
-    w.read(tensor(Part::kQ, l), q_rows, c.d_model, qkv, 0);
-    w.read(tensor(Part::kK, l), kv_rows, c.d_model, qkv, q_rows);
-    w.read(tensor(Part::kV, l), kv_rows, c.d_model, qkv, q_rows + kv_rows);
-    if (w.rotateHalf()) {
+    // Phi-3 stores W_Q | W_K | W_V and W_gate | W_up fused, in the order the engine packs them.
+    const bool fused = c.model_type == "phi3";
+    const Eigen::Index qkv_rows = q_rows + 2 * kv_rows;
+    Matrix qkv(qkv_rows, c.d_model);
+    if (fused) {
+      w.read(tensor(Part::kQkv, l), qkv_rows, c.d_model, qkv, 0);
+    } else {
+      w.read(tensor(Part::kQ, l), q_rows, c.d_model, qkv, 0);
+      w.read(tensor(Part::kK, l), kv_rows, c.d_model, qkv, q_rows);
+      w.read(tensor(Part::kV, l), kv_rows, c.d_model, qkv, q_rows + kv_rows);
+    }
+    Matrix bias;  // [(h + 2G)·d_k, 1]
+    if (c.qkv_bias) {
+      bias.resize(qkv_rows, 1);
+      bias.col(0).segment(0, q_rows) = w.vector(tensor(Part::kQBias, l), q_rows).transpose();
+      bias.col(0).segment(q_rows, kv_rows) =
+          w.vector(tensor(Part::kKBias, l), kv_rows).transpose();
+      bias.col(0).segment(q_rows + kv_rows, kv_rows) =
+          w.vector(tensor(Part::kVBias, l), kv_rows).transpose();
+    }
+    if (storedRotateHalf(c, w)) {
+      // The bias entries of W_Q and W_K belong to their rows and move with them.
       qkv.topRows(q_rows) = permuteRotateHalfRows(qkv.topRows(q_rows), c.heads, d);
       qkv.middleRows(q_rows, kv_rows) =
           permuteRotateHalfRows(qkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
+      if (c.qkv_bias) {
+        bias.topRows(q_rows) = permuteRotateHalfRows(bias.topRows(q_rows), c.heads, d);
+        bias.middleRows(q_rows, kv_rows) =
+            permuteRotateHalfRows(bias.middleRows(q_rows, kv_rows), c.kv_heads, d);
+      }
     }
     layer.wqkv = linear::PackedWeights(qkv);
+    if (c.qkv_bias) layer.bqkv = Eigen::Map<const Vector>(bias.data(), qkv_rows);
     layer.wo = linear::PackedWeights(w.matrix(tensor(Part::kO, l), c.d_model, q_rows));
     Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
-    w.read(tensor(Part::kGate, l), c.d_ff, c.d_model, gu, 0);
-    w.read(tensor(Part::kUp, l), c.d_ff, c.d_model, gu, c.d_ff);
+    if (fused) {
+      w.read(tensor(Part::kGateUp, l), 2 * static_cast<Eigen::Index>(c.d_ff), c.d_model, gu, 0);
+    } else {
+      w.read(tensor(Part::kGate, l), c.d_ff, c.d_model, gu, 0);
+      w.read(tensor(Part::kUp, l), c.d_ff, c.d_model, gu, c.d_ff);
+    }
     layer.wgu = linear::PackedWeights(gu);
     layer.wdown = linear::PackedWeights(w.matrix(tensor(Part::kDown, l), c.d_model, c.d_ff));
   }
@@ -184,7 +246,9 @@ class LlamaModel final : public PretrainedModel {
     const int h = c.heads;
     const int g = c.kv_heads;
 
-    Matrix qkv = linear::timesTransposed(rmsNorm(x, layer.attn_norm, c.layer_norm_eps), layer.wqkv);
+    const Matrix normed = rmsNorm(x, layer.attn_norm, c.layer_norm_eps);
+    Matrix qkv = layer.bqkv.size() > 0 ? linear::timesTransposed(normed, layer.wqkv, layer.bqkv)
+                                       : linear::timesTransposed(normed, layer.wqkv);
     std::shared_ptr<const RopeTable> rope;
     {
       // cos/sin for the longest input so far (the model's context at most), built once.
@@ -201,7 +265,11 @@ class LlamaModel final : public PretrainedModel {
 
     // Grouped-query attention natively (Ainslie et al. 2023): G K/V heads, each read once for its
     // group of h / G query heads (spec.kv_heads = G, set by runIds), not repeated per query head.
-    const Matrix context = blocks::attend(qkv, h, g, d, spec, backend, attention);
+    // Mistral's and Phi-3's sliding window (Jiang et al. 2023, §2): query i sees keys
+    // i − W < j ≤ i in a layer with a window W (ModelConfig::layer_window).
+    AttentionSpec layer_spec = spec;
+    layer_spec.window = c.windowOf(l);
+    const Matrix context = blocks::attend(qkv, h, g, d, layer_spec, backend, attention);
     Matrix h1 = x + linear::timesTransposed(context, layer.wo);
 
     // SwiGLU (Shazeer 2020, eq. 6): W_down (SiLU(x W_gate) ⊙ x W_up).
@@ -229,53 +297,77 @@ class LlamaModel final : public PretrainedModel {
 
 }  // namespace
 
+bool isLlamaFamilyGguf(const std::string& architecture) {
+  return architecture == "llama" || architecture == "qwen2" || architecture == "phi3";
+}
+
 ModelConfig configFromGguf(const GgufFile& file) {
   const std::string arch = file.requireString("general.architecture");
-  if (arch != "llama") {
-    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() +
-                                                 ": general.architecture \"" + arch +
-                                                 "\" is not supported (llama is)");
+  const std::string name = file.path().filename().string();
+  if (!isLlamaFamilyGguf(arch)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                name + ": " + unsupportedArchitecture("general.architecture", arch).what());
   }
+  // llama.cpp names every hyperparameter "<architecture>.<key>" (gguf-py's constants.Keys).
+  const std::string p = arch + ".";
   ModelConfig c;
   c.architecture = Architecture::kLlama;
-  c.model_type = "llama";
+  c.model_type = arch;
   c.format = "gguf";
-  c.layers = positiveKey(file, "llama.block_count", std::nullopt);
-  c.d_model = positiveKey(file, "llama.embedding_length", std::nullopt);
-  c.d_ff = positiveKey(file, "llama.feed_forward_length", std::nullopt);
-  c.heads = positiveKey(file, "llama.attention.head_count", std::nullopt);
-  c.kv_heads = positiveKey(file, "llama.attention.head_count_kv", c.heads);
-  c.max_positions = positiveKey(file, "llama.context_length", std::nullopt);
+  c.layers = positiveKey(file, p + "block_count", std::nullopt);
+  c.d_model = positiveKey(file, p + "embedding_length", std::nullopt);
+  c.d_ff = positiveKey(file, p + "feed_forward_length", std::nullopt);
+  c.heads = positiveKey(file, p + "attention.head_count", std::nullopt);
+  c.kv_heads = positiveKey(file, p + "attention.head_count_kv", c.heads);
+  c.max_positions = positiveKey(file, p + "context_length", std::nullopt);
   if (c.heads % c.kv_heads != 0) {
-    badKey(file, "llama.attention.head_count_kv (" + std::to_string(c.kv_heads) +
-                     ") does not divide llama.attention.head_count (" + std::to_string(c.heads) +
-                     ")");
+    badKey(file, p + "attention.head_count_kv (" + std::to_string(c.kv_heads) + ") does not divide " +
+                     p + "attention.head_count (" + std::to_string(c.heads) + ")");
   }
   const int default_dk = c.d_model % c.heads == 0 ? c.d_model / c.heads : 0;
-  c.head_dim = positiveKey(file, "llama.attention.key_length",
+  c.head_dim = positiveKey(file, p + "attention.key_length",
                            default_dk > 0 ? std::optional<int>(default_dk) : std::nullopt);
-  if (positiveKey(file, "llama.attention.value_length", c.head_dim) != c.head_dim) {
-    throw Error(ErrorCode::kInvalidArgument, file.path().filename().string() +
-                                                 ": llama.attention.value_length differs from "
+  if (positiveKey(file, p + "attention.value_length", c.head_dim) != c.head_dim) {
+    throw Error(ErrorCode::kInvalidArgument, name + ": " + p +
+                                                 "attention.value_length differs from "
                                                  "key_length, which is not supported");
   }
-  c.rope_dims = positiveKey(file, "llama.rope.dimension_count", c.head_dim);
+  c.rope_dims = positiveKey(file, p + "rope.dimension_count", c.head_dim);
   if (c.rope_dims != c.head_dim) {
     throw Error(ErrorCode::kInvalidArgument,
-                file.path().filename().string() + ": llama.rope.dimension_count " +
-                    std::to_string(c.rope_dims) + " differs from the head width " +
-                    std::to_string(c.head_dim) + " (partial rotary is not supported)");
+                name + ": " + p + "rope.dimension_count " + std::to_string(c.rope_dims) +
+                    " differs from the head width " + std::to_string(c.head_dim) +
+                    " (partial rotary is not supported)");
   }
-  c.rope_base = file.number("llama.rope.freq_base").value_or(10000.0);
+  c.rope_base = file.number(p + "rope.freq_base").value_or(10000.0);
   if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) {
-    badKey(file, "llama.rope.freq_base must be a positive number");
+    badKey(file, p + "rope.freq_base must be a positive number");
   }
-  c.rope_scaling = rope_scaling::fromGguf(file, "llama", c.rope_dims, c.max_positions);
-  c.layer_norm_eps = file.number("llama.attention.layer_norm_rms_epsilon").value_or(1e-5);
-  if (!(c.layer_norm_eps > 0)) badKey(file, "llama.attention.layer_norm_rms_epsilon must be > 0");
+  c.rope_scaling = rope_scaling::fromGguf(file, arch, c.rope_dims, c.max_positions);
+  // Phi-3's LongRoPE factors (the converter writes them for rope_scaling "longrope" / "su").
+  for (const char* factors : {"rope_factors_long.weight", "rope_factors_short.weight"}) {
+    if (file.findTensor(factors) != nullptr) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  name + ": tensor " + factors + " (LongRoPE scaling) is not supported");
+    }
+  }
+  c.layer_norm_eps = file.number(p + "attention.layer_norm_rms_epsilon").value_or(1e-5);
+  if (!(c.layer_norm_eps > 0)) badKey(file, p + "attention.layer_norm_rms_epsilon must be > 0");
+  // A sliding window on every layer, as llama.cpp applies phi3's (keys j with i − j < W). llama.cpp
+  // writes Mistral as llama without the key (and reads none for llama); a file that has it gets
+  // the window Mistral's config.json gives. llama.cpp's qwen2 has no window: the key is refused.
+  if (file.integer(p + "attention.sliding_window")) {
+    if (arch == "qwen2") {
+      throw Error(ErrorCode::kInvalidArgument,
+                  name + ": " + p + "attention.sliding_window is not supported for qwen2");
+    }
+    const int window = positiveKey(file, p + "attention.sliding_window", std::nullopt);
+    c.layer_window.assign(static_cast<std::size_t>(c.layers), window);
+  }
+  c.qkv_bias = arch == "qwen2";
   const GgufTensor* embed = file.findTensor("token_embd.weight");
   const auto n_tokens = static_cast<int>(file.strings("tokenizer.ggml.tokens").size());
-  c.vocab_size = positiveKey(file, "llama.vocab_size",
+  c.vocab_size = positiveKey(file, p + "vocab_size",
                              embed != nullptr ? std::optional<int>(static_cast<int>(embed->rows()))
                              : n_tokens > 0   ? std::optional<int>(n_tokens)
                                               : std::nullopt);
@@ -294,7 +386,7 @@ std::unique_ptr<PretrainedModel> fromSafetensors(ModelConfig config, const SafeT
   if (!prefixed && !file.contains("embed_tokens.weight")) {
     throw Error(ErrorCode::kInvalidInput,
                 file.path().filename().string() +
-                    " has no tensor model.embed_tokens.weight (is it a Llama checkpoint?)");
+                    " has no tensor model.embed_tokens.weight (is it a Llama-family checkpoint?)");
   }
   if (config.tied_embeddings == false && !file.contains("lm_head.weight")) {
     throw Error(ErrorCode::kInvalidInput, file.path().filename().string() +

@@ -1,5 +1,5 @@
-// config.json of a HuggingFace model folder → ModelConfig (bert, gpt2, llama), and the names of
-// the architectures.
+// config.json of a HuggingFace model folder → ModelConfig (bert, gpt2 and the Llama family:
+// llama, mistral, qwen2, phi3), and the names of the architectures.
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -56,6 +56,68 @@ bool boolField(const json& config, const char* name, bool fallback) {
   return it->get<bool>();
 }
 
+/// "supported: config.json model_type bert, …; GGUF general.architecture llama, …".
+std::string supportedList() {
+  auto join = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  const SupportedArchitectures& s = supportedArchitectures();
+  return "supported: config.json model_type " + join(s.model_types) +
+         "; GGUF general.architecture " + join(s.gguf);
+}
+
+[[noreturn]] void refuse(const std::string& what) {
+  throw Error(ErrorCode::kInvalidArgument, "config.json: " + what);
+}
+
+/// transformers' sliding_window: the class default when the key is absent (4096 for Mistral and
+/// Qwen2, none for Phi-3), none when it is null, else a positive integer.
+std::optional<int> slidingWindowField(const json& config, std::optional<int> absent) {
+  const auto it = config.find("sliding_window");
+  if (it == config.end()) return absent;
+  if (it->is_null()) return std::nullopt;
+  return intField(config, {"sliding_window"});
+}
+
+/// The sliding window of every layer of a Mistral, Qwen2 or Phi-3 config.json, as transformers
+/// 4.49 applies it with eager attention: _prepare_4d_causal_attention_mask_with_cache_position
+/// hides keys j ≤ i − W for every layer (W keys visible, the query's own included:
+/// MaskPattern::window = W) whenever config.sliding_window is set. Mistral and Phi-3 mean exactly
+/// that. Qwen2 means a window only with use_sliding_window and only on layers
+/// l ≥ max_window_layers (its flash-attention path and later transformers apply it so); where the
+/// two readings differ within the context (W < max_position_embeddings) the config is refused by
+/// name, since either choice would disagree with one reference.
+void readSlidingWindow(const json& config, ModelConfig& c) {
+  const bool qwen2 = c.model_type == "qwen2";
+  const std::optional<int> window =
+      slidingWindowField(config, c.model_type == "phi3" ? std::nullopt : std::optional<int>(4096));
+  if (!window || *window >= c.max_positions) return;  // never binds within the context
+  if (qwen2) {
+    const bool use = boolField(config, "use_sliding_window", false);
+    int from = 28;  // Qwen2Config's default
+    if (const auto it = config.find("max_window_layers"); it != config.end() && !it->is_null()) {
+      if (!it->is_number_integer() || it->get<long long>() < 0) {
+        badConfig("max_window_layers must be an integer ≥ 0");
+      }
+      from = static_cast<int>(std::min<long long>(it->get<long long>(), 1 << 30));
+    }
+    if (!use) {
+      refuse("sliding_window " + std::to_string(*window) + " < max_position_embeddings " +
+             std::to_string(c.max_positions) +
+             " with use_sliding_window false is not supported (transformers 4.49's eager attention "
+             "windows every layer, the model's definition none)");
+    }
+    if (from != 0) {
+      refuse("max_window_layers " + std::to_string(from) +
+             " is not supported with use_sliding_window (transformers 4.49's eager attention "
+             "windows every layer, the model's definition only layers ≥ max_window_layers); 0 is");
+    }
+  }
+  c.layer_window.assign(static_cast<std::size_t>(c.layers), *window);
+}
+
 }  // namespace
 
 ModelConfig readModelConfig(const std::filesystem::path& config_json) {
@@ -102,7 +164,9 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
       throw Error(ErrorCode::kInvalidArgument,
                   "config.json: scale_attn_by_inverse_layer_idx is not supported");
     }
-  } else if (type == "llama") {
+  } else if (type == "llama" || type == "mistral" || type == "qwen2" || type == "phi3") {
+    // The Llama family (llama.cpp): one decoder; the differences are read below.
+    const bool phi3 = type == "phi3";
     c.architecture = Architecture::kLlama;
     c.layers = intField(config, {"num_hidden_layers"});
     c.heads = intField(config, {"num_attention_heads"});
@@ -111,7 +175,7 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
     c.d_ff = intField(config, {"intermediate_size"});
     c.max_positions = intField(config, {"max_position_embeddings"});
     c.vocab_size = intField(config, {"vocab_size"});
-    c.layer_norm_eps = numberField(config, "rms_norm_eps", 1e-6);
+    c.layer_norm_eps = numberField(config, "rms_norm_eps", phi3 ? 1e-5 : 1e-6);
     c.rope_base = numberField(config, "rope_theta", 10000.0);
     c.activation = stringField(config, "hidden_act", "silu");
     c.tied_embeddings = boolField(config, "tie_word_embeddings", false);
@@ -124,21 +188,30 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
     }
     if (c.head_dim % 2 != 0) badConfig("head_dim must be even for RoPE");
     c.rope_scaling = rope_scaling::fromConfig(config, c.max_positions);
+    // LlamaConfig's biases; Mistral, Qwen2 and Phi-3 fix theirs in code (Qwen2: Q, K and V).
     for (const char* bias : {"attention_bias", "mlp_bias"}) {
-      if (boolField(config, bias, false)) {
+      if (type == "llama" && boolField(config, bias, false)) {
         throw Error(ErrorCode::kInvalidArgument,
                     std::string("config.json: ") + bias + " is not supported");
       }
     }
+    c.qkv_bias = type == "qwen2";
+    if (phi3) {
+      const double partial = numberField(config, "partial_rotary_factor", 1.0);
+      if (partial != 1.0) {
+        refuse("partial_rotary_factor " + json(partial).dump() +
+               " is not supported (RoPE on the whole head, 1, is)");
+      }
+    }
+    if (type != "llama") readSlidingWindow(config, c);
     if (c.activation != "silu") {
       throw Error(ErrorCode::kInvalidArgument,
                   "config.json: hidden_act \"" + c.activation + "\" is not supported (silu is)");
     }
   } else if (type.empty()) {
-    badConfig("missing model_type (supported: bert, gpt2, llama)");
+    badConfig("missing model_type (" + supportedList() + ")");
   } else {
-    throw Error(ErrorCode::kInvalidArgument,
-                "model_type \"" + type + "\" is not supported (supported: bert, gpt2, llama)");
+    throw unsupportedArchitecture("model_type", type);
   }
   c.format = "safetensors";
   if (c.kv_heads == 0) c.kv_heads = c.heads;
@@ -148,6 +221,19 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
   }
   blocks::parseActivation(c.activation);  // throws for an activation no block implements
   return c;
+}
+
+const SupportedArchitectures& supportedArchitectures() {
+  static const SupportedArchitectures names{
+      {"bert", "gpt2", "llama", "mistral", "phi3", "qwen2"},
+      {"llama", "phi3", "qwen2"},
+  };
+  return names;
+}
+
+Error unsupportedArchitecture(const std::string& field, const std::string& name) {
+  return Error(ErrorCode::kInvalidArgument,
+               field + " \"" + name + "\" is not supported (" + supportedList() + ")");
 }
 
 std::string toString(Architecture architecture) {

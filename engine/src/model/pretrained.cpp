@@ -1,5 +1,5 @@
 // Pretrained models: loading a HuggingFace folder or a GGUF file into the architecture it holds
-// (bert.cpp, gpt2.cpp, llama.cpp over the blocks of blocks.cpp), and the forward pass of any of
+// (bert.cpp, gpt2.cpp, llama.cpp — the Llama family — over the blocks of blocks.cpp), and the forward pass of any of
 // them with every layer's attention computed by a Backend, within a memory budget.
 
 #include "attnlab/pretrained.hpp"
@@ -90,6 +90,8 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
                                       "a HuggingFace model folder or a .gguf file)");
     }
     const GgufFile file(path);  // unmapped once the weights are dequantised
+    // Dispatch on general.architecture; configFromGguf refuses an unknown one, naming those that
+    // supportedArchitectures() lists.
     ModelConfig config = llama::configFromGguf(file);
     auto tokenizer = loadGgufTokenizer(file);  // before the weights: a bad tokenizer fails fast
     model = llama::fromGguf(std::move(config), file);
@@ -123,7 +125,8 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
           break;
       }
     }
-    model->tokenizer_ = loadModelTokenizer(dir, model->config_.model_type);
+    // The tokenizer files follow the architecture family (a Qwen2 folder's are a Llama's).
+    model->tokenizer_ = loadModelTokenizer(dir, toString(model->config_.architecture));
     model->name_ = std::filesystem::absolute(dir, ec).lexically_normal().filename().string();
     if (model->name_.empty()) {
       model->name_ =
