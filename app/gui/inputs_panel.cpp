@@ -15,6 +15,8 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTextBlock>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -36,6 +38,18 @@ QPlainTextEdit* textField(const char* name, int min_height, int max_height) {
   edit->setMaximumHeight(max_height);
   new EmojiHighlighter(edit->document());
   return edit;
+}
+
+/// The field's lines (QTextBlock::text) joined by '\n': every character as typed.
+/// QPlainTextEdit::toPlainText() would turn U+00A0 into a space and U+2028 into '\n', which
+/// changes a model's ids.
+QString linesOf(const QPlainTextEdit* edit) {
+  QString text;
+  for (QTextBlock block = edit->document()->begin(); block.isValid(); block = block.next()) {
+    if (block != edit->document()->begin()) text += QLatin1Char('\n');
+    text += block.text();
+  }
+  return text;
 }
 
 int log2Position(int d_k) { return static_cast<int>(std::lround(std::log2(std::max(1, d_k)))); }
@@ -222,16 +236,27 @@ InputsPanel::InputsPanel(QWidget* parent) : QWidget(parent) {
   retranslate();
 }
 
+void InputsPanel::setFieldText(QPlainTextEdit* edit, GivenText& given, const QString& text) {
+  if (fieldText(edit, given) != text) edit->setPlainText(text);
+  given = {text, linesOf(edit)};
+}
+
+QString InputsPanel::fieldText(const QPlainTextEdit* edit, const GivenText& given) {
+  const QString lines = linesOf(edit);
+  return !given.given.isNull() && lines == given.shown ? given.given : lines;
+}
+
 options::LabSettings InputsPanel::settings(const options::LabSettings& base) const {
   options::LabSettings s = base_;
   s.model_dir = base.model_dir;
   s.layer = base.layer;
   s.hide_special = base.hide_special;
   s.rollout = base.rollout;
-  s.text = text_edit_->toPlainText();
-  s.source = source_edit_->toPlainText();
+  s.text = fieldText(text_edit_, text_given_);
+  s.source = fieldText(source_edit_, source_given_);
   // A pair exactly when one is given: the field enabled (a BERT) and not empty, as --pair.
-  if (pair_edit_->isEnabled() && !pair_edit_->toPlainText().isEmpty()) s.pair = pair_edit_->toPlainText();
+  if (const QString pair = fieldText(pair_edit_, pair_given_); pair_edit_->isEnabled() && !pair.isEmpty())
+    s.pair = pair;
   s.spec.mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
   if (temperature_check_->isChecked()) {
     s.spec.temperature = temperature_spin_->value();
@@ -265,9 +290,9 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
       b5(scaling_check_), b6(temperature_check_), b7(temperature_spin_), b8(dk_slider_),
       b9(dk_spin_), b10(heads_spin_), b11(d_model_spin_), b12(causal_check_), b13(seed_spin_),
       b14(backend_combo_);
-  if (text_edit_->toPlainText() != s.text) text_edit_->setPlainText(s.text);
-  if (source_edit_->toPlainText() != s.source) source_edit_->setPlainText(s.source);
-  if (s.pair && pair_edit_->toPlainText() != *s.pair) pair_edit_->setPlainText(*s.pair);
+  setFieldText(text_edit_, text_given_, s.text);
+  setFieldText(source_edit_, source_given_, s.source);
+  if (s.pair) setFieldText(pair_edit_, pair_given_, *s.pair);
   const bool lab_only =
       s.spec.mechanism == Mechanism::kAdditive || s.spec.mechanism == Mechanism::kLinear;
   const Mechanism mechanism = s.pretrained() && lab_only ? Mechanism::kScaled : s.spec.mechanism;

@@ -133,6 +133,19 @@ class InputsPanel : public QWidget {
     double seed = 0;
   } stash_;
 
+  /// A text field's exact text. Its document turns CR, CR LF, U+2029 and U+FDD0 / U+FDD1 into
+  /// line breaks as they go in, so the text setSettings gave is kept and given back as long as
+  /// the field still shows it (`shown`: the field's lines then); once edited, the field's own.
+  struct GivenText {
+    QString given;
+    QString shown;
+  };
+  /// Puts `text` into `edit` (unless it already holds it) and remembers it in `given`.
+  static void setFieldText(QPlainTextEdit* edit, GivenText& given, const QString& text);
+  /// The text of `edit`: what setFieldText gave while unchanged, else its lines.
+  static QString fieldText(const QPlainTextEdit* edit, const GivenText& given);
+  GivenText text_given_, source_given_, pair_given_;
+
   QFormLayout* form_ = nullptr;
   QLabel* text_label_ = nullptr;
   QPlainTextEdit* text_edit_ = nullptr;

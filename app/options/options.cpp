@@ -16,6 +16,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "options/option_table.hpp"
+#include "options/utf8_text.hpp"
 #include "options/variants.hpp"
 
 namespace attnlab::options {
@@ -313,7 +314,7 @@ static void checkSweepOutput(const QString& path) {
 Options parse(const std::vector<std::string>& raw, unsigned program) {
   checkUtf8(raw);
   QStringList args;
-  for (const std::string& a : raw) args << QString::fromStdString(a);
+  for (const std::string& a : raw) args << fromUtf8Exact(a);  // a leading U+FEFF kept
   checkArity(args);
 
   QCommandLineParser parser;

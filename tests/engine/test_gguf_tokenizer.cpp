@@ -65,7 +65,7 @@ TEST_CASE("GGUF tokenizers name what they do not support", "[gguf][tokenizer]") 
   CHECK_THROWS_WITH(gpt2Tokenizer("deepseek-llm", false),
                     Catch::Contains("tokenizer.ggml.pre \"deepseek-llm\" is not supported "
                                     "(supported: gpt-2, smollm, starcoder, refact, llama3, "
-                                    "llama-v3, llama-bpe)"));
+                                    "llama-v3, llama-bpe, qwen2, deepseek-r1-qwen)"));
   GgufBuilder b;
   b.str("tokenizer.ggml.model", "bert").strings("tokenizer.ggml.tokens", {"a"});
   auto bytes = b.bytes();

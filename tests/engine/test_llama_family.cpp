@@ -3,6 +3,8 @@
 // attention weights (tests/reference/make_llama_family_goldens.py); every config.json field and
 // GGUF key that is refused names itself; an unknown architecture lists the supported ones.
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -65,6 +67,23 @@ double checkAgainstGolden(const fs::path& path, const std::string& name) {
   CHECK(worst < kWeightTolerance);
   CHECK(worst_prob < kWeightTolerance);
   return worst;
+}
+
+/// A path in the temporary directory unique to this process and call (ctest runs tests in
+/// parallel, each in its own process); removed when the process ends.
+fs::path scratch(const std::string& name) {
+  struct Made {
+    std::vector<fs::path> paths;
+    ~Made() {
+      std::error_code ec;
+      for (const fs::path& p : paths) fs::remove_all(p, ec);
+    }
+  };
+  static Made made;
+  made.paths.push_back(fs::temp_directory_path() /
+                       ("attnlab_family_" + std::to_string(::getpid()) + "_" +
+                        std::to_string(made.paths.size()) + "_" + name));
+  return made.paths.back();
 }
 
 fs::path folder(const std::string& name) { return kData / "models" / ("tiny-" + name); }
@@ -137,7 +156,7 @@ namespace {
 
 /// A copy of tiny-NAME's folder in a temporary directory with `edit` applied to its config.json.
 fs::path editedFolder(const std::string& name, const std::function<void(json&)>& edit) {
-  const fs::path dir = fs::temp_directory_path() / ("attnlab_family_" + name);
+  const fs::path dir = scratch(name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (const char* f : {"model.safetensors", "tokenizer.json"}) {
@@ -275,7 +294,7 @@ fs::path familyGguf(const std::string& arch, const std::function<void(GgufBuilde
   b.tensorF32("blk.0.attn_output.weight", {32, 32}, mat(32, 32));
   b.tensorF32("blk.0.ffn_down.weight", {32, 32}, mat(32, 32));
   if (tensors) tensors(b);
-  return writeBytes(fs::temp_directory_path() / ("attnlab_family_" + arch + ".gguf"), b.bytes());
+  return writeBytes(scratch(arch + ".gguf"), b.bytes());
 }
 
 }  // namespace
@@ -292,6 +311,10 @@ TEST_CASE("GGUF keys of qwen2, phi3 and llama: <arch>.* read, refused ones named
   CHECK(PretrainedModel::load(familyGguf("phi3", [](GgufBuilder& b) {
           b.u32("phi3.attention.sliding_window", 3);
         }))->config().layer_window == std::vector<int>{3});
+  // 0 is "no window": what llama.cpp's converter writes for Phi-4.
+  CHECK(PretrainedModel::load(familyGguf("phi3", [](GgufBuilder& b) {
+          b.u32("phi3.attention.sliding_window", 0);
+        }))->config().layer_window.empty());
   CHECK(PretrainedModel::load(familyGguf("llama", [](GgufBuilder& b) {
           b.u32("llama.attention.sliding_window", 7);
         }))->config().layer_window == std::vector<int>{7});
@@ -308,6 +331,8 @@ TEST_CASE("GGUF keys of qwen2, phi3 and llama: <arch>.* read, refused ones named
                  {"rope_factors_long.weight"});
   requireRefused(familyGguf("qwen2", [](GgufBuilder& b) { b.u32("qwen2.attention.value_length", 8); }),
                  {"qwen2.attention.value_length"});
+  requireRefused(familyGguf("llama", [](GgufBuilder& b) { b.u32("llama.expert_count", 8); }),
+                 {"llama.expert_count (mixture of experts) is not supported"});
   requireRefused(familyGguf("mamba", {}),
                  {"general.architecture \"mamba\" is not supported", "config.json model_type",
                   "GGUF general.architecture llama", "phi3", "qwen2"});
@@ -321,4 +346,71 @@ TEST_CASE("a qwen2 GGUF without its Q/K/V biases names the missing tensor", "[ll
     CHECK(e.code() == ErrorCode::kInvalidInput);
     CHECK_THAT(e.what(), Catch::Contains("blk.0.attn_q.bias"));
   }
+}
+
+namespace {
+
+/// readModelConfig on `config` written to a temporary config.json.
+ModelConfig configOf(const json& config) {
+  const fs::path path = scratch("config.json");
+  std::ofstream(path) << config.dump();
+  return readModelConfig(path);
+}
+
+void requireConfigRefused(const json& config, const std::string& needle) {
+  try {
+    configOf(config);
+    FAIL("no error for " << needle);
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ErrorCode::kInvalidArgument);
+    CHECK_THAT(e.what(), Catch::Contains(needle));
+  }
+}
+
+/// `config` with the fields of `patch` set.
+json with(json config, const json& patch) {
+  config.update(patch);
+  return config;
+}
+
+json configJson(const fs::path& dir) {
+  std::ifstream in(dir / "config.json");
+  return json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("config.json fields of BERT, GPT-2 and Llama that change the numbers: read or refused",
+          "[llama][pretrained][audit]") {
+  const json bert = {{"model_type", "bert"},         {"num_hidden_layers", 2},
+                     {"num_attention_heads", 2},     {"hidden_size", 8},
+                     {"intermediate_size", 16},      {"max_position_embeddings", 32},
+                     {"vocab_size", 10}};
+  CHECK(configOf(bert).layer_norm_eps == 1e-12);  // BertConfig's default
+  requireConfigRefused(with(bert, {{"position_embedding_type", "relative_key"}}),
+                       "config.json: position_embedding_type \"relative_key\"");
+  requireConfigRefused(with(bert, {{"is_decoder", true}}), "config.json: is_decoder");
+  requireConfigRefused(with(bert, {{"hidden_act", "mish"}}), "mish");
+
+  const json gpt2 = configJson(kData / "models/tiny-gpt2");
+  CHECK(configOf(gpt2).scale_attention);
+  CHECK_FALSE(configOf(with(gpt2, {{"scale_attn_weights", false}})).scale_attention);
+  CHECK(configOf(gpt2).d_ff == 4 * 64);  // n_inner null: 4·n_embd
+  CHECK(configOf(with(gpt2, {{"n_inner", 100}})).d_ff == 100);
+  requireConfigRefused(with(gpt2, {{"scale_attn_by_inverse_layer_idx", true}}),
+                       "config.json: scale_attn_by_inverse_layer_idx");
+
+  const json llama = configJson(kData / "models/tiny-llama");
+  for (const char* bias : {"attention_bias", "mlp_bias"}) {
+    requireConfigRefused(with(llama, {{bias, true}}), std::string("config.json: ") + bias);
+  }
+  requireConfigRefused(with(llama, {{"hidden_act", "gelu"}}), "hidden_act \"gelu\"");
+  requireConfigRefused(with(configJson(folder("qwen2")), {{"hidden_act", "relu"}}),
+                       "hidden_act \"relu\"");
+  CHECK(configOf(with(llama, {{"head_dim", 32}})).dK() == 32);
+  // LlamaModel reads no window fields: they change nothing for model_type llama.
+  CHECK(configOf(with(llama, {{"sliding_window", 4}, {"use_sliding_window", true},
+                              {"max_window_layers", 0}}))
+            .layer_window.empty());
 }

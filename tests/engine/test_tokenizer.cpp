@@ -147,12 +147,17 @@ TEST_CASE("tokenize: white space and invisible characters", "[tokenizer]") {
   CHECK(attnlab::tokenize(" ").empty());
   CHECK(attnlab::tokenize(" \t\r\n\v\f\u00A0\u3000\u2003\u2028\u0085").empty());
   CHECK(texts("a\u00A0b\u2009c\u3000d") == Texts{"a", "b", "c", "d"});
-  CHECK(texts("\uFEFFstart") == Texts{"start"});                // leading byte-order mark
+  // A leading U+FEFF is a character of the text like any other (issue 22): a token of its own.
+  CHECK(texts("\uFEFFstart") == Texts{"\uFEFF", "start"});
+  CHECK(texts("\uFEFF") == Texts{"\uFEFF"});
+  CHECK(texts("a \uFEFF\uFEFFb") == Texts{"a", "\uFEFF\uFEFF", "b"});
+  CHECK(texts("a\uFEFFb") == Texts{"a\uFEFFb"});
   CHECK(texts("one\u200Btwo") == Texts{"one", "two"});          // zero width space separates
   CHECK(texts("co\u00ADoperate") == Texts{"co\u00ADoperate"});  // soft hyphen stays inside
   // Controls separate and are dropped.
   CHECK(texts("a\x01\x62\x1B") == Texts{"a", "b"});
-  CHECK(attnlab::tokenize("\u200D\uFE0F").empty());  // extenders with nothing to extend
+  // Extenders with nothing to extend are kept together as one token.
+  CHECK(texts("\u200D\uFE0F") == Texts{"\u200D\uFE0F"});
 }
 
 TEST_CASE("tokenize: byte and code-point offsets", "[tokenizer]") {

@@ -21,11 +21,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "attnlab/model_tokenizer.hpp"
 #include "compute_worker.hpp"
 #include "inputs_panel.hpp"
 #include "main_window.hpp"
 #include "model_source.hpp"
 #include "options/lab_settings.hpp"
+#include "options/utf8_text.hpp"
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
 #include "window_test_support.hpp"
@@ -472,6 +474,32 @@ class ModelWindowTest : public QObject {
     QVERIFY(waitForShown(window));
     QCOMPARE(window.currentResult()->model->name, QStringLiteral("SmolLM2-135M-Instruct.Q4_1"));
     qunsetenv("ATTNLAB_MODEL_CACHE");
+  }
+
+  void theTextFieldsKeepTheTextsBytes() {
+    // Issue 22: a text given on the command line reaches the model byte for byte — a leading
+    // U+FEFF, CR LF, U+00A0, U+2028, NFD — though the field's document turns CR LF into a line
+    // break; a text typed into the field keeps U+00A0 and U+2028 (toPlainText() would not).
+    const std::string given = "\xEF\xBB\xBFstart a\xC2\xA0" "b\r\nc\xE2\x80\xA8" "cafe\xCC\x81";
+    WindowOptions options = testOptions();
+    options.settings.model_dir = tinyLlamaDir();
+    options.settings.layer = 0;
+    options.settings.text = attnlab::options::fromUtf8Exact(given);
+    MainWindow window(options);
+    window.show();
+    QVERIFY(waitForShown(window));
+    const auto tokenizer = attnlab::loadModelTokenizer(tinyLlamaDir().toStdString(), "llama");
+    const std::vector<int> expected = tokenizer->encode(given).ids;
+    QVERIFY(window.currentResult()->model_run);
+    QVERIFY(window.currentResult()->model_run->encoding.ids == expected);
+    QCOMPARE(window.settings().text.toUtf8().toStdString(), given);
+
+    auto* panel = named<gui::InputsPanel>(window, "inputsPanel");
+    const std::string typed = "x\xC2\xA0y\xE2\x80\xA8z\xEF\xBF\xBE";
+    panel->textEdit()->setPlainText(attnlab::options::fromUtf8Exact(typed));  // as typed
+    QCOMPARE(panel->settings(window.settings()).text.toUtf8().toStdString(), typed);
+    QVERIFY(waitForShown(window));
+    QVERIFY(window.currentResult()->model_run->encoding.ids == tokenizer->encode(typed).ids);
   }
 
   void openModelTakesAFileOrAFolder() {

@@ -28,7 +28,9 @@ struct Token {
 ///   skin-tone modifiers, keycaps, regional-indicator flag pairs and tag sequences;
 /// - white space (Unicode White_Space, incl. U+00A0 and U+3000) separates tokens and is dropped;
 ///   so are control characters and U+200B ZERO WIDTH SPACE. Invisible format characters (soft
-///   hyphen, ZWNJ, bidi marks, BOM) stay attached to the preceding character.
+///   hyphen, ZWNJ, bidi marks, BOM) stay attached to the preceding character; with none before
+///   them (a leading U+FEFF, one after white space) they are a token of their own, so every
+///   other character of the text is in some token.
 /// Returns the tokens in input order with byte and code-point offsets; empty or white-space-only
 /// input gives an empty vector (callers decide whether that is an error). Letter classification
 /// is exact for the major scripts and approximated block by block for minor ones.

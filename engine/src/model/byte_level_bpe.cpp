@@ -3,7 +3,9 @@
 /// byte_level_bpe_files.cpp reads it from vocab.json + merges.txt or tokenizer.json — reproducing
 /// HuggingFace tokenizers' ByteLevel pre-tokenizer + BPE model as GPT-2's tokenizer.json
 /// configures them:
-/// 1. Added tokens ("<|endoftext|>") written in the text are split out first, matched exactly.
+/// 1. Added tokens ("<|endoftext|>") written in the text are split out first, matched exactly,
+///    with tokenizer.json's lstrip / rstrip / single_word / normalized flags as tokenizers 0.21
+///    applies them (bpe::splitAddedTokens).
 /// 2. Each remaining piece is pre-tokenized with GPT-2's pattern
 ///      's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 ///    implemented by hand below (every position starts a match, so one left-to-right scan
@@ -26,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -96,7 +99,6 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
       tokens_[static_cast<std::size_t>(added.id)] = added.content;
       is_added_[static_cast<std::size_t>(added.id)] = true;
       is_special_[static_cast<std::size_t>(added.id)] = added.special;
-      added_strings_.push_back(added.content);
     }
     const auto& table = byteToUnicode();
     for (int b = 0; b < 256; ++b) {
@@ -147,20 +149,38 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     (void)model_text::decodeInput(text, false);
     Encoding out;
     for (int id : data_.prefix_ids) appendSpecial(id, out);
-    for (const auto& segment : model_text::splitSpecials(text, added_strings_)) {
-      if (segment.special >= 0) {
-        const AddedToken& added = data_.added[static_cast<std::size_t>(segment.special)];
-        out.ids.push_back(added.id);
-        out.labels.push_back(added.content);
-        out.bytes.push_back(added.content);
-        out.type_ids.push_back(0);
-        out.special.push_back(added.special);
+    // Added tokens as tokenizers finds them: those with normalized = false in the text as
+    // given, the others in what is left after the normalizer (BpeData::nfc).
+    for (const auto& segment : bpe::splitAddedTokens(text, data_.added, false)) {
+      if (segment.token >= 0) {
+        appendAdded(segment.token, out);
         continue;
       }
-      appendPiece(text.substr(segment.begin, segment.end - segment.begin), out);
+      std::string_view piece = text.substr(segment.begin, segment.end - segment.begin);
+      std::string normalized;
+      if (data_.nfc) {
+        normalized = bpe::toNfc(piece);
+        piece = normalized;
+      }
+      for (const auto& part : bpe::splitAddedTokens(piece, data_.added, true)) {
+        if (part.token >= 0) {
+          appendAdded(part.token, out);
+        } else {
+          appendPiece(piece.substr(part.begin, part.end - part.begin), out);
+        }
+      }
     }
     for (int id : data_.suffix_ids) appendSpecial(id, out);
     return out;
+  }
+
+  void appendAdded(int index, Encoding& out) const {
+    const AddedToken& added = data_.added[static_cast<std::size_t>(index)];
+    out.ids.push_back(added.id);
+    out.labels.push_back(added.content);
+    out.bytes.push_back(added.content);
+    out.type_ids.push_back(0);
+    out.special.push_back(added.special);
   }
 
   void appendSpecial(int id, Encoding& out) const {
@@ -210,9 +230,10 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
     std::size_t i = 0;
     std::size_t byte = 0;
     while (i < cps.size()) {
-      const std::size_t length = data_.pattern == bpe::Pattern::kLlama3
-                                     ? pretok::llama3Length(cps, i)
-                                     : pretok::gpt2Length(cps, i);
+      const std::size_t length =
+          data_.pattern == bpe::Pattern::kLlama3  ? pretok::llama3Length(cps, i)
+          : data_.pattern == bpe::Pattern::kQwen2 ? pretok::llama3Length(cps, i, 1)
+                                                  : pretok::gpt2Length(cps, i);
       std::size_t bytes = 0;
       for (std::size_t k = i; k < i + length; ++k) bytes += model_text::utf8Length(cps[k]);
       appendWord(piece.substr(byte, bytes), out);
@@ -363,10 +384,9 @@ class ByteLevelBpeTokenizer final : public ModelTokenizer {
   static constexpr std::size_t kCacheCapacity = 10000;
 
   BpeData data_;
-  std::vector<std::string> tokens_;         ///< id → token as in the vocabulary
-  std::vector<bool> is_added_;              ///< id → from added_tokens
-  std::vector<bool> is_special_;            ///< id → an added token marked special
-  std::vector<std::string> added_strings_;  ///< added tokens' contents, as in data_.added
+  std::vector<std::string> tokens_;  ///< id → token as in the vocabulary
+  std::vector<bool> is_added_;       ///< id → from added_tokens
+  std::vector<bool> is_special_;     ///< id → an added token marked special
   std::array<std::string, 256> byte_strings_;
   std::array<int, 256> byte_ids_{};  ///< byte → id of its one-byte token, -1 if missing
   mutable std::mutex cache_mutex_;
@@ -398,6 +418,128 @@ void addMerge(BpeData& data, const std::string& left, const std::string& right, 
   }
   // A repeated pair keeps its last rank, as HuggingFace's map does.
   data.merges[pairKey(l->second, r->second)] = {rank, result->second};
+}
+
+namespace {
+
+/// \w of Rust's regex crate (UTS #18 Annex C), which tokenizers' single_word tests: Alphabetic
+/// (letters, Nl, and the Other_Alphabetic symbols: circled and squared Latin letters), marks,
+/// decimal digits, connector punctuation and Join_Control (ZWNJ, ZWJ).
+bool isWordCharacter(char32_t c) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_PC:
+      return true;
+    default:
+      break;
+  }
+  return c == 0x200C || c == 0x200D || (c >= 0x24B6 && c <= 0x24E9) ||
+         (c >= 0x1F130 && c <= 0x1F149) || (c >= 0x1F150 && c <= 0x1F169) ||
+         (c >= 0x1F170 && c <= 0x1F189);
+}
+
+/// The code point whose UTF-8 ends just before byte `end` (valid UTF-8, end > 0), and its length.
+char32_t codePointBefore(std::string_view text, std::size_t end, std::size_t& length) {
+  std::size_t begin = end - 1;
+  while (begin > 0 && (static_cast<unsigned char>(text[begin]) & 0xC0) == 0x80) --begin;
+  length = end - begin;
+  return decodeUtf8(text.substr(begin, length))[0];
+}
+
+/// The code point whose UTF-8 starts at byte `begin` (valid UTF-8), and its length.
+char32_t codePointAt(std::string_view text, std::size_t begin, std::size_t& length) {
+  const auto lead = static_cast<unsigned char>(text[begin]);
+  length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  return decodeUtf8(text.substr(begin, length))[0];
+}
+
+/// One pass of splitAddedTokens over the piece [begin, end) of `text`, with the tokens whose
+/// `normalized` flag is `normalized`; appends the pieces to `out`.
+void splitPass(std::string_view text, std::size_t begin, std::size_t end,
+               const std::vector<AddedToken>& tokens, bool normalized,
+               std::vector<AddedSplit>& out) {
+  bool first_byte[256] = {};  // the first bytes of this pass's tokens: most positions skip fast
+  for (const AddedToken& t : tokens) {
+    if (t.normalized == normalized && !t.content.empty())
+      first_byte[static_cast<unsigned char>(t.content[0])] = true;
+  }
+  std::size_t taken = begin;  // end of what the last token took (tokenizers' start_offset)
+  std::size_t scan = begin;   // where the search for the next match starts
+  std::size_t length = 0;
+  while (scan < end) {
+    // Leftmost-longest: the earliest position where a token matches, the longest one there.
+    int best = -1;
+    std::size_t at = scan;
+    for (; at < end && best < 0; ++at) {
+      if (!first_byte[static_cast<unsigned char>(text[at])]) continue;
+      for (std::size_t k = 0; k < tokens.size(); ++k) {
+        const std::string& content = tokens[k].content;
+        if (tokens[k].normalized != normalized || content.empty() || content.size() > end - at ||
+            text.compare(at, content.size(), content) != 0) {
+          continue;
+        }
+        if (best < 0 || content.size() > tokens[static_cast<std::size_t>(best)].content.size()) {
+          best = static_cast<int>(k);
+        }
+      }
+    }
+    if (best < 0) break;
+    const AddedToken& token = tokens[static_cast<std::size_t>(best)];
+    std::size_t start = at - 1;
+    std::size_t stop = start + token.content.size();
+    scan = stop;
+    if (token.single_word) {
+      const bool word_before =
+          start > begin && isWordCharacter(codePointBefore(text, start, length));
+      const bool word_after = stop < end && isWordCharacter(codePointAt(text, stop, length));
+      if (word_before || word_after) continue;
+    }
+    if (token.lstrip) {
+      std::size_t s = start;
+      while (s > begin && unicode::isWhiteSpace(codePointBefore(text, s, length))) s -= length;
+      start = std::max(s, taken);
+    }
+    if (token.rstrip) {
+      while (stop < end && unicode::isWhiteSpace(codePointAt(text, stop, length))) stop += length;
+    }
+    if (taken < start) out.push_back({taken, start, -1});
+    out.push_back({start, stop, best});
+    taken = stop;
+  }
+  if (taken < end) out.push_back({taken, end, -1});
+}
+
+}  // namespace
+
+std::vector<AddedSplit> splitAddedTokens(std::string_view text,
+                                         const std::vector<AddedToken>& tokens, bool normalized) {
+  std::vector<AddedSplit> out;
+  splitPass(text, 0, text.size(), tokens, normalized, out);
+  return out;
+}
+
+std::string toNfc(std::string_view text) {
+  utf8proc_uint8_t* mapped = nullptr;
+  const utf8proc_ssize_t length =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                   static_cast<utf8proc_ssize_t>(text.size()), &mapped,
+                   static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (length < 0) {
+    throw Error(ErrorCode::kInternal,
+                std::string("NFC normalization failed: ") + utf8proc_errmsg(length));
+  }
+  std::string out(reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(length));
+  std::free(mapped);
+  return out;
 }
 
 bool splitMerge(std::string_view line, std::string& left, std::string& right) {

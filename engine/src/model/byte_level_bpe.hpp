@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -27,17 +28,49 @@ inline std::uint64_t pairKey(int left, int right) {
 }
 
 /// A token from added_tokens (or a GGUF control / user-defined token): split out of the text
-/// before pre-tokenization, matched exactly as written.
+/// before pre-tokenization, matched exactly as written, with HuggingFace tokenizers' flags
+/// (its AddedToken; applied as in its AddedVocabulary, see splitAddedTokens).
 struct AddedToken {
   std::string content;
   int id = 0;
   bool special = true;  ///< Shown as special (hidden by "hide special tokens").
+  /// Matched only where it is not inside a word: the character before and the one after (if
+  /// any) are not word characters (\w: letters, marks, decimal digits, connector punctuation,
+  /// ZWNJ / ZWJ).
+  bool single_word = false;
+  bool lstrip = false;  ///< Takes in the white space (Unicode White_Space) before it.
+  bool rstrip = false;  ///< Takes in the white space after it.
+  /// Matched in the second pass, on the pieces that the tokens with normalized = false left
+  /// (without a normalizer this decides only which token wins an overlap).
+  bool normalized = false;
 };
+
+/// A piece of the text: bytes [begin, end) and the index into `tokens` of the added token it is,
+/// or -1 for ordinary text. A token's piece includes the white space lstrip / rstrip took in.
+struct AddedSplit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  int token = -1;
+};
+
+/// One pass of HuggingFace tokenizers' (0.21) AddedVocabulary::extract_and_normalize: splits the
+/// valid UTF-8 `text` into ordinary pieces and the added tokens whose `normalized` flag is
+/// `normalized` (pass 1: false, over the whole text; pass 2: true, over each ordinary piece of
+/// pass 1 after the normalizer). Matches are found leftmost-longest without overlap; a
+/// single_word match inside a word is skipped (the scan still goes on after it); lstrip moves the
+/// start back over white space not already taken, rstrip the end forward over white space.
+/// Ordinary pieces are never empty.
+std::vector<AddedSplit> splitAddedTokens(std::string_view text,
+                                         const std::vector<AddedToken>& tokens, bool normalized);
+
+/// `text` (valid UTF-8) in Unicode normalization form C (utf8proc); U+0000 kept.
+std::string toNfc(std::string_view text);
 
 /// The regular expression that splits text into pre-tokens (pretokenize.hpp).
 enum class Pattern {
   kGpt2,    ///< GPT-2's (and SmolLM2's, after its digit split).
   kLlama3,  ///< Llama 3's: case-insensitive contractions, numbers in groups of 1–3, newlines kept.
+  kQwen2,   ///< Qwen2's: Llama 3's with every \p{N} character a piece of its own.
 };
 
 /// Everything a byte-level BPE tokenizer is built from.
@@ -52,6 +85,10 @@ struct BpeData {
   /// own (HuggingFace's SmolLM2 / StarCoder tokenizers; llama.cpp's "smollm", "starcoder",
   /// "refact" pre-tokenizers).
   bool split_digits = false;
+  /// tokenizer.json's NFC normalizer: the text between the added tokens with normalized =
+  /// false is put in Unicode normalization form C before the other added tokens are looked for
+  /// and before pre-tokenization (Qwen2's tokenizer.json).
+  bool nfc = false;
   bool ignore_merges = false;   ///< BPE: a pre-token found whole in the vocabulary is kept.
   int unk_id = -1;              ///< BPE: id for characters missing from the vocabulary.
   bool fuse_unk = false;        ///< BPE: consecutive unknown characters give one unknown id.

@@ -1,8 +1,9 @@
 /// \file byte_level_bpe_files.cpp
 /// The files a byte-level BPE tokenizer (byte_level_bpe.cpp) is read from: vocab.json +
 /// merges.txt (GPT-2's folders) and tokenizer.json (HuggingFace tokenizers: its BPE model, the
-/// ByteLevel pre-tokenizer alone or after Digits or Llama 3's Split, added tokens and the
-/// TemplateProcessing / ByteLevel post-processors). Every field is checked, each fault one
+/// ByteLevel pre-tokenizer alone or after Digits or Llama 3's / Qwen2's Split, the NFC
+/// normalizer, added tokens with their flags and the TemplateProcessing / ByteLevel
+/// post-processors). Every field is checked, each fault one
 /// Error(kInvalidInput) line naming the file and the field; what is not reproduced is refused by
 /// name (Error(kInvalidArgument)).
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -95,11 +97,22 @@ constexpr const char* kLlama3Regex =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
     "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
-/// A Split pre-tokenizer with exactly Llama 3's pattern, isolating the matches.
-bool isLlama3Split(const Json& split) {
-  return split.contains("pattern") && split["pattern"].is_object() &&
-         split["pattern"].value("Regex", std::string()) == kLlama3Regex &&
-         split.value("behavior", std::string()) == "Isolated" && !split.value("invert", false);
+/// Qwen2's: Llama 3's with \p{N} for \p{N}{1,3}.
+constexpr const char* kQwen2Regex =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+"
+    "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+/// The pattern of a Split pre-tokenizer with exactly Llama 3's or Qwen2's regex, isolating the
+/// matches; nullopt for any other Split.
+std::optional<bpe::Pattern> splitPattern(const Json& split) {
+  if (!split.contains("pattern") || !split["pattern"].is_object() ||
+      split.value("behavior", std::string()) != "Isolated" || split.value("invert", false)) {
+    return std::nullopt;
+  }
+  const std::string regex = split["pattern"].value("Regex", std::string());
+  if (regex == kLlama3Regex) return bpe::Pattern::kLlama3;
+  if (regex == kQwen2Regex) return bpe::Pattern::kQwen2;
+  return std::nullopt;
 }
 
 /// The post-processor: ByteLevel (adds nothing) or TemplateProcessing of the form
@@ -207,16 +220,20 @@ std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::pat
     unsupported("BPE dropout (random segmentation)");
   }
   if (jsonBool(model, "byte_fallback", false, name + ": model")) unsupported("model.byte_fallback");
-  if (json.contains("normalizer") && !json["normalizer"].is_null()) {
-    unsupported("normalizer " + jsonType(json["normalizer"]));
-  }
-
   BpeData data;
   data.origin = name;
+  // NFC (Qwen2's) is the one normalizer reproduced; any other is refused by its type.
+  if (json.contains("normalizer") && !json["normalizer"].is_null()) {
+    const Json& normalizer = json["normalizer"];
+    if (!normalizer.is_object() || jsonType(normalizer) != "NFC" || normalizer.size() != 1) {
+      unsupported("normalizer " + jsonType(normalizer));
+    }
+    data.nfc = true;
+  }
   if (json.contains("pre_tokenizer") && !json["pre_tokenizer"].is_null()) {
     const Json& pre = json["pre_tokenizer"];
     const Json* byte_level = &pre;
-    // SmolLM2 / StarCoder: Sequence [Digits(individual_digits), ByteLevel]; Llama 3:
+    // SmolLM2 / StarCoder: Sequence [Digits(individual_digits), ByteLevel]; Llama 3 and Qwen2:
     // Sequence [Split(its pattern, Isolated), ByteLevel(use_regex = false)].
     if (pre.is_object() && jsonType(pre) == "Sequence" && pre.contains("pretokenizers") &&
         pre["pretokenizers"].is_array() && pre["pretokenizers"].size() == 2) {
@@ -225,8 +242,10 @@ std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::pat
           jsonBool(first, "individual_digits", false, name + ": pre_tokenizer")) {
         data.split_digits = true;
         byte_level = &pre["pretokenizers"][1];
-      } else if (first.is_object() && jsonType(first) == "Split" && isLlama3Split(first)) {
-        data.pattern = bpe::Pattern::kLlama3;
+      } else if (const auto split = first.is_object() && jsonType(first) == "Split"
+                                        ? splitPattern(first)
+                                        : std::nullopt) {
+        data.pattern = *split;
         byte_level = &pre["pretokenizers"][1];
         if (jsonBool(*byte_level, "use_regex", true, name + ": pre_tokenizer"))
           unsupported("a Split followed by a regex ByteLevel");
@@ -237,7 +256,7 @@ std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::pat
     data.add_prefix_space =
         jsonBool(*byte_level, "add_prefix_space", false, name + ": pre_tokenizer");
     data.use_regex = jsonBool(*byte_level, "use_regex", true, name + ": pre_tokenizer") ||
-                     data.pattern == bpe::Pattern::kLlama3;
+                     data.pattern != bpe::Pattern::kGpt2;
   }
   if (json.contains("post_processor") && !json["post_processor"].is_null()) {
     readPostProcessor(json["post_processor"], name, data);
@@ -289,12 +308,19 @@ std::unique_ptr<ModelTokenizer> loadFromTokenizerJson(const std::filesystem::pat
       }
       AddedToken added{entry["content"].get<std::string>(), entry["id"].get<int>(),
                        jsonBool(entry, "special", false, where)};
+      // tokenizers requires every flag; a file without them gets AddedToken::from's defaults.
+      added.single_word = jsonBool(entry, "single_word", false, where);
+      added.lstrip = jsonBool(entry, "lstrip", false, where);
+      added.rstrip = jsonBool(entry, "rstrip", false, where);
+      added.normalized = jsonBool(entry, "normalized", !added.special, where);
       const auto it = data.vocab.find(added.content);
       if (it != data.vocab.end() && it->second != added.id) {
         throwInvalid(where + ": \"" + added.content + "\" has id " + std::to_string(added.id) +
                      " but " + std::to_string(it->second) + " in model.vocab");
       }
       if (added.content.empty()) continue;
+      // tokenizers matches a normalized token by its normalized content.
+      if (added.normalized && data.nfc) added.content = bpe::toNfc(added.content);
       data.added.push_back(std::move(added));
     }
   }

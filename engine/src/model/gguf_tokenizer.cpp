@@ -25,6 +25,9 @@ constexpr std::int64_t kUserDefined = 4;
 constexpr const char* kDigitPre[] = {"smollm", "starcoder", "refact"};
 // tokenizer.ggml.pre values with Llama 3's pattern (llama-vocab.cpp: LLAMA_VOCAB_PRE_TYPE_LLAMA3).
 constexpr const char* kLlama3Pre[] = {"llama3", "llama-v3", "llama-bpe"};
+// tokenizer.ggml.pre values with Qwen2's pattern (llama-vocab.cpp: LLAMA_VOCAB_PRE_TYPE_QWEN2).
+// llama.cpp has no normalizer: Qwen2's tokenizer.json puts the text in NFC first, a GGUF does not.
+constexpr const char* kQwen2Pre[] = {"qwen2", "deepseek-r1-qwen"};
 
 [[noreturn]] void invalid(const GgufFile& file, const std::string& what) {
   throw Error(ErrorCode::kInvalidInput, file.path().filename().string() + ": " + what);
@@ -66,6 +69,12 @@ std::unique_ptr<ModelTokenizer> gpt2Tokenizer(const GgufFile& file,
       data.pattern = bpe::Pattern::kLlama3;
     }
   }
+  for (const char* name : kQwen2Pre) {
+    if (pre == name) {
+      known = true;
+      data.pattern = bpe::Pattern::kQwen2;
+    }
+  }
   if (!known) {
     throw Error(ErrorCode::kInvalidArgument,
                 data.origin + ": tokenizer.ggml.pre \"" + pre +
@@ -102,6 +111,7 @@ std::string supportedGgufPreTokenizers() {
   std::string names = "gpt-2";
   for (const char* name : kDigitPre) names += std::string(", ") + name;
   for (const char* name : kLlama3Pre) names += std::string(", ") + name;
+  for (const char* name : kQwen2Pre) names += std::string(", ") + name;
   return names;
 }
 
@@ -113,6 +123,13 @@ std::unique_ptr<ModelTokenizer> loadGgufTokenizer(const GgufFile& file) {
   if (!types.empty() && types.size() != tokens.size()) {
     invalid(file, "tokenizer.ggml.token_type has " + std::to_string(types.size()) +
                       " entries for " + std::to_string(tokens.size()) + " tokens");
+  }
+  // llama.cpp appends the separator token after the text (rerankers); one text has none here.
+  if (file.boolean("tokenizer.ggml.add_sep_token").value_or(false)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                file.path().filename().string() +
+                    ": tokenizer.ggml.add_sep_token = true is not supported (a separator after "
+                    "the text)");
   }
   if (model == "gpt2") return gpt2Tokenizer(file, tokens, types);
   if (model == "llama") {

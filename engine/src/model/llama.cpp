@@ -353,16 +353,22 @@ ModelConfig configFromGguf(const GgufFile& file) {
   }
   c.layer_norm_eps = file.number(p + "attention.layer_norm_rms_epsilon").value_or(1e-5);
   if (!(c.layer_norm_eps > 0)) badKey(file, p + "attention.layer_norm_rms_epsilon must be > 0");
-  // A sliding window on every layer, as llama.cpp applies phi3's (keys j with i − j < W). llama.cpp
+  // A sliding window on every layer, as llama.cpp applies phi3's (keys j with i − j < W; 0: none). llama.cpp
   // writes Mistral as llama without the key (and reads none for llama); a file that has it gets
   // the window Mistral's config.json gives. llama.cpp's qwen2 has no window: the key is refused.
-  if (file.integer(p + "attention.sliding_window")) {
+  // 0 means none: llama.cpp's converter writes 0 for Phi-4 (a phi3 file without a window).
+  if (file.integer(p + "attention.sliding_window").value_or(0) != 0) {
     if (arch == "qwen2") {
       throw Error(ErrorCode::kInvalidArgument,
                   name + ": " + p + "attention.sliding_window is not supported for qwen2");
     }
     const int window = positiveKey(file, p + "attention.sliding_window", std::nullopt);
     c.layer_window.assign(static_cast<std::size_t>(c.layers), window);
+  }
+  // Mixture-of-experts files (Mixtral is written as llama with experts): not this decoder.
+  if (file.integer(p + "expert_count").value_or(0) > 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                name + ": " + p + "expert_count (mixture of experts) is not supported");
   }
   c.qkv_bias = arch == "qwen2";
   const GgufTensor* embed = file.findTensor("token_embd.weight");

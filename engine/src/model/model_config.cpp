@@ -140,6 +140,10 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
     c.type_vocab_size = intField(config, {"type_vocab_size"}, 2);
     c.layer_norm_eps = numberField(config, "layer_norm_eps", 1e-12);
     c.activation = stringField(config, "hidden_act", "gelu");
+    // BertModel with is_decoder masks causally (get_extended_attention_mask).
+    if (boolField(config, "is_decoder", false)) {
+      refuse("is_decoder true (BERT as a causal decoder) is not supported");
+    }
     const std::string positions = stringField(config, "position_embedding_type", "absolute");
     if (positions != "absolute") {
       throw Error(ErrorCode::kInvalidArgument, "config.json: position_embedding_type \"" +

@@ -92,7 +92,7 @@ char32_t fold(char32_t c) {
 
 }  // namespace
 
-std::size_t llama3Length(const std::u32string& cps, std::size_t i) {
+std::size_t llama3Length(const std::u32string& cps, std::size_t i, std::size_t max_digits) {
   const std::size_t n = cps.size();
   const char32_t c = cps[i];
   // (?i:'s|'t|'re|'ve|'m|'ll|'d)
@@ -117,10 +117,10 @@ std::size_t llama3Length(const std::u32string& cps, std::size_t i) {
       classify(cps[i + 1]) == CharClass::kLetter) {
     return run(i + 2, CharClass::kLetter) - i;
   }
-  // \p{N}{1,3}
+  // \p{N}{1,3} (Qwen2: \p{N})
   if (cls == CharClass::kNumber) {
     std::size_t j = i + 1;
-    while (j < n && j - i < 3 && classify(cps[j]) == CharClass::kNumber) ++j;
+    while (j < n && j - i < max_digits && classify(cps[j]) == CharClass::kNumber) ++j;
     return j - i;
   }
   // ' ?[^\s\p{L}\p{N}]+[\r\n]*'

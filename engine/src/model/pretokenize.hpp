@@ -24,6 +24,8 @@ std::size_t gpt2Length(const std::u32string& cps, std::size_t i);
 /// (llama.cpp's LLAMA_VOCAB_PRE_TYPE_LLAMA3; tokenizer.json Split of Llama 3)
 ///   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
 ///   \s*[\r\n]+|\s+(?!\S)|\s+
-std::size_t llama3Length(const std::u32string& cps, std::size_t i);
+/// With max_digits = 1 it is Qwen2's pattern (its tokenizer.json's Split; llama.cpp's
+/// LLAMA_VOCAB_PRE_TYPE_QWEN2), the same with \p{N} for \p{N}{1,3}.
+std::size_t llama3Length(const std::u32string& cps, std::size_t i, std::size_t max_digits = 3);
 
 }  // namespace attnlab::pretok

@@ -96,7 +96,7 @@ std::u32string decodeStrict(std::string_view utf8, std::vector<std::size_t>* off
 
 /// How a cluster takes part in tokenization.
 enum class ClusterKind {
-  kSkip,    ///< White space, controls, ZWSP, or an extender with nothing to attach to.
+  kSkip,    ///< White space, controls, ZWSP.
   kWord,    ///< Letters, digits, marks, connector punctuation: merges with neighbouring words.
   kSingle,  ///< Anything else: a token of its own.
 };
@@ -113,10 +113,6 @@ bool isExtender(char32_t c) {
   return unicode::isMark(c) || unicode::isVariationSelector(c) || unicode::isFormat(c) ||
          unicode::isTag(c) || c == unicode::kZeroWidthJoiner;
 }
-
-/// Characters that never start a cluster: without a base they are dropped. Marks are excluded:
-/// a mark without a base counts as part of a word.
-bool isBaselessExtender(char32_t c) { return isExtender(c) && !unicode::isMark(c); }
 
 bool isWordChar(char32_t c) {
   return unicode::isLetterOrDigit(c) || unicode::isMark(c) || unicode::isConnectorPunctuation(c);
@@ -145,8 +141,9 @@ bool hangulContinues(unicode::HangulType prev, unicode::HangulType next) {
 Cluster nextCluster(const std::u32string& cps, std::size_t start) {
   const std::size_t n = cps.size();
   const char32_t base = cps[start];
-  if (unicode::isWhiteSpace(base) || unicode::isControl(base) || base == unicode::kZeroWidthSpace ||
-      isBaselessExtender(base)) {
+  // An extender with nothing before it to attach to (a leading U+FEFF, a ZWJ after a space) is
+  // kept as a token of its own with the extenders after it: the text's bytes all reach a token.
+  if (unicode::isWhiteSpace(base) || unicode::isControl(base) || base == unicode::kZeroWidthSpace) {
     return {start, start + 1, ClusterKind::kSkip};
   }
 
