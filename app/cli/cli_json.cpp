@@ -242,7 +242,12 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   }
   j["kv_cache_bytes_per_token"] = config.kvCacheBytesPerToken();
   j["mha_kv_cache_bytes_per_token"] = config.mhaKvCacheBytesPerToken();
-  j["scale"] = first.scale;
+  j["scale"] = first.scale;  // the factor the scores got: 1/√d_k, 1/√query_pre_attn_scalar, 1/T, 1
+  if (config.scale_width > 0) j["scale_width"] = config.scale_width;
+  if (config.attn_softcap > 0) j["score_cap"] = config.attn_softcap;      // S ← c·tanh(S/c)
+  if (config.final_softcap > 0) j["logit_cap"] = config.final_softcap;    // next-token logits
+  if (config.rope_local_base > 0) j["rope_local_base"] = config.rope_local_base;
+  if (!config.layer_window.empty()) j["layer_windows"] = config.layer_window;  // 0: global
   if (o.lab.spec.temperature) j["temperature"] = *o.lab.spec.temperature;
   if (o.lab.layer) {
     j["layer"] = *o.lab.layer;
@@ -285,6 +290,7 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   for (std::size_t l = 0; l < run.attention.size(); ++l) {
     nlohmann::json layer;
     layer["layer"] = run.layers[l];
+    layer["window"] = run.attention[l].pattern().window;  // this layer's sliding window (0: none)
     headsJson(run.attention[l], matrices, layer, run.kv_head);
     layers.push_back(std::move(layer));
   }

@@ -42,7 +42,7 @@ const OptionSpec kEntries[] = {
    [](Options& o, const Value& v) { o.lab.spec.mechanism = parseMechanism(v.text.toStdString()); },
    [](const Options& o) { return o.lab.spec.mechanism == Mechanism::kScaled ? std::nullopt
                                  : std::optional<QString>(QString::fromStdString(toString(o.lab.spec.mechanism))); }},
-  {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor (the same as --mechanism dot)",
+  {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor, or a model's own 1/sqrt(query_pre_attn_scalar) (Gemma); the same as --mechanism dot",
    Group::kMechanism, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) {
      if (o.lab.spec.mechanism == Mechanism::kAdditive || o.lab.spec.mechanism == Mechanism::kLinear)

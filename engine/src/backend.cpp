@@ -103,6 +103,11 @@ std::string cpuOnlyNumericsNames(const AttentionSpec& spec) {
     p << spec.dropout;
     add("--dropout " + p.str());
   }
+  if (spec.score_cap > 0.0) {
+    std::ostringstream c;
+    c << spec.score_cap;
+    add("soft-capping c·tanh(S/c), c = " + c.str());
+  }
   return names;
 }
 

@@ -23,7 +23,8 @@ void requireRange(const char* name, int value, int lo, int hi) {
 
 double AttentionSpec::scoreScale(int d_k) const {
   if (temperature) return 1.0 / *temperature;
-  if (mechanism == Mechanism::kScaled) return 1.0 / std::sqrt(static_cast<double>(d_k));
+  if (mechanism == Mechanism::kScaled)
+    return 1.0 / std::sqrt(scale_width > 0 ? scale_width : static_cast<double>(d_k));
   return 1.0;
 }
 
@@ -56,6 +57,16 @@ void AttentionSpec::validate() const {
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     std::ostringstream msg;
     msg << "dropout must be at least 0 and below 1 (got " << dropout << ")";
+    throw Error(ErrorCode::kInvalidArgument, msg.str());
+  }
+  if (!(std::isfinite(scale_width) && scale_width >= 0)) {
+    std::ostringstream msg;
+    msg << "the scale width must be a finite number ≥ 0 (got " << scale_width << ")";
+    throw Error(ErrorCode::kInvalidArgument, msg.str());
+  }
+  if (!(std::isfinite(score_cap) && score_cap >= 0)) {
+    std::ostringstream msg;
+    msg << "the score cap must be a finite number ≥ 0 (got " << score_cap << ")";
     throw Error(ErrorCode::kInvalidArgument, msg.str());
   }
   if (temperature && !(std::isfinite(*temperature) && *temperature > 0)) {

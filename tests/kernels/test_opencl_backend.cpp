@@ -327,3 +327,37 @@ TEST_CASE("a pretrained model's forward pass on OpenCL matches the CPU, layer by
     }
   }
 }
+
+TEST_CASE("Gemma on OpenCL: Gemma 3's local and global layers equal the CPU; Gemma 2's "
+          "soft-capped scores fall back to the CPU saying why",
+          "[opencl][pretrained][gemma]") {
+  if (!runtimeFor(Variant::kCpu)) return;
+  BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
+  REQUIRE(choice.fallback_reason.empty());
+  auto cpu = makeCpuBackend();
+  const std::string data = ATTNLAB_TEST_DATA_DIR;
+  const std::string text = "The cat sat on the mat because it was tired.";
+  // Gemma 3: a window of 4 on layers 0–4, layer 5 global, one K/V head (MQA), d_k = 16.
+  const auto gemma3 = PretrainedModel::load(data + "/models/tiny-gemma3");
+  const ModelRun on_cpu = gemma3->run(text, std::nullopt, {}, *cpu);
+  const ModelRun on_cl = gemma3->run(text, std::nullopt, {}, *choice.backend);
+  REQUIRE(on_cl.attention.size() == on_cpu.attention.size());
+  for (std::size_t l = 0; l < on_cpu.attention.size(); ++l) {
+    INFO("layer " << l);
+    CHECK(on_cl.attention[l].backend == "opencl");
+    CHECK(on_cl.attention[l].pattern().window == on_cpu.attention[l].pattern().window);
+    const std::vector<float>& a = on_cpu.attention[l].weights.data;
+    const std::vector<float>& b = on_cl.attention[l].weights.data;
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - b[i]));
+    CHECK(worst <= 1e-4);
+  }
+  // Gemma 2: the kernels do not soft-cap, so every layer is computed on the CPU reference.
+  const auto gemma2 = PretrainedModel::load(data + "/models/tiny-gemma2");
+  const ModelRun capped = gemma2->run(text, std::nullopt, {}, *choice.backend);
+  for (const AttentionResult& r : capped.attention) {
+    CHECK(r.backend == "cpu");
+    CHECK(r.fallback_code == FallbackCode::kCpuOnlyNumerics);
+    CHECK(contains(r.fallback_reason, "soft-capping c·tanh(S/c), c = 5"));
+  }
+}

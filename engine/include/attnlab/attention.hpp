@@ -64,8 +64,8 @@ enum class FallbackCode {
 Tensor3 linearAttentionOutputs(const AttentionInputs& inputs, const AttentionSpec& spec);
 
 /// The settings of `spec` that only the CPU reference computes (kCpuOnlyNumerics' args[0]):
-/// "--mechanism linear", "--precision fp16", "--softmax naive", "--dropout 0.1", joined by ", ";
-/// empty when none.
+/// "--mechanism linear", "--precision fp16", "--softmax naive", "--dropout 0.1",
+/// "soft-capping c·tanh(S/c), c = 50", joined by ", "; empty when none.
 std::string cpuOnlyNumericsNames(const AttentionSpec& spec);
 
 /// The English sentence for a fallback code and its parameters (what fallback_reason holds).
@@ -79,8 +79,8 @@ struct AttentionResult {
   /// stride, key padding); every backend sets it. Read it through pattern().
   MaskPattern mask_pattern;
   double scale = 1.0;     ///< The factor applied to raw scores (see AttentionSpec::scoreScale).
-  /// Scores (logits) after the scale and the ALiBi bias (Positions::kAlibi), before the mask
-  /// [h, n_q, n_k].
+  /// Scores (logits) after the scale, the ALiBi bias (Positions::kAlibi) and the soft-cap
+  /// (AttentionSpec::score_cap: the capped c·tanh(S/c)), before the mask [h, n_q, n_k].
   Tensor3 scores;
   Tensor3 weights;        ///< Attention weights, softmax over keys [h, n_q, n_k]; masked = 0.
   Tensor3 head_outputs;   ///< Per-head outputs P_h V_h [h, n_q, d_v].
@@ -159,7 +159,9 @@ ScoreScale splitScoreScale(double scale, double bound);
 /// Scores S = scale · Q Kᵀ (the queries scaled before the product) or the additive energies
 /// e = vᵀ tanh(W_a q + U_a k) (formed in double) times the temperature's 1/T; with
 /// Positions::kAlibi the bias alibiBias(m_h, i, j, causal) is then added (Press et al. 2022, §3;
-/// m_h = alibiSlopes(h)[head]), and the reported scores include it. Weights P = softmax over the
+/// m_h = alibiSlopes(h)[head]), and the reported scores include it. With spec.score_cap = c > 0
+/// every score is then soft-capped, S ← c·tanh(S / c) (Gemma 2, §2), tanh in double, and the
+/// reported scores are the capped ones. Weights P = softmax over the
 /// keys spec.maskPattern() leaves visible, the row maximum subtracted, the exponentials in
 /// float32, their sum in double, so every row sums to 1 within ~1e-7. A masked weight is exactly
 /// 0 whatever the scores; a row with every key masked gets zero weights, a zero output row and

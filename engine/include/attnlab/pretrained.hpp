@@ -37,9 +37,18 @@ enum class Architecture {
   /// ModelConfig::qkv_bias) and "phi3" (Abdin et al. 2024: W_Q | W_K | W_V and W_gate | W_up stored
   /// fused, optionally a sliding window).
   kLlama,
+  /// Gemma 2 (Gemma Team 2024, arXiv:2408.00118, §2): as Llama with the embedding scaled by
+  /// √d_model, RMSNorms (1 + w) before and after the attention and the feed-forward, GeGLU,
+  /// scores scaled by 1/√query_pre_attn_scalar and soft-capped, alternating local (sliding
+  /// window) and global layers, final logits soft-capped.
+  kGemma2,
+  /// Gemma 3 (Gemma Team 2025, arXiv:2503.19786, §2): as Gemma 2 without soft-capping, with
+  /// queries and keys RMS-normalised per head, five local layers (RoPE base 10 000) to one
+  /// global (rope_theta).
+  kGemma3,
 };
 
-/// "bert", "gpt2" or "llama".
+/// "bert", "gpt2", "llama", "gemma2" or "gemma3".
 std::string toString(Architecture architecture);
 
 /// The architectures the engine runs, by the names the files give them: config.json's model_type
@@ -102,6 +111,18 @@ struct ModelConfig {
   /// layer_window[l] = W > 0 lets query i see keys j with i − j < W (W keys, itself included, as
   /// MaskPattern::window); 0 = a global layer. Empty: no layer has a window.
   std::vector<int> layer_window;
+  /// kScaled's width (AttentionSpec::scale_width): scores are q·k/√scale_width; 0 means d_k.
+  /// Gemma's query_pre_attn_scalar (GGUF: llama.cpp's rule, key_length or d_model/h for 27B).
+  double scale_width = 0;
+  /// Attention-logit soft-cap c (AttentionSpec::score_cap; Gemma 2's attn_logit_softcapping,
+  /// gemma2.attn_logit_softcapping); 0 = none.
+  double attn_softcap = 0;
+  /// Final-logit soft-cap: next-token logits become c·tanh(logit/c) (Gemma 2's
+  /// final_logit_softcapping); 0 = none.
+  double final_softcap = 0;
+  /// RoPE base of the local (sliding-window) layers (Gemma 3's rope_local_base_freq); 0 = every
+  /// layer rotates with rope_base.
+  double rope_local_base = 0;
   /// The window of layer l (0: global, also past the end of layer_window).
   int windowOf(int l) const {
     return l >= 0 && l < static_cast<int>(layer_window.size())
@@ -135,10 +156,13 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json);
 
 /// How to run a model: the attention settings the lab lets a user change on a real model.
 struct ModelRunOptions {
-  /// kScaled (1/√d_k) or kDot (scaling switched off); unset = what the model was trained with
-  /// (kScaled, or kDot for a GPT-2 with scale_attn_weights false). kAdditive is refused.
+  /// kScaled (the model's own 1/√d_k, 1/√query_pre_attn_scalar for Gemma) or kDot (scaling
+  /// switched off: no factor at all); unset = what the model was trained with (kScaled, or kDot
+  /// for a GPT-2 with scale_attn_weights false). kAdditive is refused. A model's soft-cap
+  /// (Gemma 2) applies either way.
   std::optional<Mechanism> mechanism;
-  /// Divides scores by T instead of √d_k (see AttentionSpec::temperature).
+  /// Divides scores by T instead of the model's √d_k or √query_pre_attn_scalar (see
+  /// AttentionSpec::temperature).
   std::optional<double> temperature;
   /// The layer whose attention is kept; unset keeps every layer. Layers are 0-based.
   std::optional<int> layer;

@@ -137,6 +137,17 @@ struct AttentionSpec {
   /// When set, scores are divided by this temperature T instead of the mechanism's own scale
   /// (q·k/T for dot and scaled; e/T for additive). Must be finite and > 0.
   std::optional<double> temperature;
+  /// kScaled's width: scores are q·k/√scale_width instead of q·k/√d_k; 0 means d_k (Vaswani et
+  /// al.'s 1/√d_k). Gemma 2 and 3 divide by √query_pre_attn_scalar (Gemma Team 2024, "Gemma 2",
+  /// Table 1 and §2: d_k for the 2B and 9B models, d_model/h = 144 for the 27B). Finite, ≥ 0. Dot
+  /// (scaling off) and a temperature replace it, as they replace 1/√d_k.
+  double scale_width = 0;
+  /// Soft-capping of the scores (Gemma Team 2024, "Gemma 2", §2 "Logit soft-capping", after Bello
+  /// et al. 2016): S ← c·tanh(S / c), after the scale and the ALiBi bias, before the mask and the
+  /// softmax, so every score lies in (−c, c). 0 = none (c finite, ≥ 0; Gemma 2 uses c = 50). The
+  /// scores a result reports are the capped ones. Every mechanism but linear; the OpenCL kernels
+  /// do not cap (they fall back to the CPU reference with kCpuOnlyNumerics, naming it).
+  double score_cap = 0;
   /// G, the number of key/value heads (grouped-query attention, see kvHeadOf); 0 means heads
   /// (multi-head attention). Must divide heads. Inputs then carry K and V as [G, n_k, d].
   int kv_heads = 0;
@@ -165,11 +176,11 @@ struct AttentionSpec {
   /// The seed of the dropout draws (the synthetic lab passes --seed).
   std::uint64_t dropout_seed = 0;
 
-  /// True when the softmax leaves the engine's fp32 stable path, dropout is on or the mechanism is
-  /// linear: only the CPU reference computes these (accelerated backends fall back with kCpuOnlyNumerics).
+  /// True when the softmax leaves the engine's fp32 stable path, dropout is on, the mechanism is
+  /// linear or the scores are soft-capped: only the CPU reference computes these (accelerated backends fall back with kCpuOnlyNumerics).
   bool cpuOnlyNumerics() const {
     return precision != Precision::kFp32 || softmax != SoftmaxKind::kStable || dropout > 0.0 ||
-           mechanism == Mechanism::kLinear;
+           mechanism == Mechanism::kLinear || score_cap > 0.0;
   }
 
   /// G after applying the default (heads).
@@ -192,7 +203,7 @@ struct AttentionSpec {
   /// d_a after applying the default (d_k).
   int resolvedDa() const { return d_a > 0 ? d_a : resolvedDk(); }
   /// The factor applied to raw scores for query/key width d_k: 1/T when a temperature is set,
-  /// else 1/√d_k for kScaled and 1 for kDot and kAdditive.
+  /// else 1/√d_k (1/√scale_width when it is set) for kScaled and 1 for kDot and kAdditive.
   double scoreScale(int d_k) const;
 
   /// Checks every field; throws Error(kInvalidArgument) with a one-line message naming the first

@@ -232,6 +232,12 @@ void dotScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>
 
 }  // namespace
 
+void capScores(float* s, std::size_t n, float score_factor, double cap) {
+  // tanh in double: an infinite x' (only from a caller) gives ±c rather than NaN.
+  for (std::size_t t = 0; t < n; ++t)
+    s[t] = static_cast<float>(cap * std::tanh(static_cast<double>(score_factor) * s[t] / cap));
+}
+
 AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSpec& spec) {
   checkAttentionInputs(in, spec);
   const int h = in.q.h, n_q = in.q.rows, n_k = in.k.rows, d_v = in.v.cols;
@@ -253,10 +259,10 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   if (spec.mechanism == Mechanism::kLinear) {
     // Linear attention: no softmax, no scale; its prefix sums need contiguous key ranges.
     if (!r.mask_pattern.contiguous() || spec.window > 0 || spec.positions == Positions::kAlibi ||
-        spec.temperature || reduced) {
+        spec.temperature || reduced || spec.score_cap > 0) {
       throw Error(ErrorCode::kInvalidArgument,
                   "linear attention takes the causal mask and key padding only (no window, "
-                  "global tokens, stride, ALiBi, temperature or reduced precision)");
+                  "global tokens, stride, ALiBi, temperature, soft-capping or reduced precision)");
     }
     r.scale = 1.0;
     const MaskPattern pattern = r.pattern();
@@ -280,6 +286,7 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
       r.scale, additive ? additiveEnergyBound(in.v_a) : dotProductBound(in.q, in.k));
   const int g = in.k.h;
   const bool causal = spec.mask == Mask::kCausal;
+  const bool capped = spec.score_cap > 0;
   const std::vector<float> slopes =
       spec.positions == Positions::kAlibi ? alibiSlopes(h) : std::vector<float>();
   // Heads in parallel, each on one thread (Eigen does not nest inside the parallel region).
@@ -304,10 +311,14 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
         }
       }
     }
+    // Soft-capping (Gemma 2, §2): S = c·tanh(b·x' / c), formed here, so that the softmax below
+    // reads S itself (its factor 1). Without a cap S = b·x' is formed after the softmax.
+    const float b = capped ? 1.0f : split.score_factor;
+    if (capped) capScores(s.data(), static_cast<std::size_t>(s.size()), split.score_factor, spec.score_cap);
     if (reduced) {
       // Reduced numerics (numerics.hpp): the reported scores S = b·x' rounded to the format,
       // then the softmax in the format from them.
-      if (split.score_factor != 1.0f) s.array() *= split.score_factor;
+      if (b != 1.0f) s.array() *= b;
       for (int i = 0; i < n_q; ++i) {
         float* row = r.scores.row(head, i);
         for (int j = 0; j < n_k; ++j) row[j] = roundTo(spec.precision, row[j]);
@@ -317,10 +328,9 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
       continue;  // outputs after dropout, below
     }
     for (int i = 0; i < n_q; ++i)
-      softmaxRowMasked(r.scores.row(head, i), r.weights.row(head, i), n_k, r.mask_pattern, i,
-                       split.score_factor);
+      softmaxRowMasked(r.scores.row(head, i), r.weights.row(head, i), n_k, r.mask_pattern, i, b);
     // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
-    if (split.score_factor != 1.0f) s.array() *= split.score_factor;
+    if (b != 1.0f) s.array() *= b;
     // A fully masked row has zero weights, hence a zero output row. With a causal mask or a
     // window narrower than the keys, row by row over the visible span (as the KV-cache decode
     // forms it); else one GEMM (so that a window W ≥ n stays bit for bit full attention).

@@ -1,6 +1,8 @@
 #pragma once
 // Pieces of the CPU reference that other backends share.
 
+#include <cstddef>
+
 #include "attnlab/attention.hpp"
 
 namespace attnlab {
@@ -39,6 +41,11 @@ inline void weightedValueRow(const float* p, const float* v_span, int len, int d
   }
   out.noalias() = Eigen::Map<const Matrix>(p, 1, len) * Eigen::Map<const Matrix>(v_span, len, d_v);
 }
+
+/// Soft-caps n raw scores x' in place (AttentionSpec::score_cap; Gemma Team 2024, "Gemma 2", §2):
+/// s ← c·tanh(b·x' / c) with b = score_factor (ScoreScale), so the result is the reported score
+/// S, in (−c, c), and the softmax then takes it with factor 1. tanh in double.
+void capScores(float* s, std::size_t n, float score_factor, double cap);
 
 /// Fills result.stats from result.weights and result.pattern() (see HeadStats): callers set
 /// mask_pattern = spec.maskPattern() first.

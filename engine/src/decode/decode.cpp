@@ -98,6 +98,10 @@ DecodeResult decodeWithCache(const AttentionInputs& in, const AttentionSpec& spe
   const ScoreScale split = splitScoreScale(r.scale, dotProductBound(in.q, in.k));
   const std::vector<float> slopes =
       spec.positions == Positions::kAlibi ? alibiSlopes(h) : std::vector<float>();
+  // Soft-capped scores (AttentionSpec::score_cap) are formed before the softmax, which then
+  // reads them with factor 1, as in the full computation.
+  const bool capped = spec.score_cap > 0;
+  const float b = capped ? 1.0f : split.score_factor;
   std::vector<HeadCache> cache(static_cast<std::size_t>(g));
   std::vector<float> x, p;
   for (int t = 0; t < n; ++t) {
@@ -131,13 +135,14 @@ DecodeResult decodeWithCache(const AttentionInputs& in, const AttentionSpec& spe
             x[static_cast<std::size_t>(e)] += b == 1.0f ? bias : bias / b;
           }
         }
-        softmaxRow(x.data(), p.data(), len, 0, len, split.score_factor);
+        if (capped) capScores(x.data(), x.size(), split.score_factor, spec.score_cap);
+        softmaxRow(x.data(), p.data(), len, 0, len, b);
         weightedValueRow(p.data(), c.v.data(), len, d_v, r.head_outputs.row(head, t));
       }
       for (int e = 0; e < len; ++e) {
         const int j = c.position[static_cast<std::size_t>(e)];
         r.weights(head, t, j) += p[static_cast<std::size_t>(e)];
-        r.scores(head, t, j) = split.score_factor * x[static_cast<std::size_t>(e)];
+        r.scores(head, t, j) = b * x[static_cast<std::size_t>(e)];
       }
     }
     DecodeStep step;

@@ -2,8 +2,10 @@
 // llama, mistral, qwen2, phi3), and the names of the architectures.
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "attnlab/error.hpp"
 #include "attnlab/pretrained.hpp"
@@ -54,6 +56,108 @@ bool boolField(const json& config, const char* name, bool fallback) {
   if (it == config.end() || it->is_null()) return fallback;
   if (!it->is_boolean()) badConfig(std::string(name) + " must be true or false");
   return it->get<bool>();
+}
+
+/// A soft-cap field (Gemma): absent → `fallback` (the config class's default), null → 0 (none),
+/// else a positive number.
+double capField(const json& config, const char* name, double fallback) {
+  const auto it = config.find(name);
+  if (it == config.end()) return fallback;
+  if (it->is_null()) return 0;
+  if (!it->is_number() || !(it->get<double>() > 0) || !std::isfinite(it->get<double>()))
+    badConfig(std::string(name) + " must be a positive number or null");
+  return it->get<double>();
+}
+
+/// Gemma 2 (model_type gemma2) and Gemma 3 (gemma3_text, or gemma3 with a text_config): the
+/// fields of transformers' Gemma2Config / Gemma3TextConfig, their defaults where absent.
+void readGemma(const json& outer, const std::string& type, ModelConfig& c) {
+  const json* inner = &outer;
+  if (type == "gemma3") {
+    const auto it = outer.find("text_config");
+    if (it == outer.end() || !it->is_object())
+      badConfig("model_type gemma3 needs a text_config object (the language model's fields)");
+    inner = &*it;
+  }
+  const json& config = *inner;
+  const bool gemma2 = type == "gemma2";
+  c.architecture = gemma2 ? Architecture::kGemma2 : Architecture::kGemma3;
+  c.layers = intField(config, {"num_hidden_layers"});
+  c.heads = intField(config, {"num_attention_heads"});
+  c.kv_heads = intField(config, {"num_key_value_heads"}, 4);  // both config classes' default
+  c.d_model = intField(config, {"hidden_size"});
+  c.d_ff = intField(config, {"intermediate_size"});
+  c.max_positions = intField(config, {"max_position_embeddings"}, gemma2 ? 8192 : 131072);
+  c.vocab_size = intField(config, {"vocab_size"});
+  c.layer_norm_eps = numberField(config, "rms_norm_eps", 1e-6);
+  c.rope_base = numberField(config, "rope_theta", gemma2 ? 10000.0 : 1000000.0);
+  c.head_dim = intField(config, {"head_dim"}, 256);
+  if (c.head_dim % 2 != 0) badConfig("head_dim must be even for RoPE");
+  c.rope_dims = c.head_dim;
+  c.scale_width = numberField(config, "query_pre_attn_scalar", 256.0);
+  // hidden_act (Gemma 1's field) is not read by Gemma2MLP / Gemma3MLP: hidden_activation is.
+  c.activation = stringField(config, "hidden_activation", "gelu_pytorch_tanh");
+  c.tied_embeddings = boolField(config, "tie_word_embeddings", true);
+  c.attn_softcap = capField(config, "attn_logit_softcapping", gemma2 ? 50.0 : 0.0);
+  c.final_softcap = capField(config, "final_logit_softcapping", gemma2 ? 30.0 : 0.0);
+  if (boolField(config, "attention_bias", false))
+    throw Error(ErrorCode::kInvalidArgument, "config.json: attention_bias is not supported");
+  if (boolField(config, "use_bidirectional_attention", false)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "config.json: use_bidirectional_attention is not supported (Gemma is causal here)");
+  }
+  // Gemma 2 scales every layer's RoPE; Gemma 3 only the global layers' (its local rotary
+  // embedding is built with rope_type default; llama.cpp: rope_freq_scale_train_swa = 1).
+  c.rope_scaling = rope_scaling::fromConfig(config, c.max_positions);
+  // The window: a positive integer; Gemma 3 also takes null (local layers without a window).
+  int window = 4096;
+  if (const auto it = config.find("sliding_window"); it != config.end()) {
+    if (it->is_null() && !gemma2) {
+      window = 0;
+    } else if (!it->is_number_integer() || it->get<long long>() <= 0 ||
+               it->get<long long>() > (1 << 30)) {
+      badConfig("sliding_window must be a positive integer");
+    } else {
+      window = it->get<int>();
+    }
+  }
+  // Which layers are local: Gemma 2 the even ones (transformers 4.49's `not layer_idx % 2`);
+  // Gemma 3 layer_types when given (transformers ≥ 4.53), else all but every
+  // sliding_window_pattern-th ((l + 1) % pattern ≠ 0; 4.50–4.52's field, 6 by default).
+  std::vector<bool> local(static_cast<std::size_t>(c.layers));
+  const auto types = config.find("layer_types");
+  if (!gemma2 && types != config.end() && !types->is_null()) {
+    if (!types->is_array() || types->size() != static_cast<std::size_t>(c.layers))
+      badConfig("layer_types must list one type per layer (" + std::to_string(c.layers) + ")");
+    for (std::size_t l = 0; l < types->size(); ++l) {
+      const json& t = (*types)[l];
+      if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+        badConfig("layer_types[" + std::to_string(l) +
+                  "] must be \"sliding_attention\" or \"full_attention\"");
+      local[l] = t == "sliding_attention";
+    }
+  } else {
+    const int pattern =
+        gemma2 ? 2 : intField(config, {"sliding_window_pattern", "_sliding_window_pattern"}, 6);
+    for (int l = 0; l < c.layers; ++l)
+      local[static_cast<std::size_t>(l)] = gemma2 ? l % 2 == 0 : (l + 1) % pattern != 0;
+  }
+  c.layer_window.assign(static_cast<std::size_t>(c.layers), 0);
+  for (int l = 0; l < c.layers; ++l)
+    if (local[static_cast<std::size_t>(l)]) c.layer_window[static_cast<std::size_t>(l)] = window;
+  if (!gemma2) {
+    c.rope_local_base = numberField(config, "rope_local_base_freq", 10000.0);
+    bool any_local = false;
+    for (bool b : local) any_local = any_local || b;
+    if (window == 0 && any_local) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "config.json: sliding_window null with local layers is not supported");
+    }
+  }
+  if (c.heads % c.kv_heads != 0) {
+    badConfig("num_key_value_heads (" + std::to_string(c.kv_heads) +
+              ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
+  }
 }
 
 /// "supported: config.json model_type bert, …; GGUF general.architecture llama, …".
@@ -212,6 +316,8 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
       throw Error(ErrorCode::kInvalidArgument,
                   "config.json: hidden_act \"" + c.activation + "\" is not supported (silu is)");
     }
+  } else if (type == "gemma2" || type == "gemma3_text" || type == "gemma3") {
+    readGemma(config, type, c);
   } else if (type.empty()) {
     badConfig("missing model_type (" + supportedList() + ")");
   } else {
@@ -229,8 +335,8 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
 
 const SupportedArchitectures& supportedArchitectures() {
   static const SupportedArchitectures names{
-      {"bert", "gpt2", "llama", "mistral", "phi3", "qwen2"},
-      {"llama", "phi3", "qwen2"},
+      {"bert", "gpt2", "llama", "mistral", "phi3", "qwen2", "gemma2", "gemma3_text", "gemma3"},
+      {"llama", "phi3", "qwen2", "gemma2", "gemma3"},
   };
   return names;
 }
@@ -248,6 +354,10 @@ std::string toString(Architecture architecture) {
       return "gpt2";
     case Architecture::kLlama:
       return "llama";
+    case Architecture::kGemma2:
+      return "gemma2";
+    case Architecture::kGemma3:
+      return "gemma3";
   }
   return "?";
 }

@@ -152,10 +152,11 @@ void refuseBpeConfigOptions(const std::filesystem::path& config_path) {
 std::unique_ptr<ModelTokenizer> loadModelTokenizer(const std::filesystem::path& dir,
                                                    std::string_view model_type) {
   namespace fs = std::filesystem;
-  if (model_type != "bert" && model_type != "gpt2" && model_type != "llama") {
+  const bool gemma = model_type == "gemma2" || model_type == "gemma3_text" || model_type == "gemma3";
+  if (model_type != "bert" && model_type != "gpt2" && model_type != "llama" && !gemma) {
     throw Error(ErrorCode::kInvalidArgument,
                 "model type \"" + std::string(model_type) +
-                    "\" has no tokenizer here (supported: bert, gpt2, llama)");
+                    "\" has no tokenizer here (supported: bert, gpt2, llama, gemma2, gemma3)");
   }
   if (!fs::is_directory(dir)) {
     throw Error(ErrorCode::kIo, "model folder " + dir.string() + " does not exist");
@@ -170,12 +171,12 @@ std::unique_ptr<ModelTokenizer> loadModelTokenizer(const std::filesystem::path& 
     return loadWordPiece(vocab, readWordPieceOptions(dir / "tokenizer_config.json"));
   }
   refuseBpeConfigOptions(dir / "tokenizer_config.json");
-  if (model_type == "llama") {
+  if (model_type == "llama" || gemma) {
     // Llama-family folders with a byte-level BPE (SmolLM2, Llama 3) keep it in tokenizer.json.
     const fs::path tokenizer = dir / "tokenizer.json";
     if (!fs::exists(tokenizer)) {
       throw Error(ErrorCode::kIo,
-                  tokenizer.string() + " not found: a Llama model folder needs tokenizer.json");
+                  tokenizer.string() + " not found: a Llama or Gemma model folder needs tokenizer.json");
     }
     return loadByteLevelBpe(tokenizer);
   }

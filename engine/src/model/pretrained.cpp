@@ -19,6 +19,7 @@
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "model/bert.hpp"
+#include "model/gemma.hpp"
 #include "model/gpt2.hpp"
 #include "model/llama.hpp"
 
@@ -92,9 +93,10 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
     const GgufFile file(path);  // unmapped once the weights are dequantised
     // Dispatch on general.architecture; configFromGguf refuses an unknown one, naming those that
     // supportedArchitectures() lists.
-    ModelConfig config = llama::configFromGguf(file);
+    const bool gemma = gemma::readsGgufArchitecture(file.string("general.architecture").value_or(""));
+    ModelConfig config = gemma ? gemma::configFromGguf(file) : llama::configFromGguf(file);
     auto tokenizer = loadGgufTokenizer(file);  // before the weights: a bad tokenizer fails fast
-    model = llama::fromGguf(std::move(config), file);
+    model = gemma ? gemma::fromGguf(std::move(config), file) : llama::fromGguf(std::move(config), file);
     model->tokenizer_ = std::move(tokenizer);
     model->name_ = path.stem().string();
   } else {
@@ -122,6 +124,10 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
           break;
         case Architecture::kLlama:
           model = llama::fromSafetensors(std::move(config), file);
+          break;
+        case Architecture::kGemma2:
+        case Architecture::kGemma3:
+          model = gemma::fromSafetensors(std::move(config), file);
           break;
       }
     }
@@ -241,6 +247,8 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   spec.d_k = config_.dK();
   spec.d_v = config_.dK();
   spec.temperature = options.temperature;
+  spec.scale_width = config_.scale_width;  // Gemma's 1/√query_pre_attn_scalar (0: 1/√d_k)
+  spec.score_cap = config_.attn_softcap;   // Gemma 2's soft-cap, whatever the scaling
   spec.validate();
 
   ModelRun run;
@@ -265,7 +273,9 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   Matrix x = embed(encoding);
   for (int l = 0; l <= last; ++l) {
     AttentionResult attention;
-    x = layer(l, x, spec, backend, &attention);
+    AttentionSpec layer_spec = spec;
+    layer_spec.window = config_.windowOf(l);  // local layers' sliding window (0: global)
+    x = layer(l, x, layer_spec, backend, &attention);
     if (!options.layer || l == *options.layer) {
       run.attention.push_back(std::move(attention));
       run.layers.push_back(l);
