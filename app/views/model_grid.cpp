@@ -200,12 +200,18 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   for (int i = 0; i < labels.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(labels[i]);
   if (!listed.isEmpty()) listed.front().prepend(viewText("tokens (rows = queries, columns = keys): "));
   req.token_list = listed.join(QStringLiteral(" · "));
-  if (anyMasked(first)) {
-    req.notes << (first.mask == Mask::kCausal
+  const ModelFacts& facts = label.facts;
+  int window = 0;  // the local layers' window, when the model has one (Gemma, Mistral)
+  for (int l : layer_indices) window = std::max(window, facts.windowOf(l));
+  if (anyMasked(first) || window > 0) {
+    req.notes << (first.mask == Mask::kCausal && window > 0
+                      ? viewText("grey = masked (causal: a query cannot see later keys; a local layer's "
+                                 "query sees only the last %1 keys, itself included)")
+                            .arg(window)
+                  : first.mask == Mask::kCausal
                       ? viewText("grey = masked (causal: a query cannot see later keys)")
                       : viewText("grey = masked"));
   }
-  const ModelFacts& facts = label.facts;
   if (facts.grouped() && static_cast<int>(facts.kv_head.size()) == h &&
       std::is_sorted(facts.kv_head.begin(), facts.kv_head.end())) {
     req.head_groups = facts.kv_head;

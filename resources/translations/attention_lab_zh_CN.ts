@@ -2093,6 +2093,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>词元（行是查询，列是键）：</translation>
     </message>
     <message>
+        <source>grey = masked (causal: a query cannot see later keys; a local layer's query sees only the last %1 keys, itself included)</source>
+        <translation>灰色 = 已遮蔽（因果：查询看不到后面的键；局部层的查询只能看到最近的 %1 个键，包括它自己）</translation>
+    </message>
+    <message>
         <source>K/V head %1</source>
         <translation>K/V 头 %1</translation>
     </message>

@@ -21,6 +21,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 ZH = {
     # app/views (context attnlab::views: viewText calls, added by hand — lupdate does not see them)
     'grey = masked (causal: a query cannot see later keys)': '灰色 = 已遮蔽（因果：查询看不到后面的键）',
+    "grey = masked (causal: a query cannot see later keys; a local layer's query sees only the last %1 keys, itself included)":
+        '灰色 = 已遮蔽（因果：查询看不到后面的键；局部层的查询只能看到最近的 %1 个键，包括它自己）',
     'grey = masked': '灰色 = 已遮蔽',
     'causal mask': '因果掩码',
     'cross-attention': '交叉注意力',
