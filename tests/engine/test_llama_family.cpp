@@ -189,7 +189,23 @@ std::vector<int> windowsOf(const fs::path& path) {
 
 }  // namespace
 
-TEST_CASE("Qwen2's sliding-window fields: honoured where transformers 4.49 agrees, else refused",
+namespace {
+
+/// Runs `text` on `path` and refuses nothing: the weights of every layer.
+std::vector<float> weightsOf(const fs::path& path, const std::string& text) {
+  auto backend = makeCpuBackend();
+  const ModelRun run = PretrainedModel::load(path)->run(text, std::nullopt, {}, *backend);
+  std::vector<float> all;
+  for (const AttentionResult& r : run.attention) {
+    all.insert(all.end(), r.weights.data.begin(), r.weights.data.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("Qwen2's sliding-window fields: honoured where transformers 4.49 agrees, else inputs "
+          "beyond the window refused naming them",
           "[llama][qwen2]") {
   // use_sliding_window with max_window_layers 0: every layer windowed, by both readings.
   CHECK(windowsOf(editedFolder("qwen2", [](json& c) {
@@ -200,15 +216,40 @@ TEST_CASE("Qwen2's sliding-window fields: honoured where transformers 4.49 agree
   // Absent sliding_window: Qwen2Config's 4096, beyond the context of 64: no window.
   CHECK(windowsOf(editedFolder("qwen2", [](json& c) { c.erase("sliding_window"); })).empty());
   CHECK(windowsOf(editedFolder("qwen2", [](json& c) { c["sliding_window"] = nullptr; })).empty());
-  requireRefused(editedFolder("qwen2", [](json& c) { c["sliding_window"] = 4; }),
-                 {"config.json: sliding_window 4", "use_sliding_window false"});
-  requireRefused(editedFolder("qwen2",
-                              [](json& c) {
-                                c["use_sliding_window"] = true;
-                                c["sliding_window"] = 4;
-                                c["max_window_layers"] = 1;
-                              }),
-                 {"config.json: max_window_layers 1"});
+
+  // Where transformers 4.49 windows every layer and the model's definition does not (use false;
+  // or only layers ≥ max_window_layers), inputs of at most W tokens are the same either way and
+  // run; longer ones are refused naming the fields.
+  const SafeTensors golden(kData / "goldens/tiny-qwen2.safetensors");
+  const auto cases = json::parse(golden.metadata().at("cases"));
+  const std::string short_text = cases[5].at("text").get<std::string>();  // "Hello"
+  const std::vector<float> expected = golden.floats("case05.attentions");
+  REQUIRE(golden.integers("case05.input_ids").size() <= 4);
+  const fs::path off = editedFolder("qwen2", [](json& c) { c["sliding_window"] = 4; });
+  CHECK(windowsOf(off).empty());
+  const std::vector<float> got = weightsOf(off, short_text);
+  REQUIRE(got.size() == expected.size());
+  for (std::size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(expected[k]).margin(1e-4));
+  const fs::path upper = editedFolder("qwen2", [](json& c) {
+    c["use_sliding_window"] = true;
+    c["sliding_window"] = 4;
+    c["max_window_layers"] = 1;
+  });
+  CHECK(windowsOf(upper) == std::vector<int>{0, 4});  // the model's definition
+  auto backend = makeCpuBackend();
+  const std::string long_text = "The cat sat on the mat because it was tired.";
+  for (const auto& [path, needle] :
+       {std::pair{off, std::string("config.json's sliding_window 4 with use_sliding_window false")},
+        std::pair{upper, std::string("config.json's max_window_layers 1 with use_sliding_window")}}) {
+    try {
+      PretrainedModel::load(path)->run(long_text, std::nullopt, {}, *backend);
+      FAIL("no error");
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::kInvalidArgument);
+      CHECK_THAT(e.what(), Catch::Contains("more than 4") && Catch::Contains(needle));
+    }
+  }
 }
 
 TEST_CASE("Mistral's sliding_window: the class default 4096 when absent, none when null",

@@ -111,6 +111,13 @@ struct ModelConfig {
   /// layer_window[l] = W > 0 lets query i see keys j with i − j < W (W keys, itself included, as
   /// MaskPattern::window); 0 = a global layer. Empty: no layer has a window.
   std::vector<int> layer_window;
+  /// Inputs longer than this many tokens are refused naming agreed_positions_field (0: no such
+  /// limit): a field the model's references read differently only beyond it — Qwen2's
+  /// sliding_window W without use_sliding_window, or with max_window_layers > 0 (transformers
+  /// 4.49's eager attention windows every layer, the model's definition none or only the upper
+  /// layers; on inputs of at most W tokens no window binds, so both give the same numbers).
+  int agreed_positions = 0;
+  std::string agreed_positions_field;  ///< e.g. "sliding_window 4096 with use_sliding_window false …"
   /// kScaled's width (AttentionSpec::scale_width): scores are q·k/√scale_width; 0 means d_k.
   /// Gemma's query_pre_attn_scalar (GGUF: llama.cpp's rule, key_length or d_model/h for 27B).
   double scale_width = 0;

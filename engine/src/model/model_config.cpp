@@ -185,41 +185,50 @@ std::optional<int> slidingWindowField(const json& config, std::optional<int> abs
   return intField(config, {"sliding_window"});
 }
 
-/// The sliding window of every layer of a Mistral, Qwen2 or Phi-3 config.json, as transformers
-/// 4.49 applies it with eager attention: _prepare_4d_causal_attention_mask_with_cache_position
-/// hides keys j ≤ i − W for every layer (W keys visible, the query's own included:
-/// MaskPattern::window = W) whenever config.sliding_window is set. Mistral and Phi-3 mean exactly
-/// that. Qwen2 means a window only with use_sliding_window and only on layers
-/// l ≥ max_window_layers (its flash-attention path and later transformers apply it so); where the
-/// two readings differ within the context (W < max_position_embeddings) the config is refused by
-/// name, since either choice would disagree with one reference.
+/// The sliding window of every layer of a Mistral, Qwen2 or Phi-3 config.json. transformers 4.49's
+/// eager attention (_prepare_4d_causal_attention_mask_with_cache_position) hides keys j ≤ i − W in
+/// every layer (W keys visible, the query's own included: MaskPattern::window = W) whenever
+/// config.sliding_window is set; Mistral and Phi-3 mean exactly that. Qwen2 means a window only
+/// with use_sliding_window and only on layers l ≥ max_window_layers (its flash-attention path and
+/// later transformers apply it so). Where the two readings differ, the layers get the model's
+/// definition and inputs longer than W — the only ones on which the readings differ — are refused
+/// naming the fields (ModelConfig::agreed_positions).
 void readSlidingWindow(const json& config, ModelConfig& c) {
-  const bool qwen2 = c.model_type == "qwen2";
   const std::optional<int> window =
       slidingWindowField(config, c.model_type == "phi3" ? std::nullopt : std::optional<int>(4096));
   if (!window || *window >= c.max_positions) return;  // never binds within the context
-  if (qwen2) {
-    const bool use = boolField(config, "use_sliding_window", false);
-    int from = 28;  // Qwen2Config's default
-    if (const auto it = config.find("max_window_layers"); it != config.end() && !it->is_null()) {
-      if (!it->is_number_integer() || it->get<long long>() < 0) {
-        badConfig("max_window_layers must be an integer ≥ 0");
-      }
-      from = static_cast<int>(std::min<long long>(it->get<long long>(), 1 << 30));
-    }
-    if (!use) {
-      refuse("sliding_window " + std::to_string(*window) + " < max_position_embeddings " +
-             std::to_string(c.max_positions) +
-             " with use_sliding_window false is not supported (transformers 4.49's eager attention "
-             "windows every layer, the model's definition none)");
-    }
-    if (from != 0) {
-      refuse("max_window_layers " + std::to_string(from) +
-             " is not supported with use_sliding_window (transformers 4.49's eager attention "
-             "windows every layer, the model's definition only layers ≥ max_window_layers); 0 is");
-    }
+  const int w = *window;
+  if (c.model_type != "qwen2") {
+    c.layer_window.assign(static_cast<std::size_t>(c.layers), w);
+    return;
   }
-  c.layer_window.assign(static_cast<std::size_t>(c.layers), *window);
+  const bool use = boolField(config, "use_sliding_window", false);
+  int from = 28;  // Qwen2Config's default
+  if (const auto it = config.find("max_window_layers"); it != config.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<long long>() < 0) {
+      badConfig("max_window_layers must be an integer ≥ 0");
+    }
+    from = static_cast<int>(std::min<long long>(it->get<long long>(), 1 << 30));
+  }
+  if (use && from == 0) {  // every layer, by both readings
+    c.layer_window.assign(static_cast<std::size_t>(c.layers), w);
+    return;
+  }
+  c.agreed_positions = w;
+  if (!use) {
+    c.agreed_positions_field = "sliding_window " + std::to_string(w) +
+                               " with use_sliding_window false (transformers 4.49's eager "
+                               "attention windows every layer, the model's definition none)";
+    return;
+  }
+  c.agreed_positions_field = "max_window_layers " + std::to_string(from) +
+                             " with use_sliding_window and sliding_window " + std::to_string(w) +
+                             " (transformers 4.49's eager attention windows every layer, the "
+                             "model's definition only layers ≥ max_window_layers)";
+  if (from < c.layers) {
+    c.layer_window.assign(static_cast<std::size_t>(c.layers), 0);
+    for (int l = from; l < c.layers; ++l) c.layer_window[static_cast<std::size_t>(l)] = w;
+  }
 }
 
 }  // namespace

@@ -214,6 +214,12 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
                                               " reads at most " +
                                               std::to_string(config_.max_positions));
   }
+  if (config_.agreed_positions > 0 && n > config_.agreed_positions) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the text is " + std::to_string(n) + " tokens, more than " +
+                    std::to_string(config_.agreed_positions) + ": beyond that config.json's " +
+                    config_.agreed_positions_field + " is not supported");
+  }
   for (int id : encoding.ids) {
     if (id < 0 || id >= config_.vocab_size) {
       throw Error(ErrorCode::kInvalidInput, "token id " + std::to_string(id) +
