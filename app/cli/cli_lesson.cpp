@@ -43,7 +43,8 @@ QString shellQuoted(const QString& arg) {
 /// for "@minilm" (run at the repository's root: it fetches the model when it is not cached), so
 /// a reproduce line runs as printed on any machine; empty for any other value.
 QString fetchCommand(const QString& placeholder) {
-  if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2"))
+  if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2") &&
+      placeholder != QLatin1String("@gemma3"))
     return {};
   return QStringLiteral("\"$(scripts/fetch-model %1)\"").arg(placeholder.mid(1));
 }

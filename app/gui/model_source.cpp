@@ -58,6 +58,8 @@ std::vector<ModelPreset> findModelPresets() {
     presets.push_back({QStringLiteral("all-MiniLM-L6-v2 (BERT)"), minilm});
   if (const QString smollm2 = lessons::fetchedModel(QStringLiteral("@smollm2")); !smollm2.isEmpty())
     presets.push_back({QStringLiteral("SmolLM2-135M-Instruct (Llama, GGUF)"), smollm2});
+  if (const QString gemma3 = lessons::fetchedModel(QStringLiteral("@gemma3")); !gemma3.isEmpty())
+    presets.push_back({QStringLiteral("Gemma 3 270M (sliding window, multi-query, GGUF)"), gemma3});
   return presets;
 }
 
@@ -298,7 +300,12 @@ QString ModelSource::infoText(const ModelInfo& info) const {
   // The KV cache a decoder keeps per token (float32), and what grouped-query attention saves.
   const int kv_heads = c.resolvedKvHeads();
   text += QLatin1Char('\n');
-  if (kv_heads < c.heads) {
+  if (kv_heads == 1 && c.heads > 1) {
+    text += tr("%1 query heads share 1 K/V head (multi-query attention)\nKV cache %2 bytes per "
+               "token; multi-head attention would need %3")
+                .arg(c.heads)
+                .arg(views::bytesText(c.kvCacheBytesPerToken()), views::bytesText(c.mhaKvCacheBytesPerToken()));
+  } else if (kv_heads < c.heads) {
     text += tr("%1 query heads share %2 K/V heads (grouped-query attention)\nKV cache %3 bytes per "
                "token; multi-head attention would need %4")
                 .arg(c.heads)
@@ -307,6 +314,18 @@ QString ModelSource::infoText(const ModelInfo& info) const {
   } else {
     text += tr("one K/V head per query head (multi-head attention)\nKV cache %1 bytes per token")
                 .arg(views::bytesText(c.kvCacheBytesPerToken()));
+  }
+  // Sliding windows (Mistral, Gemma): how many layers are local, with which window.
+  int local = 0, window = 0;
+  for (int l = 0; l < c.layers; ++l) {
+    if (c.windowOf(l) > 0) {
+      ++local;
+      window = std::max(window, c.windowOf(l));
+    }
+  }
+  if (local > 0) {
+    text += QLatin1Char('\n') +
+            tr("%1 local layers (sliding window of %2 keys) · %3 global layers").arg(local).arg(window).arg(c.layers - local);
   }
   return text;
 }

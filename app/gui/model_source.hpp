@@ -29,7 +29,8 @@ struct ModelPreset {
 
 /// The fetched models that exist on this computer, in this order: all-MiniLM-L6-v2 (the folder
 /// $ATTNLAB_MINILM_DIR, else all-MiniLM-L6-v2 in the cache) and SmolLM2-135M-Instruct
-/// ($ATTNLAB_SMOLLM2_GGUF, else SmolLM2-135M-Instruct.Q4_1.gguf in the cache). The cache is
+/// ($ATTNLAB_SMOLLM2_GGUF, else SmolLM2-135M-Instruct.Q4_1.gguf in the cache) and Gemma 3 270M
+/// ($ATTNLAB_GEMMA3_GGUF, else gemma-3-270m-q4_k_m.gguf in the cache). The cache is
 /// scripts/fetch-model's: $ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models.
 std::vector<ModelPreset> findModelPresets();
 

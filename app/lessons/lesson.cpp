@@ -217,6 +217,9 @@ QString fetchedModel(const QString& placeholder) {
   } else if (placeholder == QLatin1String("@smollm2")) {
     file = QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf");
     variable = "ATTNLAB_SMOLLM2_GGUF";
+  } else if (placeholder == QLatin1String("@gemma3")) {
+    file = QStringLiteral("gemma-3-270m-q4_k_m.gguf");
+    variable = "ATTNLAB_GEMMA3_GGUF";
   } else {
     return {};
   }
@@ -262,8 +265,9 @@ options::Options stepOptions(const Step& step, bool resolve_model) {
   if (const QString placeholder = stepModel(step); !placeholder.isEmpty() && resolve_model) {
     const QString path = fetchedModel(placeholder);
     if (path.isEmpty()) {
-      if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2"))
-        throw OptionError(Message(ATTNLAB_MSG("unknown model '%1' (use @minilm or @smollm2)"), {placeholder}));
+      if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2") &&
+          placeholder != QLatin1String("@gemma3"))
+        throw OptionError(Message(ATTNLAB_MSG("unknown model '%1' (use @minilm, @smollm2 or @gemma3)"), {placeholder}));
       const QString which = placeholder.mid(1);
       throw OptionError(Message(ATTNLAB_MSG("this step needs the model %1: run scripts/fetch-model %1"), {which}));
     }

@@ -107,7 +107,8 @@ std::optional<ModelArgument> findModelArgument(const QStringList& args);
 QStringList withModelValue(QStringList args, const QString& value);
 /// The file or folder of a fetched model, absolute and clean, or empty when it is not there or
 /// the name is unknown: "@minilm" → $ATTNLAB_MINILM_DIR, else all-MiniLM-L6-v2 in the cache;
-/// "@smollm2" → $ATTNLAB_SMOLLM2_GGUF, else SmolLM2-135M-Instruct.Q4_1.gguf in the cache. The
+/// "@smollm2" → $ATTNLAB_SMOLLM2_GGUF, else SmolLM2-135M-Instruct.Q4_1.gguf in the cache;
+/// "@gemma3" → $ATTNLAB_GEMMA3_GGUF, else gemma-3-270m-q4_k_m.gguf in the cache. The
 /// cache: $ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models
 /// (scripts/fetch-model's). The one rule for both: the window's model presets use it too.
 QString fetchedModel(const QString& placeholder);

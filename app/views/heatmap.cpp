@@ -37,7 +37,7 @@ QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QSt
                        int n_k, const MaskPattern& mask, int block, Pool pool, double cell) {
   QStringList run;
   if (!label.model.isEmpty()) run << label.model;
-  if (label.layer) run << viewText("layer %1").arg(*label.layer);
+  if (label.layer) run << layerTitle(*label.layer, label.facts);
   if (!heads.isEmpty()) run << heads;
   run << mechanismTitle(label.spec) << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk());
   QStringList parts;

@@ -31,6 +31,10 @@ int ModelFacts::kvHeads() const {
   return static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
 }
 
+bool ModelFacts::windowed() const {
+  return std::any_of(layer_window.begin(), layer_window.end(), [](int w) { return w > 0; });
+}
+
 bool ModelFacts::grouped() const {
   return !kv_head.empty() && kvHeads() < static_cast<int>(kv_head.size());
 }
@@ -40,6 +44,8 @@ ModelFacts modelFacts(const ModelRun& run, const ModelConfig& config) {
   facts.kv_head = run.kv_head;
   facts.kv_cache_bytes = config.kvCacheBytesPerToken();
   facts.mha_kv_cache_bytes = config.mhaKvCacheBytesPerToken();
+  if (std::any_of(config.layer_window.begin(), config.layer_window.end(), [](int w) { return w > 0; }))
+    facts.layer_window = config.layer_window;
   for (const NextToken& t : run.next_tokens) {
     const TokenDisplay shown = displayToken(t.bytes, t.label);
     facts.next_tokens.push_back(
@@ -111,11 +117,19 @@ QString nextTokensText(const std::vector<ShownPrediction>& predictions) {
          items.join(QStringLiteral(" · "));
 }
 
+QString layerTitle(int l, const ModelFacts& facts) {
+  if (!facts.windowed()) return viewText("layer %1").arg(l);
+  const int window = facts.windowOf(l);
+  return window > 0 ? viewText("layer %1 · local %2").arg(l).arg(window) : viewText("layer %1 · global").arg(l);
+}
+
 QString kvGroupsNote(const ModelFacts& facts) {
   if (!facts.grouped()) return {};
-  QString note = viewText("grouped-query attention: %1 query heads share %2 K/V heads (one frame colour per K/V head)")
-                     .arg(facts.kv_head.size())
-                     .arg(facts.kvHeads());
+  QString note = facts.kvHeads() == 1
+                     ? viewText("multi-query attention: %1 query heads share 1 K/V head").arg(facts.kv_head.size())
+                     : viewText("grouped-query attention: %1 query heads share %2 K/V heads (one frame colour per K/V head)")
+                           .arg(facts.kv_head.size())
+                           .arg(facts.kvHeads());
   if (facts.kv_cache_bytes > 0) {
     note += QStringLiteral(" · ") +
             viewText("KV cache %1 bytes per token (%2 with one K/V head per query head)")
@@ -179,19 +193,25 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
 
   ModelGridRequest req;
   req.canvas = canvasSize(plot, QSize(fallback.width, fallback.height));
-  for (int l : layer_indices) req.layer_titles << viewText("layer %1").arg(l);
+  for (int l : layer_indices) req.layer_titles << layerTitle(l, label.facts);
   for (int k = 0; k < h; ++k) req.head_titles << viewText("head %1").arg(k);
   req.n = n;
   QStringList listed;
   for (int i = 0; i < labels.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(labels[i]);
   if (!listed.isEmpty()) listed.front().prepend(viewText("tokens (rows = queries, columns = keys): "));
   req.token_list = listed.join(QStringLiteral(" · "));
-  if (anyMasked(first)) {
-    req.notes << (first.mask == Mask::kCausal
+  const ModelFacts& facts = label.facts;
+  int window = 0;  // the local layers' window, when the model has one (Gemma, Mistral)
+  for (int l : layer_indices) window = std::max(window, facts.windowOf(l));
+  if (anyMasked(first) || window > 0) {
+    req.notes << (first.mask == Mask::kCausal && window > 0
+                      ? viewText("grey = masked (causal: a query cannot see later keys; a local layer's "
+                                 "query sees only the last %1 keys, itself included)")
+                            .arg(window)
+                  : first.mask == Mask::kCausal
                       ? viewText("grey = masked (causal: a query cannot see later keys)")
                       : viewText("grey = masked"));
   }
-  const ModelFacts& facts = label.facts;
   if (facts.grouped() && static_cast<int>(facts.kv_head.size()) == h &&
       std::is_sorted(facts.kv_head.begin(), facts.kv_head.end())) {
     req.head_groups = facts.kv_head;

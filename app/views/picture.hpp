@@ -69,7 +69,16 @@ struct ModelFacts {
   long long kv_cache_bytes = 0;      ///< Bytes per token of this model's KV cache; 0 = not said.
   long long mha_kv_cache_bytes = 0;  ///< The same with one K/V head per query head.
   std::vector<ShownPrediction> next_tokens;  ///< Most probable first; empty = none drawn.
+  /// For each layer of the model, its sliding window in keys (ModelConfig::layer_window: W > 0
+  /// lets query i see keys i − W < j ≤ i; 0 = global); empty = no layer has a window.
+  std::vector<int> layer_window;
 
+  /// The window of model layer l (0: global, also past the end of layer_window).
+  int windowOf(int l) const {
+    return l >= 0 && l < static_cast<int>(layer_window.size()) ? layer_window[static_cast<std::size_t>(l)] : 0;
+  }
+  /// True when some layer has a sliding window (the layer titles then say local or global).
+  bool windowed() const;
   /// Distinct K/V heads G (0 when kv_head is empty).
   int kvHeads() const;
   /// True when the groups are marked: G < h query heads.
@@ -94,9 +103,14 @@ QColor kvGroupTextColor(int group);
 /// · …" (empty for no predictions).
 QString nextTokensText(const std::vector<ShownPrediction>& predictions);
 
+/// The title of model layer l: "layer 3" — or, when facts.windowed(), "layer 3 · local 512"
+/// (a sliding window of 512 keys) or "layer 5 · global".
+QString layerTitle(int l, const ModelFacts& facts);
+
 /// The grouped-query-attention note of a picture: "grouped-query attention: 9 query heads share
 /// 3 K/V heads (one frame colour per K/V head) · KV cache 46 080 bytes per token (138 240 with
-/// one K/V head per query head)"; empty unless facts.grouped().
+/// one K/V head per query head)" — "multi-query attention: 4 query heads share 1 K/V head …"
+/// when G = 1 (Shazeer 2019); empty unless facts.grouped().
 QString kvGroupsNote(const ModelFacts& facts);
 
 /// A byte count with its thousands apart: "46 080".

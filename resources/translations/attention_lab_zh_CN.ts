@@ -934,6 +934,16 @@ KV 缓存每个词元 %1 字节</translation>
         <source>Through the layer chosen: how much each input token reaches each position after the layers: per layer the heads' weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows renormalised, and the layers multiplied. With All layers: through the last layer.</source>
         <translation>直到所选的层：经过各层后，每个输入词元传到每个位置的比例：每层把各头的权重取平均（这是一种选择：各头并不相同），加上一半残差（½·A + ½·I），各行重新归一化，再把各层相乘。选“全部层”时：直到最后一层。</translation>
     </message>
+    <message>
+        <source>%1 query heads share 1 K/V head (multi-query attention)
+KV cache %2 bytes per token; multi-head attention would need %3</source>
+        <translation>%1 个查询头共用 1 个 K/V 头（多查询注意力）
+KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
+    </message>
+    <message>
+        <source>%1 local layers (sliding window of %2 keys) · %3 global layers</source>
+        <translation>%1 个局部层（滑动窗口 %2 个键）· %3 个全局层</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::SweepDialog</name>
@@ -1184,8 +1194,8 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>课程步骤只设置实验的参数：--%1 不适用</translation>
     </message>
     <message>
-        <source>unknown model '%1' (use @minilm or @smollm2)</source>
-        <translation>未知模型“%1”（请用 @minilm 或 @smollm2）</translation>
+        <source>unknown model '%1' (use @minilm, @smollm2 or @gemma3)</source>
+        <translation>未知模型“%1”（请用 @minilm、@smollm2 或 @gemma3）</translation>
     </message>
     <message>
         <source>this step needs the model %1: run scripts/fetch-model %1</source>
@@ -2059,6 +2069,18 @@ KV 缓存每个词元 %1 字节</translation>
         <translation>下一个词元（前 %1）：</translation>
     </message>
     <message>
+        <source>layer %1 · local %2</source>
+        <translation>第 %1 层 · 局部 %2</translation>
+    </message>
+    <message>
+        <source>layer %1 · global</source>
+        <translation>第 %1 层 · 全局</translation>
+    </message>
+    <message>
+        <source>multi-query attention: %1 query heads share 1 K/V head</source>
+        <translation>多查询注意力：%1 个查询头共用 1 个 K/V 头</translation>
+    </message>
+    <message>
         <source>grouped-query attention: %1 query heads share %2 K/V heads (one frame colour per K/V head)</source>
         <translation>分组查询注意力：%1 个查询头共用 %2 个 K/V 头（每个 K/V 头一种边框颜色）</translation>
     </message>
@@ -2069,6 +2091,10 @@ KV 缓存每个词元 %1 字节</translation>
     <message>
         <source>tokens (rows = queries, columns = keys): </source>
         <translation>词元（行是查询，列是键）：</translation>
+    </message>
+    <message>
+        <source>grey = masked (causal: a query cannot see later keys; a local layer's query sees only the last %1 keys, itself included)</source>
+        <translation>灰色 = 已遮蔽（因果：查询看不到后面的键；局部层的查询只能看到最近的 %1 个键，包括它自己）</translation>
     </message>
     <message>
         <source>K/V head %1</source>

@@ -21,6 +21,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 ZH = {
     # app/views (context attnlab::views: viewText calls, added by hand — lupdate does not see them)
     'grey = masked (causal: a query cannot see later keys)': '灰色 = 已遮蔽（因果：查询看不到后面的键）',
+    "grey = masked (causal: a query cannot see later keys; a local layer's query sees only the last %1 keys, itself included)":
+        '灰色 = 已遮蔽（因果：查询看不到后面的键；局部层的查询只能看到最近的 %1 个键，包括它自己）',
     'grey = masked': '灰色 = 已遮蔽',
     'causal mask': '因果掩码',
     'cross-attention': '交叉注意力',
@@ -48,6 +50,10 @@ ZH = {
     'this sentence (n_k = %1): ● scaled, ○ unscaled': '本句（n_k = %1）：● 缩放，○ 未缩放',
     '%1 layers × %2 heads': '%1 层 × %2 个头',
     'layer %1': '第 %1 层',
+    'layer %1 · local %2': '第 %1 层 · 局部 %2',
+    'layer %1 · global': '第 %1 层 · 全局',
+    '%1 local layers (sliding window of %2 keys) · %3 global layers': '%1 个局部层（滑动窗口 %2 个键）· %3 个全局层',
+    'multi-query attention: %1 query heads share 1 K/V head': '多查询注意力：%1 个查询头共用 1 个 K/V 头',
     'tokens (rows = queries, columns = keys): ': '词元（行是查询，列是键）：',
     ' · special tokens hidden (weights not renormalised)': ' · 已隐藏特殊词元（权重未重新归一化）',
     "Export image": "导出图像",
@@ -311,6 +317,8 @@ ZH.update({
     "Open": "打开",
     "%1 query heads share %2 K/V heads (grouped-query attention)\nKV cache %3 bytes per token; multi-head attention would need %4":
         "%1 个查询头共用 %2 个 K/V 头（分组查询注意力）\nKV 缓存每个词元 %3 字节；多头注意力需要 %4 字节",
+    "%1 query heads share 1 K/V head (multi-query attention)\nKV cache %2 bytes per token; multi-head attention would need %3":
+        "%1 个查询头共用 1 个 K/V 头（多查询注意力）\nKV 缓存每个词元 %2 字节；多头注意力需要 %3 字节",
     "one K/V head per query head (multi-head attention)\nKV cache %1 bytes per token":
         "每个查询头各有一个 K/V 头（多头注意力）\nKV 缓存每个词元 %1 字节",
     "the text has %1 tokens; %2 reads at most %3 (its context length)":
@@ -611,7 +619,7 @@ ZH.update({
         "没有给出命令（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info；参见 --help）",
     "unknown lesson '%1' (use %2)": "未知课程“%1”（请用 %2）",
     "a lesson step sets the lab's settings: --%1 does not apply": "课程步骤只设置实验的参数：--%1 不适用",
-    "unknown model '%1' (use @minilm or @smollm2)": "未知模型“%1”（请用 @minilm 或 @smollm2）",
+    "unknown model '%1' (use @minilm, @smollm2 or @gemma3)": "未知模型“%1”（请用 @minilm、@smollm2 或 @gemma3）",
     "this step needs the model %1: run scripts/fetch-model %1": "这一步需要模型 %1：请运行 scripts/fetch-model %1",
     "lesson needs list or export (e.g. lesson export all --out DIR)":
         "lesson 需要 list 或 export（例如 lesson export all --out DIR）",

@@ -105,6 +105,10 @@ TEST_CASE("GGUF llama (SentencePiece) tokenizer merges the best-scoring pair fir
   // "中" = E4 B8 AD: <0xE4> exists, B8 and AD fall back to <unk> (id 0).
   CHECK(tok->encode("\u4e2d").ids == std::vector<int>{1, 3, 8, 0, 0});
   CHECK(tok->tokenLabel(8) == "\\xE4");
+  // "<unk>" in the text is the unknown token (type 2), as llama.cpp cuts it out with the control
+  // and user-defined ones; the piece after it gets the space prefix (llama-cpp-python 0.3.36
+  // gives [1, 6, 0, 3, 5] for this vocabulary).
+  CHECK(tok->encode("a<unk>b").ids == std::vector<int>{1, 6, 0, 3, 5});
 }
 
 TEST_CASE("GGUF llama-bpe (Llama 3's pattern) equals HuggingFace tokenizers on 1000 texts",

@@ -433,10 +433,16 @@ class ModelWindowTest : public QObject {
   void fetchedModelsArePresets() {
     qputenv("ATTNLAB_MINILM_DIR", tinyGpt2().toUtf8());  // any folder with config.json
     qputenv("ATTNLAB_SMOLLM2_GGUF", tinyLlamaGguf().toUtf8());
+    qputenv("ATTNLAB_GEMMA3_GGUF", QByteArray("/nonexistent/gemma.gguf"));  // scripts/test sets it
     const auto presets = attnlab::gui::findModelPresets();
     QCOMPARE(static_cast<int>(presets.size()), 2);
     QCOMPARE(presets[0].path, tinyGpt2());
     QCOMPARE(presets[1].path, tinyLlamaGguf());
+    qputenv("ATTNLAB_GEMMA3_GGUF", tinyLlamaGguf().toUtf8());  // any .gguf
+    const auto with_gemma = attnlab::gui::findModelPresets();
+    QCOMPARE(static_cast<int>(with_gemma.size()), 3);
+    QVERIFY(with_gemma[2].name.startsWith(QStringLiteral("Gemma 3 270M")));
+    qputenv("ATTNLAB_GEMMA3_GGUF", QByteArray("/nonexistent/gemma.gguf"));
     qputenv("ATTNLAB_SMOLLM2_GGUF", QByteArray("/nonexistent/model.gguf"));
     QCOMPARE(static_cast<int>(attnlab::gui::findModelPresets().size()), 1);
     // The fetch-model cache when no variable names them.
@@ -444,6 +450,7 @@ class ModelWindowTest : public QObject {
     QVERIFY(cache.isValid());
     qunsetenv("ATTNLAB_MINILM_DIR");
     qunsetenv("ATTNLAB_SMOLLM2_GGUF");
+    qunsetenv("ATTNLAB_GEMMA3_GGUF");
     qputenv("ATTNLAB_MODEL_CACHE", cache.path().toUtf8());
     QCOMPARE(static_cast<int>(attnlab::gui::findModelPresets().size()), 0);
     QVERIFY(QFile::copy(tinyLlamaGguf(),

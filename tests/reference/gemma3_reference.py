@@ -242,10 +242,14 @@ def rope(x, base):
     return np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
 
 
-def forward(weights, config, ids, layers=None):
+def forward(weights, config, ids, layers=None, project=None, round_qkv=None, gelu=None):
     """Runs the model on ids [n] (ints; include BOS yourself). weights: GGUF or HuggingFace
     names (see the module docstring); config: load_gguf's or config_from_hf's dict. layers: how
     many layers to run (default all; the logits then come from the last one run). Returns Output.
+    project(x, name, W), round_qkv(t) and gelu(x) replace x · Wᵀ for the weight `name`, the
+    identity on the rotated queries, keys and values, and gelu_tanh: hooks for emulating another
+    implementation's
+    arithmetic (make_gemma3_goldens.py emulates llama.cpp's); the defaults are exact float64.
     """
     w = normalise_weights(weights)
     d = config["hidden_size"]
@@ -262,6 +266,12 @@ def forward(weights, config, ids, layers=None):
     n = len(ids)
     norm = lambda x, name: rms_norm(x, np.asarray(w[name], dtype=np.float64) + off, eps)
     mat = lambda name: np.asarray(w[name], dtype=np.float64)
+    if project is None:
+        project = lambda x, name, m: x @ m.T
+    if round_qkv is None:
+        round_qkv = lambda t: t
+    lin = lambda x, name: project(x, name, mat(name))
+    gelu = gelu or gelu_tanh
 
     embed = w["token_embd.weight"]
     x = np.asarray(embed[ids], dtype=np.float64).reshape(n, d) * math.sqrt(d)
@@ -275,11 +285,11 @@ def forward(weights, config, ids, layers=None):
         local = not is_global(config, l)
         base = config["rope_local_base_freq"] if local else config["rope_theta"]
         a = norm(x, p + "attn_norm.weight")
-        q = (a @ mat(p + "attn_q.weight").T).reshape(n, h, dk).transpose(1, 0, 2)
-        k = (a @ mat(p + "attn_k.weight").T).reshape(n, h_kv, dk).transpose(1, 0, 2)
-        v = (a @ mat(p + "attn_v.weight").T).reshape(n, h_kv, dk).transpose(1, 0, 2)
-        q = rope(norm(q, p + "attn_q_norm.weight"), base)
-        k = rope(norm(k, p + "attn_k_norm.weight"), base)
+        q = lin(a, p + "attn_q.weight").reshape(n, h, dk).transpose(1, 0, 2)
+        k = lin(a, p + "attn_k.weight").reshape(n, h_kv, dk).transpose(1, 0, 2)
+        v = round_qkv(lin(a, p + "attn_v.weight").reshape(n, h_kv, dk).transpose(1, 0, 2))
+        q = round_qkv(rope(norm(q, p + "attn_q_norm.weight"), base))
+        k = round_qkv(rope(norm(k, p + "attn_k_norm.weight"), base))
         group = np.arange(h) // (h // h_kv)
         scores = np.einsum("hid,hjd->hij", q, k[group]) * scale  # [h, n, n]
         cap = config.get("attn_logit_softcapping")
@@ -294,10 +304,10 @@ def forward(weights, config, ids, layers=None):
         probs = e / e.sum(axis=-1, keepdims=True)
         attentions.append(probs)
         ctx = np.einsum("hij,hjd->hid", probs, v[group]).transpose(1, 0, 2).reshape(n, h * dk)
-        x = x + norm(ctx @ mat(p + "attn_output.weight").T, p + "post_attention_norm.weight")
+        x = x + norm(lin(ctx, p + "attn_output.weight"), p + "post_attention_norm.weight")
         m = norm(x, p + "ffn_norm.weight")
-        f = gelu_tanh(m @ mat(p + "ffn_gate.weight").T) * (m @ mat(p + "ffn_up.weight").T)
-        x = x + norm(f @ mat(p + "ffn_down.weight").T, p + "post_ffw_norm.weight")
+        f = gelu(lin(m, p + "ffn_gate.weight")) * lin(m, p + "ffn_up.weight")
+        x = x + norm(lin(f, p + "ffn_down.weight"), p + "post_ffw_norm.weight")
     final = norm(x, "output_norm.weight")
     head = w.get("output.weight", embed)
     last = final[-1]
@@ -305,7 +315,8 @@ def forward(weights, config, ids, layers=None):
     logits = np.empty(rows, dtype=np.float64)
     for start in range(0, rows, 16384):  # the 262 144-row embedding, a slice at a time
         stop = min(rows, start + 16384)
-        logits[start:stop] = np.asarray(head[start:stop], dtype=np.float64) @ last
+        logits[start:stop] = project(last[None], "token_embd.weight",
+                                     np.asarray(head[start:stop], dtype=np.float64))[0]
     cap = config.get("final_logit_softcapping")
     if cap:
         logits = cap * np.tanh(logits / cap)

@@ -1,6 +1,8 @@
 /// \file spm_tokenizer.cpp
 /// SentencePiece-style BPE (Kudo & Richardson 2018) as llama.cpp runs it for GGUF vocabularies
-/// of type "llama" (llama-vocab.cpp, llm_tokenizer_spm): spaces become "▁" (U+2581), a "▁" is
+/// of type "llama" (llama-vocab.cpp, llm_tokenizer_spm): control, user-defined and unknown tokens
+/// written in the text are cut out first, longest first (Gemma 3's runs of spaces, newlines and
+/// tabs and its HTML tags are user-defined tokens); spaces become "▁" (U+2581), a "▁" is
 /// prepended to the text and after every special token when add_space_prefix is set, the text is
 /// split into UTF-8 characters, and repeatedly the adjacent pair whose concatenation is a token
 /// with the highest score is merged (leftmost first on ties); a final piece that is not a token
@@ -20,6 +22,7 @@
 namespace attnlab::spm {
 namespace {
 
+constexpr std::int64_t kUnknown = 2;
 constexpr std::int64_t kControl = 3;
 constexpr std::int64_t kUserDefined = 4;
 constexpr std::int64_t kByte = 6;
@@ -31,7 +34,9 @@ class SpmTokenizer final : public ModelTokenizer {
     for (std::size_t i = 0; i < data_.tokens.size(); ++i) {
       ids_[data_.tokens[i]] = static_cast<int>(i);
       const std::int64_t type = i < data_.types.size() ? data_.types[i] : 1;
-      if ((type == kControl || type == kUserDefined) && !data_.tokens[i].empty()) {
+      // llama.cpp finds these in the text before the BPE (llama-vocab.cpp, tokenizer_st_partition:
+      // control, user-defined and unknown tokens): "<unk>" written in the text is the unknown id.
+      if ((type == kControl || type == kUserDefined || type == kUnknown) && !data_.tokens[i].empty()) {
         added_.push_back(data_.tokens[i]);
         added_ids_.push_back(static_cast<int>(i));
       }
