@@ -14,6 +14,7 @@
 #include "attnlab/model_tokenizer.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
+#include "minilm_dir.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;
@@ -23,32 +24,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kGolden = fs::path(ATTNLAB_TEST_DATA_DIR) / "goldens/gemma-3-270m.safetensors";
-
-/// Gemma 3 270M's .gguf: $ATTNLAB_GEMMA3_GGUF (scripts/test sets it), else fetch-model's cache;
-/// a visible skip when absent (a failure with CI=true).
-std::optional<fs::path> requireGemma3() {
-  std::vector<fs::path> candidates;
-  if (const char* f = std::getenv("ATTNLAB_GEMMA3_GGUF"); f && *f) candidates.emplace_back(f);
-  const char* name = "gemma-3-270m-q4_k_m.gguf";
-  if (const char* c = std::getenv("ATTNLAB_MODEL_CACHE"); c && *c) {
-    candidates.push_back(fs::path(c) / name);
-  }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-    candidates.push_back(fs::path(x) / "attention-lab/models" / name);
-  }
-  if (const char* h = std::getenv("HOME"); h && *h) {
-    candidates.push_back(fs::path(h) / ".cache/attention-lab/models" / name);
-  }
-  for (const fs::path& p : candidates) {
-    if (fs::exists(p)) return p;
-  }
-  const char* message =
-      "Gemma 3 270M not found (run scripts/fetch-model gemma3 or set ATTNLAB_GEMMA3_GGUF); this "
-      "real-model test is skipped";
-  if (inCi()) FAIL(message);
-  skipTest(message);
-  return std::nullopt;
-}
 
 std::string key(const char* prefix, std::size_t i) {
   return prefix + std::string(i < 10 ? "0" : "") + std::to_string(i);

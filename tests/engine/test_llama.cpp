@@ -28,31 +28,6 @@ const fs::path kTinyDir = kData / "models/tiny-llama";
 const fs::path kTinyGguf = kTinyDir / "tiny-llama.gguf";
 constexpr double kWeightTolerance = 1e-4;  // the tolerance against HuggingFace
 
-/// SmolLM2's .gguf: $ATTNLAB_SMOLLM2_GGUF (scripts/test sets it), else fetch-model's cache; a
-/// visible skip when absent (a failure with CI=true).
-std::optional<fs::path> requireSmolLm2() {
-  std::vector<fs::path> candidates;
-  if (const char* f = std::getenv("ATTNLAB_SMOLLM2_GGUF"); f && *f) candidates.emplace_back(f);
-  const char* name = "SmolLM2-135M-Instruct.Q4_1.gguf";
-  if (const char* c = std::getenv("ATTNLAB_MODEL_CACHE"); c && *c)
-    candidates.push_back(fs::path(c) / name);
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-    candidates.push_back(fs::path(x) / "attention-lab/models" / name);
-  }
-  if (const char* h = std::getenv("HOME"); h && *h) {
-    candidates.push_back(fs::path(h) / ".cache/attention-lab/models" / name);
-  }
-  for (const fs::path& p : candidates) {
-    if (fs::exists(p)) return p;
-  }
-  const char* message =
-      "SmolLM2-135M-Instruct not found (run scripts/fetch-model smollm2 or set "
-      "ATTNLAB_SMOLLM2_GGUF); this real-model test is skipped";
-  if (inCi()) FAIL(message);
-  WARN(message);
-  return std::nullopt;
-}
-
 std::string caseKey(std::size_t i) {
   return std::string("case") + (i < 10 ? "0" : "") + std::to_string(i);
 }

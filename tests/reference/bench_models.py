@@ -102,19 +102,9 @@ def llama_cpp_time(path, ids, runs):
 
 
 def hf_gguf_model(path):
-    """transformers' own GGUF loading for any architecture 4.49 reads from GGUF (llama, qwen2 …):
-    make_llama_goldens.load_gguf_model with the model class taken from the config."""
-    from transformers import AutoConfig, AutoModelForCausalLM
-    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-    config = AutoConfig.from_pretrained(str(path.parent), gguf_file=path.name)
-    config._attn_implementation = "eager"
-    model = AutoModelForCausalLM.from_config(config).to(torch.float32)
-    state = load_gguf_checkpoint(str(path), return_tensors=True, model_to_load=model)["tensors"]
-    missing, unexpected = model.load_state_dict(
-        {k: torch.as_tensor(v, dtype=torch.float32) for k, v in state.items()}, strict=False)
-    assert not unexpected and set(missing) <= {"lm_head.weight"}, (missing, unexpected)
-    model.tie_weights()
-    return model.eval()
+    """transformers' own GGUF loading for any architecture 4.49 reads from GGUF (llama, qwen2 …)."""
+    from make_llama_goldens import load_gguf_model
+    return load_gguf_model(path)
 
 
 def main():

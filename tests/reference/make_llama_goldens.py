@@ -269,7 +269,8 @@ def load_gguf_model(path):
     from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
     config = AutoConfig.from_pretrained(str(path.parent), gguf_file=path.name)
     config._attn_implementation = "eager"
-    model = LlamaForCausalLM(config).to(torch.float32)
+    # The class the file's architecture names (llama, qwen2 …: bench_models.py uses it too).
+    model = AutoModelForCausalLM.from_config(config).to(torch.float32)
     state = load_gguf_checkpoint(str(path), return_tensors=True, model_to_load=model)["tensors"]
     missing, unexpected = model.load_state_dict(
         {k: torch.as_tensor(v, dtype=torch.float32) for k, v in state.items()}, strict=False)
