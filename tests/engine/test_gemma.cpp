@@ -16,6 +16,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
 #include "gguf_writer.hpp"
+#include "golden_parity.hpp"
 #include "helpers.hpp"
 #include "model/gemma.hpp"
 #include "test_support.hpp"
@@ -29,17 +30,9 @@ namespace {
 const fs::path kData = ATTNLAB_TEST_DATA_DIR;
 constexpr double kWeightTolerance = 1e-4;  // the tolerance against the reference
 
-std::string caseKey(std::size_t i) {
-  return std::string("case") + (i < 10 ? "0" : "") + std::to_string(i);
-}
-
-struct Parity {
-  double weights = 0, probs = 0;
-};
-
 /// `path` (folder or GGUF) against golden `name`'s sets ("" for the folder, "gguf_" for the GGUF):
 /// every layer's and head's weights, the windows of the local layers, the top-5 tokens.
-Parity checkGolden(const fs::path& path, const std::string& name, const std::string& set) {
+GoldenParity checkGolden(const fs::path& path, const std::string& name, const std::string& set) {
   const auto model = PretrainedModel::load(path);
   const ModelConfig& c = model->config();
   const SafeTensors golden(kData / "goldens" / (name + ".safetensors"));
@@ -51,7 +44,7 @@ Parity checkGolden(const fs::path& path, const std::string& name, const std::str
   }
   REQUIRE(cases.size() >= 4);
   auto backend = makeCpuBackend();
-  Parity worst;
+  GoldenParity worst;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string text = cases[i].at("text").get<std::string>();
     INFO("case " << cases[i].at("name").get<std::string>() << ": " << text);
@@ -63,25 +56,14 @@ Parity checkGolden(const fs::path& path, const std::string& name, const std::str
       REQUIRE(std::vector<std::int64_t>(ours.ids.begin(), ours.ids.end()) == ids);
     }
     const ModelRun run = model->runIds(e, {}, *backend);
-    const std::vector<float> expected = golden.floats(caseKey(i) + "." + set + "attentions");
     REQUIRE(static_cast<int>(run.attention.size()) == c.layers);
-    std::size_t offset = 0;
     for (int l = 0; l < c.layers; ++l) {
-      const AttentionResult& r = run.attention[static_cast<std::size_t>(l)];
-      CHECK(r.pattern().window == c.windowOf(l));  // what the picture's mask shows
-      const Tensor3& w = r.weights;
-      for (std::size_t k = 0; k < w.data.size(); ++k)
-        worst.weights = std::max(worst.weights, std::abs(double(w.data[k]) - expected[offset + k]));
-      offset += w.data.size();
+      // What the picture's mask shows.
+      CHECK(run.attention[static_cast<std::size_t>(l)].pattern().window == c.windowOf(l));
     }
-    REQUIRE(offset == expected.size());
-    const std::vector<std::int64_t> next_ids = golden.integers(caseKey(i) + "." + set + "next_ids");
-    const std::vector<float> next_probs = golden.floats(caseKey(i) + "." + set + "next_probs");
-    REQUIRE(run.next_tokens.size() == 5);
-    for (std::size_t r = 0; r < 5; ++r) {
-      CHECK(run.next_tokens[r].id == next_ids[r]);
-      worst.probs = std::max(worst.probs, std::abs(run.next_tokens[r].probability - next_probs[r]));
-    }
+    addParity(run, golden.floats(caseKey(i) + "." + set + "attentions"),
+              golden.integers(caseKey(i) + "." + set + "next_ids"),
+              golden.floats(caseKey(i) + "." + set + "next_probs"), worst);
   }
   WARN(path.filename().string() << " vs " << golden.metadata().at("reference")
                                 << ": max |Δ attention weight| = " << worst.weights

@@ -15,6 +15,7 @@
 #include "attnlab/safetensors.hpp"
 #include "attnlab/spec.hpp"
 #include "gguf_writer.hpp"
+#include "golden_parity.hpp"
 #include "minilm_dir.hpp"
 
 using namespace attnlab;
@@ -27,10 +28,6 @@ const fs::path kData = ATTNLAB_TEST_DATA_DIR;
 const fs::path kTinyDir = kData / "models/tiny-llama";
 const fs::path kTinyGguf = kTinyDir / "tiny-llama.gguf";
 constexpr double kWeightTolerance = 1e-4;  // the tolerance against HuggingFace
-
-std::string caseKey(std::size_t i) {
-  return std::string("case") + (i < 10 ? "0" : "") + std::to_string(i);
-}
 
 /// Score of q rotated to position p against k rotated to position s (one head of width d).
 float ropeScore(const std::vector<float>& q, const std::vector<float>& k, int p, int s,
@@ -159,7 +156,7 @@ void checkTinyLlama(const fs::path& path) {
   const auto cases = nlohmann::json::parse(golden.metadata().at("cases"));
   REQUIRE(cases.size() >= 10);
   auto backend = makeCpuBackend();
-  double worst = 0, worst_prob = 0;
+  GoldenParity worst;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string text = cases[i].at("text").get<std::string>();
     INFO("case " << cases[i].at("name").get<std::string>() << ": " << text);
@@ -171,31 +168,16 @@ void checkTinyLlama(const fs::path& path) {
       REQUIRE(std::vector<std::int64_t>(ours.ids.begin(), ours.ids.end()) == ids);
     }
     const ModelRun run = model->runIds(e, {}, *backend);
-    const auto n = static_cast<int>(ids.size());
-    const std::vector<float> expected = golden.floats(caseKey(i) + ".attentions");
     REQUIRE(run.attention.size() == 2);
-    for (int l = 0; l < 2; ++l) {
-      const Tensor3& w = run.attention[static_cast<std::size_t>(l)].weights;
-      for (std::size_t k = 0; k < w.data.size(); ++k) {
-        worst =
-            std::max(worst, std::abs(double(w.data[k]) -
-                                     expected[static_cast<std::size_t>(l) * w.data.size() + k]));
-      }
-    }
     CHECK(run.kv_head == std::vector<int>{0, 0, 1, 1});
-    const std::vector<std::int64_t> next_ids = golden.integers(caseKey(i) + ".next_ids");
-    const std::vector<float> next_probs = golden.floats(caseKey(i) + ".next_probs");
-    REQUIRE(run.next_tokens.size() == 5);
-    for (std::size_t r = 0; r < 5; ++r) {
-      CHECK(run.next_tokens[r].id == next_ids[r]);
-      worst_prob = std::max(worst_prob, std::abs(run.next_tokens[r].probability - next_probs[r]));
-    }
-    (void)n;
+    addParity(run, golden.floats(caseKey(i) + ".attentions"),
+              golden.integers(caseKey(i) + ".next_ids"), golden.floats(caseKey(i) + ".next_probs"),
+              worst);
   }
-  WARN(path.filename().string() << ": max |Δ attention weight| vs HuggingFace = " << worst
-                                << ", max |Δ next-token probability| = " << worst_prob);
-  CHECK(worst < kWeightTolerance);
-  CHECK(worst_prob < kWeightTolerance);
+  WARN(path.filename().string() << ": max |Δ attention weight| vs HuggingFace = " << worst.weights
+                                << ", max |Δ next-token probability| = " << worst.probs);
+  CHECK(worst.weights < kWeightTolerance);
+  CHECK(worst.probs < kWeightTolerance);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
 #include "gguf_writer.hpp"
+#include "golden_parity.hpp"
 #include "helpers.hpp"
 
 using namespace attnlab;
@@ -25,10 +26,6 @@ namespace {
 const fs::path kData = ATTNLAB_TEST_DATA_DIR;
 constexpr double kWeightTolerance = 1e-4;  // the tolerance against HuggingFace
 
-std::string caseKey(std::size_t i) {
-  return std::string("case") + (i < 10 ? "0" : "") + std::to_string(i);
-}
-
 /// Every layer's and head's attention weights and the top-5 next tokens of `path` against the
 /// golden of tiny-NAME; returns the max |Δ weight|.
 double checkAgainstGolden(const fs::path& path, const std::string& name) {
@@ -37,36 +34,24 @@ double checkAgainstGolden(const fs::path& path, const std::string& name) {
   const auto cases = json::parse(golden.metadata().at("cases"));
   REQUIRE(cases.size() >= 5);
   auto backend = makeCpuBackend();
-  double worst = 0, worst_prob = 0;
+  GoldenParity worst;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string text = cases[i].at("text").get<std::string>();
     INFO("case " << cases[i].at("name").get<std::string>() << ": " << text);
     const std::vector<std::int64_t> ids = golden.integers(caseKey(i) + ".input_ids");
     const ModelRun run = model->run(text, std::nullopt, {}, *backend);
     REQUIRE(std::vector<std::int64_t>(run.encoding.ids.begin(), run.encoding.ids.end()) == ids);
-    const std::vector<float> expected = golden.floats(caseKey(i) + ".attentions");
     REQUIRE(run.attention.size() == 2);
-    for (std::size_t l = 0; l < 2; ++l) {
-      const Tensor3& w = run.attention[l].weights;
-      REQUIRE(expected.size() == 2 * w.data.size());
-      for (std::size_t k = 0; k < w.data.size(); ++k) {
-        worst = std::max(worst, std::abs(double(w.data[k]) - expected[l * w.data.size() + k]));
-      }
-    }
     CHECK(run.kv_head == std::vector<int>{0, 0, 1, 1});
-    const std::vector<std::int64_t> next_ids = golden.integers(caseKey(i) + ".next_ids");
-    const std::vector<float> next_probs = golden.floats(caseKey(i) + ".next_probs");
-    REQUIRE(run.next_tokens.size() == 5);
-    for (std::size_t r = 0; r < 5; ++r) {
-      CHECK(run.next_tokens[r].id == next_ids[r]);
-      worst_prob = std::max(worst_prob, std::abs(run.next_tokens[r].probability - next_probs[r]));
-    }
+    addParity(run, golden.floats(caseKey(i) + ".attentions"),
+              golden.integers(caseKey(i) + ".next_ids"), golden.floats(caseKey(i) + ".next_probs"),
+              worst);
   }
-  WARN(path.filename().string() << ": max |Δ attention weight| vs HuggingFace = " << worst
-                                << ", max |Δ next-token probability| = " << worst_prob);
-  CHECK(worst < kWeightTolerance);
-  CHECK(worst_prob < kWeightTolerance);
-  return worst;
+  WARN(path.filename().string() << ": max |Δ attention weight| vs HuggingFace = " << worst.weights
+                                << ", max |Δ next-token probability| = " << worst.probs);
+  CHECK(worst.weights < kWeightTolerance);
+  CHECK(worst.probs < kWeightTolerance);
+  return worst.weights;
 }
 
 fs::path folder(const std::string& name) { return kData / "models" / ("tiny-" + name); }
