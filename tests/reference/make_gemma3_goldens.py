@@ -47,6 +47,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import gemma3_reference as ref  # noqa: E402
 from make_goldens import sort_metadata  # noqa: E402
+from make_llama_goldens import PARAGRAPH  # noqa: E402  (the tiny Llama's long input, reused)
 
 OUT = ROOT / "tests/data/goldens/gemma-3-270m.safetensors"
 
@@ -93,21 +94,6 @@ def random_texts(count, seed=20260301):
     return texts
 
 
-PARAGRAPH = (
-    "Every evening the keeper climbed the narrow stairs of the old lighthouse, counting the "
-    "steps out of habit, while the grey cat followed one step behind him. At the top he wiped "
-    "the salt from the glass, checked the oil, and wrote the time in a small notebook that "
-    "already held forty years of weather. Ships passed far out on the dark water and answered "
-    "the beam with short flashes of their own. When the wind rose, the whole tower hummed like "
-    "a bottle, and the old cat pressed itself against his boots. Neither of them minded the "
-    "noise; they had learned that a storm always ends, sooner or later, before morning. In the "
-    "spring of 1987 a new lamp arrived by boat, 3 crates of brass and glass, and the keeper "
-    "spent 14 days fitting it while the cat slept in the empty crates. The new beam reached "
-    "twice as far, and the ships answered it from beyond the horizon, where the sea turns from "
-    "green to grey and the gulls stop following the boats home. Years later, when the light was "
-    "automated and the keeper moved to the village, the cat stayed behind for a week, climbing "
-    "the stairs each evening at the old hour, as if somebody still had to count them."
-)
 
 
 def long_text(tokenize, target):
