@@ -70,7 +70,9 @@ void drawSinks(QCustomPlot& plot, const SinkPlotData& data) {
     }
     g->setPen(QPen(colors[c % 6], 2));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colors[c % 6], 6));
-    g->setName(sinks == 0 ? viewText("window only (S = 0)") : viewText("window + %1 sink tokens").arg(sinks));
+    g->setName(sinks == 0   ? viewText("window only (S = 0)")
+              : sinks == 1 ? viewText("window + 1 sink token")
+                           : viewText("window + %1 sink tokens").arg(sinks));
     graphs.push_back(g);
   }
   const double w0 = data.windows.empty() ? 1 : data.windows.front();

@@ -2265,6 +2265,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>仅窗口（S = 0）</translation>
     </message>
     <message>
+        <source>window + 1 sink token</source>
+        <translation>窗口 + 1 个汇聚词元</translation>
+    </message>
+    <message>
         <source>window + %1 sink tokens</source>
         <translation>窗口 + %1 个汇聚词元</translation>
     </message>

@@ -721,6 +721,7 @@ ZH.update({
     "perplexity": "困惑度",
     "window only (S = 0)": "仅窗口（S = 0）",
     "window + %1 sink tokens": "窗口 + %1 个汇聚词元",
+    "window + 1 sink token": "窗口 + 1 个汇聚词元",
     "full cache: %1": "完整缓存：%1",
     "mean weight on token 0": "词元 0 上的平均权重",
 })
