@@ -59,6 +59,7 @@ enum class View {
   /// A model's head roles: the window badges the model view by the step's --head-role and opens
   /// the Analysis dock (its list of top heads); the lecture pack draws render --plot head-roles.
   kHeadRoles,
+  kTraining,        ///< The training loss curves of dates-transformer with and without 1/√d_k.
 };
 
 struct Step {

@@ -22,6 +22,7 @@
 #include "attnlab/timing.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/translator_figures.hpp"
 #include "run/run.hpp"
 
 namespace attnlab::lessons {
@@ -125,12 +126,21 @@ class Context {
   const LabSettings& lab() const { return lab_; }
   const options::Options& options() const { return o_; }
   bool model() const { return lab_.pretrained(); }
+  bool translator() const { return lab_.translator; }
+
+  /// A trained translator's run (null when the step's model is not one).
+  const run::Run* translatorRun() {
+    if (translator() && !translator_run_) translator_run_ = session_.run(lab_);
+    return translator_run_.get();
+  }
 
   /// The attention shown: the synthetic lab's, or each captured layer of the model.
   const std::vector<AttentionResult>& results() {
     if (!results_) {
       results_.emplace();
-      if (model()) {
+      if (translator()) {
+        *results_ = translatorRun()->translator_layers;
+      } else if (model()) {
         LabSettings every_token = lab_;  // the numbers read every token and every layer
         every_token.hide_special = false;
         every_token.rollout = false;
@@ -172,12 +182,21 @@ class Context {
     return *session_.pretrained();
   }
 
-  int dK() { return model() ? pretrained().config().dK() : lab_.spec.resolvedDk(); }
-  int heads() { return model() ? pretrained().config().heads : lab_.spec.heads; }
+  int dK() {
+    if (translator()) return std::max(translatorConfig().d_k, translatorConfig().attention_dim);
+    return model() ? pretrained().config().dK() : lab_.spec.resolvedDk();
+  }
+  int heads() {
+    if (translator()) return first().heads();
+    return model() ? pretrained().config().heads : lab_.spec.heads;
+  }
   int kvHeads() {
     return model() ? pretrained().config().resolvedKvHeads() : lab_.spec.resolvedKvHeads();
   }
-  int layers() { return model() ? pretrained().config().layers : 1; }
+  int layers() {
+    if (translator()) return std::max(1, translatorConfig().decoder_layers);
+    return model() ? pretrained().config().layers : 1;
+  }
   int dModel() { return model() ? pretrained().config().d_model : lab_.spec.d_model; }
   CostShape shape(int n) {
     CostShape s;
@@ -312,6 +331,9 @@ class Context {
   const options::Options& o_;
   LabSettings lab_;
   run::Session& session_;
+  const TranslatorConfig& translatorConfig() { return translatorRun()->translator->config; }
+
+  std::shared_ptr<const run::Run> translator_run_;
   std::optional<std::vector<AttentionResult>> results_;
   std::vector<int> ids_;
   std::shared_ptr<const HeadRoles> roles_;
@@ -366,7 +388,7 @@ const std::vector<std::pair<QString, Compute>>& table() {
       {"kv_heads", [](Context& c) { return QString::number(c.kvHeads()); }},
       {"n_tokens", [](Context& c) { return QString::number(c.first().nQ()); }},
       {"n_keys", [](Context& c) { return QString::number(c.first().nK()); }},
-      {"model_layers", [](Context& c) { return c.model() ? QString::number(c.layers()) : kNotApplicable; }},
+      {"model_layers", [](Context& c) { return c.model() || c.translator() ? QString::number(c.layers()) : kNotApplicable; }},
       {"mean_max_weight", [](Context& c) { return fixed2(meanStat(c, &HeadStats::max_weight, 1)); }},
       {"mean_entropy", [](Context& c) { return fixed2(meanStat(c, &HeadStats::normalized_entropy, 2)); }},
       {"jacobian_norm", [](Context& c) { return formatNumber(meanStat(c, &HeadStats::jacobian_norm, 1)); }},
@@ -564,7 +586,7 @@ const std::vector<std::pair<QString, Compute>>& table() {
 QStringList quantityNames() {
   QStringList names;
   for (const auto& [name, f] : table()) names << name;
-  return names;
+  return names + translatorQuantityNames();
 }
 
 std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings,
@@ -572,6 +594,10 @@ std::map<QString, QString> quantities(const QStringList& names, const options::O
   Context context(settings, session);
   std::map<QString, QString> out;
   for (const QString& name : names) {
+    if (translatorQuantityNames().contains(name)) {
+      out[name] = translatorQuantity(name, context.translatorRun());
+      continue;
+    }
     const auto it = std::find_if(table().begin(), table().end(), [&name](const auto& e) { return e.first == name; });
     if (it == table().end())
       throw Error(ErrorCode::kInvalidArgument, "unknown lesson quantity {" + utf8(name) + "}");
