@@ -28,6 +28,7 @@
 #include "options/options.hpp"
 #include "views/analysis_plots.hpp"
 #include "views/export.hpp"
+#include "views/head_roles_plot.hpp"
 #include "views/head_similarity_plot.hpp"
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
@@ -119,7 +120,9 @@ int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
   if (r->translator) {
     out << translatorJson(*r).dump() << "\n";
   } else if (r->model) {
-    out << modelJson(o, *r->model_run, utf8(r->model->name), r->model->config, r->model->load_ms).dump()
+    out << modelJson(o, *r->model_run, utf8(r->model->name), r->model->config, r->model->load_ms,
+                     r->head_roles.get())
+               .dump()
         << "\n";
   } else {
     out << syntheticJson(o, r->run).dump() << "\n";
@@ -140,7 +143,18 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
   }
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (o.output.plot != QLatin1String("heatmap")) {
+  if (o.output.plot == QLatin1String("head-roles")) {
+    const HeadRoles& roles = *r->head_roles;
+    QCustomPlot plot;
+    const QSize fit = views::defaultHeadRolesSize(roles.layers, roles.heads);
+    const views::ImageSize size = outputSize(o, {fit.width(), fit.height(), 1.0});
+    prepare(plot, size);
+    views::drawHeadRoles(plot, roles, views::viewText("Head roles · %1 · %2 layers × %3 heads")
+                                          .arg(r->model->name)
+                                          .arg(roles.layers)
+                                          .arg(roles.heads));
+    views::exportPlot(plot, o.output.out, size);
+  } else if (o.output.plot != QLatin1String("heatmap")) {
     exportAnalysis(o, first, r->spec, tokens,
                    QStringLiteral(" · %1 · ").arg(r->model->name) +
                        views::viewText("layer %1").arg(indices.front()));

@@ -212,8 +212,47 @@ nlohmann::json syntheticJson(const options::Options& o, const LabRun& run) {
   return j;
 }
 
+nlohmann::json headRolesJson(const HeadRoles& roles) {
+  const HeadRoleSequence& s = roles.sequence;
+  nlohmann::json j;
+  j["source"] = "Olsson et al. 2022 (induction, prefix matching); Xiao et al. 2023 (sink)";
+  j["sequence"] = {{"seed", s.seed},         {"period", s.period}, {"prefix", s.prefix},
+                   {"suffix", s.suffix},     {"length", s.size()}, {"ids", s.ids},
+                   {"generator", "std::mt19937(seed), id = draw mod vocabulary, distinct, "
+                                 "non-special, repeated twice"}};
+  j["local_distance"] = kHeadRoleLocalDistance;
+  j["definitions"] = {
+      {"previous-token", "mean over i in [p+1, p+2T-1] of A[i, i-1]"},
+      {"duplicate-token", "mean over i in [p+T, p+2T-1] of A[i, i-T]"},
+      {"induction", "mean over i in [p+T, p+2T-1] of A[i, i-T+1]"},
+      {"sink", "mean over i >= 1 of A[i, 0]"},
+      {"local", "mean over i in [4, p+2T-1] of the mass on keys j with |i-j| <= 3"},
+      {"broad", "mean over rows with >= 2 visible keys of H_i / ln(visible keys)"}};
+  j["layers"] = roles.layers;
+  j["h"] = roles.heads;
+  j["compute_ms"] = roles.compute_ms;
+  nlohmann::json list = nlohmann::json::array();
+  for (HeadRole role : kHeadRoles) {
+    nlohmann::json matrix = nlohmann::json::array();
+    for (int l = 0; l < roles.layers; ++l) {
+      nlohmann::json row = nlohmann::json::array();
+      for (int k = 0; k < roles.heads; ++k) row.push_back(roles.score(role, l, k));
+      matrix.push_back(std::move(row));
+    }
+    nlohmann::json top = nlohmann::json::array();
+    for (const HeadScore& t : roles.top(role, 5))
+      top.push_back({{"layer", t.layer}, {"head", t.head}, {"score", t.score}});
+    list.push_back({{"role", std::string(headRoleName(role))},
+                    {"scores", std::move(matrix)},
+                    {"median", roles.median(role)},
+                    {"top", std::move(top)}});
+  }
+  j["roles"] = std::move(list);
+  return j;
+}
+
 nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const std::string& name,
-                         const ModelConfig& config, double load_ms) {
+                         const ModelConfig& config, double load_ms, const HeadRoles* head_roles) {
   const AttentionResult& first = run.attention.front();
   const Encoding& e = run.encoding;
   nlohmann::json j;
@@ -282,6 +321,7 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   for (const AttentionResult& r : run.attention) cells += static_cast<long long>(r.heads()) * r.nQ() * r.nK();
   const bool matrices = o.output.full || cells <= kJsonCellLimit;
   j["matrices"] = matricesJson(cells, matrices);
+  if (head_roles) j["head_roles"] = headRolesJson(*head_roles);
   if (o.lab.layer) {
     headsJson(first, matrices, j, run.kv_head);  // one layer: "heads" and "stats" as for the synthetic lab
     return j;

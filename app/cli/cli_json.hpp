@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/head_roles.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
 #include "options/options.hpp"
@@ -21,8 +22,15 @@ inline constexpr long long kJsonCellLimit = 1LL << 20;
 /// The JSON of a synthetic run (see docs/DESIGN.md, "Command line").
 nlohmann::json syntheticJson(const options::Options& options, const LabRun& run);
 
-/// The JSON of a model run; `model_name`, `config` and `load_ms` describe the model.
+/// The JSON of a model run; `model_name`, `config` and `load_ms` describe the model;
+/// `head_roles` (compute --head-roles) adds "head_roles" (headRolesJson).
 nlohmann::json modelJson(const options::Options& options, const ModelRun& run,
-                         const std::string& model_name, const ModelConfig& config, double load_ms);
+                         const std::string& model_name, const ModelConfig& config, double load_ms,
+                         const HeadRoles* head_roles = nullptr);
+
+/// "head_roles" of compute --head-roles (docs/DESIGN.md, "Command line"): the sequence (seed,
+/// period T, prefix, suffix, ids), the definitions, and per role in kHeadRoles order its [L, h]
+/// scores, median and top 5 heads.
+nlohmann::json headRolesJson(const HeadRoles& roles);
 
 }  // namespace attnlab::cli

@@ -88,6 +88,11 @@ struct LabSettings {
   /// Model: show the attention rollout (Abnar & Zuidema 2020) through the layer shown (every
   /// layer when none is chosen) instead of the heads; every layer up to it is captured.
   bool rollout = false;
+  /// Model: also score every head's roles (previous-token, duplicate-token, induction, sink,
+  /// local, broad; attnlab/head_roles.hpp) in a pass of their own over the repeated random
+  /// sequence (Run::head_roles; compute --head-roles, render --plot head-roles, the window's
+  /// role badges). Independent of the text: the session keeps them while the model stays.
+  bool head_roles = false;
   /// Model: the most the kept attention of one run may take, in GB (10⁹ bytes); unset = the
   /// default, half of the usable memory (attnlab::defaultMemoryBudget).
   std::optional<double> memory_budget_gb;

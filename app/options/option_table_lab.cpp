@@ -195,6 +195,10 @@ const OptionSpec kEntries[] = {
    Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.rollout = true; },
    [](const Options& o) { return flag(o.lab.rollout); }},
+  {"head-roles", Kind::kFlag, "", "also score every head: previous-token, duplicate-token, induction, sink, local, broad (a repeated random sequence)",
+   Group::kModel, kCompute, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.head_roles = true; },
+   [](const Options& o) { return flag(o.lab.head_roles); }},
   // min: any number reaches validate(), which names the rule (> 0)
   {"memory-budget", Kind::kNumber, "GB", "the most one run's attention may keep, in GB (default half the memory)",
    Group::kModel, kRunCommands, Applies::kModelOnly, std::numeric_limits<long long>::min(), 0, false, {},

@@ -426,8 +426,14 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (!QStringList{"png", "svg", "pdf"}.contains(QFileInfo(o.output.out).suffix().toLower()))
       fail(ATTNLAB_MSG("--plot %1 draws a picture: use --out FILE.png, .svg or .pdf"), {o.output.plot});
     if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap (--plot heatmap)"));
-    if (o.lab.pretrained() && !o.lab.layer && o.output.plot != QLatin1String("training"))
+    if (o.output.plot == QLatin1String("head-roles")) {
+      if (!o.lab.pretrained())
+        fail(ATTNLAB_MSG("--plot head-roles scores a model's heads: add --model DIR or FILE.gguf"));
+      if (o.head) fail(ATTNLAB_MSG("--plot head-roles draws every head of every layer: leave out --head"));
+      o.lab.head_roles = true;
+    } else if (o.lab.pretrained() && !o.lab.layer && o.output.plot != QLatin1String("training")) {
       fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {o.output.plot});
+    }
   }
   if (o.isGiven("layout-json")) {
     checkOutputPath(o.output.layout_json, QStringLiteral("--layout-json"), {});
@@ -459,6 +465,8 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     validate(o.lab);
     return o;
   }
+  if (o.lab.rollout && o.isGiven("head-roles"))
+    fail(ATTNLAB_MSG("--head-roles scores the heads, --rollout averages them: use one of the two"));
   if (o.lab.rollout && o.head) fail(ATTNLAB_MSG("--rollout averages the heads: leave out --head"));
   if (o.lab.rollout && c == kRender && o.output.plot != QLatin1String("heatmap"))
     fail(ATTNLAB_MSG("--rollout draws a heatmap: leave out --plot"));

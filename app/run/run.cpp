@@ -232,6 +232,18 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
         r->special_hidden ? keepTokens(rollout, keep) : rollout);
     r->rollout_last = last;
   }
+  if (settings.head_roles) {
+    const auto key = std::make_tuple(settings.model_dir, settings.backend, settings.device);
+    if (!head_roles_ || head_roles_key_ != key) {
+      head_roles_.reset();
+      HeadRoleOptions options;
+      options.progress = hooks.progress;
+      head_roles_ = std::make_shared<const HeadRoles>(
+          attnlab::headRoles(pretrained, backend(settings), options));
+      head_roles_key_ = key;
+    }
+    r->head_roles = head_roles_;
+  }
   return r;
 }
 

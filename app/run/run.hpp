@@ -11,7 +11,7 @@
 ///      model's own tokenizer, its context length, kMaxTokens, the memory budget) or the synthetic
 ///      lab's tokens (options::checkTokens);
 ///   4. run (the synthetic model or the forward pass), then the display filter (special tokens
-///      hidden) and the attention rollout.
+///      hidden), the attention rollout and the head roles (a pass of their own, kept per model).
 ///
 /// Every refusal is an options::OptionError or an attnlab::Error with the words the CLI prints,
 /// whoever asked. Qt Core and the engine only: no pictures, no widgets.
@@ -25,10 +25,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/head_roles.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
 #include "attnlab/token_display.hpp"
@@ -96,6 +98,10 @@ struct Run {
   /// 0 … rollout_last as a one-head result [1, n, n] over the shown tokens; null otherwise.
   std::shared_ptr<const AttentionResult> rollout;
   int rollout_last = 0;
+  /// settings.head_roles with a model: every head's role scores (attnlab/head_roles.hpp), from
+  /// their own pass over the repeated random sequence, all layers and heads whatever the layer
+  /// shown; null otherwise. Shared with the session, which keeps them while model and backend stay.
+  std::shared_ptr<const HeadRoles> head_roles;
   double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
 
   /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
@@ -205,6 +211,9 @@ class Session {
   std::shared_ptr<const TranslatorInfo> translator_info_;
   std::shared_ptr<const ModelRun> last_pass_;  ///< The last forward pass, with its settings:
   options::LabSettings last_pass_settings_;    ///< reused when only the display changes.
+  /// The head roles of the model and backend they were scored with (they do not read the text).
+  std::shared_ptr<const HeadRoles> head_roles_;
+  std::optional<std::tuple<QString, options::BackendKind, int>> head_roles_key_;
 };
 
 /// The keep flags of the "hide special tokens" filter for a model's encoding: false for each

@@ -1494,6 +1494,14 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--layout-json 描述热力图（--plot heatmap）</translation>
     </message>
     <message>
+        <source>--plot head-roles scores a model's heads: add --model DIR or FILE.gguf</source>
+        <translation>--plot head-roles 为模型的头打分：请添加 --model DIR 或 FILE.gguf</translation>
+    </message>
+    <message>
+        <source>--plot head-roles draws every head of every layer: leave out --head</source>
+        <translation>--plot head-roles 画出每一层的每个头：请去掉 --head</translation>
+    </message>
+    <message>
         <source>--plot %1 needs one layer: add --layer L</source>
         <translation>--plot %1 需要指定一层：请加上 --layer L</translation>
     </message>
@@ -1504,6 +1512,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>--layout-json describes a screenshot: add --screenshot FILE.png</source>
         <translation>--layout-json 描述截图：请加上 --screenshot FILE.png</translation>
+    </message>
+    <message>
+        <source>--head-roles scores the heads, --rollout averages them: use one of the two</source>
+        <translation>--head-roles 为各个头打分，--rollout 把它们平均：请二选一</translation>
     </message>
     <message>
         <source>--rollout averages the heads: leave out --head</source>
@@ -1627,6 +1639,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>Histogram of the scores (all heads)</source>
         <translation>分数的直方图（全部头）</translation>
+    </message>
+    <message>
+        <source>Head roles · %1 · %2 layers × %3 heads</source>
+        <translation>头的角色 · %1 · %2 层 × %3 个头</translation>
     </message>
     <message>
         <source>layer %1</source>
@@ -1849,8 +1865,52 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>本文本：n = %1</translation>
     </message>
     <message>
+        <source>previous-token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <source>duplicate-token</source>
+        <translation>重复词元</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>first-token sink</source>
+        <translation>首词元汇聚</translation>
+    </message>
+    <message>
+        <source>local (±3)</source>
+        <translation>局部（±3）</translation>
+    </message>
+    <message>
+        <source>broad (entropy)</source>
+        <translation>宽泛（熵）</translation>
+    </message>
+    <message>
+        <source>top: L%1 H%2 %3</source>
+        <translation>最高：第 %1 层 头 %2  %3</translation>
+    </message>
+    <message>
         <source>head</source>
         <translation>头</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>得分</translation>
+    </message>
+    <message>
+        <source>scores in [0, 1] from one pass over %1 random tokens repeated twice (seed %2%3); framed: the top head of each role</source>
+        <translation>得分在 [0, 1] 内，来自对重复两次的 %1 个随机词元的一次前向计算（种子 %2%3）；加框：每种角色得分最高的头</translation>
+    </message>
+    <message>
+        <source>, after the model's first token</source>
+        <translation>，位于模型的首个词元之后</translation>
     </message>
     <message>
         <source>mean JSD (nats)</source>
