@@ -32,7 +32,10 @@ using attnlab::test::ErrorMatches;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr double kTolerance = 1e-5;  // float32 torch vs float32 engine, different sum orders
+// Attention weights (in [0, 1]): |Δ| ≤ 1e-5. Logits (|logit| ≈ 10 here): |Δ| ≤ 1e-5 · max(1, |logit|),
+// i.e. 1e-5 relative — torch's float32 GRU recurrence is itself that far from the exact values
+// (dates-additive in double and in float32 both differ from torch by 1.0e-5 at a logit of 10.9).
+constexpr double kTolerance = 1e-5;
 const char* const kModels[] = {"dates-additive", "dates-transformer", "dates-transformer-unscaled"};
 
 fs::path fromEnv(const char* name, const fs::path& fallback) {
@@ -107,7 +110,7 @@ TEST_CASE("translators: the forward pass equals torch's goldens (logits, every a
     REQUIRE(fs::exists(golden_path));
     const json golden = readJson(golden_path);
     const auto model = Translator::load(modelsDir() / name);
-    double logits = 0, attention = 0;
+    double logits = 0, logits_relative = 0, attention = 0;
     for (const json& c : golden.at("cases")) {
       INFO(name << ": " << c.at("source").get<std::string>());
       TranslatorOptions options;
@@ -121,8 +124,12 @@ TEST_CASE("translators: the forward pass equals torch's goldens (logits, every a
       REQUIRE(static_cast<std::size_t>(t.logits.rows()) == gl.size());
       for (Eigen::Index i = 0; i < t.logits.rows(); ++i) {
         REQUIRE(static_cast<std::size_t>(t.logits.cols()) == gl[static_cast<std::size_t>(i)].size());
-        for (Eigen::Index v = 0; v < t.logits.cols(); ++v)
-          logits = std::max(logits, std::abs(double(t.logits(i, v)) - gl[static_cast<std::size_t>(i)][static_cast<std::size_t>(v)].get<double>()));
+        for (Eigen::Index v = 0; v < t.logits.cols(); ++v) {
+          const double expected = gl[static_cast<std::size_t>(i)][static_cast<std::size_t>(v)].get<double>();
+          const double d = std::abs(double(t.logits(i, v)) - expected);
+          logits = std::max(logits, d);
+          logits_relative = std::max(logits_relative, d / std::max(1.0, std::abs(expected)));
+        }
       }
       const json& ga = c.at("attention");
       if (ga.contains("additive")) {
@@ -134,43 +141,64 @@ TEST_CASE("translators: the forward pass equals torch's goldens (logits, every a
       }
     }
     std::cout << name << ": " << golden.at("cases").size() << " cases, max |Δ logit| " << logits
-              << ", max |Δ attention weight| " << attention << "\n";
-    CHECK(logits <= kTolerance);
+              << " (relative to max(1, |logit|): " << logits_relative
+              << "), max |Δ attention weight| " << attention << "\n";
+    CHECK(logits_relative <= kTolerance);
     CHECK(attention <= kTolerance);
   }
 }
 
-TEST_CASE("translators: greedy decoding equals the script's outputs on the test set, and "
-          "teacher forcing on that output gives the same logits", "[translator]") {
-  const std::vector<std::string> names = modelNames();
+namespace {
+
+/// Greedy decoding of `name` over the whole test set equals the script's outputs; the last greedy
+/// pass is teacher forcing on its own output (a causal decoder), so forcing it gives the same
+/// logits.
+void checkGreedy(const std::string& name) {
+  const fs::path dir = modelsDir() / name;
   const fs::path test_set = fs::path(ATTNLAB_TEST_DATA_DIR) / "translators/dates-test.json";
-  if (names.empty() || !fs::exists(test_set) || std::getenv("ATTNLAB_TRANSLATOR_MODELS")) {
-    attnlab::test::skipTest("no translator or no test set (" + test_set.string() + ")");
+  if (!fs::exists(dir / "config.json") || !fs::exists(test_set) ||
+      std::getenv("ATTNLAB_TRANSLATOR_MODELS")) {
+    attnlab::test::skipTest(name + " or the test set is missing (" + test_set.string() + ")");
     return;
   }
-  const json examples = readJson(test_set).at("examples");
+  const json test = readJson(test_set);
+  const json& examples = test.at("examples");
   auto backend = attnlab::makeCpuBackend();
-  for (const std::string& name : names) {
-    const auto model = Translator::load(modelsDir() / name);
-    int equal = 0, correct = 0;
-    for (const json& e : examples) {
-      const Translation t = model->translate(e.at("source").get<std::string>(), {}, *backend);
-      equal += t.output == e.at("outputs").at(name).get<std::string>();
-      correct += t.output == e.at("target").get<std::string>();
-    }
-    std::cout << name << ": greedy equals the script's on " << equal << " of " << examples.size()
-              << " (exact match with the reference " << correct << ")\n";
-    CHECK(equal == static_cast<int>(examples.size()));
-    // The last greedy pass is teacher forcing on its own output (a causal decoder).
-    const std::string source = examples.at(0).at("source").get<std::string>();
-    const Translation greedy = model->translate(source, {}, *backend);
-    if (!greedy.finished) continue;
-    TranslatorOptions forced;
-    forced.target = greedy.output;
-    const Translation again = model->translate(source, forced, *backend);
-    REQUIRE(again.target_ids == greedy.target_ids);
-    CHECK((again.logits - greedy.logits).cwiseAbs().maxCoeff() <= 1e-6f);
+  const auto model = Translator::load(dir);
+  int equal = 0, correct = 0;
+  for (const json& e : examples) {
+    const Translation t = model->translate(e.at("source").get<std::string>(), {}, *backend);
+    const std::string expected = e.at("outputs").at(name).get<std::string>();
+    if (t.output != expected) UNSCOPED_INFO(e.at("source").get<std::string>() << ": " << t.output << " vs " << expected);
+    equal += t.output == expected;
+    correct += t.output == e.at("target").get<std::string>();
   }
+  std::cout << name << ": greedy equals the script's on " << equal << " of " << examples.size()
+            << " (exact match with the reference " << correct << ")\n";
+  CHECK(equal == static_cast<int>(examples.size()));
+  const std::string source = examples.at(0).at("source").get<std::string>();
+  const Translation greedy = model->translate(source, {}, *backend);
+  if (!greedy.finished) return;
+  TranslatorOptions forced;
+  forced.target = greedy.output;
+  const Translation again = model->translate(source, forced, *backend);
+  REQUIRE(again.target_ids == greedy.target_ids);
+  CHECK((again.logits - greedy.logits).cwiseAbs().maxCoeff() <= 1e-6f);
+}
+
+}  // namespace
+
+TEST_CASE("translators: dates-additive's greedy output equals the script's on the test set",
+          "[translator]") {
+  checkGreedy("dates-additive");
+}
+TEST_CASE("translators: dates-transformer's greedy output equals the script's on the test set",
+          "[translator]") {
+  checkGreedy("dates-transformer");
+}
+TEST_CASE("translators: dates-transformer-unscaled's greedy output equals the script's on the "
+          "test set", "[translator]") {
+  checkGreedy("dates-transformer-unscaled");
 }
 
 TEST_CASE("translators: dates-additive's attention rows peak inside the matching source span",
@@ -187,12 +215,13 @@ TEST_CASE("translators: dates-additive's attention rows peak inside the matching
   const std::pair<const char*, std::pair<int, int>> fields[] = {
       {"year", {0, 4}}, {"month", {5, 7}}, {"day", {8, 10}}};
   int inside = 0, characters = 0, examples_all = 0, examples = 0;
-  for (const json& e : readJson(test_set).at("examples")) {
+  const json test = readJson(test_set);
+  for (const json& e : test.at("examples")) {
     const Translation t = model->translate(e.at("source").get<std::string>(), {}, *backend);
     const json& spans = e.at("spans");
     bool all = true, any = false;
     for (const auto& [field, chars] : fields) {
-      if (!spans.contains(field)) continue;
+      if (!spans.contains(std::string(field))) continue;
       const int b = spans.at(field)[0].get<int>(), end = spans.at(field)[1].get<int>();
       for (int i = chars.first; i < chars.second && i < t.additive.nQ(); ++i) {
         const float* row = t.additive.weights.row(0, i);

@@ -21,7 +21,4 @@ std::unique_ptr<Translator> additiveGru(const TranslatorConfig& config,
 std::unique_ptr<Translator> transformer(const TranslatorConfig& config,
                                         const TranslatorVocab& vocab, const SafeTensors& file);
 
-/// Index of the largest entry of row `row` of logits (the first of equal ones, as torch.argmax).
-int argmaxRow(const Matrix& logits, Eigen::Index row);
-
 }  // namespace attnlab::translators

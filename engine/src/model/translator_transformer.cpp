@@ -87,19 +87,23 @@ class Seq2SeqTransformer final : public Translator {
       t.target_ids = forced;
       return t;
     }
-    // Greedy: the decoder is causal, so the pass over <s>, y_1 … y_{i−1} gives row i's logits
-    // unchanged when later inputs are appended; the last pass holds every step.
-    for (;;) {
-      t.decoder_self.clear();
-      t.cross.clear();
-      t.logits = decode(t.decoder_inputs, memory, spec, backend, &t.decoder_self, &t.cross);
-      const int next = argmaxRow(t.logits, t.logits.rows() - 1);
+    // Greedy, one position at a time with the self-attention's keys and values kept (a causal
+    // decoder: earlier positions never change), then one teacher-forced pass over what was chosen,
+    // which gives every step's attention and the logits a forced run of that output gives.
+    DecodeCache cache = startCache(memory);
+    for (int position = 0;; ++position) {
+      const Vector logits =
+          decodeStep(t.decoder_inputs.back(), position, spec, backend, cache);
+      Eigen::Index best = 0;
+      logits.maxCoeff(&best);  // the first of equal maxima, as torch.argmax
+      const int next = static_cast<int>(best);
       t.target_ids.push_back(next);
       if (next == TranslatorVocab::kEos ||
           static_cast<int>(t.target_ids.size()) >= config_.max_target_length)
         break;
       t.decoder_inputs.push_back(next);
     }
+    t.logits = decode(t.decoder_inputs, memory, spec, backend, &t.decoder_self, &t.cross);
     return t;
   }
 
@@ -132,15 +136,22 @@ class Seq2SeqTransformer final : public Translator {
     return x;
   }
 
-  /// MHA(x_q, x_kv) = [P_0 V_0 | … ] W_Oᵀ + b_O with the result in *result.
-  Matrix attend(const Attention& a, const Matrix& xq, const Matrix& xkv, AttentionSpec spec,
+  /// MHA(x_q, x_kv) = [P_0 V_0 | … ] W_Oᵀ + b_O with the result appended to *results.
+  Matrix attend(const Attention& a, const Matrix& xq, const Matrix& xkv, const AttentionSpec& spec,
                 bool causal, Backend& backend, std::vector<AttentionResult>* results) const {
+    return attendProjected(a, xq, a.k.apply(xkv), a.v.apply(xkv), spec, causal, backend, results);
+  }
+
+  /// MHA with the keys K = x_kv W_Kᵀ + b_K and values V [n_k, h·d_k] already projected.
+  Matrix attendProjected(const Attention& a, const Matrix& xq, const Matrix& keys,
+                         const Matrix& values, AttentionSpec spec, bool causal, Backend& backend,
+                         std::vector<AttentionResult>* results) const {
     spec.mask = causal ? Mask::kCausal : Mask::kNone;
     AttentionInputs in;
     const int h = config_.heads, dk = config_.d_k;
     in.q = blocks::splitHeads(a.q.apply(xq), 0, h, dk);
-    in.k = blocks::splitHeads(a.k.apply(xkv), 0, h, dk);
-    in.v = blocks::splitHeads(a.v.apply(xkv), 0, h, dk);
+    in.k = blocks::splitHeads(keys, 0, h, dk);
+    in.v = blocks::splitHeads(values, 0, h, dk);
     AttentionResult r = backend.compute(in, spec);
     Matrix out = a.o.apply(blocks::mergeHeads(r.head_outputs));
     results->push_back(std::move(r));
@@ -163,6 +174,50 @@ class Seq2SeqTransformer final : public Translator {
       x += ffn(normed(x, layer.norm2), layer.fc1, layer.fc2);
     }
     return normed(x, encoder_norm_);
+  }
+
+  /// Greedy decoding's state: per decoder layer the self-attention's keys and values of the
+  /// positions so far and the cross-attention's of the memory [rows, h·d_k].
+  struct DecodeCache {
+    std::vector<Matrix> self_k, self_v, cross_k, cross_v;
+  };
+
+  DecodeCache startCache(const Matrix& memory) const {
+    DecodeCache c;
+    for (const DecoderLayer& layer : decoder_) {
+      c.self_k.emplace_back(0, config_.heads * config_.d_k);
+      c.self_v.emplace_back(0, config_.heads * config_.d_k);
+      c.cross_k.push_back(layer.cross.k.apply(memory));
+      c.cross_v.push_back(layer.cross.v.apply(memory));
+    }
+    return c;
+  }
+
+  /// The logits [V_t] after decoder input `id` at `position` (every earlier position in cache,
+  /// which gains this one's keys and values).
+  Vector decodeStep(int id, int position, const AttentionSpec& spec, Backend& backend,
+                    DecodeCache& cache) const {
+    Matrix y = tgt_embed_.row(id) * static_cast<float>(config_.embedding_scale) +
+               positions_.row(position);
+    std::vector<AttentionResult> scratch;
+    for (std::size_t l = 0; l < decoder_.size(); ++l) {
+      const DecoderLayer& layer = decoder_[l];
+      const Matrix n1 = normed(y, layer.norm1);
+      const auto append = [](Matrix& rows, const Matrix& row) {
+        rows.conservativeResize(rows.rows() + 1, Eigen::NoChange);
+        rows.row(rows.rows() - 1) = row.row(0);
+      };
+      append(cache.self_k[l], layer.self.k.apply(n1));
+      append(cache.self_v[l], layer.self.v.apply(n1));
+      // One query row sees every cached key: the causal mask has nothing to hide.
+      y += attendProjected(layer.self, n1, cache.self_k[l], cache.self_v[l], spec, false, backend,
+                           &scratch);
+      y += attendProjected(layer.cross, normed(y, layer.norm2), cache.cross_k[l],
+                           cache.cross_v[l], spec, false, backend, &scratch);
+      y += ffn(normed(y, layer.norm3), layer.fc1, layer.fc2);
+      scratch.clear();
+    }
+    return out_.apply(normed(y, decoder_norm_)).row(0).transpose();
   }
 
   /// The logits [T, V_t] of decoder inputs `ids` over memory.
