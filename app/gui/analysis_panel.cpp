@@ -36,6 +36,9 @@ AnalysisPanel::AnalysisPanel(RenderScheduler& scheduler, QWidget* parent)
   layout->addWidget(saturation_plot_, 5);
   layout->addWidget(entropy_plot_, 3);
   layout->addWidget(histogram_plot_, 3);
+  roles_ = new HeadRolesPanel(this);
+  roles_->setObjectName(QStringLiteral("headRolesPanel"));
+  layout->addWidget(roles_, 3);
   connect(&cache_, &SaturationCache::ready, this, &AnalysisPanel::curvesReady);
 }
 
@@ -59,6 +62,7 @@ void AnalysisPanel::setCompact(bool compact) {
 }
 
 void AnalysisPanel::invalidate() {
+  roles_->retranslate();
   drawn_result_.reset();
   drawn_dk_ = -1;
   drawn_keys_ = -1;
@@ -66,6 +70,7 @@ void AnalysisPanel::invalidate() {
 
 void AnalysisPanel::show(const ResultPtr& result, int entry, int marker_dk, bool scaled) {
   if (!result) return;
+  roles_->setRoles(result->head_roles);
   const AttentionResult& r = result->attention(entry);
   const std::shared_ptr<const SaturationAnalysis> model = cache_.get(r.nK(), result->settings.seed);
   const bool have_curves = model && !model->scaled.empty();

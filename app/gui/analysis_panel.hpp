@@ -2,11 +2,13 @@
 /// \file analysis_panel.hpp
 /// The side panel: the softmax-saturation curves with the current d_k marked (Monte-Carlo, cached
 /// per number of keys and seed on a worker thread), the entropy of each query row and the
-/// histogram of the scores of the layer in focus. Drawn by app/views, as the CLI would.
+/// histogram of the scores of the layer in focus, and a model's top heads per role when it has head
+/// roles (HeadRolesPanel). Drawn by app/views, as the CLI would.
 
 #include <QWidget>
 
 #include "compute_worker.hpp"
+#include "head_roles_panel.hpp"
 
 class QCustomPlot;
 
@@ -36,6 +38,8 @@ class AnalysisPanel : public QWidget {
   QCustomPlot* saturationPlot() const { return saturation_plot_; }
   QCustomPlot* entropyPlot() const { return entropy_plot_; }
   QCustomPlot* histogramPlot() const { return histogram_plot_; }
+  /// The top heads per role of a result with head roles (hidden otherwise).
+  HeadRolesPanel* headRolesPanel() const { return roles_; }
 
  signals:
   /// Curves that were missing are ready: show() again.
@@ -62,6 +66,7 @@ class AnalysisPanel : public QWidget {
   QCustomPlot* saturation_plot_ = nullptr;
   QCustomPlot* entropy_plot_ = nullptr;
   QCustomPlot* histogram_plot_ = nullptr;
+  HeadRolesPanel* roles_ = nullptr;
 };
 
 }  // namespace attnlab::gui

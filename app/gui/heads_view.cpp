@@ -20,6 +20,7 @@
 #include "comparison.hpp"
 #include "render_scheduler.hpp"
 #include "views/analysis_plots.hpp"
+#include "views/head_roles_plot.hpp"
 #include "views/text.hpp"
 #include "views/token_text.hpp"
 
@@ -157,6 +158,12 @@ void HeadsView::setPicture(const views::PictureOptions& picture) {
   invalidate();
 }
 
+void HeadsView::setHeadRole(std::optional<HeadRole> role) {
+  if (role == head_role_) return;
+  head_role_ = role;
+  invalidate();
+}
+
 void HeadsView::setFontScale(double scale) {
   font_scale_ = scale;
   for (QCustomPlot* plot : {grid_plot_, head_plot_, row_plot_}) views::setFontScale(*plot, scale);
@@ -271,6 +278,8 @@ void HeadsView::drawGrid() {
     grid_scrolls_ = true;
     views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(), shown_->query_tokens,
                          runLabel(*shown_, -1), picture_);
+    if (head_role_ && shown_->head_roles)
+      views::markHeadRoles(*grid_plot_, *shown_->head_roles, *head_role_, shown_->layerIndices());
     const QSize picture(canvas.width(), std::max(canvas.height(), views::heatmapCanvas(*grid_plot_).height()));
     views::setCanvasSize(*grid_plot_, picture);  // what exports, hover and replots read
     if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
@@ -281,6 +290,11 @@ void HeadsView::drawGrid() {
                .arg(shown_->entries())
                .arg(first.heads())
                .arg(first.nQ());
+    if (head_role_ && shown_->head_roles) {
+      note += QStringLiteral(" · ") +
+              tr("badges: each head's %1 score (0–1; framed from 0.5, thickest: the top head)")
+                  .arg(views::headRoleText(*head_role_));
+    }
   } else {
     // Same layout (only d_k, scaling, temperature or seed changed): refill the cells in place
     // and replot only them and the title.

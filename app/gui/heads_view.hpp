@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QStackedWidget>
 
+#include "attnlab/head_roles.hpp"
 #include "compute_worker.hpp"
 #include "render_scheduler.hpp"
 #include "views/export.hpp"
@@ -46,6 +47,10 @@ class HeadsView : public QStackedWidget {
   /// Colour scale and pooling of every map.
   void setPicture(const views::PictureOptions& picture);
   views::PictureOptions picture() const { return picture_; }
+  /// The role the model view badges its thumbnails by (views::markHeadRoles), when the result
+  /// carries head roles (settings.head_roles); none: no badges.
+  void setHeadRole(std::optional<HeadRole> role);
+  std::optional<HeadRole> headRole() const { return head_role_; }
   /// Presentation mode: large fonts.
   void setFontScale(double scale);
   /// "Compare with…": while compare is active and has B for the shown setting, the maps show
@@ -120,6 +125,7 @@ class HeadsView : public QStackedWidget {
   RenderScheduler& scheduler_;
   ResultPtr shown_;
   views::PictureOptions picture_;
+  std::optional<HeadRole> head_role_;
   double font_scale_ = 1.0;
   bool grid_dirty_ = true, head_dirty_ = true;
   bool grid_force_ = true, head_force_ = true;

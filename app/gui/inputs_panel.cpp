@@ -252,6 +252,7 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.layer = base.layer;
   s.hide_special = base.hide_special;
   s.rollout = base.rollout;
+  s.head_roles = base.head_roles;
   s.text = fieldText(text_edit_, text_given_);
   s.source = fieldText(source_edit_, source_given_);
   // A pair exactly when one is given: the field enabled (a BERT) and not empty, as --pair.

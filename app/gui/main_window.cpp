@@ -169,6 +169,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   });
   connect(model_source_, &ModelSource::layerChanged, this, &MainWindow::requestNow);
   connect(model_source_, &ModelSource::filterChanged, this, &MainWindow::requestNow);
+  connect(model_source_, &ModelSource::headRoleChanged, this, [this] {
+    heads_->setHeadRole(model_source_->headRole());
+    requestNow();  // the first role of a model computes them (off this thread); later ones reuse them
+  });
+  connect(analysis_->headRolesPanel(), &HeadRolesPanel::headChosen, heads_, &HeadsView::enlargeLayerHead);
   connect(controller_.get(), &ComputeController::resultReady, this, &MainWindow::onResult);
   connect(controller_.get(), &ComputeController::modelLoading, this, [this](const QString& dir) {
     status_time_->setFullText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
@@ -198,6 +203,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   heads_->setPicture(picture);
   setLanguage(language);
   controller_->listDevices();
+  model_source_->setHeadRole(options_.head_role);
+  heads_->setHeadRole(options_.head_role);
   setSettings(initial);
   // --head N and presentation mode enlarge a head once the first result is there.
   enlarge_on_result_ = options_.head >= 0 ? options_.head : options_.presentation ? 0 : -1;
@@ -235,6 +242,7 @@ options::LabSettings MainWindow::settings() const {
   base.layer = model_source_->layer();
   base.hide_special = model_source_->hideSpecial();
   base.rollout = model_source_->rollout();
+  base.head_roles = model_source_->headRole().has_value();
   return inputs_->settings(base);
 }
 

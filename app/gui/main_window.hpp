@@ -13,7 +13,9 @@
 #include <QMainWindow>
 #include <QTimer>
 #include <memory>
+#include <optional>
 
+#include "attnlab/head_roles.hpp"
 #include "analysis_panel.hpp"
 #include "comparison.hpp"
 #include "compute_worker.hpp"
@@ -53,6 +55,7 @@ struct WindowOptions {
   QString compare;                 ///< Not empty: start comparing with these OPTIONS (--diff).
   int decode_step = -1;            ///< ≥ 0: open the KV-cache decoding dock at this step.
   QString lesson;                  ///< Not empty: open this lesson step, "NAME[:STEP]" (--lesson).
+  std::optional<HeadRole> head_role;  ///< The model view's role badges (--head-role).
 };
 
 /// The main window. It builds the panels, wires them to the compute controller, the render

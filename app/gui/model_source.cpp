@@ -107,6 +107,11 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   hide_special_->setObjectName(QStringLiteral("hideSpecial"));
   rollout_ = new QCheckBox;
   rollout_->setObjectName(QStringLiteral("rollout"));
+  head_role_label_ = new QLabel;
+  head_role_ = new QComboBox;
+  head_role_->setObjectName(QStringLiteral("headRole"));
+  head_role_->addItem(QString(), -1);
+  for (HeadRole role : kHeadRoles) head_role_->addItem(QString(), static_cast<int>(role));
   form_->addRow(label_);
   form_->addRow(row);
   form_->addRow(info_label_);
@@ -114,6 +119,7 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   form_->addRow(layer_label_, layer_combo_);
   form_->addRow(hide_special_);
   form_->addRow(rollout_);
+  form_->addRow(head_role_label_, head_role_);
 
   connect(combo_, &QComboBox::activated, this, [this](int index) {
     const QString dir = combo_->itemData(index).toString();
@@ -131,6 +137,7 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   });
   connect(hide_special_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
   connect(rollout_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
+  connect(head_role_, &QComboBox::currentIndexChanged, this, &ModelSource::headRoleChanged);
   retranslate();
 }
 
@@ -148,6 +155,18 @@ bool ModelSource::rollout() const { return rollout_->isChecked(); }
 void ModelSource::setRollout(bool on) {
   const QSignalBlocker block(rollout_);
   rollout_->setChecked(on);
+}
+
+std::optional<HeadRole> ModelSource::headRole() const {
+  const int data = head_role_->currentData().toInt();
+  if (data < 0) return std::nullopt;
+  return kHeadRoles[static_cast<std::size_t>(data)];
+}
+
+void ModelSource::setHeadRole(std::optional<HeadRole> role) {
+  const QSignalBlocker block(head_role_);
+  head_role_->setCurrentIndex(
+      std::max(0, head_role_->findData(role ? static_cast<int>(*role) : -1)));
 }
 
 void ModelSource::setRecent(const QStringList& folders) {
@@ -275,6 +294,7 @@ void ModelSource::refill() {
   form_->setRowVisible(layer_combo_, model);
   form_->setRowVisible(hide_special_, model);
   form_->setRowVisible(rollout_, model);
+  form_->setRowVisible(head_role_, model);
   form_->setRowVisible(info_label_, model);
   if (model) {
     info_label_->setText(info_ ? infoText(*info_) : tr("Loading %1…").arg(QFileInfo(dir_).fileName()));
@@ -357,6 +377,15 @@ void ModelSource::retranslate() {
       tr("Through the layer chosen: how much each input token reaches each position after the layers: per layer the heads' "
          "weights are averaged (a choice: heads differ), half the residual is added (½·A + ½·I), rows "
          "renormalised, and the layers multiplied. With All layers: through the last layer."));
+  head_role_label_->setText(tr("Head roles"));
+  head_role_->setToolTip(
+      tr("Badge every thumbnail of the model view with its head's score for a role, from one pass over 64 "
+         "random tokens repeated twice: previous-token (attends to i − 1), duplicate-token (to the same "
+         "token one copy back), induction (to the token that followed it: Olsson et al. 2022), first-token "
+         "sink, local (within ±3) or broad (normalised entropy). The Analysis dock lists the top heads."));
+  const QStringList names{tr("none"), tr("previous-token"), tr("duplicate-token"), tr("induction"),
+                          tr("first-token sink"), tr("local (±3)"), tr("broad (entropy)")};
+  for (int i = 0; i < head_role_->count() && i < names.size(); ++i) head_role_->setItemText(i, names[i]);
   refill();
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "attnlab/head_roles.hpp"
 #include "compute_worker.hpp"
 
 class QCheckBox;
@@ -56,6 +57,10 @@ class ModelSource : public QWidget {
   bool rollout() const;
   /// Sets the rollout check box without signals.
   void setRollout(bool on);
+  /// The role the model view badges its thumbnails by (the "Head roles" combo box), or none.
+  std::optional<HeadRole> headRole() const;
+  /// Sets the head-role combo box without signals.
+  void setHeadRole(std::optional<HeadRole> role);
   /// Models (folders, .gguf files) opened before, newest first.
   QStringList recent() const { return recent_; }
   void setRecent(const QStringList& folders);
@@ -90,6 +95,7 @@ class ModelSource : public QWidget {
   QComboBox* layerCombo() const { return layer_combo_; }
   QCheckBox* hideSpecialCheck() const { return hide_special_; }
   QCheckBox* rolloutCheck() const { return rollout_; }
+  QComboBox* headRoleCombo() const { return head_role_; }
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -101,6 +107,8 @@ class ModelSource : public QWidget {
   void layerChanged();
   /// Hide special tokens or the rollout was toggled.
   void filterChanged();
+  /// Another head role was chosen (headRole()).
+  void headRoleChanged();
 
  private:
   void refill();
@@ -128,6 +136,8 @@ class ModelSource : public QWidget {
   QComboBox* layer_combo_ = nullptr;
   QCheckBox* hide_special_ = nullptr;
   QCheckBox* rollout_ = nullptr;
+  QLabel* head_role_label_ = nullptr;
+  QComboBox* head_role_ = nullptr;  ///< none, then kHeadRoles (item data: role index, −1 none).
 };
 
 }  // namespace attnlab::gui

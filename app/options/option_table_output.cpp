@@ -17,6 +17,7 @@ constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
 constexpr std::array<std::string_view, 6> kPlots{"heatmap", "entropy", "histogram", "head-similarity", "head-roles", "training"};
+constexpr std::array<std::string_view, 7> kHeadRoleChoices{"none", "previous-token", "duplicate-token", "induction", "sink", "local", "broad"};
 constexpr long long kMaxCostTokens = 1LL << 20;
 
 const LabSettings kDefaults;
@@ -137,6 +138,11 @@ const OptionSpec kEntries[] = {
    Group::kLesson, kLesson, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lesson.out = v.text; },
    [](const Options& o) { return text(o.lesson.out); }},
+  {"head-role", Kind::kChoice, "ROLE", "model view: badge every thumbnail with its head's score for ROLE (none | previous-token | duplicate-token | induction | sink | local | broad)",
+   Group::kWindow, kWindow, Applies::kModelOnly, 0, 0, false, kHeadRoleChoices,
+   [](Options& o, const Value& v) { o.window.head_role = v.text; o.lab.head_roles = v.text != QLatin1String("none"); },
+   [](const Options& o) { return o.window.head_role.isEmpty() || o.window.head_role == QLatin1String("none")
+                                 ? std::nullopt : std::optional<QString>(o.window.head_role); }},
   {"presentation", Kind::kFlag, "", "start in presentation mode (full screen, large labels)",
    Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) { o.window.presentation = true; },

@@ -126,6 +126,9 @@ struct WindowStart {
   /// Open this lesson step: "NAME[:STEP]", STEP 1-based or a step id (checked by the window's
   /// main against the lesson files, app/lessons).
   QString lesson;
+  /// The role the model view badges its thumbnails by: "none" (or empty) or a headRoleName
+  /// (--head-role; sets LabSettings::head_roles).
+  QString head_role;
 };
 
 /// Everything a command line decides.

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "views/heatmap_layout.hpp"
+#include "views/heatmap_paint.hpp"
 #include "views/picture.hpp"
 #include "views/text.hpp"
 
@@ -28,7 +30,77 @@ QSharedPointer<QCPAxisTickerText> ticks(int count, int step) {
   return ticker;
 }
 
+/// The role badges of a model view (markHeadRoles), drawn over the cells in plot pixels.
+class RoleBadges : public QCPAbstractItem {
+ public:
+  struct Badge {
+    QRectF cells;      ///< The thumbnail's cell area, px.
+    double score = 0;  ///< In [0, 1].
+    bool top = false;  ///< The role's best head among those shown.
+  };
+  RoleBadges(QCustomPlot* plot, std::vector<Badge> badges)
+      : QCPAbstractItem(plot), badges_(std::move(badges)) {
+    setClipToAxisRect(false);
+    setSelectable(false);
+    setObjectName(QStringLiteral("headRoleBadges"));
+  }
+  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+
+ protected:
+  void draw(QCPPainter* painter) override {
+    QFont font = parentPlot()->font();
+    font.setPointSizeF(7 * fontScale(*parentPlot()));
+    painter->setFont(font);
+    const QFontMetricsF metrics(font);
+    for (const Badge& b : badges_) {
+      if (b.score >= 0.5 || b.top) {
+        const double pen = b.top ? 4.0 : 1.0 + 4.0 * (b.score - 0.5);
+        painter->setPen(QPen(QColor(0xd5, 0x5e, 0x00), pen));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(b.cells.adjusted(-pen / 2, -pen / 2, pen / 2, pen / 2));
+      }
+      const QString text = QString::number(b.score, 'f', 2);
+      const double w = metrics.horizontalAdvance(text) + 4, h = metrics.height() + 1;
+      if (w > b.cells.width() * 0.9 || h > b.cells.height() * 0.6) continue;
+      const QRectF box(b.cells.right() - w, b.cells.top(), w, h);
+      painter->setPen(QPen(QColor(255, 255, 255, 200), 1));
+      painter->setBrush(viridis(b.score));
+      painter->drawRect(box);
+      painter->setPen(b.score > 0.6 ? Qt::black : Qt::white);
+      painter->drawText(box, Qt::AlignCenter, text);
+    }
+  }
+
+ private:
+  std::vector<Badge> badges_;
+};
+
 }  // namespace
+
+void markHeadRoles(QCustomPlot& plot, const HeadRoles& roles, HeadRole role,
+                   const std::vector<int>& layer_indices) {
+  const HeatmapDecor* decor = decorOf(plot);
+  const auto shown = static_cast<int>(layer_indices.size());
+  const int h = roles.heads;
+  if (!decor || h < 1 || static_cast<int>(decor->layout().maps.size()) != shown * h) return;
+  std::vector<RoleBadges::Badge> badges;
+  double best = -1;
+  std::size_t best_at = 0;
+  for (int r = 0; r < shown; ++r) {
+    const int layer = layer_indices[static_cast<std::size_t>(r)];
+    if (layer < 0 || layer >= roles.layers) return;
+    for (int k = 0; k < h; ++k) {
+      const double score = roles.score(role, layer, k);
+      if (score > best) {
+        best = score;
+        best_at = badges.size();
+      }
+      badges.push_back({decor->layout().maps[static_cast<std::size_t>(r * h + k)].cells, score, false});
+    }
+  }
+  if (!badges.empty()) badges[best_at].top = true;
+  new RoleBadges(&plot, std::move(badges));
+}
 
 QString headRoleText(HeadRole role) {
   switch (role) {

@@ -5,6 +5,7 @@
 
 #include <QSize>
 #include <QString>
+#include <vector>
 
 #include "attnlab/head_roles.hpp"
 
@@ -26,5 +27,15 @@ QSize defaultHeadRolesSize(int layers, int heads);
 /// L18 H6 0.91"), that head's cell framed in orange. `title` goes above the panels, a note under
 /// them says what sequence the scores come from (T, seed).
 void drawHeadRoles(QCustomPlot& plot, const HeadRoles& roles, const QString& title);
+
+/// Badges every thumbnail of the model view last drawn on `plot` (drawModelGrid, map r·h + k =
+/// shown layer r, head k) with its score for `role`: a small box at the thumbnail's top-right
+/// corner filled with the score's viridis colour and the score printed (two decimals); scores of
+/// at least 0.5 also get an orange frame around the thumbnail, thicker for higher scores, and the
+/// role's top head (among the shown layers) the thickest. `layer_indices` are the shown layers'
+/// model numbers (Run::layerIndices). Nothing happens when the plot holds no model view of
+/// roles.heads heads. Does not replot.
+void markHeadRoles(QCustomPlot& plot, const HeadRoles& roles, HeadRole role,
+                   const std::vector<int>& layer_indices);
 
 }  // namespace attnlab::views

@@ -256,6 +256,29 @@
     </message>
 </context>
 <context>
+    <name>attnlab::gui::HeadRolesPanel</name>
+    <message>
+        <source>Head roles: the top %1 heads per role (0–1, from 64 random tokens repeated twice) · click one to enlarge it</source>
+        <translation>头的角色：每种角色得分最高的 %1 个头（0–1，来自重复两次的 64 个随机词元）· 点击可放大</translation>
+    </message>
+    <message>
+        <source>role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>得分</translation>
+    </message>
+</context>
+<context>
     <name>attnlab::gui::HeadsView</name>
     <message>
         <source>special tokens hidden — weights not renormalised (rows may sum to less than 1)</source>
@@ -336,6 +359,10 @@
     <message>
         <source>%1: A %2, B %3, A − B %4</source>
         <translation>%1：A %2，B %3，A − B %4</translation>
+    </message>
+    <message>
+        <source>badges: each head's %1 score (0–1; framed from 0.5, thickest: the top head)</source>
+        <translation>标记：每个头的%1得分（0–1；0.5 起加框，最粗的框：得分最高的头）</translation>
     </message>
 </context>
 <context>
@@ -943,6 +970,42 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>%1 local layers (sliding window of %2 keys) · %3 global layers</source>
         <translation>%1 个局部层（滑动窗口 %2 个键）· %3 个全局层</translation>
+    </message>
+    <message>
+        <source>Head roles</source>
+        <translation>头的角色</translation>
+    </message>
+    <message>
+        <source>Badge every thumbnail of the model view with its head's score for a role, from one pass over 64 random tokens repeated twice: previous-token (attends to i − 1), duplicate-token (to the same token one copy back), induction (to the token that followed it: Olsson et al. 2022), first-token sink, local (within ±3) or broad (normalised entropy). The Analysis dock lists the top heads.</source>
+        <translation>在模型视图的每个缩略图上标出该头在某种角色上的得分，来自对重复两次的 64 个随机词元的一次前向计算：前一词元（关注 i − 1）、重复词元（关注上一份中的同一词元）、归纳（关注它之后的词元：Olsson 等 2022）、首词元汇聚、局部（±3 以内）或宽泛（归一化熵）。分析面板列出得分最高的头。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>previous-token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <source>duplicate-token</source>
+        <translation>重复词元</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>first-token sink</source>
+        <translation>首词元汇聚</translation>
+    </message>
+    <message>
+        <source>local (±3)</source>
+        <translation>局部（±3）</translation>
+    </message>
+    <message>
+        <source>broad (entropy)</source>
+        <translation>宽泛（熵）</translation>
     </message>
 </context>
 <context>

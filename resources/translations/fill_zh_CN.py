@@ -598,6 +598,14 @@ ZH.update({
     "--plot head-roles scores a model's heads: add --model DIR or FILE.gguf": "--plot head-roles 为模型的头打分：请添加 --model DIR 或 FILE.gguf",
     "--plot head-roles draws every head of every layer: leave out --head": "--plot head-roles 画出每一层的每个头：请去掉 --head",
     "--head-roles scores the heads, --rollout averages them: use one of the two": "--head-roles 为各个头打分，--rollout 把它们平均：请二选一",
+    # Head roles in the window (model_source.cpp, heads_view.cpp, head_roles_panel.cpp)
+    "Head roles": "头的角色",
+    "Badge every thumbnail of the model view with its head's score for a role, from one pass over 64 random tokens repeated twice: previous-token (attends to i − 1), duplicate-token (to the same token one copy back), induction (to the token that followed it: Olsson et al. 2022), first-token sink, local (within ±3) or broad (normalised entropy). The Analysis dock lists the top heads.":
+        "在模型视图的每个缩略图上标出该头在某种角色上的得分，来自对重复两次的 64 个随机词元的一次前向计算：前一词元（关注 i − 1）、重复词元（关注上一份中的同一词元）、归纳（关注它之后的词元：Olsson 等 2022）、首词元汇聚、局部（±3 以内）或宽泛（归一化熵）。分析面板列出得分最高的头。",
+    "badges: each head's %1 score (0–1; framed from 0.5, thickest: the top head)": "标记：每个头的%1得分（0–1；0.5 起加框，最粗的框：得分最高的头）",
+    "Head roles: the top %1 heads per role (0–1, from 64 random tokens repeated twice) · click one to enlarge it":
+        "头的角色：每种角色得分最高的 %1 个头（0–1，来自重复两次的 64 个随机词元）· 点击可放大",
+    "role": "角色",
     "KV-cache decode": "KV 缓存解码",
     "cache bug: token %1 “%2” never cached": "缓存错误：词元 %1“%2”从未存入缓存",
     "cache bug: token %1 “%2” cached twice": "缓存错误：词元 %1“%2”存入缓存两次",

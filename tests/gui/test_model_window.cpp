@@ -19,10 +19,13 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include "attnlab/model_tokenizer.hpp"
 #include "compute_worker.hpp"
+#include "head_roles_panel.hpp"
+#include "heads_view.hpp"
 #include "inputs_panel.hpp"
 #include "main_window.hpp"
 #include "model_source.hpp"
@@ -500,6 +503,52 @@ class ModelWindowTest : public QObject {
     QCOMPARE(panel->settings(window.settings()).text.toUtf8().toStdString(), typed);
     QVERIFY(waitForShown(window));
     QVERIFY(window.currentResult()->model_run->encoding.ids == tokenizer->encode(typed).ids);
+  }
+
+  void headRolesBadgeTheModelViewAndListTheTopHeads() {
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.model_dir = tinyLlamaGguf();
+    s.text = QStringLiteral("the cat sat on the mat");
+    window.setSettings(s);
+    QVERIFY(waitForShown(window));
+    QVERIFY(!window.currentResult()->head_roles);  // only when a role is chosen
+    auto* panel = named<gui::HeadRolesPanel>(window, "headRolesPanel");
+    QVERIFY(panel->isHidden());
+    QComboBox* role = named<gui::ModelSource>(window, "modelSourceBox")->headRoleCombo();
+    role->setCurrentIndex(role->findData(static_cast<int>(attnlab::HeadRole::kInduction)));
+    QVERIFY(window.settings().head_roles);
+    QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && window.currentResult()->head_roles, kWaitMs);
+    QVERIFY(waitForShown(window));
+    const auto badges = [&] {
+      QCustomPlot* grid = named<QCustomPlot>(window, "gridPlot");
+      for (int i = 0; i < grid->itemCount(); ++i)
+        if (grid->item(i)->objectName() == QLatin1String("headRoleBadges")) return true;
+      return false;
+    };
+    QVERIFY(badges());
+    auto* heads = named<gui::HeadsView>(window, "headsView");
+    QVERIFY2(heads->gridNote().contains(QStringLiteral("induction score")), qPrintable(heads->gridNote()));
+    // The list: the top 3 heads of each of the six roles, best first; a click enlarges one.
+    QVERIFY(!panel->isHidden());
+    QTreeWidget* list = panel->list();
+    QCOMPARE(list->topLevelItemCount(), 6 * gui::kHeadRolesListed);
+    const attnlab::HeadRoles& roles = *window.currentResult()->head_roles;
+    const attnlab::HeadScore best = roles.top(attnlab::HeadRole::kInduction, 1).front();
+    QTreeWidgetItem* item = list->topLevelItem(2 * gui::kHeadRolesListed);  // induction's first
+    QCOMPARE(item->text(1).toInt(), best.layer);
+    QCOMPARE(item->text(2).toInt(), best.head);
+    emit list->itemClicked(item, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(heads->enlargedLayer(), best.layer, kWaitMs);
+    QCOMPARE(heads->enlargedHead(), best.head);
+    // "none": no badges, the roles computed once are kept by the session but not asked for.
+    heads->showGrid();
+    role->setCurrentIndex(0);
+    QVERIFY(!window.settings().head_roles);
+    QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && !window.currentResult()->head_roles, kWaitMs);
+    QVERIFY(waitForShown(window));
+    QVERIFY(!badges());
   }
 
   void openModelTakesAFileOrAFolder() {
