@@ -32,10 +32,15 @@ using attnlab::test::ErrorMatches;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-// Attention weights (in [0, 1]): |Δ| ≤ 1e-5. Logits (|logit| ≈ 10 here): |Δ| ≤ 1e-5 · max(1, |logit|),
-// i.e. 1e-5 relative — torch's float32 GRU recurrence is itself that far from the exact values
-// (dates-additive in double and in float32 both differ from torch by 1.0e-5 at a logit of 10.9).
+// Attention weights (in [0, 1]): |Δ| ≤ tol. Logits (|logit| ≈ 10 here): |Δ| ≤ tol · max(1, |logit|) —
+// torch's float32 GRU recurrence is itself ~1e-5 from the exact values at a logit of 11
+// (dates-additive in double and in float32 both differ from torch by 1.0e-5 there).
+// tol = max(1e-5, u·√d_k·max|S|): scores S = q·k are sums of d_k float32 products, so torch's and
+// the engine's differ by about u·√d_k·|S| (u = 2^-24), and a softmax moves a weight by at most
+// about that much. dates-transformer (max|S| 15, d_k 128): 1.0e-5; dates-transformer-unscaled,
+// trained without 1/√d_k (max|S| 224): 1.5e-4 — float32 cannot pin its weights closer.
 constexpr double kTolerance = 1e-5;
+constexpr double kUnitRoundoff = 5.9604644775390625e-08;  // 2^-24
 const char* const kModels[] = {"dates-additive", "dates-transformer", "dates-transformer-unscaled"};
 
 fs::path fromEnv(const char* name, const fs::path& fallback) {
@@ -110,7 +115,7 @@ TEST_CASE("translators: the forward pass equals torch's goldens (logits, every a
     REQUIRE(fs::exists(golden_path));
     const json golden = readJson(golden_path);
     const auto model = Translator::load(modelsDir() / name);
-    double logits = 0, logits_relative = 0, attention = 0;
+    double logits = 0, logits_relative = 0, attention = 0, largest_score = 0;
     for (const json& c : golden.at("cases")) {
       INFO(name << ": " << c.at("source").get<std::string>());
       TranslatorOptions options;
@@ -138,13 +143,19 @@ TEST_CASE("translators: the forward pass equals torch's goldens (logits, every a
         attention = std::max(attention, maxDiffLayers(t.encoder_self, ga.at("encoder_self")));
         attention = std::max(attention, maxDiffLayers(t.decoder_self, ga.at("decoder_self")));
         attention = std::max(attention, maxDiffLayers(t.cross, ga.at("cross")));
+        for (const auto* kind : {&t.encoder_self, &t.decoder_self, &t.cross})
+          for (const AttentionResult& r : *kind)
+            for (float v : r.scores.data) largest_score = std::max(largest_score, double(std::abs(v)));
       }
     }
     std::cout << name << ": " << golden.at("cases").size() << " cases, max |Δ logit| " << logits
               << " (relative to max(1, |logit|): " << logits_relative
-              << "), max |Δ attention weight| " << attention << "\n";
-    CHECK(logits_relative <= kTolerance);
-    CHECK(attention <= kTolerance);
+              << "), max |Δ attention weight| " << attention << ", largest |score| " << largest_score << "\n";
+    const double tolerance = std::max(
+        kTolerance, kUnitRoundoff * std::sqrt(double(model->config().d_k)) * largest_score);
+    std::cout << "  tolerance " << tolerance << "\n";
+    CHECK(logits_relative <= tolerance);
+    CHECK(attention <= tolerance);
   }
 }
 
