@@ -253,6 +253,8 @@ int main(int argc, char** argv) {
   attnlab::bench::DecodeBenchOptions decode;
   bool decode_only = false;
   bool dense_only = false;
+  std::vector<int> generate_prompts;  // --generate: prompt lengths (empty: not asked)
+  int new_tokens = 32;
   std::vector<int> dense_rows = {32, 128, 512};
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
@@ -295,6 +297,9 @@ int main(int argc, char** argv) {
           "      a pretrained model: load time, resident memory, KV-cache size and the forward\n"
           "      pass with every head's attention kept (--json: one length, one line of JSON with\n"
           "      the ids, for tests/reference/bench_models.py)\n"
+          "  attention-lab-bench --model FILE --generate [32,512] [--new-tokens 32] [--runs N] [--json]\n"
+          "      generation through the KV cache, every head's row kept: prefill, ms and tokens/s\n"
+          "      per generated token after each prompt length, the output layer's share\n"
           "  attention-lab-bench --decode [256,1024,4096] [--kv-heads G]\n"
           "      KV-cache decoding (O(n) per step) against recomputing the causal prefix every\n"
           "      step (O(n^2) per step), h = 8, d_k = 64\n"
@@ -307,6 +312,11 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--dense") == 0) {
       dense_only = true;
       if (has_value && argv[i + 1][0] != '-') dense_rows = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--generate") == 0) {
+      generate_prompts = {32, 512};
+      if (has_value && argv[i + 1][0] != '-') generate_prompts = parseList(argv[++i]);
+    } else if (std::strcmp(argv[i], "--new-tokens") == 0 && has_value) {
+      new_tokens = std::max(2, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--json") == 0) {
       json = true;
     } else if (std::strcmp(argv[i], "--linear-sizes") == 0 && has_value) {
@@ -336,6 +346,9 @@ int main(int argc, char** argv) {
   }
   if (!model_dir.empty()) {
     try {
+      if (!generate_prompts.empty())
+        return attnlab::bench::runGenerateBench(model_dir, generate_prompts, new_tokens,
+                                                std::clamp(runs / 40, 1, 5), json);
       if (json) return runModelJson(model_dir, lengths.empty() ? 32 : lengths.front(), runs);
       return runModelBench(model_dir, runs, lengths);
     } catch (const std::exception& e) {

@@ -61,4 +61,11 @@ FmaPeak measureFmaPeak(double seconds = 0.3, int tries = 5);
 /// path and beside Eigen's GEMM (compiled for the build's target) in the same run (dense_bench.cpp).
 int runDenseBench(const std::vector<int>& rows);
 
+/// Generation through the KV cache with every head's row kept (generate_bench.cpp): for each
+/// prompt length, the prefill, the time per generated token (medians of `rounds` after a warm-up)
+/// and the output layer's share; json: one line per prompt with the ids generated (prompt
+/// first), for tests/reference/bench_models.py --generate. Returns an exit code.
+int runGenerateBench(const std::string& path, const std::vector<int>& prompts, int new_tokens,
+                     int rounds, bool json);
+
 }  // namespace attnlab::bench

@@ -49,7 +49,8 @@ QString decodeNote(const DecodeResult& d, const std::vector<Token>& tokens, cons
 
 }  // namespace
 
-int commandDecode(const options::Options& o, std::ostream& out, std::ostream& /*err*/) {
+int commandDecode(const options::Options& o, std::ostream& out, std::ostream& err) {
+  if (o.lab.pretrained()) return commandDecodeModel(o, out, err);
   AttentionSpec spec = o.lab.toSpec();
   spec.mask = Mask::kCausal;
   options::checkTokens(o.lab);

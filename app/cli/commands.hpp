@@ -23,6 +23,13 @@ int commandCost(const options::Options& o, std::ostream& out, std::ostream& err)
 /// attention-lab-cli decode: the steps of KV-cache decoding as JSON on `out`; --out FILE draws
 /// the decoded rows (.png .svg .pdf).
 int commandDecode(const options::Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli generate --model M: the steps as JSON on `out` (keys in DESIGN.md's order);
+/// --out FILE draws the causal matrix as it grew (.png .svg .pdf).
+int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli decode --model M: the text scored token by token through the KV cache under
+/// each --cache-window × --sink-tokens policy (and the full cache), as JSON; --out FILE plots the
+/// perplexities beside the heads' sink mass.
+int commandDecodeModel(const options::Options& o, std::ostream& out, std::ostream& err);
 /// attention-lab-cli lesson list (name, title in --lang, steps) | lesson export NAME|all --out DIR
 /// (each step's figure as PNG and SVG, and index.html). Throws OptionError for an unknown lesson
 /// and Error when a step's figure cannot be drawn.

@@ -18,7 +18,7 @@
 namespace attnlab::options::detail {
 
 inline constexpr unsigned kRunCommands = kCompute | kRender | kWindow | kSweep | kDecode;
-inline constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep | kDecode;
+inline constexpr unsigned kImageCommands = kRender | kSaturation | kCost | kSweep | kDecode | kGenerate;
 inline constexpr unsigned kPictureCommands = kRender | kWindow | kSweep | kDecode;  // draw heatmaps
 
 /// A table string as a QString.
@@ -57,6 +57,12 @@ inline std::optional<QString> integerIf(long long value, long long fallback) {
 inline std::optional<QString> flag(bool on) {
   return on ? std::optional<QString>(QString()) : std::nullopt;
 }
+
+/// The rules of generate and decode --model (generate_checks.cpp): --model required (generate),
+/// one --cache-window and --sink-tokens for generate, sinks only with a window, --top-k and
+/// --seed only with --sample-temperature, softmax attention, --out a picture; decode --model
+/// takes no --layer, --head, --pair, --rollout or --hide-special. Throws OptionError.
+void checkCachePolicy(const Options& o, unsigned command);
 
 /// The entries of groups input … backend, in --help and setter order.
 std::span<const OptionSpec> labOptions();

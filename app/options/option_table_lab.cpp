@@ -32,7 +32,7 @@ const LabSettings kDefaults;
 const OptionSpec kEntries[] = {
   // input
   {"text", Kind::kText, "TEXT", "the sentence: the queries (default: \"The cat sat on the mat because it was tired.\"); a translator: the target to force (default: generated)",
-   Group::kInput, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
+   Group::kInput, kRunCommands | kSaturation | kGenerate, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lab.text = v.text; },
    [](const Options& o) {
      if (o.lab.translator) return o.lab.text.isEmpty() ? std::nullopt : std::optional<QString>(o.lab.text);
@@ -44,12 +44,12 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return text(o.lab.source); }},
   // mechanism
   {"mechanism", Kind::kChoice, "M", "additive | dot | scaled | linear (Katharopoulos et al. 2020: phi(q).phi(k), phi = elu + 1; default scaled)",
-   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, false, kMechanisms,
+   Group::kMechanism, kRunCommands | kGenerate, Applies::kAlways, 0, 0, false, kMechanisms,
    [](Options& o, const Value& v) { o.lab.spec.mechanism = parseMechanism(v.text.toStdString()); },
    [](const Options& o) { return o.lab.spec.mechanism == Mechanism::kScaled ? std::nullopt
                                  : std::optional<QString>(QString::fromStdString(toString(o.lab.spec.mechanism))); }},
   {"no-scale", Kind::kFlag, "", "leave out the 1/sqrt(d_k) factor, or a model's own 1/sqrt(query_pre_attn_scalar) (Gemma); the same as --mechanism dot",
-   Group::kMechanism, kRunCommands | kSaturation, Applies::kAlways, 0, 0, false, {},
+   Group::kMechanism, kRunCommands | kSaturation | kGenerate, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) {
      if (o.lab.spec.mechanism == Mechanism::kAdditive || o.lab.spec.mechanism == Mechanism::kLinear)
        throw OptionError(Message(ATTNLAB_MSG("--no-scale applies to the scaled mechanism only")));
@@ -57,7 +57,7 @@ const OptionSpec kEntries[] = {
    },
    nullptr},
   {"temperature", Kind::kNumber, "T", "divide scores by T instead of the mechanism's scale",
-   Group::kMechanism, kRunCommands, Applies::kAlways, 0, 0, true, {},
+   Group::kMechanism, kRunCommands | kGenerate, Applies::kAlways, 0, 0, true, {},
    [](Options& o, const Value& v) { o.lab.spec.temperature = v.number; },
    [](const Options& o) { return o.lab.spec.temperature ? std::optional<QString>(num(*o.lab.spec.temperature)) : std::nullopt; }},
   {"causal", Kind::kFlag, "", "causal mask: query i sees keys j <= i (self-attention only)",
@@ -167,7 +167,7 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return integer(o.decode.bug_step); }},
   // pretrained models
   {"model", Kind::kPath, "DIR|FILE|NAME", "run a model's real forward pass: a HuggingFace folder, a .gguf file, or a bundled translator (dates-additive, dates-transformer, dates-transformer-unscaled)",
-   Group::kModel, kRunCommands | kCost, Applies::kAlways, 0, 0, false, {},
+   Group::kModel, kRunCommands | kCost | kGenerate, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) {
      o.lab.model_dir = resolveModelPath(v.text);
      o.lab.translator = isTranslatorFolder(std::filesystem::path(o.lab.model_dir.toStdString()));
@@ -180,7 +180,7 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return o.lab.translator_attention == TranslatorAttention::kCross ? std::nullopt
                                  : std::optional<QString>(QString::fromStdString(toString(o.lab.translator_attention))); }},
   {"layer", Kind::kIntOrAll, "L|all", "the layer to show, 0-based (default all: layers x heads)",
-   Group::kModel, kRunCommands, Applies::kModelOnly, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), false, {},
+   Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), false, {},
    [](Options& o, const Value& v) { o.lab.layer = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
    [](const Options& o) { return integer(o.lab.layer); }},
   {"pair", Kind::kText, "TEXT", "BERT sentence pair: [CLS] text [SEP] pair [SEP]",
@@ -201,7 +201,7 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return flag(o.lab.head_roles); }},
   // min: any number reaches validate(), which names the rule (> 0)
   {"memory-budget", Kind::kNumber, "GB", "the most one run's attention may keep, in GB (default half the memory)",
-   Group::kModel, kRunCommands, Applies::kModelOnly, std::numeric_limits<long long>::min(), 0, false, {},
+   Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, std::numeric_limits<long long>::min(), 0, false, {},
    [](Options& o, const Value& v) { o.lab.memory_budget_gb = v.number; },
    [](const Options& o) { return o.lab.memory_budget_gb ? std::optional<QString>(num(*o.lab.memory_budget_gb)) : std::nullopt; }},
   // backend

@@ -19,6 +19,14 @@ constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
 constexpr std::array<std::string_view, 6> kPlots{"heatmap", "entropy", "histogram", "head-similarity", "head-roles", "training"};
 constexpr std::array<std::string_view, 7> kHeadRoleChoices{"none", "previous-token", "duplicate-token", "induction", "sink", "local", "broad"};
 constexpr long long kMaxCostTokens = 1LL << 20;
+constexpr long long kMaxSampleSeed = 1LL << 53;  // exact in a double, as the lab's --seed
+
+/// A list option's value as the command line gives it ("16,32"), nullopt when empty.
+std::optional<QString> intList(const std::vector<int>& values) {
+  QStringList items;
+  for (int n : values) items << num(static_cast<long long>(n));
+  return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
+}
 
 const LabSettings kDefaults;
 
@@ -28,7 +36,7 @@ const LabSettings kDefaults;
 const OptionSpec kEntries[] = {
   // picture
   {"head", Kind::kIntOrAll, "N|all", "one head, or every head in a grid (default all)",
-   Group::kPicture, kPictureCommands, Applies::kAlways, 0, 255, false, {},
+   Group::kPicture, kPictureCommands | kGenerate, Applies::kAlways, 0, 255, false, {},
    [](Options& o, const Value& v) { o.head = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },
    [](const Options& o) { return integer(o.head); }},
   {"color-scale", Kind::kChoice, "S", "auto | linear | log | relative (default auto: log beyond 32 tokens)",
@@ -121,6 +129,31 @@ const OptionSpec kEntries[] = {
    Group::kSweep, kSweep, Applies::kAlways, 20, 60000, false, {},
    [](Options& o, const Value& v) { o.sweep.delay_ms = static_cast<int>(v.integer); },
    [](const Options& o) { return integerIf(o.sweep.delay_ms, 600); }},
+  // generate (and decode --model: the cache policy)
+  {"max-tokens", Kind::kInt, "N", "generate: new tokens at most (default 16; it stops earlier at an end-of-sequence token or the context)",
+   Group::kGenerate, kGenerate, Applies::kAlways, 1, 4096, false, {},
+   [](Options& o, const Value& v) { o.generate.max_tokens = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.generate.max_tokens, 16); }},
+  {"sample-temperature", Kind::kNumber, "T", "generate: sample from softmax(logits / T) instead of the most probable token (default 0: greedy); not --temperature, which divides attention scores",
+   Group::kGenerate, kGenerate, Applies::kAlways, 0, 100, false, {},
+   [](Options& o, const Value& v) { o.generate.sample_temperature = v.number; },
+   [](const Options& o) { return o.generate.sample_temperature == 0 ? std::nullopt : std::optional<QString>(num(o.generate.sample_temperature)); }},
+  {"seed", Kind::kInt, "S", "generate: seed of the sampling draws (default 0)",
+   Group::kGenerate, kGenerate, Applies::kAlways, 0, kMaxSampleSeed, false, {},
+   [](Options& o, const Value& v) { o.generate.seed = static_cast<std::uint64_t>(v.integer); },
+   [](const Options& o) { return integerIf(static_cast<long long>(o.generate.seed), 0); }},
+  {"top-k", Kind::kInt, "K", "generate: sample among the K most probable tokens only (default 0: all)",
+   Group::kGenerate, kGenerate, Applies::kAlways, 0, 1 << 20, false, {},
+   [](Options& o, const Value& v) { o.generate.top_k = static_cast<int>(v.integer); },
+   [](const Options& o) { return integerIf(o.generate.top_k, 0); }},
+  {"cache-window", Kind::kIntList, "W", "keep only the last W tokens in the KV cache (StreamingLLM's window; decode --model: a list, one row each; default: every token)",
+   Group::kGenerate, kGenerate | kDecode, Applies::kModelOnly, 1, 1 << 20, false, {},
+   [](Options& o, const Value& v) { o.generate.cache_windows = v.list; },
+   [](const Options& o) { return intList(o.generate.cache_windows); }},
+  {"sink-tokens", Kind::kIntList, "S", "with --cache-window: also keep the first S tokens, the attention sinks (Xiao et al. 2023; decode --model: a list)",
+   Group::kGenerate, kGenerate | kDecode, Applies::kModelOnly, 0, 1 << 20, false, {},
+   [](Options& o, const Value& v) { o.generate.sink_tokens = v.list; },
+   [](const Options& o) { return intList(o.generate.sink_tokens); }},
   // the window
   {"screenshot", Kind::kPath, "FILE.png", "render the window after the first result, save it, exit",
    Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},

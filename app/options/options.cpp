@@ -213,6 +213,7 @@ QString commandName(unsigned command) {
     case kSweep: return QStringLiteral("sweep");
     case kDecode: return QStringLiteral("decode");
     case kLesson: return QStringLiteral("lesson");
+    case kGenerate: return QStringLiteral("generate");
     default: return QStringLiteral("window");
   }
 }
@@ -239,7 +240,7 @@ QStringList outputFormats(unsigned command) {
   if (command == kSaturation) return {"png", "svg", "pdf", "csv"};
   if (command == kCost) return {"png", "svg", "pdf", "csv", "json"};
   if (command == kSweep) return {"gif", "mp4"};
-  if (command == kDecode) return {"png", "svg", "pdf"};
+  if (command == kDecode || command == kGenerate) return {"png", "svg", "pdf"};
   return {"png"};
 }
 
@@ -269,7 +270,10 @@ void checkImageSize(int width, int height, double scale) {
 static void checkDecode(const Options& o) {
   if (o.isGiven("source"))
     fail(ATTNLAB_MSG("decode reads one text token by token: --source (cross-attention) does not apply"));
-  if (o.isGiven("model")) fail(ATTNLAB_MSG("decode runs the synthetic lab: --model does not apply"));
+  if (o.isGiven("model")) {
+    detail::checkCachePolicy(o, kDecode);
+    return;
+  }
   for (const char* name : {"global", "stride", "pad-to"})
     if (o.isGiven(name)) fail(ATTNLAB_MSG("decode takes a causal mask and --window: --%1 does not apply"), {QString::fromLatin1(name)});
   for (const char* name : {"precision", "softmax", "dropout"})
@@ -366,14 +370,14 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode, kLesson})
+      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode, kLesson, kGenerate})
         if (commandName(c) == name) o.command = c;
       if (o.command == 0)
-        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, lesson or info)"), {name});
+        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson or info)"), {name});
     }
   }
   if (o.help) return o;
-  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode, lesson or info; see --help)"));
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson or info; see --help)"));
   if (o.command == kLesson) readLessonArguments(o, positional);
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
@@ -417,6 +421,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   }
   if (c == kCost && o.isGiven("out")) checkOutputPath(o.output.out, QStringLiteral("--out"), outputFormats(c));
   if (c == kDecode) checkDecode(o);
+  if (c == kGenerate) detail::checkCachePolicy(o, kGenerate);
   if (c == kSweep) {
     if (!o.isGiven("param")) fail(ATTNLAB_MSG("--param NAME is required (e.g. --param d_k)"));
     if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE.gif, FILE.mp4 or FOLDER/ is required"));
@@ -522,6 +527,7 @@ QString usage(unsigned program) {
       {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
       {Group::kCost, "cost"},            {Group::kSweep, "sweep"},
+      {Group::kGenerate, "generate (a real model's KV cache; --cache-window and --sink-tokens also decode --model)"},
       {Group::kWindow, "the window"},    {Group::kLesson, "lesson"}};
   QString text;
   if (program == kWindow) {
@@ -537,11 +543,13 @@ QString usage(unsigned program) {
         "  attention-lab-cli sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/\n"
         "  attention-lab-cli cost [--n LIST] [options] [--out FILE]   table; .png .svg .pdf .csv .json\n"
         "  attention-lab-cli decode [--cache-bug skip|duplicate] [options] [--out FILE]   KV-cache steps as JSON; .png .svg .pdf\n"
+        "  attention-lab-cli decode --model M [--cache-window LIST --sink-tokens LIST] [--out FILE]   log-probabilities through the cache\n"
+        "  attention-lab-cli generate --model M [--max-tokens N] [--sample-temperature T --seed S --top-k K] [--out FILE]   steps as JSON\n"
         "  attention-lab-cli lesson list [--lang en|zh_CN]     the guided lessons: name, title, steps\n"
         "  attention-lab-cli lesson export NAME|all [--lang en|zh_CN] --out DIR   figures (.png .svg) and index.html\n"
         "  attention-lab-cli info                              backends and devices\n");
   }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode | kLesson);
+  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode | kLesson | kGenerate);
   for (const Section& section : sections) {
     QString lines;
     for (const OptionSpec& spec : table()) {
@@ -552,9 +560,9 @@ QString usage(unsigned program) {
       QString where;
       if (program != kWindow) {
         QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode, kLesson})
+        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode, kLesson, kGenerate})
           if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 7) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
+        if (commands.size() < 8) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
       }
       lines += head + q(spec.help) + where + QLatin1Char('\n');
     }

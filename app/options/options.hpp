@@ -41,6 +41,7 @@ enum Command : unsigned {
   kSweep = 1u << 6,       ///< attention-lab-cli sweep
   kDecode = 1u << 7,      ///< attention-lab-cli decode (KV-cache decoding step by step)
   kLesson = 1u << 8,      ///< attention-lab-cli lesson list|export (the guided lessons)
+  kGenerate = 1u << 9,    ///< attention-lab-cli generate (a real model's KV cache, token by token)
 };
 
 /// The value an option takes.
@@ -57,7 +58,7 @@ enum class Kind {
 
 /// The section of --help (and of the window's inputs) an option belongs to.
 enum class Group { kInput, kMechanism, kShapes, kVariants, kModel, kBackend, kPicture, kOutput,
-                   kSaturation, kCost, kSweep, kWindow, kLesson };
+                   kSaturation, kCost, kSweep, kWindow, kLesson, kGenerate };
 
 /// Which source of attention an option applies to.
 enum class Applies {
@@ -109,6 +110,21 @@ struct DecodeOptions {
   std::optional<int> bug_step;  ///< The step the bug strikes (unset: the middle token, n / 2).
 };
 
+/// The generate command's settings, and the KV-cache policy of generate and decode --model
+/// (attnlab/generate.hpp).
+struct GenerateSettings {
+  int max_tokens = 16;            ///< --max-tokens: new tokens at most.
+  /// --sample-temperature τ: 0 = greedy; > 0 samples from softmax(logits/τ). Not --temperature,
+  /// which divides the attention scores.
+  double sample_temperature = 0;
+  std::uint64_t seed = 0;         ///< generate --seed: the sampling draws.
+  int top_k = 0;                  ///< --top-k: sample among the k most probable (0: all).
+  /// --cache-window W: the cache keeps the last W tokens (generate: one; decode --model: a list,
+  /// one row of the table each); empty = the full cache.
+  std::vector<int> cache_windows;
+  std::vector<int> sink_tokens;   ///< --sink-tokens S: the first S tokens kept too; empty = 0.
+};
+
 /// The lesson command's settings: `lesson list` or `lesson export NAME|all --out DIR`.
 struct LessonOptions {
   QString action;                         ///< "list" or "export".
@@ -142,6 +158,7 @@ struct Options {
   CostOptions cost;
   SweepOptions sweep;
   DecodeOptions decode;
+  GenerateSettings generate;
   LessonOptions lesson;
   /// render --diff: the options of the second setting B, as one string ("--no-scale"); the
   /// picture is A − B (variants.hpp). Empty: no difference.

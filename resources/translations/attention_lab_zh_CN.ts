@@ -1273,6 +1273,38 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>这一步需要模型 %1：请运行 scripts/fetch-model %1</translation>
     </message>
     <message>
+        <source>generate runs a pretrained model: add --model DIR|FILE</source>
+        <translation>generate 运行预训练模型：请加上 --model DIR|FILE</translation>
+    </message>
+    <message>
+        <source>generate keeps one KV cache: --cache-window takes one number</source>
+        <translation>generate 只保留一个 KV 缓存：--cache-window 只取一个数</translation>
+    </message>
+    <message>
+        <source>generate keeps one KV cache: --sink-tokens takes one number</source>
+        <translation>generate 只保留一个 KV 缓存：--sink-tokens 只取一个数</translation>
+    </message>
+    <message>
+        <source>--top-k applies when sampling: add --sample-temperature T</source>
+        <translation>--top-k 只在采样时适用：请加上 --sample-temperature T</translation>
+    </message>
+    <message>
+        <source>--seed draws the samples: add --sample-temperature T</source>
+        <translation>--seed 决定采样：请加上 --sample-temperature T</translation>
+    </message>
+    <message>
+        <source>decode --model scores the text through every layer: --%1 does not apply</source>
+        <translation>decode --model 经过每一层为文本打分：--%1 不适用</translation>
+    </message>
+    <message>
+        <source>--sink-tokens needs --cache-window W (the full cache keeps every token)</source>
+        <translation>--sink-tokens 需要 --cache-window W（完整缓存保留每个词元）</translation>
+    </message>
+    <message>
+        <source>%1 takes the model's softmax attention, dot or scaled, not %2</source>
+        <translation>%1 使用模型的 softmax 注意力（点积或缩放点积），不能用 %2</translation>
+    </message>
+    <message>
         <source>--%1 must be between %2 and %3 (got %4)</source>
         <translation>--%1 必须在 %2 到 %3 之间（收到 %4）</translation>
     </message>
@@ -1493,10 +1525,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>decode 逐个词元读取一段文本：--source（交叉注意力）不适用</translation>
     </message>
     <message>
-        <source>decode runs the synthetic lab: --model does not apply</source>
-        <translation>decode 运行合成实验：--model 不适用</translation>
-    </message>
-    <message>
         <source>decode takes a causal mask and --window: --%1 does not apply</source>
         <translation>decode 使用因果掩码和 --window：--%1 不适用</translation>
     </message>
@@ -1545,12 +1573,12 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>未知选项 '%1'（见 --help）</translation>
     </message>
     <message>
-        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode, lesson or info)</source>
-        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info）</translation>
+        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson or info)</source>
+        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info）</translation>
     </message>
     <message>
-        <source>no command given (use compute, render, saturation, sweep, cost, decode, lesson or info; see --help)</source>
-        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info；参见 --help）</translation>
+        <source>no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson or info; see --help)</source>
+        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info；参见 --help）</translation>
     </message>
     <message>
         <source>unexpected argument '%1' (values follow their option)</source>
@@ -1794,6 +1822,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>Δ weight (decoded − full)</source>
         <translation>Δ 权重（解码 − 完整）</translation>
+    </message>
+    <message>
+        <source>prompt rows 0–%1, generated rows %2–%3 · KV cache %4 tokens · %5 bytes</source>
+        <translation>提示行 0–%1，生成行 %2–%3 · KV 缓存 %4 个词元 · %5 字节</translation>
     </message>
     <message>
         <source>special tokens hidden (weights not renormalised)</source>
@@ -2354,6 +2386,42 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>this sentence (n_k = %1): ● scaled, ○ unscaled</source>
         <translation>本句（n_k = %1）：● 缩放，○ 未缩放</translation>
+    </message>
+    <message>
+        <source>%1 · %2 tokens · perplexity under a KV cache of the last W tokens (+ the first S tokens)</source>
+        <translation>%1 · %2 个词元 · 只保留最后 W 个词元（+ 最前 S 个词元）的 KV 缓存下的困惑度</translation>
+    </message>
+    <message>
+        <source>the heads' sink mass: mean weight on token 0 (full cache)</source>
+        <translation>各头的汇聚质量：词元 0 上的平均权重（完整缓存）</translation>
+    </message>
+    <message>
+        <source>cache window W (tokens)</source>
+        <translation>缓存窗口 W（词元）</translation>
+    </message>
+    <message>
+        <source>perplexity</source>
+        <translation>困惑度</translation>
+    </message>
+    <message>
+        <source>window only (S = 0)</source>
+        <translation>仅窗口（S = 0）</translation>
+    </message>
+    <message>
+        <source>window + 1 sink token</source>
+        <translation>窗口 + 1 个汇聚词元</translation>
+    </message>
+    <message>
+        <source>window + %1 sink tokens</source>
+        <translation>窗口 + %1 个汇聚词元</translation>
+    </message>
+    <message>
+        <source>full cache: %1</source>
+        <translation>完整缓存：%1</translation>
+    </message>
+    <message>
+        <source>mean weight on token 0</source>
+        <translation>词元 0 上的平均权重</translation>
     </message>
     <message>
         <source>start of a character: %1</source>

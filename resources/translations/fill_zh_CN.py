@@ -742,6 +742,36 @@ ZH.update({
 })
 
 
+# Issue 24: generation with a real model's KV cache, attention sinks.
+ZH.update({
+    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson or info)":
+        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info）",
+    "no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson or info; see --help)":
+        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info；参见 --help）",
+    "generate runs a pretrained model: add --model DIR|FILE": "generate 运行预训练模型：请加上 --model DIR|FILE",
+    "generate keeps one KV cache: --cache-window takes one number": "generate 只保留一个 KV 缓存：--cache-window 只取一个数",
+    "generate keeps one KV cache: --sink-tokens takes one number": "generate 只保留一个 KV 缓存：--sink-tokens 只取一个数",
+    "--top-k applies when sampling: add --sample-temperature T": "--top-k 只在采样时适用：请加上 --sample-temperature T",
+    "--seed draws the samples: add --sample-temperature T": "--seed 决定采样：请加上 --sample-temperature T",
+    "decode --model scores the text through every layer: --%1 does not apply":
+        "decode --model 经过每一层为文本打分：--%1 不适用",
+    "--sink-tokens needs --cache-window W (the full cache keeps every token)":
+        "--sink-tokens 需要 --cache-window W（完整缓存保留每个词元）",
+    "%1 takes the model's softmax attention, dot or scaled, not %2": "%1 使用模型的 softmax 注意力（点积或缩放点积），不能用 %2",
+    "prompt rows 0–%1, generated rows %2–%3 · KV cache %4 tokens · %5 bytes":
+        "提示行 0–%1，生成行 %2–%3 · KV 缓存 %4 个词元 · %5 字节",
+    "%1 · %2 tokens · perplexity under a KV cache of the last W tokens (+ the first S tokens)":
+        "%1 · %2 个词元 · 只保留最后 W 个词元（+ 最前 S 个词元）的 KV 缓存下的困惑度",
+    "the heads' sink mass: mean weight on token 0 (full cache)": "各头的汇聚质量：词元 0 上的平均权重（完整缓存）",
+    "cache window W (tokens)": "缓存窗口 W（词元）",
+    "perplexity": "困惑度",
+    "window only (S = 0)": "仅窗口（S = 0）",
+    "window + %1 sink tokens": "窗口 + %1 个汇聚词元",
+    "window + 1 sink token": "窗口 + 1 个汇聚词元",
+    "full cache: %1": "完整缓存：%1",
+    "mean weight on token 0": "词元 0 上的平均权重",
+})
+
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
     i, parts = start, []

@@ -134,6 +134,7 @@ TEST_CASE("every whole-number option refuses one past each limit, in the table's
                              : spec.commands & options::kSaturation ? options::kSaturation
                              : spec.commands & options::kCost       ? options::kCost
                              : spec.commands & options::kDecode     ? options::kDecode
+                             : spec.commands & options::kGenerate   ? options::kGenerate
                                                                     : options::kSweep;
     const std::string name = options::commandName(command).toStdString();
     const bool window_only = spec.commands == options::kWindow;  // --decode-step

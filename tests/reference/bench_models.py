@@ -14,6 +14,12 @@ tokens) it times, in alternating rounds so that all see the same machine load:
     2 threads (llama-cpp-python's Llama.eval), for the GGUF models.
 and prints a Markdown table with medians and the ratio HF / ours (> 1: we are faster).
 
+--generate: generation instead (SmolLM2 by default, prompts of --lengths 32,512 tokens): in
+alternating rounds, attention-lab-bench --model M --generate N --json (32 new tokens through the
+KV cache with every layer's and head's row kept) and llama.cpp's generation of the same tokens
+after the same prompt (llama-cpp-python: eval of the prompt, then one eval per token, 2 threads),
+tokens per second each.
+
     build/reference-venv/bin/python tests/reference/bench_models.py [--rounds 7]
         [--bench build/release/app/attention-lab-bench]
 
@@ -101,6 +107,51 @@ def llama_cpp_time(path, ids, runs):
     return float(out.strip().splitlines()[-1])
 
 
+_LLAMA_CPP_GENERATE = r"""
+import json, statistics, sys, time
+from llama_cpp import Llama
+path, prompt, new, runs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
+llm = Llama(model_path=path, n_threads=2, n_threads_batch=2, n_ctx=max(1024, len(prompt) + len(new) + 8),
+            n_batch=512, verbose=False)
+rates = []
+for _ in range(runs + 1):
+    llm.reset()
+    llm.eval(prompt)
+    t0 = time.perf_counter()
+    for token in new:  # one token per eval: llama.cpp's decode step
+        llm.eval([token])
+    rates.append(len(new) / (time.perf_counter() - t0))
+print(statistics.median(rates[1:]))
+"""
+
+
+def generate_rates(bench, path, lengths, rounds):
+    """Rows (prompt, ours tokens/s, llama.cpp tokens/s) of --generate, alternating rounds."""
+    rows = []
+    for n in lengths:
+        mine, peer = [], []
+        for _ in range(rounds):
+            env = dict(os.environ)
+            if _USER_WAIT_POLICY is None:
+                env.pop("OMP_WAIT_POLICY")
+            out = subprocess.run([str(bench), "--model", str(path), "--generate", str(n), "--runs", "40",
+                                  "--json"], check=True, capture_output=True, text=True, env=env).stdout
+            info = json.loads(out.strip().splitlines()[-1])
+            mine.append(info["tokens_per_s"])
+            ids = info["ids"]
+            if importlib.util.find_spec("llama_cpp") is not None:
+                out = subprocess.run([sys.executable, "-c", _LLAMA_CPP_GENERATE, str(path),
+                                      json.dumps(ids[:n]), json.dumps(ids[n:-1]), "1"],
+                                     check=True, capture_output=True, text=True).stdout
+                peer.append(float(out.strip().splitlines()[-1]))
+        m = statistics.median(mine)
+        p = statistics.median(peer) if peer else None
+        print(f"prompt {n}: ours {m:.1f} tokens/s" + (f", llama.cpp {p:.1f} tokens/s" if p else ""),
+              file=sys.stderr)
+        rows.append((n, m, p, info))
+    return rows
+
+
 def hf_gguf_model(path):
     """transformers' own GGUF loading for any architecture 4.49 reads from GGUF (llama, qwen2 …)."""
     from make_llama_goldens import load_gguf_model
@@ -114,8 +165,20 @@ def main():
     parser.add_argument("--lengths", default="32,128,512")
     parser.add_argument("--models", default="minilm,smollm2",
                         help="comma-separated: minilm, smollm2, qwen2-shaped, gemma3")
+    parser.add_argument("--generate", action="store_true",
+                        help="generation tokens/s beside llama.cpp's (SmolLM2; --lengths 32,512)")
     args = parser.parse_args()
     torch.set_num_threads(2)
+    if args.generate:
+        lengths = [int(x) for x in (args.lengths if args.lengths != "32,128,512" else "32,512").split(",")]
+        rows = generate_rates(args.bench, fetch("smollm2"), lengths, args.rounds)
+        print(f"\nSmolLM2-135M-Instruct Q4_1, 32 new tokens, 2 threads; medians of {args.rounds} "
+              "alternating rounds\n")
+        print("| prompt | Attention Lab (tokens/s, every head kept) | llama.cpp (tokens/s) | ours / llama.cpp |")
+        print("|---:|---:|---:|---:|")
+        for n, m, p, _ in rows:
+            print(f"| {n} | {m:.1f} | " + (f"{p:.1f} | {m / p:.2f}× |" if p else "not run | — |"))
+        return
     lengths = [int(x) for x in args.lengths.split(",")]
 
     # name: (label, path, HuggingFace loader or None where transformers 4.49 lacks the

@@ -152,6 +152,10 @@ struct ModelConfig {
   }
   /// The same for multi-head attention with as many K/V heads as query heads: what GQA saves.
   long long mhaKvCacheBytesPerToken() const { return 2LL * layers * heads * dK() * 4; }
+  /// The tokens that end a generation (generate.hpp), as the file names them: a GGUF file's
+  /// tokenizer.ggml.eos_token_id, eot_token_id and eom_token_id; config.json's eos_token_id (a
+  /// number or a list). Empty: the file names none.
+  std::vector<int> eos_token_ids;
 };
 
 /// Reads config.json. Throws Error(kIo) when missing, Error(kInvalidInput) for malformed JSON or a
@@ -196,6 +200,11 @@ struct NextToken {
   double probability = 0;   ///< In [0, 1].
   double logit = 0;
 };
+
+/// The k most probable tokens of softmax(logits) [vocab], most probable first (ties to the lower
+/// id; the softmax in double with the maximum subtracted), labelled by `tokenizer`.
+std::vector<NextToken> topNextTokens(const Eigen::VectorXf& logits, int k,
+                                     const ModelTokenizer& tokenizer);
 
 /// One forward pass with the captured attention.
 struct ModelRun {
@@ -265,6 +274,33 @@ class PretrainedModel {
   /// exceeds the memory budget (before any layer runs), Error(kCancelled) when
   /// options.progress returned false.
   ModelRun runIds(const Encoding& encoding, const ModelRunOptions& options, Backend& backend) const;
+
+  // --- One step at a time (the KV cache of generate.hpp) -----------------------------------------
+
+  /// True for the decoders that run a step at a time (GPT-2, the Llama family, Gemma 2 and 3);
+  /// false for BERT, an encoder.
+  virtual bool isDecoder() const { return false; }
+  /// The attention of one layer during a step, given the layer's projections qkv
+  /// [m, (h + 2G)·d_k] of the m new tokens — query heads, then key heads, then value heads, after
+  /// RoPE at the tokens' positions and Gemma 3's QK-norm, i.e. the keys and values a KV cache
+  /// keeps — and returning the head outputs [m, h·d_k] (heads in order).
+  using StepAttend = std::function<Matrix(int layer, const Matrix& qkv)>;
+  /// The input embeddings [m, d_model] of tokens `ids` at positions first_position,
+  /// first_position + 1, … (GPT-2 adds its learned positions; the others have none). Throws
+  /// Error(kInvalidArgument) for an encoder.
+  virtual Matrix embedAt(const std::vector<int>& ids, int first_position) const;
+  /// Layer l on the rows x [m, d_model] of tokens at positions first_position … — the same layer
+  /// as the full pass, its attention handed to `attend` — returning the layer's output
+  /// [m, d_model]. Throws Error(kInvalidArgument) for an encoder.
+  virtual Matrix layerAt(int l, const Matrix& x, int first_position,
+                         const StepAttend& attend) const;
+  /// The output layer's logits [vocab] for the last row of the final hidden states (final norm,
+  /// tied or separate output layer, Gemma 2's final soft-cap); empty for an encoder.
+  Eigen::VectorXf nextLogits(const Matrix& hidden) const { return logits(hidden); }
+  /// The attention settings runIds gives every layer (scale, soft-cap, K/V heads; the layer's
+  /// window is ModelConfig::windowOf), after the checks runIds makes of `options` (mechanism,
+  /// temperature). Throws as runIds for additive attention or a bad temperature.
+  AttentionSpec attentionSpec(const ModelRunOptions& options) const;
 
  protected:
   PretrainedModel() = default;

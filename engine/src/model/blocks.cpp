@@ -164,6 +164,21 @@ Tensor3 splitHeads(const Matrix& x, Eigen::Index col0, int heads, int d) {
   return out;
 }
 
+RopeTable ropeRows(const RopeTable& table, int first, int n) {
+  RopeTable rows;
+  rows.positions = n;
+  rows.rotary_dims = table.rotary_dims;
+  rows.first = table.first + first;
+  const auto half = static_cast<std::size_t>(table.rotary_dims / 2);
+  const auto begin = static_cast<std::size_t>(first) * half;
+  const auto end = begin + static_cast<std::size_t>(n) * half;
+  rows.cos.assign(table.cos.begin() + static_cast<std::ptrdiff_t>(begin),
+                  table.cos.begin() + static_cast<std::ptrdiff_t>(end));
+  rows.sin.assign(table.sin.begin() + static_cast<std::ptrdiff_t>(begin),
+                  table.sin.begin() + static_cast<std::ptrdiff_t>(end));
+  return rows;
+}
+
 Matrix mergeHeads(const Tensor3& heads) {
   Matrix out(heads.rows, static_cast<Eigen::Index>(heads.h) * heads.cols);
   for (int h = 0; h < heads.h; ++h)

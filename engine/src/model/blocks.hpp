@@ -10,6 +10,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/backend.hpp"
+#include "attnlab/positions.hpp"
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tensor.hpp"
 #include "model/linear.hpp"
@@ -106,6 +107,11 @@ struct BlockWeights {
 /// Splits columns [col0, col0 + heads·d) of x [n, ·] into heads [heads, n, d], head h from columns
 /// col0 + h·d onward.
 Tensor3 splitHeads(const Matrix& x, Eigen::Index col0, int heads, int d);
+
+/// Rows [first, first + n) of a RoPE table as a table of their own (first = table.first + first),
+/// for a step that rotates the tokens at positions first … with the cos/sin rows of the full
+/// pass (the same float32 values). Requires first + n ≤ table.positions (not checked).
+RopeTable ropeRows(const RopeTable& table, int first, int n);
 
 /// Concatenates per-head outputs [heads, n, d] into [n, heads·d], heads in order.
 Matrix mergeHeads(const Tensor3& heads);

@@ -190,6 +190,23 @@ class GemmaModel final : public PretrainedModel {
 
   Matrix layer(int l, const Matrix& x, const AttentionSpec& spec, Backend& backend,
                AttentionResult* attention) const override {
+    // spec carries this layer's window, the scale width and the soft-cap (runIds sets them).
+    return layerAt(l, x, 0, [&](int, const Matrix& qkv) {
+      return blocks::attend(qkv, config_.heads, config_.kv_heads, config_.dK(), spec, backend,
+                            attention);
+    });
+  }
+
+ public:
+  bool isDecoder() const override { return true; }
+  Matrix embedAt(const std::vector<int>& ids, int /*first_position*/) const override {
+    Encoding e;
+    e.ids = ids;
+    return embed(e);
+  }
+
+  Matrix layerAt(int l, const Matrix& x, int first_position,
+                 const StepAttend& attend) const override {
     const ModelConfig& c = config_;
     const GemmaLayer& layer = layers_[static_cast<std::size_t>(l)];
     const auto n = static_cast<int>(x.rows());
@@ -201,12 +218,15 @@ class GemmaModel final : public PretrainedModel {
       headNorm(qkv, 0, h, d, layer.q_norm);
       headNorm(qkv, k_col, g, d, layer.k_norm);
     }
-    const std::shared_ptr<const RopeTable> rope = ropeTable(n, c.windowOf(l) > 0);
+    const std::shared_ptr<const RopeTable> rope =
+        ropeTable(first_position + n, c.windowOf(l) > 0);
+    const RopeTable rows =
+        first_position == 0 ? RopeTable{} : blocks::ropeRows(*rope, first_position, n);
+    const RopeTable& table = first_position == 0 ? *rope : rows;
     const auto stride = static_cast<int>(qkv.cols());
-    applyRope(qkv.data(), n, h, d, stride, *rope);          // queries
-    applyRope(qkv.data() + k_col, n, g, d, stride, *rope);  // keys
-    // spec carries this layer's window, the scale width and the soft-cap (runIds sets them).
-    const Matrix context = blocks::attend(qkv, h, g, d, spec, backend, attention);
+    applyRope(qkv.data(), n, h, d, stride, table);          // queries
+    applyRope(qkv.data() + k_col, n, g, d, stride, table);  // keys
+    const Matrix context = attend(l, qkv);
     const Matrix h1 = x + rmsNorm(linear::timesTransposed(context, layer.wo), layer.post_attn_norm,
                                   c.layer_norm_eps);
     // GeGLU (Shazeer 2020, eq. 5; Gemma 2 §2): W_down (act(x W_gate) ⊙ x W_up), act = tanh GELU.
@@ -219,6 +239,7 @@ class GemmaModel final : public PretrainedModel {
                         c.layer_norm_eps);
   }
 
+ protected:
   bool hasOutputLayer() const override { return true; }
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);

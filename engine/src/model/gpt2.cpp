@@ -64,10 +64,27 @@ class Gpt2Model final : public PretrainedModel {
 
   Matrix layer(int l, const Matrix& x, const AttentionSpec& spec, Backend& backend,
                AttentionResult* attention) const override {
+    return layerAt(l, x, 0, [&](int, const Matrix& qkv) {
+      return attend(qkv, config_.heads, config_.heads, config_.dK(), spec, backend, attention);
+    });
+  }
+
+ public:
+  bool isDecoder() const override { return true; }
+  Matrix embedAt(const std::vector<int>& ids, int first_position) const override {
+    const auto n = static_cast<Eigen::Index>(ids.size());
+    Matrix x(n, config_.d_model);
+    for (Eigen::Index i = 0; i < n; ++i)
+      x.row(i) = token_.row(ids[static_cast<std::size_t>(i)]) + position_.row(first_position + i);
+    return x;
+  }
+
+  /// GPT-2's block: positions are in the embeddings, so first_position plays no part here.
+  Matrix layerAt(int l, const Matrix& x, int /*first_position*/,
+                 const StepAttend& attend_heads) const override {
     const BlockWeights& layer = layers_[static_cast<std::size_t>(l)];
     const Matrix a = layerNorm(x, layer.ln1_gamma, layer.ln1_beta, config_.layer_norm_eps);
-    const int h = config_.heads;
-    const Matrix context = attend(layer.qkv.apply(a), h, h, config_.dK(), spec, backend, attention);
+    const Matrix context = attend_heads(l, layer.qkv.apply(a));
     const Matrix h1 = x + layer.out.apply(context);
     Matrix ff =
         layer.ff_in.apply(layerNorm(h1, layer.ln2_gamma, layer.ln2_beta, config_.layer_norm_eps));
@@ -75,6 +92,7 @@ class Gpt2Model final : public PretrainedModel {
     return h1 + layer.ff_out.apply(ff);
   }
 
+ protected:
   bool hasOutputLayer() const override { return lnf_gamma_.size() > 0; }
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     if (lnf_gamma_.size() == 0) return {};

@@ -239,6 +239,29 @@ class LlamaModel final : public PretrainedModel {
 
   Matrix layer(int l, const Matrix& x, const AttentionSpec& spec, Backend& backend,
                AttentionResult* attention) const override {
+    // Grouped-query attention natively (Ainslie et al. 2023): G K/V heads, each read once for its
+    // group of h / G query heads (spec.kv_heads = G, set by runIds), not repeated per query head.
+    // Mistral's and Phi-3's sliding window (Jiang et al. 2023, §2): query i sees keys
+    // i − W < j ≤ i in a layer with a window W (ModelConfig::layer_window).
+    AttentionSpec layer_spec = spec;
+    layer_spec.window = config_.windowOf(l);
+    return layerAt(l, x, 0, [&](int, const Matrix& qkv) {
+      return blocks::attend(qkv, config_.heads, config_.kv_heads, config_.dK(), layer_spec,
+                            backend, attention);
+    });
+  }
+
+ public:
+  bool isDecoder() const override { return true; }
+  Matrix embedAt(const std::vector<int>& ids, int /*first_position*/) const override {
+    Matrix x(static_cast<Eigen::Index>(ids.size()), config_.d_model);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      x.row(static_cast<Eigen::Index>(i)) = embed_.row(ids[i]);
+    return x;
+  }
+
+  Matrix layerAt(int l, const Matrix& x, int first_position,
+                 const StepAttend& attend) const override {
     const ModelConfig& c = config_;
     const LlamaLayer& layer = layers_[static_cast<std::size_t>(l)];
     const auto n = static_cast<int>(x.rows());
@@ -253,23 +276,19 @@ class LlamaModel final : public PretrainedModel {
     {
       // cos/sin for the longest input so far (the model's context at most), built once.
       std::lock_guard<std::mutex> lock(rope_mutex_);
-      if (!rope_ || rope_->positions < n) {
+      if (!rope_ || rope_->positions < first_position + n) {
         rope_ = std::make_shared<RopeTable>(
-            makeRopeTable(n, c.rope_dims, c.rope_base, c.rope_scaling));
+            makeRopeTable(first_position + n, c.rope_dims, c.rope_base, c.rope_scaling));
       }
       rope = rope_;
     }
+    const RopeTable rows = first_position == 0 ? RopeTable{} : blocks::ropeRows(*rope, first_position, n);
+    const RopeTable& table = first_position == 0 ? *rope : rows;
     const auto stride = static_cast<int>(qkv.cols());
-    applyRope(qkv.data(), n, h, d, stride, *rope);                                       // queries
-    applyRope(qkv.data() + static_cast<std::ptrdiff_t>(h) * d, n, g, d, stride, *rope);  // keys
+    applyRope(qkv.data(), n, h, d, stride, table);                                       // queries
+    applyRope(qkv.data() + static_cast<std::ptrdiff_t>(h) * d, n, g, d, stride, table);  // keys
 
-    // Grouped-query attention natively (Ainslie et al. 2023): G K/V heads, each read once for its
-    // group of h / G query heads (spec.kv_heads = G, set by runIds), not repeated per query head.
-    // Mistral's and Phi-3's sliding window (Jiang et al. 2023, §2): query i sees keys
-    // i − W < j ≤ i in a layer with a window W (ModelConfig::layer_window).
-    AttentionSpec layer_spec = spec;
-    layer_spec.window = c.windowOf(l);
-    const Matrix context = blocks::attend(qkv, h, g, d, layer_spec, backend, attention);
+    const Matrix context = attend(l, qkv);
     Matrix h1 = x + linear::timesTransposed(context, layer.wo);
 
     // SwiGLU (Shazeer 2020, eq. 6): W_down (SiLU(x W_gate) ⊙ x W_up).
@@ -279,6 +298,7 @@ class LlamaModel final : public PretrainedModel {
     return h1 + linear::timesTransposed(act, layer.wdown);
   }
 
+ protected:
   bool hasOutputLayer() const override { return true; }
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);

@@ -339,6 +339,21 @@ ModelConfig readModelConfig(const std::filesystem::path& config_json) {
               std::to_string(c.d_model) + ")");
   }
   blocks::parseActivation(c.activation);  // throws for an activation no block implements
+  // eos_token_id: a number or a list (Llama 3's), at the top or in Gemma 3's text_config; ids
+  // outside the vocabulary are left out (they could never be generated).
+  for (const json* where : {&config, config.contains("text_config") ? &config["text_config"]
+                                                                     : static_cast<json*>(nullptr)}) {
+    if (where == nullptr || !where->is_object() || !where->contains("eos_token_id")) continue;
+    const json& e = (*where)["eos_token_id"];
+    for (const json& id : e.is_array() ? e : json::array({e})) {
+      if (!id.is_number_integer()) continue;
+      const auto v = id.get<long long>();
+      if (v >= 0 && v < c.vocab_size &&
+          std::find(c.eos_token_ids.begin(), c.eos_token_ids.end(), static_cast<int>(v)) ==
+              c.eos_token_ids.end())
+        c.eos_token_ids.push_back(static_cast<int>(v));
+    }
+  }
   return c;
 }
 

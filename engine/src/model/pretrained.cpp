@@ -32,9 +32,26 @@ double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+/// A forward pass allocates every layer's scores and weights (2·L·h·n² floats: 566 MB for
+/// SmolLM2 at 512 tokens) and frees them with the run. By default glibc returns such blocks to the
+/// kernel at once (mmap above its threshold, heap trimming), so the next pass page-faults and
+/// zeroes the same memory again (~15 % of a MiniLM pass). Keeping freed memory for reuse avoids
+/// that; resident memory then stays at the largest run's. Once per process, glibc only.
+void keepFreedMemory() {
+#ifdef __GLIBC__
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+#endif
+}
+
+}  // namespace
+
 /// The k most probable tokens of softmax(logits), most probable first (softmax in double with
 /// the maximum subtracted).
-std::vector<NextToken> topTokens(const Eigen::VectorXf& logits, int k, const ModelTokenizer& tok) {
+std::vector<NextToken> topNextTokens(const Eigen::VectorXf& logits, int k, const ModelTokenizer& tok) {
   const auto n = static_cast<int>(logits.size());
   if (n == 0) return {};
   const double m = logits.maxCoeff();
@@ -62,23 +79,6 @@ std::vector<NextToken> topTokens(const Eigen::VectorXf& logits, int k, const Mod
   return out;
 }
 
-/// A forward pass allocates every layer's scores and weights (2·L·h·n² floats: 566 MB for
-/// SmolLM2 at 512 tokens) and frees them with the run. By default glibc returns such blocks to the
-/// kernel at once (mmap above its threshold, heap trimming), so the next pass page-faults and
-/// zeroes the same memory again (~15 % of a MiniLM pass). Keeping freed memory for reuse avoids
-/// that; resident memory then stays at the largest run's. Once per process, glibc only.
-void keepFreedMemory() {
-#ifdef __GLIBC__
-  static std::once_flag once;
-  std::call_once(once, [] {
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  });
-#endif
-}
-
-}  // namespace
-
 std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::path& path) {
   const auto t0 = Clock::now();
   keepFreedMemory();
@@ -99,6 +99,15 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
     model = gemma ? gemma::fromGguf(std::move(config), file) : llama::fromGguf(std::move(config), file);
     model->tokenizer_ = std::move(tokenizer);
     model->name_ = path.stem().string();
+    // The tokens that end a generation: end of sequence, of turn, of message (llama.cpp's).
+    for (const char* key : {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
+                            "tokenizer.ggml.eom_token_id"}) {
+      const std::optional<std::int64_t> id = file.integer(key);
+      std::vector<int>& eos = model->config_.eos_token_ids;
+      if (id && *id >= 0 && *id < model->config_.vocab_size &&
+          std::find(eos.begin(), eos.end(), static_cast<int>(*id)) == eos.end())
+        eos.push_back(static_cast<int>(*id));
+    }
   } else {
     const std::filesystem::path& dir = path;
     if (!std::filesystem::is_directory(dir, ec)) {
@@ -204,6 +213,39 @@ long long PretrainedModel::attentionBytes(int tokens, const ModelRunOptions& opt
   return (kept + (kept < lastLayerRun(options) + 1 ? 1 : 0)) * per_layer;
 }
 
+AttentionSpec PretrainedModel::attentionSpec(const ModelRunOptions& options) const {
+  if (options.mechanism == Mechanism::kAdditive) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "a pretrained model's heads are dot-product attention; additive attention is the "
+                "synthetic lab's");
+  }
+  AttentionSpec spec;
+  spec.mechanism =
+      options.mechanism.value_or(config_.scale_attention ? Mechanism::kScaled : Mechanism::kDot);
+  spec.mask = config_.mask();
+  spec.heads = config_.heads;
+  spec.kv_heads = config_.resolvedKvHeads();
+  spec.d_model = config_.d_model;
+  spec.d_k = config_.dK();
+  spec.d_v = config_.dK();
+  spec.temperature = options.temperature;
+  spec.scale_width = config_.scale_width;  // Gemma's 1/√query_pre_attn_scalar (0: 1/√d_k)
+  spec.score_cap = config_.attn_softcap;   // Gemma 2's soft-cap, whatever the scaling
+  spec.validate();
+  return spec;
+}
+
+Matrix PretrainedModel::embedAt(const std::vector<int>& /*ids*/, int /*first_position*/) const {
+  throw Error(ErrorCode::kInvalidArgument,
+              name_ + " is " + config_.model_type + ", an encoder: it does not generate");
+}
+
+Matrix PretrainedModel::layerAt(int /*l*/, const Matrix& /*x*/, int /*first_position*/,
+                                const StepAttend& /*attend*/) const {
+  throw Error(ErrorCode::kInvalidArgument,
+              name_ + " is " + config_.model_type + ", an encoder: it does not generate");
+}
+
 ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions& options,
                                  Backend& backend) const {
   const auto t0 = Clock::now();
@@ -230,11 +272,6 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   if (!encoding.type_ids.empty() && encoding.type_ids.size() != encoding.ids.size()) {
     throw Error(ErrorCode::kInvalidArgument, "token type ids and ids differ in length");
   }
-  if (options.mechanism == Mechanism::kAdditive) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "a pretrained model's heads are dot-product attention; additive attention is the "
-                "synthetic lab's");
-  }
   if (options.layer && (*options.layer < 0 || *options.layer >= config_.layers)) {
     throw Error(ErrorCode::kInvalidArgument, "layer " + std::to_string(*options.layer) +
                                                  " does not exist: " + name_ + " has layers 0–" +
@@ -243,19 +280,7 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   if (options.next_tokens < 0) {
     throw Error(ErrorCode::kInvalidArgument, "the number of next-token predictions must be ≥ 0");
   }
-  AttentionSpec spec;
-  spec.mechanism =
-      options.mechanism.value_or(config_.scale_attention ? Mechanism::kScaled : Mechanism::kDot);
-  spec.mask = config_.mask();
-  spec.heads = config_.heads;
-  spec.kv_heads = config_.resolvedKvHeads();
-  spec.d_model = config_.d_model;
-  spec.d_k = config_.dK();
-  spec.d_v = config_.dK();
-  spec.temperature = options.temperature;
-  spec.scale_width = config_.scale_width;  // Gemma's 1/√query_pre_attn_scalar (0: 1/√d_k)
-  spec.score_cap = config_.attn_softcap;   // Gemma 2's soft-cap, whatever the scaling
-  spec.validate();
+  const AttentionSpec spec = attentionSpec(options);
 
   ModelRun run;
   run.encoding.ids = encoding.ids;
@@ -290,7 +315,7 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
       throw Error(ErrorCode::kCancelled, "the forward pass was cancelled");
     }
   }
-  if (predict) run.next_tokens = topTokens(logits(x), options.next_tokens, *tokenizer_);
+  if (predict) run.next_tokens = topNextTokens(logits(x), options.next_tokens, *tokenizer_);
   run.hidden = std::move(x);
   run.compute_ms = msSince(t0);
   return run;

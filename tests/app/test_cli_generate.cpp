@@ -1,0 +1,94 @@
+// attention-lab-cli generate and decode --model (issue 24): the JSON's keys and order, the rows'
+// shapes, the picture, and the refusals in one line.
+
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+#include "cli_test_support.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using attnlab::test::requireRefused;
+using attnlab::test::runCli;
+using attnlab::test::runJson;
+
+const std::string kTiny = std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-llama";
+const std::string kTinyGpt2 = std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2";
+
+}  // namespace
+
+TEST_CASE("CLI generate: steps with rows over the growing cache, a picture", "[cli][generate]") {
+  QTemporaryDir dir;
+  const std::string png = (dir.path() + "/g.png").toStdString();
+  const auto j = runJson({"generate", "--model", kTiny, "--text", "the cat sat", "--max-tokens", "4",
+                          "--out", png});
+  CHECK(j["command"] == "generate");
+  CHECK(j["sampling"] == "greedy");
+  CHECK(j["cache"] == "full");
+  const auto n_p = j["prompt_ids"].size();
+  REQUIRE(j["steps"].size() == 4);
+  for (std::size_t k = 0; k < 4; ++k) {
+    const auto& s = j["steps"][k];
+    CHECK(s["position"] == n_p - 1 + k);
+    CHECK(s["cache_length"] == n_p + k);
+    CHECK(s["cache_bytes"] == (n_p + k) * j["kv_cache_bytes_per_token"].get<long long>());
+    REQUIRE(s["attention"].size() == j["layers"]);
+    REQUIRE(s["attention"][0].size() == j["heads"]);
+    REQUIRE(s["attention"][0][0].size() == n_p + k);
+    double sum = 0;
+    for (const auto& w : s["attention"][0][0]) sum += w.get<double>();
+    CHECK(std::abs(sum - 1) < 1e-5);
+    CHECK(s["top"].size() == 5);
+    CHECK(s["top"][0]["id"] == s["id"]);  // greedy: the most probable
+  }
+  CHECK(j["generated_ids"].size() == 4);
+  CHECK(j["stop"] == "max_tokens");
+  CHECK(QFileInfo(QString::fromStdString(png)).size() > 1000);
+  // Keys in the documented order (DESIGN.md, command line): the raw text.
+  const auto r = runCli({"generate", "--model", kTiny, "--max-tokens", "2", "--layer", "1"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"command\"") < r.out.find("\"steps\""));
+  CHECK(r.out.find("\"steps\"") < r.out.find("\"stop\""));
+  CHECK(r.out.rfind("\"tokens_per_s\"") > r.out.rfind("\"total_ms\""));
+  CHECK(nlohmann::json::parse(r.out)["steps"][0]["attention"].size() == 1);  // --layer 1 only
+  // Sampling with a seed reproduces; GPT-2 generates too.
+  const std::vector<std::string> sample = {"generate", "--model", kTinyGpt2, "--max-tokens", "5",
+                                           "--sample-temperature", "1.5", "--seed", "3"};
+  CHECK(runJson(sample)["generated_ids"] == runJson(sample)["generated_ids"]);
+}
+
+TEST_CASE("CLI decode --model: log-probabilities under each cache policy", "[cli][generate]") {
+  const auto j = runJson({"decode", "--model", kTiny, "--text", "the cat sat on the mat and the dog",
+                          "--cache-window", "2,4", "--sink-tokens", "0,1"});
+  REQUIRE(j["scores"].size() == 5);  // full, then 2 windows × 2 sink counts
+  CHECK(j["scores"][0]["cache"] == "full");
+  CHECK(j["scores"][4]["cache"] == "window 4 + 1 sink");
+  CHECK(j["scores"][0]["log_probs"].size() == j["input_ids"].size() - 1);
+  for (const auto& s : j["scores"]) {
+    CHECK(s["perplexity"].get<double>() > 1);
+    CHECK(std::abs(std::exp(-s["mean_log_prob"].get<double>()) - s["perplexity"].get<double>()) < 1e-6);
+  }
+  CHECK(j["top_sink_heads"].size() == 5);
+}
+
+TEST_CASE("CLI generate and decode --model refuse with one line", "[cli][generate]") {
+  requireRefused({"generate", "--text", "hi"}, "generate runs a pretrained model: add --model DIR|FILE", false);
+  requireRefused({"generate", "--model", kTiny, "--cache-window", "4,8"}, "generate keeps one KV cache: --cache-window takes one number", false);
+  requireRefused({"generate", "--model", kTiny, "--top-k", "3"}, "--top-k applies when sampling: add --sample-temperature T", false);
+  requireRefused({"generate", "--model", kTiny, "--seed", "3"}, "--seed draws the samples: add --sample-temperature T", false);
+  requireRefused({"generate", "--model", kTiny, "--sink-tokens", "4"}, "--sink-tokens needs --cache-window W (the full cache keeps every token)", false);
+  requireRefused({"generate", "--model", kTiny, "--mechanism", "linear"}, "generate takes the model's softmax attention, dot or scaled, not linear", false);
+  requireRefused({"generate", "--model", kTiny, "--max-tokens", "0"}, "--max-tokens must be between 1 and 4096 (got 0)", false);
+  requireRefused({"generate", "--model", kTiny, "--heads", "4"}, "--heads does not apply to the generate command", false);
+  requireRefused({"decode", "--model", kTiny, "--layer", "1"}, "decode --model scores the text through every layer: --layer does not apply", false);
+  requireRefused({"decode", "--cache-window", "3"}, "--cache-window applies to a pretrained model; add --model DIR", false);
+  requireRefused({"decode", "--model", kTiny, "--cache-bug", "skip"}, "--cache-bug does not apply with --model", false);
+  std::string long_text;
+  for (int i = 0; i < 80; ++i) long_text += "cat ";
+  requireRefused({"generate", "--model", kTiny, "--text", long_text}, "tokens; tiny-llama reads at most 64", false);
+}
