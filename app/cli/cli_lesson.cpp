@@ -83,7 +83,10 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o, 
       break;
   }
   settings.command = options::kWindow;
+  settings.window.head_role.clear();  // the window's badges; render draws --plot head-roles
+  if (step.view == View::kHeadRoles) settings.head.reset();
   args << QStringLiteral("render") << options::toArguments(settings);
+  if (step.view == View::kHeadRoles) args << QStringLiteral("--plot") << QStringLiteral("head-roles");
   if (step.view == View::kEntropy) args << QStringLiteral("--plot") << QStringLiteral("entropy");
   if (step.view == View::kHistogram) args << QStringLiteral("--plot") << QStringLiteral("histogram");
   if (step.view == View::kHeadSimilarity) args << QStringLiteral("--plot") << QStringLiteral("head-similarity");

@@ -14,6 +14,7 @@
 #include "attnlab/cost.hpp"
 #include "attnlab/decode.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/head_roles.hpp"
 #include "attnlab/head_similarity.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
@@ -133,7 +134,9 @@ class Context {
         LabSettings every_token = lab_;  // the numbers read every token and every layer
         every_token.hide_special = false;
         every_token.rollout = false;
-        *results_ = session_.run(every_token)->model_run->attention;
+        const auto run = session_.run(every_token);
+        *results_ = run->model_run->attention;
+        ids_ = run->model_run->encoding.ids;
       } else {
         LabRun run = runWith(lab_);
         pad_tokens_ = run.pad_tokens;
@@ -143,6 +146,15 @@ class Context {
     return *results_;
   }
   const AttentionResult& first() { return results().front(); }
+  /// A model's token ids (every token), empty in the synthetic lab.
+  const std::vector<int>& ids() { return results(), ids_; }
+  /// A model's head roles (attnlab/head_roles.hpp; the session keeps them per model), else null.
+  const HeadRoles* roles() {
+    LabSettings lab = lab_;
+    lab.head_roles = true;
+    if (!roles_ && model()) roles_ = session_.run(lab)->head_roles;
+    return roles_.get();
+  }
   int padTokens() {
     results();
     return pad_tokens_;
@@ -301,6 +313,8 @@ class Context {
   LabSettings lab_;
   run::Session& session_;
   std::optional<std::vector<AttentionResult>> results_;
+  std::vector<int> ids_;
+  std::shared_ptr<const HeadRoles> roles_;
   int pad_tokens_ = 0;
   std::optional<SaturationAnalysis> saturation_;
   bool decode_done_ = false;
@@ -336,6 +350,14 @@ void forVisible(Context& c, F&& f) {
 }
 
 using Compute = std::function<QString(Context&)>;
+/// The top head of `role`: its layer (what 0), head (1), score (2), or the median of all heads (3).
+QString roleTop(Context& c, HeadRole role, int what) {
+  const HeadRoles* r = c.roles();
+  if (!r || r->layers * r->heads == 0) return kNotApplicable;
+  const HeadScore top = r->top(role, 1).front();
+  return what == 0 ? QString::number(top.layer) : what == 1 ? QString::number(top.head)
+                   : fixed2(what == 2 ? top.score : r->median(role));
+}
 
 const std::vector<std::pair<QString, Compute>>& table() {
   static const std::vector<std::pair<QString, Compute>> entries = {
@@ -393,6 +415,15 @@ const std::vector<std::pair<QString, Compute>>& table() {
            for (int b = a + 1; b < s.h; ++b) { sum += s(a, b); n += 1; }
          return n > 0 ? formatNumber(sum / n) : kNotApplicable;
        }},
+      {"induction_layer", [](Context& c) { return roleTop(c, HeadRole::kInduction, 0); }},
+      {"induction_head", [](Context& c) { return roleTop(c, HeadRole::kInduction, 1); }},
+      {"induction_score", [](Context& c) { return roleTop(c, HeadRole::kInduction, 2); }},
+      {"induction_median", [](Context& c) { return roleTop(c, HeadRole::kInduction, 3); }},
+      {"previous_layer", [](Context& c) { return roleTop(c, HeadRole::kPreviousToken, 0); }},
+      {"previous_head", [](Context& c) { return roleTop(c, HeadRole::kPreviousToken, 1); }},
+      {"previous_score", [](Context& c) { return roleTop(c, HeadRole::kPreviousToken, 2); }},
+      {"head_previous_weight", [](Context& c) { return fixed2(previousTokenWeight(c.first(), c.options().head.value_or(0)).value_or(NAN)); }},
+      {"head_induction_weight", [](Context& c) { return fixed2(inductionWeight(c.first(), c.options().head.value_or(0), c.ids()).value_or(NAN)); }},
       {"near_duplicate_pairs", [](Context& c) { return QString::number(headSimilarity(c.first()).near_duplicates.size()); }},
       {"avg_output_lost", [](Context& c) { return percent(averagingLoss(c.first().head_outputs)); }},
       {"avg_map_max_weight", [](Context& c) {
@@ -553,12 +584,12 @@ std::map<QString, QString> quantities(const Step& step, const options::LabSettin
                                       run::Session& session) {
   options::Options o;
   o.lab = settings;
-  if (step.view == View::kDecode) {
-    try {
-      o.decode = stepOptions(step).decode;
-    } catch (const std::exception&) {
-      // The cache bug stays "none" when the step's own settings are refused.
-    }
+  try {  // the step's head (its head's numbers) and a decode step's cache bug
+    const options::Options own = stepOptions(step);
+    o.head = own.head;
+    if (step.view == View::kDecode) o.decode = own.decode;
+  } catch (const std::exception&) {
+    // Head 0 and no cache bug when the step's own settings are refused.
   }
   QStringList names = placeholders(step.caption.en);
   for (const QString& n : placeholders(step.caption.zh_CN))
