@@ -39,6 +39,16 @@ inline nlohmann::json runJson(const std::vector<std::string>& args) {
   return nlohmann::json::parse(r.out);
 }
 
+/// A usage error as a user sees it: `args` exit with status 2 and exactly one line on stderr,
+/// which contains `needle`.
+inline void requireUsageError(const std::vector<std::string>& args, const std::string& needle) {
+  const CliResult r = runCli(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.code == 2);
+  REQUIRE(r.err.find(needle) != std::string::npos);
+  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
 /// `compute ARGS --backend BACKEND` as JSON.
 inline nlohmann::json computeJson(std::vector<std::string> args, const std::string& backend = "cpu") {
   args.insert(args.begin(), "compute");

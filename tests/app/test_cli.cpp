@@ -24,14 +24,7 @@ QByteArray readFile(const std::string& path) {
   return f.readAll();
 }
 
-// Exit 2 with exactly one line on stderr containing `needle`.
-void requireUsageError(const std::vector<std::string>& args, const std::string& needle) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 2);
-  REQUIRE(r.err.find(needle) != std::string::npos);
-  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-}
+using attnlab::test::requireUsageError;
 
 const std::string kCat = "The cat sat on the mat because it was tired.";
 

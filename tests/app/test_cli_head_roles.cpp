@@ -18,13 +18,7 @@ const std::string kData = ATTNLAB_TEST_DATA_DIR;
 const std::string kTinyLlama = kData + "/models/tiny-llama/tiny-llama.gguf";
 const std::string kTinyGpt2 = kData + "/models/tiny-gpt2";
 
-void requireUsageError(const std::vector<std::string>& args, const std::string& needle) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 2);
-  REQUIRE(r.err.find(needle) != std::string::npos);
-  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-}
+using attnlab::test::requireUsageError;
 
 }  // namespace
 

@@ -24,13 +24,7 @@ bool bundled() {
   return true;
 }
 
-void requireUsageError(const std::vector<std::string>& args, const std::string& needle) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 2);
-  REQUIRE(r.err.find(needle) != std::string::npos);
-  REQUIRE(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-}
+using attnlab::test::requireUsageError;
 
 }  // namespace
 

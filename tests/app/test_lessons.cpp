@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cli/cli.hpp"
+#include "cli_test_support.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/quantities.hpp"
 #include "test_support.hpp"
@@ -30,28 +31,9 @@ namespace lessons = attnlab::lessons;
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-CliResult runCli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = cli::run(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-/// Exit 2 with exactly one line on stderr containing `needle`.
-void requireRefused(const std::vector<std::string>& args, const std::string& needle) {
-  const CliResult r = runCli(args);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.code == 2);
-  CHECK(r.err.find(needle) != std::string::npos);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-}
+using attnlab::test::CliResult;
+using attnlab::test::requireUsageError;
+using attnlab::test::runCli;
 
 std::string s(const QString& text) { return text.toStdString(); }
 
@@ -354,15 +336,15 @@ TEST_CASE("CLI lesson list: name, title in the language, steps", "[lessons][cli]
 }
 
 TEST_CASE("CLI lesson: bad input exits 2 with one line", "[lessons][cli]") {
-  requireRefused({"lesson"}, "lesson needs list or export");
-  requireRefused({"lesson", "show"}, "unknown lesson action 'show' (use list or export)");
-  requireRefused({"lesson", "export"}, "lesson export needs a lesson's name or all");
-  requireRefused({"lesson", "export", "scale"}, "--out DIR is required");
-  requireRefused({"lesson", "export", "nope", "--out", "/tmp"}, "unknown lesson 'nope' (use alignment,");
-  requireRefused({"lesson", "list", "--lang", "fr"}, "--lang must be en or zh_CN (got 'fr')");
-  requireRefused({"lesson", "list", "--out", "/tmp"}, "lesson list prints the lessons: --out does not apply");
-  requireRefused({"lesson", "export", "scale", "--out", "/no/such/folder/pack"}, "the folder");
-  requireRefused({"lesson", "list", "--d-k", "8"}, "--d-k does not apply to the lesson command");
+  requireUsageError({"lesson"}, "lesson needs list or export");
+  requireUsageError({"lesson", "show"}, "unknown lesson action 'show' (use list or export)");
+  requireUsageError({"lesson", "export"}, "lesson export needs a lesson's name or all");
+  requireUsageError({"lesson", "export", "scale"}, "--out DIR is required");
+  requireUsageError({"lesson", "export", "nope", "--out", "/tmp"}, "unknown lesson 'nope' (use alignment,");
+  requireUsageError({"lesson", "list", "--lang", "fr"}, "--lang must be en or zh_CN (got 'fr')");
+  requireUsageError({"lesson", "list", "--out", "/tmp"}, "lesson list prints the lessons: --out does not apply");
+  requireUsageError({"lesson", "export", "scale", "--out", "/no/such/folder/pack"}, "the folder");
+  requireUsageError({"lesson", "list", "--d-k", "8"}, "--d-k does not apply to the lesson command");
 }
 
 TEST_CASE("CLI lesson export: the figures and a self-contained, well-formed index.html", "[lessons][cli]") {
