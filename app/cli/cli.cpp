@@ -117,7 +117,9 @@ int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.lab.rollout) return computeRollout(o, out, err);
   run::Session session;
   const std::shared_ptr<const run::Run> r = runNoted(session, o.lab, err);
-  if (r->model) {
+  if (r->translator) {
+    out << translatorJson(*r).dump() << "\n";
+  } else if (r->model) {
     out << modelJson(o, *r->model_run, utf8(r->model->name), r->model->config, r->model->load_ms,
                      r->head_roles.get())
                .dump()
@@ -193,10 +195,42 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
   return kExitOk;
 }
 
+/// render on a trained translator: the shown attention (run::Run::translator_layers) as the
+/// model view, a head grid or one head (views::mapsOf), CSV of one layer, NPY, or an analysis plot.
+int renderTranslator(const Options& o, const std::shared_ptr<const run::Run>& r, std::ostream& out) {
+  const std::vector<AttentionResult>& layers = r->layers();
+  const int head = o.head.value_or(-1);
+  const QString format = suffixOf(o.output.out);
+  const std::string path = utf8(o.output.out);
+  if (o.output.plot != QLatin1String("heatmap")) {
+    exportAnalysis(o, layers.front(), r->spec, r->query_tokens,
+                   QStringLiteral(" · %1").arg(r->translator->name));
+  } else if (format == QLatin1String("csv")) {
+    if (layers.size() > 1)
+      throw options::OptionError(options::Message(ATTNLAB_MSG("a translator's CSV holds one layer: add --layer L")));
+    writeAttentionCsv(path, layers.front(), r->run.query_tokens, r->run.key_tokens, head);
+  } else if (format == QLatin1String("npy")) {
+    std::vector<const AttentionResult*> results;
+    for (const AttentionResult& a : layers) results.push_back(&a);
+    writeHeadsNpy(path, results, head, o.output.values == QLatin1String("scores"));
+  } else {
+    const views::RunMaps maps = views::mapsOf(r, o.head);
+    QCustomPlot plot;
+    const views::ImageSize size = outputSize(o, views::defaultSize(maps));
+    prepare(plot, size);
+    views::drawMaps(plot, maps, o.picture);
+    exportPicture(plot, o, size);
+  }
+  out << path << "\n";
+  return kExitOk;
+}
+
 int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.output.plot == QLatin1String("training")) return renderTraining(o, out);
   if (!o.diff.isEmpty() || o.lab.rollout) return renderCompared(o, out, err);
   run::Session session;
   const std::shared_ptr<const run::Run> computed = runNoted(session, o.lab, err);
+  if (computed->translator) return renderTranslator(o, computed, out);
   if (computed->model) return renderModel(o, computed, out);
   const LabRun& run = computed->run;
   const AttentionResult& r = run.attention;

@@ -19,6 +19,7 @@
 #include "cli/commands.hpp"
 #include "cli/lesson_html.hpp"
 #include "lessons/lesson.hpp"
+#include "options/bundled_models.hpp"
 
 namespace attnlab::cli {
 namespace {
@@ -83,19 +84,26 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o, 
       break;
   }
   settings.command = options::kWindow;
+  settings.window.head_role.clear();  // the window's badges; render draws --plot head-roles
+  if (step.view == View::kHeadRoles) settings.head.reset();
   args << QStringLiteral("render") << options::toArguments(settings);
+  if (step.view == View::kHeadRoles) args << QStringLiteral("--plot") << QStringLiteral("head-roles");
   if (step.view == View::kEntropy) args << QStringLiteral("--plot") << QStringLiteral("entropy");
   if (step.view == View::kHistogram) args << QStringLiteral("--plot") << QStringLiteral("histogram");
   if (step.view == View::kHeadSimilarity) args << QStringLiteral("--plot") << QStringLiteral("head-similarity");
+  if (step.view == View::kTraining) args << QStringLiteral("--plot") << QStringLiteral("training");
   return args;
 }
 
 /// The same command as a teacher would type it in a shell at the repository's root, one quoted
-/// argument per entry; a fetched model as the command that prints its path (fetchCommand), not
-/// this machine's path.
+/// argument per entry; a fetched model as the command that prints its path (fetchCommand), a
+/// bundled translator by its name ("dates-additive"), not this machine's path.
 QStringList reproduceLine(const lessons::Step& step, const QStringList& command, const options::Options& o) {
   QStringList quoted{QStringLiteral("attention-lab-cli")};
-  const QString model = o.lab.pretrained() ? fetchCommand(lessons::stepModel(step)) : QString();
+  QString model = o.lab.pretrained() ? fetchCommand(lessons::stepModel(step)) : QString();
+  if (const auto given = lessons::findModelArgument(step.options); given && o.lab.translator &&
+      options::findBundledModel(given->value) == o.lab.model_dir)
+    model = given->value;
   for (const QString& a : command)
     quoted << (!model.isEmpty() && a == o.lab.model_dir ? model : shellQuoted(a));
   return quoted;

@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <ostream>
 
@@ -39,6 +40,13 @@ int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err
 int renderCompared(const options::Options& o, std::ostream& out, std::ostream& err);
 /// compute --rollout: the model's JSON with the captured layers up to --layer and "rollout".
 int computeRollout(const options::Options& o, std::ostream& out, std::ostream& err);
+
+/// compute on a trained translator: the model, the source, the output, every step (token,
+/// probability, top 5) and every attention (docs/DESIGN.md, "Command line").
+nlohmann::json translatorJson(const run::Run& r);
+/// render --plot training: the loss curves of dates-transformer and dates-transformer-unscaled
+/// from their training.json (views::drawTrainingCurves). Throws OptionError when one is missing.
+int renderTraining(const options::Options& o, std::ostream& out);
 
 /// Progress of a long forward pass, for run::RunHooks::progress: "attention-lab-cli: layer 12
 /// of 30, 4.1 s" rewritten in place on stderr when stderr is a terminal and the pass has run for

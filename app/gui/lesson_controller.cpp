@@ -77,7 +77,8 @@ QStringList withoutModel(const QStringList& args) {
 }
 
 bool analysisView(View view) {
-  return view == View::kSaturation || view == View::kEntropy || view == View::kHistogram;
+  return view == View::kSaturation || view == View::kEntropy || view == View::kHistogram ||
+         view == View::kHeadRoles;
 }
 
 }  // namespace
@@ -262,6 +263,9 @@ void LessonController::applySettings(const lessons::Step& step) {
   } else if (std::exchange(set_cache_bug_, false)) {
     host_.setCacheBug(CacheBug::kNone);
   }
+  // The model view's role badges: the step's --head-role (setSettings takes them off for a step
+  // without head roles).
+  if (o->lab.head_roles) host_.setHeadRole(parseHeadRole(o->window.head_role.toStdString()));
   host_.setSettings(o->lab);
   applied_ = host_.settings();
   if (o->isGiven("color-scale") || o->isGiven("pool")) {

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "attnlab/decode.hpp"
+#include "attnlab/head_roles.hpp"
 #include "compute_worker.hpp"
 #include "options/lab_settings.hpp"
 #include "views/picture_options.hpp"
@@ -52,6 +53,9 @@ class LessonHost {
   virtual QDockWidget* toolDock(ToolDock dock) = 0;
   /// The decoding dock's simulated cache bug (CacheBug::kNone: the correct cache) from `step`.
   virtual void setCacheBug(CacheBug bug, std::optional<int> step = std::nullopt) = 0;
+  /// The model view's head-role badges (the "Head roles" combo box); none takes them off. The
+  /// roles are computed when the next settings ask for them (LabSettings::head_roles).
+  virtual void setHeadRole(std::optional<HeadRole> role) = 0;
   /// The analysis plots (saturation, entropy, histogram) beside the heads; shown again they are
   /// redrawn.
   virtual bool analysisVisible() const = 0;

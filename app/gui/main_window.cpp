@@ -266,6 +266,7 @@ void MainWindow::setSettings(const options::LabSettings& s) {
   inputs_->setSettings(s);
   model_source_->setSource(s.model_dir, s.layer, s.hide_special);
   model_source_->setRollout(s.rollout);
+  if (!s.head_roles) setHeadRole(std::nullopt);  // settings without head roles: no badges
   const std::shared_ptr<const ModelInfo> info =
       shown_ && shown_->model && shown_->model->dir == s.model_dir ? shown_->model : nullptr;
   if (s.pretrained()) inputs_->setModelMode(true, info.get());
@@ -485,6 +486,11 @@ QDockWidget* MainWindow::toolDock(ToolDock dock) {
 }
 
 void MainWindow::setCacheBug(CacheBug bug, std::optional<int> step) { decode_->setCacheBug(bug, step); }
+
+void MainWindow::setHeadRole(std::optional<HeadRole> role) {
+  model_source_->setHeadRole(role);
+  heads_->setHeadRole(role);
+}
 
 bool MainWindow::analysisVisible() const { return analysis_->isVisible(); }
 

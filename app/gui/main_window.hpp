@@ -125,6 +125,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   void showHead(int head) override;
   QDockWidget* toolDock(ToolDock dock) override;
   void setCacheBug(CacheBug bug, std::optional<int> step) override;
+  void setHeadRole(std::optional<HeadRole> role) override;
   bool analysisVisible() const override;
   void setAnalysisVisible(bool visible) override;
 

@@ -31,6 +31,8 @@ constexpr ViewEntry kViews[] = {
     {View::kEntropy, "entropy"},   {View::kHistogram, "histogram"},
     {View::kCompare, "compare"},   {View::kCost, "cost"},
     {View::kDecode, "decode"},     {View::kHeadSimilarity, "head-similarity"},
+    {View::kHeadRoles, "head-roles"},
+    {View::kTraining, "training"},
 };
 
 /// The options a lesson step may not set: output and the window's own start options.

@@ -56,6 +56,10 @@ enum class View {
   kCost,            ///< The cost panel (time and memory against n).
   kDecode,          ///< KV-cache decoding step by step.
   kHeadSimilarity,  ///< The h × h head-similarity matrix.
+  /// A model's head roles: the window badges the model view by the step's --head-role and opens
+  /// the Analysis dock (its list of top heads); the lecture pack draws render --plot head-roles.
+  kHeadRoles,
+  kTraining,        ///< The training loss curves of dates-transformer with and without 1/√d_k.
 };
 
 struct Step {
@@ -124,7 +128,8 @@ QStringList placeholders(const QString& text);
 QStringList quantityNames();
 /// Live numbers: every quantity the caption of `step` quotes, computed from `settings` (the
 /// lab's settings now, which the user may have changed since the step set them), formatted for
-/// display ("0.94", "4.00 MiB", "37 %"; ratios as bare numbers: "4"). Runs the computation on
+/// display ("0.94", "4.00 MiB", "37 %"; ratios as bare numbers: "4"); a head's numbers read the
+/// step's own --head (head 0 without one), whichever head the window enlarges. Runs the computation on
 /// the CPU reference through `session` (run/run.hpp: the run pipeline's checks; the model comes
 /// from the process's model cache, so the window's model is not loaded twice): milliseconds for
 /// the synthetic lab, a forward pass for a model. One thread at a time per session.

@@ -14,6 +14,7 @@
 #include "attnlab/cost.hpp"
 #include "attnlab/decode.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/head_roles.hpp"
 #include "attnlab/head_similarity.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
@@ -21,6 +22,7 @@
 #include "attnlab/timing.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/translator_figures.hpp"
 #include "run/run.hpp"
 
 namespace attnlab::lessons {
@@ -124,16 +126,27 @@ class Context {
   const LabSettings& lab() const { return lab_; }
   const options::Options& options() const { return o_; }
   bool model() const { return lab_.pretrained(); }
+  bool translator() const { return lab_.translator; }
+
+  /// A trained translator's run (null when the step's model is not one).
+  const run::Run* translatorRun() {
+    if (translator() && !translator_run_) translator_run_ = session_.run(lab_);
+    return translator_run_.get();
+  }
 
   /// The attention shown: the synthetic lab's, or each captured layer of the model.
   const std::vector<AttentionResult>& results() {
     if (!results_) {
       results_.emplace();
-      if (model()) {
+      if (translator()) {
+        *results_ = translatorRun()->translator_layers;
+      } else if (model()) {
         LabSettings every_token = lab_;  // the numbers read every token and every layer
         every_token.hide_special = false;
         every_token.rollout = false;
-        *results_ = session_.run(every_token)->model_run->attention;
+        const auto run = session_.run(every_token);
+        *results_ = run->model_run->attention;
+        ids_ = run->model_run->encoding.ids;
       } else {
         LabRun run = runWith(lab_);
         pad_tokens_ = run.pad_tokens;
@@ -143,6 +156,15 @@ class Context {
     return *results_;
   }
   const AttentionResult& first() { return results().front(); }
+  /// A model's token ids (every token), empty in the synthetic lab.
+  const std::vector<int>& ids() { return results(), ids_; }
+  /// A model's head roles (attnlab/head_roles.hpp; the session keeps them per model), else null.
+  const HeadRoles* roles() {
+    LabSettings lab = lab_;
+    lab.head_roles = true;
+    if (!roles_ && model()) roles_ = session_.run(lab)->head_roles;
+    return roles_.get();
+  }
   int padTokens() {
     results();
     return pad_tokens_;
@@ -160,12 +182,21 @@ class Context {
     return *session_.pretrained();
   }
 
-  int dK() { return model() ? pretrained().config().dK() : lab_.spec.resolvedDk(); }
-  int heads() { return model() ? pretrained().config().heads : lab_.spec.heads; }
+  int dK() {
+    if (translator()) return std::max(translatorConfig().d_k, translatorConfig().attention_dim);
+    return model() ? pretrained().config().dK() : lab_.spec.resolvedDk();
+  }
+  int heads() {
+    if (translator()) return first().heads();
+    return model() ? pretrained().config().heads : lab_.spec.heads;
+  }
   int kvHeads() {
     return model() ? pretrained().config().resolvedKvHeads() : lab_.spec.resolvedKvHeads();
   }
-  int layers() { return model() ? pretrained().config().layers : 1; }
+  int layers() {
+    if (translator()) return std::max(1, translatorConfig().decoder_layers);
+    return model() ? pretrained().config().layers : 1;
+  }
   int dModel() { return model() ? pretrained().config().d_model : lab_.spec.d_model; }
   CostShape shape(int n) {
     CostShape s;
@@ -300,7 +331,12 @@ class Context {
   const options::Options& o_;
   LabSettings lab_;
   run::Session& session_;
+  const TranslatorConfig& translatorConfig() { return translatorRun()->translator->config; }
+
+  std::shared_ptr<const run::Run> translator_run_;
   std::optional<std::vector<AttentionResult>> results_;
+  std::vector<int> ids_;
+  std::shared_ptr<const HeadRoles> roles_;
   int pad_tokens_ = 0;
   std::optional<SaturationAnalysis> saturation_;
   bool decode_done_ = false;
@@ -336,6 +372,14 @@ void forVisible(Context& c, F&& f) {
 }
 
 using Compute = std::function<QString(Context&)>;
+/// The top head of `role`: its layer (what 0), head (1), score (2), or the median of all heads (3).
+QString roleTop(Context& c, HeadRole role, int what) {
+  const HeadRoles* r = c.roles();
+  if (!r || r->layers * r->heads == 0) return kNotApplicable;
+  const HeadScore top = r->top(role, 1).front();
+  return what == 0 ? QString::number(top.layer) : what == 1 ? QString::number(top.head)
+                   : fixed2(what == 2 ? top.score : r->median(role));
+}
 
 const std::vector<std::pair<QString, Compute>>& table() {
   static const std::vector<std::pair<QString, Compute>> entries = {
@@ -344,7 +388,7 @@ const std::vector<std::pair<QString, Compute>>& table() {
       {"kv_heads", [](Context& c) { return QString::number(c.kvHeads()); }},
       {"n_tokens", [](Context& c) { return QString::number(c.first().nQ()); }},
       {"n_keys", [](Context& c) { return QString::number(c.first().nK()); }},
-      {"model_layers", [](Context& c) { return c.model() ? QString::number(c.layers()) : kNotApplicable; }},
+      {"model_layers", [](Context& c) { return c.model() || c.translator() ? QString::number(c.layers()) : kNotApplicable; }},
       {"mean_max_weight", [](Context& c) { return fixed2(meanStat(c, &HeadStats::max_weight, 1)); }},
       {"mean_entropy", [](Context& c) { return fixed2(meanStat(c, &HeadStats::normalized_entropy, 2)); }},
       {"jacobian_norm", [](Context& c) { return formatNumber(meanStat(c, &HeadStats::jacobian_norm, 1)); }},
@@ -393,6 +437,15 @@ const std::vector<std::pair<QString, Compute>>& table() {
            for (int b = a + 1; b < s.h; ++b) { sum += s(a, b); n += 1; }
          return n > 0 ? formatNumber(sum / n) : kNotApplicable;
        }},
+      {"induction_layer", [](Context& c) { return roleTop(c, HeadRole::kInduction, 0); }},
+      {"induction_head", [](Context& c) { return roleTop(c, HeadRole::kInduction, 1); }},
+      {"induction_score", [](Context& c) { return roleTop(c, HeadRole::kInduction, 2); }},
+      {"induction_median", [](Context& c) { return roleTop(c, HeadRole::kInduction, 3); }},
+      {"previous_layer", [](Context& c) { return roleTop(c, HeadRole::kPreviousToken, 0); }},
+      {"previous_head", [](Context& c) { return roleTop(c, HeadRole::kPreviousToken, 1); }},
+      {"previous_score", [](Context& c) { return roleTop(c, HeadRole::kPreviousToken, 2); }},
+      {"head_previous_weight", [](Context& c) { return fixed2(previousTokenWeight(c.first(), c.options().head.value_or(0)).value_or(NAN)); }},
+      {"head_induction_weight", [](Context& c) { return fixed2(inductionWeight(c.first(), c.options().head.value_or(0), c.ids()).value_or(NAN)); }},
       {"near_duplicate_pairs", [](Context& c) { return QString::number(headSimilarity(c.first()).near_duplicates.size()); }},
       {"avg_output_lost", [](Context& c) { return percent(averagingLoss(c.first().head_outputs)); }},
       {"avg_map_max_weight", [](Context& c) {
@@ -533,7 +586,7 @@ const std::vector<std::pair<QString, Compute>>& table() {
 QStringList quantityNames() {
   QStringList names;
   for (const auto& [name, f] : table()) names << name;
-  return names;
+  return names + translatorQuantityNames();
 }
 
 std::map<QString, QString> quantities(const QStringList& names, const options::Options& settings,
@@ -541,6 +594,10 @@ std::map<QString, QString> quantities(const QStringList& names, const options::O
   Context context(settings, session);
   std::map<QString, QString> out;
   for (const QString& name : names) {
+    if (translatorQuantityNames().contains(name)) {
+      out[name] = translatorQuantity(name, context.translatorRun());
+      continue;
+    }
     const auto it = std::find_if(table().begin(), table().end(), [&name](const auto& e) { return e.first == name; });
     if (it == table().end())
       throw Error(ErrorCode::kInvalidArgument, "unknown lesson quantity {" + utf8(name) + "}");
@@ -553,12 +610,12 @@ std::map<QString, QString> quantities(const Step& step, const options::LabSettin
                                       run::Session& session) {
   options::Options o;
   o.lab = settings;
-  if (step.view == View::kDecode) {
-    try {
-      o.decode = stepOptions(step).decode;
-    } catch (const std::exception&) {
-      // The cache bug stays "none" when the step's own settings are refused.
-    }
+  try {  // the step's head (its head's numbers) and a decode step's cache bug
+    const options::Options own = stepOptions(step);
+    o.head = own.head;
+    if (step.view == View::kDecode) o.decode = own.decode;
+  } catch (const std::exception&) {
+    // Head 0 and no cache bug when the step's own settings are refused.
   }
   QStringList names = placeholders(step.caption.en);
   for (const QString& n : placeholders(step.caption.zh_CN))

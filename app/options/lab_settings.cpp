@@ -151,6 +151,13 @@ void validate(const LabSettings& s) {
         Message(ATTNLAB_MSG("--memory-budget must be a positive number of GB (got %1)"),
                 {QString::number(*s.memory_budget_gb, 'g', QLocale::FloatingPointShortest)}));
   }
+  if (s.pretrained() && s.translator) {
+    if (s.spec.mechanism == Mechanism::kLinear) {
+      throw OptionError(Message(ATTNLAB_MSG(
+          "--mechanism linear does not apply to a trained translator (it was trained with softmax attention)")));
+    }
+    return;  // the model's own checks come with its config (checkTranslator)
+  }
   if (s.pretrained()) {
     if (s.spec.mechanism == Mechanism::kAdditive) {
       throw OptionError(Message(ATTNLAB_MSG(
@@ -229,6 +236,58 @@ void checkModelTokens(const PretrainedModel& model, int n, const LabSettings& se
         {QString::fromStdString(formatBytes(needed)), num(model.keptLayers(run)),
          num(model.config().heads), num(n), QString::fromStdString(formatBytes(budget))}));
   }
+}
+
+void checkTranslator(const LabSettings& s, const QString& name, const TranslatorConfig& c) {
+  const bool additive = c.kind == TranslatorKind::kAdditiveGru;
+  const Mechanism m = s.spec.mechanism;
+  if (additive && m == Mechanism::kDot) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("%1 uses additive attention: there is no 1/√d_k to switch off"), {name}));
+  }
+  if (!additive && m == Mechanism::kAdditive) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)"),
+        {name}));
+  }
+  if (!additive && m == Mechanism::kDot && !c.scale_attention) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("%1 was trained without 1/√d_k: there is none to switch off (dates-transformer has it)"),
+        {name}));
+  }
+  if (additive && s.translator_attention != TranslatorAttention::kCross) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)"),
+        {QString::fromStdString(toString(s.translator_attention)), name}));
+  }
+  const int layers = additive ? 1
+                     : s.translator_attention == TranslatorAttention::kEncoderSelf ? c.encoder_layers
+                                                                                  : c.decoder_layers;
+  checkLayer(s, name, layers);
+}
+
+TranslatorOptions toTranslatorOptions(const LabSettings& s) {
+  TranslatorOptions t;
+  if (!s.text.isEmpty()) t.target = s.text.toUtf8().toStdString();
+  if (s.spec.mechanism == Mechanism::kDot) t.mechanism = Mechanism::kDot;
+  t.temperature = s.spec.temperature;
+  return t;
+}
+
+std::string toString(TranslatorAttention attention) {
+  switch (attention) {
+    case TranslatorAttention::kCross: return "cross";
+    case TranslatorAttention::kEncoderSelf: return "encoder-self";
+    case TranslatorAttention::kDecoderSelf: return "decoder-self";
+  }
+  return "cross";
+}
+
+std::optional<TranslatorAttention> parseTranslatorAttention(const QString& name) {
+  for (TranslatorAttention a : {TranslatorAttention::kCross, TranslatorAttention::kEncoderSelf,
+                                TranslatorAttention::kDecoderSelf})
+    if (name == QString::fromStdString(toString(a))) return a;
+  return std::nullopt;
 }
 
 void checkLayer(const LabSettings& s, const QString& model_name, int layers) {

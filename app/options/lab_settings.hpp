@@ -16,6 +16,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/spec.hpp"
 #include "attnlab/synthetic.hpp"
+#include "attnlab/translator.hpp"
 
 class QSettings;
 
@@ -38,6 +39,17 @@ enum class BackendKind {
 std::string toString(BackendKind kind);
 /// The kind named "auto", "cpu" or "opencl"; nullopt for any other text.
 std::optional<BackendKind> parseBackendKind(const QString& name);
+
+/// Which attention of a trained translator the pictures show (--attention).
+enum class TranslatorAttention {
+  kCross,        ///< Decoder → encoder: rows = output characters, columns = source characters.
+  kEncoderSelf,  ///< The Transformer's encoder self-attention: source × source.
+  kDecoderSelf,  ///< The Transformer's decoder causal self-attention: outputs × decoder inputs.
+};
+/// "cross", "encoder-self" or "decoder-self" (the option's words).
+std::string toString(TranslatorAttention attention);
+/// The attention named "cross", "encoder-self" or "decoder-self"; nullopt for any other text.
+std::optional<TranslatorAttention> parseTranslatorAttention(const QString& name);
 
 /// What to compute. Rows of every result are queries (the text), columns keys (the source when
 /// cross-attention, else the text). The engine's part is the engine's own AttentionSpec (`spec`,
@@ -62,6 +74,11 @@ struct LabSettings {
   /// Non-empty: the absolute path of a HuggingFace model folder whose real forward pass is shown
   /// (then the shapes, the seed, the source, the causal flag and additive do not apply).
   QString model_dir;
+  /// model_dir is a trained translator (attnlab::isTranslatorFolder, decided where model_dir is
+  /// set: the --model option, the window's model list). Then `source` is the input, `text` the
+  /// forced target (empty: greedy decoding), and `translator_attention` the attention shown.
+  bool translator = false;
+  TranslatorAttention translator_attention = TranslatorAttention::kCross;
   std::optional<int> layer;   ///< Model: the layer shown, 0-based; unset = every layer.
   /// Model, BERT only: the second sentence ([CLS] text [SEP] pair [SEP]) exactly when one is
   /// given (--pair; the window: its field enabled and not empty). Given empty, blank or to a
@@ -130,6 +147,15 @@ TokenCounts checkTokens(const LabSettings& settings);
 /// memory budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger
 /// --memory-budget"). Throws OptionError.
 void checkModelTokens(const PretrainedModel& model, int tokens, const LabSettings& settings);
+/// Checks a translator's settings against its config (after loading, before the run): the scaling
+/// toggle ("dates-additive uses additive attention: there is no 1/√d_k to switch off", the
+/// unscaled Transformer has none either), --mechanism additive on the Transformer, the encoder or
+/// decoder self-attention of the additive model, the layer. Throws OptionError. "Scaled" on a
+/// translator means the scores the model was trained with (q·k/√d_k, or q·k for the unscaled one).
+void checkTranslator(const LabSettings& settings, const QString& name, const TranslatorConfig& config);
+/// The options of a translator run: the forced target (text, unless empty), the mechanism (unset:
+/// the model's own; kDot only for a model trained scaled) and the temperature.
+TranslatorOptions toTranslatorOptions(const LabSettings& settings);
 /// Checks the layer against a loaded model's layers; throws OptionError "--layer 7 does not
 /// exist: tiny-gpt2 has layers 0–1 (or use all)".
 void checkLayer(const LabSettings& settings, const QString& model_name, int layers);

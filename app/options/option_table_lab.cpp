@@ -6,6 +6,8 @@
 #include <array>
 #include <limits>
 
+#include "attnlab/translator.hpp"
+#include "options/bundled_models.hpp"
 #include "options/option_table.hpp"
 #include "options/variants.hpp"
 
@@ -19,6 +21,7 @@ constexpr std::array<std::string_view, 4> kPositions{"sinusoidal", "rope", "alib
 constexpr std::array<std::string_view, 3> kPrecisions{"fp32", "fp16", "bf16"};
 constexpr std::array<std::string_view, 2> kSoftmaxKinds{"stable", "naive"};
 constexpr std::array<std::string_view, 3> kCacheBugs{"none", "skip", "duplicate"};
+constexpr std::array<std::string_view, 3> kTranslatorAttentions{"cross", "encoder-self", "decoder-self"};
 
 
 const LabSettings kDefaults;
@@ -28,11 +31,14 @@ const LabSettings kDefaults;
 /// (--mechanism before --no-scale).
 const OptionSpec kEntries[] = {
   // input
-  {"text", Kind::kText, "TEXT", "the sentence: the queries (default: \"The cat sat on the mat because it was tired.\")",
+  {"text", Kind::kText, "TEXT", "the sentence: the queries (default: \"The cat sat on the mat because it was tired.\"); a translator: the target to force (default: generated)",
    Group::kInput, kRunCommands | kSaturation | kGenerate, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lab.text = v.text; },
-   [](const Options& o) { return text(o.lab.text, kDefaults.text); }},
-  {"source", Kind::kText, "TEXT", "cross-attention: queries from --text, keys and values from TEXT",
+   [](const Options& o) {
+     if (o.lab.translator) return o.lab.text.isEmpty() ? std::nullopt : std::optional<QString>(o.lab.text);
+     return text(o.lab.text, kDefaults.text);
+   }},
+  {"source", Kind::kText, "TEXT", "cross-attention: queries from --text, keys and values from TEXT; a translator: its input (e.g. \"March 3rd, 2021\")",
    Group::kInput, kRunCommands | kSaturation, Applies::kSyntheticOnly, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lab.source = v.text; },
    [](const Options& o) { return text(o.lab.source); }},
@@ -160,10 +166,19 @@ const OptionSpec kEntries[] = {
    [](Options& o, const Value& v) { o.decode.bug_step = static_cast<int>(v.integer); },
    [](const Options& o) { return integer(o.decode.bug_step); }},
   // pretrained models
-  {"model", Kind::kPath, "DIR|FILE", "run a model's real forward pass: a HuggingFace folder or a .gguf file",
+  {"model", Kind::kPath, "DIR|FILE|NAME", "run a model's real forward pass: a HuggingFace folder, a .gguf file, or a bundled translator (dates-additive, dates-transformer, dates-transformer-unscaled)",
    Group::kModel, kRunCommands | kCost | kGenerate, Applies::kAlways, 0, 0, false, {},
-   [](Options& o, const Value& v) { o.lab.model_dir = QDir::cleanPath(QFileInfo(v.text).absoluteFilePath()); },
+   [](Options& o, const Value& v) {
+     o.lab.model_dir = resolveModelPath(v.text);
+     o.lab.translator = isTranslatorFolder(std::filesystem::path(o.lab.model_dir.toStdString()));
+     if (o.lab.translator && !o.isGiven("text")) o.lab.text.clear();  // generate the target
+   },
    [](const Options& o) { return text(o.lab.model_dir); }},
+  {"attention", Kind::kChoice, "A", "a translator's attention to show: cross (target x source, default) | encoder-self | decoder-self (the Transformer's)",
+   Group::kModel, kRunCommands, Applies::kModelOnly, 0, 0, false, kTranslatorAttentions,
+   [](Options& o, const Value& v) { o.lab.translator_attention = parseTranslatorAttention(v.text).value_or(TranslatorAttention::kCross); },
+   [](const Options& o) { return o.lab.translator_attention == TranslatorAttention::kCross ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.translator_attention))); }},
   {"layer", Kind::kIntOrAll, "L|all", "the layer to show, 0-based (default all: layers x heads)",
    Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), false, {},
    [](Options& o, const Value& v) { o.lab.layer = v.all ? std::nullopt : std::optional<int>(static_cast<int>(v.integer)); },

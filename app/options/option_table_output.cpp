@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", 
 constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
-constexpr std::array<std::string_view, 5> kPlots{"heatmap", "entropy", "histogram", "head-similarity", "head-roles"};
+constexpr std::array<std::string_view, 6> kPlots{"heatmap", "entropy", "histogram", "head-similarity", "head-roles", "training"};
 constexpr std::array<std::string_view, 7> kHeadRoleChoices{"none", "previous-token", "duplicate-token", "induction", "sink", "local", "broad"};
 constexpr long long kMaxCostTokens = 1LL << 20;
 constexpr long long kMaxSampleSeed = 1LL << 53;  // exact in a double, as the lab's --seed
@@ -74,7 +74,7 @@ const OptionSpec kEntries[] = {
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
    [](Options& o, const Value& v) { o.output.values = v.text; },
    [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
-  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores) | head-similarity (mean JSD between heads) | head-roles (a model's layers × heads role scores)",
+  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores) | head-similarity (mean JSD between heads) | head-roles (a model's layers × heads role scores) | training (the loss curves of dates-transformer with and without 1/sqrt(d_k))",
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
    [](Options& o, const Value& v) { o.output.plot = v.text; },
    [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},

@@ -15,6 +15,8 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "attnlab/translator.hpp"
+#include "options/bundled_models.hpp"
 #include "options/option_table.hpp"
 #include "options/utf8_text.hpp"
 #include "options/variants.hpp"
@@ -28,6 +30,22 @@ using detail::q;
 
 [[noreturn]] void fail(const char* source, QStringList args = {}) {
   throw OptionError(Message(source, std::move(args)));
+}
+
+/// The options a trained translator (--model dates-additive …) refuses, with the reason: its
+/// shapes, masks, positions and numerics are what it was trained with.
+void checkTranslatorOption(const QString& name) {
+  if (name == QLatin1String("causal"))
+    fail(ATTNLAB_MSG("--causal does not apply to a trained translator: its decoder self-attention is causal already, its encoder and cross-attention never are"));
+  if (name == QLatin1String("pair") || name == QLatin1String("hide-special") || name == QLatin1String("rollout"))
+    fail(ATTNLAB_MSG("--%1 does not apply to a trained translator (a BERT or GPT model option)"), {name});
+  static const char* const kFixed[] = {"heads", "d-model", "d-k", "d-v", "d-a", "seed", "no-positions",
+                                       "positions", "rope-base", "kv-heads", "window", "global", "stride",
+                                       "pad-to", "no-pad-mask", "precision", "softmax", "dropout",
+                                       "cache-bug", "bug-step"};
+  for (const char* fixed : kFixed)
+    if (name == QLatin1String(fixed))
+      fail(ATTNLAB_MSG("--%1 does not apply to a trained translator: it keeps the shapes, masks, positions and numerics it was trained with"), {name});
 }
 
 QString choiceList(std::span<const std::string_view> choices) {
@@ -374,10 +392,17 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     o.given << name;
   }
   const bool model = o.isGiven("model");
+  // A trained translator (issue 23) takes --source as its input and refuses what it cannot vary.
+  const bool translator =
+      model && isTranslatorFolder(std::filesystem::path(
+                   resolveModelPath(parser.value(QStringLiteral("model"))).toStdString()));
   for (const OptionSpec& spec : table()) {
     if (!(spec.commands & o.command) || !o.isGiven(spec.name)) continue;
     const QString name = q(spec.name);
-    if (model && spec.applies == Applies::kSyntheticOnly) {
+    if (translator) checkTranslatorOption(name);
+    if (!translator && name == QLatin1String("attention"))
+      fail(ATTNLAB_MSG("--attention applies to a trained translator (e.g. --model dates-transformer)"));
+    if (model && spec.applies == Applies::kSyntheticOnly && !(translator && name == QLatin1String("source"))) {
       if (name == QLatin1String("source"))
         fail(ATTNLAB_MSG("--source does not apply with --model (the model decides it; for a BERT sentence pair use --pair)"));
       fail(ATTNLAB_MSG("--%1 does not apply with --model (the model decides it)"), {name});
@@ -411,7 +436,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
         fail(ATTNLAB_MSG("--plot head-roles scores a model's heads: add --model DIR or FILE.gguf"));
       if (o.head) fail(ATTNLAB_MSG("--plot head-roles draws every head of every layer: leave out --head"));
       o.lab.head_roles = true;
-    } else if (o.lab.pretrained() && !o.lab.layer) {
+    } else if (o.lab.pretrained() && !o.lab.layer && o.output.plot != QLatin1String("training")) {
       fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {o.output.plot});
     }
   }
@@ -434,6 +459,9 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     return o;
   }
   if (c == kInfo) return o;
+  if (translator && o.command != kWindow && !o.isGiven("source") &&
+      !(c == kRender && o.output.plot == QLatin1String("training")))
+    fail(ATTNLAB_MSG("a translator reads --source TEXT (e.g. --source \"March 3rd, 2021\")"));
   if (c == kLesson) {
     checkLesson(o);
     return o;
@@ -474,7 +502,9 @@ QStringList toArguments(const Options& o) {
   if (o.command != kWindow) args << commandName(o.command);
   for (const OptionSpec& spec : table()) {
     if (!(spec.commands & o.command) || !spec.get) continue;
-    if (spec.applies == Applies::kSyntheticOnly && o.lab.pretrained()) continue;
+    if (spec.applies == Applies::kSyntheticOnly && o.lab.pretrained() &&
+        !(o.lab.translator && spec.name == "source"))
+      continue;
     if (spec.applies == Applies::kModelOnly && !o.lab.pretrained()) continue;
     const std::optional<QString> value = spec.get(o);
     if (!value) continue;

@@ -41,18 +41,20 @@ bool samePass(const LabSettings& a, const LabSettings& b) {
 }  // namespace
 
 const AttentionResult& Run::attention(int entry) const {
-  if (!model) return run.attention;
+  if (!model && !translator) return run.attention;
   return layers().at(static_cast<std::size_t>(entry));
 }
 
 const std::vector<AttentionResult>& Run::layers() const {
   static const std::vector<AttentionResult> kNone;
+  if (translator) return translator_layers;
   if (!filtered.empty()) return filtered;
   return model_run ? model_run->attention : kNone;
 }
 
 const std::vector<int>& Run::layerIndices() const {
   static const std::vector<int> kNone;
+  if (translator) return translator_layer_indices;
   return model_run ? model_run->layers : kNone;
 }
 
@@ -140,6 +142,7 @@ std::shared_ptr<const ModelInfo> Session::model(const QString& dir, const RunHoo
 }
 
 std::shared_ptr<Run> Session::run(const LabSettings& settings, const RunHooks& hooks) {
+  if (settings.pretrained() && settings.translator) return runTranslator(settings, hooks);
   return settings.pretrained() ? runModel(settings, hooks) : runSynthetic(settings);
 }
 

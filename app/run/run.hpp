@@ -34,6 +34,7 @@
 #include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
 #include "attnlab/token_display.hpp"
+#include "attnlab/translator.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
 
@@ -45,6 +46,14 @@ struct ModelInfo {
   QString name;        ///< The model's name, e.g. "all-MiniLM-L6-v2".
   ModelConfig config;  ///< Layers, heads, d_model, architecture (mask, pairs).
   double load_ms = 0;  ///< Time PretrainedModel::load took, ms.
+};
+
+/// A loaded trained translator (issue 23), as the pictures describe it.
+struct TranslatorInfo {
+  QString dir;              ///< The folder, absolute.
+  QString name;             ///< "dates-additive".
+  TranslatorConfig config;  ///< Architecture, shapes, the training's accuracy.
+  double load_ms = 0;       ///< Time Translator::load took, ms.
 };
 
 /// What one run computed, and what every caller draws or writes from it. Immutable once
@@ -72,6 +81,15 @@ struct Run {
   /// holds (for tooltips and files); empty in the synthetic lab.
   std::vector<TokenDisplay> token_display;
   std::shared_ptr<const ModelInfo> model;     ///< The model (null in the synthetic lab).
+  /// A trained translator's run (settings.translator): the model, the translation with every
+  /// attention, and the shown attention (settings.translator_attention) per layer — additive
+  /// [1, T, n_s]; the Transformer's cross [h, T, n_s], encoder self [h, n_s, n_s] or decoder
+  /// self [h, T, T]. query_tokens / key_tokens label them (outputs y_i, "</s>" last; source
+  /// characters; decoder inputs "<s>", y_1 …). model and model_run are null then.
+  std::shared_ptr<const TranslatorInfo> translator;
+  std::shared_ptr<const Translation> translation;
+  std::vector<AttentionResult> translator_layers;
+  std::vector<int> translator_layer_indices;
   std::shared_ptr<const ModelRun> model_run;  ///< The forward pass over every token (model only).
   std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
                                           ///< when nothing is hidden.
@@ -87,7 +105,7 @@ struct Run {
   double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
 
   /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
-  int entries() const { return model ? static_cast<int>(layers().size()) : 1; }
+  int entries() const { return model || translator ? static_cast<int>(layers().size()) : 1; }
   /// Attention result `entry` (0 ≤ entry < entries()), shown tokens only.
   const AttentionResult& attention(int entry = 0) const;
   /// A model's shown layers, in layer order (empty in the synthetic lab).
@@ -181,6 +199,7 @@ class Session {
  private:
   std::shared_ptr<Run> runSynthetic(const options::LabSettings& settings);
   std::shared_ptr<Run> runModel(const options::LabSettings& settings, const RunHooks& hooks);
+  std::shared_ptr<Run> runTranslator(const options::LabSettings& settings, const RunHooks& hooks);
 
   BuildMode auto_build_;
   std::unique_ptr<Backend> backend_;
@@ -188,6 +207,8 @@ class Session {
   std::unique_ptr<SyntheticModel> synthetic_;
   std::shared_ptr<const PretrainedModel> pretrained_;
   std::shared_ptr<const ModelInfo> info_;
+  std::shared_ptr<const Translator> translator_;  ///< The translator of the last translator run.
+  std::shared_ptr<const TranslatorInfo> translator_info_;
   std::shared_ptr<const ModelRun> last_pass_;  ///< The last forward pass, with its settings:
   options::LabSettings last_pass_settings_;    ///< reused when only the display changes.
   /// The head roles of the model and backend they were scored with (they do not read the text).

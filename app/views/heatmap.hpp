@@ -54,11 +54,14 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
 /// columns, or transposed when that gives larger thumbnails — sharing one colour scale, with
 /// "layer l" and "head k" headers and the tokens listed under the grid. Title: "<model> · L layers
 /// × h heads · mechanism · d_k = … · n tokens[ · causal mask]". Plottable r·h + k is layer entry
-/// r, head k's QCPColorMap in either orientation. Throws Error(kInvalidArgument) when layers is
-/// empty, the sizes disagree, or a result is empty.
+/// r, head k's QCPColorMap in either orientation. Cross-attention (n_q ≠ n_k: a translator's
+/// target × source) draws rectangular thumbnails with `key_tokens` listed for the columns (empty:
+/// the keys are `tokens`). Throws Error(kInvalidArgument) when layers is empty, the sizes
+/// disagree, or a result is empty.
 void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
                    const std::vector<int>& layer_indices, const QStringList& tokens,
-                   const RunLabel& label, const PictureOptions& picture = {});
+                   const RunLabel& label, const PictureOptions& picture = {},
+                   const QStringList& key_tokens = {});
 
 /// A model view in a scrolling panel (the window): drawModelGrid keeps thumbnails of at least
 /// `px` px (and, up to kNoPoolTokens tokens, kMinCellPx per token), growing the picture downward

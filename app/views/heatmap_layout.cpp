@@ -330,11 +330,14 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   layout.key_orientation = o.column_orientation;
 
   // Cells of each thumbnail: tokens, or blocks when a token would get less than kMinCellPx.
-  const int n = std::max(1, req.n);
+  // A cross-attention thumbnail (n_q ≠ n_k) keeps square cells: the longer side fills it.
+  const int n_q = std::max(1, req.n), n_k = req.n_k > 0 ? req.n_k : n_q;
+  const int n = std::max(n_q, n_k);
   int block = 1;
   if (n > kNoPoolTokens && o.thumb / n < kMinCellPx)
     block = std::max(2, static_cast<int>(std::ceil(kOverviewCellPx * n / o.thumb)));
   const int cells = ceilDiv(n, block);
+  const int cells_q = ceilDiv(n_q, block), cells_k = ceilDiv(n_k, block);
   double cell = o.thumb / cells;
   if (cell >= 2) cell = std::floor(cell);
   const double thumb = cell * cells;
@@ -357,10 +360,13 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
       const int r = o.transposed ? h : l, c = o.transposed ? l : h;
       MapGeometry map;
       map.cell = cell;
-      map.rows = map.columns = cells;
+      map.rows = cells_q;
+      map.columns = cells_k;
       map.block = block;
-      map.n_q = map.n_k = n;
-      map.cells = QRectF(snap(cx0 + along(c, !o.transposed)), snap(cy0 + along(r, o.transposed)), thumb, thumb);
+      map.n_q = n_q;
+      map.n_k = n_k;
+      map.cells = QRectF(snap(cx0 + along(c, !o.transposed)), snap(cy0 + along(r, o.transposed)),
+                         cell * cells_k, cell * cells_q);
       if (grouped) map.group = groupOf(h);
       layout.maps.push_back(map);
     }

@@ -134,7 +134,8 @@ struct ModelGridRequest {
   QSize canvas;
   QStringList layer_titles;        ///< "layer 0" … (rows, or columns when transposed).
   QStringList head_titles;         ///< "head 0" …
-  int n = 0;                       ///< Tokens (queries = keys).
+  int n = 0;                       ///< Query tokens (rows of each thumbnail).
+  int n_k = 0;                     ///< Key tokens (columns); 0 = n (self-attention).
   QStringList title_parts;
   QString token_list;              ///< "tokens (rows = queries …): 0 [CLS] · 1 the …".
   QStringList notes;

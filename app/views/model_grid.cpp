@@ -173,7 +173,8 @@ ImageSize fitModelGridHeight(ImageSize size, const std::function<void(QCustomPlo
 
 void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
                    const std::vector<int>& layer_indices, const QStringList& tokens,
-                   const RunLabel& label, const PictureOptions& picture) {
+                   const RunLabel& label, const PictureOptions& picture,
+                   const QStringList& key_tokens) {
   if (layers.empty() || layers.size() != layer_indices.size()) {
     throw Error(ErrorCode::kInvalidArgument, "a model view needs one layer index per layer result");
   }
@@ -196,10 +197,22 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   for (int l : layer_indices) req.layer_titles << layerTitle(l, label.facts);
   for (int k = 0; k < h; ++k) req.head_titles << viewText("head %1").arg(k);
   req.n = n;
+  req.n_k = first.nK();
   QStringList listed;
   for (int i = 0; i < labels.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(labels[i]);
-  if (!listed.isEmpty()) listed.front().prepend(viewText("tokens (rows = queries, columns = keys): "));
-  req.token_list = listed.join(QStringLiteral(" · "));
+  if (first.nK() != n || !key_tokens.isEmpty()) {
+    // Rows and columns name different tokens (cross-attention): both lists.
+    if (!listed.isEmpty()) listed.front().prepend(viewText("rows (queries): "));
+    const QStringList keys = tickLabels(key_tokens.isEmpty() ? tokens : key_tokens, first.nK(), "tokens");
+    QStringList columns;
+    for (int j = 0; j < keys.size(); ++j) columns << QStringLiteral("%1 %2").arg(j).arg(keys[j]);
+    if (!columns.isEmpty()) columns.front().prepend(viewText("columns (keys): "));
+    req.token_list = listed.join(QStringLiteral(" · ")) + QStringLiteral("  |  ") +
+                     columns.join(QStringLiteral(" · "));
+  } else {
+    if (!listed.isEmpty()) listed.front().prepend(viewText("tokens (rows = queries, columns = keys): "));
+    req.token_list = listed.join(QStringLiteral(" · "));
+  }
   const ModelFacts& facts = label.facts;
   int window = 0;  // the local layers' window, when the model has one (Gemma, Mistral)
   for (int l : layer_indices) window = std::max(window, facts.windowOf(l));
@@ -231,7 +244,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
     run << viewText("%1 layers × %2 heads").arg(n_layers).arg(h) << mechanismTitle(label.spec)
         << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk());
     QStringList parts;
-    parts << viewText("%1 tokens").arg(n);
+    parts << (first.nK() != n ? viewText("%1 × %2 tokens").arg(n).arg(first.nK()) : viewText("%1 tokens").arg(n));
     if (block > 1) {
       parts << viewText("overview: %1 × %1-token blocks, %2")
                    .arg(block)

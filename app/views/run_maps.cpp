@@ -27,6 +27,37 @@ std::vector<int> allHeads(int h) {
   return heads;
 }
 
+/// A translator's maps (mapsOf's part for run::Run::translator): its name, what it wrote, the
+/// attention shown; every layer in the model view, or one.
+RunMaps translatorMaps(RunMaps m, const run::Run& r, std::optional<int> entry) {
+  m.label.model = r.translator->name;
+  m.label.facts = {};
+  const Translation& t = *r.translation;
+  const QString output = QString::fromStdString(t.output);
+  QStringList note;
+  note << (t.forced ? viewText("forced target “%1”").arg(output)
+                    : viewText("output “%1”").arg(output) + (t.finished ? QString() : viewText(" (no </s>: cut at %1 tokens)").arg(t.target_ids.size())));
+  switch (r.settings.translator_attention) {
+    case options::TranslatorAttention::kCross: break;  // the title says cross-attention
+    case options::TranslatorAttention::kEncoderSelf: note << viewText("encoder self-attention"); break;
+    case options::TranslatorAttention::kDecoderSelf: note << viewText("decoder self-attention (columns = decoder inputs)"); break;
+  }
+  m.label.note = note.join(QStringLiteral(" · "));
+  m.layers_total = r.translator->config.kind == TranslatorKind::kAdditiveGru
+                       ? 1
+                       : static_cast<int>(r.translation->cross.size());
+  if (r.entries() > 1 && !r.settings.layer && !entry) {
+    for (int e = 0; e < r.entries(); ++e) m.layers.push_back(&r.attention(e));
+    m.layer_indices = r.layerIndices();
+    return m;
+  }
+  const int e = entry.value_or(0);
+  m.layers = {&r.attention(e)};
+  m.layer_indices = {r.layerIndices().at(static_cast<std::size_t>(e))};
+  if (m.layers_total > 1) m.label.layer = m.layer_indices.front();
+  return m;
+}
+
 }  // namespace
 
 RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head,
@@ -50,6 +81,7 @@ RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head
     m.label.pad_tokens = r->run.pad_tokens;
   }
   m.model_heads = r->model ? r->model->config.heads : r->spec.heads;
+  if (r->translator) return translatorMaps(std::move(m), *r, entry);
   if (r->rollout) {
     m.layers = {r->rollout.get()};
     m.rollout = true;
@@ -98,7 +130,7 @@ void drawMaps(QCustomPlot& plot, const RunMaps& m, const PictureOptions& picture
   if (m.layers.size() > 1 && !m.head) {
     std::vector<AttentionResult> copies;
     for (const AttentionResult* r : m.layers) copies.push_back(*r);
-    drawModelGrid(plot, copies, m.layer_indices, m.query_tokens, m.label, picture);
+    drawModelGrid(plot, copies, m.layer_indices, m.query_tokens, m.label, picture, m.key_tokens);
   } else if (m.head) {
     if (*m.head >= first.heads()) {
       throw OptionError(Message(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),

@@ -1264,8 +1264,16 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--head 必须在 0 到 %1 之间（收到 %2）</translation>
     </message>
     <message>
+        <source>a translator's CSV holds one layer: add --layer L</source>
+        <translation>翻译模型的 CSV 只含一层：请加上 --layer L</translation>
+    </message>
+    <message>
         <source>--bug-step %1 is past the text's last token (%2)</source>
         <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
+    </message>
+    <message>
+        <source>--plot training needs the bundled model %1 (not found in %2)</source>
+        <translation>--plot training 需要随附的模型 %1（在 %2 中未找到）</translation>
     </message>
     <message>
         <source>the forward pass was cancelled</source>
@@ -1376,6 +1384,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--memory-budget 必须是正的 GB 数（得到 %1）</translation>
     </message>
     <message>
+        <source>--mechanism linear does not apply to a trained translator (it was trained with softmax attention)</source>
+        <translation>--mechanism linear 不适用于训练好的翻译模型（它是用 softmax 注意力训练的）</translation>
+    </message>
+    <message>
         <source>--mechanism additive does not apply with --model (its heads are dot-product attention); use scaled or dot</source>
         <translation>--mechanism additive 不适用于 --model（模型的头是点积注意力）；请用 scaled 或 dot</translation>
     </message>
@@ -1432,6 +1444,22 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>本次运行将保留 %1 的注意力（%2 层 × %3 个头 × %4² 个分数和权重），超过内存预算 %5：请选择一层（--layer）、减少词元，或增大 --memory-budget</translation>
     </message>
     <message>
+        <source>%1 uses additive attention: there is no 1/√d_k to switch off</source>
+        <translation>%1 使用加性注意力：没有可以关掉的 1/√d_k</translation>
+    </message>
+    <message>
+        <source>--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)</source>
+        <translation>--mechanism additive 不适用于 %1：它的头是点积注意力（缩放或不缩放）</translation>
+    </message>
+    <message>
+        <source>%1 was trained without 1/√d_k: there is none to switch off (dates-transformer has it)</source>
+        <translation>%1 训练时没有 1/√d_k：没有可以关掉的缩放（dates-transformer 有）</translation>
+    </message>
+    <message>
+        <source>--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)</source>
+        <translation>--attention %1 不适用于 %2：它唯一的注意力是解码器对源序列的加性注意力（--attention cross）</translation>
+    </message>
+    <message>
         <source>--layer %1 does not exist: %2 has layers 0–%3 (or use all)</source>
         <translation>--layer %1 不存在：%2 的层为 0–%3（或用 all）</translation>
     </message>
@@ -1442,6 +1470,18 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>--no-positions contradicts --positions %1</source>
         <translation>--no-positions 与 --positions %1 相互矛盾</translation>
+    </message>
+    <message>
+        <source>--causal does not apply to a trained translator: its decoder self-attention is causal already, its encoder and cross-attention never are</source>
+        <translation>--causal 不适用于训练好的翻译模型：它的解码器自注意力本来就是因果的，编码器注意力和交叉注意力则从来不是</translation>
+    </message>
+    <message>
+        <source>--%1 does not apply to a trained translator (a BERT or GPT model option)</source>
+        <translation>--%1 不适用于训练好的翻译模型（这是 BERT 或 GPT 模型的选项）</translation>
+    </message>
+    <message>
+        <source>--%1 does not apply to a trained translator: it keeps the shapes, masks, positions and numerics it was trained with</source>
+        <translation>--%1 不适用于训练好的翻译模型：它保持训练时的形状、掩码、位置编码和数值格式</translation>
     </message>
     <message>
         <source>--%1 expects a whole number (got '%2')</source>
@@ -1588,6 +1628,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--%1 不适用于 %2 命令</translation>
     </message>
     <message>
+        <source>--attention applies to a trained translator (e.g. --model dates-transformer)</source>
+        <translation>--attention 用于训练好的翻译模型（例如 --model dates-transformer）</translation>
+    </message>
+    <message>
         <source>--source does not apply with --model (the model decides it; for a BERT sentence pair use --pair)</source>
         <translation>--source 不适用于 --model（由模型决定；BERT 句对请用 --pair）</translation>
     </message>
@@ -1638,6 +1682,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>--layout-json describes a screenshot: add --screenshot FILE.png</source>
         <translation>--layout-json 描述截图：请加上 --screenshot FILE.png</translation>
+    </message>
+    <message>
+        <source>a translator reads --source TEXT (e.g. --source "March 3rd, 2021")</source>
+        <translation>翻译模型读取 --source TEXT（例如 --source "March 3rd, 2021"）</translation>
     </message>
     <message>
         <source>--head-roles scores the heads, --rollout averages them: use one of the two</source>
@@ -2279,6 +2327,14 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>KV 缓存每个词元 %1 字节（每个查询头各有一个 K/V 头时为 %2 字节）</translation>
     </message>
     <message>
+        <source>rows (queries): </source>
+        <translation>行（查询）：</translation>
+    </message>
+    <message>
+        <source>columns (keys): </source>
+        <translation>列（键）：</translation>
+    </message>
+    <message>
         <source>tokens (rows = queries, columns = keys): </source>
         <translation>词元（行是查询，列是键）：</translation>
     </message>
@@ -2293,6 +2349,30 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>%1 layers × %2 heads</source>
         <translation>%1 层 × %2 个头</translation>
+    </message>
+    <message>
+        <source>%1 × %2 tokens</source>
+        <translation>%1 × %2 个词元</translation>
+    </message>
+    <message>
+        <source>forced target “%1”</source>
+        <translation>强制目标“%1”</translation>
+    </message>
+    <message>
+        <source>output “%1”</source>
+        <translation>输出“%1”</translation>
+    </message>
+    <message>
+        <source> (no &lt;/s&gt;: cut at %1 tokens)</source>
+        <translation>（没有 &lt;/s&gt;：在 %1 个词元处截断）</translation>
+    </message>
+    <message>
+        <source>encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>decoder self-attention (columns = decoder inputs)</source>
+        <translation>解码器自注意力（列 = 解码器输入）</translation>
     </message>
     <message>
         <source>scaled</source>
@@ -2385,6 +2465,26 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>%1 (part %2 of %3: %4)</source>
         <translation>%1（第 %2/%3 部分：%4）</translation>
+    </message>
+    <message>
+        <source>Training loss with and without 1/√d_k</source>
+        <translation>有无 1/√d_k 的训练损失</translation>
+    </message>
+    <message>
+        <source>training step</source>
+        <translation>训练步数</translation>
+    </message>
+    <message>
+        <source>training loss (nats per target character, log scale)</source>
+        <translation>训练损失（每个目标字符的奈特，对数刻度）</translation>
+    </message>
+    <message>
+        <source>%1: test accuracy %2 %, %3 s</source>
+        <translation>%1：测试准确率 %2 %，%3 秒</translation>
+    </message>
+    <message>
+        <source>, cross-attention entropy %1</source>
+        <translation>，交叉注意力熵 %1</translation>
     </message>
 </context>
 </TS>

@@ -712,7 +712,45 @@ ZH.update({
     "Analysis": "分析",
     "Inputs panel": "输入面板",
     "Analysis panel (saturation, entropy, histogram)": "分析面板（饱和、熵、直方图）",
-    "overview: %1-px cells": "概览：%1 像素单元格",
+    "overview: %1-px cells": "概览：%1 像素单元格",    # the trained translators (issue 23)
+    "a translator's CSV holds one layer: add --layer L": "翻译模型的 CSV 只含一层：请加上 --layer L",
+    "--plot training needs the bundled model %1 (not found in %2)": "--plot training 需要随附的模型 %1（在 %2 中未找到）",
+    "--mechanism linear does not apply to a trained translator (it was trained with softmax attention)":
+        "--mechanism linear 不适用于训练好的翻译模型（它是用 softmax 注意力训练的）",
+    "%1 uses additive attention: there is no 1/√d_k to switch off": "%1 使用加性注意力：没有可以关掉的 1/√d_k",
+    "--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)":
+        "--mechanism additive 不适用于 %1：它的头是点积注意力（缩放或不缩放）",
+    "%1 was trained without 1/√d_k: there is none to switch off (dates-transformer has it)":
+        "%1 训练时没有 1/√d_k：没有可以关掉的缩放（dates-transformer 有）",
+    "--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)":
+        "--attention %1 不适用于 %2：它唯一的注意力是解码器对源序列的加性注意力（--attention cross）",
+    "--causal does not apply to a trained translator: its decoder self-attention is causal already, its encoder and cross-attention never are":
+        "--causal 不适用于训练好的翻译模型：它的解码器自注意力本来就是因果的，编码器注意力和交叉注意力则从来不是",
+    "--%1 does not apply to a trained translator (a BERT or GPT model option)":
+        "--%1 不适用于训练好的翻译模型（这是 BERT 或 GPT 模型的选项）",
+    "--%1 does not apply to a trained translator: it keeps the shapes, masks, positions and numerics it was trained with":
+        "--%1 不适用于训练好的翻译模型：它保持训练时的形状、掩码、位置编码和数值格式",
+    "--attention applies to a trained translator (e.g. --model dates-transformer)":
+        "--attention 用于训练好的翻译模型（例如 --model dates-transformer）",
+    'a translator reads --source TEXT (e.g. --source "March 3rd, 2021")':
+        '翻译模型读取 --source TEXT（例如 --source "March 3rd, 2021"）',
+    "rows (queries): ": "行（查询）：",
+    "columns (keys): ": "列（键）：",
+    "%1 × %2 tokens": "%1 × %2 个词元",
+    "forced target “%1”": "强制目标“%1”",
+    "output “%1”": "输出“%1”",
+    " (no </s>: cut at %1 tokens)": "（没有 </s>：在 %1 个词元处截断）",
+    "encoder self-attention": "编码器自注意力",
+    "decoder self-attention (columns = decoder inputs)": "解码器自注意力（列 = 解码器输入）",
+    "Training loss with and without 1/√d_k": "有无 1/√d_k 的训练损失",
+    "training step": "训练步数",
+    "training loss (nats per target character, log scale)": "训练损失（每个目标字符的奈特，对数刻度）",
+    "%1: test accuracy %2 %, %3 s": "%1：测试准确率 %2 %，%3 秒",
+    ", cross-attention entropy %1": "，交叉注意力熵 %1",
+    "Target to force (empty: the model writes it)": "强制的目标（留空：由模型生成）",
+    "Empty: generated step by step, e.g. 2021-03-03": "留空：逐步生成，例如 2021-03-03",
+    "Source (the translator's input: a date)": "源（翻译模型的输入：一个日期）",
+    "e.g. March 3rd, 2021 or 2021年3月3日": "例如 March 3rd, 2021 或 2021年3月3日",
 })
 
 

@@ -129,6 +129,23 @@ TEST_CASE("head roles: bidirectional and windowed heads", "[head_roles]") {
   CHECK(roles.score(HeadRole::kInduction, 0, 0) == Approx(0.0));
 }
 
+TEST_CASE("head roles on any text: previous-token and induction weights", "[head_roles]") {
+  // Tokens a b c a b c: queries 3, 4, 5 repeat 0, 1, 2 (j + 1 = 1, 2, 3).
+  const std::vector<int> ids{7, 8, 9, 7, 8, 9};
+  AttentionResult r = emptyLayer(2, 6);
+  for (int i = 0; i < 6; ++i) {
+    r.weights(0, i, std::max(i - 1, 0)) = 1;               // previous token
+    r.weights(1, i, i >= 3 ? i - 2 : 0) = 1;               // induction on the second copy
+  }
+  CHECK(*previousTokenWeight(r, 0) == Approx(1.0));
+  CHECK(*previousTokenWeight(r, 1) == Approx(0.2));      // only query 1 reads position 0 = i − 1
+  CHECK(*inductionWeight(r, 1, ids) == Approx(1.0));
+  CHECK(*inductionWeight(r, 0, ids) == Approx(0.0));
+  CHECK_FALSE(inductionWeight(r, 0, {1, 2, 3, 4, 5, 6}));  // nothing repeats
+  CHECK_FALSE(inductionWeight(r, 0, {1, 2}));              // wrong length
+  CHECK_FALSE(previousTokenWeight(r, 2));                  // no such head
+}
+
 TEST_CASE("head roles: every score lies in [0, 1]", "[head_roles]") {
   const bool causal = GENERATE(true, false);
   const int period = GENERATE(4, 7);

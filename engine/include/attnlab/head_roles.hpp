@@ -131,6 +131,18 @@ struct HeadRoles {
 HeadRoles scoreHeadRoles(const std::vector<AttentionResult>& layers,
                          const HeadRoleSequence& sequence);
 
+/// Previous-token weight of one head on any text: mean over queries i ≥ 1 of A[i, i−1], from
+/// weights [h, n, n]; nullopt when n < 2 or `head` is out of range.
+std::optional<double> previousTokenWeight(const AttentionResult& result, int head);
+
+/// Induction weight of one head on any text (the induction score without the random sequence):
+/// over the queries i whose token ids[i] occurred before, at j (the latest such j with j + 1 < i),
+/// the mean of A[i, j + 1] — the weight on the token that followed the earlier occurrence.
+/// `ids` are the n token ids of the [h, n, n] result. nullopt when no token repeats that way,
+/// `head` is out of range or ids has not n entries.
+std::optional<double> inductionWeight(const AttentionResult& result, int head,
+                                      const std::vector<int>& ids);
+
 /// How headRoles() runs.
 struct HeadRoleOptions {
   /// T; clamped down so that 2T + framing tokens fit the model's max_positions (64 positions

@@ -204,6 +204,33 @@ HeadRoles scoreHeadRoles(const std::vector<AttentionResult>& layers,
   return roles;
 }
 
+std::optional<double> previousTokenWeight(const AttentionResult& result, int head) {
+  const Tensor3& w = result.weights;
+  if (head < 0 || head >= w.h || w.rows < 2 || w.cols < w.rows - 1) return std::nullopt;
+  double sum = 0;
+  for (int i = 1; i < w.rows; ++i) sum += w(head, i, i - 1);
+  return sum / (w.rows - 1);
+}
+
+std::optional<double> inductionWeight(const AttentionResult& result, int head,
+                                      const std::vector<int>& ids) {
+  const Tensor3& w = result.weights;
+  if (head < 0 || head >= w.h || static_cast<int>(ids.size()) != w.rows || w.cols != w.rows)
+    return std::nullopt;
+  double sum = 0;
+  int count = 0;
+  for (int i = 2; i < w.rows; ++i) {
+    for (int j = i - 2; j >= 0; --j) {
+      if (ids[static_cast<std::size_t>(j)] != ids[static_cast<std::size_t>(i)]) continue;
+      sum += w(head, i, j + 1);
+      ++count;
+      break;
+    }
+  }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
 int headRolePeriod(const PretrainedModel& model, int period) {
   const auto [before, after] = framing(model.tokenizer());
   const int room = contextOf(model.config()) - static_cast<int>(before.size() + after.size());

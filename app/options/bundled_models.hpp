@@ -1,0 +1,30 @@
+#pragma once
+/// \file bundled_models.hpp
+/// The models that ship with Attention Lab (resources/models/: the trained translators of issue 23,
+/// dates-additive, dates-transformer, dates-transformer-unscaled) and how `--model NAME` finds
+/// them. Qt Core only.
+
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace attnlab::options {
+
+/// The folders searched for a bundled model, in order: $ATTNLAB_MODELS_DIR (when set), the
+/// installed share/attention-lab/models beside the executable (../share/attention-lab/models from
+/// its folder; only when a QCoreApplication exists), then the source tree's resources/models
+/// compiled in. Existing folders only, absolute and clean.
+QStringList bundledModelRoots();
+
+/// The folder of bundled model `name` ("dates-additive"): the first root holding name/config.json;
+/// nullopt when none does or name is not a plain folder name.
+std::optional<QString> findBundledModel(const QString& name);
+
+/// The bundled models found, by name, sorted (every root's folders with a config.json).
+QStringList bundledModelNames();
+
+/// What --model VALUE names: VALUE as a path (absolute, clean) when it exists; else the bundled
+/// model of that name when there is one; else VALUE as a path (the loader then names it missing).
+QString resolveModelPath(const QString& value);
+
+}  // namespace attnlab::options
