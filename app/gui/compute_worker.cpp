@@ -23,6 +23,12 @@ constexpr int kHistogramBins = 40;
 
 }  // namespace
 
+void summarize(ComputeResult& result) {
+  result.summaries.clear();
+  for (int e = 0; e < result.entries(); ++e)
+    result.summaries.push_back(summarizeAttention(result.attention(e), kHistogramBins));
+}
+
 ComputeWorker::ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest,
                              std::shared_ptr<std::atomic<quint64>> cancelled)
     : latest_(std::move(latest)), cancelled_(std::move(cancelled)) {}
@@ -47,8 +53,7 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
   try {
     // The CLI's pipeline, checks and words (run/run.hpp).
     static_cast<run::Run&>(*result) = std::move(*session_.run(settings, hooks));
-    for (int e = 0; e < result->entries(); ++e)
-      result->summaries.push_back(summarizeAttention(result->attention(e), kHistogramBins));
+    summarize(*result);
   } catch (const run::LoadFailure& e) {
     result->model_error = true;
     result->error = e.message();

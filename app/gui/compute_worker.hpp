@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "attnlab/backend.hpp"
+#include "attnlab/generate.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
 #include "attnlab/summary.hpp"
@@ -45,10 +46,17 @@ struct ComputeResult : run::Run {
   bool model_error = false;   ///< The error is the model folder's: it did not load.
   std::vector<AttentionSummary> summaries;  ///< One per entry (see attention()).
   double total_ms = 0;        ///< Worker time for this request, ms.
+  /// Set when the rows are a generation's (GenerateBox): its prompt block and steps so far, the
+  /// rows on screen grownAttention's of all of them.
+  std::shared_ptr<const Generation> generated;
 
   /// True when nothing was computed (see error).
   bool failed() const { return !error.empty(); }
 };
+/// Fills result.summaries (summarizeAttention of every entry, the analysis panel's histogram
+/// bins): what the worker adds to every run before it is drawn.
+void summarize(ComputeResult& result);
+
 /// Results travel between threads as shared immutable objects.
 using ResultPtr = std::shared_ptr<const ComputeResult>;
 

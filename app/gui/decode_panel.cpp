@@ -196,7 +196,7 @@ void DecodePanel::startDecode() {
     bug_step_->setValue(n / 2);
   }
   error_label_->hide();
-  if (bug == CacheBug::kNone || !available_ || !run_) {
+  if (bug == CacheBug::kNone || !available_ || !run_ || generation_) {
     // Today's behaviour: the heads show the run.
     decoding_ = false;
     watcher_.cancel();
@@ -241,12 +241,15 @@ void DecodePanel::setRun(const QStringList& tokens, const AttentionSpec& spec, b
   const bool same = tokens == tokens_;
   if (result != run_) outcome_ = {};  // the heads show the new run until its decode arrives
   run_ = std::move(result);
+  generation_ = run_ ? run_->generated : nullptr;
   tokens_ = tokens;
   spec_ = spec;
-  available_ = available && !tokens.isEmpty();
+  available_ = (available || generation_) && !tokens.isEmpty();
   {
     const QSignalBlocker block(slider_);
-    slider_->setMaximum(std::max(0, static_cast<int>(tokens.size()) - 1));
+    // A generation steps from its prompt block (step 0) to its last generated row.
+    slider_->setMinimum(generation_ ? static_cast<int>(generation_->prompt.ids.size()) - 1 : 0);
+    slider_->setMaximum(std::max(slider_->minimum(), static_cast<int>(tokens.size()) - 1));
     if (!same && !timer_.isActive()) slider_->setValue(slider_->maximum());
   }
   slider_->setEnabled(available_);
@@ -263,7 +266,7 @@ void DecodePanel::togglePlay() {
   if (timer_.isActive()) {
     timer_.stop();
   } else if (available_) {
-    if (slider_->value() >= slider_->maximum()) slider_->setValue(0);
+    if (slider_->value() >= slider_->maximum()) slider_->setValue(slider_->minimum());
     timer_.start();
   }
   retranslate();
@@ -327,6 +330,31 @@ QString DecodePanel::bugText() const {
   return text;
 }
 
+void DecodePanel::refreshGeneration(int row) {
+  // Row `row` is read at step row − (n_p − 1): step 0 reads the prompt, step k the k-th token.
+  const int n_p = static_cast<int>(generation_->prompt.ids.size());
+  const int last = static_cast<int>(generation_->steps.size()) - 1;
+  const int k = std::clamp(row - (n_p - 1), 0, last);
+  const GenerationStep& s = generation_->steps[static_cast<std::size_t>(k)];
+  step_label_->setText(tr("Generated step %1 of %2: token %3 “%4” attends over %5 cached keys; it chose “%6” (p = %7)")
+                           .arg(k)
+                           .arg(last)
+                           .arg(s.position)
+                           .arg(tokens_.value(s.position))
+                           .arg(s.cache_length)
+                           .arg(QString::fromStdString(s.token.label))
+                           .arg(s.token.probability, 0, 'f', 3));
+  const int g = run_->model ? run_->model->config.resolvedKvHeads() : spec_.resolvedKvHeads();
+  cache_view_->setState(s.cache_length - 1, g, 0);
+  const int layers = run_->model ? run_->model->config.layers : 1;
+  cache_label_->setText(tr("KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes")
+                            .arg(s.cache_length)
+                            .arg(layers)
+                            .arg(g)
+                            .arg(spec_.resolvedDk())
+                            .arg(views::bytesText(s.cache_bytes)));
+}
+
 void DecodePanel::refresh() {
   const int t = slider_->value();
   const int g = spec_.resolvedKvHeads();
@@ -336,6 +364,8 @@ void DecodePanel::refresh() {
                             "(and leave the source text empty)."));
     cache_view_->setState(-1, g, spec_.window);
     cache_label_->clear();
+  } else if (generation_) {
+    refreshGeneration(t);
   } else {
     const DecodeResult* d = decoded();
     const bool bugged = d && cacheBug() != CacheBug::kNone && t < static_cast<int>(d->steps.size());

@@ -104,6 +104,8 @@ class DecodePanel : public QWidget {
 
  private:
   void refresh();
+  /// The step label and the cache of a generation's row (its real cache: length, bytes).
+  void refreshGeneration(int row);
   void advance();
   void startDecode();
   void decodeDone();
@@ -126,6 +128,7 @@ class DecodePanel : public QWidget {
   QLabel* error_label_ = nullptr;
   bool bug_step_given_ = false;  ///< The step was chosen (else it follows the middle token).
   ResultPtr run_;
+  std::shared_ptr<const Generation> generation_;  ///< The run's generation, when it is one.
   DecodeOutcome outcome_;        ///< The last good decode (kept while a refusal shows).
   bool decoding_ = false;
   QFutureWatcher<DecodeOutcome> watcher_;

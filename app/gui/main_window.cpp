@@ -52,7 +52,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   model_source_->setObjectName(QStringLiteral("modelSourceBox"));
   inputs_ = new InputsPanel;
   inputs_->setObjectName(QStringLiteral("inputsPanel"));
+  generate_ = new GenerateBox;
+  generate_->setObjectName(QStringLiteral("generateBox"));
+  generate_->setAvailable(false);
   inputs_layout->addWidget(model_source_);
+  inputs_layout->addWidget(generate_);
   inputs_layout->addWidget(inputs_, 1);
   auto* scroll = new QScrollArea;
   scroll->setWidget(inputs_page);
@@ -166,6 +170,17 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     heads_->showGrid();
     if (!dir.isEmpty()) status_time_->setFullText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
     requestNow();
+  });
+  connect(generate_->button(), &QPushButton::clicked, this, [this] {
+    debounce_.stop();
+    generate_->toggle(settings());
+  });
+  // Each step's grown rows are drawn like a forward pass's result (one path: run::showPass).
+  connect(generate_, &GenerateBox::stepped, this, [this](const ResultPtr& result) {
+    if (settings() != result->settings) return;  // the inputs changed meanwhile
+    inputs_->showMessage(QString());
+    pending_ = result;
+    scheduler_.requestRender();
   });
   connect(model_source_, &ModelSource::layerChanged, this, &MainWindow::requestNow);
   connect(model_source_, &ModelSource::filterChanged, this, &MainWindow::requestNow);
@@ -375,6 +390,7 @@ void MainWindow::render() {
     cost_->setShape(shape, shown_->model ? shown_->model->name : QString());
     decode_->setRun(shown_->query_tokens, shown_->spec,
                     !shown_->model && !shown_->run.cross && a.pattern().causal, shown_);
+    generate_->setAvailable(shown_->model != nullptr);
     if (const int step = std::exchange(decode_on_result_, -1); step >= 0)
       decode_->slider()->setValue(step);  // clamped to the last token
     lessons_->resultShown();

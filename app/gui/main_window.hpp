@@ -21,6 +21,7 @@
 #include "compute_worker.hpp"
 #include "cost_panel.hpp"
 #include "decode_panel.hpp"
+#include "generate_box.hpp"
 #include "export_controller.hpp"
 #include "heads_view.hpp"
 #include "inputs_panel.hpp"
@@ -225,6 +226,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   CostPanel* cost_ = nullptr;
   QDockWidget* cost_dock_ = nullptr;
   DecodePanel* decode_ = nullptr;
+  GenerateBox* generate_ = nullptr;  ///< Generate / Stop beside the text (a model's generation).
   int decode_on_result_ = -1;  ///< --decode-step: applied with the first result.
   QDockWidget* decode_dock_ = nullptr;
   LessonController* lessons_ = nullptr;

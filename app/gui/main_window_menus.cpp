@@ -188,6 +188,7 @@ void MainWindow::retranslateUi() {
   cost_->retranslate();
   decode_dock_->setWindowTitle(tr("KV-cache decoding"));
   decode_->retranslate();
+  generate_->retranslate();
   lessons_->retranslate();
   copy_head_action_->setText(tr("Copy current head image"));
   quit_action_->setText(tr("&Quit"));

@@ -161,6 +161,38 @@ std::shared_ptr<Run> Session::runSynthetic(const LabSettings& settings) {
   return r;
 }
 
+void showPass(Run& r, std::shared_ptr<const ModelRun> pass_ptr, const ModelConfig& config) {
+  const LabSettings& settings = r.settings;
+  r.model_run = std::move(pass_ptr);
+  const ModelRun& pass = *r.model_run;
+
+  // The display filter: special tokens out of rows and columns, weights as computed.
+  const std::vector<bool> keep = specialTokenFilter(pass.encoding, settings.hide_special);
+  r.special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
+  if (r.special_hidden)
+    for (const AttentionResult& a : pass.attention) r.filtered.push_back(keepTokens(a, keep));
+  // Display labels read across the whole text (a character cut by the tokenizer is shown on the
+  // token that completes it); the raw labels stay in run.query_tokens for the files.
+  std::vector<TokenDisplay> display = displayTokens(pass.encoding);
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i]) continue;
+    r.run.query_tokens.push_back(Token{pass.encoding.labels[i], 0, 0, 0, 0});
+    r.query_tokens << QString::fromStdString(display[i].label);
+    r.token_display.push_back(std::move(display[i]));
+  }
+  r.run.key_tokens = r.run.query_tokens;
+  r.key_tokens = r.query_tokens;
+  r.run.compute_ms = pass.compute_ms;
+
+  const AttentionResult& first = pass.attention.front();
+  r.spec.mechanism = first.mechanism;
+  r.spec.mask = config.mask();
+  r.spec.heads = config.heads;
+  r.spec.d_model = config.d_model;
+  r.spec.d_k = config.dK();
+  r.spec.temperature = settings.spec.temperature;
+}
+
 std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHooks& hooks) {
   options::validate(settings);  // 1. validate: nothing is loaded for refused settings
   const auto t0 = std::chrono::steady_clock::now();
@@ -192,34 +224,9 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     last_pass_ = std::make_shared<const ModelRun>(std::move(pass));
     last_pass_settings_ = settings;
   }
-  r->model_run = last_pass_;
+  showPass(*r, last_pass_, config);
   const ModelRun& pass = *last_pass_;
-
-  // The display filter: special tokens out of rows and columns, weights as computed.
   const std::vector<bool> keep = specialTokenFilter(pass.encoding, settings.hide_special);
-  r->special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
-  if (r->special_hidden)
-    for (const AttentionResult& a : pass.attention) r->filtered.push_back(keepTokens(a, keep));
-  // Display labels read across the whole text (a character cut by the tokenizer is shown on the
-  // token that completes it); the raw labels stay in run.query_tokens for the files.
-  std::vector<TokenDisplay> display = displayTokens(pass.encoding);
-  for (std::size_t i = 0; i < keep.size(); ++i) {
-    if (!keep[i]) continue;
-    r->run.query_tokens.push_back(Token{pass.encoding.labels[i], 0, 0, 0, 0});
-    r->query_tokens << QString::fromStdString(display[i].label);
-    r->token_display.push_back(std::move(display[i]));
-  }
-  r->run.key_tokens = r->run.query_tokens;
-  r->key_tokens = r->query_tokens;
-  r->run.compute_ms = pass.compute_ms;
-
-  const AttentionResult& first = pass.attention.front();
-  r->spec.mechanism = first.mechanism;
-  r->spec.mask = config.mask();
-  r->spec.heads = config.heads;
-  r->spec.d_model = config.d_model;
-  r->spec.d_k = config.dK();
-  r->spec.temperature = settings.spec.temperature;
   if (settings.rollout) {
     // Through the chosen layer (every layer by default), on every token; the display filter
     // comes after (a hidden token still carried attention between the layers).

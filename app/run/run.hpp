@@ -216,6 +216,13 @@ class Session {
   std::optional<std::tuple<QString, options::BackendKind, int>> head_roles_key_;
 };
 
+/// Fills what a Run shows from a model's pass over its tokens (r.settings and r.model set): the
+/// pass, the display filter (special tokens out when settings.hide_special), the tokens' labels
+/// and the spec (mechanism from the pass, the model's mask, heads, d_model, d_k, the settings'
+/// temperature). Session::run's step 4 for a model, and the window's generation (a pass built
+/// from grownAttention) — one path for both. Throws Error(kInvalidInput) as specialTokenFilter.
+void showPass(Run& r, std::shared_ptr<const ModelRun> pass, const ModelConfig& config);
+
 /// The keep flags of the "hide special tokens" filter for a model's encoding: false for each
 /// special token ([CLS], [SEP], <|endoftext|> …), true otherwise; all true when `hide` is false.
 /// Throws Error(kInvalidInput) when hiding would leave no token.

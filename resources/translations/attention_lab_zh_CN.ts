@@ -199,6 +199,14 @@
         <source>Decoding with the cache bug…</source>
         <translation>正在按缓存错误解码…</translation>
     </message>
+    <message>
+        <source>Generated step %1 of %2: token %3 “%4” attends over %5 cached keys; it chose “%6” (p = %7)</source>
+        <translation>生成第 %1 步（共 %2 步）：词元 %3“%4”对 %5 个缓存的键做注意力；选出“%6”（p = %7）</translation>
+    </message>
+    <message>
+        <source>KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes</source>
+        <translation>模型的 KV 缓存：%1 项 × %2 层 × %3 个 K/V 头 × (d_k %4 + d_v %4) × 4 字节 = %5 字节</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ExportController</name>
@@ -253,6 +261,33 @@
     <message>
         <source>CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)</source>
         <translation>CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::GenerateBox</name>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Generate tokens after the text with the model's KV cache (greedy), one row at a time</source>
+        <translation>用模型的 KV 缓存在文本之后生成词元（贪心），一次一行</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <source>New tokens at most (it stops earlier at an end-of-sequence token or the context)</source>
+        <translation>最多生成的新词元数（遇到序列结束词元或达到上下文长度时提前停止）</translation>
+    </message>
+    <message>
+        <source>Generated %1 tokens: %2</source>
+        <translation>已生成 %1 个词元：%2</translation>
     </message>
 </context>
 <context>

@@ -629,6 +629,18 @@ ZH.update({
     "KV cache: %1 entries × %2 K/V heads × (d_k %3 + d_v %4) × 4 bytes = %5 bytes":
         "KV 缓存：%1 项 × %2 个 K/V 头 × (d_k %3 + d_v %4) × 4 字节 = %5 字节",
     "With one K/V head per query head (multi-head): %1 bytes": "每个查询头一个 K/V 头（多头）时：%1 字节",
+    "Generated step %1 of %2: token %3 “%4” attends over %5 cached keys; it chose “%6” (p = %7)":
+        "生成第 %1 步（共 %2 步）：词元 %3“%4”对 %5 个缓存的键做注意力；选出“%6”（p = %7）",
+    "KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes":
+        "模型的 KV 缓存：%1 项 × %2 层 × %3 个 K/V 头 × (d_k %4 + d_v %4) × 4 字节 = %5 字节",
+    "Generate": "生成",
+    "Stop": "停止",
+    " tokens": " 个词元",
+    "Generate tokens after the text with the model's KV cache (greedy), one row at a time":
+        "用模型的 KV 缓存在文本之后生成词元（贪心），一次一行",
+    "New tokens at most (it stops earlier at an end-of-sequence token or the context)":
+        "最多生成的新词元数（遇到序列结束词元或达到上下文长度时提前停止）",
+    "Generated %1 tokens: %2": "已生成 %1 个词元：%2",
     "The window keeps the last %1 tokens; older ones are evicted (hollow).": "窗口保留最后 %1 个词元；更早的被逐出（空心）。",
     "KV-cache decoding": "KV 缓存解码",
     "KV-cache decode − full causal computation (Δ weight)": "KV 缓存解码 − 完整因果计算（Δ 权重）",

@@ -57,6 +57,8 @@ struct GenerationStep {
   double ms = 0;  ///< Wall time of the step (the layers, the logits, the choice), ms.
 };
 
+struct Generation;
+
 /// How generate() chooses tokens.
 struct GenerateOptions {
   int max_tokens = 16;  ///< New tokens at most, ≥ 1.
@@ -77,6 +79,10 @@ struct GenerateOptions {
   /// Called after every step, on the calling thread; returning false stops the generation
   /// (Generation::stop "cancelled"). Empty: no calls.
   std::function<bool(const GenerationStep&)> on_step;
+  /// Called after on_step with the generation so far (the prompt's block and every step up to
+  /// this one: what grownAttention draws), on the calling thread; returning false stops as
+  /// on_step does. Empty: no calls.
+  std::function<bool(const Generation&)> on_progress;
 };
 
 /// What generate() produced.
@@ -115,7 +121,8 @@ Encoding labelIds(const ModelTokenizer& tokenizer, const std::vector<int>& ids);
 /// (and scores, the same numbers) [h, n, n] for the n = prompt + steps − 1 tokens read when
 /// `steps` steps are shown (0 < steps ≤ g.steps.size(); −1: all) — the prompt's block, then step
 /// k's row at position n_p + k − 1 for k = 1 … steps − 1, 0 at positions hidden or evicted; mask
-/// causal. What the pictures of a generation draw.
+/// causal; per-row statistics (HeadStats, over row i's i + 1 keys). What the pictures of a
+/// generation draw.
 std::vector<AttentionResult> grownAttention(const Generation& g, int steps = -1);
 
 /// A text scored token by token through the KV cache.

@@ -203,7 +203,8 @@ Generation generate(const PretrainedModel& model, const Encoding& prompt,
     step.ms = msSince(ts);
     g.ids.push_back(chosen);
     g.steps.push_back(std::move(step));
-    const bool cancelled = options.on_step && !options.on_step(g.steps.back());
+    bool cancelled = options.on_step && !options.on_step(g.steps.back());
+    if (!cancelled && options.on_progress) cancelled = !options.on_progress(g);
     const std::vector<int>& eos = options.stop_tokens ? *options.stop_tokens : c.eos_token_ids;
     if (cancelled) {
       g.stop = "cancelled";
@@ -258,6 +259,19 @@ std::vector<AttentionResult> grownAttention(const Generation& g, int steps) {
               s.rows[li](h, 0, c);
     }
     r.scores = r.weights;
+    // Per-row statistics over the causal row's i + 1 keys (the entropy plots read them).
+    r.stats.resize(static_cast<std::size_t>(p.h));
+    for (int h = 0; h < p.h; ++h) {
+      HeadStats& st = r.stats[static_cast<std::size_t>(h)];
+      for (int i = 0; i < n; ++i) {
+        const RowStats rs = rowStats(r.weights.row(h, i), n, i + 1);
+        st.max_weight.push_back(static_cast<float>(rs.max_weight));
+        st.entropy.push_back(static_cast<float>(rs.entropy));
+        st.normalized_entropy.push_back(static_cast<float>(rs.normalized_entropy));
+        st.effective_keys.push_back(static_cast<float>(rs.effective_keys));
+        st.jacobian_norm.push_back(static_cast<float>(rs.jacobian_norm));
+      }
+    }
     r.backend = "cpu";
     out.push_back(std::move(r));
   }

@@ -1,0 +1,65 @@
+#pragma once
+/// \file generate_box.hpp
+/// The window's Generate control (issue 24): with a decoder model shown, "Generate" runs
+/// generate() (attnlab/generate.hpp, the CLI's generate: greedy, the model's KV cache) on the
+/// prompt off the GUI thread; after every step the causal matrix as it grew (grownAttention) comes
+/// back as a ComputeResult built by run::showPass — the same path as a forward pass — so the heads,
+/// the model view and the next-token line draw it; the button reads Stop while it runs (on_step
+/// returning false cancels). Refusals (an encoder, a prompt beyond the context) show inline in
+/// the engine's words, as the CLI prints them.
+
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+#include "compute_worker.hpp"
+
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace attnlab::gui {
+
+/// The Generate / Stop button, the max-tokens box and the message line.
+class GenerateBox : public QWidget {
+  Q_OBJECT
+ public:
+  explicit GenerateBox(QWidget* parent = nullptr);
+  ~GenerateBox() override;
+
+  /// Starts generating after settings.text with settings.model_dir (up to maxTokens() tokens);
+  /// a generation already running is stopped instead.
+  void toggle(const options::LabSettings& settings);
+  /// True while a generation runs.
+  bool running() const { return running_; }
+  /// Stops the running generation after its current step.
+  void stop() { stop_->store(true); }
+  int maxTokens() const;
+  void setAvailable(bool available);  ///< A model is shown (the synthetic lab cannot generate).
+  void retranslate();
+
+  QPushButton* button() const { return button_; }
+  QSpinBox* tokensBox() const { return tokens_; }
+  QLabel* messageLabel() const { return message_; }
+
+ signals:
+  /// A step's grown matrix, ready to draw (GUI thread); result->generated holds the steps.
+  void stepped(attnlab::gui::ResultPtr result);
+  /// The generation ended (GUI thread): its last result (null when refused).
+  void finished(attnlab::gui::ResultPtr last);
+
+ private:
+  void done();
+
+  QPushButton* button_ = nullptr;
+  QSpinBox* tokens_ = nullptr;
+  QLabel* message_ = nullptr;
+  bool running_ = false;
+  std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);
+  QThreadPool pool_;
+  QFutureWatcher<ResultPtr> watcher_;
+};
+
+}  // namespace attnlab::gui
