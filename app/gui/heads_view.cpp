@@ -1,5 +1,5 @@
 /// \file heads_view.cpp
-/// The grid of heads and the enlarged head: drawing, hover and clicks.
+/// The grid of heads and the enlarged head: drawing (hover and clicks: heads_view_pointer.cpp).
 
 #include "heads_view.hpp"
 
@@ -40,13 +40,6 @@ QCustomPlot* newPlot(QWidget* parent, const char* name) {
 
 QString quoted(const QString& token) { return QStringLiteral("'%1'").arg(token); }
 
-/// Shown token i as a hover names it: its label, and the character it holds part of with its
-/// bytes ("'⋯' 我 (part 1 of 2: E6 88)").
-QString hoverToken(const run::Run& run, const QStringList& labels, int i) {
-  const auto at = static_cast<std::size_t>(i);
-  return views::hoverTokenText(
-      labels.value(i), i >= 0 && at < run.token_display.size() ? &run.token_display[at] : nullptr);
-}
 
 }  // namespace
 
@@ -508,91 +501,6 @@ void HeadsView::selectRow(int row) {
   applyRowHighlight();
   scheduler_.queueReplot(head_plot_);
   drawRow();
-}
-
-std::optional<std::tuple<int, int, int, int>> HeadsView::cellAt(QCustomPlot* plot, const QPointF& pos) const {
-  if (!shown_) return std::nullopt;
-  const std::optional<views::CellHit> hit = views::cellAt(*plot, pos);
-  if (!hit) return std::nullopt;
-  if (plot == grid_plot_ && shown_->rollout && !difference_shown_) return std::make_tuple(-1, 0, hit->query, hit->key);
-  if (plot == grid_plot_) {
-    // The model view's map r·h + k is entry r, head k; a head grid's map k is head k.
-    const int h = shown_->attention(0).heads();
-    if (modelView()) return std::make_tuple(hit->map / h, hit->map % h, hit->query, hit->key);
-    return std::make_tuple(0, hit->map, hit->query, hit->key);
-  }
-  const int h = shown_->attention(focusEntry()).heads();
-  return std::make_tuple(focusEntry(), std::clamp(enlarged_head_, 0, h - 1), hit->query, hit->key);
-}
-
-void HeadsView::onClick(QCustomPlot* plot, QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton) return;
-  const auto cell = cellAt(plot, event->position());
-  if (!cell) return;
-  const auto [entry, head, row, column] = *cell;
-  (void)column;
-  if (entry < 0) return;  // the rollout: one map, nothing to enlarge
-  if (plot == grid_plot_) {
-    selected_row_ = row;
-    if (modelView()) {
-      enlargeLayerHead(shown_->layerIndices().at(static_cast<std::size_t>(entry)), head);
-    } else {
-      enlargeHead(head);
-    }
-  } else {
-    selectRow(row);
-  }
-}
-
-void HeadsView::onHover(QCustomPlot* plot, QMouseEvent* event) {
-  const auto cell = cellAt(plot, event->position());
-  if (!cell) {
-    QToolTip::hideText();
-    return;
-  }
-  const auto [entry, head, row, column] = *cell;
-  QToolTip::showText(event->globalPosition().toPoint(),
-                     QStringLiteral("<p style='white-space:pre'>%1</p>")
-                         .arg(views::emojiHtml(cellText(entry, head, row, column))),
-                     plot);
-}
-
-QString HeadsView::cellText(int entry, int head, int query, int key) const {
-  if (shown_ && entry < 0 && shown_->rollout) {
-    const AttentionResult& r = *shown_->rollout;
-    if (query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) return {};
-    return tr("rollout · query %1 %2 → key %3 %4: %5")
-        .arg(query)
-        .arg(hoverToken(*shown_, shown_->query_tokens, query))
-        .arg(key)
-        .arg(hoverToken(*shown_, shown_->key_tokens, key))
-        .arg(r.weights(0, query, key), 0, 'f', 4);
-  }
-  if (!shown_ || entry < 0 || entry >= shown_->entries()) return {};
-  const AttentionResult& r = shown_->attention(entry);
-  if (head < 0 || head >= r.heads() || query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) return {};
-  QString where = tr("head %1 · query %2 %3 → key %4 %5")
-                      .arg(head)
-                      .arg(query)
-                      .arg(hoverToken(*shown_, shown_->query_tokens, query))
-                      .arg(key)
-                      .arg(hoverToken(*shown_, shown_->key_tokens, key));
-  if (shown_->model) {
-    where = tr("layer %1 · %2").arg(shown_->layerIndices().at(static_cast<std::size_t>(entry))).arg(where);
-  }
-  if (!r.pattern().visible(query, key)) return tr("%1: masked").arg(where);
-  if (difference_shown_ && compare_ && compare_->result()) {
-    const AttentionResult& b = compare_->result()->attention(std::min(entry, compare_->result()->entries() - 1));
-    const int head_b = compare_->headB().value_or(head);
-    if (head_b < b.heads() && query < b.nQ() && key < b.nK()) {
-      const double wa = r.weights(head, query, key), wb = b.weights(head_b, query, key);
-      return tr("%1: A %2, B %3, A − B %4").arg(where).arg(wa, 0, 'f', 4).arg(wb, 0, 'f', 4).arg(wa - wb, 0, 'f', 4);
-    }
-  }
-  return tr("%1: weight %2, score %3")
-      .arg(where)
-      .arg(r.weights(head, query, key), 0, 'f', 4)
-      .arg(r.scores(head, query, key), 0, 'g', 4);
 }
 
 QString HeadsView::gridNote() const { return grid_note_->text(); }
