@@ -218,6 +218,9 @@ class LessonWindowTest : public QObject {
     named<QCheckBox>(window, "scaling")->setChecked(false);
     named<QSpinBox>(window, "dkSpin")->setValue(512);
     QVERIFY(waitForShown(window));
+    // The two changes may reach the worker as two runs (the spin box's debounce): wait for the
+    // caption of the second.
+    QTRY_VERIFY_WITH_TIMEOUT(settledCaption(window).startsWith(QStringLiteral("d_k is 512 now")), kWaitMs);
     const QString after = settledCaption(window);
     QVERIFY2(after.startsWith(QStringLiteral("d_k is 512 now")), qPrintable(after));
     const double unscaled = numberAfter(after, QStringLiteral("mean max weight now"));
