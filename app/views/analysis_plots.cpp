@@ -16,13 +16,6 @@
 namespace attnlab::views {
 namespace {
 
-QFont sizedFont(const QCustomPlot& plot, double points, bool bold = false) {
-  QFont f = plot.font();
-  f.setPointSizeF(points * fontScale(plot));
-  f.setBold(bold);
-  return f;
-}
-
 double plotWidth(const QCustomPlot& plot) {
   return canvasSize(plot, QSize(600, 320)).width();
 }
@@ -33,7 +26,7 @@ double plotHeight(const QCustomPlot& plot) {
 /// Clears plot and lays out a bold title (wrapped to the width) over one fixed axis rect.
 QCPAxisRect* titledPanel(QCustomPlot& plot, const QString& title, double title_points) {
   clearPlot(plot);
-  const QFont font = sizedFont(plot, title_points, true);
+  const QFont font = scaledFont(plot, title_points, true);
   auto* element = new QCPTextElement(&plot, wrapWords(title, font, plotWidth(plot) - 16), font);
   element->setObjectName(QStringLiteral("title"));
   plot.plotLayout()->addElement(0, 0, element);
@@ -68,7 +61,7 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   const auto n_q = static_cast<int>(summary.row_entropy.size());
-  const QFont tick_font = sizedFont(plot, 8.5);
+  const QFont tick_font = scaledFont(plot, 8.5);
   const QFontMetricsF fm(tick_font);
   // Upright while every label fits its bar's width, or when the labels are CJK (read upright,
   // never turned: thinned instead); else turned 45°, each taking about 1.4 line heights across.
@@ -95,7 +88,7 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   x->setRange(-0.6, n_q - 0.4);
   x->grid()->setVisible(false);
   y->setLabel(viewText("nats"));
-  y->setLabelFont(sizedFont(plot, 9));
+  y->setLabelFont(scaledFont(plot, 9));
   y->setTickLabelFont(tick_font);
   double top = 0.1;
   for (double e : summary.row_max_entropy) top = std::max(top, e);
@@ -141,7 +134,7 @@ void drawRowEntropy(QCustomPlot& plot, const AttentionSummary& summary,
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(2);
   legend->setBorderPen(Qt::NoPen);
-  legend->setFont(sizedFont(plot, 8.5));
+  legend->setFont(scaledFont(plot, 8.5));
   legend->addItem(new QCPPlottableLegendItem(legend, bars));
   legend->addItem(new QCPPlottableLegendItem(legend, line));
   if (bad) legend->addItem(new QCPPlottableLegendItem(legend, bad));
@@ -153,7 +146,7 @@ void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& hist, const QSt
   QCPAxisRect* rect = titledPanel(plot, title, 10.5);
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
-  const QFont label_font = sizedFont(plot, 9);
+  const QFont label_font = scaledFont(plot, 9);
   // The axis says which scores the softmax read: scaled or not, or divided by T.
   QString label = viewText("score (%1); spread %2 … %3")
                       .arg(scalingText(spec))
@@ -163,10 +156,10 @@ void drawScoreHistogram(QCustomPlot& plot, const ScoreHistogram& hist, const QSt
     label += QLatin1Char('\n') + viewText("%1 scores not finite (inf or NaN), in no bin").arg(hist.nonfinite);
   x->setLabel(wrapWords(label, label_font, plotWidth(plot) - 40));
   x->setLabelFont(label_font);
-  x->setTickLabelFont(sizedFont(plot, 8.5));
+  x->setTickLabelFont(scaledFont(plot, 8.5));
   y->setLabel(viewText("cells"));
   y->setLabelFont(label_font);
-  y->setTickLabelFont(sizedFont(plot, 8.5));
+  y->setTickLabelFont(scaledFont(plot, 8.5));
   if (hist.count.empty()) return;
   const double width = (hist.hi - hist.lo) / static_cast<double>(hist.count.size());
   auto* bars = new QCPBars(x, y);
@@ -198,10 +191,10 @@ void drawRowSoftmax(QCustomPlot& plot, const AttentionResult& result, int head, 
   auto weight_ticks = QSharedPointer<QCPAxisTickerText>::create();
   weight_ticks->addTicks({{0.0, QStringLiteral("0")}, {0.5, QStringLiteral("0.5")}, {1.0, QStringLiteral("1")}});
   weights->setTicker(weight_ticks);
-  const QFont label_font = sizedFont(plot, 9.5);
+  const QFont label_font = scaledFont(plot, 9.5);
   weights->setLabel(wrapWords(viewText("attention weight"), label_font, plotWidth(plot) - 30));
   weights->setLabelFont(label_font);
-  const QFont tick_font = sizedFont(plot, 9);
+  const QFont tick_font = scaledFont(plot, 9);
   weights->setTickLabelFont(tick_font);
   keys->setTickLabelFont(tick_font);
   keys->grid()->setVisible(false);

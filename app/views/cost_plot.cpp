@@ -21,13 +21,6 @@ const QColor kBlue(0x00, 0x72, 0xb2), kVermillion(0xd5, 0x5e, 0x00), kGreen(0x00
     kPurple(0xcc, 0x79, 0xa7), kOrange(0xe6, 0x9f, 0x00), kSky(0x56, 0xb4, 0xe9),
     kGrey(0x55, 0x55, 0x55);
 
-QFont sized(const QCustomPlot& plot, double points, bool bold = false) {
-  QFont font = plot.font();
-  font.setPointSizeF(points * fontScale(plot));
-  font.setBold(bold);
-  return font;
-}
-
 /// A log–log axis rect with a panel title, added at `row` of the plot's layout.
 QCPAxisRect* addPanel(QCustomPlot& plot, int row, const QString& y_label) {
   auto* rect = new QCPAxisRect(&plot);
@@ -41,8 +34,8 @@ QCPAxisRect* addPanel(QCustomPlot& plot, int row, const QString& y_label) {
     ticker->setLogBase(axis->axisType() == QCPAxis::atBottom ? 2 : 10);
     ticker->setSubTickCount(0);
     axis->setTicker(ticker);
-    axis->setTickLabelFont(sized(plot, 10));
-    axis->setLabelFont(sized(plot, 11));
+    axis->setTickLabelFont(scaledFont(plot, 10));
+    axis->setLabelFont(scaledFont(plot, 11));
     axis->grid()->setPen(grid);
     axis->setSubTicks(false);
   }
@@ -63,7 +56,7 @@ QCPLegend* addLegend(QCustomPlot& plot, int row) {
   legend->setLayer(QStringLiteral("legend"));
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(2);
-  legend->setFont(sized(plot, 9.5));
+  legend->setFont(scaledFont(plot, 9.5));
   legend->setBorderPen(Qt::NoPen);
   legend->setIconSize(30, 12);
   legend->setRowSpacing(1);
@@ -117,7 +110,7 @@ void marker(QCustomPlot& plot, QCPAxisRect* rect, double n, const QString& text,
   label->position->setCoords(n, 0.02);
   label->setPositionAlignment((label_left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
   label->setPadding(QMargins(4, 1, 4, 1));
-  label->setFont(sized(plot, 10, true));
+  label->setFont(scaledFont(plot, 10, true));
   label->setColor(color.darker(110));
   label->setBrush(QColor(255, 255, 255, 225));
   label->setText(text);
@@ -157,7 +150,7 @@ void drawCost(QCustomPlot& plot, const CostPlotData& data) {
   title << QStringLiteral("d_k = %1").arg(shape.resolvedDk());
   if (shape.layers > 1) title << viewText("%1 layers (KV cache)").arg(shape.layers);
   auto* heading =
-      new QCPTextElement(&plot, title.join(QStringLiteral(" · ")), sized(plot, 14, true));
+      new QCPTextElement(&plot, title.join(QStringLiteral(" · ")), scaledFont(plot, 14, true));
   layout->addElement(0, 0, heading);
 
   // The n range: the table's n, the crossover and the current n, an octave of air on each side.

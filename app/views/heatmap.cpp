@@ -313,6 +313,13 @@ double fontScale(const QCustomPlot& plot) {
   return ok && factor > 0 ? factor : 1.0;
 }
 
+QFont scaledFont(const QCustomPlot& plot, double points, bool bold) {
+  QFont font = plot.font();
+  font.setPointSizeF(points * fontScale(plot));
+  font.setBold(bold);
+  return font;
+}
+
 void setCanvasSize(QCustomPlot& plot, const QSize& size) {
   plot.setProperty(kCanvasProperty, size.isValid() ? QVariant(size) : QVariant());
 }

@@ -6,6 +6,7 @@
 
 #include <QColor>
 #include <QCoreApplication>
+#include <QFont>
 #include <QSize>
 #include <QString>
 #include <QStringList>
@@ -175,5 +176,8 @@ QSize canvasSize(const QCustomPlot& plot, const QSize& fallback);
 void setFontScale(QCustomPlot& plot, double factor);
 /// The factor set by setFontScale (1 when none was set).
 double fontScale(const QCustomPlot& plot);
+/// The plot's font at `points` × fontScale(plot) points (bold when asked): the size every draw*
+/// function writes its texts in.
+QFont scaledFont(const QCustomPlot& plot, double points, bool bold = false);
 
 }  // namespace attnlab::views

@@ -18,13 +18,6 @@
 namespace attnlab::views {
 namespace {
 
-QFont sized(const QCustomPlot& plot, double points, bool bold = false) {
-  QFont f = plot.font();
-  f.setPointSizeF(points * fontScale(plot));
-  f.setBold(bold);
-  return f;
-}
-
 [[noreturn]] void bad(const QString& path, const QString& what) {
   throw Error(ErrorCode::kInvalidInput, (path + QStringLiteral(": ") + what).toStdString());
 }
@@ -64,7 +57,7 @@ void drawTrainingCurves(QCustomPlot& plot, const std::vector<TrainingCurve>& cur
   layout->setRowSpacing(6);
   const double width = canvasSize(plot, QSize(900, 560)).width();
   const QString title_text = viewText("Training loss with and without 1/√d_k");
-  QFont title_font = sized(plot, 15, true);
+  QFont title_font = scaledFont(plot, 15, true);
   while (title_font.pointSizeF() > 8 && QFontMetricsF(title_font).horizontalAdvance(title_text) > width - 12)
     title_font.setPointSizeF(title_font.pointSizeF() - 0.5);
   layout->addElement(0, 0, new QCPTextElement(&plot, title_text, title_font));
@@ -77,8 +70,8 @@ void drawTrainingCurves(QCustomPlot& plot, const std::vector<TrainingCurve>& cur
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   const QPen grid_pen(QColor(0xdd, 0xdd, 0xdd), 1.0, Qt::SolidLine);
   for (QCPAxis* axis : {x, y}) {
-    axis->setTickLabelFont(sized(plot, 11));
-    axis->setLabelFont(sized(plot, 12));
+    axis->setTickLabelFont(scaledFont(plot, 11));
+    axis->setLabelFont(scaledFont(plot, 12));
     axis->grid()->setPen(grid_pen);
   }
   x->setLabel(viewText("training step"));
@@ -115,7 +108,7 @@ void drawTrainingCurves(QCustomPlot& plot, const std::vector<TrainingCurve>& cur
   if (hi > 0) y->setRange(lo / 1.3, hi * 1.3);
   layout->addElement(2, 0, legend);
   legend->setLayer(QStringLiteral("legend"));
-  legend->setFont(sized(plot, 10.5));
+  legend->setFont(scaledFont(plot, 10.5));
   legend->setBorderPen(Qt::NoPen);
   legend->setIconSize(36, 14);
   layout->setRowStretchFactor(2, 0.001);
