@@ -362,6 +362,7 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
       case options::kDecode: return commandDecode(o, out, err);
       case options::kLesson: return commandLesson(o, out, err);
       case options::kGenerate: return commandGenerate(o, out, err);
+      case options::kFetchModel: return commandFetchModel(o, out, err);
       default: return commandInfo(out);
     }
   } catch (const options::OptionError& e) {

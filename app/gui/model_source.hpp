@@ -2,7 +2,7 @@
 /// \file model_source.hpp
 /// Where the attention comes from: the synthetic lab or a pretrained model — a HuggingFace folder
 /// or a GGUF file, opened by File → Open model…, remembered in QSettings "models/recent", or one
-/// of the presets scripts/fetch-model has fetched — the model's layer (every layer = the model
+/// of the fetched models of the manifest (options/model_manifest.hpp) — the model's layer (every layer = the model
 /// view) and the special-token display filter. A panel at the top of the Inputs dock.
 
 #include <QString>
@@ -22,17 +22,16 @@ class QPushButton;
 
 namespace attnlab::gui {
 
-/// A model the window lists without a dialog: one that scripts/fetch-model has fetched.
+/// A model the window lists without a dialog: one of the manifest that is fetched.
 struct ModelPreset {
   QString name;  ///< What the list shows, e.g. "SmolLM2-135M-Instruct (GGUF Q4_1)".
   QString path;  ///< The folder or .gguf file, absolute and clean.
 };
 
-/// The fetched models that exist on this computer, in this order: all-MiniLM-L6-v2 (the folder
-/// $ATTNLAB_MINILM_DIR, else all-MiniLM-L6-v2 in the cache) and SmolLM2-135M-Instruct
-/// ($ATTNLAB_SMOLLM2_GGUF, else SmolLM2-135M-Instruct.Q4_1.gguf in the cache) and Gemma 3 270M
-/// ($ATTNLAB_GEMMA3_GGUF, else gemma-3-270m-q4_k_m.gguf in the cache). The cache is
-/// scripts/fetch-model's: $ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models.
+/// The models of the manifest (options/model_manifest.hpp) that are fetched, in its order
+/// (all-MiniLM-L6-v2, SmolLM2-135M-Instruct, Gemma 3 270M): each its display name and
+/// options::fetchedModelPath ($ATTNLAB_MINILM_DIR etc. when set, else the cache:
+/// $ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models).
 std::vector<ModelPreset> findModelPresets();
 
 /// What File → Open model… opens for a path chosen in its dialog: a folder holding config.json,

@@ -10,11 +10,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
-#include <QStandardPaths>
 #include <algorithm>
 #include <set>
 
 #include "attnlab/error.hpp"
+#include "options/model_manifest.hpp"
 
 namespace attnlab::lessons {
 namespace {
@@ -101,13 +101,6 @@ std::vector<Lesson> readAll() {
   return lessons;
 }
 
-/// scripts/fetch-model's cache folder.
-QString modelCache() {
-  const QString set = qEnvironmentVariable("ATTNLAB_MODEL_CACHE");
-  if (!set.isEmpty()) return set;
-  return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
-         QStringLiteral("/attention-lab/models");
-}
 
 }  // namespace
 
@@ -211,26 +204,9 @@ const Lesson& byName(const QString& name) {
 }
 
 QString fetchedModel(const QString& placeholder) {
-  QString file;
-  const char* variable = nullptr;
-  if (placeholder == QLatin1String("@minilm")) {
-    file = QStringLiteral("all-MiniLM-L6-v2");
-    variable = "ATTNLAB_MINILM_DIR";
-  } else if (placeholder == QLatin1String("@smollm2")) {
-    file = QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf");
-    variable = "ATTNLAB_SMOLLM2_GGUF";
-  } else if (placeholder == QLatin1String("@gemma3")) {
-    file = QStringLiteral("gemma-3-270m-q4_k_m.gguf");
-    variable = "ATTNLAB_GEMMA3_GGUF";
-  } else {
-    return {};
-  }
-  QString path = qEnvironmentVariable(variable);
-  if (path.isEmpty()) path = modelCache() + QLatin1Char('/') + file;
-  const QFileInfo info(path);
-  if (file.endsWith(QLatin1String(".gguf")) ? !info.isFile() : !QFileInfo(path + QStringLiteral("/config.json")).isFile())
-    return {};
-  return QDir::cleanPath(info.absoluteFilePath());
+  if (!placeholder.startsWith(QLatin1Char('@'))) return {};
+  const options::ManifestModel* model = options::findManifestModel(placeholder.mid(1));
+  return model ? options::fetchedModelPath(*model) : QString();
 }
 
 std::optional<ModelArgument> findModelArgument(const QStringList& args) {
@@ -267,11 +243,10 @@ options::Options stepOptions(const Step& step, bool resolve_model) {
   if (const QString placeholder = stepModel(step); !placeholder.isEmpty() && resolve_model) {
     const QString path = fetchedModel(placeholder);
     if (path.isEmpty()) {
-      if (placeholder != QLatin1String("@minilm") && placeholder != QLatin1String("@smollm2") &&
-          placeholder != QLatin1String("@gemma3"))
+      if (!options::findManifestModel(placeholder.mid(1)))
         throw OptionError(Message(ATTNLAB_MSG("unknown model '%1' (use @minilm, @smollm2 or @gemma3)"), {placeholder}));
       const QString which = placeholder.mid(1);
-      throw OptionError(Message(ATTNLAB_MSG("this step needs the model %1: run scripts/fetch-model %1"), {which}));
+      throw OptionError(Message(ATTNLAB_MSG("this step needs the model %1: run attention-lab-cli fetch-model %1"), {which}));
     }
     args = withModelValue(args, path);
   }

@@ -21,8 +21,8 @@
 /// accepts and refuses exactly what the command line does, with the same words. A step whose
 /// view is "decode" is parsed as `attention-lab-cli decode` (so --cache-bug and --bug-step
 /// apply). The
-/// placeholder "@minilm" or "@smollm2" as the value of --model names a model fetched by
-/// scripts/fetch-model (resolved through its cache folder, ATTNLAB_MODEL_CACHE).
+/// placeholder "@minilm", "@smollm2" or "@gemma3" as the value of --model names a model of the
+/// manifest (options/model_manifest.hpp) fetched by `attention-lab-cli fetch-model`.
 /// `{name}` in a caption is a live number (quantityNames()), computed from the settings the lab
 /// shows now — a caption never types a measured number.
 
@@ -90,9 +90,9 @@ Lesson load(const QString& path);
 
 /// The step's settings (the one option table; models resolved): command kWindow, or kDecode for
 /// a decode step; a compare step's `compare` is its --diff. Throws options::OptionError with the
-/// command line's words when a setting is refused, and when the step needs a model that
-/// scripts/fetch-model has not fetched ("this step needs all-MiniLM-L6-v2: run
-/// scripts/fetch-model minilm"). With resolve_model false the model stays its placeholder
+/// command line's words when a setting is refused, and when the step needs a model that has not
+/// been fetched ("this step needs the model minilm: run attention-lab-cli fetch-model minilm").
+/// With resolve_model false the model stays its placeholder
 /// ("--model @minilm", fetched or not: for a command line to print, not to run).
 options::Options stepOptions(const Step& step, bool resolve_model = true);
 
@@ -110,11 +110,9 @@ std::optional<ModelArgument> findModelArgument(const QStringList& args);
 /// args with the value of --model replaced by `value` (unchanged without --model).
 QStringList withModelValue(QStringList args, const QString& value);
 /// The file or folder of a fetched model, absolute and clean, or empty when it is not there or
-/// the name is unknown: "@minilm" → $ATTNLAB_MINILM_DIR, else all-MiniLM-L6-v2 in the cache;
-/// "@smollm2" → $ATTNLAB_SMOLLM2_GGUF, else SmolLM2-135M-Instruct.Q4_1.gguf in the cache;
-/// "@gemma3" → $ATTNLAB_GEMMA3_GGUF, else gemma-3-270m-q4_k_m.gguf in the cache. The
-/// cache: $ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models
-/// (scripts/fetch-model's). The one rule for both: the window's model presets use it too.
+/// the name is unknown: "@NAME" → options::fetchedModelPath of the manifest's model NAME
+/// ($ATTNLAB_MINILM_DIR etc. when set, else its file or folder in the cache). The one rule: the
+/// window's model presets and --model NAME use it too.
 QString fetchedModel(const QString& placeholder);
 
 /// The view's name in a lesson file ("heads", "saturation", …) and back (nullopt when unknown).

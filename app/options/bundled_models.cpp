@@ -8,6 +8,9 @@
 #include <QFileInfo>
 #include <QtGlobal>
 
+#include "options/message.hpp"
+#include "options/model_manifest.hpp"
+
 namespace attnlab::options {
 
 QStringList bundledModelRoots() {
@@ -52,6 +55,13 @@ QString resolveModelPath(const QString& value) {
   const QFileInfo info(value);
   if (info.exists()) return QDir::cleanPath(info.absoluteFilePath());
   if (const std::optional<QString> bundled = findBundledModel(value)) return *bundled;
+  if (const ManifestModel* fetchable = findManifestModel(value)) {
+    const QString path = fetchedModelPath(*fetchable);
+    if (path.isEmpty())
+      throw OptionError(Message(ATTNLAB_MSG("the model %1 is not fetched: run attention-lab-cli fetch-model %2"),
+                                {value, fetchable->name}));
+    return path;
+  }
   return QDir::cleanPath(info.absoluteFilePath());
 }
 

@@ -24,7 +24,10 @@ std::optional<QString> findBundledModel(const QString& name);
 QStringList bundledModelNames();
 
 /// What --model VALUE names: VALUE as a path (absolute, clean) when it exists; else the bundled
-/// model of that name when there is one; else VALUE as a path (the loader then names it missing).
+/// model of that name when there is one; else the fetched model of the manifest of that name or
+/// alias (model_manifest.hpp: "smollm2", "all-MiniLM-L6-v2"); else VALUE as a path (the loader
+/// then names it missing). Throws OptionError "the model smollm2 is not fetched: run
+/// attention-lab-cli fetch-model smollm2" for a known model that is not in the cache.
 QString resolveModelPath(const QString& value);
 
 }  // namespace attnlab::options

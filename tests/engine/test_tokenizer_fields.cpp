@@ -19,6 +19,7 @@
 #include "attnlab/gguf.hpp"
 #include "attnlab/model_tokenizer.hpp"
 #include "gguf_writer.hpp"
+#include "minilm_dir.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -245,20 +246,8 @@ TEST_CASE("tokenizer.json: fields irrelevant to the ids load and change nothing"
 
 TEST_CASE("SmolLM2's GGUF tokenizer keeps a leading U+FEFF as HuggingFace does",
           "[tokenizer][smollm2]") {
-  std::vector<fs::path> candidates;
-  if (const char* f = std::getenv("ATTNLAB_SMOLLM2_GGUF"); f && *f) candidates.emplace_back(f);
-  if (const char* h = std::getenv("HOME"); h && *h)
-    candidates.push_back(fs::path(h) /
-                         ".cache/attention-lab/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-  const fs::path* found = nullptr;
-  for (const fs::path& p : candidates)
-    if (fs::exists(p)) found = &p;
-  if (found == nullptr) {
-    if (attnlab::test::inCi())
-      FAIL("SmolLM2-135M-Instruct not found (scripts/fetch-model smollm2)");
-    attnlab::test::skipTest("SmolLM2-135M-Instruct not found (scripts/fetch-model smollm2)");
-    return;
-  }
+  const auto found = attnlab::test::requireSmolLm2();
+  if (!found) return;
   const attnlab::GgufFile file(*found);
   const auto tok = attnlab::loadGgufTokenizer(file);
   CHECK(tok->encode("\xEF\xBB\xBFstart").ids == Ids{186, 136, 140, 3738});  // the figure

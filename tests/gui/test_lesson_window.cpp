@@ -241,7 +241,7 @@ class LessonWindowTest : public QObject {
     QVERIFY(!named<gui::CompareController>(window, "compareController")->active());
     QLabel* message = lessons->panel()->messageLabel();
     QVERIFY(message->isVisible());
-    QVERIFY2(message->text().contains(QStringLiteral("scripts/fetch-model minilm")), qPrintable(message->text()));
+    QVERIFY2(message->text().contains(QStringLiteral("attention-lab-cli fetch-model minilm")), qPrintable(message->text()));
     QVERIFY2(message->text().contains(QStringLiteral("synthetic lab")), qPrintable(message->text()));
     QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->dir().isEmpty());
     QCOMPARE(window.settings().text, QStringLiteral("the cat sat"));

@@ -448,7 +448,7 @@ class ModelWindowTest : public QObject {
     qputenv("ATTNLAB_GEMMA3_GGUF", QByteArray("/nonexistent/gemma.gguf"));
     qputenv("ATTNLAB_SMOLLM2_GGUF", QByteArray("/nonexistent/model.gguf"));
     QCOMPARE(static_cast<int>(attnlab::gui::findModelPresets().size()), 1);
-    // The fetch-model cache when no variable names them.
+    // The fetch-model cache (the manifest's file and folder names) when no variable names them.
     QTemporaryDir cache;
     QVERIFY(cache.isValid());
     qunsetenv("ATTNLAB_MINILM_DIR");
@@ -459,7 +459,7 @@ class ModelWindowTest : public QObject {
     QVERIFY(QFile::copy(tinyLlamaGguf(),
                         cache.filePath(QStringLiteral("SmolLM2-135M-Instruct.Q4_1.gguf"))));
     QVERIFY(QDir(cache.path()).mkdir(QStringLiteral("all-MiniLM-L6-v2")));
-    writeFile(cache.filePath(QStringLiteral("all-MiniLM-L6-v2/config.json")), "{}");
+    writeFile(cache.filePath(QStringLiteral("all-MiniLM-L6-v2/model.safetensors")), "{}");  // the manifest's "check"
     const auto cached = attnlab::gui::findModelPresets();
     QCOMPARE(static_cast<int>(cached.size()), 2);
     QVERIFY(cached[1].name.startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
