@@ -51,6 +51,19 @@ QStringList bundledModelNames() {
   return names;
 }
 
+QStringList trainingCurveDirs() {
+  QStringList dirs;
+  for (const char* name : {"dates-transformer", "dates-transformer-unscaled"}) {
+    const std::optional<QString> dir = findBundledModel(QString::fromLatin1(name));
+    if (!dir) {
+      throw OptionError(Message(ATTNLAB_MSG("--plot training needs the bundled model %1 (not found in %2)"),
+                                {QString::fromLatin1(name), bundledModelRoots().join(QStringLiteral(", "))}));
+    }
+    dirs << *dir;
+  }
+  return dirs;
+}
+
 QString resolveModelPath(const QString& value) {
   const QFileInfo info(value);
   if (info.exists()) return QDir::cleanPath(info.absoluteFilePath());
