@@ -36,7 +36,9 @@ inline Vec load(const float* p) {
 // GCC 12 reports its own _mm512_undefined_epi32() in avx512fintrin.h's widenings as maybe used
 // uninitialised (the masked form's pass-through operand, which the all-ones mask never reads).
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 /// kLanes bytes at p widened to ints, zero- or sign-extended (one widening instruction on x86;
 /// GCC 12 widens a generic byte vector lane by lane).
