@@ -382,6 +382,17 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
 
+  // A trained translator (issue 23) runs through compute and render (and the window) only: one
+  // line saying so, before any option the command does not take (--source) is named instead.
+  const bool model = parser.isSet(QStringLiteral("model"));
+  const bool translator =
+      model && isTranslatorFolder(std::filesystem::path(
+                   resolveModelPath(parser.value(QStringLiteral("model"))).toStdString()));
+  if (translator && (o.command == kGenerate || o.command == kCost || o.command == kDecode)) {
+    fail(ATTNLAB_MSG("%1 is a trained translator: the %2 command does not run it; use compute or render with --source TEXT (e.g. render --model %1 --source \"March 3rd, 2021\" --out a.png)"),
+         {QFileInfo(resolveModelPath(parser.value(QStringLiteral("model")))).fileName(), commandName(o.command)});
+  }
+
   // Which options were given, in table order; each must be one this command takes.
   for (const QString& name : parser.optionNames()) {
     if (name == QLatin1String("h") || name == QLatin1String("help") || o.given.contains(name)) continue;
@@ -391,11 +402,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     }
     o.given << name;
   }
-  const bool model = o.isGiven("model");
-  // A trained translator (issue 23) takes --source as its input and refuses what it cannot vary.
-  const bool translator =
-      model && isTranslatorFolder(std::filesystem::path(
-                   resolveModelPath(parser.value(QStringLiteral("model"))).toStdString()));
+  // A trained translator takes --source as its input and refuses what it cannot vary.
   for (const OptionSpec& spec : table()) {
     if (!(spec.commands & o.command) || !o.isGiven(spec.name)) continue;
     const QString name = q(spec.name);
