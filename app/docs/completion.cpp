@@ -23,7 +23,7 @@ std::string bashValue(const OptionSpec& spec) {
   if (spec.name == "model") {
     return "_filedir; COMPREPLY+=($(compgen -W '" + join(modelNames(), " ") + "' -- \"$cur\"))";
   }
-  if (spec.kind == Kind::kPath) return valueRule(spec) == "a folder" ? "_filedir -d" : "_filedir";
+  if (spec.kind == Kind::kPath) return takesFolder(spec) ? "_filedir -d" : "_filedir";
   return ":";  // a number or text to type
 }
 
@@ -84,8 +84,7 @@ std::string zshSpec(const OptionSpec& spec) {
   if (spec.name == "model") {
     return s + "{compadd -- " + join(modelNames(), " ") + "; _files}'";
   }
-  if (spec.kind == Kind::kPath)
-    return s + (valueRule(spec) == "a folder" ? "_files -/'" : "_files'");
+  if (spec.kind == Kind::kPath) return s + (takesFolder(spec) ? "_files -/'" : "_files'");
   return s + " '";
 }
 
@@ -109,14 +108,12 @@ std::string bashCompletion(Program program) {
   std::string function = "_" + name;
   for (char& ch : function)
     if (ch == '-') ch = '_';
-  // The options that take a value (skipped when looking for the command), and per option and
-  // value action the commands taking it.
-  std::set<std::string> valued;
+  // The options that take a value (skipped when looking for the command: the keys), and per
+  // option and value action the commands taking it.
   std::map<std::string, std::map<std::string, std::vector<std::string>>>
       actions;  // option -> action -> commands
   for (const OptionSpec* spec : programOptions(program)) {
     if (spec->kind == Kind::kFlag) continue;
-    valued.insert("--" + std::string(spec->name));
     std::vector<std::string>& commands = actions["--" + std::string(spec->name)][bashValue(*spec)];
     for (const std::string& w : commandWords(program, *spec)) commands.push_back(w);
   }
@@ -129,12 +126,12 @@ std::string bashCompletion(Program program) {
   if (window) {
     out << "    local command=window\n";
   } else {
+    std::vector<std::string> valued;
+    for (const auto& entry : actions) valued.push_back(entry.first);
     out << "    local i command=\"\"\n"
         << "    for ((i = 1; i < cword; i++)); do\n"
         << "        case ${words[i]} in\n"
-        << "            "
-        << pattern(std::vector<std::string>(valued.begin(), valued.end()), "            ")
-        << ") ((i++)) ;;\n"
+        << "            " << pattern(valued, "            ") << ") ((i++)) ;;\n"
         << "            -*) ;;\n"
         << "            *) command=${words[i]}; break ;;\n"
         << "        esac\n"

@@ -28,6 +28,9 @@ std::vector<const options::OptionSpec*> programOptions(Program program);
 /// options::commands() it takes.
 std::vector<const options::CommandSpec*> commandsOf(const options::OptionSpec& spec);
 
+/// Whether a kPath entry names a folder only (its value name has DIR and no FILE: lesson --out).
+bool takesFolder(const options::OptionSpec& spec);
+
 /// What the value of an entry may be, in words ("one of additive, dot, scaled, linear", "a whole
 /// number from 1 to 64", …); empty for a flag or free text.
 std::string valueRule(const options::OptionSpec& spec);

@@ -36,6 +36,11 @@ std::vector<const options::CommandSpec*> commandsOf(const OptionSpec& spec) {
   return list;
 }
 
+bool takesFolder(const OptionSpec& spec) {
+  return spec.kind == Kind::kPath && spec.value_name.find("DIR") != std::string_view::npos &&
+         spec.value_name.find("FILE") == std::string_view::npos;
+}
+
 std::string valueRule(const OptionSpec& spec) {
   const std::string min = std::to_string(spec.min), max = std::to_string(spec.max);
   switch (spec.kind) {
@@ -43,10 +48,7 @@ std::string valueRule(const OptionSpec& spec) {
     case Kind::kText:
       return {};
     case Kind::kPath:
-      return spec.value_name.find("DIR") != std::string_view::npos &&
-                     spec.value_name.find("FILE") == std::string_view::npos
-                 ? "a folder"
-                 : "a file name";
+      return takesFolder(spec) ? "a folder" : "a file name";
     case Kind::kInt:
       return "a whole number from " + min + " to " + max;
     case Kind::kIntOrAll:
