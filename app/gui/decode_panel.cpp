@@ -295,7 +295,10 @@ void DecodePanel::advance() {
 }
 
 void DecodePanel::retranslate() {
-  intro_->setText(translation_
+  intro_->setText(translation_ && translation_->forced
+                      ? tr("Teacher forcing: at step i the decoder reads the target's previous character, attends over "
+                           "the source and gives the target's next character a probability. The heads show the rows read so far.")
+                  : translation_
                       ? tr("Greedy decoding: at step i the decoder reads the character it wrote last, attends over "
                            "the source and writes the most probable next character. The heads show the rows written so far.")
                       : tr("Autoregressive decoding: at step t the key and value of token t join the KV cache and "

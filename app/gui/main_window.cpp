@@ -296,6 +296,10 @@ void MainWindow::setSettings(const options::LabSettings& s) {
   requestNow();
 }
 
+QString MainWindow::decodeTitle() const {
+  return shown_ && shown_->translation ? tr("Translation step by step") : tr("KV-cache decoding");
+}
+
 void MainWindow::showTranslatorInputs(bool swap_texts) {
   const std::optional<TranslatorConfig>& config = model_source_->translatorConfig();
   inputs_->setTranslator(config ? &*config : nullptr, QFileInfo(model_source_->dir()).fileName(), swap_texts);
@@ -419,6 +423,7 @@ void MainWindow::render() {
     decode_->setRun(shown_->query_tokens, shown_->spec,
                     !shown_->model && !shown_->run.cross && a.pattern().causal, shown_);
     generate_->setAvailable(shown_->model != nullptr);
+    decode_dock_->setWindowTitle(decodeTitle());
     if (shown_->translation && std::exchange(play_translation_, false)) {
       decode_->slider()->setValue(decode_->slider()->minimum());
       decode_->togglePlay();

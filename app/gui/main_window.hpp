@@ -146,6 +146,8 @@ class MainWindow : public QMainWindow, public LessonHost {
   /// The inputs for the source in use: a translator's (its config from the model source) or none;
   /// swap_texts when the user switched source (InputsPanel::setTranslator).
   void showTranslatorInputs(bool swap_texts = false);
+  /// The decoding dock's title: a translator's steps or the KV cache's.
+  QString decodeTitle() const;
   /// Texts and states of actions that follow the source (model view or not).
   void updateActions();
   /// Emits pictureReady when a result, the curves and every queued replot are on screen.

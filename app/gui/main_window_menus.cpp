@@ -189,7 +189,7 @@ void MainWindow::retranslateUi() {
   stop_compare_action_->setText(tr("Stop comparing"));
   cost_dock_->setWindowTitle(tr("Cost of attention"));
   cost_->retranslate();
-  decode_dock_->setWindowTitle(tr("KV-cache decoding"));
+  decode_dock_->setWindowTitle(decodeTitle());
   decode_->retranslate();
   training_dock_->setWindowTitle(tr("Training curves (with and without 1/√d_k)"));
   training_->redraw();

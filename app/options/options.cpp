@@ -204,22 +204,6 @@ void checkArity(const QStringList& args) {
 
 }  // namespace
 
-QString commandName(unsigned command) {
-  switch (command) {
-    case kCompute: return QStringLiteral("compute");
-    case kRender: return QStringLiteral("render");
-    case kSaturation: return QStringLiteral("saturation");
-    case kInfo: return QStringLiteral("info");
-    case kCost: return QStringLiteral("cost");
-    case kSweep: return QStringLiteral("sweep");
-    case kDecode: return QStringLiteral("decode");
-    case kLesson: return QStringLiteral("lesson");
-    case kGenerate: return QStringLiteral("generate");
-    case kFetchModel: return QStringLiteral("fetch-model");
-    default: return QStringLiteral("window");
-  }
-}
-
 bool Options::isGiven(std::string_view name) const { return given.contains(q(name)); }
 
 std::span<const OptionSpec> table() {
@@ -384,8 +368,8 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode, kLesson, kGenerate, kFetchModel})
-        if (commandName(c) == name) o.command = c;
+      for (const CommandSpec& c : commands())
+        if (q(c.name) == name) o.command = c.command;
       if (o.command == 0)
         fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info)"), {name});
     }
@@ -538,71 +522,6 @@ QStringList toArguments(const Options& o) {
     if (spec.kind != Kind::kFlag) args << *value;
   }
   return args;
-}
-
-QString usage(unsigned program) {
-  struct Section {
-    Group group;
-    const char* title;
-  };
-  const Section sections[] = {
-      {Group::kInput, "input"},          {Group::kMechanism, "mechanism"},
-      {Group::kShapes, "shapes (the synthetic lab)"},
-      {Group::kVariants, "variants (the synthetic lab): grouped-query attention, masks, positions, numerics, dropout"},
-      {Group::kModel, "pretrained models (BERT family, GPT-2, Llama: HuggingFace folders, GGUF files)"},
-      {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
-      {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
-      {Group::kCost, "cost"},            {Group::kSweep, "sweep"},
-      {Group::kGenerate, "generate (a real model's KV cache; --cache-window and --sink-tokens also decode --model)"},
-      {Group::kWindow, "the window"},    {Group::kLesson, "lesson"},
-      {Group::kFetchModel, "fetch-model (models by name: --model NAME reads a fetched one)"}};
-  QString text;
-  if (program == kWindow) {
-    text = QStringLiteral(
-        "attention-lab - the Attention Lab window\n\n"
-        "  attention-lab [options]\n");
-  } else {
-    text = QStringLiteral(
-        "attention-lab-cli - compute and export attention from the command line\n\n"
-        "  attention-lab-cli compute [options]                 JSON on stdout\n"
-        "  attention-lab-cli render  [options] --out FILE      .png .svg .pdf .csv .npy\n"
-        "  attention-lab-cli saturation [options] --out FILE   .png .svg .pdf .csv\n"
-        "  attention-lab-cli sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/\n"
-        "  attention-lab-cli cost [--n LIST] [options] [--out FILE]   table; .png .svg .pdf .csv .json\n"
-        "  attention-lab-cli decode [--cache-bug skip|duplicate] [options] [--out FILE]   KV-cache steps as JSON; .png .svg .pdf\n"
-        "  attention-lab-cli decode --model M [--cache-window LIST --sink-tokens LIST] [--out FILE]   log-probabilities through the cache\n"
-        "  attention-lab-cli generate --model M [--max-tokens N] [--sample-temperature T --seed S --top-k K] [--out FILE]   steps as JSON\n"
-        "  attention-lab-cli lesson list [--lang en|zh_CN]     the guided lessons: name, title, steps\n"
-        "  attention-lab-cli lesson export NAME|all [--lang en|zh_CN] --out DIR   figures (.png .svg) and index.html\n"
-        "  attention-lab-cli fetch-model NAME                  download a pretrained model into the cache, print its path\n"
-        "  attention-lab-cli fetch-model --list                the models: name, size, licence, fetched or not\n"
-        "  attention-lab-cli info                              backends and devices\n");
-  }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode | kLesson | kGenerate | kFetchModel);
-  for (const Section& section : sections) {
-    QString lines;
-    for (const OptionSpec& spec : table()) {
-      if (spec.group != section.group || !(spec.commands & mask)) continue;
-      QString head = QStringLiteral("  --") + q(spec.name);
-      if (!spec.value_name.empty()) head += QLatin1Char(' ') + q(spec.value_name);
-      head = head.leftJustified(24);
-      QString where;
-      if (program != kWindow) {
-        QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode, kLesson, kGenerate, kFetchModel})
-          if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 9) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
-      }
-      lines += head + q(spec.help) + where + QLatin1Char('\n');
-    }
-    if (!lines.isEmpty()) text += QLatin1Char('\n') + QString::fromUtf8(section.title) + QStringLiteral(":\n") + lines;
-  }
-  text += QStringLiteral(
-      "\nWith --model, --mechanism scaled|dot, --no-scale and --temperature still apply; the shapes,\n"
-      "--seed, --causal and --source do not (the model decides them).\n"
-      "Pretrained models by name: attention-lab-cli fetch-model --list, then --model NAME (e.g. smollm2).\n"
-      "exit status: 0 success, 2 bad arguments or input (one line on stderr), 1 internal error\n");
-  return text;
 }
 
 }  // namespace attnlab::options

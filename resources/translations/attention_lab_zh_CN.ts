@@ -227,6 +227,10 @@
         <source>Written so far: “%1”</source>
         <translation>目前已写出：“%1”</translation>
     </message>
+    <message>
+        <source>Teacher forcing: at step i the decoder reads the target's previous character, attends over the source and gives the target's next character a probability. The heads show the rows read so far.</source>
+        <translation>教师强制：第 i 步时，解码器读入目标的前一个字符，对源序列做注意力，并给出目标下一个字符的概率。各头显示目前已读的行。</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ExportController</name>
@@ -974,6 +978,10 @@
     <message>
         <source>Training curves (with and without 1/√d_k)</source>
         <translation>训练曲线（有无 1/√d_k）</translation>
+    </message>
+    <message>
+        <source>Translation step by step</source>
+        <translation>逐步翻译</translation>
     </message>
 </context>
 <context>

@@ -820,6 +820,9 @@ ZH.update({
     "Greedy decoding: at step i the decoder reads the character it wrote last, attends over the source and writes the most probable next character. The heads show the rows written so far.":
         "贪心解码：第 i 步时，解码器读入它上一步写出的字符，对源序列做注意力，并写出最可能的下一个字符。各头显示目前已写出的行。",
     "Training curves (with and without 1/√d_k)": "训练曲线（有无 1/√d_k）",
+    "Translation step by step": "逐步翻译",
+    "Teacher forcing: at step i the decoder reads the target's previous character, attends over the source and gives the target's next character a probability. The heads show the rows read so far.":
+        "教师强制：第 i 步时，解码器读入目标的前一个字符，对源序列做注意力，并给出目标下一个字符的概率。各头显示目前已读的行。",
     "computed in %1 ms (translation %2 ms)": "计算用时 %1 毫秒（翻译 %2 毫秒）",
     " · %1 output × %2 source characters": " · %1 个输出字符 × %2 个源字符",
     "%1 · %2 output × %3 source characters · rows are the characters written, columns the source · hover a cell for its weight, click a head to enlarge it":

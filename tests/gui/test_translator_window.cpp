@@ -107,6 +107,7 @@ class TranslatorWindowTest : public QObject {
     // Step by step: the dock opened with the translator; each step reveals one more row.
     auto* dock = named<QDockWidget>(window, "decodeDock");
     QTRY_VERIFY_WITH_TIMEOUT(dock->isVisible(), kWaitMs);
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Translation step by step"));
     auto* panel = named<gui::DecodePanel>(window, "decodePanel");
     if (panel->playButton()->text() == QStringLiteral("Pause")) panel->togglePlay();  // the first playback
     auto* heads = named<gui::HeadsView>(window, "headsView");
