@@ -456,11 +456,12 @@ void LessonController::refreshPanel() {
   for (const QString& name : lessons::quantityNames()) values.emplace(name, QStringLiteral("…"));
   QStringList notes;
   if (!model_missing_.isEmpty()) {
-    notes << (message_.empty() ? tr("This step reads the model %1, which is not on this computer: run "
-                                    "“scripts/fetch-model %1” and choose the step again.")
+    notes << (message_.empty() ? tr("This step reads the model %1, which is not on this computer: fetch it "
+                                    "with File → Get models… (or attention-lab-cli fetch-model %1) and "
+                                    "choose the step again.")
                                      .arg(model_missing_)
                                : message_.translated()) +
-                 QLatin1Char('\n') +
+                 QLatin1Char('\n') + (message_.empty() ? QString() : tr("File → Get models… fetches it.") + QLatin1Char(' ')) +
                  tr("Meanwhile the step shows the synthetic lab; the rest of the lesson works.");
   } else if (!message_.empty()) {
     notes << tr("This step's settings were not applied: %1").arg(message_.translated());

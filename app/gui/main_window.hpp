@@ -44,6 +44,7 @@ namespace attnlab::gui {
 
 class ElidingLabel;
 class LessonController;
+class ModelFetchDialog;
 
 /// How the window starts.
 struct WindowOptions {
@@ -207,6 +208,8 @@ class MainWindow : public QMainWindow, public LessonHost {
   QMenu* help_menu_ = nullptr;
   QAction* open_model_action_ = nullptr;
   QAction* synthetic_action_ = nullptr;
+  QAction* get_models_action_ = nullptr;       ///< File → Get models…
+  ModelFetchDialog* models_dialog_ = nullptr;  ///< Its dialog (created with the menus).
   QAction* export_head_action_ = nullptr;
   QAction* export_grid_action_ = nullptr;
   QAction* export_saturation_action_ = nullptr;

@@ -20,6 +20,7 @@
 
 #include "lesson_controller.hpp"
 #include "main_window.hpp"
+#include "model_fetch_dialog.hpp"
 #include "sweep_export.hpp"
 
 namespace attnlab::gui {
@@ -40,6 +41,9 @@ void MainWindow::buildMenus() {
   open_model_action_->setShortcut(QKeySequence::Open);
   synthetic_action_ = file_menu_->addAction(QString());
   synthetic_action_->setObjectName(QStringLiteral("syntheticAction"));
+  get_models_action_ = file_menu_->addAction(QString());
+  get_models_action_->setObjectName(QStringLiteral("getModelsAction"));
+  models_dialog_ = new ModelFetchDialog(this);
   file_menu_->addSeparator();
   export_menu_ = file_menu_->addMenu(QString());
   export_head_action_ = export_menu_->addAction(QString());
@@ -123,6 +127,10 @@ void MainWindow::buildMenus() {
 
   connect(open_model_action_, &QAction::triggered, model_source_, &ModelSource::askOpenFolder);
   connect(synthetic_action_, &QAction::triggered, this, &MainWindow::showSyntheticLab);
+  // A model of the manifest, fetched from the dialog, a preset not yet fetched, or a lesson step.
+  connect(get_models_action_, &QAction::triggered, models_dialog_, [this] { models_dialog_->showModel({}); });
+  connect(model_source_, &ModelSource::fetchRequested, models_dialog_, &ModelFetchDialog::fetch);
+  connect(models_dialog_, &ModelFetchDialog::fetched, model_source_, &ModelSource::modelFetched);
   connect(export_head_action_, &QAction::triggered, this, [this] { exports_->askExportImage(ExportTarget::kCurrentHead); });
   connect(export_grid_action_, &QAction::triggered, this, [this] { exports_->askExportImage(ExportTarget::kAllHeads); });
   connect(export_saturation_action_, &QAction::triggered, this,
@@ -179,6 +187,9 @@ void MainWindow::retranslateUi() {
   file_menu_->setTitle(tr("&File"));
   open_model_action_->setText(tr("Open model…"));
   synthetic_action_->setText(tr("Synthetic lab"));
+  get_models_action_->setText(tr("Get models…"));
+  get_models_action_->setToolTip(tr("Download the pretrained models Attention Lab knows by name (all-MiniLM-L6-v2, "
+                                    "SmolLM2-135M-Instruct, Gemma 3 270M) into the cache"));
   export_menu_->setTitle(tr("&Export"));
   export_head_action_->setText(tr("Current head as image…"));
   updateActions();

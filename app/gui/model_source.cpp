@@ -57,6 +57,9 @@ class ModelFileDialog : public QFileDialog {
 
 }  // namespace
 
+/// The combo box's role holding the short name of a model to fetch (an item offering it).
+constexpr int kFetchRole = Qt::UserRole + 1;
+
 std::vector<ModelPreset> findModelPresets() {
   std::vector<ModelPreset> presets;
   for (const options::ManifestModel& m : options::manifestModels())
@@ -81,6 +84,13 @@ std::vector<ModelPreset> bundledTranslatorPresets() {
     presets.push_back({name + QStringLiteral(" — ") + what, *dir});
   }
   return presets;
+}
+
+void ModelSource::modelFetched(const QString& name, const QString& path) {
+  setPresets(findModelPresets());
+  if (name != requested_) return;
+  requested_.clear();
+  openFolder(path);
 }
 
 QString modelPathForSelection(const QString& selected) {
@@ -149,6 +159,14 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   form_->addRow(attention_label_, attention_);
 
   connect(combo_, &QComboBox::activated, this, [this](int index) {
+    if (const QString fetch = combo_->itemData(index, kFetchRole).toString(); !fetch.isEmpty()) {
+      // A model not fetched yet: offer to fetch it; the source stays as it is meanwhile.
+      const QSignalBlocker block(combo_);
+      combo_->setCurrentIndex(std::max(0, combo_->findData(dir_)));
+      requested_ = fetch;
+      emit fetchRequested(fetch);
+      return;
+    }
     const QString dir = combo_->itemData(index).toString();
     if (dir.isEmpty()) {
       showSynthetic();
@@ -337,6 +355,15 @@ void ModelSource::refill() {
         combo_->addItem(preset.name, preset.path);
         combo_->setItemData(combo_->count() - 1, preset.path, Qt::ToolTipRole);
       }
+    }
+    // The manifest's models not fetched yet: choosing one offers to fetch it.
+    for (const options::ManifestModel& m : options::manifestModels()) {
+      if (!options::fetchedModelPath(m).isEmpty()) continue;
+      combo_->addItem(tr("%1 — not fetched: get it…").arg(m.display), QStringLiteral("fetch:") + m.name);
+      combo_->setItemData(combo_->count() - 1, m.name, kFetchRole);
+      combo_->setItemData(combo_->count() - 1,
+                          tr("Not on this computer yet: choose it to download it (File → Get models…)"),
+                          Qt::ToolTipRole);
     }
     bool separated = combo_->count() == 1;
     for (const QString& dir : recent_) {

@@ -125,6 +125,14 @@ class ModelSource : public QWidget {
   void filterChanged();
   /// Another head role was chosen (headRole()).
   void headRoleChanged();
+  /// A model of the manifest that is not fetched was chosen (its short name): the window offers
+  /// to fetch it (File → Get models…).
+  void fetchRequested(const QString& name);
+
+ public slots:
+  /// `name` was fetched to `path`: the presets are found again, and the model opened when it was
+  /// the one chosen (fetchRequested).
+  void modelFetched(const QString& name, const QString& path);
 
  private:
   void refill();
@@ -146,6 +154,7 @@ class ModelSource : public QWidget {
   std::vector<ModelPreset> presets_;
   std::vector<ModelPreset> translator_presets_;  ///< bundledTranslatorPresets(), in the language.
   std::shared_ptr<const ModelInfo> info_;  // of dir_, once loaded
+  QString requested_;  ///< The not-fetched model chosen last (fetchRequested), until fetched.
   std::optional<TranslatorConfig> translator_config_;  // of dir_, when it is a translator
 
   QFormLayout* form_ = nullptr;

