@@ -109,7 +109,10 @@ void writeHeadsNpy(const std::string& path, const std::vector<const AttentionRes
   std::vector<long long> shape;
   if (results.size() > 1) shape.push_back(static_cast<long long>(results.size()));
   if (head < 0) shape.push_back(first.heads());
-  shape.insert(shape.end(), {first.nQ(), first.nK()});
+  // One push_back each: GCC 12 -O2 without -march=native reported a false -Wstringop-overflow
+  // for insert({nQ, nK}) after a reallocating push_back (its range analysis of the new buffer).
+  shape.push_back(first.nQ());
+  shape.push_back(first.nK());
   writeNpy(path, shape, data);
 }
 

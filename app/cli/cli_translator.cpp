@@ -114,16 +114,7 @@ nlohmann::json translatorJson(const run::Run& r) {
 }
 
 int renderTraining(const options::Options& o, std::ostream& out) {
-  QStringList dirs;
-  for (const char* name : {"dates-transformer", "dates-transformer-unscaled"}) {
-    const std::optional<QString> dir = options::findBundledModel(QString::fromLatin1(name));
-    if (!dir) {
-      throw options::OptionError(options::Message(
-          ATTNLAB_MSG("--plot training needs the bundled model %1 (not found in %2)"),
-          {QString::fromLatin1(name), options::bundledModelRoots().join(QStringLiteral(", "))}));
-    }
-    dirs << *dir;
-  }
+  const QStringList dirs = options::trainingCurveDirs();
   const std::vector<views::TrainingCurve> curves = views::readTrainingCurves(dirs);
   QCustomPlot plot;
   const views::ImageSize size = outputSize(o, {900, 560, 1.0});

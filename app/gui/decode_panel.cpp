@@ -196,7 +196,7 @@ void DecodePanel::startDecode() {
     bug_step_->setValue(n / 2);
   }
   error_label_->hide();
-  if (bug == CacheBug::kNone || !available_ || !run_ || generation_) {
+  if (bug == CacheBug::kNone || !available_ || !run_ || generation_ || translation_) {
     // Today's behaviour: the heads show the run.
     decoding_ = false;
     watcher_.cancel();
@@ -242,9 +242,16 @@ void DecodePanel::setRun(const QStringList& tokens, const AttentionSpec& spec, b
   if (result != run_) outcome_ = {};  // the heads show the new run until its decode arrives
   run_ = std::move(result);
   generation_ = run_ ? run_->generated : nullptr;
+  // A translator's rows are its outputs, except in the encoder's self-attention (the source).
+  translation_ = run_ && run_->translation &&
+                         run_->settings.translator_attention != options::TranslatorAttention::kEncoderSelf
+                     ? run_->translation
+                     : nullptr;
   tokens_ = tokens;
   spec_ = spec;
-  available_ = (available || generation_) && !tokens.isEmpty();
+  available_ = (available || generation_ || translation_) && !tokens.isEmpty();
+  showCacheParts(!translation_);
+  retranslate();  // the introduction of a translator's steps or of the cache
   {
     const QSignalBlocker block(slider_);
     // A generation steps from its prompt block (step 0) to its last generated row.
@@ -288,8 +295,14 @@ void DecodePanel::advance() {
 }
 
 void DecodePanel::retranslate() {
-  intro_->setText(tr("Autoregressive decoding: at step t the key and value of token t join the KV cache and "
-                     "query t attends over the cache. The heads show the rows decoded so far."));
+  intro_->setText(translation_ && translation_->forced
+                      ? tr("Teacher forcing: at step i the decoder reads the target's previous character, attends over "
+                           "the source and gives the target's next character a probability. The heads show the rows read so far.")
+                  : translation_
+                      ? tr("Greedy decoding: at step i the decoder reads the character it wrote last, attends over "
+                           "the source and writes the most probable next character. The heads show the rows written so far.")
+                      : tr("Autoregressive decoding: at step t the key and value of token t join the KV cache and "
+                           "query t attends over the cache. The heads show the rows decoded so far."));
   play_->setText(timer_.isActive() ? tr("Pause") : tr("Play"));
   bug_label_->setText(tr("Cache bug:"));
   bug_combo_->setItemText(0, tr("none"));
@@ -355,11 +368,50 @@ void DecodePanel::refreshGeneration(int row) {
                             .arg(views::bytesText(s.cache_bytes)));
 }
 
+void DecodePanel::showCacheParts(bool shown) {
+  for (QWidget* w : std::initializer_list<QWidget*>{bug_label_, bug_combo_, bug_step_label_, bug_step_,
+                                                    cache_view_, cache_label_})
+    w->setVisible(shown);
+}
+
+void DecodePanel::refreshTranslation(int row) {
+  const Translation& t = *translation_;
+  const int last = static_cast<int>(t.steps.size()) - 1;
+  const int i = std::clamp(row, 0, last);
+  const TranslatorStep& s = t.steps[static_cast<std::size_t>(i)];
+  QString written;
+  for (int k = 0; k <= i; ++k)
+    if (t.target_ids[static_cast<std::size_t>(k)] > 3) written += QString::fromStdString(t.target_chars[static_cast<std::size_t>(k)]);
+  QString text = (t.forced ? tr("Step %1 of %2: the decoder reads “%3”; the forced target is “%4” (the model gives it p = %5)")
+                           : tr("Step %1 of %2: the decoder reads “%3” and writes “%4” (p = %5)"))
+                     .arg(i + 1)
+                     .arg(last + 1)
+                     .arg(i == 0 ? QStringLiteral("<s>") : QString::fromStdString(t.target_chars[static_cast<std::size_t>(i - 1)]))
+                     .arg(QString::fromStdString(t.target_chars[static_cast<std::size_t>(i)]))
+                     .arg(s.output.probability, 0, 'f', 3);
+  // One head, one layer (additive attention): where its row looks.
+  if (run_ && run_->entries() == 1 && run_->attention(0).heads() == 1 &&
+      run_->settings.translator_attention == options::TranslatorAttention::kCross) {
+    const AttentionResult& a = run_->attention(0);
+    int best = 0;
+    for (int j = 1; j < a.nK(); ++j)
+      if (a.weights(0, i, j) > a.weights(0, i, best)) best = j;
+    text += QLatin1Char('\n') + tr("Its attention row peaks at source character %1 “%2” (weight %3)")
+                                    .arg(best)
+                                    .arg(run_->key_tokens.value(best))
+                                    .arg(a.weights(0, i, best), 0, 'f', 2);
+  }
+  text += QLatin1Char('\n') + tr("Written so far: “%1”").arg(written);
+  step_label_->setText(text);
+}
+
 void DecodePanel::refresh() {
   const int t = slider_->value();
   const int g = spec_.resolvedKvHeads();
   const long long per_entry = 4LL * (spec_.resolvedDk() + spec_.resolvedDv());
-  if (!available_) {
+  if (available_ && translation_) {
+    refreshTranslation(t);
+  } else if (!available_) {
     step_label_->setText(tr("Decoding steps need causal self-attention in the synthetic lab: tick Causal "
                             "(and leave the source text empty)."));
     cache_view_->setState(-1, g, spec_.window);

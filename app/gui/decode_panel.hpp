@@ -7,7 +7,9 @@
 /// `attention-lab-cli decode` shows equals decoding with a cache (attnlab/decode.hpp). A cache bug
 /// (the seeds' pitfall 4, `--cache-bug`/`--bug-step`) decodes the run's inputs again on the thread
 /// pool with the bug and shows the decoded rows: the lost token's column empty, the repeated
-/// token's weight doubled, from the bug's step on; the step label says where rows differ.
+/// token's weight doubled, from the bug's step on; the step label says where rows differ. A
+/// trained translator's run (issue 23) steps through its output characters the same way: row i
+/// of the cross-attention (or decoder self-attention) appears when character i is written.
 
 #include <QFutureWatcher>
 #include <QStringList>
@@ -67,7 +69,8 @@ class DecodePanel : public QWidget {
   explicit DecodePanel(QWidget* parent = nullptr);
 
   /// The result on screen: its tokens and spec. Step mode needs causal self-attention of the
-  /// synthetic lab (`available`); otherwise the panel says why and reveals every row.
+  /// synthetic lab (`available`), a generation or a translator's output rows; otherwise the panel
+  /// says why and reveals every row.
   /// result: the run itself (its inputs are decoded again when a cache bug is set).
   void setRun(const QStringList& tokens, const AttentionSpec& spec, bool available,
               ResultPtr result = nullptr);
@@ -106,6 +109,10 @@ class DecodePanel : public QWidget {
   void refresh();
   /// The step label and the cache of a generation's row (its real cache: length, bytes).
   void refreshGeneration(int row);
+  /// The step label of a translator's output row (what it read, wrote, with which probability).
+  void refreshTranslation(int row);
+  /// Shows the cache bug's controls and the cache (not for a translator's steps).
+  void showCacheParts(bool shown);
   void advance();
   void startDecode();
   void decodeDone();
@@ -129,6 +136,8 @@ class DecodePanel : public QWidget {
   bool bug_step_given_ = false;  ///< The step was chosen (else it follows the middle token).
   ResultPtr run_;
   std::shared_ptr<const Generation> generation_;  ///< The run's generation, when it is one.
+  /// A trained translator's translation (rows = its outputs), when the run is one.
+  std::shared_ptr<const Translation> translation_;
   DecodeOutcome outcome_;        ///< The last good decode (kept while a refusal shows).
   bool decoding_ = false;
   QFutureWatcher<DecodeOutcome> watcher_;

@@ -133,12 +133,12 @@ void ExportController::draw(QCustomPlot& plot, ExportTarget target) const {
     views::drawSaturation(plot, curves, std::nullopt, d_k, scaled);
   } else if (target == ExportTarget::kAllHeads && heads_.modelView()) {
     views::drawModelGrid(plot, shown->layers(), shown->layerIndices(), shown->query_tokens,
-                         runLabel(*shown, -1), heads_.picture());
+                         runLabel(shown, -1), heads_.picture(), shown->key_tokens);
   } else if (target == ExportTarget::kAllHeads) {
-    views::drawHeadGrid(plot, r, shown->query_tokens, shown->key_tokens, runLabel(*shown, entry), heads_.picture());
+    views::drawHeadGrid(plot, r, shown->query_tokens, shown->key_tokens, runLabel(shown, entry), heads_.picture());
   } else {
     views::drawHeatmap(plot, r, std::clamp(heads_.selectedHead(), 0, r.heads() - 1), shown->query_tokens,
-                       shown->key_tokens, runLabel(*shown, entry), heads_.picture());
+                       shown->key_tokens, runLabel(shown, entry), heads_.picture());
   }
 }
 
@@ -205,7 +205,7 @@ void ExportController::askExportImage(ExportTarget target) {
                  : target == ExportTarget::kAllHeads
                      ? (heads_.modelView() ? QStringLiteral("attention-layers.png") : QStringLiteral("attention-heads.png"))
                      : QStringLiteral("attention-head%1.png").arg(heads_.selectedHead());
-  if (shown->model && target != ExportTarget::kSaturation && !(target == ExportTarget::kAllHeads && heads_.modelView())) {
+  if ((shown->model || shown->translator) && target != ExportTarget::kSaturation && !(target == ExportTarget::kAllHeads && heads_.modelView())) {
     name.replace(QStringLiteral("attention-"), QStringLiteral("attention-layer%1-").arg(heads_.focusLayer()));
   }
   ImageExportDialog dialog(window_, folder, name, defaultSize(target));

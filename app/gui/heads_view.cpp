@@ -44,7 +44,11 @@ QString quoted(const QString& token) { return QStringLiteral("'%1'").arg(token);
 
 }  // namespace
 
-views::RunLabel runLabel(const ComputeResult& r, int entry) {
+views::RunLabel runLabel(const ResultPtr& result, int entry) {
+  const ComputeResult& r = *result;
+  // A translator's title as the CLI draws it (its name, its output, the attention shown).
+  if (r.translator)
+    return views::mapsOf(result, std::nullopt, entry >= 0 ? std::optional<int>(entry) : std::nullopt).label;
   views::RunLabel label{r.spec, r.run.cross, {}, std::nullopt, {}, {}};
   if (!r.model) {
     label.facts = views::syntheticFacts(r.spec);
@@ -214,7 +218,7 @@ void HeadsView::drawRollout() {
   title.bar_title = views::viewText("rollout weight");
   views::setPictureTitle(*grid_plot_, title);
   views::drawHeatmap(*grid_plot_, *shown_->rollout, 0, shown_->query_tokens, shown_->key_tokens,
-                     runLabel(*shown_, -1), picture_);
+                     runLabel(shown_, -1), picture_);
   views::setPictureTitle(*grid_plot_, {});
 }
 
@@ -274,7 +278,7 @@ void HeadsView::drawGrid() {
     views::setMinThumbnail(*grid_plot_, kMinThumbnailPx * font_scale_);
     grid_scrolls_ = true;
     views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(), shown_->query_tokens,
-                         runLabel(*shown_, -1), picture_);
+                         runLabel(shown_, -1), picture_, shown_->key_tokens);
     if (head_role_ && shown_->head_roles)
       views::markHeadRoles(*grid_plot_, *shown_->head_roles, *head_role_, shown_->layerIndices());
     const QSize picture(canvas.width(), std::max(canvas.height(), views::heatmapCanvas(*grid_plot_).height()));
@@ -282,12 +286,20 @@ void HeadsView::drawGrid() {
     if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
     if (grid_plot_->size() != picture) grid_plot_->resize(picture);
     if (scroll_to_role_ && head_role_ && shown_->head_roles) scrollToTopHead();
-    note = tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
-              "are keys · click one to enlarge it")
-               .arg(shown_->model->name)
-               .arg(shown_->entries())
-               .arg(first.heads())
-               .arg(first.nQ());
+    note = shown_->translator
+               ? tr("%1 · %2 layers × %3 heads · %4 × %5 characters · each thumbnail: rows are the outputs, "
+                    "columns the source · click one to enlarge it")
+                     .arg(shown_->translator->name)
+                     .arg(shown_->entries())
+                     .arg(first.heads())
+                     .arg(first.nQ())
+                     .arg(first.nK())
+               : tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
+                    "are keys · click one to enlarge it")
+                     .arg(shown_->model->name)
+                     .arg(shown_->entries())
+                     .arg(first.heads())
+                     .arg(first.nQ());
     if (head_role_ && shown_->head_roles) {
       note += QStringLiteral(" · ") +
               tr("badges: each head's %1 score (0–1; framed from 0.5, thickest: the top head)")
@@ -298,9 +310,9 @@ void HeadsView::drawGrid() {
     // and replot only them and the title.
     grid_part_ = RenderScheduler::Part::kCells;
     if (force || !views::updateWeights(*grid_plot_, first, -1, shown_->query_tokens, shown_->key_tokens,
-                                       runLabel(*shown_, 0), picture_, shown_->ready_maps.get())) {
+                                       runLabel(shown_, 0), picture_, shown_->ready_maps.get())) {
       views::drawHeadGrid(*grid_plot_, first, shown_->query_tokens, shown_->key_tokens,
-                          runLabel(*shown_, 0), picture_);
+                          runLabel(shown_, 0), picture_);
       grid_part_ = RenderScheduler::Part::kAll;
     }
     publishPlan(views::mapPlan(*grid_plot_, -1));
@@ -311,6 +323,12 @@ void HeadsView::drawGrid() {
                      .arg(first.nQ())
                      .arg(first.nK())
                      .arg(block)
+           : shown_->translator
+               ? tr("%1 · %2 output × %3 source characters · rows are the characters written, columns the "
+                    "source · hover a cell for its weight, click a head to enlarge it")
+                     .arg(shown_->translator->name)
+                     .arg(first.nQ())
+                     .arg(first.nK())
                : tr("%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover "
                     "a cell for its weight, click a head to enlarge it")
                      .arg(first.nQ())
@@ -321,7 +339,7 @@ void HeadsView::drawGrid() {
   if (!compare_note.isEmpty()) note = compare_note + QStringLiteral(" · ") + note;
   grid_note_->setText(note);
   if (revealed_rows_ >= 0 || !grid_covers_.isEmpty()) grid_part_ = RenderScheduler::Part::kAll;
-  applyReveal(grid_plot_, shown_->rollout || modelView() ? 0 : first.heads());
+  applyReveal(grid_plot_, gridMaps());
   scheduler_.queueReplot(grid_plot_, std::exchange(grid_part_, RenderScheduler::Part::kAll));
 }
 
@@ -331,7 +349,7 @@ void HeadsView::drawHead() {
   const int entry = focusEntry();
   const AttentionResult& r = shown_->attention(entry);
   const int head = std::clamp(enlarged_head_, 0, r.heads() - 1);
-  QString note = shown_->model
+  QString note = layered()
                      ? tr("Layer %1 · head %2 of %3 · click a row (query) to see its softmax over the keys")
                            .arg(focusLayer())
                            .arg(head)
@@ -359,15 +377,15 @@ void HeadsView::drawHead() {
   // The worker fills entry 0's maps (ComputeResult::ready_maps).
   const views::ReadyMaps* ready = entry == 0 ? shown_->ready_maps.get() : nullptr;
   if (force || !views::updateWeights(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
-                                     runLabel(*shown_, entry), picture_, ready)) {
+                                     runLabel(shown_, entry), picture_, ready)) {
     views::drawHeatmap(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
-                       runLabel(*shown_, entry), picture_);
+                       runLabel(shown_, entry), picture_);
     applyRowHighlight();
     part = RenderScheduler::Part::kAll;
   }
   publishPlan(entry == 0 ? views::mapPlan(*head_plot_, head) : nullptr);
   if (revealed_rows_ >= 0 || !head_covers_.isEmpty()) {
-    applyReveal(head_plot_, shown_->model ? 0 : 1);
+    applyReveal(head_plot_, shown_->model ? 0 : 1);  // a translator's rows are revealed too
     part = RenderScheduler::Part::kAll;
   }
   scheduler_.queueReplot(head_plot_, part);
@@ -399,11 +417,10 @@ void HeadsView::setRevealedRows(int rows) {
   revealed_rows_ = rows;
   if (!shown_) return;
   if (currentIndex() == 0 && !difference_shown_) {
-    const AttentionResult& first = shown_->attention(0);
-    applyReveal(grid_plot_, shown_->rollout || modelView() ? 0 : first.heads());
+    applyReveal(grid_plot_, gridMaps());
     scheduler_.queueReplot(grid_plot_);
   } else if (currentIndex() == 1 && !difference_shown_) {
-    applyReveal(head_plot_, shown_->model ? 0 : 1);
+    applyReveal(head_plot_, shown_->model ? 0 : 1);  // a translator's rows are revealed too
     scheduler_.queueReplot(head_plot_);
   }
 }
@@ -451,7 +468,21 @@ void HeadsView::applyRowHighlight() {
   row_highlight_ = item;
 }
 
-bool HeadsView::modelView() const { return shown_ && shown_->model && !shown_->settings.layer; }
+int HeadsView::gridMaps() const {
+  const int heads = shown_->attention(0).heads();
+  if (shown_->rollout) return 0;
+  // A translator's model view reveals its output rows in every thumbnail (layers × heads).
+  if (modelView()) return shown_->translator ? shown_->entries() * heads : 0;
+  return heads;
+}
+
+bool HeadsView::layered() const { return shown_ && (shown_->model || shown_->translator); }
+
+bool HeadsView::modelView() const {
+  if (!shown_ || shown_->settings.layer) return false;
+  // A translator with one attention (additive) is one head: its grid, not a model view.
+  return shown_->model || (shown_->translator && shown_->entries() > 1);
+}
 
 int HeadsView::enlargedHead() const { return currentIndex() == 1 ? enlarged_head_ : -1; }
 
@@ -462,12 +493,12 @@ int HeadsView::focusEntry() const {
 }
 
 int HeadsView::focusLayer() const {
-  if (!shown_ || !shown_->model) return -1;
+  if (!layered()) return -1;
   return shown_->layerIndices().at(static_cast<std::size_t>(focusEntry()));
 }
 
 int HeadsView::enlargedLayer() const {
-  if (!shown_ || !shown_->model || currentIndex() != 1 || enlarged_head_ < 0) return -1;
+  if (!layered() || currentIndex() != 1 || enlarged_head_ < 0) return -1;
   return focusLayer();
 }
 
@@ -483,7 +514,7 @@ void HeadsView::enlargeHead(int head) {
 }
 
 void HeadsView::enlargeLayerHead(int layer, int head) {
-  if (!shown_ || !shown_->model) return;
+  if (!layered()) return;
   const std::vector<int>& indices = shown_->layerIndices();
   const auto it = std::find(indices.begin(), indices.end(), layer);
   if (it == indices.end()) return;

@@ -34,7 +34,7 @@ inline constexpr double kMinThumbnailPx = 48;
 
 /// The title words of entry `entry` of a result (a model layer: its name and layer; entry < 0:
 /// the model view's, without a layer).
-views::RunLabel runLabel(const ComputeResult& result, int entry);
+views::RunLabel runLabel(const ResultPtr& result, int entry);
 
 /// The grid page and the enlarged-head page.
 class HeadsView : public QStackedWidget {
@@ -89,6 +89,10 @@ class HeadsView : public QStackedWidget {
   int enlargedLayer() const;
   /// True when the grid page shows a model's layers × heads.
   bool modelView() const;
+  /// The result on screen has layers (a model's or a translator's).
+  bool layered() const;
+  /// The maps of the grid page whose rows the decoding dock reveals.
+  int gridMaps() const;
 
   /// The line above the grid.
   QString gridNote() const;

@@ -92,7 +92,7 @@ QString HeadsView::cellText(int entry, int head, int query, int key) const {
                       .arg(hoverToken(*shown_, shown_->query_tokens, query))
                       .arg(key)
                       .arg(hoverToken(*shown_, shown_->key_tokens, key));
-  if (shown_->model) {
+  if (shown_->model || shown_->translator) {
     where = tr("layer %1 · %2").arg(shown_->layerIndices().at(static_cast<std::size_t>(entry))).arg(where);
   }
   if (!r.pattern().visible(query, key)) return tr("%1: masked").arg(where);

@@ -253,6 +253,8 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   s.hide_special = base.hide_special;
   s.rollout = base.rollout;
   s.head_roles = base.head_roles;
+  s.translator = base.translator;
+  s.translator_attention = base.translator_attention;
   s.text = fieldText(text_edit_, text_given_);
   s.source = fieldText(source_edit_, source_given_);
   // A pair exactly when one is given: the field enabled (a BERT) and not empty, as --pair.
@@ -275,6 +277,8 @@ options::LabSettings InputsPanel::settings(const options::LabSettings& base) con
   if (model_) {
     // The widgets show the model's shapes; the lab's own wait in the stash.
     s.spec.mechanism = scaling_check_->isChecked() ? Mechanism::kScaled : Mechanism::kDot;
+    // A translator without a scale to switch off runs as trained ("scaled" there).
+    if (translator_ && !scaling_check_->isEnabled()) s.spec.mechanism = Mechanism::kScaled;
     s.spec.d_k = stash_.d_k;
     s.spec.heads = stash_.heads;
     s.spec.d_model = stash_.d_model;
@@ -314,6 +318,7 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
   stash_ = {s.spec.mechanism, d_k, s.spec.heads, s.spec.d_model, s.causal(),
             static_cast<double>(s.seed)};
   if (model_) showModel();  // the lab's values wait in the stash
+  if (translator_) showTranslator();
   wanted_backend_ = QStringLiteral("%1:%2").arg(QString::fromStdString(options::toString(s.backend))).arg(s.device);
   selectBackend();
   updateEnabled();
@@ -345,13 +350,12 @@ void InputsPanel::setModelMode(bool model, const ModelInfo* info) {
   model_ = model;
   config_ = model && info ? std::optional<ModelConfig>(info->config) : std::nullopt;
   model_name_ = model && info ? info->name : QString();
+  if (!model) translator_.reset();
   if (model) showModel();
   if (leaving) showLab();
   variants_->setModelMode(model, config_ ? &*config_ : nullptr);
-  form_->setRowVisible(source_edit_, !model);
-  form_->setRowVisible(source_label_, !model);
-  form_->setRowVisible(pair_edit_, model);
-  form_->setRowVisible(pair_label_, model);
+  updateRows();
+  retranslateFields();
   const bool pairs = !config_ || config_->architecture == Architecture::kBert;
   pair_edit_->setEnabled(pairs);
   pair_label_->setEnabled(pairs);
@@ -395,6 +399,7 @@ void InputsPanel::showModel() {
                     .arg(config_->mask() == Mask::kCausal ? tr("causal mask") : tr("no mask"))
               : tr("Decided by the model.");
   for (QWidget* w : modelDecided()) w->setToolTip(decided);
+  if (translator_) showTranslator();  // a translator's values over the "from the model" ones
 }
 
 std::vector<QWidget*> InputsPanel::modelDecided() const {
@@ -430,7 +435,11 @@ void InputsPanel::updateEnabled() {
     w->setEnabled(!model_);
   }
   const auto mechanism = static_cast<Mechanism>(mechanism_combo_->currentData().toInt());
-  scaling_check_->setEnabled(model_ || (mechanism != Mechanism::kAdditive && mechanism != Mechanism::kLinear));
+  // A translator's scale can be switched off only where it was trained with one.
+  const bool translator_scale =
+      translator_ && translator_->kind == TranslatorKind::kTransformer && translator_->scale_attention;
+  scaling_check_->setEnabled(translator_ ? translator_scale
+                                         : model_ || (mechanism != Mechanism::kAdditive && mechanism != Mechanism::kLinear));
   dk_play_->setEnabled(!model_);
   if (model_ && play_param_ == QLatin1String("d_k")) stopPlaying();
 }
@@ -540,12 +549,9 @@ void InputsPanel::selectBackend() {
 }
 
 void InputsPanel::retranslate() {
-  text_label_->setText(tr("Text (queries; recomputed as you type)"));
+  retranslateFields();
   retry_button_->setText(tr("Retry OpenCL"));
   retry_button_->setToolTip(tr("Try the OpenCL device and its kernels again (after fixing what the message names)"));
-  text_edit_->setPlaceholderText(tr("Type a sentence…"));
-  source_label_->setText(tr("Source (optional: keys and values → cross-attention)"));
-  source_edit_->setPlaceholderText(tr("Empty: self-attention"));
   pair_label_->setText(tr("Second sentence (optional: a BERT sentence pair)"));
   pair_edit_->setPlaceholderText(tr("Empty: one sentence · [CLS] text [SEP] pair [SEP]"));
   mechanism_label_->setText(tr("Mechanism"));

@@ -55,6 +55,16 @@ class InputsPanel : public QWidget {
   /// and "from the model" where there is none to show (the seed; every shape while the model
   /// loads). The lab's values are kept aside and come back, unchanged, with the synthetic lab.
   void setModelMode(bool model, const ModelInfo* info);
+  /// A trained translator (config not null, after setModelMode(true, …); null: none): the source
+  /// field is its input, the text field the target to force (empty: generated); the scaling
+  /// check box acts where the model was trained with 1/√d_k (dates-transformer), the temperature
+  /// acts; the shapes show the model's (d_k, or d_a for additive attention), greyed, and every
+  /// greyed control says in its tooltip the command line's reason. swap_texts: the user switched
+  /// to (or away from) a translator — the lab's text and source are kept aside and a date put in
+  /// the source (given back when leaving).
+  void setTranslator(const TranslatorConfig* config, const QString& name, bool swap_texts = false);
+  /// A translator is shown (setTranslator).
+  bool translatorMode() const { return translator_.has_value(); }
 
   /// d_k: set (clamped to the table's limits; ignored while a model decides it), read, ×2, ÷2.
   void setDk(int d_k);
@@ -118,6 +128,12 @@ class InputsPanel : public QWidget {
   void showLab();
   /// The widgets whose values a model decides.
   std::vector<QWidget*> modelDecided() const;
+  /// Which text fields are shown (the source for the lab and a translator, the pair for a model).
+  void updateRows();
+  /// The text fields' labels and placeholders (a translator's source and target, or the lab's).
+  void retranslateFields();
+  /// A translator's values and the command line's reasons in the greyed widgets.
+  void showTranslator();
 
   options::LabSettings base_;  ///< Fields without a widget (d_v, d_a, positions …).
   QString wanted_backend_ = QStringLiteral("auto:0");
@@ -132,6 +148,10 @@ class InputsPanel : public QWidget {
     bool causal = false;
     double seed = 0;
   } stash_;
+  std::optional<TranslatorConfig> translator_;  ///< The translator shown (setTranslator).
+  QString translator_name_;                     ///< Its name ("dates-additive").
+  /// The lab's text and source while a translator's are in the fields (swap_texts).
+  std::optional<std::pair<QString, QString>> lab_texts_;
 
   /// A text field's exact text. Its document turns CR, CR LF, U+2029 and U+FDD0 / U+FDD1 into
   /// line breaks as they go in, so the text setSettings gave is kept and given back as long as

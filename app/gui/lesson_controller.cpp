@@ -284,6 +284,7 @@ void LessonController::applyView(const lessons::Step& step) {
   }
   showDock(host_.toolDock(ToolDock::kCost), step.view == View::kCost, opened_cost_);
   showDock(host_.toolDock(ToolDock::kDecode), step.view == View::kDecode, opened_decode_);
+  showDock(host_.toolDock(ToolDock::kTraining), step.view == View::kTraining, opened_training_);
   panel_->setSimilarityVisible(step.view == View::kHeadSimilarity);
   applyAnalysisVisibility();
 }
@@ -344,6 +345,7 @@ void LessonController::leave() {
   opened_compare_ = false;
   showDock(host_.toolDock(ToolDock::kCost), false, opened_cost_);
   showDock(host_.toolDock(ToolDock::kDecode), false, opened_decode_);
+  showDock(host_.toolDock(ToolDock::kTraining), false, opened_training_);
   if (std::exchange(set_cache_bug_, false)) host_.setCacheBug(CacheBug::kNone);
   lesson_ = nullptr;
   pending_head_ = -2;

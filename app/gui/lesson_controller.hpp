@@ -131,7 +131,7 @@ class LessonController : public QObject {
   int pending_head_ = -2;
   int normal_width_ = -1;
   bool arrange_pending_ = false;      ///< Measure the panel again with the step's first result.             ///< The lesson column's width before presentation mode.             ///< −2: nothing; −1: the grid; ≥ 0: enlarge that head.
-  bool opened_compare_ = false, opened_cost_ = false, opened_decode_ = false;
+  bool opened_compare_ = false, opened_cost_ = false, opened_decode_ = false, opened_training_ = false;
   Numbers numbers_;
   bool numbers_dirty_ = false;
   QFutureWatcher<Numbers> watcher_;

@@ -23,6 +23,7 @@ namespace attnlab::gui {
 enum class ToolDock {
   kCost,    ///< View → Cost of attention (a step's view "cost").
   kDecode,  ///< View → KV-cache decoding (a step's view "decode").
+  kTraining,  ///< View → Training curves (a step's view "training").
 };
 
 /// The window as a lesson sees it.

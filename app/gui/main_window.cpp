@@ -117,6 +117,14 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   addDockWidget(Qt::RightDockWidgetArea, decode_dock_);
   decode_dock_->hide();
   connect(decode_dock_, &QDockWidget::visibilityChanged, decode_, &DecodePanel::setActive);
+  training_ = new TrainingPanel;
+  training_->setObjectName(QStringLiteral("trainingPanel"));
+  training_dock_ = new QDockWidget(this);
+  training_dock_->setObjectName(QStringLiteral("trainingDock"));
+  training_dock_->setWidget(training_);
+  addDockWidget(Qt::RightDockWidgetArea, training_dock_);
+  training_dock_->hide();
+  connect(training_dock_, &QDockWidget::visibilityChanged, training_, &TrainingPanel::setActive);
   // heads_ as the receiver: the connection ends with it (the dock reports "hidden" while the window
   // is destroyed, after the central widget).
   connect(decode_, &DecodePanel::rowsChanged, heads_, &HeadsView::setRevealedRows);
@@ -166,7 +174,17 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     persistPicture();
   });
   connect(model_source_, &ModelSource::sourceChanged, this, [this](const QString& dir) {
+    // Into a translator, its date goes in the source; out of one, the lab's texts come back.
+    const bool translator = model_source_->translator();
+    if (!translator) inputs_->setTranslator(nullptr, QString(), true);
     inputs_->setModelMode(!dir.isEmpty(), nullptr);
+    if (translator) {
+      showTranslatorInputs(true);
+      // The output appears one character at a time with its attention row (the decoding dock).
+      play_translation_ = true;
+      decode_dock_->show();
+      decode_dock_->raise();
+    }
     heads_->showGrid();
     if (!dir.isEmpty()) status_time_->setFullText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
     requestNow();
@@ -266,6 +284,8 @@ options::LabSettings MainWindow::settings() const {
   base.hide_special = model_source_->hideSpecial();
   base.rollout = model_source_->rollout();
   base.head_roles = model_source_->headRole().has_value();
+  base.translator = model_source_->translator();
+  base.translator_attention = model_source_->translatorAttention();
   return inputs_->settings(base);
 }
 
@@ -274,12 +294,23 @@ void MainWindow::setSettings(const options::LabSettings& s) {
   inputs_->setSettings(s);
   model_source_->setSource(s.model_dir, s.layer, s.hide_special);
   model_source_->setRollout(s.rollout);
+  model_source_->setTranslatorAttention(s.translator_attention);
   if (!s.head_roles) setHeadRole(std::nullopt);  // settings without head roles: no badges
   const std::shared_ptr<const ModelInfo> info =
       shown_ && shown_->model && shown_->model->dir == s.model_dir ? shown_->model : nullptr;
   if (s.pretrained()) inputs_->setModelMode(true, info.get());
+  showTranslatorInputs();
   model_source_->setModelInfo(info);
   requestNow();
+}
+
+QString MainWindow::decodeTitle() const {
+  return shown_ && shown_->translation ? tr("Translation step by step") : tr("KV-cache decoding");
+}
+
+void MainWindow::showTranslatorInputs(bool swap_texts) {
+  const std::optional<TranslatorConfig>& config = model_source_->translatorConfig();
+  inputs_->setTranslator(config ? &*config : nullptr, QFileInfo(model_source_->dir()).fileName(), swap_texts);
 }
 
 void MainWindow::requestNow() {
@@ -341,6 +372,7 @@ void MainWindow::onResult(const ResultPtr& result) {
       model_source_->setSource(fallback, layer, model_source_->hideSpecial());
       inputs_->setModelMode(!fallback.isEmpty(),
                             fallback.isEmpty() ? nullptr : shown_->model.get());
+      showTranslatorInputs();
     }
     // After going back (which clears a model's message): it stays until the source changes.
     model_source_->showMessage(
@@ -399,6 +431,11 @@ void MainWindow::render() {
     decode_->setRun(shown_->query_tokens, shown_->spec,
                     !shown_->model && !shown_->run.cross && a.pattern().causal, shown_);
     generate_->setAvailable(shown_->model != nullptr);
+    decode_dock_->setWindowTitle(decodeTitle());
+    if (shown_->translation && std::exchange(play_translation_, false)) {
+      decode_->slider()->setValue(decode_->slider()->minimum());
+      decode_->togglePlay();
+    }
     if (const int step = std::exchange(decode_on_result_, -1); step >= 0)
       decode_->slider()->setValue(step);  // clamped to the last token
     lessons_->resultShown();
@@ -447,7 +484,11 @@ void MainWindow::updateStatus() {
   const ComputeResult& r = *shown_;
   const AttentionResult& a = r.attention(0);
   QString time;
-  if (r.model) {
+  if (r.translator) {
+    time = tr("computed in %1 ms (translation %2 ms)").arg(r.total_ms, 0, 'f', 1).arg(r.run.compute_ms, 0, 'f', 1);
+    if (r.model_ms > 0) time += tr(" · model loaded in %1 ms").arg(r.model_ms, 0, 'f', 0);
+    time += tr(" · %1 output × %2 source characters").arg(a.nQ()).arg(a.nK());
+  } else if (r.model) {
     time = tr("computed in %1 ms (forward pass %2 ms)").arg(r.total_ms, 0, 'f', 0).arg(r.run.compute_ms, 0, 'f', 0);
     if (r.model_ms > 0) time += tr(" · model loaded in %1 ms").arg(r.model_ms, 0, 'f', 0);
     time += r.settings.layer ? tr(" · %1 tokens · layer %2 of %3 · %4 heads")
@@ -496,6 +537,7 @@ QDockWidget* MainWindow::toolDock(ToolDock dock) {
   switch (dock) {
     case ToolDock::kCost: return cost_dock_;
     case ToolDock::kDecode: return decode_dock_;
+    case ToolDock::kTraining: return training_dock_;
   }
   return nullptr;
 }

@@ -21,6 +21,7 @@
 #include "compute_worker.hpp"
 #include "cost_panel.hpp"
 #include "decode_panel.hpp"
+#include "training_panel.hpp"
 #include "generate_box.hpp"
 #include "export_controller.hpp"
 #include "heads_view.hpp"
@@ -142,6 +143,11 @@ class MainWindow : public QMainWindow, public LessonHost {
   void retranslateUi();
   void loadExamples();
   void requestNow();
+  /// The inputs for the source in use: a translator's (its config from the model source) or none;
+  /// swap_texts when the user switched source (InputsPanel::setTranslator).
+  void showTranslatorInputs(bool swap_texts = false);
+  /// The decoding dock's title: a translator's steps or the KV cache's.
+  QString decodeTitle() const;
   /// Texts and states of actions that follow the source (model view or not).
   void updateActions();
   /// Emits pictureReady when a result, the curves and every queued replot are on screen.
@@ -177,7 +183,9 @@ class MainWindow : public QMainWindow, public LessonHost {
   QString language_ = QStringLiteral("en");
   options::Message last_error_;
   QTimer debounce_;
-  bool panels_restored_ = false;  ///< A stored dock arrangement for this width was restored.
+  bool panels_restored_ = false;
+  /// The user switched to a translator: play its steps when its first result is shown.
+  bool play_translation_ = false;  ///< A stored dock arrangement for this width was restored.
 
   QDockWidget* inputs_dock_ = nullptr;
   ModelSource* model_source_ = nullptr;
@@ -221,6 +229,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   QAction* inputs_action_ = nullptr;    ///< Ctrl+1: the inputs panel to the front, or folded.
   QAction* analysis_action_ = nullptr;  ///< Ctrl+2: the analysis panel to the front, or folded.
   QAction* decode_action_ = nullptr;
+  QAction* training_action_ = nullptr;
   QAction* export_sweep_action_ = nullptr;
   CompareController* compare_ = nullptr;
   CostPanel* cost_ = nullptr;
@@ -232,6 +241,8 @@ class MainWindow : public QMainWindow, public LessonHost {
   /// roles are shown, also where it shares a column with the Inputs (1280 × 720).
   bool raise_roles_ = false;
   QDockWidget* decode_dock_ = nullptr;
+  TrainingPanel* training_ = nullptr;
+  QDockWidget* training_dock_ = nullptr;
   LessonController* lessons_ = nullptr;
   QActionGroup* language_group_ = nullptr;
 };

@@ -95,6 +95,9 @@ void MainWindow::buildMenus() {
   view_menu_->addAction(cost_action_);
   decode_action_ = decode_dock_->toggleViewAction();
   view_menu_->addAction(decode_action_);
+  training_action_ = training_dock_->toggleViewAction();
+  training_action_->setObjectName(QStringLiteral("trainingAction"));
+  view_menu_->addAction(training_action_);
   view_menu_->addSeparator();
   grid_action_ = view_menu_->addAction(QString());
   grid_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
@@ -186,8 +189,10 @@ void MainWindow::retranslateUi() {
   stop_compare_action_->setText(tr("Stop comparing"));
   cost_dock_->setWindowTitle(tr("Cost of attention"));
   cost_->retranslate();
-  decode_dock_->setWindowTitle(tr("KV-cache decoding"));
+  decode_dock_->setWindowTitle(decodeTitle());
   decode_->retranslate();
+  training_dock_->setWindowTitle(tr("Training curves (with and without 1/√d_k)"));
+  training_->redraw();
   generate_->retranslate();
   lessons_->retranslate();
   copy_head_action_->setText(tr("Copy current head image"));

@@ -18,8 +18,13 @@
 #include <QSignalBlocker>
 #include <algorithm>
 
+#include <filesystem>
+
+#include "attnlab/error.hpp"
 #include "eliding_label.hpp"
 #include "lessons/lesson.hpp"
+#include "options/bundled_models.hpp"
+#include "options/message.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::gui {
@@ -60,6 +65,25 @@ std::vector<ModelPreset> findModelPresets() {
     presets.push_back({QStringLiteral("SmolLM2-135M-Instruct (Llama, GGUF)"), smollm2});
   if (const QString gemma3 = lessons::fetchedModel(QStringLiteral("@gemma3")); !gemma3.isEmpty())
     presets.push_back({QStringLiteral("Gemma 3 270M (sliding window, multi-query, GGUF)"), gemma3});
+  return presets;
+}
+
+std::vector<ModelPreset> bundledTranslatorPresets() {
+  std::vector<ModelPreset> presets;
+  for (const QString& name : options::bundledModelNames()) {
+    const std::optional<QString> dir = options::findBundledModel(name);
+    if (!dir || !isTranslatorFolder(std::filesystem::path(dir->toStdString()))) continue;
+    QString what;
+    try {
+      const TranslatorConfig c = readTranslatorConfig(std::filesystem::path((*dir + QStringLiteral("/config.json")).toStdString()));
+      what = c.kind == TranslatorKind::kAdditiveGru ? ModelSource::tr("trained translator, additive attention (Bahdanau)")
+             : c.scale_attention                    ? ModelSource::tr("trained translator, Transformer")
+                                                    : ModelSource::tr("trained translator, Transformer without 1/√d_k");
+    } catch (const Error&) {
+      what = ModelSource::tr("trained translator");
+    }
+    presets.push_back({name + QStringLiteral(" — ") + what, *dir});
+  }
   return presets;
 }
 
@@ -112,6 +136,12 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   head_role_->setObjectName(QStringLiteral("headRole"));
   head_role_->addItem(QString(), -1);
   for (HeadRole role : kHeadRoles) head_role_->addItem(QString(), static_cast<int>(role));
+  attention_label_ = new QLabel;
+  attention_ = new QComboBox;
+  attention_->setObjectName(QStringLiteral("translatorAttention"));
+  for (options::TranslatorAttention a : {options::TranslatorAttention::kCross, options::TranslatorAttention::kEncoderSelf,
+                                         options::TranslatorAttention::kDecoderSelf})
+    attention_->addItem(QString(), static_cast<int>(a));
   form_->addRow(label_);
   form_->addRow(row);
   form_->addRow(info_label_);
@@ -120,6 +150,7 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   form_->addRow(hide_special_);
   form_->addRow(rollout_);
   form_->addRow(head_role_label_, head_role_);
+  form_->addRow(attention_label_, attention_);
 
   connect(combo_, &QComboBox::activated, this, [this](int index) {
     const QString dir = combo_->itemData(index).toString();
@@ -138,6 +169,10 @@ ModelSource::ModelSource(bool persist, QWidget* parent)
   connect(hide_special_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
   connect(rollout_, &QCheckBox::toggled, this, &ModelSource::filterChanged);
   connect(head_role_, &QComboBox::currentIndexChanged, this, &ModelSource::headRoleChanged);
+  connect(attention_, &QComboBox::currentIndexChanged, this, [this] {
+    refillLayers();  // the encoder's layers or the decoder's
+    emit layerChanged();
+  });
   retranslate();
 }
 
@@ -169,6 +204,31 @@ void ModelSource::setHeadRole(std::optional<HeadRole> role) {
       std::max(0, head_role_->findData(role ? static_cast<int>(*role) : -1)));
 }
 
+options::TranslatorAttention ModelSource::translatorAttention() const {
+  return static_cast<options::TranslatorAttention>(attention_->currentData().toInt());
+}
+
+void ModelSource::setTranslatorAttention(options::TranslatorAttention attention) {
+  const QSignalBlocker block(attention_);
+  attention_->setCurrentIndex(std::max(0, attention_->findData(static_cast<int>(attention))));
+  refillLayers();
+}
+
+void ModelSource::setDir(const QString& dir) {
+  if (dir == dir_ && !dir.isEmpty()) return;
+  dir_ = dir;
+  translator_config_.reset();
+  // The one decision "this folder is a trained translator" (the engine's, as --model makes it).
+  const std::filesystem::path path(dir.toStdString());
+  if (dir.isEmpty() || !isTranslatorFolder(path)) return;
+  try {
+    translator_config_ = readTranslatorConfig(path / "config.json");
+  } catch (const Error&) {
+    // A translator whose config.json is malformed: the loader names the field when it runs.
+    translator_config_ = TranslatorConfig{};
+  }
+}
+
 void ModelSource::setRecent(const QStringList& folders) {
   recent_ = folders;
   refill();
@@ -184,7 +244,7 @@ void ModelSource::setSource(const QString& dir, std::optional<int> layer, bool h
     info_.reset();
     showMessage(QString());  // a model's error goes with it (back to the lab, another model)
   }
-  dir_ = dir;
+  setDir(dir);
   layer_ = layer;
   if (!dir.isEmpty()) remember(dir);
   const QSignalBlocker block(hide_special_);
@@ -206,6 +266,7 @@ void ModelSource::setModelInfo(std::shared_ptr<const ModelInfo> info) {
 }
 
 void ModelSource::showLoading(const QString& dir) {
+  if (translator_config_) return;  // a translator's line comes from its config.json, read already
   info_label_->setText(tr("Loading %1…").arg(QFileInfo(dir).fileName()));
   fitInfoHeight();
 }
@@ -252,7 +313,7 @@ void ModelSource::openFolder(const QString& dir) {
   showMessage(QString());
   if (clean == dir_) return;
   info_.reset();
-  dir_ = clean;
+  setDir(clean);
   layer_.reset();  // a new model opens on its model view
   remember(clean);
   refill();
@@ -263,7 +324,7 @@ void ModelSource::openFolder(const QString& dir) {
 void ModelSource::showSynthetic() {
   showMessage(QString());
   if (dir_.isEmpty()) return;
-  dir_.clear();
+  setDir(QString());
   info_.reset();
   refill();
   emit sourceChanged(QString());
@@ -274,11 +335,14 @@ void ModelSource::refill() {
     const QSignalBlocker block(combo_);
     combo_->clear();
     combo_->addItem(tr("Synthetic lab (random weights)"), QString());
-    for (const ModelPreset& preset : presets_) {
-      combo_->addItem(preset.name, preset.path);
-      combo_->setItemData(combo_->count() - 1, preset.path, Qt::ToolTipRole);
+    for (const std::vector<ModelPreset>* list : {&presets_, &translator_presets_}) {
+      for (const ModelPreset& preset : *list) {
+        if (combo_->findData(preset.path) >= 0) continue;
+        combo_->addItem(preset.name, preset.path);
+        combo_->setItemData(combo_->count() - 1, preset.path, Qt::ToolTipRole);
+      }
     }
-    bool separated = presets_.empty();
+    bool separated = combo_->count() == 1;
     for (const QString& dir : recent_) {
       if (combo_->findData(dir) >= 0) continue;  // a preset
       if (!separated) combo_->insertSeparator(combo_->count());
@@ -291,13 +355,32 @@ void ModelSource::refill() {
   }
   refillLayers();
   const bool model = !dir_.isEmpty();
-  form_->setRowVisible(layer_combo_, model);
-  form_->setRowVisible(hide_special_, model);
-  form_->setRowVisible(rollout_, model);
-  form_->setRowVisible(head_role_, model);
+  const bool translator = translator_config_.has_value();
+  // A translator has no special tokens to hide, no residual stream to roll out and no head roles
+  // (the CLI refuses --hide-special and --rollout for it); it has its attention to choose.
+  // The additive translator has one attention of one layer: no layer to choose.
+  form_->setRowVisible(layer_combo_, model && !(translator && translator_config_->kind == TranslatorKind::kAdditiveGru));
+  form_->setRowVisible(hide_special_, model && !translator);
+  form_->setRowVisible(rollout_, model && !translator);
+  form_->setRowVisible(head_role_, model && !translator);
+  form_->setRowVisible(attention_, translator);
   form_->setRowVisible(info_label_, model);
+  if (translator) {
+    const bool additive = translator_config_->kind == TranslatorKind::kAdditiveGru;
+    attention_->setEnabled(!additive);
+    attention_label_->setEnabled(!additive);
+    attention_->setToolTip(
+        additive ? options::Message(ATTNLAB_MSG("--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)"),
+                                    {QStringLiteral("encoder-self"), QFileInfo(dir_).fileName()})
+                       .translated()
+                 : tr("Which attention of the Transformer the heads show: cross-attention (rows = output characters, "
+                      "columns = source characters), the encoder's self-attention or the decoder's causal self-attention "
+                      "(attention-lab-cli --attention)"));
+  }
   if (model) {
-    info_label_->setText(info_ ? infoText(*info_) : tr("Loading %1…").arg(QFileInfo(dir_).fileName()));
+    info_label_->setText(translator ? translatorText()
+                         : info_    ? infoText(*info_)
+                                    : tr("Loading %1…").arg(QFileInfo(dir_).fileName()));
     info_label_->setToolTip(dir_);
     fitInfoHeight();
   }
@@ -350,10 +433,43 @@ QString ModelSource::infoText(const ModelInfo& info) const {
   return text;
 }
 
+QString ModelSource::translatorText() const {
+  const TranslatorConfig& c = *translator_config_;
+  const QString name = QFileInfo(dir_).fileName();
+  QString text;
+  if (c.kind == TranslatorKind::kAdditiveGru) {
+    text = tr("%1 · bidirectional GRU encoder (%2 per direction), GRU decoder (%3), additive attention d_a = %4")
+               .arg(name)
+               .arg(c.encoder_hidden)
+               .arg(c.decoder_hidden)
+               .arg(c.attention_dim);
+  } else {
+    text = tr("%1 · Transformer encoder–decoder, %2 + %3 layers × %4 heads, d_model = %5, d_k = %6, %7")
+               .arg(name)
+               .arg(c.encoder_layers)
+               .arg(c.decoder_layers)
+               .arg(c.heads)
+               .arg(c.d_model)
+               .arg(c.d_k)
+               .arg(c.scale_attention ? tr("scores q·k/√d_k") : tr("trained on q·k (no 1/√d_k)"));
+  }
+  text += QLatin1Char('\n') + tr("Trained by scripts/train-translators: exact match %1 % on %2 held-out dates, %3 s of training")
+                                  .arg(100 * c.test_accuracy, 0, 'f', 1)
+                                  .arg(c.test_examples)
+                                  .arg(c.training_seconds, 0, 'f', 0);
+  return text;
+}
+
 void ModelSource::refillLayers() {
   const QSignalBlocker block(layer_combo_);
-  // Until the model has loaded, offer what is asked for.
-  const int layers = info_ ? info_->config.layers : layer_.value_or(-1) + 1;
+  // Until the model has loaded, offer what is asked for; a translator's from its config.
+  int layers = info_ ? info_->config.layers : layer_.value_or(-1) + 1;
+  if (translator_config_) {
+    const TranslatorConfig& c = *translator_config_;
+    layers = c.kind == TranslatorKind::kAdditiveGru ? 1
+             : translatorAttention() == options::TranslatorAttention::kEncoderSelf ? c.encoder_layers
+                                                                                   : c.decoder_layers;
+  }
   layer_combo_->clear();
   layer_combo_->addItem(tr("All layers (model view)"), -1);
   for (int l = 0; l < layers; ++l) layer_combo_->addItem(tr("Layer %1").arg(l), l);
@@ -386,6 +502,11 @@ void ModelSource::retranslate() {
   const QStringList names{tr("none"), tr("previous-token"), tr("duplicate-token"), tr("induction"),
                           tr("first-token sink"), tr("local (±3)"), tr("broad (entropy)")};
   for (int i = 0; i < head_role_->count() && i < names.size(); ++i) head_role_->setItemText(i, names[i]);
+  attention_label_->setText(tr("Attention shown"));
+  attention_->setItemText(0, tr("cross-attention (output × source)"));
+  attention_->setItemText(1, tr("encoder self-attention"));
+  attention_->setItemText(2, tr("decoder self-attention (causal)"));
+  translator_presets_ = bundledTranslatorPresets();  // their descriptions in the new language
   refill();
 }
 

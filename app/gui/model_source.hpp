@@ -1,9 +1,10 @@
 #pragma once
 /// \file model_source.hpp
 /// Where the attention comes from: the synthetic lab or a pretrained model — a HuggingFace folder
-/// or a GGUF file, opened by File → Open model…, remembered in QSettings "models/recent", or one
-/// of the presets scripts/fetch-model has fetched — the model's layer (every layer = the model
-/// view) and the special-token display filter. A panel at the top of the Inputs dock.
+/// or a GGUF file, opened by File → Open model…, remembered in QSettings "models/recent", one
+/// of the presets scripts/fetch-model has fetched, or a bundled trained translator — the model's
+/// layer (every layer = the model view), the special-token display filter, and a translator's
+/// attention shown. A panel at the top of the Inputs dock.
 
 #include <QString>
 #include <QStringList>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "attnlab/head_roles.hpp"
+#include "attnlab/translator.hpp"
 #include "compute_worker.hpp"
 
 class QCheckBox;
@@ -35,6 +37,11 @@ struct ModelPreset {
 /// scripts/fetch-model's: $ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models.
 std::vector<ModelPreset> findModelPresets();
 
+/// The trained translators that ship with Attention Lab (options::bundledModelNames(): the bundled
+/// folders whose config.json names a translator), listed after the fetched models: name = the
+/// folder's name and what it is ("dates-additive — trained translator, additive attention").
+std::vector<ModelPreset> bundledTranslatorPresets();
+
 /// What File → Open model… opens for a path chosen in its dialog: a folder holding config.json,
 /// the folder of a chosen config.json, or any other file as it is (a .gguf; a file that is not a
 /// model is refused by the loader, which names it); empty for a folder without config.json (the
@@ -50,6 +57,15 @@ class ModelSource : public QWidget {
 
   /// The model (folder or .gguf file) in use ("" = the synthetic lab).
   QString dir() const { return dir_; }
+  /// The model in use is a trained translator (attnlab::isTranslatorFolder, decided once each
+  /// time the source changes): LabSettings::translator.
+  bool translator() const { return translator_config_.has_value(); }
+  /// The translator's config.json (read when the source changes); unset for anything else.
+  const std::optional<TranslatorConfig>& translatorConfig() const { return translator_config_; }
+  /// A translator's attention shown (--attention: cross, encoder-self, decoder-self).
+  options::TranslatorAttention translatorAttention() const;
+  /// Sets the attention combo box without signals.
+  void setTranslatorAttention(options::TranslatorAttention attention);
   /// The layer shown; unset = every layer (the model view).
   std::optional<int> layer() const { return layer_; }
   bool hideSpecial() const;
@@ -96,6 +112,7 @@ class ModelSource : public QWidget {
   QCheckBox* hideSpecialCheck() const { return hide_special_; }
   QCheckBox* rolloutCheck() const { return rollout_; }
   QComboBox* headRoleCombo() const { return head_role_; }
+  QComboBox* attentionCombo() const { return attention_; }
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -103,7 +120,7 @@ class ModelSource : public QWidget {
  signals:
   /// The source changed to dir ("" = synthetic): a new computation is needed.
   void sourceChanged(const QString& dir);
-  /// The layer choice changed.
+  /// The layer choice, or a translator's attention choice, changed.
   void layerChanged();
   /// Hide special tokens or the rollout was toggled.
   void filterChanged();
@@ -118,13 +135,19 @@ class ModelSource : public QWidget {
   /// Gives the info label the height its text needs at its width.
   void fitInfoHeight();
   void remember(const QString& dir);
+  /// dir_ = dir and what it is (translator_config_).
+  void setDir(const QString& dir);
+  /// A translator's info line (name, architecture, shapes, the training's accuracy).
+  QString translatorText() const;
 
   bool persist_;
   QString dir_;
   std::optional<int> layer_;
   QStringList recent_;
   std::vector<ModelPreset> presets_;
+  std::vector<ModelPreset> translator_presets_;  ///< bundledTranslatorPresets(), in the language.
   std::shared_ptr<const ModelInfo> info_;  // of dir_, once loaded
+  std::optional<TranslatorConfig> translator_config_;  // of dir_, when it is a translator
 
   QFormLayout* form_ = nullptr;
   QLabel* label_ = nullptr;
@@ -138,6 +161,8 @@ class ModelSource : public QWidget {
   QCheckBox* rollout_ = nullptr;
   QLabel* head_role_label_ = nullptr;
   QComboBox* head_role_ = nullptr;  ///< none, then kHeadRoles (item data: role index, −1 none).
+  QLabel* attention_label_ = nullptr;
+  QComboBox* attention_ = nullptr;  ///< A translator's attention (item data: TranslatorAttention).
 };
 
 }  // namespace attnlab::gui

@@ -8,6 +8,8 @@
 #include <QFileInfo>
 #include <QtGlobal>
 
+#include "options/message.hpp"
+
 namespace attnlab::options {
 
 QStringList bundledModelRoots() {
@@ -46,6 +48,19 @@ QStringList bundledModelNames() {
   }
   names.sort();
   return names;
+}
+
+QStringList trainingCurveDirs() {
+  QStringList dirs;
+  for (const char* name : {"dates-transformer", "dates-transformer-unscaled"}) {
+    const std::optional<QString> dir = findBundledModel(QString::fromLatin1(name));
+    if (!dir) {
+      throw OptionError(Message(ATTNLAB_MSG("--plot training needs the bundled model %1 (not found in %2)"),
+                                {QString::fromLatin1(name), bundledModelRoots().join(QStringLiteral(", "))}));
+    }
+    dirs << *dir;
+  }
+  return dirs;
 }
 
 QString resolveModelPath(const QString& value) {

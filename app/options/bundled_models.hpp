@@ -23,6 +23,11 @@ std::optional<QString> findBundledModel(const QString& name);
 /// The bundled models found, by name, sorted (every root's folders with a config.json).
 QStringList bundledModelNames();
 
+/// The folders of the two training runs the training plot compares (render --plot training, the
+/// window's Training curves): dates-transformer (q·k/√d_k) then dates-transformer-unscaled (q·k).
+/// Throws OptionError "--plot training needs the bundled model NAME (not found in ROOTS)".
+QStringList trainingCurveDirs();
+
 /// What --model VALUE names: VALUE as a path (absolute, clean) when it exists; else the bundled
 /// model of that name when there is one; else VALUE as a path (the loader then names it missing).
 QString resolveModelPath(const QString& value);

@@ -203,21 +203,6 @@ void checkArity(const QStringList& args) {
 
 }  // namespace
 
-QString commandName(unsigned command) {
-  switch (command) {
-    case kCompute: return QStringLiteral("compute");
-    case kRender: return QStringLiteral("render");
-    case kSaturation: return QStringLiteral("saturation");
-    case kInfo: return QStringLiteral("info");
-    case kCost: return QStringLiteral("cost");
-    case kSweep: return QStringLiteral("sweep");
-    case kDecode: return QStringLiteral("decode");
-    case kLesson: return QStringLiteral("lesson");
-    case kGenerate: return QStringLiteral("generate");
-    default: return QStringLiteral("window");
-  }
-}
-
 bool Options::isGiven(std::string_view name) const { return given.contains(q(name)); }
 
 std::span<const OptionSpec> table() {
@@ -370,8 +355,8 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (name == QLatin1String("help")) {
       o.help = true;
     } else {
-      for (unsigned c : {kCompute, kRender, kSaturation, kInfo, kCost, kSweep, kDecode, kLesson, kGenerate})
-        if (commandName(c) == name) o.command = c;
+      for (const CommandSpec& c : commands())
+        if (q(c.name) == name) o.command = c.command;
       if (o.command == 0)
         fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson or info)"), {name});
     }
@@ -382,6 +367,17 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   if (!positional.isEmpty())
     fail(ATTNLAB_MSG("unexpected argument '%1' (values follow their option)"), {positional.first()});
 
+  // A trained translator (issue 23) runs through compute and render (and the window) only: one
+  // line saying so, before any option the command does not take (--source) is named instead.
+  const bool model = parser.isSet(QStringLiteral("model"));
+  const bool translator =
+      model && isTranslatorFolder(std::filesystem::path(
+                   resolveModelPath(parser.value(QStringLiteral("model"))).toStdString()));
+  if (translator && (o.command == kGenerate || o.command == kCost || o.command == kDecode)) {
+    fail(ATTNLAB_MSG("%1 is a trained translator: the %2 command does not run it; use compute or render with --source TEXT (e.g. render --model %1 --source \"March 3rd, 2021\" --out a.png)"),
+         {QFileInfo(resolveModelPath(parser.value(QStringLiteral("model")))).fileName(), commandName(o.command)});
+  }
+
   // Which options were given, in table order; each must be one this command takes.
   for (const QString& name : parser.optionNames()) {
     if (name == QLatin1String("h") || name == QLatin1String("help") || o.given.contains(name)) continue;
@@ -391,11 +387,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     }
     o.given << name;
   }
-  const bool model = o.isGiven("model");
-  // A trained translator (issue 23) takes --source as its input and refuses what it cannot vary.
-  const bool translator =
-      model && isTranslatorFolder(std::filesystem::path(
-                   resolveModelPath(parser.value(QStringLiteral("model"))).toStdString()));
+  // A trained translator takes --source as its input and refuses what it cannot vary.
   for (const OptionSpec& spec : table()) {
     if (!(spec.commands & o.command) || !o.isGiven(spec.name)) continue;
     const QString name = q(spec.name);
@@ -512,67 +504,6 @@ QStringList toArguments(const Options& o) {
     if (spec.kind != Kind::kFlag) args << *value;
   }
   return args;
-}
-
-QString usage(unsigned program) {
-  struct Section {
-    Group group;
-    const char* title;
-  };
-  const Section sections[] = {
-      {Group::kInput, "input"},          {Group::kMechanism, "mechanism"},
-      {Group::kShapes, "shapes (the synthetic lab)"},
-      {Group::kVariants, "variants (the synthetic lab): grouped-query attention, masks, positions, numerics, dropout"},
-      {Group::kModel, "pretrained models (BERT family, GPT-2, Llama: HuggingFace folders, GGUF files)"},
-      {Group::kBackend, "backend"},      {Group::kPicture, "pictures"},
-      {Group::kOutput, "output"},        {Group::kSaturation, "saturation"},
-      {Group::kCost, "cost"},            {Group::kSweep, "sweep"},
-      {Group::kGenerate, "generate (a real model's KV cache; --cache-window and --sink-tokens also decode --model)"},
-      {Group::kWindow, "the window"},    {Group::kLesson, "lesson"}};
-  QString text;
-  if (program == kWindow) {
-    text = QStringLiteral(
-        "attention-lab - the Attention Lab window\n\n"
-        "  attention-lab [options]\n");
-  } else {
-    text = QStringLiteral(
-        "attention-lab-cli - compute and export attention from the command line\n\n"
-        "  attention-lab-cli compute [options]                 JSON on stdout\n"
-        "  attention-lab-cli render  [options] --out FILE      .png .svg .pdf .csv .npy\n"
-        "  attention-lab-cli saturation [options] --out FILE   .png .svg .pdf .csv\n"
-        "  attention-lab-cli sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/\n"
-        "  attention-lab-cli cost [--n LIST] [options] [--out FILE]   table; .png .svg .pdf .csv .json\n"
-        "  attention-lab-cli decode [--cache-bug skip|duplicate] [options] [--out FILE]   KV-cache steps as JSON; .png .svg .pdf\n"
-        "  attention-lab-cli decode --model M [--cache-window LIST --sink-tokens LIST] [--out FILE]   log-probabilities through the cache\n"
-        "  attention-lab-cli generate --model M [--max-tokens N] [--sample-temperature T --seed S --top-k K] [--out FILE]   steps as JSON\n"
-        "  attention-lab-cli lesson list [--lang en|zh_CN]     the guided lessons: name, title, steps\n"
-        "  attention-lab-cli lesson export NAME|all [--lang en|zh_CN] --out DIR   figures (.png .svg) and index.html\n"
-        "  attention-lab-cli info                              backends and devices\n");
-  }
-  const unsigned mask = program == kWindow ? kWindow : (kCompute | kRender | kSaturation | kInfo | kCost | kSweep | kDecode | kLesson | kGenerate);
-  for (const Section& section : sections) {
-    QString lines;
-    for (const OptionSpec& spec : table()) {
-      if (spec.group != section.group || !(spec.commands & mask)) continue;
-      QString head = QStringLiteral("  --") + q(spec.name);
-      if (!spec.value_name.empty()) head += QLatin1Char(' ') + q(spec.value_name);
-      head = head.leftJustified(24);
-      QString where;
-      if (program != kWindow) {
-        QStringList commands;
-        for (unsigned c : {kCompute, kRender, kSaturation, kSweep, kCost, kDecode, kLesson, kGenerate})
-          if (spec.commands & c) commands << commandName(c);
-        if (commands.size() < 8) where = QStringLiteral(" [") + commands.join(QStringLiteral(", ")) + QLatin1Char(']');
-      }
-      lines += head + q(spec.help) + where + QLatin1Char('\n');
-    }
-    if (!lines.isEmpty()) text += QLatin1Char('\n') + QString::fromUtf8(section.title) + QStringLiteral(":\n") + lines;
-  }
-  text += QStringLiteral(
-      "\nWith --model, --mechanism scaled|dot, --no-scale and --temperature still apply; the shapes,\n"
-      "--seed, --causal and --source do not (the model decides them).\n"
-      "exit status: 0 success, 2 bad arguments or input (one line on stderr), 1 internal error\n");
-  return text;
 }
 
 }  // namespace attnlab::options

@@ -214,6 +214,44 @@ Options parse(const std::vector<std::string>& args, unsigned program);
 /// "copy as command line" and for tests.
 QStringList toArguments(const Options& options);
 
+/// One synopsis line of a command in --help and the man page: what follows the program's name,
+/// and what it gives ("" when nothing more to say).
+struct UsageLine {
+  std::string_view arguments;      ///< e.g. "render  [options] --out FILE" (spaces align --help).
+  std::string_view gives;          ///< e.g. ".png .svg .pdf .csv .npy".
+};
+
+/// One command of attention-lab-cli, in --help order (commands.cpp). The parser, --help, the man
+/// page and the shell completion (app/docs) all read this list.
+struct CommandSpec {
+  unsigned command;                ///< Its Command bit.
+  std::string_view name;           ///< As typed: "render".
+  std::string_view summary;        ///< One sentence: what it does (the man page's COMMANDS).
+  std::span<const UsageLine> usage;  ///< Its synopsis lines.
+  /// Positional words after the name (shell completion): "list export" for lesson; else empty.
+  std::string_view words = {};
+};
+
+/// The commands of attention-lab-cli, in --help order.
+std::span<const CommandSpec> commands();
+
+/// One section of --help (and of the man page's OPTIONS), in order.
+struct GroupSpec {
+  Group group;
+  std::string_view title;          ///< e.g. "pretrained models (BERT family, …)".
+};
+std::span<const GroupSpec> groups();
+
+/// The program's one-line name in --help and the man page's NAME: "compute and export attention
+/// from the command line" (program 0) or "the Attention Lab window" (kWindow).
+std::string_view programSummary(unsigned program);
+
+/// The closing paragraph of --help: how --model and the lab's options combine.
+std::string_view modelNote();
+
+/// The exit statuses, as --help's last line says them.
+std::string_view exitStatusNote();
+
 /// The --help text of attention-lab-cli (program 0) or of the window (kWindow), from the table.
 QString usage(unsigned program);
 

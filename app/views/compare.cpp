@@ -20,8 +20,7 @@ std::vector<std::pair<QString, QString>> sideParts(const DifferenceSide& s, bool
   parts.emplace_back(QStringLiteral("head"), s.head ? viewText("head %1").arg(*s.head) : QString());
   if (!s.extra.isEmpty()) parts.emplace_back(QStringLiteral("extra"), s.extra);
   parts.emplace_back(QStringLiteral("mechanism"), mechanismTitle(s.label.spec));
-  parts.emplace_back(QStringLiteral("d_k"),
-                     QStringLiteral("d_k = %1").arg(s.label.spec.resolvedDk()));
+  parts.emplace_back(QStringLiteral("d_k"), widthTitle(s.label.spec));
   if (masks_differ) {
     parts.emplace_back(QStringLiteral("mask"), s.label.spec.mask == Mask::kCausal
                                                    ? viewText("causal mask")

@@ -40,7 +40,7 @@ QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QSt
   if (!label.model.isEmpty()) run << label.model;
   if (label.layer) run << layerTitle(*label.layer, label.facts);
   if (!heads.isEmpty()) run << heads;
-  run << mechanismTitle(label.spec) << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk());
+  run << mechanismTitle(label.spec) << widthTitle(label.spec);
   QStringList parts;
   parts << (label.cross ? viewText("%1 queries × %2 keys").arg(n_q).arg(n_k)
                         : viewText("%1 tokens").arg(n_q));
@@ -270,6 +270,11 @@ QString singleHeadTitle(const AttentionResult& result, int head, const RunLabel&
 }
 
 }  // namespace
+
+QString widthTitle(const AttentionSpec& spec) {
+  return spec.mechanism == Mechanism::kAdditive ? QStringLiteral("d_a = %1").arg(spec.resolvedDa())
+                                                : QStringLiteral("d_k = %1").arg(spec.resolvedDk());
+}
 
 QString mechanismTitle(const AttentionSpec& spec) {
   if (spec.temperature) {

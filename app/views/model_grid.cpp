@@ -242,7 +242,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
     QStringList run;
     if (!label.model.isEmpty()) run << label.model;
     run << viewText("%1 layers × %2 heads").arg(n_layers).arg(h) << mechanismTitle(label.spec)
-        << QStringLiteral("d_k = %1").arg(label.spec.resolvedDk());
+        << widthTitle(label.spec);
     QStringList parts;
     parts << (first.nK() != n ? viewText("%1 × %2 tokens").arg(n).arg(first.nK()) : viewText("%1 tokens").arg(n));
     if (block > 1) {

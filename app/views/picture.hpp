@@ -153,6 +153,10 @@ PictureTitle pictureTitle(const QCustomPlot& plot);
 /// The mechanism as a title names it, its scaling included: "scaled dot-product", "dot-product,
 /// unscaled", "additive"; with a temperature "dot-product · T = 2" (T replaces the scale).
 QString mechanismTitle(const AttentionSpec& spec);
+/// The width a title names beside the mechanism: "d_k = 64" for dot-product and linear
+/// attention, "d_a = 64" for additive attention (the hidden size of vᵀ tanh(W_a s + U_a h),
+/// Bahdanau et al. 2015, appendix A; spec.resolvedDa()).
+QString widthTitle(const AttentionSpec& spec);
 
 /// The scaling alone, as the saturation plot's legend says it: "scaled 1/√d_k", "unscaled",
 /// "T = 2", "additive".

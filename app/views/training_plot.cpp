@@ -86,18 +86,34 @@ void drawTrainingCurves(QCustomPlot& plot, const std::vector<TrainingCurve>& cur
                            QColor(0xcc, 0x79, 0xa7)};
   double lo = 1e300, hi = 0, last = 0;
   auto* legend = new QCPLegend;
+  const QFont legend_font = scaledFont(plot, 10.5);
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const TrainingCurve& c = curves[i];
     QCPGraph* g = plot.addGraph(x, y);
     g->setData(QVector<double>(c.steps.begin(), c.steps.end()), QVector<double>(c.loss.begin(), c.loss.end()), true);
     g->setPen(QPen(colors[i % 4], 2.0));
-    QString name = viewText("%1: test accuracy %2 %, %3 s")
-                       .arg(c.model)
-                       .arg(100 * c.test_accuracy, 0, 'f', 1)
-                       .arg(c.seconds, 0, 'f', 0);
-    if (c.cross_entropy >= 0)
-      name += viewText(", cross-attention entropy %1").arg(c.cross_entropy, 0, 'f', 2);
-    g->setName(name);
+    const QString accuracy = viewText("%1: test accuracy %2 %, %3 s")
+                                 .arg(c.model)
+                                 .arg(100 * c.test_accuracy, 0, 'f', 1)
+                                 .arg(c.seconds, 0, 'f', 0);
+    const QString entropy =
+        c.cross_entropy >= 0 ? viewText(", cross-attention entropy %1").arg(c.cross_entropy, 0, 'f', 2) : QString();
+    g->setName(accuracy + entropy);
+    // A narrow canvas (the window's dock): the model, its accuracy and its entropy on lines of
+    // their own, after the model's colon (":" or "：") and without the entropy's leading comma.
+    if (QFontMetricsF(legend_font).horizontalAdvance(accuracy + entropy) + 60 > width) {
+      QString lines = accuracy;
+      const int colon = c.model.size();
+      if (colon + 1 < lines.size()) lines.insert(colon + 1, QLatin1Char('\n'));
+      lines.replace(QStringLiteral("\n "), QStringLiteral("\n"));
+      if (!entropy.isEmpty()) {
+        QString rest = entropy;
+        while (!rest.isEmpty() && (rest.front() == QLatin1Char(',') || rest.front() == QChar(0xff0c) || rest.front().isSpace()))
+          rest.remove(0, 1);
+        lines += QLatin1Char('\n') + rest;
+      }
+      g->setName(lines);
+    }
     for (double l : c.loss) {
       lo = std::min(lo, l);
       hi = std::max(hi, l);
@@ -108,7 +124,7 @@ void drawTrainingCurves(QCustomPlot& plot, const std::vector<TrainingCurve>& cur
   if (hi > 0) y->setRange(lo / 1.3, hi * 1.3);
   layout->addElement(2, 0, legend);
   legend->setLayer(QStringLiteral("legend"));
-  legend->setFont(scaledFont(plot, 10.5));
+  legend->setFont(legend_font);
   legend->setBorderPen(Qt::NoPen);
   legend->setIconSize(36, 14);
   layout->setRowStretchFactor(2, 0.001);

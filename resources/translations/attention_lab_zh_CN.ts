@@ -207,6 +207,30 @@
         <source>KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes</source>
         <translation>模型的 KV 缓存：%1 项 × %2 层 × %3 个 K/V 头 × (d_k %4 + d_v %4) × 4 字节 = %5 字节</translation>
     </message>
+    <message>
+        <source>Greedy decoding: at step i the decoder reads the character it wrote last, attends over the source and writes the most probable next character. The heads show the rows written so far.</source>
+        <translation>贪心解码：第 i 步时，解码器读入它上一步写出的字符，对源序列做注意力，并写出最可能的下一个字符。各头显示目前已写出的行。</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: the decoder reads “%3”; the forced target is “%4” (the model gives it p = %5)</source>
+        <translation>第 %1 步，共 %2 步：解码器读入“%3”；强制目标是“%4”（模型给它的概率 p = %5）</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: the decoder reads “%3” and writes “%4” (p = %5)</source>
+        <translation>第 %1 步，共 %2 步：解码器读入“%3”，写出“%4”（p = %5）</translation>
+    </message>
+    <message>
+        <source>Its attention row peaks at source character %1 “%2” (weight %3)</source>
+        <translation>它的注意力行在源字符 %1“%2”处最大（权重 %3）</translation>
+    </message>
+    <message>
+        <source>Written so far: “%1”</source>
+        <translation>目前已写出：“%1”</translation>
+    </message>
+    <message>
+        <source>Teacher forcing: at step i the decoder reads the target's previous character, attends over the source and gives the target's next character a probability. The heads show the rows read so far.</source>
+        <translation>教师强制：第 i 步时，解码器读入目标的前一个字符，对源序列做注意力，并给出目标下一个字符的概率。各头显示目前已读的行。</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ExportController</name>
@@ -290,56 +314,56 @@
         <translation>用模型的 KV 缓存在文本之后生成词元（贪心，或按采样温度采样），一次一行</translation>
     </message>
     <message>
-        <source>0 (greedy)</source>
-        <translation>0（贪心）</translation>
+        <source>Sample temperature</source>
+        <translation>采样温度</translation>
     </message>
     <message>
         <source>Sample from softmax(logits / T) instead of taking the most probable token; not the attention temperature, which divides the scores</source>
         <translation>从 softmax(logits / T) 中采样，而不是取概率最大的词元；不是注意力温度（那个除的是分数）</translation>
     </message>
     <message>
-        <source>Seed of the sampling draws</source>
-        <translation>采样抽取的随机种子</translation>
-    </message>
-    <message>
-        <source>all</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <source>Sample among the K most probable tokens only</source>
-        <translation>只在概率最大的 K 个词元中采样</translation>
-    </message>
-    <message>
-        <source>full</source>
-        <translation>完整</translation>
-    </message>
-    <message>
-        <source>Keep only the last W tokens in the KV cache (StreamingLLM's window)</source>
-        <translation>KV 缓存只保留最后 W 个词元（StreamingLLM 的窗口）</translation>
-    </message>
-    <message>
-        <source>With a cache window: also keep the first S tokens, the attention sinks (Xiao et al. 2023)</source>
-        <translation>配合缓存窗口：同时保留前 S 个词元，即注意力汇聚点（Xiao 等，2023）</translation>
-    </message>
-    <message>
-        <source>Sample temperature</source>
-        <translation>采样温度</translation>
-    </message>
-    <message>
         <source>Seed</source>
         <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Seed of the sampling draws</source>
+        <translation>采样抽取的随机种子</translation>
     </message>
     <message>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
+        <source>Sample among the K most probable tokens only</source>
+        <translation>只在概率最大的 K 个词元中采样</translation>
+    </message>
+    <message>
         <source>Cache window</source>
         <translation>缓存窗口</translation>
     </message>
     <message>
+        <source>Keep only the last W tokens in the KV cache (StreamingLLM's window)</source>
+        <translation>KV 缓存只保留最后 W 个词元（StreamingLLM 的窗口）</translation>
+    </message>
+    <message>
         <source>Sink tokens</source>
         <translation>汇聚词元</translation>
+    </message>
+    <message>
+        <source>With a cache window: also keep the first S tokens, the attention sinks (Xiao et al. 2023)</source>
+        <translation>配合缓存窗口：同时保留前 S 个词元，即注意力汇聚点（Xiao 等，2023）</translation>
+    </message>
+    <message>
+        <source>0 (greedy)</source>
+        <translation>0（贪心）</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation>完整</translation>
     </message>
 </context>
 <context>
@@ -450,6 +474,14 @@
     <message>
         <source>badges: each head's %1 score (0–1; framed from 0.5, thickest: the top head)</source>
         <translation>标记：每个头的%1得分（0–1；0.5 起加框，最粗的框：得分最高的头）</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers × %3 heads · %4 × %5 characters · each thumbnail: rows are the outputs, columns the source · click one to enlarge it</source>
+        <translation>%1 · %2 层 × %3 个头 · %4 × %5 个字符 · 每个缩略图：行是输出，列是源 · 点击放大</translation>
+    </message>
+    <message>
+        <source>%1 · %2 output × %3 source characters · rows are the characters written, columns the source · hover a cell for its weight, click a head to enlarge it</source>
+        <translation>%1 · %2 个输出字符 × %3 个源字符 · 行是已写出的字符，列是源 · 悬停单元格查看权重，点击某个头将其放大</translation>
     </message>
 </context>
 <context>
@@ -633,6 +665,34 @@
     <message>
         <source>linear (Katharopoulos et al. 2020)</source>
         <translation>线性（Katharopoulos 等，2020）</translation>
+    </message>
+    <message>
+        <source>Target to force (empty: the model writes it)</source>
+        <translation>强制的目标（留空：由模型生成）</translation>
+    </message>
+    <message>
+        <source>Empty: generated step by step, e.g. 2021-03-03</source>
+        <translation>留空：逐步生成，例如 2021-03-03</translation>
+    </message>
+    <message>
+        <source>Source (the translator's input: a date)</source>
+        <translation>源（翻译模型的输入：一个日期）</translation>
+    </message>
+    <message>
+        <source>e.g. March 3rd, 2021 or 2021年3月3日</source>
+        <translation>例如 March 3rd, 2021 或 2021年3月3日</translation>
+    </message>
+    <message>
+        <source>Decided by the model: %1 has additive attention with d_a = %2 over a decoder state of %3.</source>
+        <translation>由模型决定：%1 使用加性注意力，d_a = %2，解码器状态维度为 %3。</translation>
+    </message>
+    <message>
+        <source>Decided by the model: %1 has %2 + %3 layers × %4 heads, d_model = %5, d_k = %6.</source>
+        <translation>由模型决定：%1 有 %2 + %3 层 × %4 个头，d_model = %5，d_k = %6。</translation>
+    </message>
+    <message>
+        <source>Off: the scores q·k without the 1/√d_k the model was trained with (--no-scale)</source>
+        <translation>关闭：分数为 q·k，去掉模型训练时用的 1/√d_k（--no-scale）</translation>
     </message>
 </context>
 <context>
@@ -959,6 +1019,22 @@
         <source>Analysis panel (saturation, entropy, histogram)</source>
         <translation>分析面板（饱和、熵、直方图）</translation>
     </message>
+    <message>
+        <source>computed in %1 ms (translation %2 ms)</source>
+        <translation>计算用时 %1 毫秒（翻译 %2 毫秒）</translation>
+    </message>
+    <message>
+        <source> · %1 output × %2 source characters</source>
+        <translation> · %1 个输出字符 × %2 个源字符</translation>
+    </message>
+    <message>
+        <source>Training curves (with and without 1/√d_k)</source>
+        <translation>训练曲线（有无 1/√d_k）</translation>
+    </message>
+    <message>
+        <source>Translation step by step</source>
+        <translation>逐步翻译</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelSource</name>
@@ -1093,6 +1169,62 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>broad (entropy)</source>
         <translation>宽泛（熵）</translation>
+    </message>
+    <message>
+        <source>trained translator, additive attention (Bahdanau)</source>
+        <translation>训练好的翻译模型，加性注意力（Bahdanau）</translation>
+    </message>
+    <message>
+        <source>trained translator, Transformer</source>
+        <translation>训练好的翻译模型，Transformer</translation>
+    </message>
+    <message>
+        <source>trained translator, Transformer without 1/√d_k</source>
+        <translation>训练好的翻译模型，不带 1/√d_k 的 Transformer</translation>
+    </message>
+    <message>
+        <source>trained translator</source>
+        <translation>训练好的翻译模型</translation>
+    </message>
+    <message>
+        <source>Which attention of the Transformer the heads show: cross-attention (rows = output characters, columns = source characters), the encoder's self-attention or the decoder's causal self-attention (attention-lab-cli --attention)</source>
+        <translation>各头显示 Transformer 的哪种注意力：交叉注意力（行 = 输出字符，列 = 源字符）、编码器自注意力或解码器的因果自注意力（attention-lab-cli --attention）</translation>
+    </message>
+    <message>
+        <source>%1 · bidirectional GRU encoder (%2 per direction), GRU decoder (%3), additive attention d_a = %4</source>
+        <translation>%1 · 双向 GRU 编码器（每个方向 %2），GRU 解码器（%3），加性注意力 d_a = %4</translation>
+    </message>
+    <message>
+        <source>%1 · Transformer encoder–decoder, %2 + %3 layers × %4 heads, d_model = %5, d_k = %6, %7</source>
+        <translation>%1 · Transformer 编码器–解码器，%2 + %3 层 × %4 个头，d_model = %5，d_k = %6，%7</translation>
+    </message>
+    <message>
+        <source>scores q·k/√d_k</source>
+        <translation>分数 q·k/√d_k</translation>
+    </message>
+    <message>
+        <source>trained on q·k (no 1/√d_k)</source>
+        <translation>用 q·k 训练（没有 1/√d_k）</translation>
+    </message>
+    <message>
+        <source>Trained by scripts/train-translators: exact match %1 % on %2 held-out dates, %3 s of training</source>
+        <translation>由 scripts/train-translators 训练：在 %2 个留出日期上完全匹配率 %1 %，训练用时 %3 秒</translation>
+    </message>
+    <message>
+        <source>Attention shown</source>
+        <translation>显示的注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention (output × source)</source>
+        <translation>交叉注意力（输出 × 源）</translation>
+    </message>
+    <message>
+        <source>encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>decoder self-attention (causal)</source>
+        <translation>解码器自注意力（因果）</translation>
     </message>
 </context>
 <context>
@@ -1324,10 +1456,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
     </message>
     <message>
-        <source>--plot training needs the bundled model %1 (not found in %2)</source>
-        <translation>--plot training 需要随附的模型 %1（在 %2 中未找到）</translation>
-    </message>
-    <message>
         <source>the forward pass was cancelled</source>
         <translation>前向传播已取消</translation>
     </message>
@@ -1340,8 +1468,28 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>内部错误：%1</translation>
     </message>
     <message>
+        <source>--%1 does not apply to a trained translator: it keeps the shapes, masks, positions and numerics it was trained with</source>
+        <translation>--%1 不适用于训练好的翻译模型：它保持训练时的形状、掩码、位置编码和数值格式</translation>
+    </message>
+    <message>
+        <source>--causal does not apply to a trained translator: its decoder self-attention is causal already, its encoder and cross-attention never are</source>
+        <translation>--causal 不适用于训练好的翻译模型：它的解码器自注意力本来就是因果的，编码器注意力和交叉注意力则从来不是</translation>
+    </message>
+    <message>
+        <source>%1 uses additive attention: there is no 1/√d_k to switch off</source>
+        <translation>%1 使用加性注意力：没有可以关掉的 1/√d_k</translation>
+    </message>
+    <message>
+        <source>%1 was trained without 1/√d_k: there is none to switch off (dates-transformer has it)</source>
+        <translation>%1 训练时没有 1/√d_k：没有可以关掉的缩放（dates-transformer 有）</translation>
+    </message>
+    <message>
         <source>lesson '%1' has no step '%2' (use 1 to %3 or a step id)</source>
         <translation>课程“%1”没有步骤“%2”（请用 1 到 %3 或步骤 id）</translation>
+    </message>
+    <message>
+        <source>--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)</source>
+        <translation>--attention %1 不适用于 %2：它唯一的注意力是解码器对源序列的加性注意力（--attention cross）</translation>
     </message>
     <message>
         <source>unknown lesson '%1' (use %2)</source>
@@ -1358,6 +1506,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>this step needs the model %1: run scripts/fetch-model %1</source>
         <translation>这一步需要模型 %1：请运行 scripts/fetch-model %1</translation>
+    </message>
+    <message>
+        <source>--plot training needs the bundled model %1 (not found in %2)</source>
+        <translation>--plot training 需要随附的模型 %1（在 %2 中未找到）</translation>
     </message>
     <message>
         <source>--sink-tokens needs --cache-window W (the full cache keeps every token)</source>
@@ -1496,20 +1648,8 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>本次运行将保留 %1 的注意力（%2 层 × %3 个头 × %4² 个分数和权重），超过内存预算 %5：请选择一层（--layer）、减少词元，或增大 --memory-budget</translation>
     </message>
     <message>
-        <source>%1 uses additive attention: there is no 1/√d_k to switch off</source>
-        <translation>%1 使用加性注意力：没有可以关掉的 1/√d_k</translation>
-    </message>
-    <message>
         <source>--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)</source>
         <translation>--mechanism additive 不适用于 %1：它的头是点积注意力（缩放或不缩放）</translation>
-    </message>
-    <message>
-        <source>%1 was trained without 1/√d_k: there is none to switch off (dates-transformer has it)</source>
-        <translation>%1 训练时没有 1/√d_k：没有可以关掉的缩放（dates-transformer 有）</translation>
-    </message>
-    <message>
-        <source>--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)</source>
-        <translation>--attention %1 不适用于 %2：它唯一的注意力是解码器对源序列的加性注意力（--attention cross）</translation>
     </message>
     <message>
         <source>--layer %1 does not exist: %2 has layers 0–%3 (or use all)</source>
@@ -1524,16 +1664,8 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--no-positions 与 --positions %1 相互矛盾</translation>
     </message>
     <message>
-        <source>--causal does not apply to a trained translator: its decoder self-attention is causal already, its encoder and cross-attention never are</source>
-        <translation>--causal 不适用于训练好的翻译模型：它的解码器自注意力本来就是因果的，编码器注意力和交叉注意力则从来不是</translation>
-    </message>
-    <message>
         <source>--%1 does not apply to a trained translator (a BERT or GPT model option)</source>
         <translation>--%1 不适用于训练好的翻译模型（这是 BERT 或 GPT 模型的选项）</translation>
-    </message>
-    <message>
-        <source>--%1 does not apply to a trained translator: it keeps the shapes, masks, positions and numerics it was trained with</source>
-        <translation>--%1 不适用于训练好的翻译模型：它保持训练时的形状、掩码、位置编码和数值格式</translation>
     </message>
     <message>
         <source>--%1 expects a whole number (got '%2')</source>
@@ -1670,6 +1802,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>unexpected argument '%1' (values follow their option)</source>
         <translation>多余的参数 '%1'（取值应紧跟其选项）</translation>
+    </message>
+    <message>
+        <source>%1 is a trained translator: the %2 command does not run it; use compute or render with --source TEXT (e.g. render --model %1 --source "March 3rd, 2021" --out a.png)</source>
+        <translation>%1 是训练好的翻译模型：%2 命令不运行它；请用 compute 或 render 加 --source TEXT（例如 render --model %1 --source "March 3rd, 2021" --out a.png）</translation>
     </message>
     <message>
         <source>--%1 does not apply to the window</source>

@@ -799,6 +799,55 @@ ZH.update({
     "mean weight on token 0": "词元 0 上的平均权重",
 })
 
+# Issue 23, the window's part: the trained translators in the model list, their inputs and steps,
+# the training curves' dock.
+ZH.update({
+    "trained translator, additive attention (Bahdanau)": "训练好的翻译模型，加性注意力（Bahdanau）",
+    "trained translator, Transformer": "训练好的翻译模型，Transformer",
+    "trained translator, Transformer without 1/√d_k": "训练好的翻译模型，不带 1/√d_k 的 Transformer",
+    "trained translator": "训练好的翻译模型",
+    "Which attention of the Transformer the heads show: cross-attention (rows = output characters, columns = source characters), the encoder's self-attention or the decoder's causal self-attention (attention-lab-cli --attention)":
+        "各头显示 Transformer 的哪种注意力：交叉注意力（行 = 输出字符，列 = 源字符）、编码器自注意力或解码器的因果自注意力（attention-lab-cli --attention）",
+    "%1 · bidirectional GRU encoder (%2 per direction), GRU decoder (%3), additive attention d_a = %4":
+        "%1 · 双向 GRU 编码器（每个方向 %2），GRU 解码器（%3），加性注意力 d_a = %4",
+    "%1 · Transformer encoder–decoder, %2 + %3 layers × %4 heads, d_model = %5, d_k = %6, %7":
+        "%1 · Transformer 编码器–解码器，%2 + %3 层 × %4 个头，d_model = %5，d_k = %6，%7",
+    "scores q·k/√d_k": "分数 q·k/√d_k",
+    "trained on q·k (no 1/√d_k)": "用 q·k 训练（没有 1/√d_k）",
+    "Trained by scripts/train-translators: exact match %1 % on %2 held-out dates, %3 s of training":
+        "由 scripts/train-translators 训练：在 %2 个留出日期上完全匹配率 %1 %，训练用时 %3 秒",
+    "Attention shown": "显示的注意力",
+    "cross-attention (output × source)": "交叉注意力（输出 × 源）",
+    "decoder self-attention (causal)": "解码器自注意力（因果）",
+    "Decided by the model: %1 has additive attention with d_a = %2 over a decoder state of %3.":
+        "由模型决定：%1 使用加性注意力，d_a = %2，解码器状态维度为 %3。",
+    "Decided by the model: %1 has %2 + %3 layers × %4 heads, d_model = %5, d_k = %6.":
+        "由模型决定：%1 有 %2 + %3 层 × %4 个头，d_model = %5，d_k = %6。",
+    "Off: the scores q·k without the 1/√d_k the model was trained with (--no-scale)":
+        "关闭：分数为 q·k，去掉模型训练时用的 1/√d_k（--no-scale）",
+    "Step %1 of %2: the decoder reads “%3”; the forced target is “%4” (the model gives it p = %5)":
+        "第 %1 步，共 %2 步：解码器读入“%3”；强制目标是“%4”（模型给它的概率 p = %5）",
+    "Step %1 of %2: the decoder reads “%3” and writes “%4” (p = %5)":
+        "第 %1 步，共 %2 步：解码器读入“%3”，写出“%4”（p = %5）",
+    "Its attention row peaks at source character %1 “%2” (weight %3)":
+        "它的注意力行在源字符 %1“%2”处最大（权重 %3）",
+    "Written so far: “%1”": "目前已写出：“%1”",
+    "Greedy decoding: at step i the decoder reads the character it wrote last, attends over the source and writes the most probable next character. The heads show the rows written so far.":
+        "贪心解码：第 i 步时，解码器读入它上一步写出的字符，对源序列做注意力，并写出最可能的下一个字符。各头显示目前已写出的行。",
+    "Training curves (with and without 1/√d_k)": "训练曲线（有无 1/√d_k）",
+    "Translation step by step": "逐步翻译",
+    "Teacher forcing: at step i the decoder reads the target's previous character, attends over the source and gives the target's next character a probability. The heads show the rows read so far.":
+        "教师强制：第 i 步时，解码器读入目标的前一个字符，对源序列做注意力，并给出目标下一个字符的概率。各头显示目前已读的行。",
+    "computed in %1 ms (translation %2 ms)": "计算用时 %1 毫秒（翻译 %2 毫秒）",
+    " · %1 output × %2 source characters": " · %1 个输出字符 × %2 个源字符",
+    "%1 · %2 output × %3 source characters · rows are the characters written, columns the source · hover a cell for its weight, click a head to enlarge it":
+        "%1 · %2 个输出字符 × %3 个源字符 · 行是已写出的字符，列是源 · 悬停单元格查看权重，点击某个头将其放大",
+    "%1 · %2 layers × %3 heads · %4 × %5 characters · each thumbnail: rows are the outputs, columns the source · click one to enlarge it":
+        "%1 · %2 层 × %3 个头 · %4 × %5 个字符 · 每个缩略图：行是输出，列是源 · 点击放大",
+    '%1 is a trained translator: the %2 command does not run it; use compute or render with --source TEXT (e.g. render --model %1 --source "March 3rd, 2021" --out a.png)':
+        '%1 是训练好的翻译模型：%2 命令不运行它；请用 compute 或 render 加 --source TEXT（例如 render --model %1 --source "March 3rd, 2021" --out a.png）',
+})
+
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
     i, parts = start, []

@@ -138,6 +138,11 @@ TEST_CASE("translators refuse what they cannot vary and bad input, in one line (
   requireUsageError({"compute", "--model", "dates-additive", "--source", "3 March 2021 €"},
                     "'€' (U+20AC) at position 13 is not in dates-additive's source vocabulary");
   requireUsageError({"compute", "--model", "dates-additive"}, "a translator reads --source TEXT");
+  // generate, cost and decode do not run a translator: one line naming what does (not --source).
+  requireUsageError({"generate", "--model", "dates-additive", "--text", "2021"},
+                    "dates-additive is a trained translator: the generate command does not run it; use compute or render with --source TEXT");
+  requireUsageError({"cost", "--model", "dates-transformer", "--source", "3 March 2021"},
+                    "dates-transformer is a trained translator: the cost command does not run it");
   requireUsageError({"compute", "--model", "dates-transformer", "--source", "3 March 2021", "--mechanism", "additive"},
                     "--mechanism additive does not apply to dates-transformer");
   requireUsageError({"compute", "--model", "dates-transformer-unscaled", "--source", "3 March 2021", "--no-scale"},

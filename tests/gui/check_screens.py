@@ -3,8 +3,10 @@
 screen of that size (Qt's offscreen platform with a screen geometry) in English and in Chinese,
 in one layout, and checks each --layout-json with check_layout.py.
 
-LAYOUT: default | presentation | head | lesson | lesson-presentation | model-smollm2 | model-minilm.
-The model layouts read ATTNLAB_SMOLLM2_GGUF / ATTNLAB_MINILM_DIR and exit 77 (skipped) without.
+LAYOUT: default | presentation | head | lesson | lesson-presentation | model-smollm2 | model-minilm |
+translator-additive | translator-transformer. The model layouts read ATTNLAB_SMOLLM2_GGUF /
+ATTNLAB_MINILM_DIR and exit 77 (skipped) without; the translators are bundled (their source: a date
+written in the language of the screenshot).
 The pictures stay in OUT_DIR (default: a temporary folder) to be looked at."""
 import json
 import os
@@ -15,6 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 CAT = "The cat sat on the mat because it was tired."
 CHINESE = "我爱自然语言处理。注意力机制很有趣"  # 17 characters, one token each in the lab
+DATES = {"en": "March 3rd, 2021", "zh_CN": "2021年3月3日"}  # a translator's source per language
 
 # Per layout: the window's arguments, the check's options; "{text}" is the sentence of the language.
 LAYOUTS = {
@@ -25,6 +28,9 @@ LAYOUTS = {
     "lesson-presentation": (["--lesson", "saturation:2", "--presentation"], []),
     "model-smollm2": (["--model", "$ATTNLAB_SMOLLM2_GGUF"], ["--min-thumb", "48"]),
     "model-minilm": (["--model", "$ATTNLAB_MINILM_DIR"], ["--min-thumb", "48"]),
+    # Rows: the 10 output characters and </s>; columns: the source's characters (9 or 15).
+    "translator-additive": (["--model", "dates-additive"], ["--labels", "9"]),
+    "translator-transformer": (["--model", "dates-transformer"], ["--min-thumb", "48"]),
 }
 
 
@@ -52,7 +58,9 @@ def main():
         base = os.path.join(out, "%s-%s-%s" % (layout, screen, lang))
         tokens = 11 if lang == "en" else 17  # the lab's tokenizer: words and punctuation, one per character in Chinese
         command = [binary] + args + ["--lang", lang, "--screenshot", base + ".png", "--layout-json", base + ".json"]
-        if not layout.startswith("model") and not layout.startswith("lesson"):
+        if layout.startswith("translator"):
+            command += ["--source", DATES[lang]]
+        elif not layout.startswith("model") and not layout.startswith("lesson"):
             command += ["--text", text]
         if layout == "model-smollm2":
             command += ["--text", text]

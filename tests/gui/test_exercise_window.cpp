@@ -222,7 +222,8 @@ class Exercise {
     if (!checks.empty()) checks[below(static_cast<int>(checks.size()))]->click();
   }
 
-  /// Synthetic lab ⇄ the tiny GPT-2 ⇄ the tiny Llama (the presets this test points at them).
+  /// Synthetic lab ⇄ the tiny GPT-2 ⇄ the tiny Llama (the presets this test points at them) ⇄ the
+  /// bundled translators.
   void switchModel() {
     auto* combo = window_.findChild<QComboBox*>(QStringLiteral("modelSource"));
     if (combo && combo->isEnabled()) choose(combo);

@@ -125,8 +125,9 @@ print(statistics.median(rates[1:]))
 """
 
 
-def generate_rates(bench, path, lengths, rounds):
-    """Rows (prompt, ours tokens/s, llama.cpp tokens/s) of --generate, alternating rounds."""
+def generate_rates(bench, path, lengths, rounds, runs=40):
+    """Rows (prompt, ours tokens/s, llama.cpp tokens/s) of --generate, alternating rounds; ours
+    the median of `runs` generations per round."""
     rows = []
     for n in lengths:
         mine, peer = [], []
@@ -134,7 +135,7 @@ def generate_rates(bench, path, lengths, rounds):
             env = dict(os.environ)
             if _USER_WAIT_POLICY is None:
                 env.pop("OMP_WAIT_POLICY")
-            out = subprocess.run([str(bench), "--model", str(path), "--generate", str(n), "--runs", "40",
+            out = subprocess.run([str(bench), "--model", str(path), "--generate", str(n), "--runs", str(runs),
                                   "--json"], check=True, capture_output=True, text=True, env=env).stdout
             info = json.loads(out.strip().splitlines()[-1])
             mine.append(info["tokens_per_s"])
@@ -167,13 +168,16 @@ def main():
                         help="comma-separated: minilm, smollm2, qwen2-shaped, gemma3")
     parser.add_argument("--generate", action="store_true",
                         help="generation tokens/s beside llama.cpp's (SmolLM2; --lengths 32,512)")
+    parser.add_argument("--generate-runs", type=int, default=40,
+                        help="--generate: generations per round of ours, median taken (default 40)")
     args = parser.parse_args()
     torch.set_num_threads(2)
     if args.generate:
         lengths = [int(x) for x in (args.lengths if args.lengths != "32,128,512" else "32,512").split(",")]
-        rows = generate_rates(args.bench, fetch("smollm2"), lengths, args.rounds)
-        print(f"\nSmolLM2-135M-Instruct Q4_1, 32 new tokens, 2 threads; medians of {args.rounds} "
-              "alternating rounds\n")
+        rows = generate_rates(args.bench, fetch("smollm2"), lengths, args.rounds, args.generate_runs)
+        path = os.environ.get("ATTNLAB_CPU_PATH") or "best"
+        print(f"\nSmolLM2-135M-Instruct Q4_1, 32 new tokens, 2 threads, CPU path {path}; medians of "
+              f"{args.rounds} alternating rounds; load average {os.getloadavg()[0]:.1f}\n")
         print("| prompt | Attention Lab (tokens/s, every head kept) | llama.cpp (tokens/s) | ours / llama.cpp |")
         print("|---:|---:|---:|---:|")
         for n, m, p, _ in rows:

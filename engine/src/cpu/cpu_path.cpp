@@ -123,5 +123,20 @@ const DenseKernel& activeDenseKernel() {
   return kernel;
 }
 
+const QuantKernel& quantKernel(CpuPath path) {
+  (void)denseKernel(path);  // the same check
+  switch (path) {
+    case CpuPath::kAvx512: return kQuantAvx512;
+    case CpuPath::kAvx2: return kQuantAvx2;
+    case CpuPath::kBaseline: break;
+  }
+  return kQuantBaseline;
+}
+
+const QuantKernel& activeQuantKernel() {
+  static const QuantKernel& kernel = quantKernel(activeCpuPath());
+  return kernel;
+}
+
 }  // namespace kernels
 }  // namespace attnlab

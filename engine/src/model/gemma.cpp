@@ -47,6 +47,9 @@ class RenamedSource final : public weights::Source {
   }
   bool contains(const TensorName& name) const override { return inner_.contains(renamed(name)); }
   bool rotateHalf() const override { return inner_.rotateHalf(); }
+  const GgufTensor* quantised(const TensorName& name) const override {
+    return inner_.quantised(renamed(name));
+  }
 
  private:
   TensorName renamed(const TensorName& name) const {
@@ -75,11 +78,12 @@ class GemmaModel final : public PretrainedModel {
       : stored_gain_(stored_gain), activation_(blocks::parseActivation(config.activation)) {
     config_ = std::move(config);
     const ModelConfig& c = config_;
-    embed_ = w.matrix(modelTensor("token_embd.weight", "model.embed_tokens.weight"), c.vocab_size,
-                      c.d_model);
+    embed_ = linear::RowTable(w, modelTensor("token_embd.weight", "model.embed_tokens.weight"),
+                              c.vocab_size, c.d_model);
     out_norm_ = gain(w, modelTensor("output_norm.weight", "model.norm.weight"), c.d_model);
     if (!c.tied_embeddings)
-      output_ = w.matrix(modelTensor("output.weight", "lm_head.weight"), c.vocab_size, c.d_model);
+      output_ = linear::RowTable(w, modelTensor("output.weight", "lm_head.weight"), c.vocab_size,
+                                 c.d_model);
     layers_.resize(static_cast<std::size_t>(c.layers));
     // One thread per layer (as the Llama loader); the lowest failing layer's error is reported.
     std::vector<std::exception_ptr> errors(layers_.size());
@@ -138,14 +142,30 @@ class GemmaModel final : public PretrainedModel {
       }
     }
     layer.wqkv = linear::PackedWeights(qkv);
+    // The file's blocks too, for the one-row products of decoding (quant_rows.hpp), permuted
+    // alike.
+    linear::QuantRows qkv_blocks = linear::quantisedRows(
+        w, {inLayer(l, "attn_q", "self_attn.q_proj"), inLayer(l, "attn_k", "self_attn.k_proj"),
+            inLayer(l, "attn_v", "self_attn.v_proj")});
+    if (!qkv_blocks.empty()) {
+      qkv_blocks.permuteRotateHalf(0, c.heads, d);
+      qkv_blocks.permuteRotateHalf(q_rows, c.kv_heads, d);
+    }
+    layer.wqkv.keepQuantised(std::move(qkv_blocks));
     layer.wo = linear::PackedWeights(w.matrix(inLayer(l, "attn_output", "self_attn.o_proj"),
                                               c.d_model, q_rows));
+    layer.wo.keepQuantised(
+        linear::quantisedRows(w, {inLayer(l, "attn_output", "self_attn.o_proj")}));
     Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
     w.read(inLayer(l, "ffn_gate", "mlp.gate_proj"), c.d_ff, c.d_model, gu, 0);
     w.read(inLayer(l, "ffn_up", "mlp.up_proj"), c.d_ff, c.d_model, gu, c.d_ff);
     layer.wgu = linear::PackedWeights(gu);
+    layer.wgu.keepQuantised(linear::quantisedRows(
+        w, {inLayer(l, "ffn_gate", "mlp.gate_proj"), inLayer(l, "ffn_up", "mlp.up_proj")}));
     layer.wdown =
         linear::PackedWeights(w.matrix(inLayer(l, "ffn_down", "mlp.down_proj"), c.d_model, c.d_ff));
+    layer.wdown.keepQuantised(
+        linear::quantisedRows(w, {inLayer(l, "ffn_down", "mlp.down_proj")}));
   }
 
   /// RMSNorm of every d-wide head segment of the first `heads` heads of x [n, ·] in place,
@@ -183,8 +203,11 @@ class GemmaModel final : public PretrainedModel {
     // normalizer tensor is.
     const auto scale = static_cast<float>(std::sqrt(static_cast<double>(config_.d_model)));
     Matrix x(static_cast<Eigen::Index>(e.ids.size()), config_.d_model);
-    for (std::size_t i = 0; i < e.ids.size(); ++i)
-      x.row(static_cast<Eigen::Index>(i)) = embed_.row(e.ids[i]) * scale;
+    for (std::size_t i = 0; i < e.ids.size(); ++i) {
+      const auto r = static_cast<Eigen::Index>(i);
+      embed_.row(e.ids[i], x.row(r).data());
+      x.row(r) *= scale;
+    }
     return x;
   }
 
@@ -243,7 +266,7 @@ class GemmaModel final : public PretrainedModel {
   bool hasOutputLayer() const override { return true; }
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);
-    Eigen::VectorXf z = (config_.tied_embeddings ? embed_ : output_) * last.row(0).transpose();
+    Eigen::VectorXf z = (config_.tied_embeddings ? embed_ : output_).times(last.data());
     if (const double cap = config_.final_softcap; cap > 0) {  // Gemma 2 §2: c·tanh(z / c)
       for (Eigen::Index i = 0; i < z.size(); ++i)
         z[i] = static_cast<float>(cap * std::tanh(static_cast<double>(z[i]) / cap));
@@ -254,8 +277,9 @@ class GemmaModel final : public PretrainedModel {
  private:
   bool stored_gain_ = false;
   blocks::Activation activation_;
-  Matrix embed_;   // [vocab, d_model], also the output layer when tied
-  Matrix output_;  // [vocab, d_model]; empty when tied
+  linear::RowTable embed_;   // [vocab, d_model], also the output layer when tied; the file's blocks
+                             // where it has them
+  linear::RowTable output_;  // [vocab, d_model]; empty when tied
   Vector out_norm_;
   std::vector<GemmaLayer> layers_;
   mutable std::mutex rope_mutex_;

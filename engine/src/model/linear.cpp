@@ -51,6 +51,15 @@ Eigen::VectorXf PackedWeights::row(Eigen::Index r) const {
   return v;
 }
 
+void PackedWeights::keepQuantised(QuantRows q) {
+  if (!q.empty() && (q.out() != out_ || q.in() != in_)) {
+    throw Error(ErrorCode::kInternal, "quantised rows [" + std::to_string(q.out()) + ", " +
+                                          std::to_string(q.in()) + "] for packed weights [" +
+                                          std::to_string(out_) + ", " + std::to_string(in_) + "]");
+  }
+  quant_ = std::move(q);
+}
+
 Matrix timesTransposed(const Matrix& x, const PackedWeights& w) {
   if (x.cols() != w.in()) {
     throw Error(ErrorCode::kInternal, "dense product: input width " + std::to_string(x.cols()) +
@@ -61,6 +70,10 @@ Matrix timesTransposed(const Matrix& x, const PackedWeights& w) {
   const Eigen::Index in = w.in();
   Matrix y(n, out);
   if (n == 0 || out == 0) return y;
+  if (n == 1 && !w.quantised().empty()) {
+    timesTransposedRow(x.data(), w.quantised(), y.data());
+    return y;
+  }
   const kernels::DenseKernel& kernel = kernels::activeDenseKernel();
   const Eigen::Index step = kernel.block_columns;
   const Eigen::Index blocks = (out + step - 1) / step;

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "attnlab/tensor.hpp"
+#include "model/quant_rows.hpp"
 
 namespace attnlab::linear {
 
@@ -34,6 +35,10 @@ class PackedWeights {
   const float* panel(Eigen::Index p) const { return data_.get() + p * in_ * kPanel; }
   /// Row r of W (for tests and the occasional look-up), unpacked.
   Eigen::VectorXf row(Eigen::Index r) const;
+  /// Keeps the file's blocks of the same W for one-row products (quant_rows.hpp). Throws
+  /// Error(kInternal) when their shape differs.
+  void keepQuantised(QuantRows q);
+  const QuantRows& quantised() const { return quant_; }
 
  private:
   struct Free {
@@ -41,9 +46,11 @@ class PackedWeights {
   };
   Eigen::Index out_ = 0, in_ = 0;
   std::unique_ptr<float[], Free> data_;
+  QuantRows quant_;  // empty: none kept
 };
 
-/// y = x Wᵀ: x [n, in] → y [n, out]. Threads take whole panels of output columns.
+/// y = x Wᵀ: x [n, in] → y [n, out]. Threads take whole panels of output columns; one row (a
+/// decoding step) runs over the quantised blocks instead when W keeps them.
 /// Throws Error(kInternal) when x has the wrong width.
 Matrix timesTransposed(const Matrix& x, const PackedWeights& w);
 

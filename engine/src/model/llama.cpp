@@ -155,9 +155,10 @@ class LlamaModel final : public PretrainedModel {
   LlamaModel(ModelConfig config, const weights::Source& w) {
     config_ = std::move(config);
     const ModelConfig& c = config_;
-    embed_ = w.matrix(tensor(Part::kEmbed, 0), c.vocab_size, c.d_model);
+    embed_ = linear::RowTable(w, tensor(Part::kEmbed, 0), c.vocab_size, c.d_model);
     out_norm_ = w.vector(tensor(Part::kOutputNorm, 0), c.d_model);
-    if (!c.tied_embeddings) output_ = w.matrix(tensor(Part::kOutput, 0), c.vocab_size, c.d_model);
+    if (!c.tied_embeddings)
+      output_ = linear::RowTable(w, tensor(Part::kOutput, 0), c.vocab_size, c.d_model);
     layers_.resize(static_cast<std::size_t>(c.layers));
     // Layers load in parallel, each dequantised and packed by one thread (one parallel region
     // for the whole model rather than one per tensor); the error of the lowest failing layer is
@@ -215,8 +216,20 @@ class LlamaModel final : public PretrainedModel {
       }
     }
     layer.wqkv = linear::PackedWeights(qkv);
+    // The file's blocks too, for the one-row products of decoding (quant_rows.hpp), in the same
+    // row order.
+    linear::QuantRows qkv_blocks =
+        fused ? linear::quantisedRows(w, {tensor(Part::kQkv, l)})
+              : linear::quantisedRows(w, {tensor(Part::kQ, l), tensor(Part::kK, l),
+                                          tensor(Part::kV, l)});
+    if (!qkv_blocks.empty() && storedRotateHalf(c, w)) {
+      qkv_blocks.permuteRotateHalf(0, c.heads, d);
+      qkv_blocks.permuteRotateHalf(q_rows, c.kv_heads, d);
+    }
+    layer.wqkv.keepQuantised(std::move(qkv_blocks));
     if (c.qkv_bias) layer.bqkv = Eigen::Map<const Vector>(bias.data(), qkv_rows);
     layer.wo = linear::PackedWeights(w.matrix(tensor(Part::kO, l), c.d_model, q_rows));
+    layer.wo.keepQuantised(linear::quantisedRows(w, {tensor(Part::kO, l)}));
     Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
     if (fused) {
       w.read(tensor(Part::kGateUp, l), 2 * static_cast<Eigen::Index>(c.d_ff), c.d_model, gu, 0);
@@ -225,14 +238,18 @@ class LlamaModel final : public PretrainedModel {
       w.read(tensor(Part::kUp, l), c.d_ff, c.d_model, gu, c.d_ff);
     }
     layer.wgu = linear::PackedWeights(gu);
+    layer.wgu.keepQuantised(fused ? linear::quantisedRows(w, {tensor(Part::kGateUp, l)})
+                                  : linear::quantisedRows(w, {tensor(Part::kGate, l),
+                                                              tensor(Part::kUp, l)}));
     layer.wdown = linear::PackedWeights(w.matrix(tensor(Part::kDown, l), c.d_model, c.d_ff));
+    layer.wdown.keepQuantised(linear::quantisedRows(w, {tensor(Part::kDown, l)}));
   }
 
  protected:
   Matrix embed(const Encoding& e) const override {
     Matrix x(static_cast<Eigen::Index>(e.ids.size()), config_.d_model);
     for (std::size_t i = 0; i < e.ids.size(); ++i) {
-      x.row(static_cast<Eigen::Index>(i)) = embed_.row(e.ids[i]);
+      embed_.row(e.ids[i], x.row(static_cast<Eigen::Index>(i)).data());
     }
     return x;
   }
@@ -256,7 +273,7 @@ class LlamaModel final : public PretrainedModel {
   Matrix embedAt(const std::vector<int>& ids, int /*first_position*/) const override {
     Matrix x(static_cast<Eigen::Index>(ids.size()), config_.d_model);
     for (std::size_t i = 0; i < ids.size(); ++i)
-      x.row(static_cast<Eigen::Index>(i)) = embed_.row(ids[i]);
+      embed_.row(ids[i], x.row(static_cast<Eigen::Index>(i)).data());
     return x;
   }
 
@@ -302,13 +319,12 @@ class LlamaModel final : public PretrainedModel {
   bool hasOutputLayer() const override { return true; }
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);
-    const Matrix& head = config_.tied_embeddings ? embed_ : output_;
-    return head * last.row(0).transpose();
+    return (config_.tied_embeddings ? embed_ : output_).times(last.data());
   }
 
  private:
-  Matrix embed_;   // [vocab, d_model]
-  Matrix output_;  // [vocab, d_model]; empty with tied embeddings
+  linear::RowTable embed_;   // [vocab, d_model], the file's blocks where it has them
+  linear::RowTable output_;  // [vocab, d_model]; empty with tied embeddings
   Vector out_norm_;
   std::vector<LlamaLayer> layers_;
   mutable std::mutex rope_mutex_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "model/quant_rows.hpp"
 
 namespace attnlab::weights {
 
@@ -29,6 +30,11 @@ void GgufSource::read(const TensorName& name, Eigen::Index rows, Eigen::Index co
 
 bool GgufSource::contains(const TensorName& name) const {
   return file_.findTensor(name.gguf) != nullptr;
+}
+
+const GgufTensor* GgufSource::quantised(const TensorName& name) const {
+  const GgufTensor* t = file_.findTensor(name.gguf);
+  return t != nullptr && linear::QuantRows::supports(t->type) ? t : nullptr;
 }
 
 std::string SafetensorsSource::stored(const TensorName& name) const {

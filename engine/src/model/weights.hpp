@@ -41,6 +41,9 @@ class Source {
   /// must be converted to the interleaved one (permuteRotateHalfRows, positions.hpp); GGUF files
   /// store them interleaved already.
   virtual bool rotateHalf() const = 0;
+  /// The file's tensor `name` when it is held in blocks with a one-row kernel (a GGUF tensor of a
+  /// type linear::QuantRows::supports), else null (safetensors, F32 / F16 tensors).
+  virtual const GgufTensor* quantised(const TensorName& /*name*/) const { return nullptr; }
 };
 
 /// Tensors of a GGUF file by their GGUF names.
@@ -51,6 +54,7 @@ class GgufSource final : public Source {
             Eigen::Index row0) const override;
   bool contains(const TensorName& name) const override;
   bool rotateHalf() const override { return false; }
+  const GgufTensor* quantised(const TensorName& name) const override;
 
  private:
   const GgufFile& file_;

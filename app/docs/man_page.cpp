@@ -1,0 +1,229 @@
+/// \file man_page.cpp
+/// The man pages attention-lab(1) and attention-lab-cli(1), written in man(7) roff from the option
+/// table (docs.hpp). The prose around the table (DESCRIPTION, FILES, ENVIRONMENT) is here; every
+/// command, option, limit and choice comes from app/options.
+
+#include <QString>
+#include <sstream>
+#include <stdexcept>
+
+#include "docs/docs.hpp"
+
+namespace attnlab::docs {
+namespace {
+
+using options::OptionSpec;
+
+/// Text escaped for roff: backslashes and minus signs (so "--d-k" copies as typed), and a
+/// zero-width \& before a line that would start with a control character.
+std::string esc(std::string_view text) {
+  std::string out;
+  bool line_start = true;
+  for (char ch : text) {
+    if (line_start && (ch == '.' || ch == '\'')) out += "\\&";
+    line_start = false;
+    if (ch == '\\') {
+      out += "\\e";
+    } else if (ch == '-') {
+      out += "\\-";
+    } else if (ch == '\n') {
+      out += ' ';  // one paragraph: roff fills the lines
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string upper(std::string text) {
+  for (char& ch : text)
+    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+  return text;
+}
+
+struct Example {
+  std::vector<std::string> args;  ///< After the program's name.
+  std::string_view what;
+};
+
+// clang-format off
+const Example kCliExamples[] = {
+  {{"render", "--head", "all", "--out", "heads.png"}, "Every head of the default sentence, one heatmap each."},
+  {{"render", "--d-model", "512", "--d-k", "512", "--heads", "1", "--no-scale", "--head", "0", "--out", "saturated.png"},
+   "Unscaled scores at d_k = 512: the softmax rows become one-hot."},
+  {{"saturation", "--text", "The cat sat on the mat.", "--mark", "512", "--no-scale", "--out", "saturation.png"},
+   "How the largest weight of a row grows with d_k."},
+  {{"render", "--model", "dates-additive", "--source", "2021年3月3日", "--out", "dates.png"},
+   "The cross-attention of a bundled trained translator, which rewrites a date into ISO."},
+  {{"render", "--model", "SmolLM2-135M-Instruct.Q4_1.gguf", "--layer", "3", "--text", "我爱自然语言处理", "--out", "smol.png"},
+   "One layer of a Llama-family GGUF model: its query heads framed by their K/V head."},
+  {{"generate", "--model", "SmolLM2-135M-Instruct.Q4_1.gguf", "--text", "The capital of France is", "--max-tokens", "8"},
+   "Greedy generation through the model's KV cache, every step as JSON."},
+  {{"lesson", "export", "all", "--lang", "zh_CN", "--out", "pack/"}, "The lecture pack in Simplified Chinese."},
+};
+const Example kWindowExamples[] = {
+  {{"--lang", "zh_CN", "--presentation"}, "The window in Chinese, full screen with large labels."},
+  {{"--lesson", "saturation:2"}, "The saturation lesson at its second step."},
+  {{"--text", "The cat sat on the mat.", "--no-scale", "--d-k", "512", "--screenshot", "window.png"},
+   "A screenshot of the window after the first result (no display needed with QT_QPA_PLATFORM=offscreen)."},
+};
+// clang-format on
+
+/// The example's command line, refused here (std::runtime_error) when the option table does not
+/// accept it: the page never shows a command line that exits 2.
+std::string exampleLine(Program program, const Example& example) {
+  try {
+    (void)options::parse(example.args, program);
+  } catch (const options::OptionError& e) {
+    throw std::runtime_error("man page example refused: " + e.message().english().toStdString());
+  }
+  std::string line = programName(program);
+  for (const std::string& arg : example.args) {
+    const bool plain = arg.find_first_of(" ;|&<>()'\"$`\\*?[]#~") == std::string::npos &&
+                       arg.find_first_of("\t\n") == std::string::npos;
+    line += ' ' + (plain ? arg : '"' + arg + '"');
+  }
+  return line;
+}
+
+void writeOption(std::ostringstream& out, Program program, const OptionSpec& spec) {
+  out << ".TP\n\\fB\\-\\-" << esc(spec.name) << "\\fR";
+  if (!spec.value_name.empty()) out << " \\fI" << esc(spec.value_name) << "\\fR";
+  out << '\n' << esc(spec.help) << '.';
+  std::vector<std::string> facts;
+  if (const std::string rule = valueRule(spec); !rule.empty())
+    facts.push_back("Value: " + rule + ".");
+  if (spec.applies == options::Applies::kSyntheticOnly)
+    facts.emplace_back("Not with a pretrained model (the model decides it).");
+  if (spec.applies == options::Applies::kModelOnly) facts.emplace_back("Only with --model.");
+  if (program != options::kWindow) {
+    std::vector<std::string> names;
+    for (const options::CommandSpec* c : commandsOf(spec)) names.emplace_back(c->name);
+    facts.push_back("Commands: " + join(names, ", ") + ".");
+  }
+  if (!facts.empty()) out << "\n.br\n" << esc(join(facts, " "));
+  out << '\n';
+}
+
+}  // namespace
+
+std::string manPage(Program program, std::string_view version) {
+  const bool window = program == options::kWindow;
+  const std::string name = programName(program);
+  std::ostringstream out;
+  out << ".\\\" " << name
+      << "(1), generated by attention-lab-docs from the option table (app/options):\n"
+      << ".\\\" do not edit; rebuild (docs/generated holds the committed copy the tests compare).\n"
+      << ".TH " << esc(upper(name)) << " 1 \"\" \"Attention Lab " << esc(version)
+      << "\" \"User Commands\"\n"
+      << ".SH NAME\n"
+      << esc(name) << " \\- " << esc(options::programSummary(program)) << '\n'
+      << ".SH SYNOPSIS\n.nf\n";
+  if (window) {
+    out << "\\fB" << esc(name) << "\\fR [\\fIoptions\\fR]\n";
+  } else {
+    for (const options::CommandSpec& c : options::commands())
+      for (const options::UsageLine& line : c.usage) {
+        std::string arguments(line.arguments);
+        arguments = arguments.substr(c.name.size());
+        while (arguments.rfind("  ", 0) == 0) arguments.erase(0, 1);
+        out << "\\fB" << esc(name) << ' ' << esc(c.name) << "\\fR" << esc(arguments) << '\n';
+      }
+    out << "\\fB" << esc(name) << "\\fR \\-\\-help\n";
+  }
+  out << ".fi\n.SH DESCRIPTION\n";
+  if (window) {
+    out << esc("attention-lab is the window of Attention Lab. Type a sentence (or a source and a "
+               "target), choose the mechanism, the shapes and variants of the synthetic lab or a "
+               "pretrained model, and see one heatmap per head and the softmax-saturation plot "
+               "move "
+               "as d_k and the 1/sqrt(d_k) scaling change. It has guided lessons in English and "
+               "Simplified Chinese, a comparison of two settings, KV-cache decoding and generation "
+               "with a real model, cost and analysis panels, and a presentation mode for "
+               "projectors.")
+        << "\n.PP\n"
+        << esc("The options set the window's first inputs. They are the options of "
+               "attention-lab-cli "
+               "that apply to the window, read by the same table and refused with the same "
+               "one-line "
+               "messages; a refused option prints its line and exits with status 2 before the "
+               "window opens.")
+        << '\n';
+  } else {
+    out << esc("attention-lab-cli computes the attention of every head of a transformer layer and "
+               "exports it: JSON on standard output, heatmaps and plots as PNG, SVG or PDF, the "
+               "matrices as CSV or NPY, sweeps as GIF or MP4. The attention comes from the "
+               "synthetic "
+               "lab (seeded random embeddings and weights: every mechanism, shape and variant can "
+               "vary), from a pretrained model (a HuggingFace folder of the BERT family, GPT-2 or "
+               "the "
+               "Llama family: Llama, Mistral, Qwen2, Phi-3, Gemma; or a GGUF file), or from a "
+               "trained "
+               "translator bundled with the package.")
+        << "\n.PP\n"
+        << esc("It draws with the same views as the window, attention-lab(1), and accepts and "
+               "refuses "
+               "the same options with the same one-line messages. Options follow the command; a "
+               "value "
+               "follows its option as the next argument or after \"=\".")
+        << "\n.SH COMMANDS\n";
+    for (const options::CommandSpec& c : options::commands()) {
+      out << ".TP\n\\fB" << esc(c.name) << "\\fR\n" << esc(c.summary) << '\n';
+      if (c.usage.size() > 1 || !c.usage.front().gives.empty())
+        for (const options::UsageLine& line : c.usage) {
+          std::string arguments(line.arguments.substr(c.name.size()));
+          while (arguments.rfind("  ", 0) == 0) arguments.erase(0, 1);
+          out << ".br\n\\(bu " << esc(c.name) << esc(arguments) << (line.gives.empty() ? "" : ": ")
+              << esc(line.gives) << '\n';
+        }
+    }
+  }
+  out << ".SH OPTIONS\n";
+  out << ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nPrint the options and exit.\n";
+  const std::vector<const OptionSpec*> specs = programOptions(program);
+  for (const options::GroupSpec& group : options::groups()) {
+    bool any = false;
+    for (const OptionSpec* spec : specs) {
+      if (spec->group != group.group) continue;
+      if (!any) out << ".SS \"" << esc(group.title) << "\"\n";
+      any = true;
+      writeOption(out, program, *spec);
+    }
+  }
+  out << ".SH NOTES\n"
+      << esc(options::modelNote()) << '\n'
+      << ".SH EXIT STATUS\n"
+      << esc(options::exitStatusNote().substr(options::exitStatusNote().find(':') + 2)) << ".\n"
+      << ".SH ENVIRONMENT\n"
+      << ".TP\n.B ATTNLAB_MODELS_DIR\n"
+      << esc("A folder searched first for a bundled model named by --model NAME.") << '\n'
+      << ".TP\n.B ATTNLAB_CPU_PATH\n"
+      << esc("avx512, avx2 or baseline: the CPU path of the model passes' dense products (default: "
+             "the best this CPU has).")
+      << '\n'
+      << ".TP\n.B ATTNLAB_MODEL_CACHE\n"
+      << esc("The folder of downloaded models the lessons look in (default "
+             "$XDG_CACHE_HOME/attention-lab/models).")
+      << '\n';
+  if (!window)
+    out << ".TP\n.B QT_QPA_PLATFORM\n"
+        << esc("Unset and without a display (no DISPLAY or WAYLAND_DISPLAY), the pictures are "
+               "drawn offscreen.")
+        << '\n';
+  out << ".SH FILES\n.TP\n.I /usr/share/attention\\-lab/models\n"
+      << esc("The bundled trained translators (dates-additive, dates-transformer, "
+             "dates-transformer-unscaled), found as ../share/attention-lab/models beside the "
+             "executable.")
+      << '\n';
+  out << ".SH EXAMPLES\n";
+  for (const Example& example :
+       window ? std::span<const Example>(kWindowExamples) : std::span<const Example>(kCliExamples))
+    out << ".PP\n"
+        << esc(example.what) << "\n.RS\n.EX\n"
+        << esc(exampleLine(program, example)) << "\n.EE\n.RE\n";
+  out << ".SH SEE ALSO\n\\fB" << (window ? "attention\\-lab\\-cli" : "attention\\-lab")
+      << "\\fR(1)\n";
+  return out.str();
+}
+
+}  // namespace attnlab::docs
