@@ -12,6 +12,7 @@
 #include "attnlab/token_display.hpp"
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "options/generate_choices.hpp"
 #include "views/heatmap.hpp"
 
 namespace attnlab::cli {
@@ -106,14 +107,7 @@ int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& 
   const ModelConfig& c = model.config();
   const std::string text = o.lab.text.toUtf8().toStdString();
   const Encoding prompt = model.encode(text, std::nullopt);
-  GenerateOptions go;
-  go.max_tokens = o.generate.max_tokens;
-  go.sample_temperature = o.generate.sample_temperature;
-  go.seed = o.generate.seed;
-  go.top_k = o.generate.top_k;
-  if (!o.generate.cache_windows.empty()) go.cache.window = o.generate.cache_windows.front();
-  if (!o.generate.sink_tokens.empty()) go.cache.sinks = o.generate.sink_tokens.front();
-  go.run = o.lab.toModelOptions();
+  const GenerateOptions go = options::generateOptions(o.generate, o.lab);
   if (o.head && o.lab.layer && *o.head >= c.heads)
     throw Error(ErrorCode::kInvalidArgument, "--head must be between 0 and " +
                                                  std::to_string(c.heads - 1) + " (got " +

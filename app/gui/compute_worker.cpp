@@ -26,7 +26,9 @@ constexpr int kHistogramBins = 40;
 /// orders them (QCoreApplication::postEvent's mutex), but inside the uninstrumented libQt6Core,
 /// where ThreadSanitizer cannot see it: the worker locks this after filling the result and before
 /// emitting, ComputeController::accept before reading it, so the edge is also one the tsan
-/// preset sees. Uncontended: one lock per result on each side.
+/// preset sees. The same for a request's map plan the other way: ComputeController::send locks
+/// it before queueing the request, ComputeWorker::compute before reading the plan.
+/// Uncontended: one lock per request and result on each side.
 std::mutex& handOver() {
   static std::mutex mutex;
   return mutex;
@@ -46,8 +48,10 @@ ComputeWorker::ComputeWorker(std::shared_ptr<std::atomic<quint64>> latest,
 
 void ComputeWorker::retryBackend() { session_.retryBackend(); }
 
-void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
+void ComputeWorker::compute(quint64 generation, const LabSettings& settings,
+                            std::shared_ptr<const views::MapPlan> plan) {
   if (generation < latest_->load()) return;  // superseded while queued: skip the work
+  { const std::lock_guard<std::mutex> received(handOver()); }
   QElapsedTimer timer;
   timer.start();
   auto result = std::make_shared<ComputeResult>();
@@ -65,6 +69,8 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings) {
     // The CLI's pipeline, checks and words (run/run.hpp).
     static_cast<run::Run&>(*result) = std::move(*session_.run(settings, hooks));
     summarize(*result);
+    // The heatmap's cells and their colours, for the picture on screen (off the GUI thread).
+    if (plan && result->entries() > 0) result->ready_maps = views::fillReadyMaps(result->attention(0), plan);
   } catch (const run::LoadFailure& e) {
     result->model_error = true;
     result->error = e.message();
@@ -144,8 +150,9 @@ quint64 ComputeController::send(const LabSettings& settings) {
   latest_->store(generation);
   in_flight_ = true;
   ComputeWorker* worker = worker_;
+  { const std::lock_guard<std::mutex> published(handOver()); }
   QMetaObject::invokeMethod(
-      worker_, [worker, generation, settings] { worker->compute(generation, settings); },
+      worker_, [worker, generation, settings, plan = plan_] { worker->compute(generation, settings, plan); },
       Qt::QueuedConnection);
   return generation;
 }

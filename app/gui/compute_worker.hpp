@@ -29,6 +29,7 @@
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
 #include "run/run.hpp"
+#include "views/ready_maps.hpp"
 
 namespace attnlab::gui {
 
@@ -49,6 +50,10 @@ struct ComputeResult : run::Run {
   /// Set when the rows are a generation's (GenerateBox): its prompt block and steps so far, the
   /// rows on screen grownAttention's of all of them.
   std::shared_ptr<const Generation> generated;
+  /// The maps of entry 0 filled on the worker for the heads view's plan at request time
+  /// (ComputeController::setMapPlan; null without one or when the result does not fit it): the
+  /// GUI thread copies them in instead of filling them (views::updateWeights).
+  std::shared_ptr<const views::ReadyMaps> ready_maps;
 
   /// True when nothing was computed (see error).
   bool failed() const { return !error.empty(); }
@@ -71,7 +76,9 @@ class ComputeWorker : public QObject {
 
   /// Computes one request unless a newer one exists (then returns at once, emitting nothing).
   /// Never throws: failures become a result with `error` set.
-  void compute(quint64 generation, const attnlab::options::LabSettings& settings);
+  /// plan: the heads view's maps, filled for the result too (ComputeResult::ready_maps); may be null.
+  void compute(quint64 generation, const attnlab::options::LabSettings& settings,
+               std::shared_ptr<const views::MapPlan> plan = nullptr);
   /// Forgets the backend's kept OpenCL failures (Backend::retry) so that its next computation
   /// tries the device and the programs again.
   void retryBackend();
@@ -105,6 +112,9 @@ class ComputeController : public QObject {
   quint64 request(const LabSettings& settings);
   /// The newest generation sent to the worker.
   quint64 generation() const { return generation_; }
+  /// The picture the heads view shows (views::mapPlan; null: none the worker can fill): requests
+  /// sent from now on fill their maps for it on the worker (ComputeResult::ready_maps).
+  void setMapPlan(std::shared_ptr<const views::MapPlan> plan) { plan_ = std::move(plan); }
   /// Results dropped because a newer request existed when they arrived.
   int droppedCount() const { return dropped_; }
   /// Lists the OpenCL devices on the worker thread (one thread touches OpenCL, so listing never
@@ -146,6 +156,7 @@ class ComputeController : public QObject {
   bool in_flight_ = false;
   std::optional<LabSettings> waiting_;
   int dropped_ = 0;
+  std::shared_ptr<const views::MapPlan> plan_;
 };
 
 /// The Monte-Carlo saturation curves (saturationMonteCarlo over d_k = 1 … 1024) for n_k keys,

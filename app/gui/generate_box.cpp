@@ -3,6 +3,8 @@
 
 #include "generate_box.hpp"
 
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMetaObject>
@@ -15,6 +17,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/generate.hpp"
 #include "options/option_table.hpp"
+#include "options/generate_choices.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -63,6 +66,32 @@ GenerateBox::GenerateBox(QWidget* parent) : QWidget(parent) {
   row->addWidget(button_);
   row->addWidget(tokens_, 1);
   layout->addLayout(row);
+  // The CLI's generate options, with the option table's limits (0 where the CLI leaves one out).
+  auto limit = [](const char* name) { return static_cast<double>(options::option(name, options::kGenerate).max); };
+  temperature_ = new QDoubleSpinBox;
+  temperature_->setObjectName(QStringLiteral("generateTemperature"));
+  temperature_->setDecimals(2);
+  temperature_->setSingleStep(0.1);
+  temperature_->setRange(0, limit("sample-temperature"));
+  seed_ = new QDoubleSpinBox;
+  seed_->setObjectName(QStringLiteral("generateSeed"));
+  seed_->setDecimals(0);
+  seed_->setRange(0, limit("seed"));
+  top_k_ = new QSpinBox;
+  top_k_->setObjectName(QStringLiteral("generateTopK"));
+  top_k_->setRange(0, static_cast<int>(limit("top-k")));
+  cache_window_ = new QSpinBox;
+  cache_window_->setObjectName(QStringLiteral("generateCacheWindow"));
+  cache_window_->setRange(0, static_cast<int>(limit("cache-window")));
+  sinks_ = new QSpinBox;
+  sinks_->setObjectName(QStringLiteral("generateSinks"));
+  sinks_->setRange(0, static_cast<int>(limit("sink-tokens")));
+  form_ = new QFormLayout;
+  form_->setContentsMargins(0, 0, 0, 0);
+  form_->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  for (QWidget* box : std::initializer_list<QWidget*>{temperature_, seed_, top_k_, cache_window_, sinks_})
+    form_->addRow(new QLabel, box);
+  layout->addLayout(form_);
   message_ = new QLabel;
   message_->setObjectName(QStringLiteral("generateMessage"));
   message_->setWordWrap(true);
@@ -78,20 +107,69 @@ GenerateBox::~GenerateBox() {
 
 int GenerateBox::maxTokens() const { return tokens_->value(); }
 
+options::GenerateSettings GenerateBox::generateSettings() const {
+  options::GenerateSettings g;
+  g.max_tokens = tokens_->value();
+  g.sample_temperature = temperature_->value();
+  g.seed = static_cast<std::uint64_t>(seed_->value());
+  g.top_k = top_k_->value();
+  if (cache_window_->value() > 0) g.cache_windows = {cache_window_->value()};
+  if (sinks_->value() > 0) g.sink_tokens = {sinks_->value()};
+  return g;
+}
+
+void GenerateBox::setGenerateSettings(const options::GenerateSettings& g) {
+  tokens_->setValue(g.max_tokens);
+  temperature_->setValue(g.sample_temperature);
+  seed_->setValue(static_cast<double>(g.seed));
+  top_k_->setValue(g.top_k);
+  cache_window_->setValue(g.cache_windows.empty() ? 0 : g.cache_windows.front());
+  sinks_->setValue(g.sink_tokens.empty() ? 0 : g.sink_tokens.front());
+}
+
 void GenerateBox::setAvailable(bool available) {
   setEnabled(available || running_);
 }
 
 void GenerateBox::retranslate() {
   button_->setText(running_ ? tr("Stop") : tr("Generate"));
-  button_->setToolTip(tr("Generate tokens after the text with the model's KV cache (greedy), one row at a time"));
+  button_->setToolTip(tr("Generate tokens after the text with the model's KV cache (greedy, or sampled with a "
+                          "sample temperature), one row at a time"));
   tokens_->setSuffix(tr(" tokens"));
   tokens_->setToolTip(tr("New tokens at most (it stops earlier at an end-of-sequence token or the context)"));
+  // Each tooltip starts with the command-line option the refusals quote.
+  const struct {
+    QWidget* box;
+    QString label, option, tip;
+  } rows[] = {
+      {temperature_, tr("Sample temperature"), QStringLiteral("--sample-temperature"),
+       tr("Sample from softmax(logits / T) instead of taking the most probable token; not the attention "
+          "temperature, which divides the scores")},
+      {seed_, tr("Seed"), QStringLiteral("--seed"), tr("Seed of the sampling draws")},
+      {top_k_, tr("Top-k"), QStringLiteral("--top-k"), tr("Sample among the K most probable tokens only")},
+      {cache_window_, tr("Cache window"), QStringLiteral("--cache-window"),
+       tr("Keep only the last W tokens in the KV cache (StreamingLLM's window)")},
+      {sinks_, tr("Sink tokens"), QStringLiteral("--sink-tokens"),
+       tr("With a cache window: also keep the first S tokens, the attention sinks (Xiao et al. 2023)")}};
+  for (const auto& row : rows) {
+    if (auto* label = qobject_cast<QLabel*>(form_->labelForField(row.box))) label->setText(row.label);
+    row.box->setToolTip(row.option + QStringLiteral(": ") + row.tip);
+  }
+  temperature_->setSpecialValueText(tr("0 (greedy)"));
+  top_k_->setSpecialValueText(tr("all"));
+  cache_window_->setSpecialValueText(tr("full"));
 }
 
 void GenerateBox::toggle(const options::LabSettings& settings) {
   if (running_) {
     stop();
+    return;
+  }
+  const options::GenerateSettings choices = generateSettings();
+  try {
+    options::checkGenerateChoices(choices, choices.top_k != 0, choices.seed != 0);  // the CLI's rule
+  } catch (const options::OptionError& e) {
+    message_->setText(e.message().translated());
     return;
   }
   running_ = true;
@@ -100,17 +178,14 @@ void GenerateBox::toggle(const options::LabSettings& settings) {
   retranslate();
   QPointer<GenerateBox> self(this);
   const std::shared_ptr<std::atomic<bool>> stop = stop_;
-  const int max_tokens = maxTokens();
-  watcher_.setFuture(QtConcurrent::run(&pool_, [self, stop, settings, max_tokens]() -> ResultPtr {
+  watcher_.setFuture(QtConcurrent::run(&pool_, [self, stop, settings, choices]() -> ResultPtr {
     ResultPtr last;
     try {
       run::Session session;  // the model comes from the process's ModelCache (no second copy)
       const std::shared_ptr<const ModelInfo> info = session.model(settings.model_dir);
       const PretrainedModel& model = *session.pretrained();
       const Encoding prompt = model.encode(settings.text.toUtf8().toStdString(), std::nullopt);
-      GenerateOptions go;
-      go.max_tokens = max_tokens;
-      go.run = settings.toModelOptions();
+      GenerateOptions go = options::generateOptions(choices, settings);
       go.on_progress = [&](const Generation& g) {
         last = stepResult(settings, info, model, std::make_shared<const Generation>(g));
         QMetaObject::invokeMethod(

@@ -1,12 +1,14 @@
 #pragma once
 /// \file generate_box.hpp
 /// The window's Generate control (issue 24): with a decoder model shown, "Generate" runs
-/// generate() (attnlab/generate.hpp, the CLI's generate: greedy, the model's KV cache) on the
-/// prompt off the GUI thread; after every step the causal matrix as it grew (grownAttention) comes
+/// generate() (attnlab/generate.hpp, the CLI's generate: greedy or sampled, the model's KV cache
+/// with its window and sink tokens) on the prompt off the GUI thread; after every step the causal matrix as it grew (grownAttention) comes
 /// back as a ComputeResult built by run::showPass — the same path as a forward pass — so the heads,
 /// the model view and the next-token line draw it; the button reads Stop while it runs (on_step
 /// returning false cancels). Refusals (an encoder, a prompt beyond the context) show inline in
-/// the engine's words, as the CLI prints them.
+/// the engine's words, as the CLI prints them; the choices (sample temperature, seed, top-k,
+/// cache window, sink tokens) take the CLI's limits and are checked by its rule
+/// (options::checkGenerateChoices), refused inline in its words.
 
 #include <QFutureWatcher>
 #include <QThreadPool>
@@ -15,14 +17,18 @@
 #include <memory>
 
 #include "compute_worker.hpp"
+#include "options/options.hpp"
 
+class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
 
 namespace attnlab::gui {
 
-/// The Generate / Stop button, the max-tokens box and the message line.
+/// The Generate / Stop button, the max-tokens box, the sampling and cache choices and the
+/// message line.
 class GenerateBox : public QWidget {
   Q_OBJECT
  public:
@@ -37,11 +43,21 @@ class GenerateBox : public QWidget {
   /// Stops the running generation after its current step.
   void stop() { stop_->store(true); }
   int maxTokens() const;
+  /// The choices as the CLI's generate options (--max-tokens, --sample-temperature, --seed,
+  /// --top-k, --cache-window (0: none, the full cache), --sink-tokens).
+  options::GenerateSettings generateSettings() const;
+  /// Sets the boxes from g (the first cache window and sink count; limits clamp as the boxes do).
+  void setGenerateSettings(const options::GenerateSettings& g);
   void setAvailable(bool available);  ///< A model is shown (the synthetic lab cannot generate).
   void retranslate();
 
   QPushButton* button() const { return button_; }
   QSpinBox* tokensBox() const { return tokens_; }
+  QDoubleSpinBox* temperatureBox() const { return temperature_; }
+  QDoubleSpinBox* seedBox() const { return seed_; }
+  QSpinBox* topKBox() const { return top_k_; }
+  QSpinBox* cacheWindowBox() const { return cache_window_; }
+  QSpinBox* sinksBox() const { return sinks_; }
   QLabel* messageLabel() const { return message_; }
 
  signals:
@@ -55,6 +71,12 @@ class GenerateBox : public QWidget {
 
   QPushButton* button_ = nullptr;
   QSpinBox* tokens_ = nullptr;
+  QFormLayout* form_ = nullptr;
+  QDoubleSpinBox* temperature_ = nullptr;
+  QDoubleSpinBox* seed_ = nullptr;  // a double holds every seed up to 2^53 exactly
+  QSpinBox* top_k_ = nullptr;
+  QSpinBox* cache_window_ = nullptr;
+  QSpinBox* sinks_ = nullptr;
   QLabel* message_ = nullptr;
   bool running_ = false;
   std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);

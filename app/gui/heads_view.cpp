@@ -20,6 +20,7 @@
 #include "comparison.hpp"
 #include "render_scheduler.hpp"
 #include "views/analysis_plots.hpp"
+#include "views/heatmap_paint.hpp"
 #include "views/head_roles_plot.hpp"
 #include "views/text.hpp"
 #include "views/token_text.hpp"
@@ -158,6 +159,7 @@ void HeadsView::setPicture(const views::PictureOptions& picture) {
 void HeadsView::setHeadRole(std::optional<HeadRole> role) {
   if (role == head_role_) return;
   head_role_ = role;
+  scroll_to_role_ = role.has_value();
   invalidate();
 }
 
@@ -249,6 +251,7 @@ void HeadsView::drawGrid() {
   difference_shown_ = false;
   QString compare_note;
   if (drawComparison(grid_plot_, false, &compare_note)) {
+    publishPlan(nullptr);
     if (!grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(true);  // fits the panel
     difference_shown_ = true;
     grid_force_ = true;  // back to A: a full draw
@@ -256,6 +259,7 @@ void HeadsView::drawGrid() {
     scheduler_.queueReplot(grid_plot_);
     return;
   }
+  if (shown_->rollout || modelView()) publishPlan(nullptr);
   if (shown_->rollout) {
     drawRollout();
     grid_force_ = true;
@@ -281,6 +285,7 @@ void HeadsView::drawGrid() {
     views::setCanvasSize(*grid_plot_, picture);  // what exports, hover and replots read
     if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
     if (grid_plot_->size() != picture) grid_plot_->resize(picture);
+    if (scroll_to_role_ && head_role_ && shown_->head_roles) scrollToTopHead();
     note = shown_->translator
                ? tr("%1 · %2 layers × %3 heads · %4 × %5 characters · each thumbnail: rows are the outputs, "
                     "columns the source · click one to enlarge it")
@@ -305,11 +310,12 @@ void HeadsView::drawGrid() {
     // and replot only them and the title.
     grid_part_ = RenderScheduler::Part::kCells;
     if (force || !views::updateWeights(*grid_plot_, first, -1, shown_->query_tokens, shown_->key_tokens,
-                                       runLabel(shown_, 0), picture_)) {
+                                       runLabel(shown_, 0), picture_, shown_->ready_maps.get())) {
       views::drawHeadGrid(*grid_plot_, first, shown_->query_tokens, shown_->key_tokens,
                           runLabel(shown_, 0), picture_);
       grid_part_ = RenderScheduler::Part::kAll;
     }
+    publishPlan(views::mapPlan(*grid_plot_, -1));
     const int block = views::heatmapBlock(*grid_plot_);
     note = block > 1
                ? tr("Overview: %1 query tokens × %2 key tokens in blocks of %3 × %3 — hover a cell "
@@ -357,6 +363,7 @@ void HeadsView::drawHead() {
   QString compare_note;
   difference_shown_ = false;
   if (drawComparison(head_plot_, true, &compare_note)) {
+    publishPlan(nullptr);
     difference_shown_ = true;
     head_force_ = true;
     head_note_->setText(compare_note);
@@ -367,13 +374,16 @@ void HeadsView::drawHead() {
   }
   if (!compare_note.isEmpty()) head_note_->setText(compare_note + QStringLiteral(" · ") + note);
   RenderScheduler::Part part = RenderScheduler::Part::kCells;
+  // The worker fills entry 0's maps (ComputeResult::ready_maps).
+  const views::ReadyMaps* ready = entry == 0 ? shown_->ready_maps.get() : nullptr;
   if (force || !views::updateWeights(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
-                                     runLabel(shown_, entry), picture_)) {
+                                     runLabel(shown_, entry), picture_, ready)) {
     views::drawHeatmap(*head_plot_, r, head, shown_->query_tokens, shown_->key_tokens,
                        runLabel(shown_, entry), picture_);
     applyRowHighlight();
     part = RenderScheduler::Part::kAll;
   }
+  publishPlan(entry == 0 ? views::mapPlan(*head_plot_, head) : nullptr);
   if (revealed_rows_ >= 0 || !head_covers_.isEmpty()) {
     applyReveal(head_plot_, shown_->model ? 0 : 1);  // a translator's rows are revealed too
     part = RenderScheduler::Part::kAll;
@@ -532,6 +542,28 @@ void HeadsView::selectRow(int row) {
   applyRowHighlight();
   scheduler_.queueReplot(head_plot_);
   drawRow();
+}
+
+void HeadsView::scrollToTopHead() {
+  scroll_to_role_ = false;
+  const std::vector<HeadScore> top = shown_->head_roles->top(*head_role_, 1);
+  if (top.empty()) return;
+  const std::vector<int>& layers = shown_->layerIndices();
+  const auto entry = std::find(layers.begin(), layers.end(), top.front().layer);
+  const views::HeatmapDecor* decor = views::decorOf(*grid_plot_);
+  const int heads = shown_->attention(0).heads();
+  const std::size_t map = static_cast<std::size_t>((entry - layers.begin()) * heads + top.front().head);
+  if (entry == layers.end() || !decor || map >= decor->layout().maps.size()) return;
+  const QRectF cells = decor->layout().maps[map].cells;  // plot pixels = the scrolled widget's
+  // The thumbnail with its headers and badge in view (QScrollArea::ensureVisible: a point and margins).
+  grid_scroll_->ensureVisible(static_cast<int>(cells.center().x()), static_cast<int>(cells.center().y()),
+                              static_cast<int>(cells.width()), static_cast<int>(cells.height()));
+}
+
+void HeadsView::publishPlan(std::shared_ptr<const views::MapPlan> plan) {
+  if (plan == plan_ || (plan && plan_ && views::sameCells(*plan, *plan_))) return;
+  plan_ = std::move(plan);
+  emit mapPlanChanged(plan_);
 }
 
 QString HeadsView::gridNote() const { return grid_note_->text(); }

@@ -14,6 +14,7 @@
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
+#include "views/ready_maps.hpp"
 
 class QCPItemRect;
 class QCustomPlot;
@@ -48,7 +49,8 @@ class HeadsView : public QStackedWidget {
   void setPicture(const views::PictureOptions& picture);
   views::PictureOptions picture() const { return picture_; }
   /// The role the model view badges its thumbnails by (views::markHeadRoles), when the result
-  /// carries head roles (settings.head_roles); none: no badges.
+  /// carries head roles (settings.head_roles); none: no badges. A role newly chosen scrolls the
+  /// model view to its top head once the roles are drawn.
   void setHeadRole(std::optional<HeadRole> role);
   std::optional<HeadRole> headRole() const { return head_role_; }
   /// Presentation mode: large fonts.
@@ -106,6 +108,10 @@ class HeadsView : public QStackedWidget {
  signals:
   /// The layer (entry) the side panels should follow changed.
   void focusChanged();
+  /// The maps on the visible page that the compute worker can fill for the next result
+  /// (views::mapPlan: the synthetic lab's grid, an enlarged head of entry 0), or null for a
+  /// picture it cannot (a model view, a rollout, a difference).
+  void mapPlanChanged(std::shared_ptr<const views::MapPlan> plan);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -125,11 +131,17 @@ class HeadsView : public QStackedWidget {
   /// (entry, head, query, key) under pos.
   std::optional<std::tuple<int, int, int, int>> cellAt(QCustomPlot* plot, const QPointF& pos) const;
   QString hiddenNote() const;
+  /// Emits mapPlanChanged when plan fills other cells than the last one published.
+  void publishPlan(std::shared_ptr<const views::MapPlan> plan);
+  std::shared_ptr<const views::MapPlan> plan_;
 
   RenderScheduler& scheduler_;
   ResultPtr shown_;
   views::PictureOptions picture_;
   std::optional<HeadRole> head_role_;
+  bool scroll_to_role_ = false;  ///< Scroll the model view to the role's top head when drawn.
+  /// Scrolls the model view's layers so that the thumbnail of the role's top head is in view.
+  void scrollToTopHead();
   double font_scale_ = 1.0;
   bool grid_dirty_ = true, head_dirty_ = true;
   bool grid_force_ = true, head_force_ = true;

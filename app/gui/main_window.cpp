@@ -203,7 +203,14 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(model_source_, &ModelSource::layerChanged, this, &MainWindow::requestNow);
   connect(model_source_, &ModelSource::filterChanged, this, &MainWindow::requestNow);
   connect(model_source_, &ModelSource::headRoleChanged, this, [this] {
-    heads_->setHeadRole(model_source_->headRole());
+    const std::optional<HeadRole> role = model_source_->headRole();
+    heads_->setHeadRole(role);
+    raise_roles_ = role.has_value();
+    if (options_.persist) {  // restored at the next start (main_window_state.cpp)
+      const std::string_view name = role ? headRoleName(*role) : std::string_view("none");
+      QSettings().setValue(QStringLiteral("ui/head_role"),
+                           QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
+    }
     requestNow();  // the first role of a model computes them (off this thread); later ones reuse them
   });
   connect(analysis_->headRolesPanel(), &HeadRolesPanel::headChosen, heads_, &HeadsView::enlargeLayerHead);
@@ -221,6 +228,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     if (inputs_->setDevices(devices)) requestNow();
   });
   connect(heads_, &HeadsView::focusChanged, &scheduler_, &RenderScheduler::requestRender);
+  connect(heads_, &HeadsView::mapPlanChanged, controller_.get(), &ComputeController::setMapPlan);
   connect(compare_, &CompareController::changed, heads_, &HeadsView::invalidate);
   connect(analysis_, &AnalysisPanel::curvesReady, &scheduler_, &RenderScheduler::requestRender);
   connect(exports_, &ExportController::status, statusBar(), &QStatusBar::showMessage);
@@ -431,6 +439,13 @@ void MainWindow::render() {
     if (const int step = std::exchange(decode_on_result_, -1); step >= 0)
       decode_->slider()->setValue(step);  // clamped to the last token
     lessons_->resultShown();
+    if (raise_roles_ && shown_->head_roles) {
+      raise_roles_ = false;
+      if (!presentation_) {
+        analysis_dock_->show();
+        analysis_dock_->raise();
+      }
+    }
   }
   if (!shown_) return;
   heads_->redraw();

@@ -237,6 +237,9 @@ class MainWindow : public QMainWindow, public LessonHost {
   DecodePanel* decode_ = nullptr;
   GenerateBox* generate_ = nullptr;  ///< Generate / Stop beside the text (a model's generation).
   int decode_on_result_ = -1;  ///< --decode-step: applied with the first result.
+  /// A head role was chosen: the Analysis dock (its top-heads list) comes to the front when the
+  /// roles are shown, also where it shares a column with the Inputs (1280 × 720).
+  bool raise_roles_ = false;
   QDockWidget* decode_dock_ = nullptr;
   TrainingPanel* training_ = nullptr;
   QDockWidget* training_dock_ = nullptr;

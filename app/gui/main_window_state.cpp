@@ -1,7 +1,7 @@
 /// \file main_window_state.cpp
 /// What the window keeps between sessions in QSettings (main_window.hpp): the inputs (through
 /// options::saveSettings / loadSettings), the picture options, geometry, dock arrangement (per kind of screen),
-/// language and recent models. Nothing is read or written unless WindowOptions asks for it.
+/// language, recent models and the model view's head role. Nothing is read or written unless WindowOptions asks for it.
 
 #include <QCloseEvent>
 #include <QSettings>
@@ -20,6 +20,9 @@ QString MainWindow::restoreStoredState(options::LabSettings& initial, views::Pic
   restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
   panels_restored_ = restoreState(store.value(panelStateKey()).toByteArray());
   model_source_->setRecent(store.value(QStringLiteral("models/recent")).toStringList());
+  // The model view's role badges as last chosen (the command line's --head-role gives no restore).
+  options_.head_role = parseHeadRole(store.value(QStringLiteral("ui/head_role")).toString().toStdString());
+  initial.head_roles = options_.head_role.has_value();  // computed with the first result
   return options_.language.isEmpty() ? store.value(QStringLiteral("ui/language")).toString() : options_.language;
 }
 

@@ -11,6 +11,7 @@
 
 #include "attnlab/error.hpp"
 #include "views/heatmap_paint.hpp"
+#include "views/ready_maps.hpp"
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
@@ -373,6 +374,12 @@ void drawHeadGrid(QCustomPlot& plot, const AttentionResult& result, const QStrin
 bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
                    const QStringList& query_tokens, const QStringList& key_tokens,
                    const RunLabel& label, const PictureOptions& picture) {
+  return updateWeights(plot, result, head, query_tokens, key_tokens, label, picture, nullptr);
+}
+
+bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
+                   const QStringList& query_tokens, const QStringList& key_tokens,
+                   const RunLabel& label, const PictureOptions& picture, const ReadyMaps* ready) {
   HeatmapDecor* decor = decorOf(plot);
   if (picture.color_scale == ColorScale::kDifference) return false;  // its range follows the data
   if (!decor || result.heads() < 1 || result.nQ() < 1 || result.nK() < 1 ||
@@ -418,10 +425,20 @@ bool updateWeights(QCustomPlot& plot, const AttentionResult& result, int head,
       t.rect.setSize(measureText(t.text, t.font));
     }
   }
+  std::vector<QCPColorMap*> colour_maps;
   for (int k = 0; k < maps; ++k) {
     auto* map = qobject_cast<QCPColorMap*>(plot.plottable(k));
     if (!map) return false;
-    fillMap(*map, result, head < 0 ? k : head, layout.maps[static_cast<std::size_t>(k)], decor->scale());
+    colour_maps.push_back(map);
+  }
+  // Cells filled on the worker for this very plan: copied in, their images drawn as they are.
+  const std::shared_ptr<const MapPlan> plan = ready ? mapPlan(plot, head) : nullptr;
+  const bool use_ready = plan && ready->plan && ready->maps.size() == colour_maps.size() &&
+                         sameCells(*plan, *ready->plan);
+  for (int k = 0; k < maps; ++k) {
+    const std::size_t m = static_cast<std::size_t>(k);
+    if (!use_ready || !setReadyCells(*colour_maps[m], ready->maps[m]))
+      fillMap(*colour_maps[m], result, head < 0 ? k : head, layout.maps[m], decor->scale());
   }
   if (head >= 0) {
     QFont font = plot.font();

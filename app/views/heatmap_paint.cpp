@@ -12,6 +12,7 @@
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
+#include "views/ready_maps.hpp"
 
 namespace attnlab::views {
 namespace {
@@ -41,13 +42,37 @@ class CellColorMap : public QCPColorMap {
  public:
   using QCPColorMap::QCPColorMap;
   /// Cells (key cell, query cell) drawn in kNonfiniteColor and cells marked with a dropout ×,
-  /// set by fillMap with the weights.
-  std::vector<QPoint> nonfinite, dropped;
+  /// set by fillMap with the weights (the map colours its cells itself again).
+  void setMarks(std::vector<QPoint> nonfinite_cells, std::vector<QPoint> dropped_cells) {
+    nonfinite = std::move(nonfinite_cells);
+    dropped = std::move(dropped_cells);
+    ready_image_ = QImage();
+  }
+  /// Cells filled elsewhere (ready_maps.hpp): a copy of their data, their marks, and their image,
+  /// drawn as QCPColorMap::updateMapImage would have made it.
+  void setReady(const ReadyCells& cells) {
+    *data() = *cells.data;  // a copy: the result that holds them stays immutable
+    nonfinite = cells.nonfinite;
+    dropped = cells.dropped;
+    ready_image_ = cells.image;
+    mMapImageInvalidated = true;
+  }
+  bool drawsReady() const { return !ready_image_.isNull(); }
 
  protected:
   void draw(QCPPainter* painter) override {
     drawCells(painter);
     drawMarks(painter);
+  }
+  /// The ready image when there is one (QCPColorMap::draw calls this whenever the data changed,
+  /// so the cells are never coloured twice), else QCustomPlot's own colouring.
+  void updateMapImage() override {
+    if (ready_image_.isNull()) {
+      QCPColorMap::updateMapImage();
+      return;
+    }
+    mMapImage = ready_image_;
+    mMapImageInvalidated = false;
   }
 
  private:
@@ -61,6 +86,9 @@ class CellColorMap : public QCPColorMap {
     return QRectF(coordsToPixels(key - half_key, value - half_value),
                   coordsToPixels(key + half_key, value + half_value)).normalized();
   }
+
+  std::vector<QPoint> nonfinite, dropped;
+  QImage ready_image_;  ///< Set by setReady; null: QCustomPlot colours the cells.
 
   void drawMarks(QCPPainter* painter) {
     if ((nonfinite.empty() && dropped.empty()) || !keyAxis() || !valueAxis()) return;
@@ -271,25 +299,17 @@ ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block, double ext
   return s;
 }
 
-void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const MapGeometry& g,
-             const ScaleSpec& scale) {
+MapValues mapValues(const AttentionResult& result, int head, const MapGeometry& g, const ScaleSpec& scale) {
   const int n_q = result.nQ(), n_k = result.nK();
   const int columns = g.columns, rows = g.rows;
-  const int key_cells = columns == 1 ? 2 : columns;
-  const int query_cells = rows == 1 ? 2 : rows;
-  QCPColorMapData* cells = map.data();
-  if (cells->keySize() != key_cells || cells->valueSize() != query_cells) cells->setSize(key_cells, query_cells);
-  // Always: a new QCPColorMap starts as 10 × 10 cells over the range 0–5, so a 10-token map that
-  // skipped this (its size already "right") was drawn into the top-left 0.56 of its frame.
-  cells->setRange(columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1),
-                  rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1));
+  MapValues out;
+  out.key_cells = columns == 1 ? 2 : columns;
+  out.query_cells = rows == 1 ? 2 : rows;
+  out.key_range = columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1);
+  out.value_range = rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1);
+  out.values.resize(static_cast<std::size_t>(out.key_cells) * static_cast<std::size_t>(out.query_cells));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const MaskPattern pattern = result.pattern();
-  auto* marks = dynamic_cast<CellColorMap*>(&map);
-  if (marks) {
-    marks->nonfinite.clear();
-    marks->dropped.clear();
-  }
   const bool relative = scale.scale == ColorScale::kRelative;
   // A difference block keeps its Δ of largest magnitude, sign included.
   const bool signed_values = scale.scale == ColorScale::kDifference;
@@ -310,11 +330,11 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
         if (gaps && !pattern.visible(i, j)) continue;
         const std::size_t c = static_cast<std::size_t>(j / g.block);
         if (!std::isfinite(row[j])) {  // drawn in kNonfiniteColor over the cell
-          if (marks && (marks->nonfinite.empty() || marks->nonfinite.back() != QPoint(static_cast<int>(c), r)))
-            marks->nonfinite.emplace_back(static_cast<int>(c), r);
+          if (out.nonfinite.empty() || out.nonfinite.back() != QPoint(static_cast<int>(c), r))
+            out.nonfinite.emplace_back(static_cast<int>(c), r);
           continue;
         }
-        if (marks && g.block == 1 && result.isDropped(head, i, j)) marks->dropped.emplace_back(j, i);
+        if (g.block == 1 && result.isDropped(head, i, j)) out.dropped.emplace_back(j, i);
         const double v = factor * row[j];
         const double best = block_values[c];
         if (std::isnan(best) || (signed_values ? std::fabs(v) > std::fabs(best) : v > best)) block_values[c] = v;
@@ -330,10 +350,38 @@ void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const Ma
                                                                   : block_sum[ci] / block_count[ci]);
       }
       for (int dk = 0; dk < (columns == 1 ? 2 : 1); ++dk) {
-        for (int dq = 0; dq < (rows == 1 ? 2 : 1); ++dq) cells->setCell(c + dk, r + dq, v);
+        for (int dq = 0; dq < (rows == 1 ? 2 : 1); ++dq)
+          out.values[static_cast<std::size_t>(r + dq) * static_cast<std::size_t>(out.key_cells) + ci + dk] = v;
       }
     }
   }
+  return out;
+}
+
+void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const MapGeometry& g,
+             const ScaleSpec& scale) {
+  MapValues v = mapValues(result, head, g, scale);
+  QCPColorMapData* cells = map.data();
+  if (cells->keySize() != v.key_cells || cells->valueSize() != v.query_cells) cells->setSize(v.key_cells, v.query_cells);
+  // Always: a new QCPColorMap starts as 10 × 10 cells over the range 0–5, so a 10-token map that
+  // skipped this (its size already "right") was drawn into the top-left 0.56 of its frame.
+  cells->setRange(v.key_range, v.value_range);
+  for (int r = 0; r < v.query_cells; ++r)
+    for (int c = 0; c < v.key_cells; ++c)
+      cells->setCell(c, r, v.values[static_cast<std::size_t>(r) * static_cast<std::size_t>(v.key_cells) + c]);
+  if (auto* marks = dynamic_cast<CellColorMap*>(&map)) marks->setMarks(std::move(v.nonfinite), std::move(v.dropped));
+}
+
+bool setReadyCells(QCPColorMap& map, const ReadyCells& cells) {
+  auto* target = dynamic_cast<CellColorMap*>(&map);
+  if (!target || !cells.data) return false;
+  target->setReady(cells);
+  return true;
+}
+
+bool drawsReadyImage(const QCPColorMap& map) {
+  const auto* target = dynamic_cast<const CellColorMap*>(&map);
+  return target && target->drawsReady();
 }
 
 LayoutFonts pictureFonts(const QCustomPlot& plot, bool grid, int n_tokens) {

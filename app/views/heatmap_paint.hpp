@@ -50,11 +50,35 @@ QStringList withPictureTitle(const QCustomPlot& plot, const QStringList& run_par
 /// Sets the colour bar's title of scale from plot's PictureTitle::bar_title, when given.
 void applyBarTitle(const QCustomPlot& plot, ScaleSpec& scale);
 
-/// Fills map's cells with head `head` of result as laid out by `geometry` (blocks pooled with
-/// scale.pool: max or mean over the block's visible cells; a block with no visible cell is NaN).
-/// map's data must have the geometry's size (fillMap sets it when it differs).
+/// The cells of one map as fillMap computes them, kept apart from any QCustomPlot object so any
+/// thread can compute them (ready_maps.hpp): key_cells × query_cells values in the scale's units,
+/// cell (c, r) at values[r · key_cells + c] (a dimension of 1 stored as two identical halves), the
+/// data ranges, and the cells marked over the colours.
+struct MapValues {
+  int key_cells = 0, query_cells = 0;
+  QCPRange key_range, value_range;
+  std::vector<double> values;
+  std::vector<QPoint> nonfinite;  ///< Cells (key cell, query cell) with a weight that is not finite.
+  std::vector<QPoint> dropped;    ///< Cells (key, query) dropped by dropout (block 1 only).
+};
+
+/// Head `head` of result as laid out by `geometry` (blocks pooled with scale.pool: max or mean
+/// over the block's visible cells; a block with no visible cell is NaN). Reads only its
+/// arguments: safe on any thread.
+MapValues mapValues(const AttentionResult& result, int head, const MapGeometry& geometry, const ScaleSpec& scale);
+
+/// Fills map's cells with mapValues(result, head, geometry, scale) (map's data takes the
+/// geometry's size and ranges).
 void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const MapGeometry& geometry,
              const ScaleSpec& scale);
+
+struct ReadyCells;
+/// Puts cells filled elsewhere (fillReadyMaps) on map, a heatmap's map (addMap): its data
+/// becomes a copy of cells.data and it draws cells.image instead of colouring the cells itself,
+/// until fillMap fills it again. False (map unchanged) when map is not a heatmap's.
+bool setReadyCells(QCPColorMap& map, const ReadyCells& cells);
+/// True when map draws an image filled elsewhere (setReadyCells).
+bool drawsReadyImage(const QCPColorMap& map);
 
 /// The fonts of a picture on plot (its font and font scale); grid = smaller texts.
 LayoutFonts pictureFonts(const QCustomPlot& plot, bool grid, int n_tokens);

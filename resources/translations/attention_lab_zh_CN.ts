@@ -298,10 +298,6 @@
         <translation>生成</translation>
     </message>
     <message>
-        <source>Generate tokens after the text with the model's KV cache (greedy), one row at a time</source>
-        <translation>用模型的 KV 缓存在文本之后生成词元（贪心），一次一行</translation>
-    </message>
-    <message>
         <source> tokens</source>
         <translation> 个词元</translation>
     </message>
@@ -312,6 +308,62 @@
     <message>
         <source>Generated %1 tokens: %2</source>
         <translation>已生成 %1 个词元：%2</translation>
+    </message>
+    <message>
+        <source>Generate tokens after the text with the model's KV cache (greedy, or sampled with a sample temperature), one row at a time</source>
+        <translation>用模型的 KV 缓存在文本之后生成词元（贪心，或按采样温度采样），一次一行</translation>
+    </message>
+    <message>
+        <source>Sample temperature</source>
+        <translation>采样温度</translation>
+    </message>
+    <message>
+        <source>Sample from softmax(logits / T) instead of taking the most probable token; not the attention temperature, which divides the scores</source>
+        <translation>从 softmax(logits / T) 中采样，而不是取概率最大的词元；不是注意力温度（那个除的是分数）</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Seed of the sampling draws</source>
+        <translation>采样抽取的随机种子</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Sample among the K most probable tokens only</source>
+        <translation>只在概率最大的 K 个词元中采样</translation>
+    </message>
+    <message>
+        <source>Cache window</source>
+        <translation>缓存窗口</translation>
+    </message>
+    <message>
+        <source>Keep only the last W tokens in the KV cache (StreamingLLM's window)</source>
+        <translation>KV 缓存只保留最后 W 个词元（StreamingLLM 的窗口）</translation>
+    </message>
+    <message>
+        <source>Sink tokens</source>
+        <translation>汇聚词元</translation>
+    </message>
+    <message>
+        <source>With a cache window: also keep the first S tokens, the attention sinks (Xiao et al. 2023)</source>
+        <translation>配合缓存窗口：同时保留前 S 个词元，即注意力汇聚点（Xiao 等，2023）</translation>
+    </message>
+    <message>
+        <source>0 (greedy)</source>
+        <translation>0（贪心）</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation>完整</translation>
     </message>
 </context>
 <context>
@@ -1460,6 +1512,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--plot training 需要随附的模型 %1（在 %2 中未找到）</translation>
     </message>
     <message>
+        <source>--sink-tokens needs --cache-window W (the full cache keeps every token)</source>
+        <translation>--sink-tokens 需要 --cache-window W（完整缓存保留每个词元）</translation>
+    </message>
+    <message>
         <source>generate runs a pretrained model: add --model DIR|FILE</source>
         <translation>generate 运行预训练模型：请加上 --model DIR|FILE</translation>
     </message>
@@ -1472,24 +1528,20 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>generate 只保留一个 KV 缓存：--sink-tokens 只取一个数</translation>
     </message>
     <message>
+        <source>decode --model scores the text through every layer: --%1 does not apply</source>
+        <translation>decode --model 经过每一层为文本打分：--%1 不适用</translation>
+    </message>
+    <message>
+        <source>%1 takes the model's softmax attention, dot or scaled, not %2</source>
+        <translation>%1 使用模型的 softmax 注意力（点积或缩放点积），不能用 %2</translation>
+    </message>
+    <message>
         <source>--top-k applies when sampling: add --sample-temperature T</source>
         <translation>--top-k 只在采样时适用：请加上 --sample-temperature T</translation>
     </message>
     <message>
         <source>--seed draws the samples: add --sample-temperature T</source>
         <translation>--seed 决定采样：请加上 --sample-temperature T</translation>
-    </message>
-    <message>
-        <source>decode --model scores the text through every layer: --%1 does not apply</source>
-        <translation>decode --model 经过每一层为文本打分：--%1 不适用</translation>
-    </message>
-    <message>
-        <source>--sink-tokens needs --cache-window W (the full cache keeps every token)</source>
-        <translation>--sink-tokens 需要 --cache-window W（完整缓存保留每个词元）</translation>
-    </message>
-    <message>
-        <source>%1 takes the model's softmax attention, dot or scaled, not %2</source>
-        <translation>%1 使用模型的 softmax 注意力（点积或缩放点积），不能用 %2</translation>
     </message>
     <message>
         <source>--%1 must be between %2 and %3 (got %4)</source>

@@ -636,8 +636,23 @@ ZH.update({
     "Generate": "生成",
     "Stop": "停止",
     " tokens": " 个词元",
-    "Generate tokens after the text with the model's KV cache (greedy), one row at a time":
-        "用模型的 KV 缓存在文本之后生成词元（贪心），一次一行",
+    "Generate tokens after the text with the model's KV cache (greedy, or sampled with a sample temperature), one row at a time":
+        "用模型的 KV 缓存在文本之后生成词元（贪心，或按采样温度采样），一次一行",
+    "Sample temperature": "采样温度",
+    "Top-k": "Top-k",
+    "Cache window": "缓存窗口",
+    "Sink tokens": "汇聚词元",
+    "0 (greedy)": "0（贪心）",
+    "Sample from softmax(logits / T) instead of taking the most probable token; not the attention temperature, which divides the scores":
+        "从 softmax(logits / T) 中采样，而不是取概率最大的词元；不是注意力温度（那个除的是分数）",
+    "Seed of the sampling draws": "采样抽取的随机种子",
+    "all": "全部",
+    "Sample among the K most probable tokens only": "只在概率最大的 K 个词元中采样",
+    "full": "完整",
+    "Keep only the last W tokens in the KV cache (StreamingLLM's window)":
+        "KV 缓存只保留最后 W 个词元（StreamingLLM 的窗口）",
+    "With a cache window: also keep the first S tokens, the attention sinks (Xiao et al. 2023)":
+        "配合缓存窗口：同时保留前 S 个词元，即注意力汇聚点（Xiao 等，2023）",
     "New tokens at most (it stops earlier at an end-of-sequence token or the context)":
         "最多生成的新词元数（遇到序列结束词元或达到上下文长度时提前停止）",
     "Generated %1 tokens: %2": "已生成 %1 个词元：%2",

@@ -3,10 +3,21 @@
 /// offscreen platform: Generate reads Stop while it runs, 4 tokens come out as the engine's
 /// generate() gives them (the CLI's generate), the rows on screen equal one full forward pass over
 /// the tokens read within 1e-5, the decoding dock steps through the real cache (length and bytes),
-/// and a prompt beyond the context is refused inline in the engine's words.
+/// and a prompt beyond the context is refused inline in the engine's words. The sampling and cache
+/// choices take the CLI's limits, refuse in the CLI's words and generate the CLI's tokens; the
+/// head role chosen is kept for the next start and brings the Analysis dock to the front. With
+/// the fetched models (the CTest entry gui_generate_real_models): BERT is refused inline, and
+/// SmolLM2's model view scrolls to the chosen role's top head.
 
+#include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QTabBar>
+#include <QTemporaryDir>
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
@@ -16,8 +27,12 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/generate.hpp"
 #include "decode_panel.hpp"
+#include "fetched_models.hpp"
 #include "generate_box.hpp"
 #include "main_window.hpp"
+#include "model_source.hpp"
+#include "options/generate_choices.hpp"
+#include "views/heatmap_paint.hpp"
 #include "window_test_support.hpp"
 
 using attnlab::test::named;
@@ -32,11 +47,202 @@ QString data(const char* path) {
   return QDir::cleanPath(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/") + QLatin1String(path));
 }
 
+/// The CLI's one line for `generate` with these arguments (empty when it accepts them).
+QString cliRefusal(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"generate"};
+  all.insert(all.end(), args.begin(), args.end());
+  try {
+    attnlab::options::parse(all, 0);
+  } catch (const attnlab::options::OptionError& e) {
+    return e.message().translated();
+  }
+  return {};
+}
+
+/// Shows the model at `dir` with `text` and waits for its picture.
+bool showModel(gui::MainWindow& window, const QString& dir, const QString& text) {
+  LabSettings lab = window.settings();
+  lab.model_dir = dir;
+  lab.text = text;
+  lab.hide_special = false;
+  window.setSettings(lab);
+  return attnlab::test::waitFor(window, window.settings(), kWaitMs, 150);
+}
+
+/// True when dock is shown and, where it shares a tab bar with other docks, its tab is the current.
+bool inFront(const QMainWindow& window, const QDockWidget* dock) {
+  if (!dock->isVisible()) return false;
+  for (const QTabBar* bar : window.findChildren<QTabBar*>()) {
+    for (int i = 0; i < bar->count(); ++i)
+      if (bar->tabText(i) == dock->windowTitle()) return bar->currentIndex() == i;
+  }
+  return true;
+}
+
+/// The real-model checks run as their own CTest entry (gui_generate_real_models), which counts a
+/// missing model as skipped.
+bool realModelsWanted() { return qEnvironmentVariableIsSet("ATTNLAB_GUI_REAL_MODELS"); }
+
 }  // namespace
 
 class GenerateWindowTest : public QObject {
   Q_OBJECT
  private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLabGenerateTest"));
+    QVERIFY(settings_dir_.isValid());  // QSettings in a folder of our own
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings_dir_.path());
+  }
+
+  void choicesTakeTheCliLimitsRulesAndTokens() {
+    gui::MainWindow window(attnlab::test::testOptions());
+    window.resize(1280, 800);
+    window.show();
+    const QString dir = data("models/tiny-llama");
+    QVERIFY(showModel(window, dir, QStringLiteral("the cat sat on")));
+    auto* box = named<gui::GenerateBox>(window, "generateBox");
+    const auto& table = [](const char* name) { return attnlab::options::option(name, attnlab::options::kGenerate); };
+    QCOMPARE(box->temperatureBox()->maximum(), static_cast<double>(table("sample-temperature").max));
+    QCOMPARE(box->seedBox()->maximum(), static_cast<double>(table("seed").max));
+    QCOMPARE(box->topKBox()->maximum(), static_cast<int>(table("top-k").max));
+    QCOMPARE(box->cacheWindowBox()->maximum(), static_cast<int>(table("cache-window").max));
+    QCOMPARE(box->sinksBox()->maximum(), static_cast<int>(table("sink-tokens").max));
+    auto* button = named<QPushButton>(window, "generateButton");
+    auto* message = named<QLabel>(window, "generateMessage");
+    const std::string model = dir.toStdString();
+    // Refused before anything runs, in the CLI's words.
+    const auto refused = [&](const std::vector<std::string>& args) {
+      QTest::mouseClick(button, Qt::LeftButton);
+      QVERIFY(!box->running());
+      std::vector<std::string> cli = {"--model", model, "--text", "the cat sat on"};
+      cli.insert(cli.end(), args.begin(), args.end());
+      const QString words = cliRefusal(cli);
+      QVERIFY(!words.isEmpty());
+      QCOMPARE(message->text(), words);
+    };
+    box->topKBox()->setValue(5);
+    refused({"--top-k", "5"});
+    box->topKBox()->setValue(0);
+    box->seedBox()->setValue(3);
+    refused({"--seed", "3"});
+    box->seedBox()->setValue(0);
+    box->sinksBox()->setValue(2);
+    refused({"--sink-tokens", "2"});
+
+    // Sampled, with a cache window and sinks: the tokens the CLI's options give the engine.
+    box->temperatureBox()->setValue(0.8);
+    box->seedBox()->setValue(3);
+    box->topKBox()->setValue(5);
+    box->cacheWindowBox()->setValue(4);
+    box->sinksBox()->setValue(1);
+    box->tokensBox()->setValue(5);
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(box->running());
+    QTRY_VERIFY_WITH_TIMEOUT(!box->running(), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.currentResult()->generated && window.currentResult()->generated->steps.size() == 5,
+                             kWaitMs);
+    const std::vector<std::string> cli = {"generate", "--model", model, "--text", "the cat sat on",
+                                          "--max-tokens", "5", "--sample-temperature", "0.8", "--seed", "3",
+                                          "--top-k", "5", "--cache-window", "4", "--sink-tokens", "1"};
+    const attnlab::options::Options o = attnlab::options::parse(cli, 0);
+    const auto engine_model = attnlab::PretrainedModel::load(model);
+    const attnlab::Generation g = attnlab::generate(
+        *engine_model, engine_model->encode("the cat sat on", std::nullopt), attnlab::options::generateOptions(o.generate, o.lab));
+    QCOMPARE(window.currentResult()->generated->ids, g.ids);
+    QCOMPARE(window.currentResult()->generated->steps.back().cache_length, g.steps.back().cache_length);
+    QCOMPARE(g.steps.back().cache_length, 5);  // the window's last 4 and the sink
+  }
+
+  void headRoleIsKeptAndRaisesTheAnalysis() {
+    QSettings().clear();
+    gui::WindowOptions options = attnlab::test::testOptions();
+    options.persist = true;
+    {
+      gui::MainWindow window(options);
+      window.resize(1280, 720);
+      window.show();
+      QVERIFY(showModel(window, data("models/tiny-llama"), QStringLiteral("the cat sat on the mat")));
+      // The narrow arrangement (1280 × 720): the Analysis dock behind the Inputs' tab.
+      auto* inputs = named<QDockWidget>(window, "inputsDock");
+      auto* analysis = named<QDockWidget>(window, "analysisDock");
+      window.tabifyDockWidget(inputs, analysis);
+      inputs->raise();
+      QTRY_VERIFY(!inFront(window, analysis));
+      QComboBox* role = named<gui::ModelSource>(window, "modelSourceBox")->headRoleCombo();
+      role->setCurrentIndex(role->findData(static_cast<int>(attnlab::HeadRole::kPreviousToken)));
+      QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && window.currentResult()->head_roles, kWaitMs);
+      QTRY_VERIFY(inFront(window, analysis));  // the top heads' list in front
+      window.close();
+    }
+    QCOMPARE(QSettings().value(QStringLiteral("ui/head_role")).toString(), QStringLiteral("previous-token"));
+    options.restore_settings = true;
+    gui::MainWindow again(options);
+    again.show();
+    QCOMPARE(named<gui::ModelSource>(again, "modelSourceBox")->headRole(), attnlab::HeadRole::kPreviousToken);
+    QVERIFY(again.settings().head_roles);
+    QSettings().clear();
+  }
+
+  void bertIsRefusedInline() {
+    if (!realModelsWanted()) QSKIP("runs as the CTest entry gui_generate_real_models");
+    const auto dir = attnlab::test::miniLmDir();
+    if (!dir) {
+      std::printf("ATTNLAB_TEST_SKIPPED: all-MiniLM-L6-v2 not found (run scripts/fetch-model)\n");
+      QSKIP("all-MiniLM-L6-v2 not found");
+    }
+    gui::MainWindow window(attnlab::test::testOptions());
+    window.show();
+    QVERIFY(showModel(window, QString::fromStdString(dir->string()), QStringLiteral("the cat sat on the mat")));
+    const gui::ResultPtr shown = window.currentResult();
+    auto* box = named<gui::GenerateBox>(window, "generateBox");
+    QVERIFY(box->isEnabled());
+    QTest::mouseClick(named<QPushButton>(window, "generateButton"), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!box->running(), kWaitMs);
+    // The engine's words, as the CLI prints them; the picture stays.
+    const auto model = attnlab::PretrainedModel::load(dir->string());
+    QString engine;
+    try {
+      attnlab::generate(*model, model->encode("the cat sat on the mat", std::nullopt), attnlab::GenerateOptions{});
+    } catch (const std::exception& e) {
+      engine = QString::fromStdString(e.what());
+    }
+    QVERIFY(!engine.isEmpty());
+    QCOMPARE(named<QLabel>(window, "generateMessage")->text(), engine);
+    QCOMPARE(window.currentResult(), shown);
+  }
+
+  void smolLm2RoleScrollsToItsTopHead() {
+    if (!realModelsWanted()) QSKIP("runs as the CTest entry gui_generate_real_models");
+    const QString file = QDir::home().filePath(QStringLiteral(".cache/attention-lab/models/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    const QString env = qEnvironmentVariable("ATTNLAB_SMOLLM2_GGUF");
+    const QString model = !env.isEmpty() ? env : file;
+    if (!QFileInfo::exists(model)) {
+      std::printf("ATTNLAB_TEST_SKIPPED: SmolLM2-135M-Instruct not found (run scripts/fetch-model smollm2)\n");
+      QSKIP("SmolLM2 not found");
+    }
+    gui::MainWindow window(attnlab::test::testOptions());
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(showModel(window, model, QStringLiteral("the cat sat on the mat")));
+    auto* scroll = named<QScrollArea>(window, "gridScroll");
+    QVERIFY(scroll->verticalScrollBar()->maximum() > 0);  // 30 layers do not fit: they scroll
+    scroll->verticalScrollBar()->setValue(0);
+    QComboBox* role = named<gui::ModelSource>(window, "modelSourceBox")->headRoleCombo();
+    role->setCurrentIndex(role->findData(static_cast<int>(attnlab::HeadRole::kInduction)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && window.currentResult()->head_roles, 60000);
+    QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs, 150));
+    const attnlab::HeadScore best = window.currentResult()->head_roles->top(attnlab::HeadRole::kInduction, 1).front();
+    const auto* decor = attnlab::views::decorOf(*named<QCustomPlot>(window, "gridPlot"));
+    QVERIFY(decor);
+    const int heads = window.currentResult()->attention(0).heads();
+    const QRectF cells = decor->layout().maps.at(static_cast<std::size_t>(best.layer * heads + best.head)).cells;
+    const int top = scroll->verticalScrollBar()->value();
+    QVERIFY2(cells.top() >= top && cells.bottom() <= top + scroll->viewport()->height(),
+             qPrintable(QStringLiteral("layer %1 head %2 at y %3–%4, view %5–%6")
+                            .arg(best.layer).arg(best.head).arg(cells.top()).arg(cells.bottom())
+                            .arg(top).arg(top + scroll->viewport()->height())));
+  }
   void generatesStepByStepLikeTheEngine() {
     gui::MainWindow window(attnlab::test::testOptions());
     window.resize(1280, 800);
@@ -117,6 +323,9 @@ class GenerateWindowTest : public QObject {
     QVERIFY2(message->text().contains(QStringLiteral("reads at most 64")), qPrintable(message->text()));
     QCOMPARE(window.currentResult(), shown);
   }
+
+ private:
+  QTemporaryDir settings_dir_;
 };
 
 QTEST_MAIN(GenerateWindowTest)
