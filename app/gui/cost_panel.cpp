@@ -174,19 +174,27 @@ void CostPanel::redraw() {
                  QString::fromStdString(humanCount(c.score_matrix_bytes, "B")),
                  QString::fromStdString(humanCount(c.kv_cache_bytes, "B")))
             .arg(crossover, 0, 'f', 0));
-    views::CostPlotData data;
-    data.shape = shape_;
-    data.n = n_;
-    data.current_n = shape_.n;
-    data.model = model_;
-    data.measured = times_;
-    data.device = device_;
-    views::drawCost(*plot_, data);
+    plot_stale_ = !isVisible();
+    if (!plot_stale_) {
+      views::CostPlotData data;
+      data.shape = shape_;
+      data.n = n_;
+      data.current_n = shape_.n;
+      data.model = model_;
+      data.measured = times_;
+      data.device = device_;
+      views::drawCost(*plot_, data);
+    }
   } catch (const std::exception& e) {
     summary_->setText(QString::fromStdString(e.what()));
   }
   if (!times_.empty()) status_->setText(tr("Measured on %1.").arg(device_));
-  plot_->replot();
+  if (!plot_stale_) plot_->replot();
+}
+
+void CostPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (plot_stale_) redraw();
 }
 
 void CostPanel::retranslate() {
