@@ -147,6 +147,7 @@ LessonController::LessonController(LessonHost& host, bool persist)
   connect(panel_, &LessonPanel::previousRequested, this, &LessonController::previous);
   connect(panel_, &LessonPanel::nextRequested, this, &LessonController::next);
   connect(panel_, &LessonPanel::leaveRequested, this, &LessonController::leave);
+  connect(panel_, &LessonPanel::fetchRequested, this, &LessonController::fetchRequested);
   connect(&watcher_, &QFutureWatcher<Numbers>::finished, this, &LessonController::numbersDone);
 
   if (persist_) {
@@ -457,11 +458,11 @@ void LessonController::refreshPanel() {
   QStringList notes;
   if (!model_missing_.isEmpty()) {
     notes << (message_.empty() ? tr("This step reads the model %1, which is not on this computer: fetch it "
-                                    "with File → Get models… (or attention-lab-cli fetch-model %1) and "
-                                    "choose the step again.")
+                                    "with the button below (or attention-lab-cli fetch-model %1); the step "
+                                    "is applied when it arrives.")
                                      .arg(model_missing_)
                                : message_.translated()) +
-                 QLatin1Char('\n') + (message_.empty() ? QString() : tr("File → Get models… fetches it.") + QLatin1Char(' ')) +
+                 QLatin1Char('\n') + (message_.empty() ? QString() : tr("The button below fetches it.") + QLatin1Char(' ')) +
                  tr("Meanwhile the step shows the synthetic lab; the rest of the lesson works.");
   } else if (!message_.empty()) {
     notes << tr("This step's settings were not applied: %1").arg(message_.translated());
@@ -475,6 +476,7 @@ void LessonController::refreshPanel() {
   text.caption = lessons::caption(step, language, values);
   text.try_this = step.try_this.in(language);
   text.message = notes.join(QLatin1Char('\n'));
+  text.fetch_model = model_missing_;
   panel_->setText(text);
   previous_action_->setEnabled(step_ > 0);
   next_action_->setEnabled(step_ + 1 < text.steps);
@@ -507,6 +509,10 @@ void LessonController::refreshMenu() {
   previous_action_->setEnabled(open && step_ > 0);
   next_action_->setEnabled(open && step_ + 1 < steps);
   leave_action_->setEnabled(open);
+}
+
+void LessonController::modelFetched(const QString& name) {
+  if (lesson_ && !model_missing_.isEmpty() && model_missing_ == name) goTo(step_);
 }
 
 void LessonController::retranslate() {

@@ -79,6 +79,9 @@ class LessonController : public QObject {
   /// Presentation mode: large type, and the analysis plots stay visible for the steps that show them.
   void setPresentation(bool on);
 
+  /// Model `name` was fetched: when the step on screen waits for it, applies the step again.
+  void modelFetched(const QString& name);
+
   QMenu* menu() const { return menu_; }
   QDockWidget* dock() const { return dock_; }
   LessonPanel* panel() const { return panel_; }
@@ -90,6 +93,9 @@ class LessonController : public QObject {
  signals:
   /// The caption on the panel changed (a step, the language, new live numbers).
   void captionUpdated();
+  /// The user asked, from the panel, to fetch `name`, a model the step reads (File → Get models…
+  /// does it; modelFetched() then applies the step again).
+  void fetchRequested(const QString& name);
 
  private:
   struct Numbers {

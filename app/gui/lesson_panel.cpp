@@ -62,6 +62,9 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
       "QLabel { color: #5c4300; background: #fff4d6; border: 1px solid #e0c27a; "
       "border-radius: 3px; padding: 4px; }"));
   message_->hide();
+  fetch_ = new QPushButton;
+  fetch_->setObjectName(QStringLiteral("lessonFetchModel"));
+  fetch_->hide();
   similarity_ = new QCustomPlot;
   similarity_->setObjectName(QStringLiteral("lessonSimilarityPlot"));
   similarity_->setFixedHeight(260);  // LessonController sizes it to the panel's width
@@ -71,6 +74,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   layout->addSpacing(6);
   layout->addWidget(caption_);
   layout->addWidget(message_);
+  layout->addWidget(fetch_, 0, Qt::AlignLeft);
   layout->addSpacing(6);
   layout->addWidget(try_heading_);
   layout->addWidget(try_);
@@ -103,6 +107,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   connect(previous_, &QPushButton::clicked, this, &LessonPanel::previousRequested);
   connect(next_, &QPushButton::clicked, this, &LessonPanel::nextRequested);
   connect(leave_, &QPushButton::clicked, this, &LessonPanel::leaveRequested);
+  connect(fetch_, &QPushButton::clicked, this, [this] { emit fetchRequested(text_.fetch_model); });
   applyFonts();
   retranslate();
 }
@@ -116,6 +121,7 @@ void LessonPanel::setText(const LessonPanelText& text) {
   try_heading_->setVisible(!text.try_this.isEmpty());
   message_->setText(text.message);
   message_->setVisible(!text.message.isEmpty());
+  fetch_->setVisible(!text.fetch_model.isEmpty());
   previous_->setEnabled(text.step > 0);
   next_->setEnabled(text.step + 1 < text.steps);
   retranslate();
@@ -153,7 +159,7 @@ void LessonPanel::applyFonts() {
   QFont heading = body;
   heading.setBold(true);
   try_heading_->setFont(heading);
-  for (QPushButton* b : {previous_, next_, leave_}) b->setFont(body);
+  for (QPushButton* b : {previous_, next_, leave_, fetch_}) b->setFont(body);
   views::setFontScale(*similarity_, large_ ? 1.2 : 0.8);
 }
 
@@ -168,6 +174,7 @@ void LessonPanel::retranslate() {
   previous_->setText(tr("← Previous"));
   next_->setText(tr("Next →"));
   leave_->setText(tr("Leave lesson"));
+  fetch_->setText(tr("Get %1…").arg(text_.fetch_model));
   previous_->setToolTip(tr("Previous step (Page Up)"));
   next_->setToolTip(tr("Next step (Page Down)"));
 }

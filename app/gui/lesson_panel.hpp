@@ -23,6 +23,9 @@ struct LessonPanelText {
   QString caption;  ///< The caption with its live numbers filled in (plain text).
   QString try_this; ///< The "try this" prompt (plain text).
   QString message;  ///< Inline note under the caption (empty: none).
+  /// A model the step reads that is not fetched (a manifest name, "minilm"): the panel offers a
+  /// button that fetches it (fetchRequested). Empty: no button.
+  QString fetch_model;
 };
 
 /// The lesson panel's widgets. Text wraps at the panel's width (CJK included) and the panel scrolls
@@ -51,6 +54,7 @@ class LessonPanel : public QWidget {
   QPushButton* previousButton() const { return previous_; }
   QPushButton* nextButton() const { return next_; }
   QPushButton* leaveButton() const { return leave_; }
+  QPushButton* fetchButton() const { return fetch_; }
   QCustomPlot* similarityPlot() const { return similarity_; }
   QScrollArea* scrollArea() const { return scroll_; }
 
@@ -58,6 +62,8 @@ class LessonPanel : public QWidget {
   void previousRequested();
   void nextRequested();
   void leaveRequested();
+  /// The user asked to fetch the step's model `name` (LessonPanelText::fetch_model).
+  void fetchRequested(const QString& name);
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -78,6 +84,7 @@ class LessonPanel : public QWidget {
   QPushButton* previous_ = nullptr;
   QPushButton* next_ = nullptr;
   QPushButton* leave_ = nullptr;
+  QPushButton* fetch_ = nullptr;  ///< "Get the model…" under the message.
 };
 
 }  // namespace attnlab::gui

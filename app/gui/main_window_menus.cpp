@@ -131,6 +131,8 @@ void MainWindow::buildMenus() {
   connect(get_models_action_, &QAction::triggered, models_dialog_, [this] { models_dialog_->showModel({}); });
   connect(model_source_, &ModelSource::fetchRequested, models_dialog_, &ModelFetchDialog::fetch);
   connect(models_dialog_, &ModelFetchDialog::fetched, model_source_, &ModelSource::modelFetched);
+  connect(lessons_, &LessonController::fetchRequested, models_dialog_, &ModelFetchDialog::fetch);
+  connect(models_dialog_, &ModelFetchDialog::fetched, lessons_, &LessonController::modelFetched);
   connect(export_head_action_, &QAction::triggered, this, [this] { exports_->askExportImage(ExportTarget::kCurrentHead); });
   connect(export_grid_action_, &QAction::triggered, this, [this] { exports_->askExportImage(ExportTarget::kAllHeads); });
   connect(export_saturation_action_, &QAction::triggered, this,

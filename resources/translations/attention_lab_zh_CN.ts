@@ -734,12 +734,12 @@
         <translation>课程</translation>
     </message>
     <message>
-        <source>This step reads the model %1, which is not on this computer: fetch it with File → Get models… (or attention-lab-cli fetch-model %1) and choose the step again.</source>
-        <translation>这一步读取模型 %1，但本机还没有它：请用“文件 → 获取模型…”（或 attention-lab-cli fetch-model %1）下载，然后重新选择这一步。</translation>
+        <source>This step reads the model %1, which is not on this computer: fetch it with the button below (or attention-lab-cli fetch-model %1); the step is applied when it arrives.</source>
+        <translation>这一步读取模型 %1，但本机还没有它：请用下面的按钮（或 attention-lab-cli fetch-model %1）下载，下载完成后这一步会自动应用。</translation>
     </message>
     <message>
-        <source>File → Get models… fetches it.</source>
-        <translation>“文件 → 获取模型…”可以下载它。</translation>
+        <source>The button below fetches it.</source>
+        <translation>下面的按钮可以下载它。</translation>
     </message>
 </context>
 <context>
@@ -771,6 +771,10 @@
     <message>
         <source>Next step (Page Down)</source>
         <translation>下一步（Page Down）</translation>
+    </message>
+    <message>
+        <source>Get %1…</source>
+        <translation>获取 %1…</translation>
     </message>
 </context>
 <context>

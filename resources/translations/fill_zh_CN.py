@@ -907,9 +907,10 @@ ZH.update({
         "%1 依据上面链接的许可提供并受其约束；下载即表示你接受该许可。",
     "%1 — not fetched: get it…": "%1 — 未下载：获取…",
     "Not on this computer yet: choose it to download it (File → Get models…)": "本机还没有：选择它即可下载（文件 → 获取模型…）",
-    "This step reads the model %1, which is not on this computer: fetch it with File → Get models… (or attention-lab-cli fetch-model %1) and choose the step again.":
-        "这一步读取模型 %1，但本机还没有它：请用“文件 → 获取模型…”（或 attention-lab-cli fetch-model %1）下载，然后重新选择这一步。",
-    "File → Get models… fetches it.": "“文件 → 获取模型…”可以下载它。",
+    "This step reads the model %1, which is not on this computer: fetch it with the button below (or attention-lab-cli fetch-model %1); the step is applied when it arrives.":
+        "这一步读取模型 %1，但本机还没有它：请用下面的按钮（或 attention-lab-cli fetch-model %1）下载，下载完成后这一步会自动应用。",
+    "The button below fetches it.": "下面的按钮可以下载它。",
+    "Get %1…": "获取 %1…",
 })
 
 

@@ -243,6 +243,15 @@ class LessonWindowTest : public QObject {
     QVERIFY(message->isVisible());
     QVERIFY2(message->text().contains(QStringLiteral("attention-lab-cli fetch-model minilm")), qPrintable(message->text()));
     QVERIFY2(message->text().contains(QStringLiteral("synthetic lab")), qPrintable(message->text()));
+    // The panel offers the fetch (File → Get models… runs it; here only the request is checked).
+    QPushButton* fetch = lessons->panel()->fetchButton();
+    QVERIFY(fetch->isVisible());
+    QCOMPARE(fetch->text(), QStringLiteral("Get minilm…"));
+    QObject::disconnect(lessons, &gui::LessonController::fetchRequested, nullptr, nullptr);
+    QSignalSpy requested(lessons, &gui::LessonController::fetchRequested);
+    fetch->click();
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.first().at(0).toString(), QStringLiteral("minilm"));
     QVERIFY(named<gui::ModelSource>(window, "modelSourceBox")->dir().isEmpty());
     QCOMPARE(window.settings().text, QStringLiteral("the cat sat"));
     QVERIFY(waitForShown(window));
@@ -250,6 +259,7 @@ class LessonWindowTest : public QObject {
     lessons->next();
     QVERIFY(named<QDockWidget>(window, "decodeDock")->isVisible());
     QVERIFY(!message->isVisible());
+    QVERIFY(!fetch->isVisible());
     QVERIFY(window.settings().causal());
     QVERIFY(waitForShown(window));
     lessons->leave();
