@@ -92,7 +92,7 @@ TEST_CASE("the manifest's SHA-256 and sizes are those of the fetched files the t
   }
 }
 
-TEST_CASE("--model NAME of a model not fetched names the command that fetches it", "[fetch]") {
+TEST_CASE("a known model not fetched, named by --model NAME, names the command that fetches it", "[fetch]") {
   QTemporaryDir cache;
   const ScopedEnv a("ATTNLAB_MODEL_CACHE", cache.path().toUtf8());
   const ScopedEnv b("ATTNLAB_SMOLLM2_GGUF", QByteArray());
