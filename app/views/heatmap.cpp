@@ -326,6 +326,23 @@ QFont scaledFont(const QCustomPlot& plot, double points, bool bold) {
   return font;
 }
 
+void attachLegendRow(QCustomPlot& plot, QCPAxisRect* rect, QCPLegend* legend, const QFont& font,
+                     const std::vector<QCPGraph*>& graphs) {
+  QCPLayoutGrid* layout = plot.plotLayout();
+  layout->addElement(2, 0, legend);
+  legend->setLayer(QStringLiteral("legend"));
+  legend->setFont(font);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setIconSize(36, 14);
+  layout->setRowStretchFactor(2, 0.001);
+  for (QCPGraph* graph : graphs) graph->addToLegend(legend);
+  plot.xAxis = rect->axis(QCPAxis::atBottom);
+  plot.yAxis = rect->axis(QCPAxis::atLeft);
+  plot.xAxis2 = rect->axis(QCPAxis::atTop);
+  plot.yAxis2 = rect->axis(QCPAxis::atRight);
+  plot.legend = legend;
+}
+
 void setCanvasSize(QCustomPlot& plot, const QSize& size) {
   plot.setProperty(kCanvasProperty, size.isValid() ? QVariant(size) : QVariant());
 }

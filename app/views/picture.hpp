@@ -17,6 +17,9 @@
 
 class QCustomPlot;
 class QCPColorGradient;
+class QCPAxisRect;
+class QCPGraph;
+class QCPLegend;
 
 namespace attnlab::views {
 
@@ -183,5 +186,11 @@ double fontScale(const QCustomPlot& plot);
 /// The plot's font at `points` × fontScale(plot) points (bold when asked): the size every draw*
 /// function writes its texts in.
 QFont scaledFont(const QCustomPlot& plot, double points, bool bold = false);
+/// The legend row of a plot laid out as title (row 0) over `rect` (row 1): puts `legend` in row 2
+/// on the "legend" layer, in `font`, without a border, with 36 × 14 px icons, taking only the
+/// height it needs, and lists `graphs` in it; then makes rect's four axes and the legend the
+/// plot's own (plot.xAxis, yAxis, xAxis2, yAxis2, legend). The training and saturation plots.
+void attachLegendRow(QCustomPlot& plot, QCPAxisRect* rect, QCPLegend* legend, const QFont& font,
+                     const std::vector<QCPGraph*>& graphs);
 
 }  // namespace attnlab::views

@@ -22,13 +22,6 @@ const QColor kEntropyColor(0xd5, 0x5e, 0x00);    // vermillion
 const QColor kJacobianColor(0x00, 0x9e, 0x73);   // bluish green
 const QColor kMarkerLineColor(0x55, 0x55, 0x55);
 
-QFont sizedFont(const QCustomPlot& plot, double point_size, bool bold = false) {
-  QFont font = plot.font();  // application font; fontconfig supplies CJK / emoji fallbacks
-  font.setPointSizeF(point_size * fontScale(plot));
-  font.setBold(bold);
-  return font;
-}
-
 std::vector<SaturationPoint> sortedByDk(std::vector<SaturationPoint> points) {
   std::sort(points.begin(), points.end(),
             [](const SaturationPoint& a, const SaturationPoint& b) { return a.d_k < b.d_k; });
@@ -151,7 +144,7 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
   // Values are written on the side of the line with more room (at d_k = 1024 the right one is
   // the plot's edge), and a value close to one written before it goes a line higher.
   const bool right_half = std::log(d / x->range().lower) > std::log(x->range().upper / d);
-  const QFont value_font = sizedFont(plot, 11, true);
+  const QFont value_font = scaledFont(plot, 11, true);
   const int line_px = static_cast<int>(std::ceil(QFontMetricsF(value_font).height()));
   std::vector<double> written;
   for (int quantity : {kMaxWeight, kEntropy, kJacobian}) {
@@ -195,7 +188,7 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
     label->setClipAxisRect(rect);
     label->position->setAxes(x, y);
     label->setPadding(QMargins(4, 2, 4, 2));
-    label->setFont(sizedFont(plot, 11, true));
+    label->setFont(scaledFont(plot, 11, true));
     label->setColor(Qt::black);
     label->setBrush(QColor(255, 255, 255, 220));
   }
@@ -238,7 +231,7 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   // shrink (then wrap), the d_k labels are thinned to every other power of two.
   const double width = canvasSize(plot, QSize(760, 560)).width();
   const QString title_text = viewText("Softmax saturation vs d_k (n_k = %1 keys)").arg(model.n_k);
-  QFont title_font = sizedFont(plot, 15, true);
+  QFont title_font = scaledFont(plot, 15, true);
   while (title_font.pointSizeF() > 8 && QFontMetricsF(title_font).horizontalAdvance(title_text) > width - 12)
     title_font.setPointSizeF(title_font.pointSizeF() - 0.5);
   QString shown_title = title_text;
@@ -253,8 +246,8 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   rect->setRangeZoom(Qt::Orientations());
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
-  const QFont tick_font = sizedFont(plot, 11);
-  const QFont label_font = sizedFont(plot, 12);
+  const QFont tick_font = scaledFont(plot, 11);
+  const QFont label_font = scaledFont(plot, 12);
   const QPen grid_pen(QColor(0xdd, 0xdd, 0xdd), 1.0, Qt::SolidLine);
   for (QCPAxis* axis : {x, y}) {
     axis->setTickLabelFont(tick_font);
@@ -270,7 +263,7 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
   log_ticker->setLogBase(2);
   log_ticker->setSubTickCount(0);
   // One label per power of two while "1024" and a gap fit each; else every second or fourth.
-  const double label_w = QFontMetricsF(sizedFont(plot, 11)).horizontalAdvance(QStringLiteral("1024")) + 10;
+  const double label_w = QFontMetricsF(scaledFont(plot, 11)).horizontalAdvance(QStringLiteral("1024")) + 10;
   const int octaves = 11;
   const int per_label = std::max(1, static_cast<int>(std::ceil(octaves * label_w / std::max(1.0, width - 80))));
   log_ticker->setTickCount(per_label == 1 ? 16 : std::max(2, octaves / std::min(per_label, 4)));
@@ -364,13 +357,11 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
 
   // Legend below the axes, two columns: scaled | unscaled.
   auto* legend = new QCPLegend;
-  layout->addElement(2, 0, legend);
-  legend->setLayer(QStringLiteral("legend"));
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(2);
   // Two columns (scaled | unscaled) when the entries fit side by side, else one; a smaller font
   // before an entry would be cut.
-  QFont legend_font = sizedFont(plot, 10.5);
+  QFont legend_font = scaledFont(plot, 10.5);
   const auto widest = [&legend_graphs](const QFont& font) {
     double w = 0;
     for (const QCPGraph* g : legend_graphs) w = std::max(w, QFontMetricsF(font).horizontalAdvance(g->name()));
@@ -382,19 +373,9 @@ void drawSaturation(QCustomPlot& plot, const SaturationAnalysis& model,
     while (legend_font.pointSizeF() > 7 && widest(legend_font) > width - 8)
       legend_font.setPointSizeF(legend_font.pointSizeF() - 0.5);
   }
-  legend->setFont(legend_font);
-  legend->setBorderPen(Qt::NoPen);
-  legend->setIconSize(36, 14);
   legend->setRowSpacing(two_columns ? 2 : 0);
   legend->setColumnSpacing(24);
-  layout->setRowStretchFactor(2, 0.001);
-  for (QCPGraph* graph : legend_graphs) graph->addToLegend(legend);
-
-  plot.xAxis = x;
-  plot.yAxis = y;
-  plot.xAxis2 = rect->axis(QCPAxis::atTop);
-  plot.yAxis2 = rect->axis(QCPAxis::atRight);
-  plot.legend = legend;
+  attachLegendRow(plot, rect, legend, legend_font, legend_graphs);
 }
 
 }  // namespace attnlab::views

@@ -122,18 +122,9 @@ void drawTrainingCurves(QCustomPlot& plot, const std::vector<TrainingCurve>& cur
   }
   x->setRange(0, last > 0 ? last * 1.02 : 1);
   if (hi > 0) y->setRange(lo / 1.3, hi * 1.3);
-  layout->addElement(2, 0, legend);
-  legend->setLayer(QStringLiteral("legend"));
-  legend->setFont(legend_font);
-  legend->setBorderPen(Qt::NoPen);
-  legend->setIconSize(36, 14);
-  layout->setRowStretchFactor(2, 0.001);
-  for (int i = 0; i < plot.graphCount(); ++i) plot.graph(i)->addToLegend(legend);
-  plot.xAxis = x;
-  plot.yAxis = y;
-  plot.xAxis2 = rect->axis(QCPAxis::atTop);
-  plot.yAxis2 = rect->axis(QCPAxis::atRight);
-  plot.legend = legend;
+  std::vector<QCPGraph*> graphs;
+  for (int i = 0; i < plot.graphCount(); ++i) graphs.push_back(plot.graph(i));
+  attachLegendRow(plot, rect, legend, legend_font, graphs);
 }
 
 }  // namespace attnlab::views
