@@ -1,15 +1,20 @@
-// The CPU reference attention (Eigen). Every other backend is checked against this file.
+// The CPU reference attention: the dot-product path's products, softmax and statistics on the
+// CPU path's kernels (cpu/dense_kernels.hpp), the rest in Eigen. Every other backend is checked
+// against this file.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/numerics.hpp"
 #include "attnlab/positions.hpp"
 #include "cpu/attention_cpu.hpp"
+#include "cpu/cpu_path_internal.hpp"
+#include "model/linear.hpp"
 
 namespace attnlab {
 
@@ -50,13 +55,18 @@ double additiveEnergyBound(const Tensor3& v_a) {
 }
 
 bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float score_factor) {
-  std::fill(p, p + n, 0.0f);
-  lo = std::max(lo, 0);
-  hi = std::min(hi, n);
+  lo = std::clamp(lo, 0, n);
+  hi = std::clamp(hi, lo, n);
+  std::fill(p, p + lo, 0.0f);
+  std::fill(p + hi, p + n, 0.0f);
   if (lo >= hi) return false;
+  // x − m ≤ 0 and b is finite, so the argument is never NaN; e^{−huge} underflows to 0 and the
+  // maximum contributes exactly 1. The CPU path's kernel (dense_kernels.hpp: SoftmaxSpan) gives a
+  // row the same bits wherever it lies in memory, and sums in double.
+  const float m = kernels::activeDenseKernel().softmax(scores + lo, hi - lo, score_factor, p + lo);
+  if (std::isfinite(m)) return true;
   const Eigen::Map<const Eigen::ArrayXf> x(scores + lo, hi - lo);
   Eigen::Map<Eigen::ArrayXf> w(p + lo, hi - lo);
-  const float m = x.maxCoeff();
   if (std::isinf(m) && m > 0) {
     // Infinite scores (only from a caller; the engine's are finite): the +inf keys share the
     // weight equally, the limit of the softmax.
@@ -64,21 +74,8 @@ bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float scor
     w = (x == m).select(Eigen::ArrayXf::Constant(hi - lo, 1.0f / count), 0.0f);
     return true;
   }
-  if (std::isinf(m)) {
-    // Every visible score is −inf: treat the row as uniform over the visible keys.
-    w.setConstant(1.0f / static_cast<float>(hi - lo));
-    return true;
-  }
-  // x − m ≤ 0 and b is finite, so the argument is never NaN; e^{−huge} underflows to 0 and the
-  // maximum contributes exactly 1. Eigen's vectorised exp (relative error ~1 ulp), into an
-  // aligned buffer of our own: which elements Eigen computes with packets (and so the rounding)
-  // depends on the destination's alignment, and p's varies — the same row must give the same bits.
-  thread_local Eigen::ArrayXf e;
-  e.resize(hi - lo);
-  e = ((x - m) * score_factor).exp();
-  // ≥ 1; summed from the same aligned buffer, so in the same order, for the same reason.
-  const double sum = e.cast<double>().sum();
-  w = e * static_cast<float>(1.0 / sum);
+  // Every visible score is −inf: treat the row as uniform over the visible keys.
+  w.setConstant(1.0f / static_cast<float>(hi - lo));
   return true;
 }
 
@@ -107,38 +104,46 @@ bool softmaxRowMasked(const float* scores, float* p, int n, const MaskPattern& p
 
 RowStats rowStats(const float* p, int n, int n_visible) {
   RowStats s;
-  // Sums in double over the row, vectorised (omp simd reductions); p ln p formed in float with
-  // Eigen's vectorised log (relative error ~1e-7 per term); p ln max(p, FLT_MIN) is exactly 0 for
-  // a masked weight p = 0.
-  double total = 0, max_w = 0, sum_sq = 0, sum_cube = 0, entropy = 0;
-#pragma omp simd reduction(+ : total, sum_sq, sum_cube) reduction(max : max_w)
-  for (int j = 0; j < n; ++j) {
-    const double pj = p[j];
-    total += pj;
-    max_w = std::max(max_w, pj);
-    sum_sq += pj * pj;
-    sum_cube += pj * pj * pj;
-  }
-  constexpr int kChunk = 256;  // on the stack: no allocation per row
-  for (int j0 = 0; j0 < n; j0 += kChunk) {
-    const int len = std::min(kChunk, n - j0);
-    const Eigen::Map<const Eigen::ArrayXf> pf(p + j0, len);
-    const Eigen::Array<float, Eigen::Dynamic, 1, 0, kChunk, 1> plogp =
-        pf * pf.max(std::numeric_limits<float>::min()).log();
-    const float* t = plogp.data();
-#pragma omp simd reduction(+ : entropy)
-    for (int j = 0; j < len; ++j) entropy -= t[j];
-  }
-  if (total == 0) return s;  // fully masked row: all statistics 0
-  s.max_weight = max_w;
-  s.entropy = std::max(0.0, entropy);
+  // Sums in double over the row on the CPU path's kernel (dense_kernels.hpp: RowMoments); p ln p
+  // formed in float with its vectorised log (relative error ~1e-7 per term), exactly 0 for a
+  // masked weight p = 0.
+  if (n <= 0) return s;
+  const kernels::Moments m = kernels::activeDenseKernel().moments(p, n);
+  if (m.total == 0) return s;  // fully masked row: all statistics 0
+  s.max_weight = m.max;
+  s.entropy = std::max(0.0, m.entropy);
   s.normalized_entropy =
       n_visible > 1 ? std::clamp(s.entropy / std::log(static_cast<double>(n_visible)), 0.0, 1.0)
                     : 0.0;
   s.effective_keys = std::exp(s.entropy);
   // ‖diag(p) − p pᵀ‖_F² = Σ p_j² − 2 Σ p_j³ + (Σ p_j²)².
-  s.jacobian_norm = std::sqrt(std::max(0.0, sum_sq - 2 * sum_cube + sum_sq * sum_sq));
+  s.jacobian_norm =
+      std::sqrt(std::max(0.0, m.sum_sq - 2 * m.sum_cube + m.sum_sq * m.sum_sq));
   return s;
+}
+
+void weightedValueRow(const float* p, const float* v_span, int len, int d_v, float* o) {
+  if (len <= 0) {
+    std::fill(o, o + d_v, 0.0f);
+    return;
+  }
+  timesValues(p, len, 1, v_span, d_v, len, o, d_v);
+}
+
+void timesValues(const float* p, long ldp, long rows, const float* v, int d_v, long n_k,
+                 float* out, long ldo) {
+  const kernels::DenseKernel& kernel = kernels::activeDenseKernel();
+  if (d_v % 16 == 0) {
+    kernel.times(p, ldp, rows, v, d_v, n_k, d_v, out, ldo);
+    return;
+  }
+  // The kernel reads whole panels of 16 columns: V copied into rows padded with zeros.
+  const int ld = (d_v + 15) / 16 * 16;
+  thread_local std::vector<float> padded;
+  padded.assign(static_cast<std::size_t>(n_k) * ld, 0.0f);
+  for (long k = 0; k < n_k; ++k)
+    std::copy(v + k * d_v, v + (k + 1) * d_v, padded.data() + k * ld);
+  kernel.times(p, ldp, rows, padded.data(), ld, n_k, d_v, out, ldo);
 }
 
 void checkAttentionInputs(const AttentionInputs& in, const AttentionSpec& spec) {
@@ -220,14 +225,30 @@ void additiveScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Ma
   }
 }
 
-// Raw dot-product scores x' = (a·Q) Kᵀ for one head on Eigen's float GEMM (see ScoreScale: a is
-// chosen so that no product or partial sum can overflow).
-void dotScores(const Eigen::Map<const Matrix>& q, const Eigen::Map<const Matrix>& k, float a,
-               Eigen::Map<Matrix> s) {
-  // Q is scaled into a matrix of its own first: given (αQ)·Kᵀ, Eigen's GEMM pulls α out and
-  // forms Q·Kᵀ unscaled, which is what overflows for huge inputs (NaN after the softmax).
-  const Matrix q_scaled = a * q;
-  s.noalias() = q_scaled * k.transpose();
+// Query rows per parallel block of the CPU attention: a multiple of every path's register rows
+// (12, 6, 3), so that only a head's last block has a tail.
+constexpr int kRowBlock = 48;
+
+// Query rows [i0, i1) of O = P·V for one head (p [n_q, n_k], v [n_k, d_v], out [n_q, d_v]) on
+// the CPU path's kernel. With a causal mask or a window the keys run only over the rows' visible
+// span (the weights outside a row's own span are 0 and add exactly nothing, so each row equals
+// weightedValueRow over its span, the KV-cache decode's arithmetic); else over every key.
+void headOutputs(const float* p, const float* v, int i0, int i1, int n_k, int d_v,
+                 const MaskPattern& pattern, float* out) {
+  int lo = 0, hi = n_k;
+  if (pattern.contiguous() && (pattern.causal || (pattern.window > 0 && pattern.window < n_k))) {
+    lo = n_k, hi = 0;
+    for (int i = i0; i < i1; ++i) {
+      const auto [a, b] = pattern.span(i, n_k);
+      if (a < b) lo = std::min(lo, a), hi = std::max(hi, b);
+    }
+  }
+  if (lo >= hi) {
+    std::fill(out + std::ptrdiff_t(i0) * d_v, out + std::ptrdiff_t(i1) * d_v, 0.0f);
+    return;
+  }
+  timesValues(p + std::ptrdiff_t(i0) * n_k + lo, n_k, i1 - i0, v + std::ptrdiff_t(lo) * d_v, d_v,
+              hi - lo, out + std::ptrdiff_t(i0) * d_v, d_v);
 }
 
 }  // namespace
@@ -289,63 +310,69 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   const bool capped = spec.score_cap > 0;
   const std::vector<float> slopes =
       spec.positions == Positions::kAlibi ? alibiSlopes(h) : std::vector<float>();
-  // Heads in parallel, each on one thread (Eigen does not nest inside the parallel region).
+  // Dot-product scores read the keys packed once per K/V group (grouped-query attention reads the
+  // G groups' keys, never a copy per query head) and the queries scaled by a (ScoreScale) first.
+  const int d_k = in.q.cols;
+  const long long packed_stride = additive ? 0 : linear::packedSize(n_k, d_k);
+  std::vector<float> packed_k(static_cast<std::size_t>(packed_stride * g));
+  Tensor3 q_scaled;
+  if (additive) {
+    // Heads in parallel, each on one thread (Eigen does not nest inside the parallel region).
 #pragma omp parallel for schedule(dynamic, 1) if (h > 1 && double(n_q) * n_k * h >= 65536.0)
-  for (int head = 0; head < h; ++head) {
-    const int kv = kvHeadOf(head, h, g);
-    auto s = r.scores.head(head);
-    if (additive) {
-      additiveScores(in.q.head(head), in.k.head(kv), in.w_a.head(head), in.u_a.head(head),
-                     in.v_a.head(head), split.query_factor, s);
-    } else {
-      dotScores(in.q.head(head), in.k.head(kv), split.query_factor, s);
+    for (int head = 0; head < h; ++head) {
+      additiveScores(in.q.head(head), in.k.head(kvHeadOf(head, h, g)), in.w_a.head(head),
+                     in.u_a.head(head), in.v_a.head(head), split.query_factor, r.scores.head(head));
     }
-    if (!slopes.empty()) {
-      // x'' = x' + bias / b, so that S = b·x'' = b·x' + bias (exactly x' + bias when b = 1).
-      const float b = split.score_factor;
-      for (int i = 0; i < n_q; ++i) {
-        float* row = r.scores.row(head, i);
+  } else {
+    for (int kv = 0; kv < g; ++kv)
+      linear::packPanels(in.k.row(kv, 0), n_k, d_k, packed_k.data() + kv * packed_stride);
+    q_scaled = in.q;
+    for (float& x : q_scaled.data) x *= split.query_factor;
+  }
+  // Soft-capping (Gemma 2, §2): S = c·tanh(b·x' / c), formed before the softmax, which then reads
+  // S itself (its factor 1). Without a cap S = b·x' is formed after the softmax.
+  const float b = capped ? 1.0f : split.score_factor;
+  const kernels::DenseKernel& kernel = kernels::activeDenseKernel();
+  // Blocks of query rows in parallel (every head's, so that one head or a few keep both threads
+  // busy): their raw scores on the CPU path's dense kernel, then row by row the bias, cap and
+  // softmax, then the block's outputs (headOutputs).
+  const int chunks = (n_q + kRowBlock - 1) / kRowBlock;
+#pragma omp parallel for schedule(dynamic, 1) if (double(n_q) * n_k * h >= 65536.0)
+  for (int task = 0; task < h * chunks; ++task) {
+    const int head = task / chunks, i0 = task % chunks * kRowBlock;
+    const int i1 = std::min(n_q, i0 + kRowBlock), kv = kvHeadOf(head, h, g);
+    if (!additive) {
+      kernel.product(q_scaled.row(head, i0), d_k, i1 - i0, packed_k.data() + kv * packed_stride,
+                     d_k, 0, n_k, r.scores.row(head, i0), n_k);
+    }
+    for (int i = i0; i < i1; ++i) {
+      float* row = r.scores.row(head, i);
+      if (!slopes.empty()) {
+        // x'' = x' + bias / b, so that S = b·x'' = b·x' + bias (exactly x' + bias when b = 1).
+        const float f = split.score_factor;
         for (int j = 0; j < n_k; ++j) {
           const float bias = alibiBias(slopes[head], i, j, causal);
-          row[j] += b == 1.0f ? bias : bias / b;
+          row[j] += f == 1.0f ? bias : bias / f;
         }
       }
-    }
-    // Soft-capping (Gemma 2, §2): S = c·tanh(b·x' / c), formed here, so that the softmax below
-    // reads S itself (its factor 1). Without a cap S = b·x' is formed after the softmax.
-    const float b = capped ? 1.0f : split.score_factor;
-    if (capped) capScores(s.data(), static_cast<std::size_t>(s.size()), split.score_factor, spec.score_cap);
-    if (reduced) {
-      // Reduced numerics (numerics.hpp): the reported scores S = b·x' rounded to the format,
-      // then the softmax in the format from them.
-      if (b != 1.0f) s.array() *= b;
-      for (int i = 0; i < n_q; ++i) {
-        float* row = r.scores.row(head, i);
-        for (int j = 0; j < n_k; ++j) row[j] = roundTo(spec.precision, row[j]);
+      if (capped) capScores(row, static_cast<std::size_t>(n_k), split.score_factor, spec.score_cap);
+      if (reduced) {
+        // Reduced numerics (numerics.hpp): the reported scores S = b·x' rounded to the format,
+        // then the softmax in the format from them (outputs after dropout, below).
+        for (int j = 0; j < n_k; ++j) row[j] = roundTo(spec.precision, b != 1.0f ? row[j] * b : row[j]);
         reducedSoftmaxRow(row, r.weights.row(head, i), n_k, r.mask_pattern, i, spec.precision,
                           spec.softmax);
+        continue;
       }
-      continue;  // outputs after dropout, below
+      softmaxRowMasked(row, r.weights.row(head, i), n_k, r.mask_pattern, i, b);
+      // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
+      if (b != 1.0f)
+        for (int j = 0; j < n_k; ++j) row[j] *= b;
     }
-    for (int i = 0; i < n_q; ++i)
-      softmaxRowMasked(r.scores.row(head, i), r.weights.row(head, i), n_k, r.mask_pattern, i, b);
-    // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
-    if (b != 1.0f) s.array() *= b;
-    // A fully masked row has zero weights, hence a zero output row. With a causal mask or a
-    // window narrower than the keys, row by row over the visible span (as the KV-cache decode
-    // forms it); else one GEMM (so that a window W ≥ n stays bit for bit full attention).
-    if (spec.dropout <= 0.0) {
-      const MaskPattern& pattern = r.mask_pattern;
-      if (pattern.contiguous() && (pattern.causal || (pattern.window > 0 && pattern.window < n_k))) {
-        for (int i = 0; i < n_q; ++i) {
-          const auto [lo, hi] = pattern.span(i, n_k);
-          weightedValueRow(r.weights.row(head, i) + lo, in.v.row(kv, std::min(lo, n_k - 1)), hi - lo, d_v,
-                           r.head_outputs.row(head, i));
-        }
-      } else {
-        r.head_outputs.head(head).noalias() = r.weights.head(head) * in.v.head(kv);
-      }
-    }
+    // A fully masked row has zero weights, hence a zero output row.
+    if (!reduced && spec.dropout <= 0.0)
+      headOutputs(r.weights.row(head, 0), in.v.row(kv, 0), i0, i1, n_k, d_v, r.mask_pattern,
+                  r.head_outputs.row(head, 0));
   }
   if (reduced || spec.dropout > 0.0) {
     // Dropout after the softmax (p = 0 draws nothing: the weights stay exactly as they are), then

@@ -31,16 +31,14 @@ void linearAttentionHead(const Eigen::Map<const Matrix>& q, const Eigen::Map<con
 
 /// One output row o = p · V_span: p [len] (the weights of keys lo … lo + len − 1), v_span
 /// [len, d_v] (their value rows, contiguous), o [d_v]. The full causal pass and the KV-cache
-/// decode (decode.cpp) both form their rows here, so that a correct cache gives the same
-/// arithmetic, not the same sum in another order.
-inline void weightedValueRow(const float* p, const float* v_span, int len, int d_v, float* o) {
-  Eigen::Map<Matrix> out(o, 1, d_v);
-  if (len <= 0) {
-    out.setZero();
-    return;
-  }
-  out.noalias() = Eigen::Map<const Matrix>(p, 1, len) * Eigen::Map<const Matrix>(v_span, len, d_v);
-}
+/// decode (decode.cpp) both form their rows on the same kernel (timesValues), so that a correct
+/// cache gives the same arithmetic, not the same sum in another order.
+void weightedValueRow(const float* p, const float* v_span, int len, int d_v, float* o);
+
+/// out [rows, d_v] (row stride ldo) = p [rows, n_k] (row stride ldp) · v [n_k, d_v] (contiguous)
+/// on the CPU path's kernel (dense_kernels.hpp: MatrixProduct), each cell summed over k in order.
+void timesValues(const float* p, long ldp, long rows, const float* v, int d_v, long n_k,
+                 float* out, long ldo);
 
 /// Soft-caps n raw scores x' in place (AttentionSpec::score_cap; Gemma Team 2024, "Gemma 2", §2):
 /// s ← c·tanh(b·x' / c) with b = score_factor (ScoreScale), so the result is the reported score

@@ -40,18 +40,20 @@ constexpr int kPanelVectors = kPanel / kLanes;  // vectors of one panel
 static_assert(kPanelVectors >= 1, "a panel holds whole vectors");
 
 /// Rows [0, R) of x times NV weight vectors of the column block that starts at panel pointer w
-/// (panel stride `ps` floats); writes `cols` (≤ NV · kLanes) columns of y. NV is kVectors, or
-/// kPanelVectors for a last block that has only one panel left (the next one does not exist).
+/// (panel stride `ps` floats, step `ks` floats from one k to the next: 16 in packed weights, the
+/// row stride of a row-major matrix); writes `cols` (≤ NV · kLanes) columns of y. NV is
+/// kVectors, or kPanelVectors for a last block that has only one panel left (the next one does
+/// not exist).
 template <int R, int NV>
-void block(const float* x, long ldx, const float* w, long ps, long in, float* y, long ldy,
-           int cols) {
+void block(const float* x, long ldx, const float* w, long ps, long ks, long in, float* y,
+           long ldy, int cols) {
   constexpr int kCols = NV * kLanes;
   Vec acc[R][NV] = {};
   // Vector v of a step covers columns v·kLanes …: panel (v·kLanes)/16, offset (v·kLanes)%16.
   const float* wv[NV];
   for (int v = 0; v < NV; ++v) wv[v] = w + (v * kLanes / kPanel) * ps + (v * kLanes) % kPanel;
   for (long k = 0; k < in; ++k) {
-    const long off = k * kPanel;
+    const long off = k * ks;
     if constexpr (kLanes >= 8) {
       Vec b[NV];
       for (int v = 0; v < NV; ++v) b[v] = load(wv[v] + off);
@@ -81,39 +83,50 @@ void block(const float* x, long ldx, const float* w, long ps, long in, float* y,
 }
 
 template <int R, int NV>
-void rowsTail(int rows, const float* x, long ldx, const float* w, long ps, long in, float* y,
-              long ldy, int cols) {
+void rowsTail(int rows, const float* x, long ldx, const float* w, long ps, long ks, long in,
+              float* y, long ldy, int cols) {
   if constexpr (R > 1) {
-    if (rows < R) return rowsTail<R - 1, NV>(rows, x, ldx, w, ps, in, y, ldy, cols);
+    if (rows < R) return rowsTail<R - 1, NV>(rows, x, ldx, w, ps, ks, in, y, ldy, cols);
   }
-  block<R, NV>(x, ldx, w, ps, in, y, ldy, cols);
+  block<R, NV>(x, ldx, w, ps, ks, in, y, ldy, cols);
 }
 
 /// Every row of x times one column block of NV weight vectors.
 template <int NV>
-void columnBlock(const float* x, long ldx, long rows, const float* w, long ps, long in, float* y,
-                 long ldy, int cols) {
+void columnBlock(const float* x, long ldx, long rows, const float* w, long ps, long ks, long in,
+                 float* y, long ldy, int cols) {
   long r0 = 0;
   for (; r0 + kRows <= rows; r0 += kRows)
-    block<kRows, NV>(x + r0 * ldx, ldx, w, ps, in, y + r0 * ldy, ldy, cols);
+    block<kRows, NV>(x + r0 * ldx, ldx, w, ps, ks, in, y + r0 * ldy, ldy, cols);
   if (r0 < rows)
-    rowsTail<kRows - 1, NV>(static_cast<int>(rows - r0), x + r0 * ldx, ldx, w, ps, in,
+    rowsTail<kRows - 1, NV>(static_cast<int>(rows - r0), x + r0 * ldx, ldx, w, ps, ks, in,
                             y + r0 * ldy, ldy, cols);
+}
+
+/// Columns [c0, c1) of x · B for a B whose column c, row k is at b[(c / 16)·ps + k·ks + c % 16]:
+/// packed weights (ps = in·16, ks = 16) or a row-major matrix (ps = 16, ks = its row stride).
+void blocks(const float* x, long ldx, long rows, const float* b, long ps, long ks, long in,
+            long c0, long c1, float* y, long ldy) {
+  for (long c = c0; c < c1; c += kBlock) {
+    const int cols = static_cast<int>(c1 - c < kBlock ? c1 - c : kBlock);
+    const float* w = b + (c / kPanel) * ps;
+    // A block wider than a panel reads its second panel only where one exists.
+    if (kBlock > kPanel && cols <= kPanel) {
+      columnBlock<kPanelVectors>(x, ldx, rows, w, ps, ks, in, y + c, ldy, cols);
+    } else {
+      columnBlock<kVectors>(x, ldx, rows, w, ps, ks, in, y + c, ldy, cols);
+    }
+  }
 }
 
 void product(const float* x, long ldx, long rows, const float* packed, long in, long c0, long c1,
              float* y, long ldy) {
-  const long ps = in * kPanel;
-  for (long c = c0; c < c1; c += kBlock) {
-    const int cols = static_cast<int>(c1 - c < kBlock ? c1 - c : kBlock);
-    const float* w = packed + (c / kPanel) * ps;
-    // A block wider than a panel reads its second panel only where one exists.
-    if (kBlock > kPanel && cols <= kPanel) {
-      columnBlock<kPanelVectors>(x, ldx, rows, w, ps, in, y + c, ldy, cols);
-    } else {
-      columnBlock<kVectors>(x, ldx, rows, w, ps, in, y + c, ldy, cols);
-    }
-  }
+  blocks(x, ldx, rows, packed, in * kPanel, kPanel, in, c0, c1, y, ldy);
+}
+
+void times(const float* x, long ldx, long rows, const float* m, long ldm, long in, long cols,
+           float* y, long ldy) {
+  blocks(x, ldx, rows, m, kPanel, ldm, in, 0, cols, y, ldy);
 }
 
 constexpr int kChains = 12;  // ≥ FMA latency (4 cycles) × 2 ports; 12 registers on every path
@@ -149,9 +162,15 @@ float chains(long iterations, float seed) {
 }
 
 }  // namespace
+}  // namespace attnlab::kernels
+
+#include "cpu/row_kernel_impl.hpp"
+
+namespace attnlab::kernels {
 
 extern const DenseKernel ATTNLAB_KERNEL_TABLE;
-const DenseKernel ATTNLAB_KERNEL_TABLE = {
-    ATTNLAB_KERNEL_NAME, &product, &chains, kRows, kBlock, kLanes, kChains, ATTNLAB_HAS_FMA != 0};
+const DenseKernel ATTNLAB_KERNEL_TABLE = {ATTNLAB_KERNEL_NAME, &product, &times,  &softmaxSpan,
+                                          &rowMoments,        &chains,  kRows,   kBlock,
+                                          kLanes,             kChains,  ATTNLAB_HAS_FMA != 0};
 
 }  // namespace attnlab::kernels

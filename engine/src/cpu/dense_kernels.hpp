@@ -1,9 +1,10 @@
 #pragma once
 /// \file dense_kernels.hpp
-/// Private to the engine: the per-instruction-set kernels behind linear::timesTransposed() and
-/// the bench's FMA peak. Each is compiled three times (dense_kernel_avx512.cpp, _avx2.cpp,
-/// _baseline.cpp, with -march=x86-64-v4, -v3 and -v2) from dense_kernel_impl.hpp, and
-/// cpu_path.cpp picks one table at run time (see attnlab/cpu_path.hpp).
+/// Private to the engine: the per-instruction-set kernels behind linear::timesTransposed(), the
+/// CPU attention's products and rows (QKᵀ, P·V, softmax, statistics: attention_cpu.cpp) and the
+/// bench's FMA peak. Each is compiled three times (dense_kernel_avx512.cpp, _avx2.cpp,
+/// _baseline.cpp, with -march=x86-64-v4, -v3 and -v2) from dense_kernel_impl.hpp and
+/// row_kernel_impl.hpp, and cpu_path.cpp picks one table at run time (see attnlab/cpu_path.hpp).
 ///
 /// The kernel files include nothing of C++'s library or Eigen: an inline function of a header
 /// compiled with AVX-512 in one file and without in another would be merged by the linker into one
@@ -19,6 +20,30 @@ namespace attnlab::kernels {
 using DenseProduct = void (*)(const float* x, long ldx, long rows, const float* packed, long in,
                               long c0, long c1, float* y, long ldy);
 
+/// y[0:rows, 0:cols) = x[0:rows, 0:in) · M for a row-major M [in, ·] with row stride ldm: the
+/// attention's P·V (P the weights, M = V). ldm must be a multiple of 16 and ≥ cols rounded up to
+/// 16 (the kernel reads whole panels of 16 columns). Each output cell is one sum over k = 0 … in−1
+/// in order (a fused multiply-add per k where the path has FMA), so zero weights before or after
+/// a row's visible keys leave its sum exactly as over the visible keys alone (for finite V).
+using MatrixProduct = void (*)(const float* x, long ldx, long rows, const float* m, long ldm,
+                               long in, long cols, float* y, long ldy);
+
+/// The softmax of one span of n ≥ 1 raw scores x' at factor b (> 0): m = max x', and when m is
+/// finite w_j = e_j / Σ e, e_j = exp((x'_j − m)·b), the sum in double; returns m (w is left
+/// untouched when m is ±inf: the caller's cases). exp is the path's own vectorised one
+/// (Cody–Waite reduction and Cephes' degree-6 polynomial, within 2 ulp; 0 below e^−104), the same
+/// arithmetic for every element whatever its place in the row, so a row gives the same bits
+/// wherever it lies in memory.
+using SoftmaxSpan = float (*)(const float* x, long n, float b, float* w);
+
+/// Sums over one row of weights p [n] for the per-row statistics (HeadStats), in double: Σ p,
+/// max p, Σ p², Σ p³ and the entropy −Σ p ln max(p, FLT_MIN) (p ln p formed in float with the
+/// path's vectorised log, Cephes' polynomial, within 2 ulp; exactly 0 for p = 0).
+struct Moments {
+  double total, max, sum_sq, sum_cube, entropy;
+};
+using RowMoments = Moments (*)(const float* p, long n);
+
 /// `iterations` rounds of `chains` independent acc = acc·a + b updates on the widest vectors of
 /// the path (one FMA each where the path has FMA, else a multiply and an add); returns a sum of
 /// the accumulators so that nothing is optimised away. For the bench's peak measurement.
@@ -28,6 +53,9 @@ using FmaChains = float (*)(long iterations, float seed);
 struct DenseKernel {
   const char* name;         ///< "avx512", "avx2" or "baseline".
   DenseProduct product;
+  MatrixProduct times;
+  SoftmaxSpan softmax;
+  RowMoments moments;
   FmaChains chains;
   int block_rows;           ///< Rows of x per micro-kernel step.
   int block_columns;        ///< Output columns per micro-kernel step (a multiple of 16).

@@ -22,26 +22,30 @@ constexpr int kP = PackedWeights::kPanel;
 
 void PackedWeights::Free::operator()(float* p) const { std::free(p); }
 
-PackedWeights::PackedWeights(const Matrix& w) : out_(w.rows()), in_(w.cols()) {
-  const Eigen::Index panels = (out_ + kP - 1) / kP;
-  const std::size_t count = static_cast<std::size_t>(panels * in_ * kP);
-  const std::size_t bytes = (std::max<std::size_t>(count, 1) * sizeof(float) + 63) / 64 * 64;
-  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
-  if (!data_) throw std::bad_alloc();
+void packPanels(const float* w, long long out, long long in, float* dst) {
+  const long long panels = (out + kP - 1) / kP;
   // Panel by panel, each written front to back (16 source rows read side by side).
-  const double elements = static_cast<double>(out_) * static_cast<double>(in_);
-#pragma omp parallel for schedule(static) if (elements >= (1 << 16))
-  for (Eigen::Index p = 0; p < panels; ++p) {
-    float* dst = data_.get() + p * in_ * kP;
-    const Eigen::Index r0 = p * kP;
-    const int rows = static_cast<int>(std::min<Eigen::Index>(kP, out_ - r0));
-    const float* src = w.data() + r0 * in_;
-    for (Eigen::Index k = 0; k < in_; ++k) {
-      float* d = dst + k * kP;
-      for (int c = 0; c < rows; ++c) d[c] = src[c * in_ + k];
+  const double elements = static_cast<double>(out) * static_cast<double>(in);
+#pragma omp parallel for schedule(static) if (elements >= (1 << 16) && !omp_in_parallel())
+  for (long long p = 0; p < panels; ++p) {
+    float* panel = dst + p * in * kP;
+    const long long r0 = p * kP;
+    const int rows = static_cast<int>(std::min<long long>(kP, out - r0));
+    const float* src = w + r0 * in;
+    for (long long k = 0; k < in; ++k) {
+      float* d = panel + k * kP;
+      for (int c = 0; c < rows; ++c) d[c] = src[c * in + k];
       for (int c = rows; c < kP; ++c) d[c] = 0.0f;
     }
   }
+}
+
+PackedWeights::PackedWeights(const Matrix& w) : out_(w.rows()), in_(w.cols()) {
+  const std::size_t count = static_cast<std::size_t>(packedSize(out_, in_));
+  const std::size_t bytes = (std::max<std::size_t>(count, 1) * sizeof(float) + 63) / 64 * 64;
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  if (!data_) throw std::bad_alloc();
+  packPanels(w.data(), out_, in_, data_.get());
 }
 
 Eigen::VectorXf PackedWeights::row(Eigen::Index r) const {

@@ -49,6 +49,16 @@ class PackedWeights {
   QuantRows quant_;  // empty: none kept
 };
 
+/// Floats of W [out, in] in panels of PackedWeights::kPanel rows: ⌈out / 16⌉ · in · 16.
+inline long long packedSize(long long out, long long in) {
+  return (out + PackedWeights::kPanel - 1) / PackedWeights::kPanel * in * PackedWeights::kPanel;
+}
+
+/// Packs w [out, in] (row-major, contiguous) into dst [packedSize(out, in)] in PackedWeights'
+/// layout: panel p holds w[16p + c, k] at dst[(p·in + k)·16 + c], zero past the last row. Used for
+/// the weights at load and for the keys of the CPU attention's QKᵀ (attention_cpu.cpp).
+void packPanels(const float* w, long long out, long long in, float* dst);
+
 /// y = x Wᵀ: x [n, in] → y [n, out]. Threads take whole panels of output columns; one row (a
 /// decoding step) runs over the quantised blocks instead when W keeps them.
 /// Throws Error(kInternal) when x has the wrong width.

@@ -1,0 +1,180 @@
+// The row kernels of the CPU attention (see dense_kernels.hpp: SoftmaxSpan, RowMoments), written
+// once for every instruction-set path on the vector type of dense_kernel_impl.hpp, which includes
+// this file (kLanes, Vec, load). exp and log are our own vector polynomials, not the C library's:
+// a kernel file may share no inline code with the rest of the program (dense_kernels.hpp), and
+// the same polynomial on every path keeps the paths within rounding of one another.
+// Constants: Cody & Waite's split of ln 2 and the polynomial coefficients of Moshier's Cephes
+// library (expf.c, logf.c), whose published relative error is about 1 ulp on these ranges.
+
+namespace attnlab::kernels {
+namespace {
+
+typedef int VecI __attribute__((vector_size(kLanes * sizeof(int))));
+typedef float Half __attribute__((vector_size(kLanes * sizeof(float) / 2)));
+typedef double VecD __attribute__((vector_size(kLanes * sizeof(float))));  // kLanes / 2 doubles
+
+inline Vec splat(float v) {
+  Vec out;
+  for (int l = 0; l < kLanes; ++l) out[l] = v;
+  return out;
+}
+
+inline VecI asInt(Vec v) {
+  VecI out;
+  memcpy(&out, &v, sizeof out);
+  return out;
+}
+
+inline Vec asFloat(VecI v) {
+  Vec out;
+  memcpy(&out, &v, sizeof out);
+  return out;
+}
+
+/// acc += the kLanes floats of v, widened to double (two half vectors).
+inline void addWide(VecD& acc, Vec v) {
+  Half lo, hi;
+  memcpy(&lo, &v, sizeof lo);
+  memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+  acc += __builtin_convertvector(lo, VecD) + __builtin_convertvector(hi, VecD);
+}
+
+inline double sumLanes(VecD v) {
+  double total = 0;
+  for (int l = 0; l < kLanes / 2; ++l) total += v[l];
+  return total;
+}
+
+/// e^t for t ≤ 0 (and NaN, which stays NaN): t = n ln 2 + r, |r| ≤ ln 2 / 2, e^r by Cephes'
+/// polynomial, 2^n applied as 2^⌊n/2⌋ · 2^(n−⌊n/2⌋) so that results down to the subnormals are
+/// right; t < −104 gives 0 (e^−104 < 2^−150).
+inline Vec expNonPositive(Vec t) {
+  const Vec lowest = splat(-104.0f);
+  t = t < lowest ? lowest : t;  // NaN compares false and stays
+  const Vec magic = splat(12582912.0f);  // 1.5 · 2^23: adding it rounds to an integer
+  const Vec z = t * splat(1.44269504088896341f) + magic;
+  const VecI n = asInt(z) - asInt(magic);
+  const Vec nf = z - magic;
+  const Vec r = (t - nf * splat(0.693359375f)) - nf * splat(-2.12194440e-4f);
+  Vec p = splat(1.9875691500e-4f);
+  p = p * r + splat(1.3981999507e-3f);
+  p = p * r + splat(8.3334519073e-3f);
+  p = p * r + splat(4.1665795894e-2f);
+  p = p * r + splat(1.6666665459e-1f);
+  p = p * r + splat(5.0000001201e-1f);
+  const Vec y = p * (r * r) + r + splat(1.0f);
+  const VecI n1 = n >> 1;
+  const VecI n2 = n - n1;
+  return y * asFloat((n1 + 127) << 23) * asFloat((n2 + 127) << 23);
+}
+
+/// ln x for normal x > 0 (Cephes' logf): x = m · 2^e with m in [√½, √2), ln m by a degree-9
+/// polynomial in m − 1.
+inline Vec logPositive(Vec x) {
+  const VecI bits = asInt(x);
+  VecI e = ((bits >> 23) & 0xff) - 126;                         // x = f · 2^e, f in [0.5, 1)
+  Vec f = asFloat((bits & 0x007fffff) | 0x3f000000);
+  const VecI small = f < splat(0.707106781186547524f);          // f < √½: use 2f, e − 1
+  e += small;                                                   // small is −1 where true
+  f = f + asFloat(asInt(f) & small) - splat(1.0f);
+  const Vec ef = __builtin_convertvector(e, Vec);
+  const Vec z = f * f;
+  Vec y = splat(7.0376836292e-2f);
+  y = y * f - splat(1.1514610310e-1f);
+  y = y * f + splat(1.1676998740e-1f);
+  y = y * f - splat(1.2420140846e-1f);
+  y = y * f + splat(1.4249322787e-1f);
+  y = y * f - splat(1.6668057665e-1f);
+  y = y * f + splat(2.0000714765e-1f);
+  y = y * f - splat(2.4999993993e-1f);
+  y = y * f + splat(3.3333331174e-1f);
+  y = y * f * z;
+  y = y + ef * splat(-2.12194440e-4f) - splat(0.5f) * z;
+  return f + y + ef * splat(0.693359375f);
+}
+
+/// The last n < kLanes elements of a row in a full vector, the rest `fill`.
+inline Vec loadTail(const float* p, long n, float fill) {
+  float lanes[kLanes];
+  for (int l = 0; l < kLanes; ++l) lanes[l] = l < n ? p[l] : fill;
+  return load(lanes);
+}
+
+inline void storeTail(float* p, long n, Vec v) {
+  float lanes[kLanes];
+  memcpy(lanes, &v, sizeof lanes);
+  for (long l = 0; l < n; ++l) p[l] = lanes[l];
+}
+
+float softmaxSpan(const float* x, long n, float b, float* w) {
+  const float neg_inf = -__builtin_inff();
+  const long full = n / kLanes * kLanes;
+  Vec mv = splat(neg_inf);
+  for (long j = 0; j < full; j += kLanes) {
+    const Vec v = load(x + j);
+    mv = v > mv ? v : mv;
+  }
+  if (full < n) {
+    const Vec v = loadTail(x + full, n - full, neg_inf);
+    mv = v > mv ? v : mv;
+  }
+  float m = mv[0];
+  for (int l = 1; l < kLanes; ++l) m = mv[l] > m ? mv[l] : m;
+  if (m - m != 0.0f) return m;  // ±inf (or NaN): the caller's cases
+  const Vec shift = splat(m), factor = splat(b);
+  VecD sum = {};
+  for (long j = 0; j < full; j += kLanes) {
+    const Vec e = expNonPositive((load(x + j) - shift) * factor);
+    memcpy(w + j, &e, sizeof e);
+    addWide(sum, e);
+  }
+  if (full < n) {
+    // The tail through the same vector code; its padding (−inf) gives exp 0 and adds nothing.
+    const Vec e = expNonPositive((loadTail(x + full, n - full, neg_inf) - shift) * factor);
+    storeTail(w + full, n - full, e);
+    addWide(sum, e);
+  }
+  const Vec scale = splat(static_cast<float>(1.0 / sumLanes(sum)));
+  for (long j = 0; j < full; j += kLanes) {
+    const Vec v = load(w + j) * scale;
+    memcpy(w + j, &v, sizeof v);
+  }
+  for (long j = full; j < n; ++j) w[j] *= scale[0];
+  return m;
+}
+
+Moments rowMoments(const float* p, long n) {
+  const long full = n / kLanes * kLanes;
+  VecD total = {}, sum_sq = {}, sum_cube = {}, entropy = {};
+  Vec mv = splat(0.0f);
+  const Vec tiny = splat(0x1p-126f);  // FLT_MIN
+  auto powers = [&](Half half) {
+    const VecD d = __builtin_convertvector(half, VecD);
+    total += d;
+    sum_sq += d * d;
+    sum_cube += d * d * d;
+  };
+  auto add = [&](Vec v) {
+    mv = v > mv ? v : mv;
+    Half lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    powers(lo);
+    powers(hi);
+    addWide(entropy, v * logPositive(v > tiny ? v : tiny));
+  };
+  for (long j = 0; j < full; j += kLanes) add(load(p + j));
+  if (full < n) add(loadTail(p + full, n - full, 0.0f));  // 0 adds nothing to any sum
+  Moments out;
+  out.total = sumLanes(total);
+  out.sum_sq = sumLanes(sum_sq);
+  out.sum_cube = sumLanes(sum_cube);
+  out.entropy = -sumLanes(entropy);
+  float m = mv[0];
+  for (int l = 1; l < kLanes; ++l) m = mv[l] > m ? mv[l] : m;
+  out.max = m;
+  return out;
+}
+
+}  // namespace
+}  // namespace attnlab::kernels
