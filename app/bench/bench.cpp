@@ -154,21 +154,26 @@ int runModelBench(const std::string& path, int runs, const std::vector<int>& len
   std::printf("KV cache (float32, all layers): %lld bytes per token; with one K/V head per query "
               "head (MHA) %lld\n\n",
               c.kvCacheBytesPerToken(), c.mhaKvCacheBytesPerToken());
-  std::printf("| tokens | heads captured | forward median (ms) | p90 (ms) | GFLOP/s | runs |\n"
-              "|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| tokens | heads captured | forward median (ms) | p90 (ms) | GFLOP/s | runs | "
+              "peak RSS so far (MB) |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);
   for (int target : lengths) {
     if (target > c.max_positions) continue;
     const std::string text = textOfTokens(*model, target);
-    // Every layer's heads kept up to 512 tokens (the model view); beyond, the last layer only
-    // (the rest computed and dropped), so that long inputs stay within the memory budget.
+    // Every layer's heads kept up to 512 tokens (the model view); beyond, the last layer in full
+    // and every other layer as its pooled overview (blocks of ⌈n/128⌉ tokens: a thumbnail of at
+    // most 128 cells a side), so that long inputs stay within the memory budget.
     attnlab::ModelRunOptions all_layers;
-    if (target > 512) all_layers.layer = c.layers - 1;
+    if (target > 512) {
+      all_layers.layer = c.layers - 1;
+      all_layers.overview_block = (target + 127) / 128;
+    }
     const auto warm = Clock::now();
     model->run(text, std::nullopt, all_layers, *cpu);
     const double once = std::chrono::duration<double, std::milli>(Clock::now() - warm).count();
     std::vector<double> times;
-    int n = 0, captured = 0;
+    int n = 0, captured = 0, pooled = 0;
     // At most `runs` runs and about 8 s per length (at least 3 runs), so that the defaults finish
     // in well under 2 minutes on 2 cores of a slow path.
     const int most = std::clamp(static_cast<int>(8000.0 / std::max(once, 1e-3)), 3, runs);
@@ -182,10 +187,16 @@ int runModelBench(const std::string& path, int runs, const std::vector<int>& len
       times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
       n = static_cast<int>(run.encoding.ids.size());
       captured = static_cast<int>(run.attention.size()) * c.heads;
+      pooled = static_cast<int>(run.overviews.size()) * c.heads;
     }
     std::sort(times.begin(), times.end());
-    std::printf("| %d | %d | %.2f | %.2f | %.1f | %d |\n", n, captured, median(times),
-                times[times.size() * 9 / 10], forwardFlops(c, n) / median(times) / 1e6, reps);
+    const std::string kept =
+        pooled > 0 ? std::to_string(captured) + " + " + std::to_string(pooled) + " pooled (" +
+                         std::to_string(all_layers.overview_block) + "-token blocks)"
+                   : std::to_string(captured);
+    std::printf("| %d | %s | %.2f | %.2f | %.1f | %d | %.0f |\n", n, kept.c_str(), median(times),
+                times[times.size() * 9 / 10], forwardFlops(c, n) / median(times) / 1e6, reps,
+                statusMb("VmHWM"));
     std::fflush(stdout);
   }
   std::printf("\nresident memory after the runs: %.0f MB (peak %.0f MB)\n", statusMb("VmRSS"),

@@ -48,10 +48,13 @@ def main():
                 print("skipped: %s is not set (scripts/fetch-model)" % a[1:])
                 sys.exit(77)
             args = args[:i] + [value] + args[i + 1:]
-    config = os.path.join(out, "screen-%s.json" % screen)
-    with open(config, "w") as f:
+    # One configuration file per screen and layout: CTest runs the layouts of a screen side by side,
+    # and a shared file rewritten by one run while another's window parses it reads as "illegal value".
+    config = os.path.join(out, "screen-%s-%s.json" % (screen, layout))
+    with open(config + ".part", "w") as f:
         json.dump({"screens": [{"name": "p", "x": 0, "y": 0, "width": width, "height": height,
                                 "logicalDpi": 96, "logicalBpi": 96, "dpr": float(dpr or 1)}]}, f)
+    os.replace(config + ".part", config)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen:configfile=" + config)
     failed = False
     for lang, text in (("en", CAT), ("zh_CN", CHINESE)):

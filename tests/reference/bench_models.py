@@ -21,7 +21,10 @@ after the same prompt (llama-cpp-python: eval of the prompt, then one eval per t
 tokens per second each.
 
     build/reference-venv/bin/python tests/reference/bench_models.py [--rounds 7]
-        [--bench build/release/app/attention-lab-bench]
+        [--bench build/release/app/attention-lab-bench] [--hf-isa native|avx2|baseline]
+
+With ATTNLAB_CPU_PATH=avx2 (or baseline) the bench runs that CPU path; --hf-isa avx2 (or
+baseline) gives HuggingFace the kernels of the same instruction set, for a like-for-like ratio.
 
 The inputs are the bench's own: "the cat sat on the mat because …" repeated until the model's
 tokenizer gives N tokens (special tokens included); the C++ bench prints the ids it used, and
@@ -159,6 +162,31 @@ def hf_gguf_model(path):
     return load_gguf_model(path)
 
 
+# --hf-isa: HuggingFace restricted to an instruction set, to measure a CPU path of ours against
+# the same class of machine (an AVX2-only CPU runs OpenBLAS's Haswell kernels and ATen's avx2
+# ones; an x86-64-v2 CPU, Nehalem's and ATen's default). Both read their variable at load, so
+# the script starts again with them set.
+HF_ISA = {
+    "native": {},
+    "avx2": {"OPENBLAS_CORETYPE": "Haswell", "ATEN_CPU_CAPABILITY": "avx2"},
+    "baseline": {"OPENBLAS_CORETYPE": "Nehalem", "ATEN_CPU_CAPABILITY": "default"},
+}
+
+
+def restrict_hf(isa):
+    wanted = HF_ISA[isa]
+    if all(os.environ.get(k) == v for k, v in wanted.items()):
+        return
+    env = dict(os.environ, **wanted)
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def hf_isa_text():
+    core = os.environ.get("OPENBLAS_CORETYPE") or "its own choice"
+    aten = os.environ.get("ATEN_CPU_CAPABILITY") or "its own choice"
+    return f"HuggingFace's OpenBLAS kernels: {core}, ATen CPU capability: {aten}"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bench", type=Path, default=ROOT / "build/release/app/attention-lab-bench")
@@ -170,7 +198,11 @@ def main():
                         help="generation tokens/s beside llama.cpp's (SmolLM2; --lengths 32,512)")
     parser.add_argument("--generate-runs", type=int, default=40,
                         help="--generate: generations per round of ours, median taken (default 40)")
+    parser.add_argument("--hf-isa", choices=sorted(HF_ISA), default="native",
+                        help="HuggingFace on the kernels of: native (its own choice), avx2 "
+                             "(OpenBLAS Haswell, ATen avx2) or baseline (OpenBLAS Nehalem, ATen default)")
     args = parser.parse_args()
+    restrict_hf(args.hf_isa)
     torch.set_num_threads(2)
     if args.generate:
         lengths = [int(x) for x in (args.lengths if args.lengths != "32,128,512" else "32,512").split(",")]
@@ -240,8 +272,11 @@ def main():
                   + (f", llama.cpp {p:.1f} ms (llama.cpp / ours {p / m:.2f})" if p else ""),
                   file=sys.stderr)
 
+    path = os.environ.get("ATTNLAB_CPU_PATH") or "best"
     print(f"\ntorch {torch.__version__}, transformers {transformers.__version__}, "
-          f"{torch.get_num_threads()} threads; medians of {args.rounds} alternating rounds\n")
+          f"{torch.get_num_threads()} threads; medians of {args.rounds} alternating rounds; "
+          f"Attention Lab's CPU path: {path}; {hf_isa_text()}; "
+          f"load average {os.getloadavg()[0]:.1f}\n")
     print("| model | tokens | Attention Lab (ms) | HuggingFace (ms) | HF / ours | llama.cpp (ms) "
           "| llama.cpp / ours |")
     print("|---|---:|---:|---:|---:|---:|---:|")

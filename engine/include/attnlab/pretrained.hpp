@@ -21,6 +21,7 @@
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/overview.hpp"
 #include "attnlab/positions.hpp"
 #include "attnlab/spec.hpp"
 
@@ -177,6 +178,11 @@ struct ModelRunOptions {
   std::optional<double> temperature;
   /// The layer whose attention is kept; unset keeps every layer. Layers are 0-based.
   std::optional<int> layer;
+  /// ≥ 1: every layer not kept in full keeps only its weights pooled over blocks of this many
+  /// tokens a side (PooledAttention, overview.hpp: a model view's thumbnails) — all layers but
+  /// `layer`, or every layer when `layer` is unset — and the pass runs through every layer.
+  /// 0 (the default): no overviews; the layers not kept are computed and dropped.
+  int overview_block = 0;
   /// How many next-token predictions to return for the last position (0: none). With an output
   /// layer (Llama, GPT-2) the pass then runs through every layer even when `layer` is set.
   int next_tokens = 5;
@@ -213,6 +219,10 @@ struct ModelRun {
   /// and weights [h, n, n], head outputs [h, n, d_k], per-row statistics.
   std::vector<AttentionResult> attention;
   std::vector<int> layers;  ///< The layer index of each entry of `attention`.
+  /// With ModelRunOptions::overview_block: the pooled weights of every layer not kept in full,
+  /// in layer order (blocks [h, ⌈n/b⌉, ⌈n/b⌉]); empty otherwise.
+  std::vector<PooledAttention> overviews;
+  std::vector<int> overview_layers;  ///< The layer index of each entry of `overviews`.
   /// For each query head i (h entries) the K/V head it reads (grouped-query attention; i for
   /// multi-head attention), the same in every layer. The backend received the G K/V heads
   /// themselves (grouped-query attention natively, AttentionSpec::kv_heads = G); attention[l]
@@ -265,10 +275,14 @@ class PretrainedModel {
 
   /// Bytes a run of `tokens` tokens with `options` keeps at its peak: the scores and weights
   /// [h, n, n] and head outputs [h, n, d_k] (float32) of every layer kept, plus one layer in
-  /// flight when the kept layers are fewer than the layers run, plus the per-row statistics.
+  /// flight when the kept layers are fewer than the layers run, plus the per-row statistics,
+  /// plus the pooled overviews (PooledAttention::bytes) of the layers that keep only those.
   long long attentionBytes(int tokens, const ModelRunOptions& options) const;
-  /// The layers whose attention a run with `options` keeps: 1 with options.layer, else all.
+  /// The layers whose attention a run with `options` keeps in full: 1 with options.layer, 0
+  /// with overview_block and no layer, else all.
   int keptLayers(const ModelRunOptions& options) const;
+  /// The layers a run with `options` keeps as pooled overviews only (overview_block ≥ 1).
+  int overviewLayers(const ModelRunOptions& options) const;
   /// Runs given ids (and type ids; empty = all 0) through the model; encoding labels are the ids.
   /// Throws as run(), and Error(kInvalidInput) "this run would keep …" when attentionBytes()
   /// exceeds the memory budget (before any layer runs), Error(kCancelled) when

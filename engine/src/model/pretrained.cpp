@@ -197,20 +197,33 @@ long long ModelRunOptions::budget() const {
 }
 
 int PretrainedModel::keptLayers(const ModelRunOptions& options) const {
-  return options.layer ? 1 : config_.layers;
+  if (options.layer) return 1;
+  return options.overview_block >= 1 ? 0 : config_.layers;
+}
+
+int PretrainedModel::overviewLayers(const ModelRunOptions& options) const {
+  return options.overview_block >= 1 ? config_.layers - keptLayers(options) : 0;
 }
 
 int PretrainedModel::lastLayerRun(const ModelRunOptions& options) const {
-  // Predictions need the whole pass; without them the pass stops at the layer asked for.
+  // Predictions and overviews need the whole pass; without them the pass stops at the layer
+  // asked for.
   const bool predict = options.next_tokens > 0 && hasOutputLayer();
-  return options.layer && !predict ? *options.layer : config_.layers - 1;
+  return options.layer && !predict && options.overview_block < 1 ? *options.layer
+                                                                 : config_.layers - 1;
 }
 
 long long PretrainedModel::attentionBytes(int tokens, const ModelRunOptions& options) const {
   const long long n = std::max(tokens, 0), h = config_.heads, d = config_.dK();
   const long long per_layer = h * n * n * 2 * 4 + h * n * d * 4 + h * n * 5 * 4;
   const long long kept = keptLayers(options);
-  return (kept + (kept < lastLayerRun(options) + 1 ? 1 : 0)) * per_layer;
+  const long long pooled =
+      options.overview_block >= 1
+          ? overviewLayers(options) *
+                PooledAttention::bytes(config_.heads, static_cast<int>(n), static_cast<int>(n),
+                                       options.overview_block)
+          : 0;
+  return (kept + (kept < lastLayerRun(options) + 1 ? 1 : 0)) * per_layer + pooled;
 }
 
 AttentionSpec PretrainedModel::attentionSpec(const ModelRunOptions& options) const {
@@ -277,6 +290,9 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
                                                  " does not exist: " + name_ + " has layers 0–" +
                                                  std::to_string(config_.layers - 1));
   }
+  if (options.overview_block < 0) {
+    throw Error(ErrorCode::kInvalidArgument, "the overview block must be ≥ 1 token (0: none)");
+  }
   if (options.next_tokens < 0) {
     throw Error(ErrorCode::kInvalidArgument, "the number of next-token predictions must be ≥ 0");
   }
@@ -296,9 +312,9 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   if (needed > budget) {
     throw Error(ErrorCode::kInvalidInput,
                 "this run would keep " + formatBytes(needed) + " of attention (" +
-                    std::to_string(keptLayers(options)) + " layers × " + std::to_string(config_.heads) +
-                    " heads × " + std::to_string(n) + "² scores and weights), more than the memory "
-                    "budget of " + formatBytes(budget) +
+                    std::to_string(std::max(keptLayers(options), 1)) + " layers × " +
+                    std::to_string(config_.heads) + " heads × " + std::to_string(n) +
+                    "² scores and weights), more than the memory budget of " + formatBytes(budget) +
                     ": choose one layer (--layer), fewer tokens, or a larger --memory-budget");
   }
   Matrix x = embed(encoding);
@@ -307,9 +323,13 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
     AttentionSpec layer_spec = spec;
     layer_spec.window = config_.windowOf(l);  // local layers' sliding window (0: global)
     x = layer(l, x, layer_spec, backend, &attention);
-    if (!options.layer || l == *options.layer) {
+    const bool full = options.layer ? l == *options.layer : options.overview_block < 1;
+    if (full) {
       run.attention.push_back(std::move(attention));
       run.layers.push_back(l);
+    } else if (options.overview_block >= 1) {
+      run.overviews.push_back(poolWeights(attention, options.overview_block));
+      run.overview_layers.push_back(l);
     }
     if (options.progress && !options.progress(l + 1, last + 1)) {
       throw Error(ErrorCode::kCancelled, "the forward pass was cancelled");
