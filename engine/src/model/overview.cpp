@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
+
+#include <omp.h>
 
 #include "attnlab/error.hpp"
 
@@ -46,10 +49,13 @@ PooledAttention poolWeights(const AttentionResult& result, int block) {
         if (pattern.visible(i, j)) ++counts[j / block];
     }
   }
-  std::vector<double> sums(static_cast<std::size_t>(cb));
-  for (int k = 0; k < h; ++k) {
-    for (int bi = 0; bi < rb; ++bi) {
-      std::fill(sums.begin(), sums.end(), 0.0);
+  // Block rows of every head in parallel: each writes only its own row of max and mean.
+  const long long tasks = static_cast<long long>(h) * rb;
+#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel() && w.data.size() >= (1u << 16))
+  for (long long t = 0; t < tasks; ++t) {
+    const int k = static_cast<int>(t / rb), bi = static_cast<int>(t % rb);
+    std::vector<double> sums(static_cast<std::size_t>(cb), 0.0);
+    {
       float* mx = p.max.row(k, bi);
       for (int i = bi * block; i < std::min(n_q, (bi + 1) * block); ++i) {
         const float* row = w.row(k, i);
@@ -59,8 +65,19 @@ PooledAttention poolWeights(const AttentionResult& result, int block) {
           mx[c] = std::max(mx[c], row[j]);
         };
         if (contiguous) {
+          // Block by block over the row's span: a plain loop per block (float within a block of
+          // at most b weights, double across the block's rows).
           const auto [lo, hi] = pattern.span(i, n_k);
-          for (int j = lo; j < hi; ++j) visit(j);
+          for (int c = lo / block; c * block < hi; ++c) {
+            const int j0 = std::max(lo, c * block), j1 = std::min(hi, (c + 1) * block);
+            float sum = 0, top = mx[c];
+            for (int j = j0; j < j1; ++j) {
+              sum += row[j];
+              top = std::max(top, row[j]);
+            }
+            sums[c] += sum;
+            mx[c] = top;
+          }
         } else {
           for (int j = 0; j < n_k; ++j)
             if (pattern.visible(i, j)) visit(j);
