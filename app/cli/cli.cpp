@@ -339,7 +339,7 @@ int commandInfo(std::ostream& out) {
   out << "auto uses OpenCL device 0 when its kernels build, else the CPU\n";
   std::string paths;
   for (const CpuPath p : supportedCpuPaths()) paths += (paths.empty() ? "" : ", ") + toString(p);
-  out << "cpu path (the model passes' dense products): " << cpu_path
+  out << "cpu path (the model passes' dense products and the CPU attention): " << cpu_path
       << "\n  supported here: " << paths << " (force one with ATTNLAB_CPU_PATH=NAME)\n";
   return kExitOk;
 }

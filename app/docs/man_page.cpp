@@ -198,7 +198,7 @@ std::string manPage(Program program, std::string_view version) {
       << ".TP\n.B ATTNLAB_MODELS_DIR\n"
       << esc("A folder searched first for a bundled model named by --model NAME.") << '\n'
       << ".TP\n.B ATTNLAB_CPU_PATH\n"
-      << esc("avx512, avx2 or baseline: the CPU path of the model passes' dense products (default: "
+      << esc("avx512, avx2 or baseline: the CPU path of the model passes' dense products and of the CPU attention (default: "
              "the best this CPU has).")
       << '\n'
       << ".TP\n.B ATTNLAB_MODEL_CACHE\n"
