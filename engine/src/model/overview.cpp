@@ -13,6 +13,14 @@ namespace attnlab {
 
 namespace {
 int blocksOf(int n, int b) { return (n + b - 1) / b; }
+
+/// Calls f(c, j0, j1) for each block c of `block` keys that the span [lo, hi) meets, with the
+/// span's part [j0, j1) of it.
+template <typename F>
+void forSpanBlocks(int lo, int hi, int block, F&& f) {
+  for (int c = lo / block; c * block < hi; ++c)
+    f(c, std::max(lo, c * block), std::min(hi, (c + 1) * block));
+}
 }  // namespace
 
 long long PooledAttention::bytes(int h, int n_q, int n_k, int b) {
@@ -43,7 +51,7 @@ PooledAttention poolWeights(const AttentionResult& result, int block) {
     int* counts = p.visible.data() + static_cast<std::size_t>(i / block) * cb;
     if (contiguous) {
       const auto [lo, hi] = pattern.span(i, n_k);
-      for (int j = lo; j < hi; ++j) ++counts[j / block];
+      forSpanBlocks(lo, hi, block, [&](int c, int j0, int j1) { counts[c] += j1 - j0; });
     } else {
       for (int j = 0; j < n_k; ++j)
         if (pattern.visible(i, j)) ++counts[j / block];
@@ -55,43 +63,38 @@ PooledAttention poolWeights(const AttentionResult& result, int block) {
   for (long long t = 0; t < tasks; ++t) {
     const int k = static_cast<int>(t / rb), bi = static_cast<int>(t % rb);
     std::vector<double> sums(static_cast<std::size_t>(cb), 0.0);
-    {
-      float* mx = p.max.row(k, bi);
-      for (int i = bi * block; i < std::min(n_q, (bi + 1) * block); ++i) {
-        const float* row = w.row(k, i);
-        const auto visit = [&](int j) {
-          const int c = j / block;
-          sums[c] += row[j];
-          mx[c] = std::max(mx[c], row[j]);
-        };
-        if (contiguous) {
-          // Block by block over the row's span: a plain loop per block (float within a block of
-          // at most b weights, double across the block's rows).
-          const auto [lo, hi] = pattern.span(i, n_k);
-          for (int c = lo / block; c * block < hi; ++c) {
-            const int j0 = std::max(lo, c * block), j1 = std::min(hi, (c + 1) * block);
-            float sum = 0, top = mx[c];
-            for (int j = j0; j < j1; ++j) {
-              sum += row[j];
-              top = std::max(top, row[j]);
-            }
-            sums[c] += sum;
-            mx[c] = top;
+    float* mx = p.max.row(k, bi);
+    for (int i = bi * block; i < std::min(n_q, (bi + 1) * block); ++i) {
+      const float* row = w.row(k, i);
+      if (contiguous) {
+        // Block by block over the row's span: a plain loop per block (float within a block of at
+        // most b weights, double across the block's rows).
+        const auto [lo, hi] = pattern.span(i, n_k);
+        forSpanBlocks(lo, hi, block, [&](int c, int j0, int j1) {
+          float sum = 0, top = mx[c];
+          for (int j = j0; j < j1; ++j) {
+            sum += row[j];
+            top = std::max(top, row[j]);
           }
-        } else {
-          for (int j = 0; j < n_k; ++j)
-            if (pattern.visible(i, j)) visit(j);
+          sums[c] += sum;
+          mx[c] = top;
+        });
+      } else {
+        for (int j = 0; j < n_k; ++j) {
+          if (!pattern.visible(i, j)) continue;
+          sums[j / block] += row[j];
+          mx[j / block] = std::max(mx[j / block], row[j]);
         }
       }
-      float* mean = p.mean.row(k, bi);
-      const int* counts = p.visible.data() + static_cast<std::size_t>(bi) * cb;
-      for (int c = 0; c < cb; ++c) {
-        if (counts[c] == 0) {
-          mx[c] = kNan;
-          mean[c] = kNan;
-        } else {
-          mean[c] = static_cast<float>(sums[c] / counts[c]);
-        }
+    }
+    float* mean = p.mean.row(k, bi);
+    const int* counts = p.visible.data() + static_cast<std::size_t>(bi) * cb;
+    for (int c = 0; c < cb; ++c) {
+      if (counts[c] == 0) {
+        mx[c] = kNan;
+        mean[c] = kNan;
+      } else {
+        mean[c] = static_cast<float>(sums[c] / counts[c]);
       }
     }
   }
