@@ -13,6 +13,9 @@
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli {
+
 namespace {
 
 using attnlab::test::CliResult;
@@ -395,3 +398,5 @@ TEST_CASE("model all-MiniLM-L6-v2: render --layer all shows 72 heads", "[cli][mo
   CHECK(j["tokens"] == nlohmann::json({"[CLS]", "a", "cat", "[SEP]", "it", "sat", "[SEP]"}));
   CHECK(j["token_type_ids"] == nlohmann::json({0, 0, 0, 0, 1, 1, 1}));
 }
+
+}  // namespace attnlab_test_cli

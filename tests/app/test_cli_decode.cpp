@@ -16,6 +16,9 @@
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli_decode {
+
 namespace {
 
 using attnlab::test::CliResult;
@@ -153,3 +156,5 @@ TEST_CASE("CLI render --plot head-similarity draws the matrix", "[cli][head_simi
   CHECK(image.width() == 720);
   CHECK(image.height() == 640);
 }
+
+}  // namespace attnlab_test_cli_decode

@@ -11,6 +11,9 @@
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli_generate {
+
 namespace {
 
 using attnlab::test::requireRefused;
@@ -92,3 +95,5 @@ TEST_CASE("CLI generate and decode --model refuse with one line", "[cli][generat
   for (int i = 0; i < 80; ++i) long_text += "cat ";
   requireRefused({"generate", "--model", kTiny, "--text", long_text}, "tokens; tiny-llama reads at most 64", false);
 }
+
+}  // namespace attnlab_test_cli_generate

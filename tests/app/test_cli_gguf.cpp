@@ -21,6 +21,9 @@
 #include "cli_test_support.hpp"
 #include "gguf_writer.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli_gguf {
+
 namespace {
 
 using attnlab::test::GgufBuilder;
@@ -282,3 +285,5 @@ TEST_CASE("bad model files exit 2 with one line naming the fault, never a crash"
                "tiny-llama reads at most 64 (its context length)");
   CHECK_FALSE(QFile::exists(QString::fromStdString(d + "/x.png")));
 }
+
+}  // namespace attnlab_test_cli_gguf

@@ -9,6 +9,9 @@
 #include "cli/cli.hpp"
 #include "cli_test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli_head_roles {
+
 namespace {
 
 using attnlab::test::CliResult;
@@ -93,3 +96,5 @@ TEST_CASE("head roles refusals: one line, exit 2", "[cli][errors][head_roles]") 
   requireUsageError({"render", "--model", kTinyLlama, "--head-roles", "--out", "/tmp/a.png"},
                     "--head-roles does not apply to the render command");
 }
+
+}  // namespace attnlab_test_cli_head_roles

@@ -13,6 +13,9 @@
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli_numerics {
+
 namespace {
 
 using attnlab::test::CliResult;
@@ -122,3 +125,5 @@ TEST_CASE("CLI --mechanism linear: implied weights sum to 1 per row; causal rows
     }
   }
 }
+
+}  // namespace attnlab_test_cli_numerics

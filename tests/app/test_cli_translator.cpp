@@ -12,6 +12,9 @@
 #include "test_support.hpp"
 #include "options/bundled_models.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli_translator {
+
 namespace {
 
 using attnlab::test::CliResult;
@@ -153,3 +156,5 @@ TEST_CASE("translators refuse what they cannot vary and bad input, in one line (
   INFO(dot.err);
   CHECK(dot.code == 0);
 }
+
+}  // namespace attnlab_test_cli_translator

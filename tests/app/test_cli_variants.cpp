@@ -12,6 +12,9 @@
 #include "options/options.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cli_variants {
+
 namespace {
 
 using attnlab::test::CliResult;
@@ -163,3 +166,5 @@ TEST_CASE("variant options go back to the same arguments", "[cli][variants][opti
   const Options none = parse({"compute", "--no-positions"}, 0);
   CHECK(toArguments(none).contains(QStringLiteral("none")));
 }
+
+}  // namespace attnlab_test_cli_variants

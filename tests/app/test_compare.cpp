@@ -24,6 +24,9 @@
 #include "views/run_maps.hpp"
 #include "views/sweep.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_compare {
+
 namespace {
 
 struct Run {
@@ -431,3 +434,5 @@ TEST_CASE("sweep frames say their parameter once, first", "[sweep]") {
   CHECK(h.count(QStringLiteral("4 heads")) == 1);
   CHECK(!h.contains(QStringLiteral("heads = 4")));
 }
+
+}  // namespace attnlab_test_compare

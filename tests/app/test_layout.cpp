@@ -9,6 +9,9 @@
 
 #include "views/heatmap_layout.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_layout {
+
 namespace {
 
 namespace views = attnlab::views;
@@ -173,3 +176,5 @@ TEST_CASE("model view layout: square thumbnails, turned when that makes them lar
     CHECK((span.width() > 0.6 * canvas.width() || span.height() > 0.6 * canvas.height()));
   }
 }
+
+}  // namespace attnlab_test_layout

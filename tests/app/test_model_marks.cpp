@@ -18,6 +18,9 @@
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_model_marks {
+
 namespace {
 
 using attnlab::AttentionResult;
@@ -327,3 +330,5 @@ TEST_CASE("multi-head attention: nothing marked, predictions still drawn", "[vie
   for (const QJsonObject& t : textsWithRole(layout, QStringLiteral("note")))
     CHECK_FALSE(t["text"].toString().contains(QStringLiteral("grouped-query")));
 }
+
+}  // namespace attnlab_test_model_marks

@@ -13,6 +13,9 @@
 
 #include "options/options.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_options {
+
 namespace {
 
 namespace options = attnlab::options;
@@ -245,3 +248,5 @@ TEST_CASE("messages fill their arguments once and translate by source", "[option
   CHECK(m.translated() == m.english());  // no translator installed here
   CHECK(options::Message::verbatim(QStringLiteral("as is %1")).english() == QStringLiteral("as is %1"));
 }
+
+}  // namespace attnlab_test_options

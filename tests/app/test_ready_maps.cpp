@@ -17,6 +17,9 @@
 #include "views/heatmap_paint.hpp"
 #include "views/ready_maps.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_ready_maps {
+
 namespace {
 
 using attnlab::AttentionInputs;
@@ -135,3 +138,5 @@ TEST_CASE("maps filled for another picture's plan are not used", "[views][ready]
   CHECK_FALSE(views::fillReadyMaps(result(2, 9, 9, Mask::kNone, 0.0), views::mapPlan(log_plot, -1)));
   CHECK_FALSE(views::fillReadyMaps(b, views::mapPlan(log_plot, 2)));
 }
+
+}  // namespace attnlab_test_ready_maps

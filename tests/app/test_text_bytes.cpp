@@ -19,6 +19,9 @@
 #include "options/utf8_text.hpp"
 #include "options/variants.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_text_bytes {
+
 namespace {
 
 using namespace attnlab;
@@ -173,3 +176,5 @@ TEST_CASE("render --diff and sweep frames keep a leading U+FEFF in the text", "[
   REQUIRE(frames.size() == 2);
   for (const options::SweepFrame& f : frames) CHECK(utf8(f.options.lab.text) == kBom + "start");
 }
+
+}  // namespace attnlab_test_text_bytes

@@ -21,6 +21,9 @@
 #include "test_support.hpp"
 #include "views/token_text.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_token_labels {
+
 namespace {
 
 using attnlab::test::runCli;
@@ -216,3 +219,5 @@ TEST_CASE("the model view's PNG has no blank band above and below its grid",
   REQUIRE(r.code == 0);
   CHECK(blankBand(layout) < 20);
 }
+
+}  // namespace attnlab_test_token_labels

@@ -28,6 +28,9 @@
 #include "views/saturation_plot.hpp"
 #include "attnlab/summary.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_views {
+
 namespace {
 
 using attnlab::AttentionInputs;
@@ -929,3 +932,5 @@ TEST_CASE("keepTokens drops rows and columns without renormalising", "[views][mo
   CHECK_THROWS_AS(views::keepTokens(full, {false, false, false, false}), Error);
   CHECK_THROWS_AS(views::keepTokens(full, {true}), Error);
 }
+
+}  // namespace attnlab_test_views

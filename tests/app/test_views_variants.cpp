@@ -15,6 +15,9 @@
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_views_variants {
+
 namespace {
 
 using namespace attnlab;
@@ -156,3 +159,5 @@ TEST_CASE("[PAD] query rows are hatched; unmasked [PAD] keys are said", "[views]
   // [PAD] keys: grey (NaN) with the mask, a real weight without it.
   CHECK(std::isnan(map->data()->cell(9, 2)) == mask);
 }
+
+}  // namespace attnlab_test_views_variants

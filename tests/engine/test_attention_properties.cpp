@@ -8,6 +8,9 @@
 #include "attnlab/synthetic.hpp"
 #include "helpers.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_attention_properties {
+
 using namespace attnlab;
 using attnlab::test::randomInputs;
 
@@ -158,3 +161,5 @@ TEST_CASE("same seed, same result; another seed, another", "[properties][determi
   REQUIRE((a.output - b.output).cwiseAbs().maxCoeff() == 0.0f);
   REQUIRE(a.attention.weights.data != c.attention.weights.data);
 }
+
+}  // namespace attnlab_test_attention_properties

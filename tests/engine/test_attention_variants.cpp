@@ -12,6 +12,9 @@
 #include "test_support.hpp"
 #include "helpers.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_attention_variants {
+
 using namespace attnlab;
 using attnlab::test::ErrorMatches;
 using attnlab::test::oneHead;
@@ -473,3 +476,5 @@ TEST_CASE("MaskPattern::visibleFraction counts the visible pairs, by hand and ag
                  << p.stride << " valid_keys " << p.valid_keys << " n_q " << n_q << " n_k " << n_k);
   CHECK(p.visibleFraction(n_q, n_k) == Approx(static_cast<double>(count) / (n_q * n_k)));
 }
+
+}  // namespace attnlab_test_attention_variants

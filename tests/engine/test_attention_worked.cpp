@@ -9,6 +9,9 @@
 #include "attnlab/error.hpp"
 #include "helpers.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_attention_worked {
+
 using namespace attnlab;
 using attnlab::test::oneHead;
 using Catch::Detail::Approx;
@@ -271,3 +274,5 @@ TEST_CASE("scores of ±1e6: rows sum to 1 within 1e-6 and equal the exact softma
   CHECK(r.weights(0, 0, 2) == 0.0f);
   CHECK(std::abs(double(r.weights(0, 0, 0)) + r.weights(0, 0, 1) - 1.0) <= 1e-6);
 }
+
+}  // namespace attnlab_test_attention_worked

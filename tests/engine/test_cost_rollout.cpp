@@ -11,6 +11,9 @@
 #include "attnlab/synthetic.hpp"
 #include "attnlab/timing.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_cost_rollout {
+
 using namespace attnlab;
 using Catch::Detail::Approx;
 
@@ -244,3 +247,5 @@ TEST_CASE("timer: runs the CPU paths, skips by memory and without OpenCL, with r
   CHECK(small[0].skipped.find("needs") == 0);
   CHECK_THROWS_AS(timer.time(c, {TimedPath::kCpuReference}, 0, 1e9), Error);
 }
+
+}  // namespace attnlab_test_cost_rollout

@@ -10,6 +10,9 @@
 #include "helpers.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_decode {
+
 using namespace attnlab;
 using attnlab::test::ErrorMatches;
 
@@ -149,3 +152,5 @@ TEST_CASE("decode: refused settings", "[decode]") {
   REQUIRE_THROWS_MATCHES(decodeWithCache(in, s), Error,
                          ErrorMatches(ErrorCode::kInvalidArgument, "not additive"));
 }
+
+}  // namespace attnlab_test_decode

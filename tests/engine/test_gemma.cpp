@@ -21,6 +21,9 @@
 #include "model/gemma.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_gemma {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -328,3 +331,5 @@ TEST_CASE("Gemma GGUF keys: llama.cpp's fixed rules, and keys they contradict re
   refused([](GgufBuilder& b) { b.tensorF32("rope_freqs.weight", {8}, std::vector<float>(8, 1)); },
           "rope_freqs.weight");
 }
+
+}  // namespace attnlab_test_gemma

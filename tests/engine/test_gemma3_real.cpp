@@ -17,6 +17,9 @@
 #include "minilm_dir.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_gemma3_real {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -193,3 +196,5 @@ TEST_CASE("Gemma 3 270M equals the independent reference on every layer and head
   CHECK(worst_logit < 1e-3);
   CHECK(worst_llama_cpp < 0.6);  // llama.cpp's quantised products: ≤ 0.57 measured
 }
+
+}  // namespace attnlab_test_gemma3_real

@@ -13,6 +13,9 @@
 #include "minilm_dir.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_generate {
+
 namespace fs = std::filesystem;
 using namespace attnlab;
 using attnlab::test::miniLmDir;
@@ -220,3 +223,5 @@ TEST_CASE("generate: stops at end of sequence, at the context, and refuses bad r
                       Catch::Contains("an encoder: it does not generate"));
   }
 }
+
+}  // namespace attnlab_test_generate

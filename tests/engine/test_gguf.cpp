@@ -13,6 +13,9 @@
 #include "attnlab/safetensors.hpp"
 #include "gguf_writer.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_gguf {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -330,3 +333,5 @@ TEST_CASE("a GGUF file held in memory reads as from disk", "[gguf]") {
   CHECK_THROWS_WITH(GgufFile(reinterpret_cast<const std::byte*>(good.data()), 10, "mem.gguf"),
                     Catch::Contains("mem.gguf: truncated: 10 bytes"));
 }
+
+}  // namespace attnlab_test_gguf

@@ -11,6 +11,9 @@
 #include "attnlab/model_tokenizer.hpp"
 #include "gguf_writer.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_gguf_tokenizer {
+
 using namespace attnlab;
 using namespace attnlab::test;
 
@@ -152,3 +155,5 @@ TEST_CASE("tokenizer.json with Llama 3's Split pre-tokenizer reads like the GGUF
     CHECK(from_json->encode(text).ids == from_gguf->encode(text).ids);
   }
 }
+
+}  // namespace attnlab_test_gguf_tokenizer

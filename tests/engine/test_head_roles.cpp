@@ -18,6 +18,9 @@
 #include "minilm_dir.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_head_roles {
+
 using namespace attnlab;
 using Catch::Detail::Approx;
 using attnlab::test::ErrorMatches;
@@ -273,3 +276,5 @@ TEST_CASE("head roles of SmolLM2: its induction and previous-token heads",
   // The induction heads sit above layer 0 (they need a previous-token head's output).
   CHECK(induction.layer > 0);
 }
+
+}  // namespace attnlab_test_head_roles

@@ -11,6 +11,9 @@
 #include "helpers.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_head_similarity {
+
 using namespace attnlab;
 using Catch::Detail::Approx;
 using attnlab::test::ErrorMatches;
@@ -79,3 +82,5 @@ TEST_CASE("head similarity: identical heads are 0 and flagged; symmetric over ge
   REQUIRE_THROWS_MATCHES(headSimilarity(r, -1.0), Error,
                          ErrorMatches(ErrorCode::kInvalidArgument, "threshold"));
 }
+
+}  // namespace attnlab_test_head_similarity

@@ -10,6 +10,9 @@
 #include "attnlab/io.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_io {
+
 using namespace attnlab;
 
 namespace {
@@ -75,3 +78,5 @@ TEST_CASE("CSV: long form, quoted tokens, masked flag", "[io][csv]") {
   CHECK(csv.find("0,1,\"say \"\"hi\"\"\",1,\"say \"\"hi\"\"\",0,0.75,0\n") != std::string::npos);
   CHECK(csvField("plain") == "plain");
 }
+
+}  // namespace attnlab_test_io

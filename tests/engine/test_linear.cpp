@@ -16,6 +16,9 @@
 #include "cpu/cpu_path_internal.hpp"
 #include "model/linear.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_linear {
+
 using namespace attnlab;
 
 namespace {
@@ -121,3 +124,5 @@ TEST_CASE("the packed product refuses an input of the wrong width", "[linear]") 
   const linear::PackedWeights packed(Matrix::Ones(4, 3));
   CHECK_THROWS(linear::timesTransposed(Matrix::Ones(2, 5), packed));
 }
+
+}  // namespace attnlab_test_linear

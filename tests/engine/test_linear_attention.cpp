@@ -8,6 +8,9 @@
 #include "attnlab/attention.hpp"
 #include "helpers.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_linear_attention {
+
 using namespace attnlab;
 
 TEST_CASE("linear attention by hand: phi(0) = 1, phi(1) = 2, phi(-1) = 1/e", "[linear_attention]") {
@@ -82,3 +85,5 @@ TEST_CASE("linear attention: the O(n d_k d_v) output equals P V within 1e-5", "[
   INFO("n = " << n << ", causal = " << causal << ", G = " << kv_heads << ", worst |O − PV| = " << worst);
   CHECK(worst <= 1e-5);
 }
+
+}  // namespace attnlab_test_linear_attention

@@ -18,6 +18,9 @@
 #include "golden_parity.hpp"
 #include "minilm_dir.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_llama {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -448,3 +451,5 @@ TEST_CASE("the formatted sizes of memory messages", "[memory]") {
   CHECK(usableMemoryBytes() > 0);
   CHECK(defaultMemoryBudget() == usableMemoryBytes() / 2);
 }
+
+}  // namespace attnlab_test_llama

@@ -16,6 +16,9 @@
 #include "golden_parity.hpp"
 #include "helpers.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_llama_family {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -423,3 +426,5 @@ TEST_CASE("config.json fields of BERT, GPT-2 and Llama that change the numbers: 
                               {"max_window_layers", 0}}))
             .layer_window.empty());
 }
+
+}  // namespace attnlab_test_llama_family

@@ -23,6 +23,9 @@
 #include "minilm_dir.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_model_tokenizer {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -909,3 +912,5 @@ TEST_CASE("wordpiece: all-MiniLM-L6-v2's tokenizer matches HuggingFace", "[model
     CHECK(e.type_ids == type_ids);
   }
 }
+
+}  // namespace attnlab_test_model_tokenizer

@@ -10,6 +10,9 @@
 #include "attnlab/numerics.hpp"
 #include "helpers.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_numerics {
+
 using namespace attnlab;
 
 TEST_CASE("fp16 rounding gives the hand-computed binary16 bit patterns", "[numerics]") {
@@ -187,3 +190,5 @@ TEST_CASE("dropout: p = 0 is exactly no dropout; the mean over 2000 seeds is the
   CHECK(std::sqrt(diff2 / norm2) < 0.02);
   CHECK(worst < 0.03);
 }
+
+}  // namespace attnlab_test_numerics

@@ -11,6 +11,9 @@
 #include "attnlab/overview.hpp"
 #include "attnlab/pretrained.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_overview {
+
 using namespace attnlab;
 namespace fs = std::filesystem;
 
@@ -137,3 +140,5 @@ TEST_CASE("a model run keeps one layer in full and the others' pooled weights, e
   bad.overview_block = -1;
   CHECK_THROWS_AS(model->run(text, std::nullopt, bad, *cpu), Error);
 }
+
+}  // namespace attnlab_test_overview

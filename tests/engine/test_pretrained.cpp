@@ -15,6 +15,9 @@
 #include "safetensors_writer.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_pretrained {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -391,3 +394,5 @@ TEST_CASE("pretrained: config.json sizes at the limit do not overflow", "[pretra
   CHECK(c.d_model == 1 << 30);
   CHECK(c.d_ff == 1 << 30);
 }
+
+}  // namespace attnlab_test_pretrained

@@ -20,6 +20,9 @@
 #include "model/linear.hpp"
 #include "model/quant_rows.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_quant_rows {
+
 using namespace attnlab;
 
 namespace {
@@ -230,3 +233,5 @@ TEST_CASE("an embedding table over the file's blocks reads rows and gives logits
   // A shape the blocks do not have falls back to the float32 read, which names the fault.
   CHECK_THROWS_AS(linear::RowTable(source, {"a", "b"}, 13, 512), Error);
 }
+
+}  // namespace attnlab_test_quant_rows

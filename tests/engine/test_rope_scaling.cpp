@@ -18,6 +18,9 @@
 #include "gguf_writer.hpp"
 #include "helpers.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_rope_scaling {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -234,3 +237,5 @@ TEST_CASE("RoPE scaling changes the frequencies as each definition says", "[llam
   CHECK(f.describe() == "frequency factors (8)");
   CHECK(RopeScaling{}.describe() == "none");
 }
+
+}  // namespace attnlab_test_rope_scaling

@@ -19,6 +19,9 @@
 #include "attnlab/cpu_path.hpp"
 #include "cpu/cpu_path_internal.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_row_kernels {
+
 using namespace attnlab;
 
 namespace {
@@ -193,3 +196,5 @@ TEST_CASE("every CPU path's row moments equal the sums in double", "[row-kernels
     CHECK(z.entropy == 0.0);
   }
 }
+
+}  // namespace attnlab_test_row_kernels

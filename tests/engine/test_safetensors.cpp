@@ -10,6 +10,9 @@
 #include "safetensors_writer.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_safetensors {
+
 using namespace attnlab;
 using namespace attnlab::test;
 
@@ -149,3 +152,5 @@ TEST_CASE("safetensors: malformed files are errors naming the problem", "[safete
     requireInvalid(dir / "noshape.safetensors", "tensor a: missing shape");
   }
 }
+
+}  // namespace attnlab_test_safetensors

@@ -5,6 +5,9 @@
 #include "attnlab/error.hpp"
 #include "attnlab/saturation.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_saturation {
+
 using namespace attnlab;
 
 TEST_CASE("var(q.k) is within 5 % of d_k for unit-variance components", "[saturation]") {
@@ -88,3 +91,5 @@ TEST_CASE("bad saturation settings are reported", "[saturation][errors]") {
   config.n_k = 0;
   CHECK_THROWS_AS(saturationMonteCarlo(config), Error);
 }
+
+}  // namespace attnlab_test_saturation

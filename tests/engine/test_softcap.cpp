@@ -11,6 +11,9 @@
 #include "helpers.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_softcap {
+
 using namespace attnlab;
 using attnlab::test::ErrorMatches;
 using attnlab::test::oneHead;
@@ -154,3 +157,5 @@ TEST_CASE("invalid caps and widths, linear attention and the OpenCL note", "[sof
   REQUIRE_THROWS_MATCHES(computeAttentionCpu(in, s), Error,
                          ErrorMatches(ErrorCode::kInvalidArgument, "soft-capping"));
 }
+
+}  // namespace attnlab_test_softcap

@@ -6,6 +6,9 @@
 #include "attnlab/error.hpp"
 #include "attnlab/summary.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_summary {
+
 TEST_CASE("summarizeAttention: row entropy over heads, ln(visible keys), histogram of visible scores",
           "[summary]") {
   attnlab::AttentionResult r;
@@ -45,3 +48,5 @@ TEST_CASE("summarizeAttention: row entropy over heads, ln(visible keys), histogr
   CHECK(s.histogram.count[3] == 5);
   CHECK_THROWS_AS(attnlab::summarizeAttention(r, 0), attnlab::Error);
 }
+
+}  // namespace attnlab_test_summary

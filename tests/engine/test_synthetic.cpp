@@ -8,6 +8,9 @@
 #include "attnlab/synthetic.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_synthetic {
+
 using namespace attnlab;
 
 namespace {
@@ -164,3 +167,5 @@ TEST_CASE("the rng is deterministic and roughly standard normal", "[synthetic][r
   CHECK(std::abs(sum / 100000) < 0.02);
   CHECK(std::abs(sum_sq / 100000 - 1.0) < 0.02);
 }
+
+}  // namespace attnlab_test_synthetic

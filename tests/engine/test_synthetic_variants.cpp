@@ -9,6 +9,9 @@
 #include "attnlab/synthetic.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_synthetic_variants {
+
 using namespace attnlab;
 using attnlab::test::ErrorMatches;
 
@@ -178,3 +181,5 @@ TEST_CASE("window, global and stride pass through to the result", "[synthetic][m
   // Row 9 sees key 0 (global), 8 and 9 (window 2), 6 and 3 (stride 3): five keys.
   CHECK(p.visibleCount(9, 11) == 5);
 }
+
+}  // namespace attnlab_test_synthetic_variants

@@ -16,6 +16,9 @@
 #include "minilm_dir.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_token_display {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -216,3 +219,5 @@ TEST_CASE("any bytes cut anywhere: the labels read as the bytes' own label", "[t
     }
   }
 }
+
+}  // namespace attnlab_test_token_display

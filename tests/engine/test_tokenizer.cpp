@@ -11,6 +11,9 @@
 #include "attnlab/tokenizer.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_tokenizer {
+
 namespace {
 
 using Texts = std::vector<std::string>;
@@ -256,3 +259,5 @@ TEST_CASE("decodeUtf8 and tokenize reject invalid UTF-8 with its byte offset",
                         Catch::Contains("invalid UTF-8 at byte offset 5"));
   }
 }
+
+}  // namespace attnlab_test_tokenizer

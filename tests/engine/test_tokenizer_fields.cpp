@@ -22,6 +22,9 @@
 #include "minilm_dir.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_tokenizer_fields {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -477,3 +480,5 @@ TEST_CASE("Qwen2's pre-tokenizer: tokenizer.json with NFC, and tokenizer.ggml.pr
   requireError([&] { attnlab::loadByteLevelBpe(scratch.write("k.json", nfc)); },
                ErrorCode::kInvalidInput, "normalizer NFKC is not supported");
 }
+
+}  // namespace attnlab_test_tokenizer_fields

@@ -21,6 +21,9 @@
 #include "attnlab/translator.hpp"
 #include "test_support.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_translator {
+
 namespace {
 
 using attnlab::AttentionResult;
@@ -294,3 +297,5 @@ TEST_CASE("translators: a source too long or a character outside the vocabulary 
   REQUIRE_THROWS_MATCHES(Translator::load(modelsDir() / "no-such-model"), attnlab::Error,
                          ErrorMatches(ErrorCode::kIo, "a translator is a folder"));
 }
+
+}  // namespace attnlab_test_translator

@@ -12,6 +12,9 @@
 #include "kernel_support.hpp"
 #include "opencl/opencl_backend.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_opencl {
+
 using namespace attnlab;
 using namespace attnlab::test;
 
@@ -270,3 +273,5 @@ TEST_CASE("numerics: masks, tiles, widths and large scores", "[opencl][numerics]
     requireParity(gpu, cpu, in, scoreMagnitude(in.q, in.k, 1.0));
   }
 }
+
+}  // namespace attnlab_test_opencl

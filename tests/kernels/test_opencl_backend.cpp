@@ -19,6 +19,9 @@
 #include "kernel_support.hpp"
 #include "opencl/opencl_backend.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_opencl_backend {
+
 using namespace attnlab;
 using namespace attnlab::test;
 namespace fs = std::filesystem;
@@ -361,3 +364,5 @@ TEST_CASE("Gemma on OpenCL: Gemma 3's local and global layers equal the CPU; Gem
     CHECK(contains(r.fallback_reason, "soft-capping c·tanh(S/c), c = 5"));
   }
 }
+
+}  // namespace attnlab_test_opencl_backend

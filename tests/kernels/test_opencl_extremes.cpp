@@ -14,6 +14,9 @@
 #include "kernel_support.hpp"
 #include "opencl/opencl_backend.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_opencl_extremes {
+
 using namespace attnlab;
 using namespace attnlab::test;
 
@@ -238,3 +241,5 @@ TEST_CASE("products of huge finite inputs: finite weights, honest scores, equal 
     }
   }
 }
+
+}  // namespace attnlab_test_opencl_extremes

@@ -14,6 +14,9 @@
 #include "kernel_support.hpp"
 #include "opencl/opencl_backend.hpp"
 
+// The file's own namespace: its helpers never meet another test file's in a unity batch.
+namespace attnlab_test_opencl_variants {
+
 using namespace attnlab;
 using namespace attnlab::test;
 
@@ -333,3 +336,5 @@ TEST_CASE("keys and values whose head count does not divide h are refused",
   REQUIRE_THROWS_MATCHES(rt->materialize(in.q, in.k, MaskParams{}), Error,
                          ErrorMatches(ErrorCode::kInvalidArgument, "dividing the h = 4"));
 }
+
+}  // namespace attnlab_test_opencl_variants
