@@ -171,14 +171,12 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
     QCustomPlot plot;
     views::RunLabel label = views::mapsOf(r, std::nullopt).label;
     const int n = static_cast<int>(tokens.size());
-    if (layers.size() > 1 && head < 0) {
-      const auto draw = [&](QCustomPlot& p) {
-        views::drawModelGrid(p, layers, indices, tokens, label, o.picture);
-      };
+    if (r->pooled() || (layers.size() > 1 && head < 0)) {
+      // Every layer: in full, or from pooled overviews when the full run is over the budget.
+      const auto draw = [&](QCustomPlot& p) { views::drawModelView(p, *r, label, o.picture); };
+      const auto shown_layers = static_cast<int>(views::modelViewLayers(*r).size());
       const views::ImageSize size = outputSize(
-          o, views::fitModelGridHeight(
-                 views::defaultModelGridSize(n, static_cast<int>(layers.size()), first.heads()),
-                 draw));
+          o, views::fitModelGridHeight(views::defaultModelGridSize(n, shown_layers, first.heads()), draw));
       prepare(plot, size);
       draw(plot);
       exportPicture(plot, o, size);
@@ -232,7 +230,13 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.output.plot == QLatin1String("training")) return renderTraining(o, out);
   if (!o.diff.isEmpty() || o.lab.rollout) return renderCompared(o, out, err);
   run::Session session;
-  const std::shared_ptr<const run::Run> computed = runNoted(session, o.lab, err);
+  // A picture of every layer of a model (the model view) can be drawn from pooled overviews
+  // when the full run would pass the memory budget; raw data and one layer need every weight.
+  const QString picture_format = suffixOf(o.output.out);
+  const bool model_view = o.lab.pretrained() && !o.lab.translator && !o.lab.layer && !o.head &&
+                          o.output.plot == QLatin1String("heatmap") &&
+                          picture_format != QLatin1String("csv") && picture_format != QLatin1String("npy");
+  const std::shared_ptr<const run::Run> computed = runNoted(session, o.lab, err, model_view);
   if (computed->translator) return renderTranslator(o, computed, out);
   if (computed->model) return renderModel(o, computed, out);
   const LabRun& run = computed->run;

@@ -27,15 +27,16 @@ std::function<bool(int, int)> terminalProgress() {
   };
 }
 
-run::RunHooks cliHooks() {
+run::RunHooks cliHooks(bool allow_overview) {
   run::RunHooks hooks;
   hooks.progress = terminalProgress();
+  hooks.allow_overview = allow_overview;
   return hooks;
 }
 
 std::shared_ptr<const run::Run> runNoted(run::Session& session, const options::LabSettings& lab,
-                                         std::ostream& err) {
-  std::shared_ptr<const run::Run> r = session.run(lab, cliHooks());
+                                         std::ostream& err, bool allow_overview) {
+  std::shared_ptr<const run::Run> r = session.run(lab, cliHooks(allow_overview));
   if (const std::string note = r->fallbackNote(); !note.empty())
     err << "attention-lab-cli: note: computed on the CPU: " << note << "\n";
   return r;

@@ -57,11 +57,12 @@ int renderTraining(const options::Options& o, std::ostream& out);
 /// of 30, 4.1 s" rewritten in place on stderr when stderr is a terminal and the pass has run for
 /// a second (erased when the pass ends); nothing otherwise. Never cancels.
 std::function<bool(int done, int total)> terminalProgress();
-/// The CLI's run hooks: terminalProgress.
-run::RunHooks cliHooks();
+/// The CLI's run hooks: terminalProgress, and run::RunHooks::allow_overview as given (render's
+/// pictures of every layer of a model: a pooled model view where the full run is over budget).
+run::RunHooks cliHooks(bool allow_overview = false);
 /// Runs settings through session with the CLI's hooks and prints the CPU-fallback note of
 /// --backend opencl on err ("attention-lab-cli: note: computed on the CPU: …").
 std::shared_ptr<const run::Run> runNoted(run::Session& session, const options::LabSettings& lab,
-                                         std::ostream& err);
+                                         std::ostream& err, bool allow_overview = false);
 
 }  // namespace attnlab::cli

@@ -58,6 +58,7 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings,
   result->generation = generation;
   result->settings = settings;
   run::RunHooks hooks;
+  hooks.allow_overview = true;  // a model view over the memory budget is drawn pooled
   hooks.loading = [this, generation](const QString& dir) { emit modelLoading(generation, dir); };
   QElapsedTimer pass;
   hooks.progress = [this, generation, &pass](int done, int total) {

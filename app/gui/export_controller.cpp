@@ -112,7 +112,7 @@ views::ImageSize ExportController::defaultSize(ExportTarget target) const {
   const AttentionResult& r = shown->attention(heads_.focusEntry());
   if (target == ExportTarget::kAllHeads && heads_.modelView()) {
     return views::fitModelGridHeight(
-        views::defaultModelGridSize(r.nQ(), shown->entries(), r.heads()),
+        views::defaultModelGridSize(r.nQ(), static_cast<int>(views::modelViewLayers(*shown).size()), r.heads()),
         [&](QCustomPlot& plot) { draw(plot, target); });
   }
   return views::defaultHeatmapSize(r.nQ(), r.nK(), target == ExportTarget::kAllHeads ? r.heads() : 1);
@@ -132,8 +132,7 @@ void ExportController::draw(QCustomPlot& plot, ExportTarget target) const {
     const auto [d_k, scaled] = marker_();
     views::drawSaturation(plot, curves, std::nullopt, d_k, scaled);
   } else if (target == ExportTarget::kAllHeads && heads_.modelView()) {
-    views::drawModelGrid(plot, shown->layers(), shown->layerIndices(), shown->query_tokens,
-                         runLabel(shown, -1), heads_.picture(), shown->key_tokens);
+    views::drawModelView(plot, *shown, runLabel(shown, -1), heads_.picture());
   } else if (target == ExportTarget::kAllHeads) {
     views::drawHeadGrid(plot, r, shown->query_tokens, shown->key_tokens, runLabel(shown, entry), heads_.picture());
   } else {
@@ -155,6 +154,8 @@ void ExportController::exportImage(ExportTarget target, const QString& path, con
 void ExportController::exportMatrices(const QString& path, int head) {
   const ResultPtr shown = heads_.result();
   if (!shown) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
+  // A pooled model view kept no layer's weights but the last: the full run's refusal.
+  if (shown->full_refusal) throw options::OptionError(*shown->full_refusal);
   const AttentionResult& first = shown->attention(0);
   if (head >= first.heads()) throw Error(ErrorCode::kInvalidArgument, "no such head");
   const QString suffix = QFileInfo(path).suffix().toLower();
@@ -234,6 +235,8 @@ void ExportController::askExportMatrices() {
     exportMatrices(path, -1);
     if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
     emit status(tr("Wrote %1").arg(path), 6000);
+  } catch (const options::OptionError& e) {
+    emit status(tr("Export failed: %1").arg(e.message().translated()), 10000);
   } catch (const std::exception& e) {
     emit status(tr("Export failed: %1").arg(QString::fromUtf8(e.what())), 10000);
   }

@@ -277,10 +277,9 @@ void HeadsView::drawGrid() {
     views::setCanvasSize(*grid_plot_, canvas);
     views::setMinThumbnail(*grid_plot_, kMinThumbnailPx * font_scale_);
     grid_scrolls_ = true;
-    views::drawModelGrid(*grid_plot_, shown_->layers(), shown_->layerIndices(), shown_->query_tokens,
-                         runLabel(shown_, -1), picture_, shown_->key_tokens);
+    views::drawModelView(*grid_plot_, *shown_, runLabel(shown_, -1), picture_);
     if (head_role_ && shown_->head_roles)
-      views::markHeadRoles(*grid_plot_, *shown_->head_roles, *head_role_, shown_->layerIndices());
+      views::markHeadRoles(*grid_plot_, *shown_->head_roles, *head_role_, views::modelViewLayers(*shown_));
     const QSize picture(canvas.width(), std::max(canvas.height(), views::heatmapCanvas(*grid_plot_).height()));
     views::setCanvasSize(*grid_plot_, picture);  // what exports, hover and replots read
     if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
@@ -294,6 +293,15 @@ void HeadsView::drawGrid() {
                      .arg(first.heads())
                      .arg(first.nQ())
                      .arg(first.nK())
+           : shown_->pooled()
+               ? tr("%1 · %2 layers × %3 heads · %4 tokens, every layer pooled in blocks of %5 tokens (in full "
+                    "they would pass the memory budget) · hover a block for its max and mean, click a "
+                    "layer to compute it in full")
+                     .arg(shown_->model->name)
+                     .arg(shown_->overviews.size())
+                     .arg(first.heads())
+                     .arg(first.nQ())
+                     .arg(shown_->overview_block)
                : tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
                     "are keys · click one to enlarge it")
                      .arg(shown_->model->name)
@@ -548,7 +556,7 @@ void HeadsView::scrollToTopHead() {
   scroll_to_role_ = false;
   const std::vector<HeadScore> top = shown_->head_roles->top(*head_role_, 1);
   if (top.empty()) return;
-  const std::vector<int>& layers = shown_->layerIndices();
+  const std::vector<int>& layers = views::modelViewLayers(*shown_);
   const auto entry = std::find(layers.begin(), layers.end(), top.front().layer);
   const views::HeatmapDecor* decor = views::decorOf(*grid_plot_);
   const int heads = shown_->attention(0).heads();

@@ -98,6 +98,10 @@ class HeadsView : public QStackedWidget {
   QString gridNote() const;
   /// "head 2 · query 7 'it' → key 1 'cat': weight 0.4121, score 1.83" (a model: with the layer).
   QString cellText(int entry, int head, int query, int key) const;
+  /// A pooled model view's cell under the mouse (entry: the layer's place in Run::overviews):
+  /// "layer 3 · head 2 · queries 32–47 → keys 0–15: max weight 0.4121, mean 0.0132 over 256
+  /// visible pairs", at the block the view draws.
+  QString pooledCellText(int entry, int head, int query, int key) const;
 
   void retranslate();
 
@@ -108,6 +112,8 @@ class HeadsView : public QStackedWidget {
  signals:
   /// The layer (entry) the side panels should follow changed.
   void focusChanged();
+  /// A pooled model view's layer was clicked: the window runs that layer in full (--layer).
+  void layerRequested(int layer);
   /// The maps on the visible page that the compute worker can fill for the next result
   /// (views::mapPlan: the synthetic lab's grid, an enlarged head of entry 0), or null for a
   /// picture it cannot (a model view, a rollout, a difference).

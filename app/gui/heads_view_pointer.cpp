@@ -49,7 +49,16 @@ void HeadsView::onClick(QCustomPlot* plot, QMouseEvent* event) {
   if (entry < 0) return;  // the rollout: one map, nothing to enlarge
   if (plot == grid_plot_) {
     selected_row_ = row;
-    if (modelView()) {
+    if (modelView() && shown_->pooled()) {
+      // A pooled layer has no weights to enlarge: the kept (last) layer enlarges, any other is
+      // computed in full by a run of its own.
+      const int layer = shown_->overview_layers.at(static_cast<std::size_t>(entry));
+      if (layer == shown_->layerIndices().front()) {
+        enlargeLayerHead(layer, head);
+      } else {
+        emit layerRequested(layer);
+      }
+    } else if (modelView()) {
       enlargeLayerHead(shown_->layerIndices().at(static_cast<std::size_t>(entry)), head);
     } else {
       enlargeHead(head);
@@ -66,10 +75,10 @@ void HeadsView::onHover(QCustomPlot* plot, QMouseEvent* event) {
     return;
   }
   const auto [entry, head, row, column] = *cell;
+  const bool pooled = plot == grid_plot_ && modelView() && shown_->pooled() && !difference_shown_;
+  const QString text = pooled ? pooledCellText(entry, head, row, column) : cellText(entry, head, row, column);
   QToolTip::showText(event->globalPosition().toPoint(),
-                     QStringLiteral("<p style='white-space:pre'>%1</p>")
-                         .arg(views::emojiHtml(cellText(entry, head, row, column))),
-                     plot);
+                     QStringLiteral("<p style='white-space:pre'>%1</p>").arg(views::emojiHtml(text)), plot);
 }
 
 QString HeadsView::cellText(int entry, int head, int query, int key) const {
@@ -108,6 +117,32 @@ QString HeadsView::cellText(int entry, int head, int query, int key) const {
       .arg(where)
       .arg(r.weights(head, query, key), 0, 'f', 4)
       .arg(r.scores(head, query, key), 0, 'g', 4);
+}
+
+QString HeadsView::pooledCellText(int entry, int head, int query, int key) const {
+  if (entry >= static_cast<int>(shown_->overviews.size())) return {};
+  const PooledAttention& pooled = shown_->overviews[static_cast<std::size_t>(entry)];
+  const int block = views::heatmapBlock(*grid_plot_);
+  if (head < 0 || head >= pooled.heads() || query < 0 || query >= pooled.n_q || key < 0 || key >= pooled.n_k ||
+      block < pooled.block || block % pooled.block != 0) {
+    return {};
+  }
+  const views::PooledCell cell = views::pooledCell(pooled, head, query / block, key / block, block);
+  const int q0 = query / block * block, q1 = std::min(pooled.n_q, q0 + block);
+  const int k0 = key / block * block, k1 = std::min(pooled.n_k, k0 + block);
+  const QString where = tr("layer %1 · head %2 · queries %3–%4 → keys %5–%6")
+                            .arg(shown_->overview_layers.at(static_cast<std::size_t>(entry)))
+                            .arg(head)
+                            .arg(q0)
+                            .arg(q1 - 1)
+                            .arg(k0)
+                            .arg(k1 - 1);
+  if (cell.visible == 0) return tr("%1: masked").arg(where);
+  return tr("%1: max weight %2, mean %3 over %4 visible pairs")
+      .arg(where)
+      .arg(cell.max, 0, 'f', 4)
+      .arg(cell.mean, 0, 'f', 4)
+      .arg(cell.visible);
 }
 
 }  // namespace attnlab::gui

@@ -228,6 +228,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     if (inputs_->setDevices(devices)) requestNow();
   });
   connect(heads_, &HeadsView::focusChanged, &scheduler_, &RenderScheduler::requestRender);
+  connect(heads_, &HeadsView::layerRequested, this, [this](int layer) {
+    options::LabSettings s = settings();
+    s.layer = layer;  // as if chosen in the inputs' layer box: a run of that layer in full
+    setSettings(s);
+  });
   connect(heads_, &HeadsView::mapPlanChanged, controller_.get(), &ComputeController::setMapPlan);
   connect(compare_, &CompareController::changed, heads_, &HeadsView::invalidate);
   connect(analysis_, &AnalysisPanel::curvesReady, &scheduler_, &RenderScheduler::requestRender);

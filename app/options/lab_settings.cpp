@@ -214,6 +214,10 @@ TokenCounts checkTokens(const LabSettings& s) {
 }
 
 void checkModelTokens(const PretrainedModel& model, int n, const LabSettings& settings) {
+  checkModelTokens(model, n, settings.toModelOptions());
+}
+
+void checkModelTokens(const PretrainedModel& model, int n, const ModelRunOptions& run) {
   const int context = model.config().max_positions;
   if (context > 0 && n > context) {
     throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; %2 reads at most %3 (its context length)"),
@@ -225,7 +229,6 @@ void checkModelTokens(const PretrainedModel& model, int n, const LabSettings& se
   }
   // The engine refuses the same run in the same words (PretrainedModel::runIds); here it is said
   // before the pass, translated in the window.
-  const ModelRunOptions run = settings.toModelOptions();
   const long long needed = model.attentionBytes(n, run);
   const long long budget = run.budget();
   if (needed > budget) {

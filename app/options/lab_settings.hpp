@@ -147,6 +147,9 @@ TokenCounts checkTokens(const LabSettings& settings);
 /// memory budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger
 /// --memory-budget"). Throws OptionError.
 void checkModelTokens(const PretrainedModel& model, int tokens, const LabSettings& settings);
+/// The same checks for a run with `run` (settings.toModelOptions() adjusted, e.g. a pooled
+/// model view's: the last layer in full, the others as overviews).
+void checkModelTokens(const PretrainedModel& model, int tokens, const ModelRunOptions& run);
 /// Checks a translator's settings against its config (after loading, before the run): the scaling
 /// toggle ("dates-additive uses additive attention: there is no 1/√d_k to switch off", the
 /// unscaled Transformer has none either), --mechanism additive on the Transformer, the encoder or

@@ -166,8 +166,10 @@ void showPass(Run& r, std::shared_ptr<const ModelRun> pass_ptr, const ModelConfi
   r.model_run = std::move(pass_ptr);
   const ModelRun& pass = *r.model_run;
 
-  // The display filter: special tokens out of rows and columns, weights as computed.
-  const std::vector<bool> keep = specialTokenFilter(pass.encoding, settings.hide_special);
+  // The display filter: special tokens out of rows and columns, weights as computed. A pooled
+  // pass (overviews) shows every token: its blocks were pooled over all of them.
+  const std::vector<bool> keep =
+      specialTokenFilter(pass.encoding, settings.hide_special && pass.overviews.empty());
   r.special_hidden = std::find(keep.begin(), keep.end(), false) != keep.end();
   if (r.special_hidden)
     for (const AttentionResult& a : pass.attention) r.filtered.push_back(keepTokens(a, keep));
@@ -209,23 +211,52 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   if (settings.pair) pair = utf8(*settings.pair);
   std::optional<std::string_view> pair_view;
   if (pair) pair_view = *pair;
-  if (!last_pass_ || !samePass(settings, last_pass_settings_)) {
+  if (!last_pass_ || !samePass(settings, last_pass_settings_) || last_pass_overview_ != hooks.allow_overview) {
     last_pass_.reset();
+    last_pass_refusal_.reset();
     const auto t_pass = std::chrono::steady_clock::now();
     // Tokenized once: the model's own checks (empty, no tokens, a pair it does not take), then
     // its length and the memory budget in the CLI's words, then the pass.
     Encoding encoding = pretrained.encode(text, pair_view);
-    options::checkModelTokens(pretrained, static_cast<int>(encoding.ids.size()), settings);
+    const auto n = static_cast<int>(encoding.ids.size());
     ModelRunOptions options = settings.toModelOptions();
+    if (hooks.allow_overview && !options.layer && !settings.rollout &&
+        pretrained.attentionBytes(n, options) > options.budget()) {
+      // Every layer in full is over the budget: the model view can still be drawn from each
+      // layer's pooled overview (thumbnails of at most 256 blocks a side), the last layer kept in
+      // full for the panels that read one layer.
+      ModelRunOptions pooled = options;
+      pooled.layer = config.layers - 1;
+      pooled.overview_block = std::max(2, (n + 255) / 256);
+      if (pretrained.attentionBytes(n, pooled) <= pooled.budget()) {
+        try {
+          options::checkModelTokens(pretrained, n, options);
+        } catch (const options::OptionError& full) {
+          last_pass_refusal_ = full.message();
+        }
+        options = pooled;
+      }
+    }
+    options::checkModelTokens(pretrained, n, options);
     options.progress = hooks.progress;
     ModelRun pass = pretrained.runIds(encoding, options, backend(settings));  // 4. run
     pass.encoding = std::move(encoding);
     pass.compute_ms = msSince(t_pass);
     last_pass_ = std::make_shared<const ModelRun>(std::move(pass));
     last_pass_settings_ = settings;
+    last_pass_overview_ = hooks.allow_overview;
   }
   showPass(*r, last_pass_, config);
   const ModelRun& pass = *last_pass_;
+  if (!pass.overviews.empty()) {
+    // The pooled model view: the layers pooled in the pass and the kept last layer pooled alike.
+    r->overviews = pass.overviews;
+    r->overview_layers = pass.overview_layers;
+    r->overview_block = pass.overviews.front().block;
+    r->overviews.push_back(poolWeights(pass.attention.back(), r->overview_block));
+    r->overview_layers.push_back(pass.layers.back());
+    r->full_refusal = last_pass_refusal_;
+  }
   const std::vector<bool> keep = specialTokenFilter(pass.encoding, settings.hide_special);
   if (settings.rollout) {
     // Through the chosen layer (every layer by default), on every token; the display filter

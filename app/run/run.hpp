@@ -103,6 +103,20 @@ struct Run {
   /// shown; null otherwise. Shared with the session, which keeps them while model and backend stay.
   std::shared_ptr<const HeadRoles> head_roles;
   double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
+  /// A pooled model view (RunHooks::allow_overview, when every layer in full would pass the
+  /// memory budget): every layer's weights pooled over overview_block × overview_block token
+  /// blocks while the pass ran (PooledAttention, attnlab/overview.hpp), in layer order
+  /// (overview_layers: 0 … L − 1). layers() then holds the last layer alone, in full, for the
+  /// panels that read one layer; every token is shown (nothing hidden). Empty otherwise.
+  std::vector<PooledAttention> overviews;
+  std::vector<int> overview_layers;
+  int overview_block = 0;  ///< b of overviews (0 when there are none).
+  /// With overviews: the refusal the full run got ("this run would keep 30.7 GB of attention …"),
+  /// what anything that needs every layer's weights (JSON, CSV, NPY) says instead.
+  std::optional<options::Message> full_refusal;
+
+  /// True for a pooled model view (overviews not empty).
+  bool pooled() const { return !overviews.empty(); }
 
   /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
   int entries() const { return model || translator ? static_cast<int>(layers().size()) : 1; }
@@ -143,6 +157,11 @@ struct RunHooks {
   /// The forward pass's progress (ModelRunOptions::progress): `done` of `total` layers; returning
   /// false cancels the pass (Error kCancelled).
   std::function<bool(int done, int total)> progress;
+  /// The caller draws a model view of every layer from pooled overviews when the full run would
+  /// pass the memory budget (the window; render's pictures of every layer): the session then runs
+  /// the last layer in full and every layer pooled at b = max(2, ⌈n/256⌉) tokens (Run::overviews)
+  /// instead of refusing, as long as that fits the budget. Off: such a run is refused.
+  bool allow_overview = false;
 };
 
 /// Pretrained models shared by every session of the process: one copy per path, however many
@@ -211,6 +230,8 @@ class Session {
   std::shared_ptr<const TranslatorInfo> translator_info_;
   std::shared_ptr<const ModelRun> last_pass_;  ///< The last forward pass, with its settings:
   options::LabSettings last_pass_settings_;    ///< reused when only the display changes.
+  bool last_pass_overview_ = false;            ///< RunHooks::allow_overview of the last pass.
+  std::optional<options::Message> last_pass_refusal_;  ///< Run::full_refusal of a pooled pass.
   /// The head roles of the model and backend they were scored with (they do not read the text).
   std::shared_ptr<const HeadRoles> head_roles_;
   std::optional<std::tuple<QString, options::BackendKind, int>> head_roles_key_;

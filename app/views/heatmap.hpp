@@ -10,6 +10,7 @@
 #include <QPointF>
 #include <QRectF>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "attnlab/attention.hpp"
@@ -62,6 +63,40 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
                    const std::vector<int>& layer_indices, const QStringList& tokens,
                    const RunLabel& label, const PictureOptions& picture = {},
                    const QStringList& key_tokens = {});
+
+/// Draws the model view of a long input from its pooled overviews (run::Run::overviews, one per
+/// layer in layer_indices' order, all of one block b, heads and size): as drawModelGrid, each
+/// thumbnail's cells a whole multiple of b tokens a side, equal to what drawModelGrid draws from
+/// the full weights at the same cells (max of the blocks' maxima, or the visible-weighted mean of
+/// their means); a note says the layers were pooled while computing. `mask` is the model's
+/// (the grey note). The relative and difference colour scales need every weight: the view is
+/// drawn on the log scale then, and a note says so. Throws Error(kInvalidArgument) when
+/// overviews is empty or the overviews differ in shape.
+void drawModelGrid(QCustomPlot& plot, const std::vector<PooledAttention>& overviews,
+                   const std::vector<int>& layer_indices, Mask mask, const QStringList& tokens,
+                   const RunLabel& label, const PictureOptions& picture = {});
+
+/// The model view of run r: from its pooled overviews when it has them (run::Run::pooled), else
+/// from every layer it holds (drawModelGrid with the run's tokens, and its key tokens for a
+/// translator's cross-attention). Throws as drawModelGrid.
+void drawModelView(QCustomPlot& plot, const run::Run& r, const RunLabel& label,
+                   const PictureOptions& picture = {});
+/// The layers the model view of r shows: its overviews', else its layers'.
+const std::vector<int>& modelViewLayers(const run::Run& r);
+
+/// One cell of a pooled overview as a map of `cell_block` tokens a side draws it (a whole
+/// multiple of PooledAttention::block): the largest weight of the blocks it covers, the mean of
+/// their visible weights, and their visible pairs (0: every pair masked; max and mean NaN then).
+struct PooledCell {
+  double max = std::numeric_limits<double>::quiet_NaN();
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  long long visible = 0;
+  bool nonfinite = false;  ///< A covered block holds a weight that is not finite (left out).
+};
+/// Cell (row, column) of head `head` of pooled at `cell_block` tokens a side. Throws
+/// Error(kInvalidArgument) for a head out of range or a cell_block that is not a multiple of the
+/// overview's block.
+PooledCell pooledCell(const PooledAttention& pooled, int head, int row, int column, int cell_block);
 
 /// A model view in a scrolling panel (the window): drawModelGrid keeps thumbnails of at least
 /// `px` px (and, up to kNoPoolTokens tokens, kMinCellPx per token), growing the picture downward

@@ -336,6 +336,7 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   int block = 1;
   if (n > kNoPoolTokens && o.thumb / n < kMinCellPx)
     block = std::max(2, static_cast<int>(std::ceil(kOverviewCellPx * n / o.thumb)));
+  if (req.min_block > 1) block = ceilDiv(std::max(block, req.min_block), req.min_block) * req.min_block;
   const int cells = ceilDiv(n, block);
   const int cells_q = ceilDiv(n_q, block), cells_k = ceilDiv(n_k, block);
   double cell = o.thumb / cells;

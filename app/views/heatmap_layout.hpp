@@ -153,6 +153,9 @@ struct ModelGridRequest {
   /// makes them larger) and the layout's canvas grows downward to hold them
   /// (HeatmapLayout::canvas gives the height needed).
   double min_thumb = 0;
+  /// ≥ 1: every thumbnail's cells hold a whole multiple of this many tokens a side (a model view
+  /// drawn from pooled overviews of b × b-token blocks, PooledAttention::block).
+  int min_block = 1;
 };
 
 /// Up to this many tokens a model view's thumbnails are never pooled (every token its cell).

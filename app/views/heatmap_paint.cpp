@@ -358,9 +358,67 @@ MapValues mapValues(const AttentionResult& result, int head, const MapGeometry& 
   return out;
 }
 
+PooledCell pooledCell(const PooledAttention& pooled, int head, int row, int column, int cell_block) {
+  const int b = pooled.block;
+  if (head < 0 || head >= pooled.heads() || b < 1 || cell_block < b || cell_block % b != 0) {
+    throw Error(ErrorCode::kInvalidArgument, "a pooled overview does not fit the map's cells");
+  }
+  const int m = cell_block / b;  // pooled blocks per cell side
+  const int block_cols = pooled.blockCols();
+  PooledCell cell;
+  double sum = 0;
+  for (int bi = row * m; bi < std::min(pooled.blockRows(), (row + 1) * m); ++bi) {
+    for (int bj = column * m; bj < std::min(block_cols, (column + 1) * m); ++bj) {
+      const int visible = pooled.visible[static_cast<std::size_t>(bi) * static_cast<std::size_t>(block_cols) +
+                                         static_cast<std::size_t>(bj)];
+      if (visible == 0) continue;
+      const double top = pooled.max(head, bi, bj), mean = pooled.mean(head, bi, bj);
+      if (!std::isfinite(top) || !std::isfinite(mean)) {
+        cell.nonfinite = true;
+        continue;
+      }
+      if (std::isnan(cell.max) || top > cell.max) cell.max = top;
+      sum += mean * visible;
+      cell.visible += visible;
+    }
+  }
+  if (cell.visible > 0) cell.mean = sum / static_cast<double>(cell.visible);
+  return cell;
+}
+
+MapValues mapValues(const PooledAttention& pooled, int head, const MapGeometry& g, const ScaleSpec& scale) {
+  if (g.n_q != pooled.n_q || g.n_k != pooled.n_k) {
+    throw Error(ErrorCode::kInvalidArgument, "a pooled overview does not fit the map's cells");
+  }
+  const int columns = g.columns, rows = g.rows;
+  MapValues out;
+  out.key_cells = columns == 1 ? 2 : columns;
+  out.query_cells = rows == 1 ? 2 : rows;
+  out.key_range = columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1);
+  out.value_range = rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1);
+  out.values.resize(static_cast<std::size_t>(out.key_cells) * static_cast<std::size_t>(out.query_cells));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < columns; ++c) {
+      const PooledCell cell = pooledCell(pooled, head, r, c, g.block);
+      if (cell.nonfinite) out.nonfinite.emplace_back(c, r);  // drawn in kNonfiniteColor over the cell
+      const double v = cell.visible > 0 ? scale.value(scale.pool == Pool::kMax || g.block == 1 ? cell.max : cell.mean) : nan;
+      for (int dk = 0; dk < (columns == 1 ? 2 : 1); ++dk) {
+        for (int dq = 0; dq < (rows == 1 ? 2 : 1); ++dq)
+          out.values[static_cast<std::size_t>(r + dq) * static_cast<std::size_t>(out.key_cells) +
+                     static_cast<std::size_t>(c + dk)] = v;
+      }
+    }
+  }
+  return out;
+}
+
 void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const MapGeometry& g,
              const ScaleSpec& scale) {
-  MapValues v = mapValues(result, head, g, scale);
+  fillMap(map, mapValues(result, head, g, scale));
+}
+
+void fillMap(QCPColorMap& map, MapValues v) {
   QCPColorMapData* cells = map.data();
   if (cells->keySize() != v.key_cells || cells->valueSize() != v.query_cells) cells->setSize(v.key_cells, v.query_cells);
   // Always: a new QCPColorMap starts as 10 × 10 cells over the range 0–5, so a 10-token map that

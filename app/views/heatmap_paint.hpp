@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/overview.hpp"
 #include "views/heatmap_layout.hpp"
 #include "views/picture_options.hpp"
 
@@ -67,10 +68,21 @@ struct MapValues {
 /// arguments: safe on any thread.
 MapValues mapValues(const AttentionResult& result, int head, const MapGeometry& geometry, const ScaleSpec& scale);
 
+/// Head `head` of pooled overviews as laid out by `geometry`, whose block must be a whole
+/// multiple of pooled.block: each cell combines the pooled blocks it covers — the largest of their
+/// maxima, or the mean of their means weighted by their visible pairs — so that it equals what
+/// mapValues gives for the full weights at the same geometry (linear and log scales; the caller
+/// resolves the relative and difference scales, which need every weight, beforehand). Throws
+/// Error(kInvalidArgument) for a head out of range or a geometry that does not fit pooled.
+MapValues mapValues(const PooledAttention& pooled, int head, const MapGeometry& geometry,
+                    const ScaleSpec& scale);
+
 /// Fills map's cells with mapValues(result, head, geometry, scale) (map's data takes the
 /// geometry's size and ranges).
 void fillMap(QCPColorMap& map, const AttentionResult& result, int head, const MapGeometry& geometry,
              const ScaleSpec& scale);
+/// Fills map's cells with values computed elsewhere (mapValues of either kind).
+void fillMap(QCPColorMap& map, MapValues values);
 
 struct ReadyCells;
 /// Puts cells filled elsewhere (fillReadyMaps) on map, a heatmap's map (addMap): its data

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 #include "attnlab/error.hpp"
 #include "views/export.hpp"
@@ -171,39 +172,44 @@ ImageSize fitModelGridHeight(ImageSize size, const std::function<void(QCustomPlo
   return size;
 }
 
-void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
-                   const std::vector<int>& layer_indices, const QStringList& tokens,
-                   const RunLabel& label, const PictureOptions& picture,
-                   const QStringList& key_tokens) {
-  if (layers.empty() || layers.size() != layer_indices.size()) {
-    throw Error(ErrorCode::kInvalidArgument, "a model view needs one layer index per layer result");
-  }
-  for (const AttentionResult& r : layers) {
-    checkResult(r);
-    if (r.heads() != layers.front().heads() || r.nQ() != layers.front().nQ() ||
-        r.nK() != layers.front().nK()) {
-      throw Error(ErrorCode::kInvalidArgument, "the layers of a model view differ in shape");
-    }
-  }
-  const AttentionResult& first = layers.front();
-  const int h = first.heads();
-  const int n = first.nQ();
-  const auto n_layers = static_cast<int>(layers.size());
+namespace {
+
+/// What a model view draws, whichever its source: every layer's full weights, or their pooled
+/// overviews (one drawing path for both).
+struct GridSource {
+  int heads = 0;
+  int n_q = 0, n_k = 0;
+  Mask mask = Mask::kNone;
+  bool masked = false;   ///< Some cell is masked (the grey note).
+  int min_block = 1;     ///< Cells hold whole multiples of this many tokens a side.
+  double extent = 1.0;   ///< The difference scale's largest |Δ|.
+  QStringList notes;     ///< Lines of the source's own (a pooled view says so).
+  /// Map values of (layer entry, head) at a map's geometry and the picture's scale.
+  std::function<MapValues(int entry, int head, const MapGeometry&, const ScaleSpec&)> values;
+};
+
+void drawGridFrom(QCustomPlot& plot, const GridSource& source, const std::vector<int>& layer_indices,
+                  const QStringList& tokens, const RunLabel& label, const PictureOptions& picture,
+                  const QStringList& key_tokens) {
+  const int h = source.heads;
+  const int n = source.n_q;
+  const auto n_layers = static_cast<int>(layer_indices.size());
   const QStringList labels = tickLabels(tokens, n, "tokens");
   const ImageSize fallback = defaultModelGridSize(n, n_layers, h);
 
   ModelGridRequest req;
   req.canvas = canvasSize(plot, QSize(fallback.width, fallback.height));
+  req.min_block = source.min_block;
   for (int l : layer_indices) req.layer_titles << layerTitle(l, label.facts);
   for (int k = 0; k < h; ++k) req.head_titles << viewText("head %1").arg(k);
   req.n = n;
-  req.n_k = first.nK();
+  req.n_k = source.n_k;
   QStringList listed;
   for (int i = 0; i < labels.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(labels[i]);
-  if (first.nK() != n || !key_tokens.isEmpty()) {
+  if (source.n_k != n || !key_tokens.isEmpty()) {
     // Rows and columns name different tokens (cross-attention): both lists.
     if (!listed.isEmpty()) listed.front().prepend(viewText("rows (queries): "));
-    const QStringList keys = tickLabels(key_tokens.isEmpty() ? tokens : key_tokens, first.nK(), "tokens");
+    const QStringList keys = tickLabels(key_tokens.isEmpty() ? tokens : key_tokens, source.n_k, "tokens");
     QStringList columns;
     for (int j = 0; j < keys.size(); ++j) columns << QStringLiteral("%1 %2").arg(j).arg(keys[j]);
     if (!columns.isEmpty()) columns.front().prepend(viewText("columns (keys): "));
@@ -216,12 +222,12 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   const ModelFacts& facts = label.facts;
   int window = 0;  // the local layers' window, when the model has one (Gemma, Mistral)
   for (int l : layer_indices) window = std::max(window, facts.windowOf(l));
-  if (anyMasked(first) || window > 0) {
-    req.notes << (first.mask == Mask::kCausal && window > 0
+  if (source.masked || window > 0) {
+    req.notes << (source.mask == Mask::kCausal && window > 0
                       ? viewText("grey = masked (causal: a query cannot see later keys; a local layer's "
                                  "query sees only the last %1 keys, itself included)")
                             .arg(window)
-                  : first.mask == Mask::kCausal
+                  : source.mask == Mask::kCausal
                       ? viewText("grey = masked (causal: a query cannot see later keys)")
                       : viewText("grey = masked"));
   }
@@ -234,6 +240,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
     }
     req.notes << kvGroupsNote(facts);
   }
+  req.notes << source.notes;
   req.next_tokens = nextTokensText(facts.next_tokens);
   req.fonts = pictureFonts(plot, true, n);
   if (const double px = plot.property(kMinThumbProperty).toDouble(); px > 0)
@@ -244,26 +251,21 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
     run << viewText("%1 layers × %2 heads").arg(n_layers).arg(h) << mechanismTitle(label.spec)
         << widthTitle(label.spec);
     QStringList parts;
-    parts << (first.nK() != n ? viewText("%1 × %2 tokens").arg(n).arg(first.nK()) : viewText("%1 tokens").arg(n));
+    parts << (source.n_k != n ? viewText("%1 × %2 tokens").arg(n).arg(source.n_k) : viewText("%1 tokens").arg(n));
     if (block > 1) {
       parts << viewText("overview: %1 × %1-token blocks, %2")
                    .arg(block)
                    .arg(picture.pool == Pool::kMax ? viewText("max") : viewText("mean"));
     }
-    if (first.mask == Mask::kCausal) parts << viewText("causal mask");
+    if (source.mask == Mask::kCausal) parts << viewText("causal mask");
     if (!label.note.isEmpty()) parts << label.note;
     return withPictureTitle(plot, run, parts);  // a sweep's or a difference's words
   };
   // The block size decides the scale, the bar and the title: lay out again until it holds.
   ScaleSpec scale;
   HeatmapLayout layout;
-  double extent = 1.0;
-  if (picture.color_scale == ColorScale::kDifference) {
-    extent = 0;
-    for (const AttentionResult& r : layers) extent = std::max(extent, largestMagnitude(r));
-  }
-  for (int block = 1, pass = 0; pass < 4; ++pass) {
-    scale = makeScale(picture.color_scale, picture.pool, n, block, extent);
+  for (int block = std::max(1, source.min_block), pass = 0; pass < 4; ++pass) {
+    scale = makeScale(picture.color_scale, picture.pool, n, block, source.extent);
     applyBarTitle(plot, scale);
     req.bar = scale.bar;
     req.title_parts = title(block);
@@ -279,7 +281,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
     for (int k = 0; k < h; ++k) {
       const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(r * h + k)];
       QCPColorMap* map = addMap(plot, inset, g, scale, viewText("head %1").arg(k));
-      fillMap(*map, layers[static_cast<std::size_t>(r)], k, g, scale);
+      fillMap(*map, source.values(r, k, g, scale));
     }
   }
   new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
@@ -288,6 +290,97 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   plot.yAxis = rect->axis(QCPAxis::atLeft);
   plot.xAxis2 = rect->axis(QCPAxis::atTop);
   plot.yAxis2 = rect->axis(QCPAxis::atRight);
+}
+
+}  // namespace
+
+void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers,
+                   const std::vector<int>& layer_indices, const QStringList& tokens,
+                   const RunLabel& label, const PictureOptions& picture,
+                   const QStringList& key_tokens) {
+  if (layers.empty() || layers.size() != layer_indices.size()) {
+    throw Error(ErrorCode::kInvalidArgument, "a model view needs one layer index per layer result");
+  }
+  for (const AttentionResult& r : layers) {
+    checkResult(r);
+    if (r.heads() != layers.front().heads() || r.nQ() != layers.front().nQ() ||
+        r.nK() != layers.front().nK()) {
+      throw Error(ErrorCode::kInvalidArgument, "the layers of a model view differ in shape");
+    }
+  }
+  const AttentionResult& first = layers.front();
+  GridSource source;
+  source.heads = first.heads();
+  source.n_q = first.nQ();
+  source.n_k = first.nK();
+  source.mask = first.mask;
+  source.masked = anyMasked(first);
+  if (picture.color_scale == ColorScale::kDifference) {
+    source.extent = 0;
+    for (const AttentionResult& r : layers) source.extent = std::max(source.extent, largestMagnitude(r));
+  }
+  source.values = [&layers](int entry, int head, const MapGeometry& g, const ScaleSpec& scale) {
+    return mapValues(layers[static_cast<std::size_t>(entry)], head, g, scale);
+  };
+  drawGridFrom(plot, source, layer_indices, tokens, label, picture, key_tokens);
+}
+
+void drawModelGrid(QCustomPlot& plot, const std::vector<PooledAttention>& overviews,
+                   const std::vector<int>& layer_indices, Mask mask, const QStringList& tokens,
+                   const RunLabel& label, const PictureOptions& picture) {
+  if (overviews.empty() || overviews.size() != layer_indices.size()) {
+    throw Error(ErrorCode::kInvalidArgument, "a model view needs one layer index per layer overview");
+  }
+  const PooledAttention& first = overviews.front();
+  for (const PooledAttention& p : overviews) {
+    if (p.heads() < 1 || p.block != first.block || p.heads() != first.heads() || p.n_q != first.n_q ||
+        p.n_k != first.n_k) {
+      throw Error(ErrorCode::kInvalidArgument, "the layer overviews of a model view differ in shape");
+    }
+  }
+  GridSource source;
+  source.heads = first.heads();
+  source.n_q = first.n_q;
+  source.n_k = first.n_k;
+  source.mask = mask;
+  // A block with fewer visible pairs than it holds has masked cells.
+  for (std::size_t i = 0; i < first.visible.size() && !source.masked; ++i) {
+    const int bi = static_cast<int>(i) / first.blockCols(), bj = static_cast<int>(i) % first.blockCols();
+    const auto [q0, q1] = blockRange(bi, first.block, first.n_q);
+    const auto [k0, k1] = blockRange(bj, first.block, first.n_k);
+    source.masked = first.visible[i] < (q1 - q0) * (k1 - k0);
+  }
+  source.min_block = first.block;
+  PictureOptions shown = picture;
+  if (picture.color_scale == ColorScale::kRelative || picture.color_scale == ColorScale::kDifference) {
+    // n·p needs each row's own visible keys, a difference both runs' weights: neither survives
+    // pooling. The log scale tells the same story of peaks against the uniform level.
+    shown.color_scale = ColorScale::kLog;
+    source.notes << viewText("a pooled view cannot show this colour scale: drawn on the log scale");
+  }
+  source.notes << viewText("pooled while computing: each layer kept only the max and mean of its %1 × %1-token "
+                           "blocks, not its %2 × %3 weights per head")
+                      .arg(first.block)
+                      .arg(first.n_q)
+                      .arg(first.n_k);
+  source.values = [&overviews](int entry, int head, const MapGeometry& g, const ScaleSpec& scale) {
+    return mapValues(overviews[static_cast<std::size_t>(entry)], head, g, scale);
+  };
+  drawGridFrom(plot, source, layer_indices, tokens, label, shown, {});
+}
+
+void drawModelView(QCustomPlot& plot, const run::Run& r, const RunLabel& label, const PictureOptions& picture) {
+  if (r.pooled()) {
+    drawModelGrid(plot, r.overviews, r.overview_layers, r.spec.mask, r.query_tokens, label, picture);
+  } else {
+    // Columns listed apart only where they name other tokens (a translator's source).
+    drawModelGrid(plot, r.layers(), r.layerIndices(), r.query_tokens, label, picture,
+                  r.translator ? r.key_tokens : QStringList());
+  }
+}
+
+const std::vector<int>& modelViewLayers(const run::Run& r) {
+  return r.pooled() ? r.overview_layers : r.layerIndices();
 }
 
 }  // namespace attnlab::views

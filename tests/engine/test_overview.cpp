@@ -120,11 +120,17 @@ TEST_CASE("a model run keeps one layer in full and the others' pooled weights, e
   }
   CHECK(run.attention.front().weights.data == full.attention[1].weights.data);
 
-  // Kept: layer 1 in full, one layer in flight, and the other layers' overviews.
+  // Kept: layer 1 in full, one layer in flight unless layer 1 is the last one run (the layers
+  // before it are let go by then), and the other layers' overviews.
   const long long per_layer = 1LL * c.heads * n * n * 8 + 1LL * c.heads * n * c.dK() * 4 +
                               1LL * c.heads * n * 5 * 4;
   CHECK(model->overviewLayers(mixed) == c.layers - 1);
   CHECK(model->attentionBytes(n, mixed) ==
+        (c.layers == 2 ? 1 : 2) * per_layer + (c.layers - 1) * PooledAttention::bytes(c.heads, n, n, 3));
+  // Layer 0 kept: it is held while every later layer runs, one at a time.
+  ModelRunOptions first_kept = mixed;
+  first_kept.layer = 0;
+  CHECK(model->attentionBytes(n, first_kept) ==
         2 * per_layer + (c.layers - 1) * PooledAttention::bytes(c.heads, n, n, 3));
   ModelRunOptions pooled_only;
   pooled_only.overview_block = 3;

@@ -23,7 +23,9 @@
 #include <QtTest>
 
 #include "attnlab/model_tokenizer.hpp"
+#include "attnlab/pretrained.hpp"
 #include "compute_worker.hpp"
+#include "export_controller.hpp"
 #include "head_roles_panel.hpp"
 #include "heads_view.hpp"
 #include "inputs_panel.hpp"
@@ -33,6 +35,7 @@
 #include "options/utf8_text.hpp"
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
+#include "views/heatmap_paint.hpp"
 #include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
@@ -382,6 +385,59 @@ class ModelWindowTest : public QObject {
     window.setSettings(s);
     QVERIFY(waitForShown(window));
     QVERIFY(named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty());
+  }
+
+  void aModelViewOverTheBudgetIsDrawnFromPooledOverviews() {
+    // Issue 27: every layer in full would pass the budget, the last layer alone and the pooled
+    // overviews fit: the model view draws every layer pooled, the hover reads a block's max and
+    // mean, raw data is refused in the CLI's words, and a click on another layer runs it in full.
+    // The tiny Gemma 2 has 4 layers: the budget holds 3 (layer 0 in full, one in flight), not 4.
+    const QString dir = data("models/tiny-gemma2");
+    const auto model = attnlab::PretrainedModel::load(dir.toStdString());
+    QString text = QStringLiteral("the");
+    while (model->encode(text.toStdString(), std::nullopt).ids.size() < 48) text += QStringLiteral(" cat sat on the mat");
+    const int n = static_cast<int>(model->encode(text.toStdString(), std::nullopt).ids.size());
+    const int layers = model->config().layers, heads = model->config().heads;
+    QVERIFY(layers >= 3);
+    attnlab::ModelRunOptions all, first;
+    first.layer = 0;
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.model_dir = dir;
+    s.text = text;
+    s.memory_budget_gb = static_cast<double>(model->attentionBytes(n, all) + model->attentionBytes(n, first)) / 2 / 1e9;
+    window.setSettings(s);
+    QVERIFY(waitForShown(window));
+    QVERIFY2(named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty(),
+             qPrintable(named<gui::InputsPanel>(window, "inputsPanel")->message()));
+    const auto shown = window.currentResult();
+    QVERIFY(shown->pooled());
+    auto* grid = named<QCustomPlot>(window, "gridPlot");
+    QCOMPARE(grid->plottableCount(), layers * heads);
+    auto* view = named<gui::HeadsView>(window, "headsView");
+    QVERIFY2(view->gridNote().contains(QStringLiteral("pooled in blocks of 2 tokens")), qPrintable(view->gridNote()));
+    QVERIFY(attnlab::views::heatmapBlock(*grid) % 2 == 0);
+    // Layer 0, head 1, the block of query 3 and key 1: its max and mean over its visible pairs.
+    const QString hover = view->pooledCellText(0, 1, 3, 1);
+    QVERIFY2(hover.startsWith(QStringLiteral("layer 0 · head 1 · queries")) && hover.contains(QStringLiteral("max weight")) &&
+                 hover.contains(QStringLiteral("visible pairs")),
+             qPrintable(hover));
+    // Raw data needs every weight: refused with the full run's words.
+    QTemporaryDir out;
+    try {
+      named<gui::ExportController>(window, "exportController")->exportMatrices(out.filePath("all.csv"), -1);
+      QFAIL("a pooled view's matrices must be refused");
+    } catch (const attnlab::options::OptionError& e) {
+      QVERIFY2(e.message().english().contains(QStringLiteral("this run would keep")), qPrintable(e.message().english()));
+    }
+    // A click on a layer that was pooled runs it in full (--layer 0).
+    const QRectF cells = attnlab::views::decorOf(*grid)->layout().maps.front().cells;
+    QTest::mouseClick(grid, Qt::LeftButton, Qt::NoModifier, cells.center().toPoint());
+    QTRY_VERIFY_WITH_TIMEOUT(window.settings().layer == 0, kWaitMs);
+    QVERIFY(waitForShown(window));
+    QVERIFY(!window.currentResult()->pooled());
+    QCOMPARE(window.currentResult()->layerIndices(), std::vector<int>{0});
   }
 
   void aCancelledForwardPassSaysSoAndKeepsNothingHalfDone() {

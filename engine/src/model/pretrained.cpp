@@ -217,13 +217,18 @@ long long PretrainedModel::attentionBytes(int tokens, const ModelRunOptions& opt
   const long long n = std::max(tokens, 0), h = config_.heads, d = config_.dK();
   const long long per_layer = h * n * n * 2 * 4 + h * n * d * 4 + h * n * 5 * 4;
   const long long kept = keptLayers(options);
+  // A layer not kept is held while it runs; none is held beside a kept layer that is the last
+  // one run (the layers before it were let go by then).
+  const int last = lastLayerRun(options);
+  const bool kept_last = options.layer && *options.layer == last;
+  const long long in_flight = kept < last + 1 && !kept_last ? 1 : 0;
   const long long pooled =
       options.overview_block >= 1
           ? overviewLayers(options) *
                 PooledAttention::bytes(config_.heads, static_cast<int>(n), static_cast<int>(n),
                                        options.overview_block)
           : 0;
-  return (kept + (kept < lastLayerRun(options) + 1 ? 1 : 0)) * per_layer + pooled;
+  return (kept + in_flight) * per_layer + pooled;
 }
 
 AttentionSpec PretrainedModel::attentionSpec(const ModelRunOptions& options) const {
