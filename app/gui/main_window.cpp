@@ -501,7 +501,10 @@ void MainWindow::updateStatus() {
                                    .arg(*r.settings.layer)
                                    .arg(r.model->config.layers)
                                    .arg(a.heads())
-                             : tr(" · %1 tokens · %2 layers × %3 heads").arg(a.nQ()).arg(r.entries()).arg(a.heads());
+                             : tr(" · %1 tokens · %2 layers × %3 heads")
+                                   .arg(a.nQ())
+                                   .arg(views::modelViewLayers(r).size())
+                                   .arg(a.heads());
   } else {
     time = tr("computed in %1 ms (attention run %2 ms)").arg(r.total_ms, 0, 'f', 1).arg(r.run.compute_ms, 0, 'f', 1);
     if (r.model_ms > 0) time += tr(" · new weights drawn in %1 ms").arg(r.model_ms, 0, 'f', 1);
