@@ -299,15 +299,34 @@ ScaleSpec makeScale(ColorScale wanted, Pool pool, int n_k, int block, double ext
   return s;
 }
 
+namespace {
+
+/// The cells of a map laid out by g, not filled yet (a dimension of 1 stored as two halves).
+MapValues sizedValues(const MapGeometry& g) {
+  MapValues out;
+  out.key_cells = g.columns == 1 ? 2 : g.columns;
+  out.query_cells = g.rows == 1 ? 2 : g.rows;
+  out.key_range = g.columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, g.columns - 1);
+  out.value_range = g.rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, g.rows - 1);
+  out.values.resize(static_cast<std::size_t>(out.key_cells) * static_cast<std::size_t>(out.query_cells));
+  return out;
+}
+
+/// Sets cell (c, r) of out, sized by sizedValues(g), to v (both halves where a dimension is 1).
+void setCell(MapValues& out, const MapGeometry& g, int c, int r, double v) {
+  for (int dk = 0; dk < (g.columns == 1 ? 2 : 1); ++dk) {
+    for (int dq = 0; dq < (g.rows == 1 ? 2 : 1); ++dq)
+      out.values[static_cast<std::size_t>(r + dq) * static_cast<std::size_t>(out.key_cells) +
+                 static_cast<std::size_t>(c + dk)] = v;
+  }
+}
+
+}  // namespace
+
 MapValues mapValues(const AttentionResult& result, int head, const MapGeometry& g, const ScaleSpec& scale) {
   const int n_q = result.nQ(), n_k = result.nK();
   const int columns = g.columns, rows = g.rows;
-  MapValues out;
-  out.key_cells = columns == 1 ? 2 : columns;
-  out.query_cells = rows == 1 ? 2 : rows;
-  out.key_range = columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1);
-  out.value_range = rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1);
-  out.values.resize(static_cast<std::size_t>(out.key_cells) * static_cast<std::size_t>(out.query_cells));
+  MapValues out = sizedValues(g);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const MaskPattern pattern = result.pattern();
   const bool relative = scale.scale == ColorScale::kRelative;
@@ -349,10 +368,7 @@ MapValues mapValues(const AttentionResult& result, int head, const MapGeometry& 
         v = scale.value(scale.pool == Pool::kMax || g.block == 1 ? block_values[ci]
                                                                   : block_sum[ci] / block_count[ci]);
       }
-      for (int dk = 0; dk < (columns == 1 ? 2 : 1); ++dk) {
-        for (int dq = 0; dq < (rows == 1 ? 2 : 1); ++dq)
-          out.values[static_cast<std::size_t>(r + dq) * static_cast<std::size_t>(out.key_cells) + ci + dk] = v;
-      }
+      setCell(out, g, c, r, v);
     }
   }
   return out;
@@ -390,24 +406,14 @@ MapValues mapValues(const PooledAttention& pooled, int head, const MapGeometry& 
   if (g.n_q != pooled.n_q || g.n_k != pooled.n_k) {
     throw Error(ErrorCode::kInvalidArgument, "a pooled overview does not fit the map's cells");
   }
-  const int columns = g.columns, rows = g.rows;
-  MapValues out;
-  out.key_cells = columns == 1 ? 2 : columns;
-  out.query_cells = rows == 1 ? 2 : rows;
-  out.key_range = columns == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, columns - 1);
-  out.value_range = rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, rows - 1);
-  out.values.resize(static_cast<std::size_t>(out.key_cells) * static_cast<std::size_t>(out.query_cells));
+  MapValues out = sizedValues(g);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < columns; ++c) {
+  for (int r = 0; r < g.rows; ++r) {
+    for (int c = 0; c < g.columns; ++c) {
       const PooledCell cell = pooledCell(pooled, head, r, c, g.block);
       if (cell.nonfinite) out.nonfinite.emplace_back(c, r);  // drawn in kNonfiniteColor over the cell
-      const double v = cell.visible > 0 ? scale.value(scale.pool == Pool::kMax || g.block == 1 ? cell.max : cell.mean) : nan;
-      for (int dk = 0; dk < (columns == 1 ? 2 : 1); ++dk) {
-        for (int dq = 0; dq < (rows == 1 ? 2 : 1); ++dq)
-          out.values[static_cast<std::size_t>(r + dq) * static_cast<std::size_t>(out.key_cells) +
-                     static_cast<std::size_t>(c + dk)] = v;
-      }
+      setCell(out, g, c, r,
+              cell.visible > 0 ? scale.value(scale.pool == Pool::kMax || g.block == 1 ? cell.max : cell.mean) : nan);
     }
   }
   return out;

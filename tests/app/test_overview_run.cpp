@@ -20,6 +20,7 @@
 #include "attnlab/overview.hpp"
 #include "attnlab/pretrained.hpp"
 #include "cli_test_support.hpp"
+#include "pooled_checks.hpp"
 #include "run/run.hpp"
 #include "views/heatmap.hpp"
 #include "views/heatmap_layout_parts.hpp"
@@ -180,17 +181,7 @@ TEST_CASE("a run over the budget in full gives every layer's overview where the 
   CHECK(r->layers().front().weights.data == whole->layers().back().weights.data);
   for (int l = 0; l < c.layers; ++l) {
     const PooledAttention want = attnlab::poolWeights(whole->layers()[static_cast<std::size_t>(l)], 2);
-    const PooledAttention& got = r->overviews[static_cast<std::size_t>(l)];
-    CHECK(got.visible == want.visible);
-    REQUIRE(got.max.data.size() == want.max.data.size());
-    for (std::size_t i = 0; i < want.max.data.size(); ++i) {
-      if (std::isnan(want.max.data[i])) {
-        CHECK(std::isnan(got.max.data[i]));
-        continue;
-      }
-      CHECK(got.max.data[i] == Approx(want.max.data[i]).margin(1e-6));
-      CHECK(got.mean.data[i] == Approx(want.mean.data[i]).margin(1e-6));
-    }
+    attnlab::test::checkSamePooled(r->overviews[static_cast<std::size_t>(l)], want);
   }
 
   // Not even the pooled run fits: the full run's refusal, as without the allowance.

@@ -10,6 +10,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/overview.hpp"
 #include "attnlab/pretrained.hpp"
+#include "pooled_checks.hpp"
 
 // The file's own namespace: its helpers never meet another test file's in a unity batch.
 namespace attnlab_test_overview {
@@ -106,17 +107,7 @@ TEST_CASE("a model run keeps one layer in full and the others' pooled weights, e
   for (std::size_t e = 0; e < run.overviews.size(); ++e) {
     const int l = run.overview_layers[e];
     const PooledAttention want = poolWeights(full.attention[static_cast<std::size_t>(l)], 3);
-    const PooledAttention& got = run.overviews[e];
-    REQUIRE(got.max.data.size() == want.max.data.size());
-    CHECK(got.visible == want.visible);
-    for (std::size_t i = 0; i < want.max.data.size(); ++i) {
-      if (std::isnan(want.max.data[i])) {
-        CHECK(std::isnan(got.max.data[i]));
-        continue;
-      }
-      CHECK(got.max.data[i] == Approx(want.max.data[i]).margin(1e-6));
-      CHECK(got.mean.data[i] == Approx(want.mean.data[i]).margin(1e-6));
-    }
+    attnlab::test::checkSamePooled(run.overviews[e], want);
   }
   CHECK(run.attention.front().weights.data == full.attention[1].weights.data);
 
