@@ -211,7 +211,10 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   if (settings.pair) pair = utf8(*settings.pair);
   std::optional<std::string_view> pair_view;
   if (pair) pair_view = *pair;
-  if (!last_pass_ || !samePass(settings, last_pass_settings_) || last_pass_overview_ != hooks.allow_overview) {
+  // A pooled pass serves only callers that draw from overviews.
+  const bool reusable = last_pass_ && samePass(settings, last_pass_settings_) &&
+                        (last_pass_->overviews.empty() || hooks.allow_overview);
+  if (!reusable) {
     last_pass_.reset();
     last_pass_refusal_.reset();
     const auto t_pass = std::chrono::steady_clock::now();
@@ -244,7 +247,6 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     pass.compute_ms = msSince(t_pass);
     last_pass_ = std::make_shared<const ModelRun>(std::move(pass));
     last_pass_settings_ = settings;
-    last_pass_overview_ = hooks.allow_overview;
   }
   showPass(*r, last_pass_, config);
   const ModelRun& pass = *last_pass_;

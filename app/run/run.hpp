@@ -230,7 +230,6 @@ class Session {
   std::shared_ptr<const TranslatorInfo> translator_info_;
   std::shared_ptr<const ModelRun> last_pass_;  ///< The last forward pass, with its settings:
   options::LabSettings last_pass_settings_;    ///< reused when only the display changes.
-  bool last_pass_overview_ = false;            ///< RunHooks::allow_overview of the last pass.
   std::optional<options::Message> last_pass_refusal_;  ///< Run::full_refusal of a pooled pass.
   /// The head roles of the model and backend they were scored with (they do not read the text).
   std::shared_ptr<const HeadRoles> head_roles_;

@@ -184,6 +184,10 @@ TEST_CASE("a run over the budget in full gives every layer's overview where the 
     attnlab::test::checkSamePooled(r->overviews[static_cast<std::size_t>(l)], want);
   }
 
+  // The same session keeps the pooled pass for callers that draw overviews only.
+  CHECK(session.run(s, hooks)->pooled());
+  CHECK_THROWS_WITH(session.run(s), Catch::Contains("this run would keep"));
+
   // Not even the pooled run fits: the full run's refusal, as without the allowance.
   s.memory_budget_gb = static_cast<double>(pooled_bytes - 1) / 1e9;
   CHECK_THROWS_WITH(session.run(s, hooks), Catch::Contains("this run would keep"));
