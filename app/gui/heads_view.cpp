@@ -294,9 +294,9 @@ void HeadsView::drawGrid() {
                      .arg(first.nQ())
                      .arg(first.nK())
            : shown_->pooled()
-               ? tr("%1 · %2 layers × %3 heads · %4 tokens, every layer pooled in blocks of %5 tokens (in full "
-                    "they would pass the memory budget) · hover a block for its max and mean, click a "
-                    "layer to compute it in full")
+               ? tr("%1 · %2 layers × %3 heads · %4 tokens, each layer kept as the max and mean of %5 × %5-token "
+                    "blocks (in full they would pass the memory budget) · hover a cell for its max and "
+                    "mean, click a layer to compute it in full")
                      .arg(shown_->model->name)
                      .arg(shown_->overviews.size())
                      .arg(first.heads())

@@ -358,8 +358,8 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<PooledAttention>& overvi
     shown.color_scale = ColorScale::kLog;
     source.notes << viewText("a pooled view cannot show this colour scale: drawn on the log scale");
   }
-  source.notes << viewText("pooled while computing: each layer kept only the max and mean of its %1 × %1-token "
-                           "blocks, not its %2 × %3 weights per head")
+  source.notes << viewText("pooled while computing: each layer kept only the max and mean of %1 × %1-token "
+                           "blocks (each cell above combines them), not its %2 × %3 weights per head")
                       .arg(first.block)
                       .arg(first.n_q)
                       .arg(first.n_k);

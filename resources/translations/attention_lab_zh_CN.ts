@@ -484,16 +484,16 @@
         <translation>%1 · %2 个输出字符 × %3 个源字符 · 行是已写出的字符，列是源 · 悬停单元格查看权重，点击某个头将其放大</translation>
     </message>
     <message>
-        <source>%1 · %2 layers × %3 heads · %4 tokens, every layer pooled in blocks of %5 tokens (in full they would pass the memory budget) · hover a block for its max and mean, click a layer to compute it in full</source>
-        <translation>%1 · %2 层 × %3 个头 · %4 个词元，每层按 %5 个词元分块池化（完整保留会超过内存预算）· 悬停查看块的最大值和平均值，点击一层可完整计算该层</translation>
-    </message>
-    <message>
         <source>layer %1 · head %2 · queries %3–%4 → keys %5–%6</source>
         <translation>第 %1 层 · 头 %2 · 查询 %3–%4 → 键 %5–%6</translation>
     </message>
     <message>
         <source>%1: max weight %2, mean %3 over %4 visible pairs</source>
         <translation>%1：最大权重 %2，%4 个可见对的平均值 %3</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers × %3 heads · %4 tokens, each layer kept as the max and mean of %5 × %5-token blocks (in full they would pass the memory budget) · hover a cell for its max and mean, click a layer to compute it in full</source>
+        <translation>%1 · %2 层 × %3 个头 · %4 个词元，每层只保留 %5 × %5 词元块的最大值和平均值（完整保留会超过内存预算）· 悬停单元格查看最大值和平均值，点击一层可完整计算该层</translation>
     </message>
 </context>
 <context>
@@ -2734,8 +2734,8 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>池化视图无法显示这种颜色刻度：改用对数刻度绘制</translation>
     </message>
     <message>
-        <source>pooled while computing: each layer kept only the max and mean of its %1 × %1-token blocks, not its %2 × %3 weights per head</source>
-        <translation>计算时已池化：每层只保留其 %1 × %1 词元块的最大值和平均值，而不是每个头的 %2 × %3 个权重</translation>
+        <source>pooled while computing: each layer kept only the max and mean of %1 × %1-token blocks (each cell above combines them), not its %2 × %3 weights per head</source>
+        <translation>计算时已池化：每层只保留 %1 × %1 词元块的最大值和平均值（上面的每个单元格由这些块合成），而不是每个头的 %2 × %3 个权重</translation>
     </message>
     <message>
         <source>forced target “%1”</source>

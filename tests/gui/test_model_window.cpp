@@ -416,7 +416,7 @@ class ModelWindowTest : public QObject {
     auto* grid = named<QCustomPlot>(window, "gridPlot");
     QCOMPARE(grid->plottableCount(), layers * heads);
     auto* view = named<gui::HeadsView>(window, "headsView");
-    QVERIFY2(view->gridNote().contains(QStringLiteral("pooled in blocks of 2 tokens")), qPrintable(view->gridNote()));
+    QVERIFY2(view->gridNote().contains(QStringLiteral("max and mean of 2 × 2-token blocks")), qPrintable(view->gridNote()));
     QVERIFY(attnlab::views::heatmapBlock(*grid) % 2 == 0);
     // Layer 0, head 1, the block of query 3 and key 1: its max and mean over its visible pairs.
     const QString hover = view->pooledCellText(0, 1, 3, 1);
