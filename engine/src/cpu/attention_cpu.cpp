@@ -2,6 +2,8 @@
 // CPU path's kernels (cpu/dense_kernels.hpp), the rest in Eigen. Every other backend is checked
 // against this file.
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -38,6 +40,9 @@ ScoreScale splitScoreScale(double scale, double bound) {
 
 double dotProductBound(const Tensor3& q, const Tensor3& k) {
   double bound = 0;
+  // Heads in parallel from a few thousand elements (a maximum: the same bound in any order).
+#pragma omp parallel for schedule(static) reduction(max : bound) \
+    if (q.h > 1 && !omp_in_parallel() && q.data.size() + k.data.size() >= (1 << 14))
   for (int head = 0; head < q.h; ++head) {
     const double q_max = q.head(head).cast<double>().rowwise().norm().maxCoeff();
     const double k_max =
@@ -324,10 +329,21 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
                      in.u_a.head(head), in.v_a.head(head), split.query_factor, r.scores.head(head));
     }
   } else {
-    for (int kv = 0; kv < g; ++kv)
-      linear::packPanels(in.k.row(kv, 0), n_k, d_k, packed_k.data() + kv * packed_stride);
-    q_scaled = in.q;
-    for (float& x : q_scaled.data) x *= split.query_factor;
+    q_scaled = Tensor3(h, n_q, d_k);
+    // Each K/V group packed and each query head scaled on one thread (the same numbers).
+#pragma omp parallel if (double(n_q + n_k) * d_k * h >= 16384.0)
+    {
+#pragma omp for schedule(static) nowait
+      for (int kv = 0; kv < g; ++kv)
+        linear::packPanels(in.k.row(kv, 0), n_k, d_k, packed_k.data() + kv * packed_stride);
+#pragma omp for schedule(static)
+      for (int head = 0; head < h; ++head) {
+        const float* src = in.q.row(head, 0);
+        float* dst = q_scaled.row(head, 0);
+        for (std::size_t t = 0, e = std::size_t(n_q) * d_k; t < e; ++t)
+          dst[t] = src[t] * split.query_factor;
+      }
+    }
   }
   // Soft-capping (Gemma 2, §2): S = c·tanh(b·x' / c), formed before the softmax, which then reads
   // S itself (its factor 1). Without a cap S = b·x' is formed after the softmax.

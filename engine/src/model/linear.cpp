@@ -64,7 +64,12 @@ void PackedWeights::keepQuantised(QuantRows q) {
   quant_ = std::move(q);
 }
 
-Matrix timesTransposed(const Matrix& x, const PackedWeights& w) {
+namespace {
+
+/// y = x Wᵀ (+ b when `bias` is not null), the bias added by each thread to its own column
+/// blocks while they are still in its cache (the same sums, one addition each, as adding it
+/// after the product).
+Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias) {
   if (x.cols() != w.in()) {
     throw Error(ErrorCode::kInternal, "dense product: input width " + std::to_string(x.cols()) +
                                           " for weights of width " + std::to_string(w.in()));
@@ -76,6 +81,7 @@ Matrix timesTransposed(const Matrix& x, const PackedWeights& w) {
   if (n == 0 || out == 0) return y;
   if (n == 1 && !w.quantised().empty()) {
     timesTransposedRow(x.data(), w.quantised(), y.data());
+    if (bias) y.row(0) += bias->transpose();
     return y;
   }
   const kernels::DenseKernel& kernel = kernels::activeDenseKernel();
@@ -90,14 +96,21 @@ Matrix timesTransposed(const Matrix& x, const PackedWeights& w) {
     const Eigen::Index c0 = b * step;
     const Eigen::Index c1 = std::min(out, c0 + step);
     kernel.product(x.data(), in, n, w.panel(0), in, c0, c1, y.data(), out);
+    if (bias) y.middleCols(c0, c1 - c0).rowwise() += bias->segment(c0, c1 - c0).transpose();
   }
   return y;
 }
 
+}  // namespace
+
+Matrix timesTransposed(const Matrix& x, const PackedWeights& w) { return product(x, w, nullptr); }
+
 Matrix timesTransposed(const Matrix& x, const PackedWeights& w, const Vector& b) {
-  Matrix y = timesTransposed(x, w);
-  y.rowwise() += b.transpose();
-  return y;
+  if (b.size() != w.out()) {
+    throw Error(ErrorCode::kInternal, "dense product: bias of " + std::to_string(b.size()) +
+                                          " for " + std::to_string(w.out()) + " outputs");
+  }
+  return product(x, w, &b);
 }
 
 }  // namespace attnlab::linear
