@@ -31,7 +31,7 @@ inline void addParity(const ModelRun& run, const std::vector<float>& expected,
                       const std::vector<float>& next_probs, GoldenParity& worst) {
   std::size_t offset = 0;
   for (const AttentionResult& layer : run.attention) {
-    const std::vector<float>& w = layer.weights.data;
+    const FloatStore& w = layer.weights.data;
     REQUIRE(offset + w.size() <= expected.size());
     for (std::size_t k = 0; k < w.size(); ++k) {
       worst.weights = std::max(worst.weights, std::abs(double(w[k]) - expected[offset + k]));

@@ -175,7 +175,7 @@ TEST_CASE("Gemma 3's rope_scaling (linear x8) stretches the global layers only",
   double worst = 0, global_change = 0, local_change = 0;
   std::size_t offset = 0;
   for (int l = 0; l < 6; ++l) {
-    const std::vector<float>& w = run.attention[static_cast<std::size_t>(l)].weights.data;
+    const FloatStore& w = run.attention[static_cast<std::size_t>(l)].weights.data;
     for (std::size_t k = 0; k < w.size(); ++k) {
       worst = std::max(worst, std::abs(double(w[k]) - expected[offset + k]));
       double& change = l == 5 ? global_change : local_change;

@@ -53,7 +53,7 @@ TEST_CASE("NPY v1.0: magic, aligned header, little-endian float32 data", "[io][n
 
 TEST_CASE("writing into a missing folder is an I/O error naming the path", "[io]") {
   const std::string path = tempPath("missing_dir/x/a.npy");
-  REQUIRE_THROWS_MATCHES(writeNpy(path, {1}, {1.0f}), Error,
+  REQUIRE_THROWS_MATCHES(writeNpy(path, {1}, std::vector<float>{1.0f}), Error,
                          test::ErrorMatches(ErrorCode::kIo, path));
 }
 

@@ -8,7 +8,10 @@
 // 1.2e-7 relative over [−104, 0]), one rounding of x' − m, one of the product with b (each ≤ ½ ulp
 // of an argument ≤ 104 in size changes e^t by ≤ 104 · 2⁻²⁴ relative — so the bound is taken
 // relative to |t|: (4 + 2|t|) · 2⁻²⁴), one of the normalisation; the entropy within
-// 4 · 2⁻²⁴ · Σ|p ln p| + 1e-30 (log within 2 ulp, one product rounding, summed in double).
+// 4 · 2⁻²⁴ · Σ|p ln p| + 1e-30 (log within 2 ulp, one product rounding, summed in double). The
+// softmax's own entropy, ln Z − Σ e t / Z, against the same formula in double from the same float
+// arguments t: each e within 4 · 2⁻²⁴ relative, one rounding of e·t, so within
+// 4u (ln Z) + 9u · |Σ e t| / Z, bounded by 16u · (1 + H) + 1e-30.
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -100,7 +103,7 @@ TEST_CASE("every CPU path's softmax equals the softmax in double, at the extreme
           INFO("path " << toString(path) << ", n " << n << ", scores ×" << scale << ", b " << b);
           const std::vector<float> x = wave(n, scale, 0.4f);
           std::vector<float> w(n, std::numeric_limits<float>::quiet_NaN());
-          const float m = kernel.softmax(x.data(), n, b, w.data());
+          const float m = kernel.softmax(x.data(), n, b, w.data(), nullptr);
           double m_ref = -INFINITY;
           for (float s : x) m_ref = std::max(m_ref, double(s));
           REQUIRE(m == float(m_ref));
@@ -128,11 +131,11 @@ TEST_CASE("the softmax kernel gives a row the same bits wherever it lies in memo
     const kernels::DenseKernel& kernel = kernels::denseKernel(path);
     const std::vector<float> x = wave(37, 20.0f, 0.1f);
     std::vector<float> reference(37);
-    kernel.softmax(x.data(), 37, 0.3f, reference.data());
+    kernel.softmax(x.data(), 37, 0.3f, reference.data(), nullptr);
     for (int offset = 1; offset < 17; ++offset) {
       std::vector<float> shifted(37 + offset, 0.0f), w(37 + offset, 0.0f);
       std::copy(x.begin(), x.end(), shifted.begin() + offset);
-      kernel.softmax(shifted.data() + offset, 37, 0.3f, w.data() + offset);
+      kernel.softmax(shifted.data() + offset, 37, 0.3f, w.data() + offset, nullptr);
       INFO("path " << toString(path) << ", offset " << offset);
       CHECK(std::memcmp(w.data() + offset, reference.data(), sizeof(float) * 37) == 0);
     }
@@ -146,20 +149,71 @@ TEST_CASE("the softmax kernel hands infinite maxima back and underflows to exact
     INFO("path " << toString(path));
     std::vector<float> w(5, 7.0f);
     const std::vector<float> pos = {1.0f, INFINITY, 2.0f, INFINITY, 0.0f};
-    CHECK(kernel.softmax(pos.data(), 5, 1.0f, w.data()) == INFINITY);
+    CHECK(kernel.softmax(pos.data(), 5, 1.0f, w.data(), nullptr) == INFINITY);
     CHECK(w[0] == 7.0f);  // untouched: the caller's case
     const std::vector<float> neg(5, -INFINITY);
-    CHECK(kernel.softmax(neg.data(), 5, 1.0f, w.data()) == -INFINITY);
+    CHECK(kernel.softmax(neg.data(), 5, 1.0f, w.data(), nullptr) == -INFINITY);
     // Scores a thousand apart: the winner takes exactly 1, the rest exactly 0.
     const std::vector<float> far = {-1000.0f, 0.0f, -2000.0f, -1000.5f, -3e4f};
-    kernel.softmax(far.data(), 5, 1.0f, w.data());
+    kernel.softmax(far.data(), 5, 1.0f, w.data(), nullptr);
     CHECK(w == std::vector<float>{0.0f, 1.0f, 0.0f, 0.0f, 0.0f});
     // One finite row with −inf keys (a caller's mask): those weights exactly 0.
     const std::vector<float> masked = {0.5f, -INFINITY, 0.5f};
-    kernel.softmax(masked.data(), 3, 1.0f, w.data());
+    kernel.softmax(masked.data(), 3, 1.0f, w.data(), nullptr);
     CHECK(w[0] == 0.5f);
     CHECK(w[1] == 0.0f);
     CHECK(w[2] == 0.5f);
+  }
+}
+
+TEST_CASE("the softmax's own moments are the weights' moments and its entropy the exact one's",
+          "[row-kernels][cpu-path]") {
+  const double u = std::ldexp(1.0, -24);
+  for (const CpuPath path : supportedCpuPaths()) {
+    const kernels::DenseKernel& kernel = kernels::denseKernel(path);
+    for (const int n : kLengths) {
+      for (const float scale : {1.0f, 30.0f, 3000.0f}) {
+        for (const float b : {1.0f, 0.125f, 1e-6f, 40.0f}) {
+          INFO("path " << toString(path) << ", n " << n << ", scores ×" << scale << ", b " << b);
+          const std::vector<float> x = wave(n, scale, 1.1f);
+          std::vector<float> w(n), plain(n);
+          kernels::Moments m{};
+          const float max = kernel.softmax(x.data(), n, b, w.data(), &m);
+          kernel.softmax(x.data(), n, b, plain.data(), nullptr);
+          // The same weights, and Σ w, max w, Σ w², Σ w³ exactly as RowMoments takes them.
+          REQUIRE(std::memcmp(w.data(), plain.data(), sizeof(float) * n) == 0);
+          const kernels::Moments r = kernel.moments(w.data(), n);
+          CHECK(m.total == r.total);
+          CHECK(m.max == r.max);
+          CHECK(m.sum_sq == r.sum_sq);
+          CHECK(m.sum_cube == r.sum_cube);
+          // The entropy of e / Z in double from the kernel's float arguments t.
+          double z = 0, dot = 0;
+          for (float s : x) {
+            const double t = std::max(float(float(s - max) * b), -104.0f);
+            z += std::exp(t);
+            dot += std::exp(t) * t;
+          }
+          const double h = std::log(z) - dot / z;
+          CHECK(m.entropy >= 0.0);
+          CHECK(std::abs(m.entropy - h) <= 16 * u * (1 + h) + 1e-30);
+          // And the log-per-weight entropy of the stored weights agrees to their rounding.
+          CHECK(std::abs(m.entropy - r.entropy) <= 1e-5 * (1 + h));
+        }
+      }
+    }
+    // One key: weight 1, entropy exactly 0; keys a thousand apart: exactly one-hot, entropy 0.
+    std::vector<float> w(5);
+    kernels::Moments one{};
+    const float single = 3.5f;
+    kernel.softmax(&single, 1, 1.0f, w.data(), &one);
+    CHECK(one.entropy == 0.0);
+    CHECK(one.max == 1.0);
+    const std::vector<float> far = {-1000.0f, 0.0f, -2000.0f, -1000.5f, -3e4f};
+    kernels::Moments hot{};
+    kernel.softmax(far.data(), 5, 1.0f, w.data(), &hot);
+    CHECK(hot.entropy == 0.0);
+    CHECK(hot.sum_sq - 2 * hot.sum_cube + hot.sum_sq * hot.sum_sq == 0.0);
   }
 }
 

@@ -320,8 +320,8 @@ TEST_CASE("a pretrained model's forward pass on OpenCL matches the CPU, layer by
     for (std::size_t l = 0; l < on_cpu.attention.size(); ++l) {
       INFO("layer " << l);
       CHECK(on_cl.attention[l].backend == "opencl");
-      const std::vector<float>& a = on_cpu.attention[l].weights.data;
-      const std::vector<float>& b = on_cl.attention[l].weights.data;
+      const FloatStore& a = on_cpu.attention[l].weights.data;
+      const FloatStore& b = on_cl.attention[l].weights.data;
       REQUIRE(a.size() == b.size());
       double worst = 0;
       for (std::size_t i = 0; i < a.size(); ++i)
@@ -349,8 +349,8 @@ TEST_CASE("Gemma on OpenCL: Gemma 3's local and global layers equal the CPU; Gem
     INFO("layer " << l);
     CHECK(on_cl.attention[l].backend == "opencl");
     CHECK(on_cl.attention[l].pattern().window == on_cpu.attention[l].pattern().window);
-    const std::vector<float>& a = on_cpu.attention[l].weights.data;
-    const std::vector<float>& b = on_cl.attention[l].weights.data;
+    const FloatStore& a = on_cpu.attention[l].weights.data;
+    const FloatStore& b = on_cl.attention[l].weights.data;
     double worst = 0;
     for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - b[i]));
     CHECK(worst <= 1e-4);

@@ -2,6 +2,7 @@
 /// \file io.hpp
 /// Raw-data export: NPY (NumPy's format, version 1.0, little-endian float32) and CSV.
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace attnlab {
 /// numpy.load. Throws Error(kIo) naming the path when it cannot be written, and
 /// Error(kInvalidArgument) when the shape's product differs from data's size.
 void writeNpy(const std::string& path, const std::vector<long long>& shape,
-              const std::vector<float>& data);
+              std::span<const float> data);
 
 /// Writes attention as CSV in long form, one line per (head, query, key):
 /// `head,query,query_token,key,key_token,score,weight,masked` with tokens quoted per RFC 4180 and

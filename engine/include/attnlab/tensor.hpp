@@ -18,6 +18,10 @@
 #pragma GCC diagnostic pop
 #endif
 #include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace attnlab {
@@ -27,18 +31,49 @@ using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMa
 /// Column vector of float32.
 using Vector = Eigen::VectorXf;
 
+/// std::allocator that default-initialises what a container value-initialises: a
+/// std::vector<float, DefaultInitAllocator<float>> grown by resize(n) leaves the new floats
+/// unwritten (no zero-fill the caller then overwrites); constructors given a value still write it.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  using std::allocator<T>::allocator;
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// The storage of Tensor3: floats whose growth need not zero them (DefaultInitAllocator).
+using FloatStore = std::vector<float, DefaultInitAllocator<float>>;
+
 /// A dense float tensor of shape [h, rows, cols], row-major and contiguous (element (k, i, j) at
 /// data[(k * rows + i) * cols + j]); the layout NPY files and OpenCL buffers use.
 struct Tensor3 {
   int h = 0;
   int rows = 0;
   int cols = 0;
-  std::vector<float> data;
+  FloatStore data;
+
+  /// Tag of the constructor that leaves the elements unwritten.
+  struct Unfilled {};
 
   Tensor3() = default;
   Tensor3(int h_, int rows_, int cols_, float fill = 0.0f)
       : h(h_), rows(rows_), cols(cols_),
         data(static_cast<std::size_t>(h_) * rows_ * cols_, fill) {}
+  /// [h, rows, cols] with unspecified elements, for a caller that writes every one of them (no
+  /// zero-fill of a buffer about to be overwritten).
+  Tensor3(int h_, int rows_, int cols_, Unfilled) : h(h_), rows(rows_), cols(cols_) {
+    data.resize(static_cast<std::size_t>(h_) * rows_ * cols_);
+  }
 
   /// Slice k as a [rows, cols] row-major matrix view (no copy).
   Eigen::Map<Matrix> head(int k) {

@@ -59,61 +59,11 @@ double additiveEnergyBound(const Tensor3& v_a) {
   return bound;
 }
 
-bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float score_factor) {
-  lo = std::clamp(lo, 0, n);
-  hi = std::clamp(hi, lo, n);
-  std::fill(p, p + lo, 0.0f);
-  std::fill(p + hi, p + n, 0.0f);
-  if (lo >= hi) return false;
-  // x − m ≤ 0 and b is finite, so the argument is never NaN; e^{−huge} underflows to 0 and the
-  // maximum contributes exactly 1. The CPU path's kernel (dense_kernels.hpp: SoftmaxSpan) gives a
-  // row the same bits wherever it lies in memory, and sums in double.
-  const float m = kernels::activeDenseKernel().softmax(scores + lo, hi - lo, score_factor, p + lo);
-  if (std::isfinite(m)) return true;
-  const Eigen::Map<const Eigen::ArrayXf> x(scores + lo, hi - lo);
-  Eigen::Map<Eigen::ArrayXf> w(p + lo, hi - lo);
-  if (std::isinf(m) && m > 0) {
-    // Infinite scores (only from a caller; the engine's are finite): the +inf keys share the
-    // weight equally, the limit of the softmax.
-    const float count = static_cast<float>((x == m).count());
-    w = (x == m).select(Eigen::ArrayXf::Constant(hi - lo, 1.0f / count), 0.0f);
-    return true;
-  }
-  // Every visible score is −inf: treat the row as uniform over the visible keys.
-  w.setConstant(1.0f / static_cast<float>(hi - lo));
-  return true;
-}
+namespace {
 
-bool softmaxRowMasked(const float* scores, float* p, int n, const MaskPattern& pattern, int i,
-                      float score_factor) {
-  const auto [lo, hi] = pattern.span(i, n);
-  if (pattern.contiguous()) return softmaxRow(scores, p, n, lo, hi, score_factor);
-  // Gaps (global tokens, strides): the visible scores gathered into one contiguous row, softmaxed
-  // with the same numerics, and scattered back.
-  thread_local std::vector<float> x, w;
-  thread_local std::vector<int> index;
-  x.clear();
-  index.clear();
-  for (int j = lo; j < hi; ++j) {
-    if (!pattern.visible(i, j)) continue;
-    x.push_back(scores[j]);
-    index.push_back(j);
-  }
-  std::fill(p, p + n, 0.0f);
-  const int count = static_cast<int>(x.size());
-  w.resize(x.size());
-  if (!softmaxRow(x.data(), w.data(), count, 0, count, score_factor)) return false;
-  for (int t = 0; t < count; ++t) p[index[t]] = w[t];
-  return true;
-}
-
-RowStats rowStats(const float* p, int n, int n_visible) {
+/// RowStats from a row's Moments (kernels::Moments) with n_visible unmasked keys.
+RowStats statsFromMoments(const kernels::Moments& m, int n_visible) {
   RowStats s;
-  // Sums in double over the row on the CPU path's kernel (dense_kernels.hpp: RowMoments); p ln p
-  // formed in float with its vectorised log (relative error ~1e-7 per term), exactly 0 for a
-  // masked weight p = 0.
-  if (n <= 0) return s;
-  const kernels::Moments m = kernels::activeDenseKernel().moments(p, n);
   if (m.total == 0) return s;  // fully masked row: all statistics 0
   s.max_weight = m.max;
   s.entropy = std::max(0.0, m.entropy);
@@ -125,6 +75,93 @@ RowStats rowStats(const float* p, int n, int n_visible) {
   s.jacobian_norm =
       std::sqrt(std::max(0.0, m.sum_sq - 2 * m.sum_cube + m.sum_sq * m.sum_sq));
   return s;
+}
+
+/// softmaxRow, and with `moments` (not null) the row's Moments from the softmax's own passes
+/// (SoftmaxSpan). Returns 0 for an empty range, 1 when the moments were taken (a finite maximum),
+/// 2 for the limits (+inf scores, a row of −inf) where they were not.
+int softmaxSpanRow(const float* scores, float* p, int n, int lo, int hi, float score_factor,
+                   kernels::Moments* moments) {
+  lo = std::clamp(lo, 0, n);
+  hi = std::clamp(hi, lo, n);
+  std::fill(p, p + lo, 0.0f);
+  std::fill(p + hi, p + n, 0.0f);
+  if (lo >= hi) return 0;
+  // x − m ≤ 0 and b is finite, so the argument is never NaN; e^{−huge} underflows to 0 and the
+  // maximum contributes exactly 1. The CPU path's kernel (dense_kernels.hpp: SoftmaxSpan) gives a
+  // row the same bits wherever it lies in memory, and sums in double.
+  const float m = kernels::activeDenseKernel().softmax(scores + lo, hi - lo, score_factor, p + lo,
+                                                       moments);
+  if (std::isfinite(m)) return 1;
+  const Eigen::Map<const Eigen::ArrayXf> x(scores + lo, hi - lo);
+  Eigen::Map<Eigen::ArrayXf> w(p + lo, hi - lo);
+  if (std::isinf(m) && m > 0) {
+    // Infinite scores (only from a caller; the engine's are finite): the +inf keys share the
+    // weight equally, the limit of the softmax.
+    const float count = static_cast<float>((x == m).count());
+    w = (x == m).select(Eigen::ArrayXf::Constant(hi - lo, 1.0f / count), 0.0f);
+    return 2;
+  }
+  // Every visible score is −inf: treat the row as uniform over the visible keys.
+  w.setConstant(1.0f / static_cast<float>(hi - lo));
+  return 2;
+}
+
+/// softmaxRowMasked, and with `stats` (not null) the row's statistics (as rowStats gives them from
+/// the weights, the entropy from the softmax's sums: SoftmaxSpan).
+bool softmaxMaskedRow(const float* scores, float* p, int n, const MaskPattern& pattern, int i,
+                      float score_factor, RowStats* stats) {
+  kernels::Moments moments{};
+  kernels::Moments* want = stats ? &moments : nullptr;
+  const auto [lo, hi] = pattern.span(i, n);
+  int taken = 0;
+  if (pattern.contiguous()) {
+    taken = softmaxSpanRow(scores, p, n, lo, hi, score_factor, want);
+  } else {
+    // Gaps (global tokens, strides): the visible scores gathered into one contiguous row,
+    // softmaxed with the same numerics, and scattered back (the zeros between add nothing to the
+    // moments).
+    thread_local std::vector<float> x, w;
+    thread_local std::vector<int> index;
+    x.clear();
+    index.clear();
+    for (int j = lo; j < hi; ++j) {
+      if (!pattern.visible(i, j)) continue;
+      x.push_back(scores[j]);
+      index.push_back(j);
+    }
+    std::fill(p, p + n, 0.0f);
+    const int count = static_cast<int>(x.size());
+    w.resize(x.size());
+    taken = softmaxSpanRow(x.data(), w.data(), count, 0, count, score_factor, want);
+    for (int t = 0; t < count; ++t) p[index[t]] = w[t];
+  }
+  if (stats) {
+    const int visible = pattern.visibleCount(i, n);
+    *stats = taken == 1 ? statsFromMoments(moments, visible)
+             : taken == 2 ? rowStats(p, n, visible)
+                          : RowStats{};
+  }
+  return taken != 0;
+}
+
+}  // namespace
+
+bool softmaxRow(const float* scores, float* p, int n, int lo, int hi, float score_factor) {
+  return softmaxSpanRow(scores, p, n, lo, hi, score_factor, nullptr) != 0;
+}
+
+bool softmaxRowMasked(const float* scores, float* p, int n, const MaskPattern& pattern, int i,
+                      float score_factor) {
+  return softmaxMaskedRow(scores, p, n, pattern, i, score_factor, nullptr);
+}
+
+RowStats rowStats(const float* p, int n, int n_visible) {
+  // Sums in double over the row on the CPU path's kernel (dense_kernels.hpp: RowMoments); p ln p
+  // formed in float with its vectorised log (relative error ~1e-7 per term), exactly 0 for a
+  // masked weight p = 0.
+  if (n <= 0) return RowStats{};
+  return statsFromMoments(kernels::activeDenseKernel().moments(p, n), n_visible);
 }
 
 void weightedValueRow(const float* p, const float* v_span, int len, int d_v, float* o) {
@@ -181,27 +218,40 @@ void checkAttentionInputs(const AttentionInputs& in, const AttentionSpec& spec) 
   if (!msg.str().empty()) throw Error(ErrorCode::kInvalidArgument, msg.str());
 }
 
-void fillRowStats(AttentionResult& r) {
-  const int h = r.heads(), n_q = r.nQ(), n_k = r.nK();
-  r.stats.assign(h, HeadStats{});
-  const MaskPattern pattern = r.pattern();
-#pragma omp parallel for schedule(dynamic, 1) if (h > 1 && double(n_q) * n_k * h >= 65536.0)
-  for (int head = 0; head < h; ++head) {
-    HeadStats& st = r.stats[head];
+namespace {
+
+/// result.stats sized for its heads and query rows (values set by storeRowStats).
+void sizeRowStats(AttentionResult& r) {
+  const auto n_q = static_cast<std::size_t>(r.nQ());
+  r.stats.assign(r.heads(), HeadStats{});
+  for (HeadStats& st : r.stats) {
     st.max_weight.resize(n_q);
     st.entropy.resize(n_q);
     st.normalized_entropy.resize(n_q);
     st.effective_keys.resize(n_q);
     st.jacobian_norm.resize(n_q);
-    for (int i = 0; i < n_q; ++i) {
-      const RowStats rs =
-          rowStats(r.weights.row(head, i), n_k, pattern.visibleCount(i, n_k));
-      st.max_weight[i] = static_cast<float>(rs.max_weight);
-      st.entropy[i] = static_cast<float>(rs.entropy);
-      st.normalized_entropy[i] = static_cast<float>(rs.normalized_entropy);
-      st.effective_keys[i] = static_cast<float>(rs.effective_keys);
-      st.jacobian_norm[i] = static_cast<float>(rs.jacobian_norm);
-    }
+  }
+}
+
+void storeRowStats(HeadStats& st, int i, const RowStats& rs) {
+  st.max_weight[i] = static_cast<float>(rs.max_weight);
+  st.entropy[i] = static_cast<float>(rs.entropy);
+  st.normalized_entropy[i] = static_cast<float>(rs.normalized_entropy);
+  st.effective_keys[i] = static_cast<float>(rs.effective_keys);
+  st.jacobian_norm[i] = static_cast<float>(rs.jacobian_norm);
+}
+
+}  // namespace
+
+void fillRowStats(AttentionResult& r) {
+  const int h = r.heads(), n_q = r.nQ(), n_k = r.nK();
+  sizeRowStats(r);
+  const MaskPattern pattern = r.pattern();
+#pragma omp parallel for schedule(dynamic, 1) if (h > 1 && double(n_q) * n_k * h >= 65536.0)
+  for (int head = 0; head < h; ++head) {
+    for (int i = 0; i < n_q; ++i)
+      storeRowStats(r.stats[head], i,
+                    rowStats(r.weights.row(head, i), n_k, pattern.visibleCount(i, n_k)));
   }
 }
 
@@ -272,9 +322,13 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   r.mask = spec.mask;
   r.mask_pattern = spec.maskPattern();
   r.scale = spec.scoreScale(in.q.cols);
-  r.scores = Tensor3(h, n_q, n_k);
-  r.weights = Tensor3(h, n_q, n_k);
-  r.head_outputs = Tensor3(h, n_q, d_v);
+  // The softmax path writes every element of its results (the rows' masked keys get their zeros
+  // from the row softmax, empty rows a zero output): no zero-fill first. Linear attention's are
+  // zero-filled.
+  const bool linear = spec.mechanism == Mechanism::kLinear;
+  r.scores = linear ? Tensor3(h, n_q, n_k) : Tensor3(h, n_q, n_k, Tensor3::Unfilled{});
+  r.weights = linear ? Tensor3(h, n_q, n_k) : Tensor3(h, n_q, n_k, Tensor3::Unfilled{});
+  r.head_outputs = linear ? Tensor3(h, n_q, d_v) : Tensor3(h, n_q, d_v, Tensor3::Unfilled{});
   r.backend = "cpu";
   r.precision = spec.precision;
   r.softmax = spec.softmax;
@@ -282,7 +336,7 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   const bool reduced = spec.precision != Precision::kFp32 || spec.softmax != SoftmaxKind::kStable;
 
   const bool additive = spec.mechanism == Mechanism::kAdditive;
-  if (spec.mechanism == Mechanism::kLinear) {
+  if (linear) {
     // Linear attention: no softmax, no scale; its prefix sums need contiguous key ranges.
     if (!r.mask_pattern.contiguous() || spec.window > 0 || spec.positions == Positions::kAlibi ||
         spec.temperature || reduced || spec.score_cap > 0) {
@@ -329,7 +383,7 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
                      in.u_a.head(head), in.v_a.head(head), split.query_factor, r.scores.head(head));
     }
   } else {
-    q_scaled = Tensor3(h, n_q, d_k);
+    q_scaled = Tensor3(h, n_q, d_k, Tensor3::Unfilled{});
     // Each K/V group packed and each query head scaled on one thread (the same numbers).
 #pragma omp parallel if (double(n_q + n_k) * d_k * h >= 16384.0)
     {
@@ -349,6 +403,10 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
   // S itself (its factor 1). Without a cap S = b·x' is formed after the softmax.
   const float b = capped ? 1.0f : split.score_factor;
   const kernels::DenseKernel& kernel = kernels::activeDenseKernel();
+  // Each row's statistics from its softmax's own sums (SoftmaxSpan: no logarithm per weight),
+  // unless reduced numerics or dropout change the weights after it (fillRowStats then reads them).
+  const bool inline_stats = !reduced && spec.dropout <= 0.0;
+  if (inline_stats) sizeRowStats(r);
   // Blocks of query rows in parallel (every head's, so that one head or a few keep both threads
   // busy): their raw scores on the CPU path's dense kernel, then row by row the bias, cap and
   // softmax, then the block's outputs (headOutputs).
@@ -380,7 +438,13 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
                           spec.softmax);
         continue;
       }
-      softmaxRowMasked(row, r.weights.row(head, i), n_k, r.mask_pattern, i, b);
+      if (inline_stats) {
+        RowStats rs;
+        softmaxMaskedRow(row, r.weights.row(head, i), n_k, r.mask_pattern, i, b, &rs);
+        storeRowStats(r.stats[head], i, rs);
+      } else {
+        softmaxMaskedRow(row, r.weights.row(head, i), n_k, r.mask_pattern, i, b, nullptr);
+      }
       // The reported scores S = b·x' (±inf where they exceed float32; b = 1 ordinarily).
       if (b != 1.0f)
         for (int j = 0; j < n_k; ++j) row[j] *= b;
@@ -400,7 +464,7 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
     for (int head = 0; head < h; ++head)
       r.head_outputs.head(head).noalias() = r.weights.head(head) * in.v.head(kvHeadOf(head, h, g));
   }
-  fillRowStats(r);
+  if (!inline_stats) fillRowStats(r);
   return r;
 }
 

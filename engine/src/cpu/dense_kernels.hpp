@@ -28,14 +28,6 @@ using DenseProduct = void (*)(const float* x, long ldx, long rows, const float* 
 using MatrixProduct = void (*)(const float* x, long ldx, long rows, const float* m, long ldm,
                                long in, long cols, float* y, long ldy);
 
-/// The softmax of one span of n ≥ 1 raw scores x' at factor b (> 0): m = max x', and when m is
-/// finite w_j = e_j / Σ e, e_j = exp((x'_j − m)·b), the sum in double; returns m (w is left
-/// untouched when m is ±inf: the caller's cases). exp is the path's own vectorised one
-/// (Cody–Waite reduction and Cephes' degree-6 polynomial, within 2 ulp; 0 below e^−104), the same
-/// arithmetic for every element whatever its place in the row, so a row gives the same bits
-/// wherever it lies in memory.
-using SoftmaxSpan = float (*)(const float* x, long n, float b, float* w);
-
 /// Sums over one row of weights p [n] for the per-row statistics (HeadStats), in double: Σ p,
 /// max p, Σ p², Σ p³ and the entropy −Σ p ln max(p, FLT_MIN) (p ln p formed in float with the
 /// path's vectorised log, Cephes' polynomial, within 2 ulp; exactly 0 for p = 0).
@@ -43,6 +35,20 @@ struct Moments {
   double total, max, sum_sq, sum_cube, entropy;
 };
 using RowMoments = Moments (*)(const float* p, long n);
+
+/// The softmax of one span of n ≥ 1 raw scores x' at factor b (> 0): m = max x', and when m is
+/// finite w_j = e_j / Σ e, e_j = exp(t_j), t_j = max((x'_j − m)·b, −104), the sum in double;
+/// returns m (w is left untouched when m is ±inf: the caller's cases). exp is the path's own
+/// vectorised one (Cody–Waite reduction and Cephes' degree-6 polynomial, within 2 ulp; 0 at
+/// −104), the same arithmetic for every element whatever its place in the row, so a row gives the
+/// same bits wherever it lies in memory.
+/// With `moments` (not null) and m finite, also the row's Moments in the same passes: Σ w, max w,
+/// Σ w², Σ w³ over the weights as stored (as RowMoments gives them), and the entropy without a
+/// logarithm per weight: with Z = Σ e and ln p_j = t_j − ln Z,
+///   −Σ p ln p = ln Z − (Σ e_j t_j) / Z,
+/// both terms ≥ 0 (Z ≥ 1: the maximum contributes e^0 = 1; t ≤ 0), so nothing cancels; e_j t_j
+/// summed in double. It is the entropy of e / Z, the weights before their float rounding.
+using SoftmaxSpan = float (*)(const float* x, long n, float b, float* w, Moments* moments);
 
 /// `iterations` rounds of `chains` independent acc = acc·a + b updates on the widest vectors of
 /// the path (one FMA each where the path has FMA, else a multiply and an add); returns a sum of

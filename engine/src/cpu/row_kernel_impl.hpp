@@ -106,7 +106,38 @@ inline void storeTail(float* p, long n, Vec v) {
   for (long l = 0; l < n; ++l) p[l] = lanes[l];
 }
 
-float softmaxSpan(const float* x, long n, float b, float* w) {
+/// The powers of one vector of weights into double sums (RowMoments and the softmax's Moments
+/// take the same sums).
+struct PowerSums {
+  VecD total = {}, sum_sq = {}, sum_cube = {};
+  Vec max = {};  // weights are ≥ 0
+
+  void add(Vec v) {
+    max = v > max ? v : max;
+    Half lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    powers(lo);
+    powers(hi);
+  }
+  void powers(Half half) {
+    const VecD d = __builtin_convertvector(half, VecD);
+    total += d;
+    sum_sq += d * d;
+    sum_cube += d * d * d;
+  }
+  void into(Moments& out) const {
+    out.total = sumLanes(total);
+    out.sum_sq = sumLanes(sum_sq);
+    out.sum_cube = sumLanes(sum_cube);
+    float m = max[0];
+    for (int l = 1; l < kLanes; ++l) m = max[l] > m ? max[l] : m;
+    out.max = m;
+  }
+};
+
+template <bool kMoments>
+float softmaxSpanImpl(const float* x, long n, float b, float* w, Moments* moments) {
   const float neg_inf = -__builtin_inff();
   const long full = n / kLanes * kLanes;
   Vec mv = splat(neg_inf);
@@ -121,58 +152,78 @@ float softmaxSpan(const float* x, long n, float b, float* w) {
   float m = mv[0];
   for (int l = 1; l < kLanes; ++l) m = mv[l] > m ? mv[l] : m;
   if (m - m != 0.0f) return m;  // ±inf (or NaN): the caller's cases
-  const Vec shift = splat(m), factor = splat(b);
-  VecD sum = {};
-  for (long j = 0; j < full; j += kLanes) {
-    const Vec e = expNonPositive((load(x + j) - shift) * factor);
+  const Vec shift = splat(m), factor = splat(b), lowest = splat(-104.0f);
+  VecD sum = {}, dot = {};
+  // e = exp(t) for t = max((x − m)·b, −104) (NaN stays NaN); with moments also Σ e·t (e = 0 at
+  // t = −104, so a huge negative t, even −inf, adds exactly 0).
+  auto argument = [&](Vec v) {
+    const Vec t = (v - shift) * factor;
+    return t < lowest ? lowest : t;
+  };
+  auto exps = [&](Vec v) {
+    const Vec t = argument(v);
+    const Vec e = expNonPositive(t);
+    addWide(sum, e);
+    if constexpr (kMoments) addWide(dot, e * t);
+    return e;
+  };
+  // Two vectors a step, their sums paired in float before the double sum (one rounding of
+  // ≤ ½ ulp, relative, on terms of one sign: half the conversions). The pairing follows the
+  // index within the span, so a row still gets the same bits wherever it lies in memory.
+  long j = 0;
+  for (; j + 2 * kLanes <= full; j += 2 * kLanes) {
+    const Vec t0 = argument(load(x + j)), t1 = argument(load(x + j + kLanes));
+    const Vec e0 = expNonPositive(t0), e1 = expNonPositive(t1);
+    memcpy(w + j, &e0, sizeof e0);
+    memcpy(w + j + kLanes, &e1, sizeof e1);
+    addWide(sum, e0 + e1);
+    if constexpr (kMoments) addWide(dot, e0 * t0 + e1 * t1);
+  }
+  for (; j < full; j += kLanes) {
+    const Vec e = exps(load(x + j));
     memcpy(w + j, &e, sizeof e);
-    addWide(sum, e);
   }
-  if (full < n) {
-    // The tail through the same vector code; its padding (−inf) gives exp 0 and adds nothing.
-    const Vec e = expNonPositive((loadTail(x + full, n - full, neg_inf) - shift) * factor);
-    storeTail(w + full, n - full, e);
-    addWide(sum, e);
-  }
-  const Vec scale = splat(static_cast<float>(1.0 / sumLanes(sum)));
+  // The tail through the same vector code; its padding (−inf) gives exp 0 and adds nothing.
+  if (full < n) storeTail(w + full, n - full, exps(loadTail(x + full, n - full, neg_inf)));
+  const double z = sumLanes(sum);
+  const Vec scale = splat(static_cast<float>(1.0 / z));
+  PowerSums sums;
   for (long j = 0; j < full; j += kLanes) {
     const Vec v = load(w + j) * scale;
     memcpy(w + j, &v, sizeof v);
+    if constexpr (kMoments) sums.add(v);
   }
-  for (long j = full; j < n; ++j) w[j] *= scale[0];
+  if (full < n) {
+    const Vec v = loadTail(w + full, n - full, 0.0f) * scale;  // 0 adds nothing to any sum
+    storeTail(w + full, n - full, v);
+    if constexpr (kMoments) sums.add(v);
+  }
+  if constexpr (kMoments) {
+    sums.into(*moments);
+    moments->entropy = __builtin_log(z) - sumLanes(dot) / z;
+  }
   return m;
+}
+
+float softmaxSpan(const float* x, long n, float b, float* w, Moments* moments) {
+  return moments ? softmaxSpanImpl<true>(x, n, b, w, moments)
+                 : softmaxSpanImpl<false>(x, n, b, w, nullptr);
 }
 
 Moments rowMoments(const float* p, long n) {
   const long full = n / kLanes * kLanes;
-  VecD total = {}, sum_sq = {}, sum_cube = {}, entropy = {};
-  Vec mv = splat(0.0f);
+  VecD entropy = {};
   const Vec tiny = splat(0x1p-126f);  // FLT_MIN
-  auto powers = [&](Half half) {
-    const VecD d = __builtin_convertvector(half, VecD);
-    total += d;
-    sum_sq += d * d;
-    sum_cube += d * d * d;
-  };
+  PowerSums sums;
   auto add = [&](Vec v) {
-    mv = v > mv ? v : mv;
-    Half lo, hi;
-    memcpy(&lo, &v, sizeof lo);
-    memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
-    powers(lo);
-    powers(hi);
+    sums.add(v);
     addWide(entropy, v * logPositive(v > tiny ? v : tiny));
   };
   for (long j = 0; j < full; j += kLanes) add(load(p + j));
   if (full < n) add(loadTail(p + full, n - full, 0.0f));  // 0 adds nothing to any sum
   Moments out;
-  out.total = sumLanes(total);
-  out.sum_sq = sumLanes(sum_sq);
-  out.sum_cube = sumLanes(sum_cube);
+  sums.into(out);
   out.entropy = -sumLanes(entropy);
-  float m = mv[0];
-  for (int l = 1; l < kLanes; ++l) m = mv[l] > m ? mv[l] : m;
-  out.max = m;
   return out;
 }
 

@@ -33,7 +33,7 @@ std::string formatFloat(float x) {
 }  // namespace
 
 void writeNpy(const std::string& path, const std::vector<long long>& shape,
-              const std::vector<float>& data) {
+              std::span<const float> data) {
   const long long count =
       std::accumulate(shape.begin(), shape.end(), 1LL, std::multiplies<long long>());
   if (count != static_cast<long long>(data.size()))

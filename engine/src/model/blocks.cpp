@@ -163,7 +163,7 @@ void BlockWeights::pack() {
 }
 
 Tensor3 splitHeads(const Matrix& x, Eigen::Index col0, int heads, int d) {
-  Tensor3 out(heads, static_cast<int>(x.rows()), d);
+  Tensor3 out(heads, static_cast<int>(x.rows()), d, Tensor3::Unfilled{});  // every head written below
   for (int h = 0; h < heads; ++h)
     out.head(h) = x.middleCols(col0 + static_cast<Eigen::Index>(h) * d, d);
   return out;

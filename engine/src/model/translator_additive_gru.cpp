@@ -95,7 +95,7 @@ class AdditiveGru final : public Translator {
     const double scale = options.temperature ? 1.0 / *options.temperature : 1.0;
     const int steps_max = forced.empty() ? config_.max_target_length
                                          : static_cast<int>(forced.size());
-    std::vector<float> scores, weights;
+    FloatStore scores, weights;
     std::vector<VectorD> contexts;
     std::vector<VectorD> logit_rows;
     Translation t;

@@ -270,7 +270,7 @@ void Runtime::requireWorkGroup(const cl::Kernel& kernel, std::size_t size,
                                          " for it (CL_KERNEL_WORK_GROUP_SIZE)");
 }
 
-cl::Buffer Runtime::upload(const std::vector<float>& data) {
+cl::Buffer Runtime::upload(std::span<const float> data) {
   return cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                     std::max<std::size_t>(1, data.size()) * sizeof(float),
                     const_cast<float*>(data.data()));
@@ -286,7 +286,7 @@ cl::Buffer Runtime::slopes(const MaskParams& mask, int heads, float b) {
   return upload(scaled);
 }
 
-cl::Buffer Runtime::view(const std::vector<float>& data) {
+cl::Buffer Runtime::view(std::span<const float> data) {
   if (variant_ != Variant::kCpu) return upload(data);
   return cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
                     std::max<std::size_t>(1, data.size()) * sizeof(float),
@@ -297,7 +297,7 @@ cl::Buffer Runtime::scratch(std::size_t floats) {
   return cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(1, floats) * sizeof(float));
 }
 
-Runtime::Result Runtime::resultBuffer(std::vector<float>& host) {
+Runtime::Result Runtime::resultBuffer(FloatStore& host) {
   Result r;
   r.host = &host;
   const std::size_t n = std::max<std::size_t>(1, host.size());
@@ -337,10 +337,10 @@ void Runtime::collect(std::initializer_list<Result*> results) {
   // round trip (~25 µs on PoCL). On CPU devices mapping makes what the kernels wrote visible at
   // the host pointer (no copy); elsewhere the results are read back.
   std::vector<void*> mapped;
-  std::vector<std::vector<float>> guarded(results.size());
+  std::vector<FloatStore> guarded(results.size());
   std::size_t index = 0;
   for (Result* r : results) {
-    std::vector<float>& host = *r->host;
+    FloatStore& host = *r->host;
     if (variant_ == Variant::kCpu) {
       mapped.push_back(queue_.enqueueMapBuffer(r->buffer, CL_FALSE, CL_MAP_READ, 0,
                                                r->buffer.getInfo<CL_MEM_SIZE>()));
@@ -361,7 +361,7 @@ void Runtime::collect(std::initializer_list<Result*> results) {
   index = 0;
   std::size_t touched = 0;
   for (Result* r : results) {
-    std::vector<float>& all = variant_ == Variant::kCpu ? *r->host : guarded[index];
+    FloatStore& all = variant_ == Variant::kCpu ? *r->host : guarded[index];
     const std::size_t g = r->guard;
     ++index;
     if (g == 0) continue;

@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -107,7 +108,7 @@ void setRuntimeOverridesForTesting(const RuntimeOverrides& overrides);
 /// P = e^{b(x' − m)} / l. A row with no visible key has (−inf, 0). Kept apart because L = m + log l
 /// as one float loses digits when |m| is in the thousands (rows then summed to 1 − 2e-5).
 /// Layout [h, n_q, 2] row-major: norm[2·(head·n_q + i)] = m, norm[2·(head·n_q + i) + 1] = l.
-using RowNorm = std::vector<float>;
+using RowNorm = FloatStore;
 
 /// Materialised attention on the device: scores, weights and each row's (m, l).
 struct Materialized {
@@ -207,21 +208,21 @@ class Runtime {
   struct Result {
     cl::Buffer buffer;
     cl::Buffer arg;
-    std::vector<float>* host = nullptr;
+    FloatStore* host = nullptr;
     std::size_t guard = 0;  ///< Guard floats on each side (tests), else 0.
   };
   static constexpr float kGuardPattern = std::bit_cast<float>(0xFFC5A5A5u);  // a quiet NaN
 
-  cl::Buffer upload(const std::vector<float>& data);
+  cl::Buffer upload(std::span<const float> data);
   /// ALiBi's m_h / b per query head for the kernels (one unread float when there is no bias).
   /// Throws Error(kInvalidArgument) unless mask has no slopes or one per head.
   cl::Buffer slopes(const MaskParams& mask, int heads, float b);
   cl::Buffer scratch(std::size_t floats);
   /// Read-only input the kernels read in place on CPU devices (data must outlive the call).
-  cl::Buffer view(const std::vector<float>& data);
+  cl::Buffer view(std::span<const float> data);
   /// A buffer for a result that ends in `host`: on CPU devices the kernels write host's memory in
   /// place (CL_MEM_USE_HOST_PTR); elsewhere device memory that collect() reads back.
-  Result resultBuffer(std::vector<float>& host);
+  Result resultBuffer(FloatStore& host);
   /// Waits for the queue once and brings every result's host memory up to date (checking and
   /// removing guard regions when there are any).
   void collect(std::initializer_list<Result*> results);
