@@ -10,8 +10,8 @@ namespace attnlab::kernels {
 namespace {
 
 typedef int VecI __attribute__((vector_size(kLanes * sizeof(int))));
-typedef float Half __attribute__((vector_size(kLanes * sizeof(float) / 2)));
-typedef double VecD __attribute__((vector_size(kLanes * sizeof(float))));  // kLanes / 2 doubles
+typedef double VecD __attribute__((vector_size(kLanes * sizeof(float))));    // kLanes / 2 doubles
+typedef double VecW __attribute__((vector_size(kLanes * sizeof(double))));  // kLanes doubles
 
 inline Vec splat(float v) {
   Vec out;
@@ -31,15 +31,32 @@ inline Vec asFloat(VecI v) {
   return out;
 }
 
-/// acc += the kLanes floats of v, widened to double (two half vectors).
-inline void addWide(VecD& acc, Vec v) {
-  Half lo, hi;
-  memcpy(&lo, &v, sizeof lo);
-  memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
-  acc += __builtin_convertvector(lo, VecD) + __builtin_convertvector(hi, VecD);
+template <int... I>
+inline VecD lowHalf(const VecW& w, Seq<I...>) {
+  return __builtin_shufflevector(w, w, I...);
+}
+template <int... I>
+inline VecD highHalf(const VecW& w, Seq<I...>) {
+  return __builtin_shufflevector(w, w, (I + kLanes / 2)...);
 }
 
-inline double sumLanes(VecD v) {
+/// The kLanes floats of v widened to double, as two one-register halves. Converted whole (one
+/// instruction per register, vcvtps2pd) and then split: GCC 12 lowers a conversion of half a Vec to
+/// element-wise conversions and re-insertions, and keeps a kLanes-double accumulator in memory.
+inline void widen(const Vec& v, VecD& lo, VecD& hi) {
+  const VecW w = __builtin_convertvector(v, VecW);
+  lo = lowHalf(w, typename MakeSeq<kLanes / 2>::type());
+  hi = highHalf(w, typename MakeSeq<kLanes / 2>::type());
+}
+
+/// acc += the kLanes floats of v, widened to double.
+inline void addWide(VecD& acc, const Vec& v) {
+  VecD lo, hi;
+  widen(v, lo, hi);
+  acc += lo + hi;
+}
+
+inline double sumLanes(const VecD& v) {
   double total = 0;
   for (int l = 0; l < kLanes / 2; ++l) total += v[l];
   return total;
@@ -112,19 +129,13 @@ struct PowerSums {
   VecD total = {}, sum_sq = {}, sum_cube = {};
   Vec max = {};  // weights are ≥ 0
 
-  void add(Vec v) {
+  void add(const Vec& v) {
     max = v > max ? v : max;
-    Half lo, hi;
-    memcpy(&lo, &v, sizeof lo);
-    memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
-    powers(lo);
-    powers(hi);
-  }
-  void powers(Half half) {
-    const VecD d = __builtin_convertvector(half, VecD);
-    total += d;
-    sum_sq += d * d;
-    sum_cube += d * d * d;
+    VecD lo, hi;
+    widen(v, lo, hi);
+    total += lo + hi;
+    sum_sq += lo * lo + hi * hi;
+    sum_cube += lo * lo * lo + hi * hi * hi;
   }
   void into(Moments& out) const {
     out.total = sumLanes(total);

@@ -78,11 +78,11 @@ class BertModel final : public PretrainedModel {
     const BlockWeights& layer = layers_[static_cast<std::size_t>(l)];
     const int h = config_.heads;
     const Matrix context = attend(layer.qkv.apply(x), h, h, config_.dK(), spec, backend, attention);
-    const Matrix h1 = layerNorm(layer.out.apply(context) + x, layer.ln1_gamma, layer.ln1_beta,
+    const Matrix h1 = layerNorm(layer.out.apply(context, x), layer.ln1_gamma, layer.ln1_beta,
                                 config_.layer_norm_eps);
     Matrix ff = layer.ff_in.apply(h1);
     activate(ff, activation_);
-    return layerNorm(layer.ff_out.apply(ff) + h1, layer.ln2_gamma, layer.ln2_beta,
+    return layerNorm(layer.ff_out.apply(ff, h1), layer.ln2_gamma, layer.ln2_beta,
                      config_.layer_norm_eps);
   }
 

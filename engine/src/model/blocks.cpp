@@ -164,6 +164,9 @@ void BlockWeights::pack() {
 
 Tensor3 splitHeads(const Matrix& x, Eigen::Index col0, int heads, int d) {
   Tensor3 out(heads, static_cast<int>(x.rows()), d, Tensor3::Unfilled{});  // every head written below
+  // Heads across the threads (copies: the same numbers).
+#pragma omp parallel for schedule(static) \
+    if (!omp_in_parallel() && x.rows() * heads * d >= kParallelElements)
   for (int h = 0; h < heads; ++h)
     out.head(h) = x.middleCols(col0 + static_cast<Eigen::Index>(h) * d, d);
   return out;
@@ -186,6 +189,8 @@ RopeTable ropeRows(const RopeTable& table, int first, int n) {
 
 Matrix mergeHeads(const Tensor3& heads) {
   Matrix out(heads.rows, static_cast<Eigen::Index>(heads.h) * heads.cols);
+#pragma omp parallel for schedule(static) \
+    if (!omp_in_parallel() && out.size() >= kParallelElements)
   for (int h = 0; h < heads.h; ++h)
     out.middleCols(static_cast<Eigen::Index>(h) * heads.cols, heads.cols) = heads.head(h);
   return out;

@@ -64,6 +64,10 @@ struct Dense {
   void pack();
   /// x W + b for x [n, in]: [n, out].
   Matrix apply(const Matrix& x) const { return linear::timesTransposed(x, packed, b); }
+  /// (x W + b) + residual [n, out], the skip connection added inside the product.
+  Matrix apply(const Matrix& x, const Matrix& residual) const {
+    return linear::timesTransposed(x, packed, b, residual);
+  }
 };
 
 /// The weights of one safetensors file, looked up with an optional name prefix ("bert.",

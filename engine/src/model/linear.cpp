@@ -66,13 +66,21 @@ void PackedWeights::keepQuantised(QuantRows q) {
 
 namespace {
 
-/// y = x Wᵀ (+ b when `bias` is not null), the bias added by each thread to its own column
-/// blocks while they are still in its cache (the same sums, one addition each, as adding it
-/// after the product).
-Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias) {
+/// y = x Wᵀ (+ b when `bias` is not null) (+ r when `residual` is not null), the bias and then
+/// the residual added by each thread to its own column blocks while they are still in its cache
+/// (the same sums, one addition each in that order, as adding them after the product).
+Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias,
+               const Matrix* residual = nullptr) {
   if (x.cols() != w.in()) {
     throw Error(ErrorCode::kInternal, "dense product: input width " + std::to_string(x.cols()) +
                                           " for weights of width " + std::to_string(w.in()));
+  }
+  if (residual && (residual->rows() != x.rows() || residual->cols() != w.out())) {
+    throw Error(ErrorCode::kInternal, "dense product: residual [" +
+                                          std::to_string(residual->rows()) + ", " +
+                                          std::to_string(residual->cols()) + "] for output [" +
+                                          std::to_string(x.rows()) + ", " +
+                                          std::to_string(w.out()) + "]");
   }
   const Eigen::Index n = x.rows();
   const Eigen::Index out = w.out();
@@ -82,6 +90,7 @@ Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias) {
   if (n == 1 && !w.quantised().empty()) {
     timesTransposedRow(x.data(), w.quantised(), y.data());
     if (bias) y.row(0) += bias->transpose();
+    if (residual) y.row(0) += residual->row(0);
     return y;
   }
   const kernels::DenseKernel& kernel = kernels::activeDenseKernel();
@@ -97,6 +106,7 @@ Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias) {
     const Eigen::Index c1 = std::min(out, c0 + step);
     kernel.product(x.data(), in, n, w.panel(0), in, c0, c1, y.data(), out);
     if (bias) y.middleCols(c0, c1 - c0).rowwise() += bias->segment(c0, c1 - c0).transpose();
+    if (residual) y.middleCols(c0, c1 - c0) += residual->middleCols(c0, c1 - c0);
   }
   return y;
 }
@@ -111,6 +121,15 @@ Matrix timesTransposed(const Matrix& x, const PackedWeights& w, const Vector& b)
                                           " for " + std::to_string(w.out()) + " outputs");
   }
   return product(x, w, &b);
+}
+
+Matrix timesTransposed(const Matrix& x, const PackedWeights& w, const Vector& b,
+                       const Matrix& residual) {
+  if (b.size() != w.out()) {
+    throw Error(ErrorCode::kInternal, "dense product: bias of " + std::to_string(b.size()) +
+                                          " for " + std::to_string(w.out()) + " outputs");
+  }
+  return product(x, w, &b, &residual);
 }
 
 }  // namespace attnlab::linear

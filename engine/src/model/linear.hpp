@@ -67,4 +67,10 @@ Matrix timesTransposed(const Matrix& x, const PackedWeights& w);
 /// y = x Wᵀ + b.
 Matrix timesTransposed(const Matrix& x, const PackedWeights& w, const Vector& b);
 
+/// y = (x Wᵀ + b) + residual, residual [n, out] (a transformer block's skip connection), added
+/// inside the parallel product: the same numbers as adding it afterwards. Throws
+/// Error(kInternal) when residual has another shape.
+Matrix timesTransposed(const Matrix& x, const PackedWeights& w, const Vector& b,
+                       const Matrix& residual);
+
 }  // namespace attnlab::linear
