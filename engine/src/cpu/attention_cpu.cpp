@@ -38,15 +38,37 @@ ScoreScale splitScoreScale(double scale, double bound) {
   return out;
 }
 
+namespace {
+
+/// The largest Euclidean norm of the rows of head `head` of t, in double (eight interleaved
+/// partial sums per row: vectorised, where one running sum is a dependent addition per element).
+double largestRowNorm(const Tensor3& t, int head) {
+  double largest = 0;
+  for (int i = 0; i < t.rows; ++i) {
+    const float* p = t.row(head, i);
+    double part[8] = {};
+    int j = 0;
+    for (; j + 8 <= t.cols; j += 8)
+      for (int l = 0; l < 8; ++l) part[l] += static_cast<double>(p[j + l]) * p[j + l];
+    double total = 0;
+    for (; j < t.cols; ++j) total += static_cast<double>(p[j]) * p[j];
+    for (double v : part) total += v;
+    if (std::isnan(total)) return total;  // NaN inputs: a NaN bound (splitScoreScale: no split)
+    largest = std::max(largest, total);
+  }
+  return std::sqrt(largest);
+}
+
+}  // namespace
+
 double dotProductBound(const Tensor3& q, const Tensor3& k) {
   double bound = 0;
   // Heads in parallel from a few thousand elements (a maximum: the same bound in any order).
 #pragma omp parallel for schedule(static) reduction(max : bound) \
     if (q.h > 1 && !omp_in_parallel() && q.data.size() + k.data.size() >= (1 << 14))
   for (int head = 0; head < q.h; ++head) {
-    const double q_max = q.head(head).cast<double>().rowwise().norm().maxCoeff();
-    const double k_max =
-        k.head(kvHeadOf(head, q.h, k.h)).cast<double>().rowwise().norm().maxCoeff();
+    const double q_max = largestRowNorm(q, head);
+    const double k_max = largestRowNorm(k, kvHeadOf(head, q.h, k.h));
     bound = std::max(bound, q_max * std::max(1.0, k_max));
   }
   return bound;

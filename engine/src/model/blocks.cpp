@@ -24,6 +24,36 @@ auto silu(const Array& z) {
   return z / (1.0f + (-z).exp());
 }
 
+/// Σ p_j and Σ (p_j − c)² over n floats, in double, in eight interleaved partial sums (vectorised;
+/// a single running sum is one dependent addition per element).
+double sumOf(const float* p, Eigen::Index n) {
+  double part[8] = {};
+  Eigen::Index j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int l = 0; l < 8; ++l) part[l] += static_cast<double>(p[j + l]);
+  double total = 0;
+  for (; j < n; ++j) total += static_cast<double>(p[j]);
+  for (double v : part) total += v;
+  return total;
+}
+
+double squaredDeviations(const float* p, Eigen::Index n, double c) {
+  double part[8] = {};
+  Eigen::Index j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int l = 0; l < 8; ++l) {
+      const double d = static_cast<double>(p[j + l]) - c;
+      part[l] += d * d;
+    }
+  double total = 0;
+  for (; j < n; ++j) {
+    const double d = static_cast<double>(p[j]) - c;
+    total += d * d;
+  }
+  for (double v : part) total += v;
+  return total;
+}
+
 }  // namespace
 
 Matrix layerNorm(const Matrix& x, const Vector& gamma, const Vector& beta, double eps) {
@@ -32,8 +62,9 @@ Matrix layerNorm(const Matrix& x, const Vector& gamma, const Vector& beta, doubl
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= kParallelElements)
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     const auto row = x.row(i);
-    const double mean = row.cast<double>().mean();
-    const double var = (row.cast<double>().array() - mean).square().mean();
+    const auto cols = static_cast<double>(x.cols());
+    const double mean = sumOf(row.data(), x.cols()) / cols;
+    const double var = squaredDeviations(row.data(), x.cols(), mean) / cols;
     const auto inv = static_cast<float>(1.0 / std::sqrt(var + eps));
     out.row(i) = ((row.array() - static_cast<float>(mean)) * inv * gamma.transpose().array() +
                   beta.transpose().array())
@@ -47,7 +78,7 @@ Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
   // Rows are independent: split across the threads (the same numbers).
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= kParallelElements)
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const double ms = x.row(i).cast<double>().squaredNorm() / static_cast<double>(x.cols());
+    const double ms = squaredDeviations(x.row(i).data(), x.cols(), 0.0) / static_cast<double>(x.cols());
     const auto inv = static_cast<float>(1.0 / std::sqrt(static_cast<float>(ms) + eps));
     out.row(i) = ((x.row(i).array() * inv) * gain.transpose().array()).matrix();
   }
