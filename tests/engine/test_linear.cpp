@@ -63,6 +63,13 @@ TEST_CASE("the packed product equals x Wᵀ for every blocking edge", "[linear]"
   Vector b = Vector::LinSpaced(out, -1, 1);
   const Matrix with_bias = linear::timesTransposed(x, packed, b);
   CHECK((with_bias - (got.rowwise() + b.transpose())).cwiseAbs().maxCoeff() == 0.0f);
+  // The skip connection added by the kernel before its store: the same two float additions, in
+  // the same order, as adding the bias and then the residual to the product afterwards.
+  const Matrix residual = Matrix::NullaryExpr(n, out, [](Eigen::Index i, Eigen::Index j) {
+    return std::sin(0.3f * float(i) - 0.9f * float(j)) * 3.0f;
+  });
+  const Matrix with_residual = linear::timesTransposed(x, packed, b, residual);
+  CHECK((with_residual - (with_bias + residual)).cwiseAbs().maxCoeff() == 0.0f);
   CHECK(packed.row(out - 1).isApprox(w.row(out - 1).transpose()));
 }
 
@@ -82,10 +89,19 @@ TEST_CASE("every CPU path's dense kernel equals x Wᵀ at every blocking edge", 
           const long step = kernel.block_columns;
           for (long c0 = 0; c0 < out; c0 += step)
             kernel.product(x.data(), in, n, packed.panel(0), in, c0,
-                           std::min<long>(out, c0 + step), y.data(), out);
+                           std::min<long>(out, c0 + step), y.data(), out, nullptr, nullptr);
           INFO("n " << n << ", out " << out << ", in " << in);
           REQUIRE(y.allFinite());  // every cell written, nothing past the end
           CHECK(worstRatio(y, x, w) <= 1.0);
+          // Bias, then residual, added in the kernel: bit for bit the additions made afterwards.
+          const Vector b = Vector::LinSpaced(out, -2, 3);
+          const Matrix residual = x.leftCols(1).replicate(1, out) * 0.5f;
+          Matrix z = Matrix::Constant(n, out, std::nanf(""));
+          for (long c0 = 0; c0 < out; c0 += step)
+            kernel.product(x.data(), in, n, packed.panel(0), in, c0, std::min<long>(out, c0 + step),
+                           z.data(), out, b.data(), residual.data());
+          const Matrix expected = (y.rowwise() + b.transpose()) + residual;
+          CHECK((z.array() == expected.array()).all());
         }
       }
     }

@@ -439,7 +439,7 @@ AttentionResult computeAttentionCpu(const AttentionInputs& in, const AttentionSp
     const int i1 = std::min(n_q, i0 + kRowBlock), kv = kvHeadOf(head, h, g);
     if (!additive) {
       kernel.product(q_scaled.row(head, i0), d_k, i1 - i0, packed_k.data() + kv * packed_stride,
-                     d_k, 0, n_k, r.scores.row(head, i0), n_k);
+                     d_k, 0, n_k, r.scores.row(head, i0), n_k, nullptr, nullptr);
     }
     for (int i = i0; i < i1; ++i) {
       float* row = r.scores.row(head, i);

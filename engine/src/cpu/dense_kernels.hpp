@@ -14,11 +14,15 @@
 namespace attnlab::kernels {
 
 /// y[0:rows, c0:c1) = x[0:rows, 0:in) · Wᵀ over the packed weights (linear.hpp's PackedWeights:
-/// panel p holds W[16p + c, k] at packed[(p·in + k)·16 + c]). The columns [c0, c1) are whole
-/// column blocks of the kernel (DenseKernel::block_columns, a multiple of 16), except that c1 may
-/// stop at the weights' row count. x has row stride ldx, y row stride ldy (floats).
+/// panel p holds W[16p + c, k] at packed[(p·in + k)·16 + c]), then + bias[c] where `bias` is not
+/// null, then + residual[r·ldy + c] where `residual` is not null (a skip connection of y's shape
+/// and stride): each a float addition in that order, made in registers before the one store. The
+/// columns [c0, c1) are whole column blocks of the kernel (DenseKernel::block_columns, a multiple
+/// of 16), except that c1 may stop at the weights' row count. x has row stride ldx, y row stride
+/// ldy (floats).
 using DenseProduct = void (*)(const float* x, long ldx, long rows, const float* packed, long in,
-                              long c0, long c1, float* y, long ldy);
+                              long c0, long c1, float* y, long ldy, const float* bias,
+                              const float* residual);
 
 /// y[0:rows, 0:cols) = x[0:rows, 0:in) · M for a row-major M [in, ·] with row stride ldm: the
 /// attention's P·V (P the weights, M = V). ldm must be a multiple of 16 and ≥ cols rounded up to

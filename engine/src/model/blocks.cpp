@@ -229,12 +229,20 @@ Matrix mergeHeads(const Tensor3& heads) {
 
 Matrix attend(const Matrix& qkv, int heads, int kv_heads, int d, const AttentionSpec& spec,
               Backend& backend, AttentionResult* attention) {
-  const auto q_cols = static_cast<Eigen::Index>(heads) * d;
-  const auto kv_cols = static_cast<Eigen::Index>(kv_heads) * d;
   AttentionInputs inputs;
-  inputs.q = splitHeads(qkv, 0, heads, d);
-  inputs.k = splitHeads(qkv, q_cols, kv_heads, d);
-  inputs.v = splitHeads(qkv, q_cols + kv_cols, kv_heads, d);
+  const int rows = static_cast<int>(qkv.rows());
+  inputs.q = Tensor3(heads, rows, d, Tensor3::Unfilled{});  // every head written below
+  inputs.k = Tensor3(kv_heads, rows, d, Tensor3::Unfilled{});
+  inputs.v = Tensor3(kv_heads, rows, d, Tensor3::Unfilled{});
+  // The h + 2G heads' copies (splitHeads') in one meeting of the threads.
+  const int parts = heads + 2 * kv_heads;
+#pragma omp parallel for schedule(static) \
+    if (!omp_in_parallel() && qkv.rows() * parts * d >= kParallelElements)
+  for (int part = 0; part < parts; ++part) {
+    Tensor3& t = part < heads ? inputs.q : part < heads + kv_heads ? inputs.k : inputs.v;
+    const int head = part < heads ? part : (part - heads) % kv_heads;
+    t.head(head) = qkv.middleCols(static_cast<Eigen::Index>(part) * d, d);
+  }
   *attention = backend.compute(inputs, spec);
   return mergeHeads(attention->head_outputs);
 }

@@ -67,7 +67,7 @@ void PackedWeights::keepQuantised(QuantRows q) {
 namespace {
 
 /// y = x Wᵀ (+ b when `bias` is not null) (+ r when `residual` is not null), the bias and then
-/// the residual added by each thread to its own column blocks while they are still in its cache
+/// the residual added by the kernel to each block's sums in registers before they are stored
 /// (the same sums, one addition each in that order, as adding them after the product).
 Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias,
                const Matrix* residual = nullptr) {
@@ -104,9 +104,8 @@ Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias,
   for (Eigen::Index b = 0; b < blocks; ++b) {
     const Eigen::Index c0 = b * step;
     const Eigen::Index c1 = std::min(out, c0 + step);
-    kernel.product(x.data(), in, n, w.panel(0), in, c0, c1, y.data(), out);
-    if (bias) y.middleCols(c0, c1 - c0).rowwise() += bias->segment(c0, c1 - c0).transpose();
-    if (residual) y.middleCols(c0, c1 - c0) += residual->middleCols(c0, c1 - c0);
+    kernel.product(x.data(), in, n, w.panel(0), in, c0, c1, y.data(), out,
+                   bias ? bias->data() : nullptr, residual ? residual->data() : nullptr);
   }
   return y;
 }
