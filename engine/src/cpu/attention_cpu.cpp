@@ -16,6 +16,7 @@
 #include "attnlab/positions.hpp"
 #include "cpu/attention_cpu.hpp"
 #include "cpu/cpu_path_internal.hpp"
+#include "cpu/row_sums.hpp"
 #include "model/linear.hpp"
 
 namespace attnlab {
@@ -40,19 +41,11 @@ ScoreScale splitScoreScale(double scale, double bound) {
 
 namespace {
 
-/// The largest Euclidean norm of the rows of head `head` of t, in double (eight interleaved
-/// partial sums per row: vectorised, where one running sum is a dependent addition per element).
+/// The largest Euclidean norm of the rows of head `head` of t, in double.
 double largestRowNorm(const Tensor3& t, int head) {
   double largest = 0;
   for (int i = 0; i < t.rows; ++i) {
-    const float* p = t.row(head, i);
-    double part[8] = {};
-    int j = 0;
-    for (; j + 8 <= t.cols; j += 8)
-      for (int l = 0; l < 8; ++l) part[l] += static_cast<double>(p[j + l]) * p[j + l];
-    double total = 0;
-    for (; j < t.cols; ++j) total += static_cast<double>(p[j]) * p[j];
-    for (double v : part) total += v;
+    const double total = rows::squaredDeviations(t.row(head, i), t.cols, 0.0);
     if (std::isnan(total)) return total;  // NaN inputs: a NaN bound (splitScoreScale: no split)
     largest = std::max(largest, total);
   }

@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <unsupported/Eigen/SpecialFunctions>
+#include <vector>
 
 #include "attnlab/error.hpp"
+#include "cpu/row_sums.hpp"
 
 namespace attnlab::blocks {
 namespace {
@@ -24,8 +26,8 @@ auto silu(const Array& z) {
   return z / (1.0f + (-z).exp());
 }
 
-/// Σ p_j and Σ (p_j − c)² over n floats, in double, in eight interleaved partial sums (vectorised;
-/// a single running sum is one dependent addition per element).
+/// Σ p_j over n floats, in double, in eight interleaved partial sums (vectorised; a single running
+/// sum is one dependent addition per element; Σ (p_j − c)² is rows::squaredDeviations).
 double sumOf(const float* p, Eigen::Index n) {
   double part[8] = {};
   Eigen::Index j = 0;
@@ -33,23 +35,6 @@ double sumOf(const float* p, Eigen::Index n) {
     for (int l = 0; l < 8; ++l) part[l] += static_cast<double>(p[j + l]);
   double total = 0;
   for (; j < n; ++j) total += static_cast<double>(p[j]);
-  for (double v : part) total += v;
-  return total;
-}
-
-double squaredDeviations(const float* p, Eigen::Index n, double c) {
-  double part[8] = {};
-  Eigen::Index j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l) {
-      const double d = static_cast<double>(p[j + l]) - c;
-      part[l] += d * d;
-    }
-  double total = 0;
-  for (; j < n; ++j) {
-    const double d = static_cast<double>(p[j]) - c;
-    total += d * d;
-  }
   for (double v : part) total += v;
   return total;
 }
@@ -64,7 +49,7 @@ Matrix layerNorm(const Matrix& x, const Vector& gamma, const Vector& beta, doubl
     const auto row = x.row(i);
     const auto cols = static_cast<double>(x.cols());
     const double mean = sumOf(row.data(), x.cols()) / cols;
-    const double var = squaredDeviations(row.data(), x.cols(), mean) / cols;
+    const double var = rows::squaredDeviations(row.data(), x.cols(), mean) / cols;
     const auto inv = static_cast<float>(1.0 / std::sqrt(var + eps));
     out.row(i) = ((row.array() - static_cast<float>(mean)) * inv * gamma.transpose().array() +
                   beta.transpose().array())
@@ -78,7 +63,7 @@ Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
   // Rows are independent: split across the threads (the same numbers).
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && x.size() >= kParallelElements)
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const double ms = squaredDeviations(x.row(i).data(), x.cols(), 0.0) / static_cast<double>(x.cols());
+    const double ms = rows::squaredDeviations(x.row(i).data(), x.cols(), 0.0) / static_cast<double>(x.cols());
     const auto inv = static_cast<float>(1.0 / std::sqrt(static_cast<float>(ms) + eps));
     out.row(i) = ((x.row(i).array() * inv) * gain.transpose().array()).matrix();
   }
@@ -195,12 +180,29 @@ void BlockWeights::pack() {
 
 Tensor3 splitHeads(const Matrix& x, Eigen::Index col0, int heads, int d) {
   Tensor3 out(heads, static_cast<int>(x.rows()), d, Tensor3::Unfilled{});  // every head written below
-  // Heads across the threads (copies: the same numbers).
-#pragma omp parallel for schedule(static) \
-    if (!omp_in_parallel() && x.rows() * heads * d >= kParallelElements)
-  for (int h = 0; h < heads; ++h)
-    out.head(h) = x.middleCols(col0 + static_cast<Eigen::Index>(h) * d, d);
+  splitHeadsInto(x, col0, {&out});
   return out;
+}
+
+void splitHeadsInto(const Matrix& x, Eigen::Index col0, std::initializer_list<Tensor3*> outs) {
+  // One list of (tensor, head, first column) for every head of every output, so that all of them
+  // are copied in one meeting of the threads (copies: the same numbers whichever thread).
+  struct Part {
+    Tensor3* t;
+    int head;
+    Eigen::Index col;
+  };
+  std::vector<Part> parts;
+  Eigen::Index col = col0;
+  for (Tensor3* t : outs)
+    for (int head = 0; head < t->h; ++head, col += t->cols) parts.push_back({t, head, col});
+  const auto count = static_cast<int>(parts.size());
+#pragma omp parallel for schedule(static) \
+    if (!omp_in_parallel() && x.rows() * (col - col0) >= kParallelElements)
+  for (int i = 0; i < count; ++i) {
+    const Part& p = parts[static_cast<std::size_t>(i)];
+    p.t->head(p.head) = x.middleCols(p.col, p.t->cols);
+  }
 }
 
 RopeTable ropeRows(const RopeTable& table, int first, int n) {
@@ -234,15 +236,7 @@ Matrix attend(const Matrix& qkv, int heads, int kv_heads, int d, const Attention
   inputs.q = Tensor3(heads, rows, d, Tensor3::Unfilled{});  // every head written below
   inputs.k = Tensor3(kv_heads, rows, d, Tensor3::Unfilled{});
   inputs.v = Tensor3(kv_heads, rows, d, Tensor3::Unfilled{});
-  // The h + 2G heads' copies (splitHeads') in one meeting of the threads.
-  const int parts = heads + 2 * kv_heads;
-#pragma omp parallel for schedule(static) \
-    if (!omp_in_parallel() && qkv.rows() * parts * d >= kParallelElements)
-  for (int part = 0; part < parts; ++part) {
-    Tensor3& t = part < heads ? inputs.q : part < heads + kv_heads ? inputs.k : inputs.v;
-    const int head = part < heads ? part : (part - heads) % kv_heads;
-    t.head(head) = qkv.middleCols(static_cast<Eigen::Index>(part) * d, d);
-  }
+  splitHeadsInto(qkv, 0, {&inputs.q, &inputs.k, &inputs.v});  // h + 2G heads, one region
   *attention = backend.compute(inputs, spec);
   return mergeHeads(attention->head_outputs);
 }

@@ -112,6 +112,12 @@ struct BlockWeights {
 /// col0 + h·d onward.
 Tensor3 splitHeads(const Matrix& x, Eigen::Index col0, int heads, int d);
 
+/// splitHeads into several tensors at once, in one parallel region: outs[0] (already shaped
+/// [h₀, n, w₀], n = x.rows()) takes its h₀ heads of w₀ columns each from column col0 on, outs[1]
+/// the next h₁ heads of w₁ columns, and so on (Q | K | V of a packed projection). Requires the
+/// columns to exist (not checked).
+void splitHeadsInto(const Matrix& x, Eigen::Index col0, std::initializer_list<Tensor3*> outs);
+
 /// Rows [first, first + n) of a RoPE table as a table of their own (first = table.first + first),
 /// for a step that rotates the tokens at positions first … with the cos/sin rows of the full
 /// pass (the same float32 values). Requires first + n ≤ table.positions (not checked).

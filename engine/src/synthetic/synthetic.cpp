@@ -7,6 +7,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/positions.hpp"
+#include "model/blocks.hpp"
 
 namespace attnlab {
 
@@ -69,13 +70,6 @@ void drawNormal(Eigen::Ref<Matrix> m, const std::string& name, std::uint64_t see
   const double sd = std::sqrt(variance);
   for (Eigen::Index i = 0; i < m.rows(); ++i)
     for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = static_cast<float>(sd * rng.normal());
-}
-
-// Splits columns [head·w, head·w + w) of x [n, h·w] into t [h, n, w].
-Tensor3 splitHeads(const Eigen::Ref<const Matrix>& x, int h, int w) {
-  Tensor3 t(h, static_cast<int>(x.rows()), w);
-  for (int k = 0; k < h; ++k) t.head(k) = x.middleCols(static_cast<Eigen::Index>(k) * w, w);
-  return t;
 }
 
 }  // namespace
@@ -143,18 +137,20 @@ AttentionInputs SyntheticModel::project(const Matrix& x_query, const Matrix& x_k
                                         Mechanism mechanism) const {
   const int h = spec_.heads, g = spec_.resolvedKvHeads(), d_k = spec_.resolvedDk(),
             d_v = spec_.resolvedDv();
-  const Eigen::Index qw = qWidth(), kw = kWidth();
+  const Eigen::Index qw = qWidth();
   AttentionInputs in;
+  const auto n_q = static_cast<int>(x_query.rows()), n_k = static_cast<int>(x_key.rows());
+  in.q = Tensor3(h, n_q, d_k, Tensor3::Unfilled{});  // every head written below
+  in.k = Tensor3(g, n_k, d_k, Tensor3::Unfilled{});
+  in.v = Tensor3(g, n_k, d_v, Tensor3::Unfilled{});
   if (&x_query == &x_key) {
     const Matrix qkv = x_query * w_qkv_;  // self-attention: one product for Q, K and V
-    in.q = splitHeads(qkv.leftCols(qw), h, d_k);
-    in.k = splitHeads(qkv.middleCols(qw, kw), g, d_k);
-    in.v = splitHeads(qkv.rightCols(qkv.cols() - qw - kw), g, d_v);
+    blocks::splitHeadsInto(qkv, 0, {&in.q, &in.k, &in.v});
   } else {
+    const Matrix q = x_query * w_qkv_.leftCols(qw);
     const Matrix kv = x_key * w_qkv_.rightCols(w_qkv_.cols() - qw);
-    in.q = splitHeads(x_query * w_qkv_.leftCols(qw), h, d_k);
-    in.k = splitHeads(kv.leftCols(kw), g, d_k);
-    in.v = splitHeads(kv.rightCols(kv.cols() - kw), g, d_v);
+    blocks::splitHeadsInto(q, 0, {&in.q});
+    blocks::splitHeadsInto(kv, 0, {&in.k, &in.v});
   }
   if (spec_.positions == Positions::kRope) {
     rotate(in.q);
