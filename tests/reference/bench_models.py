@@ -48,6 +48,16 @@ from pathlib import Path
 _USER_WAIT_POLICY = os.environ.get("OMP_WAIT_POLICY")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+
+def bench_env():
+    """The environment for attention-lab-bench: this process's, with OMP_WAIT_POLICY as the
+    caller left it (PASSIVE made our 32-token MiniLM pass 10.5 ms instead of 7.5: each of its
+    parallel regions then wakes sleeping threads)."""
+    env = dict(os.environ)
+    if _USER_WAIT_POLICY is None:
+        env.pop("OMP_WAIT_POLICY", None)
+    return env
+
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
@@ -62,12 +72,9 @@ def fetch(name):
 
 def ours(bench, model, tokens, runs):
     """(median ms, ids) of attention-lab-bench --model MODEL --tokens N --runs R --json."""
-    env = dict(os.environ)
-    if _USER_WAIT_POLICY is None:
-        env.pop("OMP_WAIT_POLICY")
     out = subprocess.run([str(bench), "--model", str(model), "--tokens", str(tokens), "--runs",
                           str(runs), "--json"], check=True, capture_output=True, text=True,
-                         env=env).stdout
+                         env=bench_env()).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -135,11 +142,9 @@ def generate_rates(bench, path, lengths, rounds, runs=40):
     for n in lengths:
         mine, peer = [], []
         for _ in range(rounds):
-            env = dict(os.environ)
-            if _USER_WAIT_POLICY is None:
-                env.pop("OMP_WAIT_POLICY")
             out = subprocess.run([str(bench), "--model", str(path), "--generate", str(n), "--runs", str(runs),
-                                  "--json"], check=True, capture_output=True, text=True, env=env).stdout
+                                  "--json"], check=True, capture_output=True, text=True,
+                                 env=bench_env()).stdout
             info = json.loads(out.strip().splitlines()[-1])
             mine.append(info["tokens_per_s"])
             ids = info["ids"]
@@ -177,7 +182,10 @@ def restrict_hf(isa):
     wanted = HF_ISA[isa]
     if all(os.environ.get(k) == v for k, v in wanted.items()):
         return
-    env = dict(os.environ, **wanted)
+    # The new process must see OMP_WAIT_POLICY as the caller left it, not the default set above:
+    # until 5 Dec 2026 it took that PASSIVE for the caller's and gave it to our bench, whose
+    # avx2 and baseline rows (the ones run with --hf-isa) were measured with sleeping threads.
+    env = bench_env() | wanted
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 
@@ -275,7 +283,8 @@ def main():
     path = os.environ.get("ATTNLAB_CPU_PATH") or "best"
     print(f"\ntorch {torch.__version__}, transformers {transformers.__version__}, "
           f"{torch.get_num_threads()} threads; medians of {args.rounds} alternating rounds; "
-          f"Attention Lab's CPU path: {path}; {hf_isa_text()}; "
+          f"Attention Lab's CPU path: {path}, OMP_WAIT_POLICY {_USER_WAIT_POLICY or 'unset'}; "
+          f"{hf_isa_text()}; "
           f"load average {os.getloadavg()[0]:.1f}\n")
     print("| model | tokens | Attention Lab (ms) | HuggingFace (ms) | HF / ours | llama.cpp (ms) "
           "| llama.cpp / ours |")

@@ -56,10 +56,19 @@ fi
 
 # Optional peer for tests/reference/bench_models.py, never a dependency: llama.cpp's Python
 # bindings, compiled from source (about 10 minutes on 2 cores). Only with ATTNLAB_WITH_LLAMA_CPP=1.
+# Built for this CPU but without AMX: on a virtual Intel Xeon that reports AMX (seen 5 Dec 2026,
+# family 6 model 167) ggml's AMX matrix product died with SIGSEGV on the first prompt; the
+# AVX-512 (VNNI) kernels are llama.cpp's fastest float path there. A build that has AMX is rebuilt.
 if [ "${ATTNLAB_WITH_LLAMA_CPP:-}" = "1" ]; then
+  reinstall=()
+  if "$venv/bin/python" -c 'import llama_cpp, sys; sys.exit("AMX_INT8 = 1" not in llama_cpp.llama_print_system_info().decode())' 2>/dev/null; then
+    reinstall=(--force-reinstall --no-deps --no-cache-dir)
+  fi
   echo "setup-env: building llama-cpp-python 0.3.36 (optional peer)" >&2
-  CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "llama-cpp-python==0.3.36"
+  CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
+    CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${reinstall[@]}" \
+    "llama-cpp-python==0.3.36"
 fi
 
 # Torch must be Debian's: a PyPI torch in the venv would shadow it.
