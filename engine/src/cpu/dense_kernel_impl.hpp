@@ -59,6 +59,10 @@ void block(const float* x, long ldx, const float* w, long ps, long ks, long in, 
   // Vector v of a step covers columns v·kLanes …: panel (v·kLanes)/16, offset (v·kLanes)%16.
   const float* wv[NV];
   for (int v = 0; v < NV; ++v) wv[v] = w + (v * kLanes / kPanel) * ps + (v * kLanes) % kPanel;
+  // Four k-steps per loop turn: the loop's own counter, pointer and branch µops then take an
+  // FMA port a quarter as often (measured on a Xeon, MiniLM at 128 tokens: avx2 −4 to −6 %,
+  // avx512 −5 %, SSE within noise). Each accumulator's sum keeps its order over k: same bits.
+#pragma GCC unroll 4
   for (long k = 0; k < in; ++k) {
     const long off = k * ks;
     if constexpr (kLanes >= 8) {
