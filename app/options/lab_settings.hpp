@@ -93,8 +93,9 @@ struct LabSettings {
   /// sequence (Run::head_roles; compute --head-roles, render --plot head-roles, the window's
   /// role badges). Independent of the text: the session keeps them while the model stays.
   bool head_roles = false;
-  /// Model: the most the kept attention of one run may take, in GB (10⁹ bytes); unset = the
-  /// default, half of the usable memory (attnlab::defaultMemoryBudget).
+  /// Model: the most one run may take — weights, activations, kept attention (and a
+  /// generation's KV cache) — in GB (10⁹ bytes); unset = the default, 80 % of the memory
+  /// available when the run starts (PretrainedModel::memoryBudget).
   std::optional<double> memory_budget_gb;
 
   /// True when source holds more than white space.
@@ -141,11 +142,12 @@ TokenCounts checkTokens(const LabSettings& settings);
 /// Checks, before a forward pass, that an encoding of `tokens` tokens (PretrainedModel::encode)
 /// fits model: at most its context length (ModelConfig::max_positions: "the text has 80 tokens;
 /// tiny-llama reads at most 64 (its context length)") and kMaxTokens ("the text has 5000 tokens;
-/// at most 4096 per side are computed"), and that the attention the run keeps
-/// (PretrainedModel::attentionBytes for settings' layer) fits the memory budget ("this run would
-/// keep 26.5 GB of attention (30 layers × 9 heads × 3500² scores and weights), more than the
-/// memory budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger
-/// --memory-budget"). Throws OptionError.
+/// at most 4096 per side are computed"), and that what the run holds
+/// (PretrainedModel::memoryNeeds for settings' layer: weights, activations, kept attention) fits
+/// the memory budget ("this run would keep 27.1 GB in memory (weights 538 MB, attention 26.5 GB:
+/// 30 layers × 9 heads × 3500² scores and weights, activations 112 MB), more than the memory
+/// budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger --memory-budget").
+/// Throws OptionError.
 void checkModelTokens(const PretrainedModel& model, int tokens, const LabSettings& settings);
 /// The same checks for a run with `run` (settings.toModelOptions() adjusted, e.g. a pooled
 /// model view's: the last layer in full, the others as overviews).
