@@ -337,20 +337,26 @@ struct ScalesK4 {
     memcpy(packed, u, 16);
     const float d = half(b), min = half(b + 2);
 #if ATTNLAB_LANES == 16
-    // d in lanes 0 … 7, dmin in 8 … 15: one blend of two broadcasts.
-    const Ints halves = {0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31};
-    v[0] = toFloat(bytes(packed)) * __builtin_shuffle(Vec{} + d, Vec{} + min, halves);
+    // d in lanes 0 … 7, dmin in 8 … 15: one blend of two broadcasts (__builtin_shufflevector:
+    // GCC 12 and clang alike).
+    v[0] = toFloat(bytes(packed)) * __builtin_shufflevector(Vec{} + d, Vec{} + min, 0, 1, 2, 3,
+                                                            4, 5, 6, 7, 24, 25, 26, 27, 28, 29,
+                                                            30, 31);
 #else
     #pragma GCC unroll 16
     for (int c = 0; c < 16; c += kLanes) v[c / kLanes] = toFloat(bytes(packed + c)) * (c < 8 ? d : min);
 #endif
   }
-  /// d·sc_j (j < 8) or dmin·m_(j − 8) in every lane.
+  /// d·sc_j (j < 8) or dmin·m_(j − 8) in every lane: one permutation where the path has one
+  /// (j is a constant of the unrolled loops, and so is the index vector).
   Vec lane(int j) const {
-    Ints index;
-    #pragma GCC unroll 16
-    for (int l = 0; l < kLanes; ++l) index[l] = j % kLanes;
-    return __builtin_shuffle(v[j / kLanes], index);
+#if defined(__AVX512F__) && ATTNLAB_LANES == 16
+    return (Vec)_mm512_permutexvar_ps(_mm512_set1_epi32(j), (__m512)v[0]);
+#elif defined(__AVX2__) && ATTNLAB_LANES == 8
+    return (Vec)_mm256_permutevar8x32_ps((__m256)v[j / 8], _mm256_set1_epi32(j % 8));
+#else
+    return Vec{} + v[j / kLanes][j % kLanes];
+#endif
   }
   float at(int j) const { return v[j / kLanes][j % kLanes]; }
 };
@@ -768,24 +774,35 @@ void dequantise(const unsigned char* blocks, long count, float* out) {
 
 // The transposition of kLanes rows of kLanes floats: log2(kLanes) rounds of interleaving row i
 // with row i + kLanes/2 (a perfect-shuffle network: after the last round row j holds element j
-// of every row). Each interleave is one two-source shuffle where the path has one.
+// of every row). Each interleave is one two-source shuffle where the path has one
+// (__builtin_shufflevector: GCC 12 and clang alike).
+inline Vec interleaveLow(Vec a, Vec b) {
 #if ATTNLAB_LANES == 16
-constexpr Ints kLow = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
-constexpr Ints kHigh = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  return __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
 #elif ATTNLAB_LANES == 8
-constexpr Ints kLow = {0, 8, 1, 9, 2, 10, 3, 11};
-constexpr Ints kHigh = {4, 12, 5, 13, 6, 14, 7, 15};
+  return __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
 #else
-constexpr Ints kLow = {0, 4, 1, 5};
-constexpr Ints kHigh = {2, 6, 3, 7};
+  return __builtin_shufflevector(a, b, 0, 4, 1, 5);
 #endif
+}
+
+inline Vec interleaveHigh(Vec a, Vec b) {
+#if ATTNLAB_LANES == 16
+  return __builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15,
+                                 31);
+#elif ATTNLAB_LANES == 8
+  return __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
+#else
+  return __builtin_shufflevector(a, b, 2, 6, 3, 7);
+#endif
+}
 
 inline void transpose(Vec* r) {
   for (int round = 1; round < kLanes; round *= 2) {
     Vec next[kLanes];
     for (int i = 0; i < kLanes / 2; ++i) {
-      next[2 * i] = __builtin_shuffle(r[i], r[i + kLanes / 2], kLow);
-      next[2 * i + 1] = __builtin_shuffle(r[i], r[i + kLanes / 2], kHigh);
+      next[2 * i] = interleaveLow(r[i], r[i + kLanes / 2]);
+      next[2 * i + 1] = interleaveHigh(r[i], r[i + kLanes / 2]);
     }
     for (int i = 0; i < kLanes; ++i) r[i] = next[i];
   }
