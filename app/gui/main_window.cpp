@@ -516,7 +516,7 @@ void MainWindow::updateStatus() {
   const QString fallback = fallbackText(a);
   const bool cpu = r.settings.backend == options::BackendKind::kCpu;
   if (!fallback.isEmpty() && !cpu) {
-    backend += tr(" · %1 requested, fell back: %2").arg(QString::fromStdString(options::toString(r.settings.backend)), fallback);
+    backend += tr(" · %1 requested, fell back: %2").arg(QString::fromStdString(attnlab::toString(r.settings.backend)), fallback);
   }
   status_backend_->setFullText(backend);
   inputs_->setBackendInUse(tr("In use: %1").arg(backend), fallback,

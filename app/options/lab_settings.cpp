@@ -107,15 +107,6 @@ int countTokens(const QString& text, const char* empty, const char* blank, const
 
 }  // namespace
 
-std::string toString(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::kCpu: return "cpu";
-    case BackendKind::kOpenCl: return "opencl";
-    case BackendKind::kAuto: break;
-  }
-  return "auto";
-}
-
 std::optional<BackendKind> parseBackendKind(const QString& name) {
   for (const BackendKind kind : {BackendKind::kAuto, BackendKind::kCpu, BackendKind::kOpenCl})
     if (name == QString::fromStdString(toString(kind))) return kind;

@@ -28,15 +28,9 @@ inline constexpr const char* kDefaultText = "The cat sat on the mat because it w
 /// 8 heads the scores and weights take 1 GiB.
 inline constexpr int kMaxTokens = 4096;
 
-/// Where attention is computed: the choice of --backend, parsed once at the edge (the option
-/// table, the window's backend box, the stored settings).
-enum class BackendKind {
-  kAuto,    ///< OpenCL device `device` when its kernels build, else the CPU.
-  kCpu,     ///< The CPU reference.
-  kOpenCl,  ///< OpenCL device `device`; the CPU only when it fails (said in the result).
-};
-/// "auto", "cpu" or "opencl" (the option's own words, as selectBackend takes them).
-std::string toString(BackendKind kind);
+/// Where attention is computed (--backend): the engine's choice, parsed once at the edge (the
+/// option table, the window's backend box, the stored settings).
+using attnlab::BackendKind;
 /// The kind named "auto", "cpu" or "opencl"; nullopt for any other text.
 std::optional<BackendKind> parseBackendKind(const QString& name);
 

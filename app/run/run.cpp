@@ -98,7 +98,7 @@ Backend& Session::backend(const LabSettings& settings) {
     // An explicit "opencl" waits for its programs, as asked; "auto" follows auto_build_.
     const BuildMode mode =
         settings.backend == options::BackendKind::kOpenCl ? BuildMode::kWait : auto_build_;
-    backend_ = selectBackend(options::toString(settings.backend), settings.device, mode).backend;
+    backend_ = selectBackend(settings.backend, settings.device, mode).backend;
     backend_key_ = key;
   }
   return *backend_;
