@@ -41,13 +41,6 @@ using options::Options;
 
 std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
 
-std::optional<std::string> sourceOf(const options::LabSettings& lab) {
-  if (!lab.cross()) return std::nullopt;
-  return utf8(lab.source);
-}
-
-
-
 /// Prepares an offscreen plot to be drawn and exported at size.
 void prepare(QCustomPlot& plot, const views::ImageSize& size) {
   plot.setViewport(QRect(0, 0, size.width, size.height));
@@ -119,7 +112,7 @@ void writeHeadsNpy(const std::string& path, const std::vector<const AttentionRes
 int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.lab.rollout) return computeRollout(o, out, err);
   run::Session session;
-  const std::shared_ptr<const run::Run> r = runNoted(session, o.lab, err);
+  const std::shared_ptr<const results::Run> r = runNoted(session, o.lab, err);
   if (r->translator) {
     out << translatorJson(*r).dump() << "\n";
   } else if (r->model) {
@@ -134,7 +127,7 @@ int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 /// render --model: one layer → a head grid (or one head); every layer → the model view.
-int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std::ostream& out) {
+int renderModel(const Options& o, const std::shared_ptr<const results::Run>& r, std::ostream& out) {
   const std::vector<AttentionResult>& layers = r->layers();
   const std::vector<int>& indices = r->layerIndices();
   const QStringList& tokens = r->query_tokens;
@@ -196,16 +189,16 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
   return kExitOk;
 }
 
-/// render on a trained translator: the shown attention (run::Run::translator_layers) as the
+/// render on a trained translator: the shown attention (results::TranslatorRun::layers) as the
 /// model view, a head grid or one head (views::mapsOf), CSV of one layer, NPY, or an analysis plot.
-int renderTranslator(const Options& o, const std::shared_ptr<const run::Run>& r, std::ostream& out) {
+int renderTranslator(const Options& o, const std::shared_ptr<const results::Run>& r, std::ostream& out) {
   const std::vector<AttentionResult>& layers = r->layers();
   const int head = o.head.value_or(-1);
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
   if (o.output.plot != QLatin1String("heatmap")) {
     exportAnalysis(o, layers.front(), r->spec, r->query_tokens,
-                   QStringLiteral(" · %1").arg(r->translator->name));
+                   QStringLiteral(" · %1").arg(r->translator->info->name));
   } else if (format == QLatin1String("csv")) {
     if (layers.size() > 1)
       throw options::OptionError(options::Message(ATTNLAB_MSG("a translator's CSV holds one layer: add --layer L")));
@@ -236,7 +229,7 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
   const bool model_view = o.lab.pretrained() && !o.lab.translator && !o.lab.layer && !o.head &&
                           o.output.plot == QLatin1String("heatmap") &&
                           picture_format != QLatin1String("csv") && picture_format != QLatin1String("npy");
-  const std::shared_ptr<const run::Run> computed = runNoted(session, o.lab, err, model_view);
+  const std::shared_ptr<const results::Run> computed = runNoted(session, o.lab, err, model_view);
   if (computed->translator) return renderTranslator(o, computed, out);
   if (computed->model) return renderModel(o, computed, out);
   const LabRun& run = computed->run;
@@ -291,32 +284,14 @@ void writeSaturationCsv(const std::string& path, const SaturationAnalysis& model
 }
 
 int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/) {
-  SaturationConfig config;
-  if (!o.saturation.d_k.empty()) config.d_k = o.saturation.d_k;
-  config.n_k = o.saturation.keys;
-  config.samples = o.saturation.samples;
-  config.seed = o.lab.seed;
-  // The sentence's settings without a d_k of their own: --d-k is the curves' list here.
-  options::LabSettings lab = o.lab;
-  lab.spec.d_k = 0;
-  const AttentionSpec spec = lab.toSpec();
-  // The marked d_k: --mark, else the list's single value, else the one render would use.
-  int mark = config.d_k.size() == 1 ? config.d_k.front() : spec.resolvedDk();
-  if (o.saturation.mark) mark = *o.saturation.mark;
-  std::optional<SaturationAnalysis> sentence;
-  if (o.isGiven("text")) {
-    options::checkTokens(lab);
-    sentence = saturationOfSentence(spec, lab.seed, true, utf8(lab.text), sourceOf(lab), config.d_k);
-    config.n_k = sentence->n_k;  // compare like with like: as many keys as the sentence has
-  }
-  const SaturationAnalysis model = saturationMonteCarlo(config);
+  const results::SaturationCurves curves = run::saturation({o.lab, o.saturation, o.isGiven("text")});
   if (suffixOf(o.output.out) == QLatin1String("csv")) {
-    writeSaturationCsv(utf8(o.output.out), model, sentence);
+    writeSaturationCsv(utf8(o.output.out), curves.monte_carlo, curves.sentence);
   } else {
     QCustomPlot plot;
     const views::ImageSize size = outputSize(o, {900, 600, 1.0});
     prepare(plot, size);
-    views::drawSaturation(plot, model, sentence, mark, o.lab.spec.mechanism != Mechanism::kDot);
+    views::drawSaturation(plot, curves.monte_carlo, curves.sentence, curves.mark, curves.scaled);
     views::exportPlot(plot, o.output.out, size);
   }
   out << utf8(o.output.out) << "\n";

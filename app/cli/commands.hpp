@@ -11,7 +11,7 @@
 
 #include "options/options.hpp"
 #include "run/run.hpp"
-#include "views/sweep.hpp"
+#include "views/export.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::cli {
@@ -48,7 +48,7 @@ int computeRollout(const options::Options& o, std::ostream& out, std::ostream& e
 
 /// compute on a trained translator: the model, the source, the output, every step (token,
 /// probability, top 5) and every attention (docs/DESIGN.md, "Command line").
-nlohmann::json translatorJson(const run::Run& r);
+nlohmann::json translatorJson(const results::Run& r);
 /// render --plot training: the loss curves of dates-transformer and dates-transformer-unscaled
 /// from their training.json (views::drawTrainingCurves). Throws OptionError when one is missing.
 int renderTraining(const options::Options& o, std::ostream& out);
@@ -62,7 +62,7 @@ std::function<bool(int done, int total)> terminalProgress();
 run::RunHooks cliHooks(bool allow_overview = false);
 /// Runs settings through session with the CLI's hooks and prints the CPU-fallback note of
 /// --backend opencl on err ("attention-lab-cli: note: computed on the CPU: …").
-std::shared_ptr<const run::Run> runNoted(run::Session& session, const options::LabSettings& lab,
+std::shared_ptr<const results::Run> runNoted(run::Session& session, const options::LabSettings& lab,
                                          std::ostream& err, bool allow_overview = false);
 
 }  // namespace attnlab::cli

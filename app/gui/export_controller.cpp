@@ -27,6 +27,7 @@
 #include "attnlab/io.hpp"
 #include "heads_view.hpp"
 #include "options/options.hpp"
+#include "run/run.hpp"
 #include "views/saturation_plot.hpp"
 #include "views/analysis_plots.hpp"
 #include "views/heatmap.hpp"
@@ -123,12 +124,10 @@ void ExportController::draw(QCustomPlot& plot, ExportTarget target) const {
   const int entry = heads_.focusEntry();
   const AttentionResult& r = shown->attention(entry);
   if (target == ExportTarget::kSaturation) {
-    SaturationConfig config;
-    config.n_k = r.nK();
-    config.seed = shown->settings.seed;
-    config.samples = SaturationCache::samplesFor(r.nK());
     const std::shared_ptr<const SaturationAnalysis> cached = analysis_.curves(r.nK(), shown->settings.seed);
-    const SaturationAnalysis curves = cached && !cached->scaled.empty() ? *cached : saturationMonteCarlo(config);
+    const SaturationAnalysis curves = cached && !cached->scaled.empty()
+                                          ? *cached
+                                          : run::interactiveSaturation(r.nK(), shown->settings.seed);
     const auto [d_k, scaled] = marker_();
     views::drawSaturation(plot, curves, std::nullopt, d_k, scaled);
   } else if (target == ExportTarget::kAllHeads && heads_.modelView()) {
@@ -155,7 +154,8 @@ void ExportController::exportMatrices(const QString& path, int head) {
   const ResultPtr shown = heads_.result();
   if (!shown) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
   // A pooled model view kept no layer's weights but the last: the full run's refusal.
-  if (shown->full_refusal) throw options::OptionError(*shown->full_refusal);
+  if (shown->overview && shown->overview->full_refusal)
+    throw options::OptionError(*shown->overview->full_refusal);
   const AttentionResult& first = shown->attention(0);
   if (head >= first.heads()) throw Error(ErrorCode::kInvalidArgument, "no such head");
   const QString suffix = QFileInfo(path).suffix().toLower();

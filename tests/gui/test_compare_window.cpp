@@ -22,9 +22,10 @@
 #include <sstream>
 
 #include "options/variants.hpp"
-#include "views/sweep.hpp"
+#include "run/run.hpp"
+#include "animation/sweep.hpp"
 #include "main_window.hpp"
-#include "views/animation.hpp"
+#include "animation/animation.hpp"
 #include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
@@ -229,24 +230,26 @@ class CompareWindowTest : public QObject {
     o.output.out = dir.filePath(QStringLiteral("t.gif"));
     o.output.width = 320;
     o.output.height = 260;
-    std::ostringstream notes;
     int reported = 0;
     attnlab::run::Session session;
-    const views::SweepWritten w =
-        views::writeSweep(o, session, notes, [&reported](int done, int) {
+    const auto frames = attnlab::run::sweepFrames(o, session);
+    const auto compute = [&session](const attnlab::options::LabSettings& lab) { return session.run(lab); };
+    const attnlab::animation::SweepWritten w =
+        attnlab::animation::writeSweep(o, frames, compute, {}, [&reported](int done, int) {
           reported = done;
           return true;
         });
     QCOMPARE(w.frames, 3);
     QCOMPARE(reported, 3);
-    const views::GifContents gif = views::readGif(o.output.out);
+    const attnlab::animation::GifContents gif = attnlab::animation::readGif(o.output.out);
     QCOMPARE(static_cast<int>(gif.frames.size()), 3);
     QCOMPARE(gif.size, QSize(320, 260));
     // Cancelling leaves no file behind.
     o.output.out = dir.filePath(QStringLiteral("cancelled.gif"));
     QVERIFY_THROWS_EXCEPTION(
         attnlab::options::OptionError,
-        views::writeSweep(o, session, notes, [](int done, int) { return done < 1; }));
+        attnlab::animation::writeSweep(o, attnlab::run::sweepFrames(o, session), compute, {},
+                                       [](int done, int) { return done < 1; }));
     QVERIFY(!QFile::exists(o.output.out));
   }
 };
