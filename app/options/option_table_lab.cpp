@@ -167,7 +167,7 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return integer(o.decode.bug_step); }},
   // pretrained models
   {"model", Kind::kPath, "DIR|FILE|NAME", "run a model's real forward pass: a HuggingFace folder, a .gguf file, a bundled translator (dates-additive, dates-transformer, dates-transformer-unscaled) or a fetched model by name (minilm, smollm2, gemma3: see fetch-model)",
-   Group::kModel, kRunCommands | kCost | kGenerate, Applies::kAlways, 0, 0, false, {},
+   Group::kModel, kRunCommands | kCost | kGenerate | kInfo, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) {
      o.lab.model_dir = resolveModelPath(v.text);
      o.lab.translator = isTranslatorFolder(std::filesystem::path(o.lab.model_dir.toStdString()));
@@ -200,7 +200,7 @@ const OptionSpec kEntries[] = {
    [](Options& o, const Value&) { o.lab.head_roles = true; },
    [](const Options& o) { return flag(o.lab.head_roles); }},
   // min: any number reaches validate(), which names the rule (> 0)
-  {"memory-budget", Kind::kNumber, "GB", "the most one run's attention may keep, in GB (default half the memory)",
+  {"memory-budget", Kind::kNumber, "GB", "the most one run may take — weights, activations and kept attention — in GB (default 80 % of the memory available when it starts)",
    Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, std::numeric_limits<long long>::min(), 0, false, {},
    [](Options& o, const Value& v) { o.lab.memory_budget_gb = v.number; },
    [](const Options& o) { return o.lab.memory_budget_gb ? std::optional<QString>(num(*o.lab.memory_budget_gb)) : std::nullopt; }},

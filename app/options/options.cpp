@@ -387,7 +387,8 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   const bool translator =
       model && isTranslatorFolder(std::filesystem::path(
                    resolveModelPath(parser.value(QStringLiteral("model"))).toStdString()));
-  if (translator && (o.command == kGenerate || o.command == kCost || o.command == kDecode)) {
+  if (translator &&
+      (o.command == kGenerate || o.command == kCost || o.command == kDecode || o.command == kInfo)) {
     fail(ATTNLAB_MSG("%1 is a trained translator: the %2 command does not run it; use compute or render with --source TEXT (e.g. render --model %1 --source \"March 3rd, 2021\" --out a.png)"),
          {QFileInfo(resolveModelPath(parser.value(QStringLiteral("model")))).fileName(), commandName(o.command)});
   }

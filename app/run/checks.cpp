@@ -5,6 +5,7 @@
 #include "run/checks.hpp"
 
 #include <QLocale>
+#include <algorithm>
 
 #include "attnlab/memory.hpp"
 #include "attnlab/tokenizer.hpp"
@@ -77,15 +78,25 @@ void checkModelTokens(const PretrainedModel& model, int n, const ModelRunOptions
   checkModelLength(model, n);
   // The engine refuses the same run in the same words (PretrainedModel::runIds); here it is said
   // before the pass, translated in the window.
-  const long long needed = model.attentionBytes(n, run);
-  const long long budget = run.budget();
-  if (needed > budget) {
+  const MemoryNeeds needs = model.memoryNeeds(n, run);
+  const long long budget = model.memoryBudget(run);
+  auto bytes = [](long long b) { return QString::fromStdString(formatBytes(b)); };
+  if (needs.weights > budget) {
     throw OptionError(Message(
-        ATTNLAB_MSG("this run would keep %1 of attention (%2 layers × %3 heads × %4² scores and "
-                    "weights), more than the memory budget of %5: choose one layer (--layer), "
-                    "fewer tokens, or a larger --memory-budget"),
-        {QString::fromStdString(formatBytes(needed)), num(model.keptLayers(run)),
-         num(model.config().heads), num(n), QString::fromStdString(formatBytes(budget))}));
+        ATTNLAB_MSG("this run would keep %1 in memory, and the weights alone take %2, more than "
+                    "the memory budget of %3: close other programs, choose a smaller model or "
+                    "quantisation, or a larger --memory-budget"),
+        {bytes(needs.total()), bytes(needs.weights), bytes(budget)}));
+  }
+  if (needs.total() > budget) {
+    throw OptionError(Message(
+        ATTNLAB_MSG("this run would keep %1 in memory (weights %2, attention %3: %4 layers × %5 "
+                    "heads × %6² scores and weights, activations %7), more than the memory "
+                    "budget of %8: choose one layer (--layer), fewer tokens, or a larger "
+                    "--memory-budget"),
+        {bytes(needs.total()), bytes(needs.weights), bytes(needs.attention),
+         num(std::max(model.keptLayers(run), 1)), num(model.config().heads), num(n),
+         bytes(needs.activations), bytes(budget)}));
   }
 }
 

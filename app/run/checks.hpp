@@ -30,13 +30,11 @@ TokenCounts checkTokens(const options::LabSettings& settings);
 /// reading the text token by token (the score mode) checks. Throws OptionError.
 void checkModelLength(const PretrainedModel& model, int tokens);
 /// Checks, before a forward pass, that an encoding of `tokens` tokens (PretrainedModel::encode)
-/// fits model: at most its context length (ModelConfig::max_positions: "the text has 80 tokens;
-/// tiny-llama reads at most 64 (its context length)") and kMaxTokens ("the text has 5000 tokens;
-/// at most 4096 per side are computed"), and that the attention the run keeps
-/// (PretrainedModel::attentionBytes for settings' layer) fits the memory budget ("this run would
-/// keep 26.5 GB of attention (30 layers × 9 heads × 3500² scores and weights), more than the
-/// memory budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger
-/// --memory-budget"). Throws OptionError.
+/// fits model: checkModelLength, and that what the run holds (PretrainedModel::memoryNeeds for
+/// settings' layer: weights, activations, kept attention) fits the memory budget ("this run would
+/// keep 27.1 GB in memory (weights 538 MB, attention 26.5 GB: 30 layers × 9 heads × 3500² scores
+/// and weights, activations 112 MB), more than the memory budget of 12.6 GB: choose one layer
+/// (--layer), fewer tokens, or a larger --memory-budget"). Throws OptionError.
 void checkModelTokens(const PretrainedModel& model, int tokens, const options::LabSettings& settings);
 /// The same checks for a run with `run` (settings.toModelOptions() adjusted, e.g. a pooled
 /// model view's: the last layer in full, the others as overviews).

@@ -2,10 +2,8 @@
 /// The cost mode (run.hpp: costShape, cost): one attention layer's counts as n grows, the curves
 /// of its picture, and this machine's measured times.
 
-#include <QFileInfo>
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "attnlab/timing.hpp"
 #include "run/run.hpp"
@@ -17,16 +15,6 @@ namespace {
 constexpr double kMeasureBytes = 2.0 * 1024 * 1024 * 1024;
 /// Points per curve of the picture (log-spaced).
 constexpr int kCurveSamples = 96;
-
-/// The model's name as PretrainedModel::name gives it: a GGUF file's stem, a folder's name.
-QString modelName(const QString& dir) {
-  const std::filesystem::path path(dir.toUtf8().toStdString());
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) return QString::fromStdString(path.stem().string());
-  const std::filesystem::path clean = std::filesystem::absolute(path, ec).lexically_normal();
-  const std::string name = clean.filename().string();
-  return QString::fromStdString(name.empty() ? clean.parent_path().filename().string() : name);
-}
 
 CostShape modelShape(const ModelConfig& c) {
   CostShape s;
@@ -115,7 +103,8 @@ std::pair<CostShape, QString> costShape(const options::LabSettings& settings) {
       s.layers = additive ? 1 : std::max(1, c.decoder_layers);
       return {s, QString::fromStdString(t->name())};
     }
-    return {modelShape(ModelCache::instance().config(settings.model_dir)), modelName(settings.model_dir)};
+    const ModelFileInfo info = ModelCache::instance().inspect(settings.model_dir);  // no weight read
+    return {modelShape(info.config), QString::fromStdString(info.name)};
   } catch (const Error& e) {
     throw LoadFailure(e);
   }

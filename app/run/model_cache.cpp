@@ -64,16 +64,19 @@ std::shared_ptr<const SyntheticModel> ModelCache::synthetic(const AttentionSpec&
   return model;
 }
 
-ModelConfig ModelCache::config(const QString& dir) {
+ModelFileInfo ModelCache::inspect(const QString& dir) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (const auto it = models_.find(dir); it != models_.end())
-      if (std::shared_ptr<const PretrainedModel> model = it->second.lock()) return model->config();
+    if (const auto it = models_.find(dir); it != models_.end()) {
+      if (std::shared_ptr<const PretrainedModel> model = it->second.lock()) {
+        ModelFileInfo info;
+        info.config = model->config();
+        info.name = model->name();
+        return info;
+      }
+    }
   }
-  const std::filesystem::path path = pathOf(dir);
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return readModelConfig(path / "config.json");
-  return get(dir)->config();  // TODO(issue 47): attnlab::inspectModel reads a GGUF header alone
+  return inspectModel(pathOf(dir));
 }
 
 }  // namespace attnlab::run

@@ -35,12 +35,10 @@ class ModelCache {
   /// throws.
   std::shared_ptr<const SyntheticModel> synthetic(const AttentionSpec& spec, std::uint64_t seed,
                                                   bool positions = true, bool* drawn = nullptr);
-  /// The shape of the model at `dir` without reading its weights: the loaded model's config when
-  /// a session holds it, else config.json of a folder. Throws what readModelConfig and
-  /// PretrainedModel::load throw.
-  /// TODO(issue 47): a GGUF file is loaded through get() until attnlab::inspectModel (the config
-  /// from the GGUF header alone) is in the engine.
-  ModelConfig config(const QString& dir);
+  /// What the model at `dir` is — its config and name — without reading a weight: the loaded
+  /// model's when a session holds it, else its header or config.json (attnlab::inspectModel).
+  /// Throws what inspectModel throws.
+  ModelFileInfo inspect(const QString& dir);
 
  private:
   std::mutex mutex_;

@@ -185,14 +185,14 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     const auto n = static_cast<int>(encoding.ids.size());
     ModelRunOptions options = settings.toModelOptions();
     if (hooks.allow_overview && !options.layer && !settings.rollout &&
-        pretrained.attentionBytes(n, options) > options.budget()) {
+        pretrained.memoryNeeds(n, options).total() > pretrained.memoryBudget(options)) {
       // Every layer in full is over the budget: the model view can still be drawn from each
       // layer's pooled overview (thumbnails of at most 256 blocks a side), the last layer kept in
       // full for the panels that read one layer.
       ModelRunOptions pooled = options;
       pooled.layer = config.layers - 1;
       pooled.overview_block = std::max(2, (n + 255) / 256);
-      if (pretrained.attentionBytes(n, pooled) <= pooled.budget()) {
+      if (pretrained.memoryNeeds(n, pooled).total() <= pretrained.memoryBudget(pooled)) {
         try {
           run::checkModelTokens(pretrained, n, options);
         } catch (const options::OptionError& full) {
@@ -203,6 +203,7 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     }
     run::checkModelTokens(pretrained, n, options);
     options.progress = hooks.progress;
+    options.memory_report = hooks.memory;
     ModelRun pass = pretrained.runIds(encoding, options, backend(settings));  // 4. run
     pass.encoding = std::move(encoding);
     pass.compute_ms = msSince(t_pass);

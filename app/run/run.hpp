@@ -82,6 +82,9 @@ struct RunHooks {
   /// The forward pass's progress (ModelRunOptions::progress): `done` of `total` layers; returning
   /// false cancels the pass (Error kCancelled).
   std::function<bool(int done, int total)> progress;
+  /// What a model's forward pass will hold, said before it starts (ModelRunOptions::
+  /// memory_report); empty: not said.
+  std::function<void(const MemoryNeeds&)> memory;
   /// The caller draws a model view of every layer from pooled overviews when the full run would
   /// pass the memory budget (the window; render's pictures of every layer): the session then runs
   /// the last layer in full and every layer pooled at b = max(2, ⌈n/256⌉) tokens (Run::overview)

@@ -129,7 +129,7 @@ _attention_lab_cli()
             fi
             ;;
         info)
-            opts=''
+            opts='--model='
             ;;
     esac
     if [[ $cur == -* ]]; then

@@ -4,6 +4,9 @@
 
 #include <sys/resource.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -44,7 +47,54 @@ long long usableMemoryBytes() {
   return usable == std::numeric_limits<long long>::max() ? (8LL << 30) : usable;
 }
 
-long long defaultMemoryBudget() { return usableMemoryBytes() / 2; }
+namespace {
+
+/// The value of `key` ("MemAvailable:", "VmSize:") in a /proc file of "key value kB" lines, in
+/// bytes; 0 when absent.
+long long procKilobytes(const char* path, const std::string& key) {
+  std::ifstream in(path);
+  std::string name;
+  long long value = 0;
+  std::string unit;
+  while (in >> name) {
+    if (name == key) {
+      in >> value >> unit;
+      return value * 1024;
+    }
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+}  // namespace
+
+long long availableMemoryBytes(long long mapped, long long resident) {
+  long long available = procKilobytes("/proc/meminfo", "MemAvailable:");
+  if (available <= 0) available = usableMemoryBytes();
+  available = std::min(available, usableMemoryBytes());
+  const long long limit = cgroupLimit("/sys/fs/cgroup/memory.max");
+  if (limit > 0) {
+    std::ifstream in("/sys/fs/cgroup/memory.current");
+    long long current = 0;
+    if (in >> current) available = std::min(available, limit - current + resident);
+  }
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    const long long vm = procKilobytes("/proc/self/status", "VmSize:");
+    available = std::min(available, static_cast<long long>(as.rlim_cur) - vm + mapped);
+  }
+#ifdef __GLIBC__
+  available += static_cast<long long>(mallinfo2().fordblks);
+#endif
+  return std::max(available, 0LL);
+}
+
+long long processResidentBytes() { return procKilobytes("/proc/self/status", "VmRSS:"); }
+
+long long defaultMemoryBudget(long long mapped, long long resident) {
+  return static_cast<long long>(kDefaultBudgetShare *
+                                static_cast<double>(availableMemoryBytes(mapped, resident)));
+}
 
 std::string formatBytes(long long bytes) {
   const double b = static_cast<double>(std::max(0LL, bytes));

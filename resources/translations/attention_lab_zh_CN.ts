@@ -1751,8 +1751,12 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>文本有 %1 个词元；%2 最多读取 %3 个（其上下文长度）</translation>
     </message>
     <message>
-        <source>this run would keep %1 of attention (%2 layers × %3 heads × %4² scores and weights), more than the memory budget of %5: choose one layer (--layer), fewer tokens, or a larger --memory-budget</source>
-        <translation>本次运行将保留 %1 的注意力（%2 层 × %3 个头 × %4² 个分数和权重），超过内存预算 %5：请选择一层（--layer）、减少词元，或增大 --memory-budget</translation>
+        <source>this run would keep %1 in memory, and the weights alone take %2, more than the memory budget of %3: close other programs, choose a smaller model or quantisation, or a larger --memory-budget</source>
+        <translation>本次运行将占用 %1 内存，仅权重就占 %2，超过内存预算 %3：请关闭其他程序、选择更小的模型或量化，或增大 --memory-budget</translation>
+    </message>
+    <message>
+        <source>this run would keep %1 in memory (weights %2, attention %3: %4 layers × %5 heads × %6² scores and weights, activations %7), more than the memory budget of %8: choose one layer (--layer), fewer tokens, or a larger --memory-budget</source>
+        <translation>本次运行将占用 %1 内存（权重 %2，注意力 %3：%4 层 × %5 个头 × %6² 个分数和权重，激活 %7），超过内存预算 %8：请选择一层（--layer）、减少词元，或增大 --memory-budget</translation>
     </message>
     <message>
         <source>--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)</source>

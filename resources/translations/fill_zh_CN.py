@@ -133,8 +133,10 @@ ZH = {
     "Computing layer %1 of %2…": "正在计算第 %1 层（共 %2 层）…",
     "the forward pass was cancelled": "前向传播已取消",
     "--memory-budget must be a positive number of GB (got %1)": "--memory-budget 必须是正的 GB 数（得到 %1）",
-    "this run would keep %1 of attention (%2 layers × %3 heads × %4² scores and weights), more than the memory budget of %5: choose one layer (--layer), fewer tokens, or a larger --memory-budget":
-        "本次运行将保留 %1 的注意力（%2 层 × %3 个头 × %4² 个分数和权重），超过内存预算 %5：请选择一层（--layer）、减少词元，或增大 --memory-budget",
+    "this run would keep %1 in memory (weights %2, attention %3: %4 layers × %5 heads × %6² scores and weights, activations %7), more than the memory budget of %8: choose one layer (--layer), fewer tokens, or a larger --memory-budget":
+        "本次运行将占用 %1 内存（权重 %2，注意力 %3：%4 层 × %5 个头 × %6² 个分数和权重，激活 %7），超过内存预算 %8：请选择一层（--layer）、减少词元，或增大 --memory-budget",
+    "this run would keep %1 in memory, and the weights alone take %2, more than the memory budget of %3: close other programs, choose a smaller model or quantisation, or a larger --memory-budget":
+        "本次运行将占用 %1 内存，仅权重就占 %2，超过内存预算 %3：请关闭其他程序、选择更小的模型或量化，或增大 --memory-budget",
     "computed in %1 ms (attention run %2 ms)": "计算用时 %1 毫秒（注意力 %2 毫秒）",
     " · new weights drawn in %1 ms": " · 新权重生成用时 %1 毫秒",
     " · %1 × %2 tokens, %3 heads": " · %1 × %2 个词元，%3 个头",

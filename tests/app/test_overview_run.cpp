@@ -144,8 +144,8 @@ TEST_CASE("a run over the budget in full gives every layer's overview where the 
   attnlab::ModelRunOptions all, pooled;
   pooled.layer = c.layers - 1;
   pooled.overview_block = 2;  // max(2, ⌈n/256⌉)
-  const long long full_bytes = model->attentionBytes(n, all);
-  const long long pooled_bytes = model->attentionBytes(n, pooled);
+  const long long full_bytes = model->memoryNeeds(n, all).total();
+  const long long pooled_bytes = model->memoryNeeds(n, pooled).total();
   REQUIRE(pooled_bytes < full_bytes);
 
   attnlab::options::LabSettings s;
@@ -203,7 +203,7 @@ TEST_CASE("render draws a pooled model view; compute and raw data keep the refus
   pooled.layer = model->config().layers - 1;
   pooled.overview_block = 2;
   const double budget_gb =
-      static_cast<double>(model->attentionBytes(n, all) + model->attentionBytes(n, pooled)) / 2 / 1e9;
+      static_cast<double>(model->memoryNeeds(n, all).total() + model->memoryNeeds(n, pooled).total()) / 2 / 1e9;
   const std::string budget = std::to_string(budget_gb);
   QTemporaryDir dir;
   const std::string png = dir.filePath(QStringLiteral("layers.png")).toStdString();

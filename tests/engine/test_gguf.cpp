@@ -127,6 +127,7 @@ TEST_CASE("every dequantised type equals the gguf Python package bit for bit", "
   const std::pair<const char*, std::uint32_t> types[] = {
       {"F32", 0},  {"F16", 1},  {"BF16", 30}, {"Q4_0", 2},  {"Q4_1", 3},  {"Q5_0", 6},
       {"Q5_1", 7}, {"Q8_0", 8}, {"Q4_K", 12}, {"Q5_K", 13}, {"Q6_K", 14},
+      {"Q2_K", 10}, {"Q3_K", 11}, {"IQ4_NL", 20}, {"IQ4_XS", 23},
   };
   std::size_t checked = 0;
   for (const auto& [name, type] : types) {
@@ -147,7 +148,7 @@ TEST_CASE("every dequantised type equals the gguf Python package bit for bit", "
     CHECK(mismatches == 0);
     checked += expected.size();
   }
-  CHECK(checked == 36'670);  // the golden's values over all 11 types, each compared
+  CHECK(checked == 58'174);  // the golden's values over all 15 types, each compared
 }
 
 TEST_CASE("GGUF metadata of every value type reads back, v2 and v3", "[gguf]") {
@@ -318,9 +319,9 @@ TEST_CASE("broken GGUF files give one line naming the fault", "[gguf]") {
   }
   SECTION("a tensor type that cannot be dequantised is named when read") {
     GgufBuilder b;
-    b.tensor("w", 10, {256}, std::vector<unsigned char>(84));  // Q2_K
-    const GgufFile file(writeBytes(tempFile("q2k.gguf"), b.bytes()));
-    CHECK_THROWS_WITH(file.matrix("w"), Catch::Contains("tensor w is Q2_K, which this engine "
+    b.tensor("w", 16, {256}, std::vector<unsigned char>(66));  // IQ2_XXS
+    const GgufFile file(writeBytes(tempFile("iq2xxs.gguf"), b.bytes()));
+    CHECK_THROWS_WITH(file.matrix("w"), Catch::Contains("tensor w is IQ2_XXS, which this engine "
                                                         "cannot dequantise"));
   }
 }

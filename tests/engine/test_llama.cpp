@@ -404,8 +404,15 @@ TEST_CASE("a run's kept attention is known before it starts and refused above th
   one.next_tokens = 0;
   CHECK(model->attentionBytes(n, one) == per_layer);      // it stops at layer 0
 
+  // The budget covers the whole run: weights, activations and the attention kept.
+  const MemoryNeeds needs = model->memoryNeeds(n, all);
+  CHECK(needs.attention == c.layers * per_layer);
+  CHECK(needs.weights == model->weightBytes().total);
+  CHECK(needs.weights > 0);
+  CHECK(needs.activations == activationBytes(c, n));
+  CHECK(needs.kv_cache == 0);
   ModelRunOptions tight;
-  tight.memory_budget = c.layers * per_layer - 1;
+  tight.memory_budget = needs.total() - 1;
   int layers_run = 0;
   tight.progress = [&](int, int) { return ++layers_run, true; };
   try {
@@ -418,7 +425,7 @@ TEST_CASE("a run's kept attention is known before it starts and refused above th
                              Catch::Contains("--layer"));
   }
   CHECK(layers_run == 0);  // refused before any layer ran
-  tight.memory_budget = c.layers * per_layer;
+  tight.memory_budget = needs.total();
   const ModelRun run = model->run(text, std::nullopt, tight, *cpu);
   CHECK(layers_run == c.layers);
   CHECK(static_cast<int>(run.attention.size()) == c.layers);
@@ -444,12 +451,72 @@ TEST_CASE("a progress callback that returns false cancels the pass after that la
   CHECK(calls[0] == std::make_pair(1, model->config().layers));
 }
 
+TEST_CASE("weights as stored: sizes from the header, the file kept mapped, the pages touched",
+          "[llama][memory]") {
+  const ModelFileInfo info = inspectModel(kTinyGguf);
+  const auto model = PretrainedModel::load(kTinyGguf);
+  CHECK(info.config.layers == model->config().layers);
+  CHECK(info.name == model->name());
+  CHECK(info.weights.total == model->weightBytes().total);
+  CHECK(info.file_bytes == static_cast<long long>(fs::file_size(kTinyGguf)));
+  long long tensors = 0;
+  const GgufFile file(kTinyGguf);
+  for (const GgufTensor& t : file.tensors()) tensors += static_cast<long long>(t.bytes);
+  CHECK(info.weights.total == tensors);  // every tensor as stored, nothing converted
+  long long by_type = 0;
+  for (const auto& [type, bytes] : info.weights.by_type) by_type += bytes;
+  CHECK(by_type == tensors);
+  // Touching the mapped weights reads every page once, with progress; a cancel stops it.
+  std::vector<long long> done;
+  model->touchWeights([&](long long d, long long total) {
+    CHECK(total == static_cast<long long>(fs::file_size(kTinyGguf)));
+    done.push_back(d);
+    return true;
+  });
+  REQUIRE(!done.empty());
+  CHECK(done.back() == static_cast<long long>(fs::file_size(kTinyGguf)));
+  CHECK(model->residentWeightBytes() > 0);
+  CHECK_THROWS_AS(model->touchWeights([](long long, long long) { return false; }), Error);
+}
+
+TEST_CASE("a file that claims more weights than the machine can hold is refused with the sizes",
+          "[llama][memory]") {
+  // A header whose last tensor runs past twice this machine's memory, the file extended to it
+  // without writing (sparse): refused by its size, before it is mapped or a weight is read.
+  const long long huge = std::max(usableMemoryBytes(), availableMemoryBytes()) * 2;
+  GgufBuilder b;
+  b.str("general.architecture", "llama").u32("llama.block_count", 1);
+  b.u32("llama.context_length", 16).u32("llama.embedding_length", 32);
+  b.u32("llama.feed_forward_length", 32).u32("llama.attention.head_count", 2);
+  b.strings("tokenizer.ggml.tokens", {"a"}).str("tokenizer.ggml.model", "gpt2");
+  const std::int64_t rows = huge / 128 + 1;
+  b.tensor("blk.0.ffn_down.weight", 0, {32, rows}, {});
+  const fs::path path = writeBytes(fs::temp_directory_path() / "attnlab_huge.gguf", b.bytes());
+  fs::resize_file(path, fs::file_size(path) + static_cast<std::uintmax_t>(rows) * 128);
+  try {
+    (void)PretrainedModel::load(path);
+    FAIL("a model larger than the memory must be refused");
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ErrorCode::kInvalidInput);
+    CHECK_THAT(e.what(), Catch::Contains("attnlab_huge.gguf: its weights take ") &&
+                             Catch::Contains(" in memory, more than the ") &&
+                             Catch::Contains("available now: close other programs"));
+  }
+  // The header alone still reads: its sizes, without a weight.
+  const ModelFileInfo info = inspectModel(path);
+  CHECK(info.weights.total >= huge);
+  fs::remove(path);
+}
+
 TEST_CASE("the formatted sizes of memory messages", "[memory]") {
   CHECK(formatBytes(812'000'000) == "812 MB");
   CHECK(formatBytes(26'100'000'000LL) == "26.1 GB");
   CHECK(formatBytes(999) == "999 bytes");
   CHECK(usableMemoryBytes() > 0);
-  CHECK(defaultMemoryBudget() == usableMemoryBytes() / 2);
+  CHECK(availableMemoryBytes() > 0);
+  CHECK(defaultMemoryBudget() > 0);
+  CHECK(defaultMemoryBudget() <= availableMemoryBytes());
 }
 
 }  // namespace attnlab_test_llama

@@ -406,7 +406,7 @@ class ModelWindowTest : public QObject {
     LabSettings s;
     s.model_dir = dir;
     s.text = text;
-    s.memory_budget_gb = static_cast<double>(model->attentionBytes(n, all) + model->attentionBytes(n, first)) / 2 / 1e9;
+    s.memory_budget_gb = static_cast<double>(model->memoryNeeds(n, all).total() + model->memoryNeeds(n, first).total()) / 2 / 1e9;
     window.setSettings(s);
     QVERIFY(waitForShown(window));
     QVERIFY2(named<gui::InputsPanel>(window, "inputsPanel")->message().isEmpty(),

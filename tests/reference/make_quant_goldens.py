@@ -32,9 +32,11 @@ SEED = 20250101
 HALF_FIELDS = {
     T.Q4_0: [0], T.Q4_1: [0, 2], T.Q5_0: [0], T.Q5_1: [0, 2], T.Q8_0: [0],
     T.Q4_K: [0, 2], T.Q5_K: [0, 2], T.Q6_K: [208],
+    T.Q2_K: [80, 82], T.Q3_K: [108], T.IQ4_NL: [0], T.IQ4_XS: [0],
 }
 BLOCKS = {T.Q4_0: 96, T.Q4_1: 96, T.Q5_0: 96, T.Q5_1: 96, T.Q8_0: 96,
-          T.Q4_K: 24, T.Q5_K: 24, T.Q6_K: 24}
+          T.Q4_K: 24, T.Q5_K: 24, T.Q6_K: 24,
+          T.Q2_K: 24, T.Q3_K: 24, T.IQ4_NL: 96, T.IQ4_XS: 24}
 
 
 def quant_blocks(rng, qtype):
@@ -69,8 +71,9 @@ def main():
     rng = np.random.default_rng(SEED)
     tensors = {}
     counts = {}
+    # Types added later come last, so that the earlier types' blocks stay as they were drawn.
     for qtype in [T.F32, T.F16, T.BF16, T.Q4_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q8_0, T.Q4_K, T.Q5_K,
-                  T.Q6_K]:
+                  T.Q6_K, T.Q2_K, T.Q3_K, T.IQ4_NL, T.IQ4_XS]:
         raw = float_values(rng, qtype) if qtype in (T.F32, T.F16, T.BF16) else quant_blocks(rng, qtype)
         values = dequantize(raw, qtype).astype(np.float32).reshape(-1)
         tensors[f"{qtype.name}.bytes"] = raw.astype(np.uint8)

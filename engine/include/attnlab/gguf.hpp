@@ -85,6 +85,8 @@ enum class GgmlType : std::uint32_t {
   kQ5_K = 13,
   kQ6_K = 14,
   kQ8_K = 15,
+  kIQ4_NL = 20,
+  kIQ4_XS = 23,
   kBF16 = 30,
 };
 
@@ -105,10 +107,12 @@ std::string dequantisableTypeNames();
 
 /// Dequantises `count` elements of ggml type `type` stored at `data` into out[0, count).
 /// Block layouts and formulas follow ggml's reference dequantisers (ggml-quants.c:
-/// dequantize_row_q4_0 … dequantize_row_q6_K): Q4_0 (d·(q − 8)), Q4_1 (d·q + m), Q5_0, Q5_1 (a
-/// fifth bit per weight from qh), Q8_0 (d·q), Q4_K and Q5_K (256-element super-blocks of eight
-/// 32-element sub-blocks with 6-bit scales and mins), Q6_K (sixteen 16-element sub-blocks with
-/// int8 scales); F16 and BF16 widened exactly. Each value is computed in float32 in ggml's order
+/// dequantize_row_q4_0 … dequantize_row_iq4_xs): Q4_0 (d·(q − 8)), Q4_1 (d·q + m), Q5_0, Q5_1 (a
+/// fifth bit per weight from qh), Q8_0 (d·q), Q2_K (sixteen 16-element sub-blocks of 2-bit q with
+/// 4-bit scales and mins), Q3_K (3-bit q, 6-bit scales), Q4_K and Q5_K (256-element super-blocks
+/// of eight 32-element sub-blocks with 6-bit scales and mins), Q6_K (sixteen 16-element
+/// sub-blocks with int8 scales), IQ4_NL and IQ4_XS (4-bit indices into ggml's 16 non-linear
+/// levels, IQ4_XS with 6-bit scales per 32 elements); F16 and BF16 widened exactly. Each value is computed in float32 in ggml's order
 /// of operations, so results equal ggml's and the `gguf` Python package's bit for bit.
 /// Runs in parallel (OpenMP) for large tensors.
 /// Throws Error(kInvalidArgument) for a type that is not dequantisable (naming it) or a count
@@ -153,6 +157,8 @@ class GgufFile {
   const std::filesystem::path& path() const { return path_; }
   std::uint32_t version() const { return version_; }
   std::uint64_t fileBytes() const { return map_size_; }
+  /// The file's first byte as mapped (or held, for a file read from memory); fileBytes() long.
+  const std::byte* bytes() const;
   /// general.alignment, or 32 when absent.
   std::uint32_t alignment() const { return alignment_; }
   /// Byte offset of the data block in the file.
@@ -192,6 +198,10 @@ class GgufFile {
   Matrix matrix(std::string_view name, Eigen::Index rows = -1, Eigen::Index cols = -1) const;
   /// Dequantises the tensor into out[0, rows·cols) after the checks of matrix().
   void readInto(std::string_view name, Eigen::Index rows, Eigen::Index cols, float* out) const;
+  /// The tensor `name` after matrix()'s checks (present, [rows, cols] with −1 accepting any
+  /// size, a type dequantize() reads), its bytes untouched. Errors as matrix().
+  const GgufTensor& checkedTensor(std::string_view name, Eigen::Index rows,
+                                  Eigen::Index cols) const;
   /// A tensor of n elements as a vector (any shape with n elements). Errors as matrix().
   Vector vector(std::string_view name, Eigen::Index n) const;
 

@@ -166,6 +166,28 @@ struct ModelConfig {
 /// transformers 4.49 and the model's definition apply differently).
 ModelConfig readModelConfig(const std::filesystem::path& config_json);
 
+/// What a run holds at its peak, in bytes, known before it starts (PretrainedModel::memoryNeeds,
+/// inspectModel): the parts a refusal names.
+struct MemoryNeeds {
+  /// The weights as the engine holds them: a GGUF file's tensors and a Llama-family or Gemma
+  /// folder's safetensors as stored (their pages, mapped), BERT's and GPT-2's float32 copies.
+  long long weights = 0;
+  /// The hidden states and products of the largest step of the pass that live at once, the
+  /// products' dequantised panels and the next-token logits.
+  long long activations = 0;
+  long long attention = 0;  ///< The attention kept (PretrainedModel::attentionBytes).
+  long long kv_cache = 0;   ///< A generation's float32 keys and values; 0 for one pass.
+  /// What the budget is compared with: the four parts above.
+  long long total() const { return weights + activations + attention + kv_cache; }
+  /// The process's own memory before the run, its weights' pages not counted (the program and
+  /// its libraries, the tokenizer, the model's tables, what earlier runs left): VmRSS − resident
+  /// weights when the run was checked; 0 where not measured. Not part of total(): the memory
+  /// available (memory.hpp) already excludes it.
+  long long process = 0;
+  /// The resident memory the process should reach at the run's peak: process + total().
+  long long peak() const { return process + total(); }
+};
+
 /// How to run a model: the attention settings the lab lets a user change on a real model.
 struct ModelRunOptions {
   /// kScaled (the model's own 1/√d_k, 1/√query_pre_attn_scalar for Gemma) or kDot (scaling
@@ -186,16 +208,48 @@ struct ModelRunOptions {
   /// How many next-token predictions to return for the last position (0: none). With an output
   /// layer (Llama, GPT-2) the pass then runs through every layer even when `layer` is set.
   int next_tokens = 5;
-  /// The most the run's kept attention may take, in bytes (0: defaultMemoryBudget(), memory.hpp).
-  /// A run that would keep more (PretrainedModel::attentionBytes) is refused before any layer
-  /// runs.
+  /// The most the run may take, in bytes — weights, activations, kept attention and KV cache
+  /// together (PretrainedModel::memoryNeeds) — 0: the default, a share of the memory available
+  /// when the run starts (PretrainedModel::memoryBudget, memory.hpp). A run that needs more is
+  /// refused before any layer runs.
   long long memory_budget = 0;
   /// Called after each layer with (layers done, layers the pass runs), on the thread that called
   /// run(); returning false stops the pass (Error kCancelled). Empty: no reports.
   std::function<bool(int done, int total)> progress;
-  /// memory_budget, or defaultMemoryBudget() when it is 0; bytes.
-  long long budget() const;
+  /// Called once the run's memory is known and within the budget, before any layer runs, with
+  /// what it will hold (PretrainedModel::memoryNeeds, MemoryNeeds::process filled in). Empty:
+  /// no report.
+  std::function<void(const MemoryNeeds&)> memory_report;
 };
+
+/// The weights' bytes as the engine holds them (MemoryNeeds::weights) and the bytes of each
+/// stored type, from a model's files (sizes only: no weight is read).
+struct WeightBytes {
+  long long total = 0;
+  /// (type name, bytes): GGUF types ("Q8_0", "F32" …) or safetensors dtypes, most bytes first.
+  std::vector<std::pair<std::string, long long>> by_type;
+};
+
+/// What a model's files say before any weight is read: its config, name and weight sizes.
+struct ModelFileInfo {
+  ModelConfig config;
+  std::string name;         ///< As PretrainedModel::name() will give it.
+  long long file_bytes = 0;  ///< The GGUF file or the folder's model.safetensors, bytes.
+  WeightBytes weights;
+};
+
+/// Reads what `path` (a HuggingFace model folder or a GGUF file, as PretrainedModel::load takes)
+/// says about the model without reading a weight: the header or config.json, the tensor table,
+/// the sizes. Fast for any size (the file's header only). Throws what load() throws for a file it
+/// cannot read, an unsupported architecture, and a tensor of a type the engine does not read
+/// (naming the tensor and the type).
+ModelFileInfo inspectModel(const std::filesystem::path& path);
+
+/// MemoryNeeds::activations of a pass of `tokens` tokens through a model of config `c`.
+long long activationBytes(const ModelConfig& c, int tokens);
+/// The attention one layer of config `c` keeps for `tokens` tokens: scores and weights [h, n, n],
+/// head outputs [h, n, d_k] and five statistics per row, float32.
+long long layerAttentionBytes(const ModelConfig& c, int tokens);
 
 /// One next-token prediction: softmax over the vocabulary of the output layer's logits for the
 /// last position (the tied embedding for SmolLM2 and GPT-2).
@@ -278,6 +332,20 @@ class PretrainedModel {
   /// flight when the kept layers are fewer than the layers run, plus the per-row statistics,
   /// plus the pooled overviews (PooledAttention::bytes) of the layers that keep only those.
   long long attentionBytes(int tokens, const ModelRunOptions& options) const;
+  /// Everything a run of `tokens` tokens with `options` holds at its peak (MemoryNeeds).
+  MemoryNeeds memoryNeeds(int tokens, const ModelRunOptions& options) const;
+  /// options.memory_budget, or the default: defaultMemoryBudget() (memory.hpp) counting this
+  /// model's mapped weights as the caller's (its pages are what the run's weights are), bytes.
+  long long memoryBudget(const ModelRunOptions& options) const;
+  /// The weights' bytes and types (MemoryNeeds::weights).
+  const WeightBytes& weightBytes() const { return weight_bytes_; }
+  /// Bytes of the mapped weight file this process has in memory (its pages counted in the
+  /// process's resident set: /proc/self/smaps); 0 when nothing is mapped.
+  long long residentWeightBytes() const;
+  /// Reads every page of the mapped weights once (the first touch, which on a cold file reads it
+  /// from disk), calling progress(bytes done, bytes in all) between chunks; returning false
+  /// stops (Error kCancelled). Nothing to do when nothing is mapped.
+  void touchWeights(const std::function<bool(long long done, long long total)>& progress) const;
   /// The layers whose attention a run with `options` keeps in full: 1 with options.layer, 0
   /// with overview_block and no layer, else all.
   int keptLayers(const ModelRunOptions& options) const;
@@ -336,6 +404,13 @@ class PretrainedModel {
   std::string name_;
   std::filesystem::path dir_;
   double load_ms_ = 0;
+  /// The mapped weight file, kept open while the model reads its tensors as stored (GGUF files
+  /// and the Llama family's and Gemma's safetensors); null when the weights were copied.
+  std::shared_ptr<const void> storage_;
+  /// The mapped bytes of storage_ (first byte and length); null and 0 without.
+  const std::byte* mapped_ = nullptr;
+  std::size_t mapped_size_ = 0;
+  WeightBytes weight_bytes_;
 
  private:
   /// The last layer a run with `options` computes (the predictions need every layer).

@@ -53,6 +53,9 @@ class SafeTensors {
   SafeTensors& operator=(const SafeTensors&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
+  /// The mapped file: its first byte and its length in bytes.
+  const std::byte* bytes() const;
+  std::size_t fileBytes() const;
   bool contains(std::string_view name) const;
   /// The tensor `name`. Throws Error(kInvalidInput) "… has no tensor NAME" when absent.
   const TensorView& tensor(std::string_view name) const;
@@ -68,6 +71,10 @@ class SafeTensors {
   /// Throws Error(kInvalidInput) naming the tensor when it has another rank or the shape differs
   /// from the expected one (pass −1 to accept any size in that dimension).
   Matrix matrix(std::string_view name, Eigen::Index rows = -1, Eigen::Index cols = -1) const;
+  /// The tensor `name` after matrix()'s checks (rank 1 or 2, the expected shape), its bytes
+  /// untouched. Errors as matrix().
+  const TensorView& checkedMatrix(std::string_view name, Eigen::Index rows = -1,
+                                  Eigen::Index cols = -1) const;
   /// An integer tensor (I64, I32, I16, I8, U8, Bool) as int64 values.
   std::vector<std::int64_t> integers(std::string_view name) const;
 

@@ -1,27 +1,41 @@
 #pragma once
 /// \file quant_kernels.hpp
-/// Private to the engine: the one-row products over a GGUF file's quantised blocks (the decoding
-/// step's x · Wᵀ, model/quant_rows.hpp), per instruction-set path like the dense kernels
-/// (dense_kernels.hpp): compiled three times from quant_kernel_impl.hpp (quant_kernel_avx512.cpp,
-/// _avx2.cpp, _baseline.cpp) with -ffp-contract=off, and picked at run time by cpu_path.cpp.
+/// Private to the engine: the weights as a file stores them (model/weight_matrix.hpp) read by the
+/// CPU path's own vector code — the one-row product of a decoding step (x · Wᵀ for x [1, in])
+/// and the dequantisation of a run of elements into float32 (the panels a prompt's products
+/// multiply, a token's embedding row). Compiled three times from quant_kernel_impl.hpp
+/// (quant_kernel_avx512.cpp, _avx2.cpp, _baseline.cpp) with -ffp-contract=off, and picked at run
+/// time by cpu_path.cpp, like the dense kernels (dense_kernels.hpp).
 ///
-/// Each block is dequantised exactly as at load (model/ggml_blocks.hpp: ggml's formulas, the
-/// same float32 values bit for bit) and multiplied by the float32 activations — nothing is
-/// quantised on the activation side — so a product differs from the dequantised model's
-/// x · Wᵀ only by the order of its float32 sums (and fused multiply-adds on the FMA paths).
+/// Every element is decoded exactly as at load (ggml's formulas in ggml's order of float32
+/// operations, model/gguf_quants.cpp being the scalar reading of the same formulas): a
+/// dequantised run equals dequantize()'s bit for bit, and a one-row product differs from the
+/// dequantised model's x · Wᵀ only by the order of its float32 sums (and fused multiply-adds
+/// on the FMA paths). Nothing is quantised on the activation side.
 
 namespace attnlab::kernels {
 
 /// y[r − r0] = Σ_k x[k] · W[r, k] for rows r in [r0, r1) of W, each row `in` elements stored as
-/// `row_bytes` bytes of blocks of one ggml type (whole blocks: `in` a multiple of the type's
-/// block size), row r starting at rows + r · row_bytes.
+/// `row_bytes` bytes of one ggml type (whole blocks: `in` a multiple of the type's block size;
+/// any `in` for F32, F16 and BF16), row r starting at rows + r · row_bytes.
 using QuantRowProduct = void (*)(const unsigned char* rows, long row_bytes, long in, const float* x,
                                  long r0, long r1, float* y);
 
-/// One path's one-row products, by ggml type (null: no kernel for that type).
+/// out[0, count) = the `count` elements stored from `blocks` on (a block boundary; `count` a
+/// multiple of the block size, any count for F32, F16 and BF16), dequantised.
+using QuantDequantise = void (*)(const unsigned char* blocks, long count, float* out);
+
+/// One ggml type's kernels on one path.
+struct QuantType {
+  QuantRowProduct product = nullptr;
+  QuantDequantise dequantise = nullptr;
+};
+
+/// One path's kernels, by ggml type (each member named after the type).
 struct QuantKernel {
   const char* name;  ///< "avx512", "avx2" or "baseline".
-  QuantRowProduct q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k;
+  QuantType f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl,
+      iq4_xs;
 };
 
 /// The tables, defined in the three kernel files.

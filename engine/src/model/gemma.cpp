@@ -4,7 +4,6 @@
 #include "model/gemma.hpp"
 
 #include <cmath>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,7 +13,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/positions.hpp"
 #include "model/blocks.hpp"
-#include "model/linear.hpp"
+#include "model/weight_matrix.hpp"
 #include "model/rope_scaling.hpp"
 #include "model/weights.hpp"
 
@@ -46,10 +45,11 @@ class RenamedSource final : public weights::Source {
     inner_.read(renamed(name), rows, cols, dst, row0);
   }
   bool contains(const TensorName& name) const override { return inner_.contains(renamed(name)); }
-  bool rotateHalf() const override { return inner_.rotateHalf(); }
-  const GgufTensor* quantised(const TensorName& name) const override {
-    return inner_.quantised(renamed(name));
+  linear::StoredRows stored(const TensorName& name, Eigen::Index rows,
+                            Eigen::Index cols) const override {
+    return inner_.stored(renamed(name), rows, cols);
   }
+  bool rotateHalf() const override { return inner_.rotateHalf(); }
 
  private:
   TensorName renamed(const TensorName& name) const {
@@ -65,10 +65,11 @@ struct GemmaLayer {
   Vector attn_norm, post_attn_norm, ffn_norm, post_ffn_norm;
   // Gemma 3: per-head gains [d_k] of the query and key norms, in the interleaved RoPE order.
   Vector q_norm, k_norm;
-  linear::PackedWeights wqkv;   // [(h + 2G)·d_k, d_model]: W_Q, W_K (RoPE-interleaved), W_V
-  linear::PackedWeights wo;     // [d_model, h·d_k]
-  linear::PackedWeights wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
-  linear::PackedWeights wdown;  // [d_model, d_ff]
+  // As the file stores them (weight_matrix.hpp), [out, in]:
+  linear::WeightMatrix wqkv;   // [(h + 2G)·d_k, d_model]: W_Q, W_K (RoPE-interleaved), W_V
+  linear::WeightMatrix wo;     // [d_model, h·d_k]
+  linear::WeightMatrix wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
+  linear::WeightMatrix wdown;  // [d_model, d_ff]
 };
 
 class GemmaModel final : public PretrainedModel {
@@ -78,26 +79,14 @@ class GemmaModel final : public PretrainedModel {
       : stored_gain_(stored_gain), activation_(blocks::parseActivation(config.activation)) {
     config_ = std::move(config);
     const ModelConfig& c = config_;
-    embed_ = linear::RowTable(w, modelTensor("token_embd.weight", "model.embed_tokens.weight"),
-                              c.vocab_size, c.d_model);
+    embed_ = w.weightMatrix(
+        {{modelTensor("token_embd.weight", "model.embed_tokens.weight"), c.vocab_size}}, c.d_model);
     out_norm_ = gain(w, modelTensor("output_norm.weight", "model.norm.weight"), c.d_model);
     if (!c.tied_embeddings)
-      output_ = linear::RowTable(w, modelTensor("output.weight", "lm_head.weight"), c.vocab_size,
-                                 c.d_model);
+      output_ = w.weightMatrix({{modelTensor("output.weight", "lm_head.weight"), c.vocab_size}},
+                               c.d_model);
     layers_.resize(static_cast<std::size_t>(c.layers));
-    // One thread per layer (as the Llama loader); the lowest failing layer's error is reported.
-    std::vector<std::exception_ptr> errors(layers_.size());
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int l = 0; l < c.layers; ++l) {
-      try {
-        loadLayer(w, l, layers_[static_cast<std::size_t>(l)]);
-      } catch (...) {
-        errors[static_cast<std::size_t>(l)] = std::current_exception();
-      }
-    }
-    for (const std::exception_ptr& e : errors) {
-      if (e) std::rethrow_exception(e);
-    }
+    for (int l = 0; l < c.layers; ++l) loadLayer(w, l, layers_[static_cast<std::size_t>(l)]);
   }
 
  private:
@@ -120,15 +109,15 @@ class GemmaModel final : public PretrainedModel {
     layer.ffn_norm = gain(w, inLayer(l, "ffn_norm", "pre_feedforward_layernorm"), c.d_model);
     layer.post_ffn_norm =
         gain(w, inLayer(l, "post_ffw_norm", "post_feedforward_layernorm"), c.d_model);
-    Matrix qkv(q_rows + 2 * kv_rows, c.d_model);
-    w.read(inLayer(l, "attn_q", "self_attn.q_proj"), q_rows, c.d_model, qkv, 0);
-    w.read(inLayer(l, "attn_k", "self_attn.k_proj"), kv_rows, c.d_model, qkv, q_rows);
-    w.read(inLayer(l, "attn_v", "self_attn.v_proj"), kv_rows, c.d_model, qkv, q_rows + kv_rows);
     // Both formats hold W_Q / W_K in the rotate-half order (llama.cpp's converter leaves Gemma's
-    // unpermuted: NEOX-style RoPE); the engine rotates interleaved pairs.
-    qkv.topRows(q_rows) = permuteRotateHalfRows(qkv.topRows(q_rows), c.heads, d);
-    qkv.middleRows(q_rows, kv_rows) =
-        permuteRotateHalfRows(qkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
+    // unpermuted: NEOX-style RoPE); the engine rotates interleaved pairs, reading the rows
+    // through an index (WeightMatrix::permuteRotateHalf).
+    layer.wqkv = w.weightMatrix({{inLayer(l, "attn_q", "self_attn.q_proj"), q_rows},
+                                 {inLayer(l, "attn_k", "self_attn.k_proj"), kv_rows},
+                                 {inLayer(l, "attn_v", "self_attn.v_proj"), kv_rows}},
+                                c.d_model);
+    layer.wqkv.permuteRotateHalf(0, c.heads, d);
+    layer.wqkv.permuteRotateHalf(q_rows, c.kv_heads, d);
     if (c.architecture == Architecture::kGemma3) {
       // The per-head norm gains follow their dimensions into the interleaved order.
       const std::vector<int> order = rotateHalfToInterleaved(d);
@@ -141,31 +130,12 @@ class GemmaModel final : public PretrainedModel {
         layer.k_norm[j] = k[order[static_cast<std::size_t>(j)]];
       }
     }
-    layer.wqkv = linear::PackedWeights(qkv);
-    // The file's blocks too, for the one-row products of decoding (quant_rows.hpp), permuted
-    // alike.
-    linear::QuantRows qkv_blocks = linear::quantisedRows(
-        w, {inLayer(l, "attn_q", "self_attn.q_proj"), inLayer(l, "attn_k", "self_attn.k_proj"),
-            inLayer(l, "attn_v", "self_attn.v_proj")});
-    if (!qkv_blocks.empty()) {
-      qkv_blocks.permuteRotateHalf(0, c.heads, d);
-      qkv_blocks.permuteRotateHalf(q_rows, c.kv_heads, d);
-    }
-    layer.wqkv.keepQuantised(std::move(qkv_blocks));
-    layer.wo = linear::PackedWeights(w.matrix(inLayer(l, "attn_output", "self_attn.o_proj"),
-                                              c.d_model, q_rows));
-    layer.wo.keepQuantised(
-        linear::quantisedRows(w, {inLayer(l, "attn_output", "self_attn.o_proj")}));
-    Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
-    w.read(inLayer(l, "ffn_gate", "mlp.gate_proj"), c.d_ff, c.d_model, gu, 0);
-    w.read(inLayer(l, "ffn_up", "mlp.up_proj"), c.d_ff, c.d_model, gu, c.d_ff);
-    layer.wgu = linear::PackedWeights(gu);
-    layer.wgu.keepQuantised(linear::quantisedRows(
-        w, {inLayer(l, "ffn_gate", "mlp.gate_proj"), inLayer(l, "ffn_up", "mlp.up_proj")}));
-    layer.wdown =
-        linear::PackedWeights(w.matrix(inLayer(l, "ffn_down", "mlp.down_proj"), c.d_model, c.d_ff));
-    layer.wdown.keepQuantised(
-        linear::quantisedRows(w, {inLayer(l, "ffn_down", "mlp.down_proj")}));
+    const Eigen::Index d_ff = c.d_ff;
+    layer.wo = w.weightMatrix({{inLayer(l, "attn_output", "self_attn.o_proj"), c.d_model}}, q_rows);
+    layer.wgu = w.weightMatrix({{inLayer(l, "ffn_gate", "mlp.gate_proj"), d_ff},
+                                {inLayer(l, "ffn_up", "mlp.up_proj"), d_ff}},
+                               c.d_model);
+    layer.wdown = w.weightMatrix({{inLayer(l, "ffn_down", "mlp.down_proj"), c.d_model}}, d_ff);
   }
 
   /// RMSNorm of every d-wide head segment of the first `heads` heads of x [n, ·] in place,
@@ -266,7 +236,7 @@ class GemmaModel final : public PretrainedModel {
   bool hasOutputLayer() const override { return true; }
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);
-    Eigen::VectorXf z = (config_.tied_embeddings ? embed_ : output_).times(last.data());
+    Eigen::VectorXf z = linear::timesVector(config_.tied_embeddings ? embed_ : output_, last.data());
     if (const double cap = config_.final_softcap; cap > 0) {  // Gemma 2 §2: c·tanh(z / c)
       for (Eigen::Index i = 0; i < z.size(); ++i)
         z[i] = static_cast<float>(cap * std::tanh(static_cast<double>(z[i]) / cap));
@@ -277,9 +247,8 @@ class GemmaModel final : public PretrainedModel {
  private:
   bool stored_gain_ = false;
   blocks::Activation activation_;
-  linear::RowTable embed_;   // [vocab, d_model], also the output layer when tied; the file's blocks
-                             // where it has them
-  linear::RowTable output_;  // [vocab, d_model]; empty when tied
+  linear::WeightMatrix embed_;   // [vocab, d_model], as stored; also the output layer when tied
+  linear::WeightMatrix output_;  // [vocab, d_model]; empty when tied
   Vector out_norm_;
   std::vector<GemmaLayer> layers_;
   mutable std::mutex rope_mutex_;

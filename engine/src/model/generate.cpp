@@ -146,21 +146,29 @@ Generation generate(const PretrainedModel& model, const Encoding& prompt,
   const auto n_p = static_cast<int>(prompt.ids.size());
   const int context = contextOf(c);
   const int steps_max = std::min(options.max_tokens, context - n_p + 1);
-  // The rows kept: the prompt's square and one row per step, per kept layer.
+  // The rows kept: the prompt's square and one row per step, per kept layer; the cache holds
+  // every position of the prompt and the steps (or the window, the sinks and the step).
   const long long kept = options.run.layer ? 1 : c.layers;
   const long long row_floats =
       static_cast<long long>(n_p) * n_p + static_cast<long long>(steps_max) * (n_p + steps_max);
-  const long long needed = kept * c.heads * row_floats * 4;
-  if (needed > options.run.budget()) {
-    throw Error(ErrorCode::kInvalidInput,
-                "this generation would keep " + formatBytes(needed) +
-                    " of attention, more than the memory budget of " +
-                    formatBytes(options.run.budget()) +
-                    ": choose one layer (--layer), fewer tokens, or a larger --memory-budget");
-  }
   const int capacity =
       options.cache.window > 0 ? std::max(n_p, options.cache.window + options.cache.sinks) + 1
                                : n_p + steps_max;
+  MemoryNeeds needs;
+  needs.weights = model.weightBytes().total;
+  needs.activations = activationBytes(c, n_p);
+  needs.attention = kept * c.heads * row_floats * 4;
+  needs.kv_cache = static_cast<long long>(capacity) * c.kvCacheBytesPerToken();
+  const long long budget = model.memoryBudget(options.run);
+  if (needs.total() > budget) {
+    throw Error(ErrorCode::kInvalidInput,
+                "this generation would keep " + formatBytes(needs.total()) +
+                    " in memory (weights " + formatBytes(needs.weights) + ", attention " +
+                    formatBytes(needs.attention) + ", KV cache " + formatBytes(needs.kv_cache) +
+                    ", activations " + formatBytes(needs.activations) +
+                    "), more than the memory budget of " + formatBytes(budget) +
+                    ": choose one layer (--layer), fewer tokens, or a larger --memory-budget");
+  }
   kvcache::KvCache cache(c, spec, options.cache, capacity);
   std::mt19937_64 rng(options.seed);
 

@@ -488,14 +488,18 @@ const GgufTensor* GgufFile::findTensor(std::string_view name) const {
   return it == tensor_index_.end() ? nullptr : &tensors_[it->second];
 }
 
+const std::byte* GgufFile::bytes() const {
+  return file_ ? file_->data() : owned_.data();
+}
+
 const GgufTensor& GgufFile::tensor(std::string_view name) const {
   const GgufTensor* t = findTensor(name);
   if (t == nullptr) fail("has no tensor " + std::string(name));
   return *t;
 }
 
-void GgufFile::readInto(std::string_view name, Eigen::Index rows, Eigen::Index cols,
-                        float* out) const {
+const GgufTensor& GgufFile::checkedTensor(std::string_view name, Eigen::Index rows,
+                                          Eigen::Index cols) const {
   const GgufTensor& t = tensor(name);
   const GgmlTypeInfo* info = ggmlTypeInfo(t.type);
   if (!info->dequantisable) {
@@ -509,6 +513,12 @@ void GgufFile::readInto(std::string_view name, Eigen::Index rows, Eigen::Index c
          ", expected " + (rows >= 0 ? std::to_string(rows) : std::string("any number of")) +
          " rows of " + (cols >= 0 ? std::to_string(cols) : std::string("any length")));
   }
+  return t;
+}
+
+void GgufFile::readInto(std::string_view name, Eigen::Index rows, Eigen::Index cols,
+                        float* out) const {
+  const GgufTensor& t = checkedTensor(name, rows, cols);
   dequantize(t.type, t.data, static_cast<std::size_t>(t.elements()), out);
 }
 

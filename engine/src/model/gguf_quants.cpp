@@ -29,13 +29,13 @@ constexpr TypeRow kTypes[] = {
     {2, {"Q4_0", kQK, 18, true}},       {3, {"Q4_1", kQK, 20, true}},
     {6, {"Q5_0", kQK, 22, true}},       {7, {"Q5_1", kQK, 24, true}},
     {8, {"Q8_0", kQK, 34, true}},       {9, {"Q8_1", kQK, 36, false}},
-    {10, {"Q2_K", kQKK, 84, false}},    {11, {"Q3_K", kQKK, 110, false}},
+    {10, {"Q2_K", kQKK, 84, true}},     {11, {"Q3_K", kQKK, 110, true}},
     {12, {"Q4_K", kQKK, 144, true}},    {13, {"Q5_K", kQKK, 176, true}},
     {14, {"Q6_K", kQKK, 210, true}},    {15, {"Q8_K", kQKK, 292, false}},
     {16, {"IQ2_XXS", kQKK, 66, false}}, {17, {"IQ2_XS", kQKK, 74, false}},
     {18, {"IQ3_XXS", kQKK, 98, false}}, {19, {"IQ1_S", kQKK, 50, false}},
-    {20, {"IQ4_NL", kQK, 18, false}},   {21, {"IQ3_S", kQKK, 110, false}},
-    {22, {"IQ2_S", kQKK, 82, false}},   {23, {"IQ4_XS", kQKK, 136, false}},
+    {20, {"IQ4_NL", kQK, 18, true}},    {21, {"IQ3_S", kQKK, 110, false}},
+    {22, {"IQ2_S", kQKK, 82, false}},   {23, {"IQ4_XS", kQKK, 136, true}},
     {24, {"I8", 1, 1, false}},          {25, {"I16", 1, 2, false}},
     {26, {"I32", 1, 4, false}},         {27, {"I64", 1, 8, false}},
     {28, {"F64", 1, 8, false}},         {29, {"IQ1_M", kQKK, 56, false}},
@@ -212,6 +212,105 @@ void blockQ6_K(const std::byte* x, float* y) {
   }
 }
 
+// block_q2_K { uint8 scales[16]; uint8 qs[64]; half d, dmin; }: 16 sub-blocks of 16 with a 4-bit
+// scale (low nibble) and min (high nibble) each; y = (d·sc)·q − dmin·m with 2-bit q.
+void blockQ2_K(const std::byte* x, float* y) {
+  const float d = half(x + 80);
+  const float min = half(x + 82);
+  const std::byte* q = x + 16;
+  int is = 0;
+  for (int n = 0; n < kQKK; n += 128) {
+    int shift = 0;
+    for (int j = 0; j < 4; ++j) {
+      for (int half_block = 0; half_block < 2; ++half_block) {
+        const std::uint8_t sc = u8(x + is++);
+        const float dl = d * static_cast<float>(sc & 0xF);
+        const float ml = min * static_cast<float>(sc >> 4);
+        const std::byte* ql = q + 16 * half_block;
+        for (int l = 0; l < 16; ++l) {
+          *y++ = dl * static_cast<float>((u8(ql + l) >> shift) & 3) - ml;
+        }
+      }
+      shift += 2;
+    }
+    q += 32;
+  }
+}
+
+// The sixteen 6-bit scales of a Q3_K block from its 12 packed bytes, as ggml unpacks them
+// (dequantize_row_q3_K's kmask1 / kmask2 shuffle), each still biased by 32.
+inline void q3kScales(const std::byte* packed, std::int8_t* scales) {
+  std::uint32_t aux[4];
+  std::memcpy(aux, packed, 12);
+  constexpr std::uint32_t kMask1 = 0x03030303, kMask2 = 0x0f0f0f0f;
+  const std::uint32_t tmp = aux[2];
+  aux[2] = ((aux[0] >> 4) & kMask2) | (((tmp >> 4) & kMask1) << 4);
+  aux[3] = ((aux[1] >> 4) & kMask2) | (((tmp >> 6) & kMask1) << 4);
+  aux[0] = (aux[0] & kMask2) | (((tmp >> 0) & kMask1) << 4);
+  aux[1] = (aux[1] & kMask2) | (((tmp >> 2) & kMask1) << 4);
+  std::memcpy(scales, aux, 16);
+}
+
+// block_q3_K { uint8 hmask[32]; uint8 qs[64]; uint8 scales[12]; half d; }: 16 sub-blocks of 16,
+// y = (d·(sc − 32))·(q − 4·(1 − h)) with 2-bit q and its high bit h from hmask.
+void blockQ3_K(const std::byte* x, float* y) {
+  const float d_all = half(x + 108);
+  const std::byte* hm = x;
+  const std::byte* q = x + 32;
+  std::int8_t scales[16];
+  q3kScales(x + 96, scales);
+  int is = 0;
+  unsigned m = 1;
+  for (int n = 0; n < kQKK; n += 128) {
+    int shift = 0;
+    for (int j = 0; j < 4; ++j) {
+      for (int half_block = 0; half_block < 2; ++half_block) {
+        const float dl = d_all * static_cast<float>(scales[is++] - 32);
+        const int o = 16 * half_block;
+        for (int l = 0; l < 16; ++l) {
+          const int v = ((u8(q + o + l) >> shift) & 3) - ((u8(hm + o + l) & m) ? 0 : 4);
+          *y++ = dl * static_cast<float>(v);
+        }
+      }
+      shift += 2;
+      m <<= 1;
+    }
+    q += 32;
+  }
+}
+
+// The 16 non-linear levels of IQ4_NL and IQ4_XS (ggml-common.h kvalues_iq4nl).
+constexpr std::int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                          1,    13,   25,  38,  53,  69,  89,  113};
+
+// block_iq4_nl { half d; uint8 qs[16]; }: y[j] = d·level(lo nibble), y[j + 16] = d·level(hi).
+void blockIQ4_NL(const std::byte* x, float* y) {
+  const float d = half(x);
+  const std::byte* qs = x + 2;
+  for (int j = 0; j < kQK / 2; ++j) {
+    y[j] = d * static_cast<float>(kIq4nlValues[u8(qs + j) & 0xF]);
+    y[j + kQK / 2] = d * static_cast<float>(kIq4nlValues[u8(qs + j) >> 4]);
+  }
+}
+
+// block_iq4_xs { half d; uint16 scales_h; uint8 scales_l[4]; uint8 qs[128]; }: 8 sub-blocks of
+// 32 with a 6-bit scale ls (4 low bits in scales_l, 2 high bits in scales_h), y = (d·(ls − 32))·level.
+void blockIQ4_XS(const std::byte* x, float* y) {
+  const float d = half(x);
+  const unsigned scales_h = u8(x + 2) | (u8(x + 3) << 8);
+  const std::byte* qs = x + 8;
+  for (int ib = 0; ib < kQKK / 32; ++ib) {
+    const int ls = ((u8(x + 4 + ib / 2) >> 4 * (ib % 2)) & 0xF) | (((scales_h >> 2 * ib) & 3) << 4);
+    const float dl = d * static_cast<float>(ls - 32);
+    for (int j = 0; j < 16; ++j) {
+      y[j] = dl * static_cast<float>(kIq4nlValues[u8(qs + j) & 0xF]);
+      y[j + 16] = dl * static_cast<float>(kIq4nlValues[u8(qs + j) >> 4]);
+    }
+    y += 32;
+    qs += 16;
+  }
+}
+
 void blockF32(const std::byte* x, float* y) { std::memcpy(y, x, 4); }
 void blockF16(const std::byte* x, float* y) { *y = half(x); }
 void blockBF16(const std::byte* x, float* y) {
@@ -238,12 +337,20 @@ BlockFn blockFunction(std::uint32_t type) {
       return blockQ5_1;
     case 8:
       return blockQ8_0;
+    case 10:
+      return blockQ2_K;
+    case 11:
+      return blockQ3_K;
     case 12:
       return blockQ4_K;
     case 13:
       return blockQ5_K;
     case 14:
       return blockQ6_K;
+    case 20:
+      return blockIQ4_NL;
+    case 23:
+      return blockIQ4_XS;
     case 30:
       return blockBF16;
     default:

@@ -55,15 +55,6 @@ Eigen::VectorXf PackedWeights::row(Eigen::Index r) const {
   return v;
 }
 
-void PackedWeights::keepQuantised(QuantRows q) {
-  if (!q.empty() && (q.out() != out_ || q.in() != in_)) {
-    throw Error(ErrorCode::kInternal, "quantised rows [" + std::to_string(q.out()) + ", " +
-                                          std::to_string(q.in()) + "] for packed weights [" +
-                                          std::to_string(out_) + ", " + std::to_string(in_) + "]");
-  }
-  quant_ = std::move(q);
-}
-
 namespace {
 
 /// y = x Wᵀ (+ b when `bias` is not null) (+ r when `residual` is not null), the bias and then
@@ -87,12 +78,6 @@ Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias,
   const Eigen::Index in = w.in();
   Matrix y(n, out);
   if (n == 0 || out == 0) return y;
-  if (n == 1 && !w.quantised().empty()) {
-    timesTransposedRow(x.data(), w.quantised(), y.data());
-    if (bias) y.row(0) += bias->transpose();
-    if (residual) y.row(0) += residual->row(0);
-    return y;
-  }
   const kernels::DenseKernel& kernel = kernels::activeDenseKernel();
   const Eigen::Index step = kernel.block_columns;
   const Eigen::Index blocks = (out + step - 1) / step;

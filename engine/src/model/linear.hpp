@@ -1,6 +1,9 @@
 #pragma once
 /// \file linear.hpp
-/// Private to the engine: the dense products of the pretrained models' forward passes.
+/// Private to the engine: the dense products over float32 weights packed at load (BERT, GPT-2,
+/// the synthetic lab's and the translators' layers, the keys of the CPU attention's QKᵀ). The
+/// decoders of the Llama family and Gemma keep their weights as stored (weight_matrix.hpp) and
+/// dequantise panels of this layout per product.
 ///
 /// Weights are packed once at load into panels of 16 output columns (PackedWeights), and
 /// y = x Wᵀ runs a register-blocked kernel over them (linear.cpp): 8 rows of x × 32 output
@@ -15,7 +18,6 @@
 #include <memory>
 
 #include "attnlab/tensor.hpp"
-#include "model/quant_rows.hpp"
 
 namespace attnlab::linear {
 
@@ -35,10 +37,6 @@ class PackedWeights {
   const float* panel(Eigen::Index p) const { return data_.get() + p * in_ * kPanel; }
   /// Row r of W (for tests and the occasional look-up), unpacked.
   Eigen::VectorXf row(Eigen::Index r) const;
-  /// Keeps the file's blocks of the same W for one-row products (quant_rows.hpp). Throws
-  /// Error(kInternal) when their shape differs.
-  void keepQuantised(QuantRows q);
-  const QuantRows& quantised() const { return quant_; }
 
  private:
   struct Free {
@@ -46,7 +44,6 @@ class PackedWeights {
   };
   Eigen::Index out_ = 0, in_ = 0;
   std::unique_ptr<float[], Free> data_;
-  QuantRows quant_;  // empty: none kept
 };
 
 /// Floats of W [out, in] in panels of PackedWeights::kPanel rows: ⌈out / 16⌉ · in · 16.
@@ -59,8 +56,7 @@ inline long long packedSize(long long out, long long in) {
 /// the weights at load and for the keys of the CPU attention's QKᵀ (attention_cpu.cpp).
 void packPanels(const float* w, long long out, long long in, float* dst);
 
-/// y = x Wᵀ: x [n, in] → y [n, out]. Threads take whole panels of output columns; one row (a
-/// decoding step) runs over the quantised blocks instead when W keeps them.
+/// y = x Wᵀ: x [n, in] → y [n, out]. Threads take whole panels of output columns.
 /// Throws Error(kInternal) when x has the wrong width.
 Matrix timesTransposed(const Matrix& x, const PackedWeights& w);
 

@@ -7,7 +7,6 @@
 #include "model/llama.hpp"
 
 #include <cmath>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,7 +15,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/positions.hpp"
 #include "model/blocks.hpp"
-#include "model/linear.hpp"
+#include "model/weight_matrix.hpp"
 #include "model/rope_scaling.hpp"
 #include "model/weights.hpp"
 
@@ -134,12 +133,12 @@ weights::TensorName tensor(Part part, int l) { return {ggufName(part, l), hfName
 
 struct LlamaLayer {
   Vector attn_norm, ffn_norm;
-  // Packed [out, in] (linear.hpp):
-  linear::PackedWeights wqkv;   // [(h + 2G)·d_k, d_model]: W_Q, W_K, W_V (Q, K RoPE-interleaved)
-  Vector bqkv;                  // [(h + 2G)·d_k]: b_Q, b_K, b_V in wqkv's row order; empty: none
-  linear::PackedWeights wo;     // [d_model, h·d_k]
-  linear::PackedWeights wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
-  linear::PackedWeights wdown;  // [d_model, d_ff]
+  // As the file stores them (weight_matrix.hpp), [out, in]:
+  linear::WeightMatrix wqkv;   // [(h + 2G)·d_k, d_model]: W_Q, W_K, W_V (Q, K RoPE-interleaved)
+  Vector bqkv;                 // [(h + 2G)·d_k]: b_Q, b_K, b_V in wqkv's row order; empty: none
+  linear::WeightMatrix wo;     // [d_model, h·d_k]
+  linear::WeightMatrix wgu;    // [2·d_ff, d_model]: W_gate rows, then W_up
+  linear::WeightMatrix wdown;  // [d_model, d_ff]
 };
 
 /// True when W_Q and W_K are stored in HuggingFace's rotate-half RoPE layout and must be permuted
@@ -155,46 +154,32 @@ class LlamaModel final : public PretrainedModel {
   LlamaModel(ModelConfig config, const weights::Source& w) {
     config_ = std::move(config);
     const ModelConfig& c = config_;
-    embed_ = linear::RowTable(w, tensor(Part::kEmbed, 0), c.vocab_size, c.d_model);
+    embed_ = w.weightMatrix({{tensor(Part::kEmbed, 0), c.vocab_size}}, c.d_model);
     out_norm_ = w.vector(tensor(Part::kOutputNorm, 0), c.d_model);
     if (!c.tied_embeddings)
-      output_ = linear::RowTable(w, tensor(Part::kOutput, 0), c.vocab_size, c.d_model);
+      output_ = w.weightMatrix({{tensor(Part::kOutput, 0), c.vocab_size}}, c.d_model);
     layers_.resize(static_cast<std::size_t>(c.layers));
-    // Layers load in parallel, each dequantised and packed by one thread (one parallel region
-    // for the whole model rather than one per tensor); the error of the lowest failing layer is
-    // the one reported.
-    std::vector<std::exception_ptr> errors(layers_.size());
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int l = 0; l < c.layers; ++l) {
-      try {
-        loadLayer(c, w, l, layers_[static_cast<std::size_t>(l)]);
-      } catch (...) {
-        errors[static_cast<std::size_t>(l)] = std::current_exception();
-      }
-    }
-    for (const std::exception_ptr& e : errors) {
-      if (e) std::rethrow_exception(e);
-    }
+    for (int l = 0; l < c.layers; ++l) loadLayer(c, w, l, layers_[static_cast<std::size_t>(l)]);
   }
 
  private:
+  /// Layer l's weights: the matrices as the file stores them (no byte of them read here), the
+  /// norm gains and biases as float32.
   static void loadLayer(const ModelConfig& c, const weights::Source& w, int l, LlamaLayer& layer) {
     const int d = c.dK();
     const Eigen::Index q_rows = static_cast<Eigen::Index>(c.heads) * d;
     const Eigen::Index kv_rows = static_cast<Eigen::Index>(c.kv_heads) * d;
+    const Eigen::Index d_ff = c.d_ff;
     layer.attn_norm = w.vector(tensor(Part::kAttnNorm, l), c.d_model);
     layer.ffn_norm = w.vector(tensor(Part::kFfnNorm, l), c.d_model);
-    // Phi-3 stores W_Q | W_K | W_V and W_gate | W_up fused, in the order the engine packs them.
+    // Phi-3 stores W_Q | W_K | W_V and W_gate | W_up fused, in the order the engine stacks them.
     const bool fused = c.model_type == "phi3";
     const Eigen::Index qkv_rows = q_rows + 2 * kv_rows;
-    Matrix qkv(qkv_rows, c.d_model);
-    if (fused) {
-      w.read(tensor(Part::kQkv, l), qkv_rows, c.d_model, qkv, 0);
-    } else {
-      w.read(tensor(Part::kQ, l), q_rows, c.d_model, qkv, 0);
-      w.read(tensor(Part::kK, l), kv_rows, c.d_model, qkv, q_rows);
-      w.read(tensor(Part::kV, l), kv_rows, c.d_model, qkv, q_rows + kv_rows);
-    }
+    layer.wqkv = fused ? w.weightMatrix({{tensor(Part::kQkv, l), qkv_rows}}, c.d_model)
+                       : w.weightMatrix({{tensor(Part::kQ, l), q_rows},
+                                         {tensor(Part::kK, l), kv_rows},
+                                         {tensor(Part::kV, l), kv_rows}},
+                                        c.d_model);
     Matrix bias;  // [(h + 2G)·d_k, 1]
     if (c.qkv_bias) {
       bias.resize(qkv_rows, 1);
@@ -205,44 +190,21 @@ class LlamaModel final : public PretrainedModel {
           w.vector(tensor(Part::kVBias, l), kv_rows).transpose();
     }
     if (storedRotateHalf(c, w)) {
-      // The bias entries of W_Q and W_K belong to their rows and move with them.
-      qkv.topRows(q_rows) = permuteRotateHalfRows(qkv.topRows(q_rows), c.heads, d);
-      qkv.middleRows(q_rows, kv_rows) =
-          permuteRotateHalfRows(qkv.middleRows(q_rows, kv_rows), c.kv_heads, d);
+      // The rows are read through an index; the bias entries of W_Q and W_K move with them.
+      layer.wqkv.permuteRotateHalf(0, c.heads, d);
+      layer.wqkv.permuteRotateHalf(q_rows, c.kv_heads, d);
       if (c.qkv_bias) {
         bias.topRows(q_rows) = permuteRotateHalfRows(bias.topRows(q_rows), c.heads, d);
         bias.middleRows(q_rows, kv_rows) =
             permuteRotateHalfRows(bias.middleRows(q_rows, kv_rows), c.kv_heads, d);
       }
     }
-    layer.wqkv = linear::PackedWeights(qkv);
-    // The file's blocks too, for the one-row products of decoding (quant_rows.hpp), in the same
-    // row order.
-    linear::QuantRows qkv_blocks =
-        fused ? linear::quantisedRows(w, {tensor(Part::kQkv, l)})
-              : linear::quantisedRows(w, {tensor(Part::kQ, l), tensor(Part::kK, l),
-                                          tensor(Part::kV, l)});
-    if (!qkv_blocks.empty() && storedRotateHalf(c, w)) {
-      qkv_blocks.permuteRotateHalf(0, c.heads, d);
-      qkv_blocks.permuteRotateHalf(q_rows, c.kv_heads, d);
-    }
-    layer.wqkv.keepQuantised(std::move(qkv_blocks));
     if (c.qkv_bias) layer.bqkv = Eigen::Map<const Vector>(bias.data(), qkv_rows);
-    layer.wo = linear::PackedWeights(w.matrix(tensor(Part::kO, l), c.d_model, q_rows));
-    layer.wo.keepQuantised(linear::quantisedRows(w, {tensor(Part::kO, l)}));
-    Matrix gu(2 * static_cast<Eigen::Index>(c.d_ff), c.d_model);
-    if (fused) {
-      w.read(tensor(Part::kGateUp, l), 2 * static_cast<Eigen::Index>(c.d_ff), c.d_model, gu, 0);
-    } else {
-      w.read(tensor(Part::kGate, l), c.d_ff, c.d_model, gu, 0);
-      w.read(tensor(Part::kUp, l), c.d_ff, c.d_model, gu, c.d_ff);
-    }
-    layer.wgu = linear::PackedWeights(gu);
-    layer.wgu.keepQuantised(fused ? linear::quantisedRows(w, {tensor(Part::kGateUp, l)})
-                                  : linear::quantisedRows(w, {tensor(Part::kGate, l),
-                                                              tensor(Part::kUp, l)}));
-    layer.wdown = linear::PackedWeights(w.matrix(tensor(Part::kDown, l), c.d_model, c.d_ff));
-    layer.wdown.keepQuantised(linear::quantisedRows(w, {tensor(Part::kDown, l)}));
+    layer.wo = w.weightMatrix({{tensor(Part::kO, l), c.d_model}}, q_rows);
+    layer.wgu = fused ? w.weightMatrix({{tensor(Part::kGateUp, l), 2 * d_ff}}, c.d_model)
+                      : w.weightMatrix({{tensor(Part::kGate, l), d_ff}, {tensor(Part::kUp, l), d_ff}},
+                                       c.d_model);
+    layer.wdown = w.weightMatrix({{tensor(Part::kDown, l), c.d_model}}, d_ff);
   }
 
  protected:
@@ -287,8 +249,8 @@ class LlamaModel final : public PretrainedModel {
     const int g = c.kv_heads;
 
     const Matrix normed = rmsNorm(x, layer.attn_norm, c.layer_norm_eps);
-    Matrix qkv = layer.bqkv.size() > 0 ? linear::timesTransposed(normed, layer.wqkv, layer.bqkv)
-                                       : linear::timesTransposed(normed, layer.wqkv);
+    Matrix qkv = linear::timesTransposed(normed, layer.wqkv,
+                                         layer.bqkv.size() > 0 ? &layer.bqkv : nullptr);
     std::shared_ptr<const RopeTable> rope;
     {
       // cos/sin for the longest input so far (the model's context at most), built once.
@@ -319,12 +281,12 @@ class LlamaModel final : public PretrainedModel {
   bool hasOutputLayer() const override { return true; }
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);
-    return (config_.tied_embeddings ? embed_ : output_).times(last.data());
+    return linear::timesVector(config_.tied_embeddings ? embed_ : output_, last.data());
   }
 
  private:
-  linear::RowTable embed_;   // [vocab, d_model], the file's blocks where it has them
-  linear::RowTable output_;  // [vocab, d_model]; empty with tied embeddings
+  linear::WeightMatrix embed_;   // [vocab, d_model], as stored
+  linear::WeightMatrix output_;  // [vocab, d_model]; empty with tied embeddings
   Vector out_norm_;
   std::vector<LlamaLayer> layers_;
   mutable std::mutex rope_mutex_;

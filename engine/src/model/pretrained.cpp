@@ -7,10 +7,15 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <mutex>
 
 #include "attnlab/error.hpp"
@@ -47,7 +52,152 @@ void keepFreedMemory() {
 #endif
 }
 
+/// The tensors' bytes by type, most bytes first.
+WeightBytes sizesByType(const std::map<std::string, long long>& bytes) {
+  WeightBytes w;
+  for (const auto& [type, b] : bytes) {
+    w.total += b;
+    w.by_type.emplace_back(type, b);
+  }
+  std::stable_sort(w.by_type.begin(), w.by_type.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return w;
+}
+
+/// A GGUF file's weights as the engine holds them: every tensor as stored. Throws
+/// Error(kInvalidInput) naming the first tensor of a type the engine does not read, before any
+/// weight is read.
+WeightBytes ggufWeights(const GgufFile& file) {
+  std::map<std::string, long long> bytes;
+  for (const GgufTensor& t : file.tensors()) {
+    const GgmlTypeInfo* info = ggmlTypeInfo(t.type);
+    if (!info->dequantisable) {
+      throw Error(ErrorCode::kInvalidInput,
+                  file.path().filename().string() + ": tensor " + t.name + " is " +
+                      std::string(info->name) + ", which this engine cannot dequantise (it reads " +
+                      dequantisableTypeNames() + ")");
+    }
+    bytes[std::string(info->name)] += static_cast<long long>(t.bytes);
+  }
+  return sizesByType(bytes);
+}
+
+/// A folder's weights as the engine holds them: the Llama family's and Gemma's as stored (F32,
+/// F16, BF16; other dtypes as float32 copies), BERT's and GPT-2's as float32 copies.
+WeightBytes safetensorsWeights(const SafeTensors& file, Architecture a) {
+  const bool stored =
+      a == Architecture::kLlama || a == Architecture::kGemma2 || a == Architecture::kGemma3;
+  std::map<std::string, long long> bytes;
+  for (const auto& [name, t] : file.tensors()) {
+    const bool as_is = stored && (t.dtype == DType::kF32 || t.dtype == DType::kF16 ||
+                                  t.dtype == DType::kBF16);
+    if (as_is) {
+      bytes[std::string(dtypeName(t.dtype))] += static_cast<long long>(t.bytes);
+    } else {
+      bytes["F32"] += static_cast<long long>(t.elements()) * 4;
+    }
+  }
+  return sizesByType(bytes);
+}
+
+/// Refuses weights of `bytes` that are more than the memory available now (memory.hpp), naming
+/// the sizes: before a file is mapped (its size) and once its header is read (its tensors).
+void requireRoomFor(const std::string& what, long long bytes, const WeightBytes* types) {
+  const long long available = availableMemoryBytes();
+  if (bytes <= available) return;
+  std::string detail;
+  if (types != nullptr) {
+    for (const auto& [type, b] : types->by_type) {
+      detail += (detail.empty() ? " (" : ", ") + type + " " + formatBytes(b);
+    }
+    if (!detail.empty()) detail += ")";
+  }
+  throw Error(ErrorCode::kInvalidInput,
+              what + ": its weights take " + formatBytes(bytes) + " in memory" + detail +
+                  ", more than the " + formatBytes(available) +
+                  " available now: close other programs, or choose a smaller model or "
+                  "quantisation");
+}
+
+/// The model name PretrainedModel::load gives a folder.
+std::string folderName(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(dir, ec).lexically_normal();
+  std::string name = abs.filename().string();
+  return name.empty() ? abs.parent_path().filename().string() : name;
+}
+
+/// Refuses what is neither a GGUF file nor a folder, as load() does.
+void requireModelPath(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    if (!isGgufFile(path)) {
+      throw Error(ErrorCode::kIo, path.string() +
+                                      " is neither a model folder nor a GGUF file (--model takes "
+                                      "a HuggingFace model folder or a .gguf file)");
+    }
+    return;
+  }
+  if (!std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorCode::kIo, std::filesystem::exists(path, ec)
+                                    ? path.string() + " is not a model folder or a GGUF file"
+                                    : "model folder " + path.string() + " does not exist");
+  }
+}
+
+/// The folder's model.safetensors, refused by name when missing.
+std::filesystem::path safetensorsOf(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const std::filesystem::path weights = dir / "model.safetensors";
+  if (!std::filesystem::exists(weights, ec)) {
+    throw Error(ErrorCode::kIo,
+                "cannot read " + weights.string() +
+                    ": the model folder needs model.safetensors (PyTorch .bin files are not read)");
+  }
+  return weights;
+}
+
+ModelConfig ggufConfig(const GgufFile& file) {
+  // Dispatch on general.architecture; configFromGguf refuses an unknown one, naming those that
+  // supportedArchitectures() lists.
+  const bool gemma = gemma::readsGgufArchitecture(file.string("general.architecture").value_or(""));
+  return gemma ? gemma::configFromGguf(file) : llama::configFromGguf(file);
+}
+
 }  // namespace
+
+ModelFileInfo inspectModel(const std::filesystem::path& path) {
+  requireModelPath(path);
+  ModelFileInfo info;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const GgufFile file(path);  // the header is read; no tensor's bytes are touched
+    info.config = ggufConfig(file);
+    info.weights = ggufWeights(file);
+    info.name = path.stem().string();
+    info.file_bytes = static_cast<long long>(file.fileBytes());
+    return info;
+  }
+  info.config = readModelConfig(path / "config.json");
+  const SafeTensors file(safetensorsOf(path));
+  info.config.format = "safetensors";
+  info.weights = safetensorsWeights(file, info.config.architecture);
+  info.name = folderName(path);
+  info.file_bytes = static_cast<long long>(file.fileBytes());
+  return info;
+}
+
+long long activationBytes(const ModelConfig& c, int tokens) {
+  const long long n = std::max(tokens, 0), d = c.d_model, h = c.heads;
+  const long long g = c.resolvedKvHeads(), dk = c.dK(), ff = c.d_ff;
+  // A layer's input, the normed input, Q | K | V, the head outputs, the residual sum, W_gate |
+  // W_up, the gated product and the output, float32, all alive at the feed-forward's end; the
+  // panels each thread dequantises (32 columns of the widest input); the logits of one position.
+  const long long step = 4 * n * (4 * d + (2 * h + 2 * g) * dk + 3 * ff);
+  const long long panels = 4LL * omp_get_max_threads() * 32 * std::max(d, ff);
+  const long long logits = 8LL * c.vocab_size;
+  return step + panels + logits;
+}
 
 /// The k most probable tokens of softmax(logits), most probable first (softmax in double with
 /// the maximum subtracted).
@@ -82,21 +232,26 @@ std::vector<NextToken> topNextTokens(const Eigen::VectorXf& logits, int k, const
 std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::path& path) {
   const auto t0 = Clock::now();
   keepFreedMemory();
+  requireModelPath(path);
   std::error_code ec;
   std::unique_ptr<PretrainedModel> model;
   if (std::filesystem::is_regular_file(path, ec)) {
-    if (!isGgufFile(path)) {
-      throw Error(ErrorCode::kIo, path.string() +
-                                      " is neither a model folder nor a GGUF file (--model takes "
-                                      "a HuggingFace model folder or a .gguf file)");
-    }
-    const GgufFile file(path);  // unmapped once the weights are dequantised
-    // Dispatch on general.architecture; configFromGguf refuses an unknown one, naming those that
-    // supportedArchitectures() lists.
-    const bool gemma = gemma::readsGgufArchitecture(file.string("general.architecture").value_or(""));
-    ModelConfig config = gemma ? gemma::configFromGguf(file) : llama::configFromGguf(file);
+    const std::string file_name = path.filename().string();
+    requireRoomFor(file_name, static_cast<long long>(std::filesystem::file_size(path, ec)), nullptr);
+    // The weights stay in the mapped file (weight_matrix.hpp): the model keeps it open.
+    const auto mapped = std::make_shared<const GgufFile>(path);
+    const GgufFile& file = *mapped;
+    ModelConfig config = ggufConfig(file);
+    WeightBytes weights = ggufWeights(file);  // every tensor's type, before any weight is read
+    requireRoomFor(file_name, weights.total, &weights);
     auto tokenizer = loadGgufTokenizer(file);  // before the weights: a bad tokenizer fails fast
+    const bool gemma = config.architecture == Architecture::kGemma2 ||
+                       config.architecture == Architecture::kGemma3;
     model = gemma ? gemma::fromGguf(std::move(config), file) : llama::fromGguf(std::move(config), file);
+    model->storage_ = mapped;
+    model->mapped_ = file.bytes();
+    model->mapped_size_ = file.fileBytes();
+    model->weight_bytes_ = std::move(weights);
     model->tokenizer_ = std::move(tokenizer);
     model->name_ = path.stem().string();
     // The tokens that end a generation: end of sequence, of turn, of message (llama.cpp's).
@@ -110,20 +265,15 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
     }
   } else {
     const std::filesystem::path& dir = path;
-    if (!std::filesystem::is_directory(dir, ec)) {
-      throw Error(ErrorCode::kIo, std::filesystem::exists(dir, ec)
-                                      ? dir.string() + " is not a model folder or a GGUF file"
-                                      : "model folder " + dir.string() + " does not exist");
-    }
     ModelConfig config = readModelConfig(dir / "config.json");
-    const std::filesystem::path weights = dir / "model.safetensors";
-    if (!std::filesystem::exists(weights, ec)) {
-      throw Error(ErrorCode::kIo,
-                  "cannot read " + weights.string() +
-                      ": the model folder needs model.safetensors (PyTorch .bin files are not read)");
-    }
     {
-      const SafeTensors file(weights);  // unmapped once the weights are copied out
+      const std::filesystem::path weights_file = safetensorsOf(dir);
+      requireRoomFor(weights_file.filename().string(),
+                     static_cast<long long>(std::filesystem::file_size(weights_file, ec)), nullptr);
+      const auto mapped = std::make_shared<const SafeTensors>(weights_file);
+      const SafeTensors& file = *mapped;
+      WeightBytes weights = safetensorsWeights(file, config.architecture);
+      requireRoomFor(weights_file.filename().string(), weights.total, &weights);
       switch (config.architecture) {
         case Architecture::kBert:
           model = bert::fromSafetensors(std::move(config), file);
@@ -139,14 +289,19 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
           model = gemma::fromSafetensors(std::move(config), file);
           break;
       }
+      model->weight_bytes_ = std::move(weights);
+      // The decoders read their weights from the mapped file (weight_matrix.hpp); BERT and
+      // GPT-2 copied theirs, and the file is unmapped.
+      const Architecture a = model->config_.architecture;
+      if (a == Architecture::kLlama || a == Architecture::kGemma2 || a == Architecture::kGemma3) {
+        model->storage_ = mapped;
+        model->mapped_ = file.bytes();
+        model->mapped_size_ = file.fileBytes();
+      }
     }
     // The tokenizer files follow the architecture family (a Qwen2 folder's are a Llama's).
     model->tokenizer_ = loadModelTokenizer(dir, toString(model->config_.architecture));
-    model->name_ = std::filesystem::absolute(dir, ec).lexically_normal().filename().string();
-    if (model->name_.empty()) {
-      model->name_ =
-          std::filesystem::absolute(dir, ec).lexically_normal().parent_path().filename().string();
-    }
+    model->name_ = folderName(dir);
   }
   if (model->tokenizer_->vocabSize() > model->config_.vocab_size) {
     throw Error(ErrorCode::kInvalidInput,
@@ -157,6 +312,52 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
   model->dir_ = path;
   model->load_ms_ = msSince(t0);
   return model;
+}
+
+long long PretrainedModel::residentWeightBytes() const {
+  if (mapped_ == nullptr || mapped_size_ == 0) return 0;
+  // The mapping's "Rss:" in /proc/self/smaps: the file's pages this process has touched (mincore
+  // would also count pages in the page cache that it never read).
+  std::ifstream smaps("/proc/self/smaps");
+  const auto address = reinterpret_cast<std::uintptr_t>(mapped_);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long long lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= address && address < hi;
+      continue;
+    }
+    if (inside && line.rfind("Rss:", 0) == 0) {
+      std::istringstream value(line.substr(4));
+      long long kb = 0;
+      value >> kb;
+      return kb * 1024;
+    }
+  }
+  return 0;
+}
+
+void PretrainedModel::touchWeights(
+    const std::function<bool(long long done, long long total)>& progress) const {
+  if (mapped_ == nullptr || mapped_size_ == 0) return;
+  const auto total = static_cast<long long>(mapped_size_);
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  constexpr std::size_t kChunk = 64u << 20;  // 64 MB between reports
+  const volatile std::byte* bytes = mapped_;
+  for (std::size_t begin = 0; begin < mapped_size_; begin += kChunk) {
+    const std::size_t end = std::min(mapped_size_, begin + kChunk);
+    // Both threads read their half of the chunk: a cold file is read from disk at its speed,
+    // a cached one mapped at memory speed.
+    const auto pages = static_cast<std::ptrdiff_t>((end - begin + page - 1) / page);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (std::ptrdiff_t p = 0; p < pages; ++p) (void)bytes[begin + static_cast<std::size_t>(p) * page];
+    if (progress && !progress(static_cast<long long>(end), total)) {
+      throw Error(ErrorCode::kCancelled, "reading the weights was cancelled");
+    }
+  }
 }
 
 Encoding PretrainedModel::encode(std::string_view text, std::optional<std::string_view> pair) const {
@@ -192,8 +393,17 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
   return run;
 }
 
-long long ModelRunOptions::budget() const {
-  return memory_budget > 0 ? memory_budget : defaultMemoryBudget();
+long long PretrainedModel::memoryBudget(const ModelRunOptions& options) const {
+  if (options.memory_budget > 0) return options.memory_budget;
+  return defaultMemoryBudget(static_cast<long long>(mapped_size_), residentWeightBytes());
+}
+
+MemoryNeeds PretrainedModel::memoryNeeds(int tokens, const ModelRunOptions& options) const {
+  MemoryNeeds m;
+  m.weights = weight_bytes_.total;
+  m.activations = activationBytes(config_, tokens);
+  m.attention = attentionBytes(tokens, options);
+  return m;
 }
 
 int PretrainedModel::keptLayers(const ModelRunOptions& options) const {
@@ -213,9 +423,14 @@ int PretrainedModel::lastLayerRun(const ModelRunOptions& options) const {
                                                                  : config_.layers - 1;
 }
 
+long long layerAttentionBytes(const ModelConfig& c, int tokens) {
+  const long long n = std::max(tokens, 0), h = c.heads, d = c.dK();
+  return h * n * n * 2 * 4 + h * n * d * 4 + h * n * 5 * 4;
+}
+
 long long PretrainedModel::attentionBytes(int tokens, const ModelRunOptions& options) const {
-  const long long n = std::max(tokens, 0), h = config_.heads, d = config_.dK();
-  const long long per_layer = h * n * n * 2 * 4 + h * n * d * 4 + h * n * 5 * 4;
+  const long long n = std::max(tokens, 0);
+  const long long per_layer = layerAttentionBytes(config_, tokens);
   const long long kept = keptLayers(options);
   // A layer not kept is held while it runs; none is held beside a kept layer that is the last
   // one run (the layers before it were let go by then).
@@ -312,15 +527,30 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   for (int i = 0; i < config_.heads; ++i) run.kv_head.push_back(config_.kvHeadOf(i));
   const bool predict = options.next_tokens > 0 && hasOutputLayer();
   const int last = lastLayerRun(options);
-  const long long needed = attentionBytes(n, options);
-  const long long budget = options.budget();
-  if (needed > budget) {
+  const MemoryNeeds needs = memoryNeeds(n, options);
+  const long long budget = memoryBudget(options);
+  if (needs.weights > budget) {
     throw Error(ErrorCode::kInvalidInput,
-                "this run would keep " + formatBytes(needed) + " of attention (" +
-                    std::to_string(std::max(keptLayers(options), 1)) + " layers × " +
+                "this run would keep " + formatBytes(needs.total()) + " in memory, and the weights"
+                " alone take " + formatBytes(needs.weights) + ", more than the memory budget of " +
+                    formatBytes(budget) +
+                    ": close other programs, choose a smaller model or quantisation, or a larger "
+                    "--memory-budget");
+  }
+  if (needs.total() > budget) {
+    throw Error(ErrorCode::kInvalidInput,
+                "this run would keep " + formatBytes(needs.total()) + " in memory (weights " +
+                    formatBytes(needs.weights) + ", attention " + formatBytes(needs.attention) +
+                    ": " + std::to_string(std::max(keptLayers(options), 1)) + " layers × " +
                     std::to_string(config_.heads) + " heads × " + std::to_string(n) +
-                    "² scores and weights), more than the memory budget of " + formatBytes(budget) +
+                    "² scores and weights, activations " + formatBytes(needs.activations) +
+                    "), more than the memory budget of " + formatBytes(budget) +
                     ": choose one layer (--layer), fewer tokens, or a larger --memory-budget");
+  }
+  if (options.memory_report) {
+    MemoryNeeds report = needs;
+    report.process = std::max(0LL, processResidentBytes() - residentWeightBytes());
+    options.memory_report(report);
   }
   Matrix x = embed(encoding);
   for (int l = 0; l <= last; ++l) {

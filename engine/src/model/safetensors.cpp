@@ -288,7 +288,12 @@ std::vector<float> SafeTensors::floats(std::string_view name) const {
   return out;
 }
 
-Matrix SafeTensors::matrix(std::string_view name, Eigen::Index rows, Eigen::Index cols) const {
+const std::byte* SafeTensors::bytes() const { return file_->data(); }
+
+std::size_t SafeTensors::fileBytes() const { return file_->size(); }
+
+const TensorView& SafeTensors::checkedMatrix(std::string_view name, Eigen::Index rows,
+                                             Eigen::Index cols) const {
   const TensorView& t = tensor(name);
   Eigen::Index r = 0, c = 0;
   if (t.shape.size() == 2) {
@@ -307,6 +312,13 @@ Matrix SafeTensors::matrix(std::string_view name, Eigen::Index rows, Eigen::Inde
                        (rows >= 0 ? std::to_string(rows) : std::string("any")) + ", " +
                        (cols >= 0 ? std::to_string(cols) : std::string("any")) + "]");
   }
+  return t;
+}
+
+Matrix SafeTensors::matrix(std::string_view name, Eigen::Index rows, Eigen::Index cols) const {
+  const TensorView& t = checkedMatrix(name, rows, cols);
+  const Eigen::Index r = t.shape.size() == 2 ? t.shape[0] : 1;
+  const Eigen::Index c = t.shape.size() == 2 ? t.shape[1] : t.shape[0];
   const std::vector<float> values = floats(name);
   return Eigen::Map<const Matrix>(values.data(), r, c);
 }

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
-#include "model/quant_rows.hpp"
 
 namespace attnlab::weights {
 
@@ -32,23 +31,67 @@ bool GgufSource::contains(const TensorName& name) const {
   return file_.findTensor(name.gguf) != nullptr;
 }
 
-const GgufTensor* GgufSource::quantised(const TensorName& name) const {
-  const GgufTensor* t = file_.findTensor(name.gguf);
-  return t != nullptr && linear::QuantRows::supports(t->type) ? t : nullptr;
+linear::WeightMatrix Source::weightMatrix(
+    std::initializer_list<std::pair<TensorName, Eigen::Index>> parts, Eigen::Index cols) const {
+  linear::WeightMatrix w;
+  for (const auto& [name, rows] : parts) w.append(stored(name, rows, cols));
+  return w;
 }
 
-std::string SafetensorsSource::stored(const TensorName& name) const {
+linear::StoredRows GgufSource::stored(const TensorName& name, Eigen::Index rows,
+                                      Eigen::Index cols) const {
+  const GgufTensor& t = file_.checkedTensor(name.gguf, rows, cols);
+  linear::StoredRows s;
+  s.type = t.type;
+  s.rows = t.rows();
+  s.cols = t.cols();
+  s.data = reinterpret_cast<const unsigned char*>(t.data);
+  s.row_bytes = s.rows > 0 ? t.bytes / static_cast<std::size_t>(s.rows) : 0;
+  s.name = t.name;
+  return s;
+}
+
+std::string SafetensorsSource::storedName(const TensorName& name) const {
   if (prefix_.empty() && name.hf.rfind("model.", 0) == 0) return name.hf.substr(6);
   return name.hf;
 }
 
 bool SafetensorsSource::contains(const TensorName& name) const {
-  return file_.contains(stored(name));
+  return file_.contains(storedName(name));
+}
+
+linear::StoredRows SafetensorsSource::stored(const TensorName& name, Eigen::Index rows,
+                                             Eigen::Index cols) const {
+  const std::string n = storedName(name);
+  const TensorView& t = file_.checkedMatrix(n, rows, cols);
+  linear::StoredRows s;
+  s.rows = t.shape.size() == 2 ? t.shape[0] : 1;
+  s.cols = t.shape.size() == 2 ? t.shape[1] : t.shape[0];
+  s.name = n;
+  switch (t.dtype) {
+    case DType::kF32:
+    case DType::kF16:
+    case DType::kBF16:
+      // ggml's numbers for the same element types: kept as stored.
+      s.type = t.dtype == DType::kF32 ? 0 : t.dtype == DType::kF16 ? 1 : 30;
+      s.data = reinterpret_cast<const unsigned char*>(t.data);
+      s.row_bytes = s.rows > 0 ? t.bytes / static_cast<std::size_t>(s.rows) : 0;
+      return s;
+    default: {
+      // F64 (or an integer dtype, which floats() refuses by name): a float32 copy.
+      auto copy = std::make_shared<std::vector<float>>(file_.floats(n));
+      s.type = 0;
+      s.data = reinterpret_cast<const unsigned char*>(copy->data());
+      s.row_bytes = static_cast<std::size_t>(s.cols) * sizeof(float);
+      s.owner = std::move(copy);
+      return s;
+    }
+  }
 }
 
 void SafetensorsSource::read(const TensorName& name, Eigen::Index rows, Eigen::Index cols,
                              Matrix& dst, Eigen::Index row0) const {
-  const std::string n = stored(name);
+  const std::string n = storedName(name);
   const TensorView& t = file_.tensor(n);
   const bool vector = rows == 1 && t.shape.size() == 1;
   if (!vector) {

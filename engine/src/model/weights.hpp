@@ -1,15 +1,20 @@
 #pragma once
 /// \file weights.hpp
 /// Private to the engine: what the decoder architectures (llama.cpp, gemma.cpp) share to read a
-/// checkpoint — one weight source over a GGUF file (llama.cpp's tensor names, dequantised) or a
-/// HuggingFace safetensors file, and the checks of a GGUF file's integer keys.
+/// checkpoint — one weight source over a GGUF file (llama.cpp's tensor names) or a HuggingFace
+/// safetensors file, giving either a tensor's rows as stored (weight_matrix.hpp: the layers'
+/// matrices and the embedding) or float32 values (norm gains, biases) — and the checks of a GGUF
+/// file's integer keys.
 
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "attnlab/gguf.hpp"
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tensor.hpp"
+#include "model/weight_matrix.hpp"
 
 namespace attnlab::weights {
 
@@ -33,6 +38,15 @@ class Source {
                     Eigen::Index row0) const = 0;
   /// True when the file holds tensor `name` (optional tensors: biases, untied output layers).
   virtual bool contains(const TensorName& name) const = 0;
+  /// Tensor `name` [rows, cols] as the file stores it (its bytes untouched, valid while the file
+  /// is open). Throws what read() throws: a missing or wrongly shaped tensor, or a type no
+  /// kernel reads (naming it). A safetensors dtype other than F32, F16 and BF16 is converted to
+  /// a float32 copy.
+  virtual linear::StoredRows stored(const TensorName& name, Eigen::Index rows,
+                                    Eigen::Index cols) const = 0;
+  /// The rows of `parts` stacked in order, each [rows_i, cols] (e.g. W_Q, W_K, W_V).
+  linear::WeightMatrix weightMatrix(
+      std::initializer_list<std::pair<TensorName, Eigen::Index>> parts, Eigen::Index cols) const;
   /// A [rows, cols] tensor (errors as read()).
   Matrix matrix(const TensorName& name, Eigen::Index rows, Eigen::Index cols) const;
   /// A tensor of shape [n] (errors as read()).
@@ -41,9 +55,6 @@ class Source {
   /// must be converted to the interleaved one (permuteRotateHalfRows, positions.hpp); GGUF files
   /// store them interleaved already.
   virtual bool rotateHalf() const = 0;
-  /// The file's tensor `name` when it is held in blocks with a one-row kernel (a GGUF tensor of a
-  /// type linear::QuantRows::supports), else null (safetensors, F32 / F16 tensors).
-  virtual const GgufTensor* quantised(const TensorName& /*name*/) const { return nullptr; }
 };
 
 /// Tensors of a GGUF file by their GGUF names.
@@ -53,8 +64,9 @@ class GgufSource final : public Source {
   void read(const TensorName& name, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
             Eigen::Index row0) const override;
   bool contains(const TensorName& name) const override;
+  linear::StoredRows stored(const TensorName& name, Eigen::Index rows,
+                            Eigen::Index cols) const override;
   bool rotateHalf() const override { return false; }
-  const GgufTensor* quantised(const TensorName& name) const override;
 
  private:
   const GgufFile& file_;
@@ -69,10 +81,12 @@ class SafetensorsSource final : public Source {
   void read(const TensorName& name, Eigen::Index rows, Eigen::Index cols, Matrix& dst,
             Eigen::Index row0) const override;
   bool contains(const TensorName& name) const override;
+  linear::StoredRows stored(const TensorName& name, Eigen::Index rows,
+                            Eigen::Index cols) const override;
   bool rotateHalf() const override { return true; }
 
  private:
-  std::string stored(const TensorName& name) const;
+  std::string storedName(const TensorName& name) const;
   const SafeTensors& file_;
   std::string prefix_;
 };

@@ -1,0 +1,320 @@
+// Weights as stored (weight_matrix.hpp): segments of a file's tensors, the rotate-half row
+// index, and the products — panels dequantised per column block for the dense kernel, the
+// one-row kernel over the stored rows. The kernels are the CPU path's (cpu/quant_kernels.hpp,
+// cpu/dense_kernels.hpp).
+
+#include "model/weight_matrix.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <exception>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "attnlab/error.hpp"
+#include "attnlab/gguf.hpp"
+#include "attnlab/positions.hpp"
+#include "cpu/cpu_path_internal.hpp"
+
+namespace attnlab::linear {
+namespace {
+
+constexpr int kPanel = 16;  // PackedWeights::kPanel: output columns per packed panel
+
+/// The path's kernels for ggml type `type` (null members: none).
+const kernels::QuantType* kernelFor(const kernels::QuantKernel& k, std::uint32_t type) {
+  switch (type) {
+    case 0: return &k.f32;
+    case 1: return &k.f16;
+    case 2: return &k.q4_0;
+    case 3: return &k.q4_1;
+    case 6: return &k.q5_0;
+    case 7: return &k.q5_1;
+    case 8: return &k.q8_0;
+    case 10: return &k.q2_k;
+    case 11: return &k.q3_k;
+    case 12: return &k.q4_k;
+    case 13: return &k.q5_k;
+    case 14: return &k.q6_k;
+    case 20: return &k.iq4_nl;
+    case 23: return &k.iq4_xs;
+    case 30: return &k.bf16;
+    default: return nullptr;
+  }
+}
+
+constexpr std::uint32_t kSupported[] = {0, 1, 2, 3, 6, 7, 8, 10, 11, 12, 13, 14, 20, 23, 30};
+
+/// Bytes `elements` elements of `type` take (whole blocks).
+std::size_t bytesOf(std::uint32_t type, Eigen::Index elements) {
+  const GgmlTypeInfo* info = ggmlTypeInfo(type);
+  return static_cast<std::size_t>(elements / info->block_elements) *
+         static_cast<std::size_t>(info->block_bytes);
+}
+
+/// A 64-byte aligned float buffer of the calling thread, at least `count` floats.
+float* threadBuffer(std::size_t count) {
+  struct Buffer {
+    float* data = nullptr;
+    std::size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.size < count) {
+    std::free(buffer.data);
+    buffer.data = static_cast<float*>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64));
+    buffer.size = buffer.data != nullptr ? count : 0;
+    if (buffer.data == nullptr) throw std::bad_alloc();
+  }
+  return buffer.data;
+}
+
+/// The segment holding row r.
+const WeightMatrix::Segment& segmentOf(const WeightMatrix& w, Eigen::Index r) {
+  for (const WeightMatrix::Segment& s : w.segments()) {
+    if (r >= s.row0 && r < s.row0 + s.stored.rows) return s;
+  }
+  throw Error(ErrorCode::kInternal, "weight row " + std::to_string(r) + " does not exist");
+}
+
+/// y[i − a] = row i of W · x for rows [a, b) of segment s (rows of W, not of the segment).
+void segmentRows(const WeightMatrix::Segment& s, const kernels::QuantType& k, Eigen::Index in,
+                 const float* x, Eigen::Index a, Eigen::Index b, float* y) {
+  const auto row_bytes = static_cast<long>(s.stored.row_bytes);
+  if (s.order.empty()) {
+    k.product(s.stored.data, row_bytes, static_cast<long>(in), x, static_cast<long>(a - s.row0),
+              static_cast<long>(b - s.row0), y);
+    return;
+  }
+  for (Eigen::Index r = a; r < b; ++r) {
+    k.product(s.rowData(r - s.row0), row_bytes, static_cast<long>(in), x, 0, 1, y + (r - a));
+  }
+}
+
+/// y[0, out) = W · x with the one-row kernels: one OpenMP region, thread t takes output rows
+/// [out·t/T, out·(t+1)/T) across segments.
+void oneRow(const WeightMatrix& w, const float* x, float* y, const kernels::QuantKernel& kernel) {
+  const Eigen::Index out = w.out();
+  const double weights = static_cast<double>(out) * static_cast<double>(w.in());
+  const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1 && weights >= (1 << 16);
+#pragma omp parallel if (parallel)
+  {
+    const Eigen::Index threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const Eigen::Index lo = out * t / threads, hi = out * (t + 1) / threads;
+    for (const WeightMatrix::Segment& s : w.segments()) {
+      const Eigen::Index a = std::max(lo, s.row0), b = std::min(hi, s.row0 + s.stored.rows);
+      if (a >= b) continue;
+      segmentRows(s, *kernelFor(kernel, s.stored.type), w.in(), x, a, b, y + a);
+    }
+  }
+}
+
+/// Rows [c0, c1) of W (c1 − c0 ≤ the dense kernel's block) dequantised into `panel` in
+/// PackedWeights' layout: panel p holds W[c0 + 16p + c, k] at panel[(p·in + k)·16 + c], zero
+/// past c1. Each row is decoded 256 elements at a time into a small row-major tile (in the
+/// first-level cache) and the tile transposed into the panel.
+void fillPanels(const WeightMatrix& w, const kernels::QuantKernel& kernel, Eigen::Index c0,
+                Eigen::Index c1, float* panel) {
+  constexpr Eigen::Index kChunk = 256;  // a multiple of every block size (32, 256) and of 16
+  alignas(64) float tile[kPanel][kChunk];
+  const Eigen::Index in = w.in();
+  for (Eigen::Index p0 = c0; p0 < c1; p0 += kPanel) {
+    float* dst = panel + (p0 - c0) / kPanel * in * kPanel;
+    const int rows = static_cast<int>(std::min<Eigen::Index>(kPanel, c1 - p0));
+    const unsigned char* data[kPanel];
+    const kernels::QuantType* types[kPanel];
+    std::uint32_t type_numbers[kPanel];
+    for (int c = 0; c < rows; ++c) {
+      const WeightMatrix::Segment& s = segmentOf(w, p0 + c);
+      data[c] = s.rowData(p0 + c - s.row0);
+      types[c] = kernelFor(kernel, s.stored.type);
+      type_numbers[c] = s.stored.type;
+    }
+    for (Eigen::Index k0 = 0; k0 < in; k0 += kChunk) {
+      const Eigen::Index len = std::min(kChunk, in - k0);
+      for (int c = 0; c < rows; ++c) {
+        types[c]->dequantise(data[c] + bytesOf(type_numbers[c], k0), static_cast<long>(len),
+                             tile[c]);
+      }
+      for (int c = rows; c < kPanel; ++c) std::fill(tile[c], tile[c] + len, 0.0f);
+      float* d = dst + k0 * kPanel;
+      for (Eigen::Index k = 0; k < len; ++k) {
+        for (int c = 0; c < kPanel; ++c) d[k * kPanel + c] = tile[c][k];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool WeightMatrix::supports(std::uint32_t type) {
+  return kernelFor(kernels::kQuantBaseline, type) != nullptr;
+}
+
+std::string WeightMatrix::supportedTypeNames() {
+  std::string names;
+  for (const std::uint32_t t : kSupported) {
+    if (!names.empty()) names += ", ";
+    names += ggmlTypeName(t);
+  }
+  return names;
+}
+
+std::size_t WeightMatrix::bytes() const {
+  std::size_t total = 0;
+  for (const Segment& s : segments_)
+    total += s.stored.row_bytes * static_cast<std::size_t>(s.stored.rows);
+  return total;
+}
+
+std::uint32_t WeightMatrix::mainType() const {
+  const Segment* most = nullptr;
+  for (const Segment& s : segments_) {
+    if (most == nullptr || s.stored.rows > most->stored.rows) most = &s;
+  }
+  return most != nullptr ? most->stored.type : 0;
+}
+
+void WeightMatrix::append(StoredRows rows) {
+  if (!supports(rows.type)) {
+    throw Error(ErrorCode::kInternal,
+                "tensor " + rows.name + ": no kernel for " + ggmlTypeName(rows.type));
+  }
+  if (!empty() && rows.cols != in_) {
+    throw Error(ErrorCode::kInternal, "tensor " + rows.name + ": rows of " +
+                                          std::to_string(rows.cols) + " appended to rows of " +
+                                          std::to_string(in_));
+  }
+  const GgmlTypeInfo* info = ggmlTypeInfo(rows.type);
+  if (rows.cols % info->block_elements != 0 || rows.row_bytes != bytesOf(rows.type, rows.cols)) {
+    throw Error(ErrorCode::kInternal, "tensor " + rows.name + ": rows of " +
+                                          std::to_string(rows.row_bytes) + " bytes for " +
+                                          std::to_string(rows.cols) + " " + ggmlTypeName(rows.type) +
+                                          " elements");
+  }
+  Segment s;
+  s.row0 = out_;
+  in_ = rows.cols;
+  out_ += rows.rows;
+  s.stored = std::move(rows);
+  segments_.push_back(std::move(s));
+}
+
+void WeightMatrix::permuteRotateHalf(Eigen::Index row0, int heads, int d) {
+  const Eigen::Index n = static_cast<Eigen::Index>(heads) * d;
+  const auto seg = std::find_if(segments_.begin(), segments_.end(), [&](const Segment& s) {
+    return s.row0 <= row0 && row0 + n <= s.row0 + s.stored.rows;
+  });
+  if (seg == segments_.end()) {
+    throw Error(ErrorCode::kInternal, "rotate-half rows outside one weight tensor");
+  }
+  if (seg->order.empty()) {
+    seg->order.resize(static_cast<std::size_t>(seg->stored.rows));
+    for (std::size_t i = 0; i < seg->order.size(); ++i) seg->order[i] = static_cast<std::int32_t>(i);
+  }
+  const std::vector<int> interleaved = rotateHalfToInterleaved(d);
+  const std::vector<std::int32_t> old = seg->order;
+  const Eigen::Index base = row0 - seg->row0;
+  for (int h = 0; h < heads; ++h) {
+    for (int j = 0; j < d; ++j) {
+      const auto to = static_cast<std::size_t>(base + h * d + j);
+      const auto from = static_cast<std::size_t>(base + h * d + interleaved[static_cast<std::size_t>(j)]);
+      seg->order[to] = old[from];
+    }
+  }
+}
+
+void WeightMatrix::row(Eigen::Index r, float* out) const {
+  const Segment& s = segmentOf(*this, r);
+  kernelFor(kernels::activeQuantKernel(), s.stored.type)
+      ->dequantise(s.rowData(r - s.row0), static_cast<long>(in_), out);
+}
+
+Matrix WeightMatrix::dequantised() const {
+  Matrix m(out_, in_);
+  for (Eigen::Index r = 0; r < out_; ++r) row(r, m.row(r).data());
+  return m;
+}
+
+namespace {
+
+/// timesTransposed() on the kernels of one CPU path.
+Matrix product(const Matrix& x, const WeightMatrix& w, const Vector* bias, const Matrix* residual,
+               const kernels::DenseKernel& dense, const kernels::QuantKernel& quant) {
+  if (x.cols() != w.in()) {
+    throw Error(ErrorCode::kInternal, "dense product: input width " + std::to_string(x.cols()) +
+                                          " for weights of width " + std::to_string(w.in()));
+  }
+  if (bias && bias->size() != w.out()) {
+    throw Error(ErrorCode::kInternal, "dense product: bias of " + std::to_string(bias->size()) +
+                                          " for " + std::to_string(w.out()) + " outputs");
+  }
+  if (residual && (residual->rows() != x.rows() || residual->cols() != w.out())) {
+    throw Error(ErrorCode::kInternal, "dense product: residual [" +
+                                          std::to_string(residual->rows()) + ", " +
+                                          std::to_string(residual->cols()) + "] for output [" +
+                                          std::to_string(x.rows()) + ", " +
+                                          std::to_string(w.out()) + "]");
+  }
+  const Eigen::Index n = x.rows(), out = w.out(), in = w.in();
+  Matrix y(n, out);
+  if (n == 0 || out == 0) return y;
+  if (n == 1) {
+    oneRow(w, x.data(), y.data(), quant);
+    if (bias) y.row(0) += bias->transpose();
+    if (residual) y.row(0) += residual->row(0);
+    return y;
+  }
+  const Eigen::Index step = dense.block_columns;
+  const Eigen::Index blocks = (out + step - 1) / step;
+  const double macs = static_cast<double>(n) * in * out;
+  const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1 && macs >= (1 << 18);
+  const auto panel_floats = static_cast<std::size_t>(step * in);
+  // Threads take whole column blocks, as the float32 product does; each dequantises its block's
+  // rows into a panel of its own, which stays in its cache while every row block of x passes.
+  std::exception_ptr error;
+#pragma omp parallel if (parallel)
+  {
+    float* panel = nullptr;
+    try {
+      panel = threadBuffer(panel_floats);
+    } catch (...) {
+#pragma omp critical(attnlab_weight_panels)
+      error = std::current_exception();
+    }
+#pragma omp for schedule(static)
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+      if (panel == nullptr) continue;
+      const Eigen::Index c0 = b * step;
+      const Eigen::Index c1 = std::min(out, c0 + step);
+      fillPanels(w, quant, c0, c1, panel);
+      dense.product(x.data(), in, n, panel, in, 0, c1 - c0, y.data() + c0, out,
+                    bias ? bias->data() + c0 : nullptr,
+                    residual ? residual->data() + c0 : nullptr);
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  return y;
+}
+
+}  // namespace
+
+Matrix timesTransposed(const Matrix& x, const WeightMatrix& w, const Vector* bias,
+                       const Matrix* residual) {
+  return product(x, w, bias, residual, kernels::activeDenseKernel(), kernels::activeQuantKernel());
+}
+
+Matrix timesTransposedOn(CpuPath path, const Matrix& x, const WeightMatrix& w, const Vector* bias,
+                         const Matrix* residual) {
+  return product(x, w, bias, residual, kernels::denseKernel(path), kernels::quantKernel(path));
+}
+
+Eigen::VectorXf timesVector(const WeightMatrix& w, const float* x) {
+  Eigen::VectorXf z(w.out());
+  if (w.out() > 0) oneRow(w, x, z.data(), kernels::activeQuantKernel());
+  return z;
+}
+
+}  // namespace attnlab::linear
