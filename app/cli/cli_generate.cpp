@@ -108,7 +108,7 @@ int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& 
     j["tokens_per_s"] = nullptr;
   }
   if (!o.output.out.isEmpty()) {
-    auto [entry, head] = r.readableHead();
+    auto [entry, head] = views::readableHead(r);
     if (o.head) head = *o.head;
     const int n = r.shown->attention(entry).nQ();
     QCustomPlot plot;

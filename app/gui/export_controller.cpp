@@ -31,6 +31,7 @@
 #include "views/saturation_plot.hpp"
 #include "views/analysis_plots.hpp"
 #include "views/heatmap.hpp"
+#include "views/plots.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -213,6 +214,46 @@ void ExportController::askExportImage(ExportTarget target) {
   if (dialog.exec() != QDialog::Accepted) return;
   try {
     exportImage(target, dialog.path(), dialog.size());
+    if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(dialog.path()).absolutePath());
+    emit status(tr("Wrote %1").arg(dialog.path()), 6000);
+  } catch (const options::OptionError& e) {
+    emit status(tr("Export failed: %1").arg(e.message().translated()), 10000);
+  } catch (const std::exception& e) {
+    emit status(tr("Export failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+  }
+}
+
+void ExportController::exportPlot(views::PlotKind kind, const QString& path, const views::ImageSize& size) {
+  const ResultPtr shown = heads_.result();
+  if (!shown) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
+  const views::Plot* plot = views::plotOf(kind);
+  if (!plot || !plot->available(*shown))
+    throw options::OptionError(options::Message(
+        ATTNLAB_MSG("--plot head-roles scores a model's heads: add --model DIR or FILE.gguf")));
+  options::checkImageSize(size.width, size.height, size.scale);
+  const int entry = heads_.focusEntry();
+  const results::Analysis analysis = run::analyse(*shown, entry);  // one entry: a few ms
+  const views::PlotInput input{*shown, entry, analysis, views::plotSubject(*shown, entry)};
+  QCustomPlot picture;  // offscreen: the picture render --plot writes
+  picture.setViewport(QRect(0, 0, size.width, size.height));
+  views::setCanvasSize(picture, QSize(size.width, size.height));
+  plot->draw(picture, input);
+  views::exportPlot(picture, path, size);
+}
+
+void ExportController::askExportPlot(views::PlotKind kind) {
+  const ResultPtr shown = heads_.result();
+  const views::Plot* plot = views::plotOf(kind);
+  if (!shown || !plot || !plot->available(*shown)) return;
+  QSettings store;
+  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+  const results::Analysis analysis = run::analyse(*shown, heads_.focusEntry());
+  const views::ImageSize size = plot->size({*shown, heads_.focusEntry(), analysis, {}});
+  const QString name = QString::fromUtf8(views::plotName(kind).data()) + QStringLiteral(".png");
+  ImageExportDialog dialog(window_, folder, name, size);
+  if (dialog.exec() != QDialog::Accepted) return;
+  try {
+    exportPlot(kind, dialog.path(), dialog.size());
     if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(dialog.path()).absolutePath());
     emit status(tr("Wrote %1").arg(dialog.path()), 6000);
   } catch (const options::OptionError& e) {

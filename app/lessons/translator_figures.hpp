@@ -2,7 +2,7 @@
 /// \file translator_figures.hpp
 /// The lessons' numbers about the trained translators (issue 23): what the step's translator
 /// wrote, and the figures its training recorded (config.json, training.json of the model folders,
-/// written by scripts/train-translators; docs/DESIGN.md "Trained translators").
+/// written by scripts/train-translators; docs/models.md "Trained translators").
 
 #include <QString>
 #include <QStringList>

@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "attnlab/head_roles.hpp"
+#include "attnlab/head_similarity.hpp"
 #include "attnlab/overview.hpp"
 #include "attnlab/pretrained.hpp"
+#include "attnlab/summary.hpp"
 #include "attnlab/synthetic.hpp"
 #include "attnlab/token_display.hpp"
 #include "attnlab/translator.hpp"
@@ -130,6 +132,13 @@ struct Run {
   /// Why the CPU computed what --backend opencl asked of OpenCL (empty otherwise, and always
   /// empty for "auto", which chooses quietly): the CLI prints it as a note.
   std::string fallbackNote() const;
+};
+
+/// What the analysis pictures read of one entry (layer) of a run (run::analyse): its rows'
+/// statistics and score histogram, and the heads' mutual Jensen–Shannon divergence.
+struct Analysis {
+  AttentionSummary summary;  ///< summarizeAttention: per-row entropy, the score histogram.
+  HeadSimilarity similarity;  ///< headSimilarity: h × h mean JSD.
 };
 
 }  // namespace attnlab::results

@@ -7,7 +7,6 @@
 #include <QStringList>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "attnlab/generate.hpp"
@@ -28,12 +27,6 @@ struct Generated {
   std::shared_ptr<const Run> shown;
   /// The model's own label of each step's input token (GenerationStep::input_id).
   std::vector<std::string> input_labels;
-
-  /// The entry of shown->layers() and the head a picture of one map shows by default: the head
-  /// whose generated rows put the least weight on the first token (its pattern is the one to
-  /// read; a sink head shows one bright column). Prompt rows count when nothing was generated
-  /// past step 0.
-  std::pair<int, int> readableHead() const;
 };
 
 }  // namespace attnlab::results

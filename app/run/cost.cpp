@@ -103,7 +103,7 @@ std::pair<CostShape, QString> costShape(const options::LabSettings& settings) {
       s.layers = additive ? 1 : std::max(1, c.decoder_layers);
       return {s, QString::fromStdString(t->name())};
     }
-    const ModelFileInfo info = ModelCache::instance().inspect(settings.model_dir);  // no weight read
+    const ModelFileInfo info = inspect(settings.model_dir);  // the header: no weight read
     return {modelShape(info.config), QString::fromStdString(info.name)};
   } catch (const Error& e) {
     throw LoadFailure(e);

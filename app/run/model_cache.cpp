@@ -64,19 +64,6 @@ std::shared_ptr<const SyntheticModel> ModelCache::synthetic(const AttentionSpec&
   return model;
 }
 
-ModelFileInfo ModelCache::inspect(const QString& dir) {
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (const auto it = models_.find(dir); it != models_.end()) {
-      if (std::shared_ptr<const PretrainedModel> model = it->second.lock()) {
-        ModelFileInfo info;
-        info.config = model->config();
-        info.name = model->name();
-        return info;
-      }
-    }
-  }
-  return inspectModel(pathOf(dir));
-}
+ModelFileInfo inspect(const QString& dir) { return inspectModel(pathOf(dir)); }
 
 }  // namespace attnlab::run

@@ -35,10 +35,7 @@ class ModelCache {
   /// throws.
   std::shared_ptr<const SyntheticModel> synthetic(const AttentionSpec& spec, std::uint64_t seed,
                                                   bool positions = true, bool* drawn = nullptr);
-  /// What the model at `dir` is — its config and name — without reading a weight: the loaded
-  /// model's when a session holds it, else its header or config.json (attnlab::inspectModel).
-  /// Throws what inspectModel throws.
-  ModelFileInfo inspect(const QString& dir);
+
 
  private:
   std::mutex mutex_;
@@ -46,5 +43,10 @@ class ModelCache {
   std::map<QString, std::weak_ptr<const Translator>> translators_;
   std::vector<std::weak_ptr<const SyntheticModel>> synthetic_;
 };
+
+/// What the model at `dir` (a folder or a .gguf file) is — its config, name and weights' sizes —
+/// read from its header or config.json without reading a weight (attnlab::inspectModel): the cost
+/// mode's shape and `info --model`. Throws what inspectModel throws.
+ModelFileInfo inspect(const QString& dir);
 
 }  // namespace attnlab::run

@@ -249,6 +249,11 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   return r;
 }
 
+results::Analysis analyse(const Run& run, int entry) {
+  const AttentionResult& r = run.attention(entry);
+  return results::Analysis{summarizeAttention(r), headSimilarity(r)};
+}
+
 std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide) {
   std::vector<bool> keep(encoding.ids.size(), true);
   if (!hide) return keep;

@@ -274,6 +274,11 @@ class Experiments {
   Session& session_;
 };
 
+/// The analyses of entry `entry` of run (summarizeAttention, headSimilarity): what the entropy,
+/// histogram and head-similarity pictures draw. Throws std::out_of_range for an entry the run
+/// does not have.
+results::Analysis analyse(const Run& run, int entry);
+
 /// The frames of sweep `o` (command kSweep): one render setting per value (options::sweepFrames),
 /// every layer or head of a model counted once the model is loaded through `session`. Each
 /// frame's run is session.run(frame.options.lab). Throws OptionError ("--param NAME is required",

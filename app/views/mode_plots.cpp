@@ -67,6 +67,28 @@ void drawDecoded(QCustomPlot& plot, const results::Decoded& d, std::optional<int
   setPictureTitle(plot, {});
 }
 
+std::pair<int, int> readableHead(const results::Generated& g) {
+  std::pair<int, int> best{0, 0};
+  if (!g.shown || !g.generation) return best;
+  const auto n_p = static_cast<int>(g.generation->prompt.ids.size());
+  double least = 2;
+  const std::vector<AttentionResult>& grown = g.shown->layers();
+  for (std::size_t li = 0; li < grown.size(); ++li) {
+    const Tensor3& w = grown[li].weights;
+    const int from = w.rows > n_p ? n_p : 1;
+    for (int h = 0; h < w.h; ++h) {
+      double mass = 0;
+      for (int i = from; i < w.rows; ++i) mass += w(h, i, 0);
+      mass /= std::max(w.rows - from, 1);
+      if (mass < least) {
+        least = mass;
+        best = {static_cast<int>(li), h};
+      }
+    }
+  }
+  return best;
+}
+
 void drawGeneration(QCustomPlot& plot, const results::Generated& g, int entry, int head,
                     const PictureOptions& picture) {
   const results::Run& shown = *g.shown;

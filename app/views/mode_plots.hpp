@@ -5,6 +5,7 @@
 /// computation) and the causal matrix of a generation as it grew.
 
 #include <optional>
+#include <utility>
 
 #include "results/decode.hpp"
 #include "results/generation.hpp"
@@ -21,6 +22,11 @@ namespace attnlab::views {
 /// shows) and the cache's bytes at the last step.
 void drawDecoded(QCustomPlot& plot, const results::Decoded& d, std::optional<int> head,
                  const PictureOptions& picture);
+
+/// The entry of g.shown->layers() and the head a picture of one map shows by default: the head
+/// whose generated rows put the least weight on the first token (its pattern is the one to read;
+/// a sink head shows one bright column). Prompt rows count when nothing was generated past step 0.
+std::pair<int, int> readableHead(const results::Generated& g);
 
 /// A generation's picture: the grown matrix of one kept layer (`entry`) and head, the prompt's
 /// block framed by a line under its rows and one right of its columns, the note saying the
