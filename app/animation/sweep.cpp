@@ -62,8 +62,7 @@ SweepWritten writeSweep(const options::Options& o, const std::vector<options::Sw
     folder = temporary->path();
   }
   std::unique_ptr<GifWriter> gif;
-  if (target == Target::kGif)
-    gif = std::make_unique<GifWriter>(o.output.out, o.sweep.delay_ms);
+  if (target == Target::kGif) gif = std::make_unique<GifWriter>(o.output.out, o.sweep.delay_ms);
 
   views::ImageSize size;
   std::string last_note;

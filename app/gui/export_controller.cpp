@@ -201,8 +201,6 @@ void ExportController::copyImage(ExportTarget target) {
 void ExportController::askExportImage(ExportTarget target) {
   const ResultPtr shown = heads_.result();
   if (!shown) return;
-  QSettings store;
-  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
   QString name = target == ExportTarget::kSaturation ? QStringLiteral("saturation.png")
                  : target == ExportTarget::kAllHeads
                      ? (heads_.modelView() ? QStringLiteral("attention-layers.png") : QStringLiteral("attention-heads.png"))
@@ -210,10 +208,19 @@ void ExportController::askExportImage(ExportTarget target) {
   if ((shown->model || shown->translator) && target != ExportTarget::kSaturation && !(target == ExportTarget::kAllHeads && heads_.modelView())) {
     name.replace(QStringLiteral("attention-"), QStringLiteral("attention-layer%1-").arg(heads_.focusLayer()));
   }
-  ImageExportDialog dialog(window_, folder, name, defaultSize(target));
+  askAndWrite(name, defaultSize(target), [this, target](const QString& path, const views::ImageSize& size) {
+    exportImage(target, path, size);
+  });
+}
+
+void ExportController::askAndWrite(const QString& name, const views::ImageSize& size,
+                                   const std::function<void(const QString&, const views::ImageSize&)>& write) {
+  QSettings store;
+  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+  ImageExportDialog dialog(window_, folder, name, size);
   if (dialog.exec() != QDialog::Accepted) return;
   try {
-    exportImage(target, dialog.path(), dialog.size());
+    write(dialog.path(), dialog.size());
     if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(dialog.path()).absolutePath());
     emit status(tr("Wrote %1").arg(dialog.path()), 6000);
   } catch (const options::OptionError& e) {
@@ -245,22 +252,10 @@ void ExportController::askExportPlot(views::PlotKind kind) {
   const ResultPtr shown = heads_.result();
   const views::Plot* plot = views::plotOf(kind);
   if (!shown || !plot || !plot->available(*shown)) return;
-  QSettings store;
-  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
   const results::Analysis analysis = run::analyse(*shown, heads_.focusEntry());
   const views::ImageSize size = plot->size({*shown, heads_.focusEntry(), analysis, {}});
-  const QString name = QString::fromUtf8(views::plotName(kind).data()) + QStringLiteral(".png");
-  ImageExportDialog dialog(window_, folder, name, size);
-  if (dialog.exec() != QDialog::Accepted) return;
-  try {
-    exportPlot(kind, dialog.path(), dialog.size());
-    if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(dialog.path()).absolutePath());
-    emit status(tr("Wrote %1").arg(dialog.path()), 6000);
-  } catch (const options::OptionError& e) {
-    emit status(tr("Export failed: %1").arg(e.message().translated()), 10000);
-  } catch (const std::exception& e) {
-    emit status(tr("Export failed: %1").arg(QString::fromUtf8(e.what())), 10000);
-  }
+  askAndWrite(QString::fromUtf8(views::plotName(kind).data()) + QStringLiteral(".png"), size,
+              [this, kind](const QString& path, const views::ImageSize& chosen) { exportPlot(kind, path, chosen); });
 }
 
 void ExportController::askExportMatrices() {

@@ -58,6 +58,10 @@ class ExportController : public QObject {
 
  private:
   void draw(QCustomPlot& plot, ExportTarget target) const;
+  /// The image export dialog (a file named `name`, `size`), then `write` with what was chosen;
+  /// the outcome on the status bar, the folder remembered when persisting.
+  void askAndWrite(const QString& name, const views::ImageSize& size,
+                   const std::function<void(const QString&, const views::ImageSize&)>& write);
 
   QWidget* window_;
   HeadsView& heads_;

@@ -14,31 +14,31 @@ namespace attnlab::options {
 
 /// Where an option is accepted: the CLI's commands and the window. Bits.
 enum Command : unsigned {
-  kCompute = 1u << 0,     ///< attention-lab-cli compute
-  kRender = 1u << 1,      ///< attention-lab-cli render
-  kSaturation = 1u << 2,  ///< attention-lab-cli saturation
-  kInfo = 1u << 3,        ///< attention-lab-cli info
-  kWindow = 1u << 4,      ///< attention-lab (the window)
-  kCost = 1u << 5,        ///< attention-lab-cli cost
-  kSweep = 1u << 6,       ///< attention-lab-cli sweep
-  kDecode = 1u << 7,      ///< attention-lab-cli decode (KV-cache decoding step by step)
-  kLesson = 1u << 8,      ///< attention-lab-cli lesson list|export (the guided lessons)
-  kGenerate = 1u << 9,    ///< attention-lab-cli generate (a real model's KV cache, token by token)
-  kFetchModel = 1u << 10, ///< attention-lab-cli fetch-model NAME|--list (model_manifest.hpp)
+  kCompute = 1u << 0,      ///< attention-lab-cli compute
+  kRender = 1u << 1,       ///< attention-lab-cli render
+  kSaturation = 1u << 2,   ///< attention-lab-cli saturation
+  kInfo = 1u << 3,         ///< attention-lab-cli info
+  kWindow = 1u << 4,       ///< attention-lab (the window)
+  kCost = 1u << 5,         ///< attention-lab-cli cost
+  kSweep = 1u << 6,        ///< attention-lab-cli sweep
+  kDecode = 1u << 7,       ///< attention-lab-cli decode (KV-cache decoding step by step)
+  kLesson = 1u << 8,       ///< attention-lab-cli lesson list|export (the guided lessons)
+  kGenerate = 1u << 9,     ///< attention-lab-cli generate (a real model's KV cache, token by token)
+  kFetchModel = 1u << 10,  ///< attention-lab-cli fetch-model NAME|--list (model_manifest.hpp)
 };
 
 /// One synopsis line of a command in --help and the man page: what follows the program's name,
 /// and what it gives ("" when nothing more to say).
 struct UsageLine {
-  std::string_view arguments;      ///< e.g. "render  [options] --out FILE" (spaces align --help).
-  std::string_view gives;          ///< e.g. ".png .svg .pdf .csv .npy".
+  std::string_view arguments;  ///< e.g. "render  [options] --out FILE" (spaces align --help).
+  std::string_view gives;      ///< e.g. ".png .svg .pdf .csv .npy".
 };
 
 /// One command of attention-lab-cli, in --help order.
 struct CommandSpec {
-  unsigned command;                ///< Its Command bit.
-  std::string_view name;           ///< As typed: "render".
-  std::string_view summary;        ///< One sentence: what it does (the man page's COMMANDS).
+  unsigned command;                  ///< Its Command bit.
+  std::string_view name;             ///< As typed: "render".
+  std::string_view summary;          ///< One sentence: what it does (the man page's COMMANDS).
   std::span<const UsageLine> usage;  ///< Its synopsis lines.
   /// The file suffixes --out takes, space-separated ("png svg pdf csv npy"); empty: --out
   /// checked by the command's own rule (sweep: .gif, .mp4 or a folder; lesson: a folder).

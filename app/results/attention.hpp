@@ -96,16 +96,16 @@ struct Run {
   /// as text, for a model the display labels of token_display ("⋯我", attnlab/token_display.hpp).
   QStringList query_tokens;
   QStringList key_tokens;  ///< The columns' labels, as query_tokens.
-  double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
+  double model_ms = 0;     ///< Time spent drawing new weights or loading the model (0 when reused).
 
   // A pretrained model's part (null and empty otherwise).
   std::shared_ptr<const ModelInfo> model;
   std::shared_ptr<const ModelRun> model_run;  ///< The forward pass over every token.
   /// The shown tokens as displayed: label and the pieces of cut UTF-8 characters each holds.
   std::vector<TokenDisplay> token_display;
-  std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
-                                          ///< when nothing is hidden.
-  bool special_hidden = false;            ///< Special tokens were left out of the pictures.
+  std::vector<AttentionResult> filtered;   ///< model_run's layers without the hidden tokens; empty
+                                           ///< when nothing is hidden.
+  bool special_hidden = false;             ///< Special tokens were left out of the pictures.
   std::shared_ptr<const Rollout> rollout;  ///< settings.rollout: the rollout shown instead.
   /// settings.head_roles: every head's role scores (attnlab/head_roles.hpp), from their own pass
   /// over the repeated random sequence, all layers and heads whatever the layer shown. Shared
@@ -137,7 +137,7 @@ struct Run {
 /// What the analysis pictures read of one entry (layer) of a run (run::analyse): its rows'
 /// statistics and score histogram, and the heads' mutual Jensen–Shannon divergence.
 struct Analysis {
-  AttentionSummary summary;  ///< summarizeAttention: per-row entropy, the score histogram.
+  AttentionSummary summary;   ///< summarizeAttention: per-row entropy, the score histogram.
   HeadSimilarity similarity;  ///< headSimilarity: h × h mean JSD.
 };
 

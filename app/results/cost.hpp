@@ -34,15 +34,15 @@ struct CostCurves {
 };
 
 struct CostTable {
-  CostShape shape;    ///< d_model, h, K/V heads, d_k, d_v, layers (n of each row below).
-  QString model;      ///< The model's name (empty in the synthetic lab).
-  std::vector<int> n;              ///< The table's token counts.
+  CostShape shape;     ///< d_model, h, K/V heads, d_k, d_v, layers (n of each row below).
+  QString model;       ///< The model's name (empty in the synthetic lab).
+  std::vector<int> n;  ///< The table's token counts.
   std::vector<AttentionCost> rows;  ///< One per n.
-  AttentionCost per_token;         ///< The counts at n = 1 (parameters, the seed's counts).
-  double crossover = 0;            ///< n where attention's FLOPs pass the projections'.
-  int current_n = 0;               ///< The text's tokens marked on the picture (0: none).
-  AttentionCost current;           ///< The counts at current_n (zero when it is 0).
-  CostCurves curves;               ///< Over the table's range, the crossover and current_n.
+  AttentionCost per_token;          ///< The counts at n = 1 (parameters, the seed's counts).
+  double crossover = 0;             ///< n where attention's FLOPs pass the projections'.
+  int current_n = 0;                ///< The text's tokens marked on the picture (0: none).
+  AttentionCost current;            ///< The counts at current_n (zero when it is 0).
+  CostCurves curves;                ///< Over the table's range, the crossover and current_n.
   std::optional<CostTimes> measured;
 };
 

@@ -16,7 +16,7 @@ namespace attnlab::results {
 
 struct Generated {
   std::shared_ptr<const ModelInfo> model;
-  AttentionSpec spec;      ///< The attention the model ran with (PretrainedModel::attentionSpec).
+  AttentionSpec spec;       ///< The attention the model ran with (PretrainedModel::attentionSpec).
   GenerateOptions options;  ///< The engine's options it generated with (hooks left out).
   /// The prompt's encoding, the steps so far (token, probability, top 5, every layer's new row
   /// over the cache, the cache), the ids, the stop reason and the times.

@@ -14,11 +14,11 @@
 namespace attnlab::run {
 namespace {
 
+using options::kMaxTokens;
 using options::LabSettings;
 using options::Message;
 using options::OptionError;
 using options::TranslatorAttention;
-using options::kMaxTokens;
 
 QString num(long long value) { return QString::number(value); }
 
@@ -34,9 +34,10 @@ int countTokens(const QString& text, const char* empty, const char* blank, const
 
 TokenCounts checkTokens(const LabSettings& s) {
   TokenCounts counts;
-  counts.queries = countTokens(s.text, ATTNLAB_MSG("the text is empty"),
-                               ATTNLAB_MSG("the text has no tokens (only white space)"),
-                               ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"));
+  counts.queries =
+      countTokens(s.text, ATTNLAB_MSG("the text is empty"),
+                  ATTNLAB_MSG("the text has no tokens (only white space)"),
+                  ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"));
   if (!s.pretrained() && s.pad_to != 0) {
     if (counts.queries > s.pad_to) {
       throw OptionError(Message(ATTNLAB_MSG("--pad-to %1 is less than the text's %2 tokens"),
@@ -65,12 +66,14 @@ void checkModelTokens(const PretrainedModel& model, int n, const LabSettings& se
 void checkModelLength(const PretrainedModel& model, int n) {
   const int context = model.config().max_positions;
   if (context > 0 && n > context) {
-    throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; %2 reads at most %3 (its context length)"),
-                              {num(n), QString::fromStdString(model.name()), num(context)}));
+    throw OptionError(
+        Message(ATTNLAB_MSG("the text has %1 tokens; %2 reads at most %3 (its context length)"),
+                {num(n), QString::fromStdString(model.name()), num(context)}));
   }
   if (n > kMaxTokens) {
-    throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"),
-                              {num(n), num(kMaxTokens)}));
+    throw OptionError(
+        Message(ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"),
+                {num(n), num(kMaxTokens)}));
   }
 }
 
@@ -108,23 +111,25 @@ void checkTranslator(const LabSettings& s, const QString& name, const Translator
         ATTNLAB_MSG("%1 uses additive attention: there is no 1/√d_k to switch off"), {name}));
   }
   if (!additive && m == Mechanism::kAdditive) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)"),
-        {name}));
+    throw OptionError(Message(ATTNLAB_MSG("--mechanism additive does not apply to %1: its heads "
+                                          "are dot-product attention (scaled or not)"),
+                              {name}));
   }
   if (!additive && m == Mechanism::kDot && !c.scale_attention) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("%1 was trained without 1/√d_k: there is none to switch off (dates-transformer has it)"),
-        {name}));
+    throw OptionError(Message(ATTNLAB_MSG("%1 was trained without 1/√d_k: there is none to switch "
+                                          "off (dates-transformer has it)"),
+                              {name}));
   }
   if (additive && s.translator_attention != TranslatorAttention::kCross) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)"),
-        {QString::fromStdString(toString(s.translator_attention)), name}));
+    throw OptionError(
+        Message(ATTNLAB_MSG("--attention %1 does not apply to %2: its one attention is the "
+                            "decoder's additive attention over the source (--attention cross)"),
+                {QString::fromStdString(toString(s.translator_attention)), name}));
   }
   const int layers = additive ? 1
-                     : s.translator_attention == TranslatorAttention::kEncoderSelf ? c.encoder_layers
-                                                                                  : c.decoder_layers;
+                     : s.translator_attention == TranslatorAttention::kEncoderSelf
+                         ? c.encoder_layers
+                         : c.decoder_layers;
   checkLayer(s, name, layers);
 }
 
@@ -138,34 +143,38 @@ TranslatorOptions toTranslatorOptions(const LabSettings& s) {
 
 void checkLayer(const LabSettings& s, const QString& model_name, int layers) {
   if (s.layer && (*s.layer < 0 || *s.layer >= layers)) {
-    throw OptionError(Message(ATTNLAB_MSG("--layer %1 does not exist: %2 has layers 0–%3 (or use all)"),
-                              {num(*s.layer), model_name, num(layers - 1)}));
+    throw OptionError(
+        Message(ATTNLAB_MSG("--layer %1 does not exist: %2 has layers 0–%3 (or use all)"),
+                {num(*s.layer), model_name, num(layers - 1)}));
   }
 }
 
 void checkDecode(const LabSettings& s) {
   if (s.cross())
-    throw OptionError(Message(
-        ATTNLAB_MSG("decode reads one text token by token: --source (cross-attention) does not apply")));
+    throw OptionError(Message(ATTNLAB_MSG(
+        "decode reads one text token by token: --source (cross-attention) does not apply")));
   const std::pair<const char*, bool> masks[] = {{"global", s.spec.global_tokens != 0},
                                                 {"stride", s.spec.stride != 0},
                                                 {"pad-to", s.pad_to != 0}};
   for (const auto& [name, on] : masks)
     if (on)
-      throw OptionError(Message(ATTNLAB_MSG("decode takes a causal mask and --window: --%1 does not apply"),
-                                {QString::fromLatin1(name)}));
-  const std::pair<const char*, bool> numerics[] = {{"precision", s.spec.precision != Precision::kFp32},
-                                                   {"softmax", s.spec.softmax != SoftmaxKind::kStable},
-                                                   {"dropout", s.spec.dropout != 0}};
+      throw OptionError(
+          Message(ATTNLAB_MSG("decode takes a causal mask and --window: --%1 does not apply"),
+                  {QString::fromLatin1(name)}));
+  const std::pair<const char*, bool> numerics[] = {
+      {"precision", s.spec.precision != Precision::kFp32},
+      {"softmax", s.spec.softmax != SoftmaxKind::kStable},
+      {"dropout", s.spec.dropout != 0}};
   for (const auto& [name, on] : numerics)
     if (on)
       throw OptionError(Message(
-          ATTNLAB_MSG("decode computes the float32 stable softmax of inference: --%1 does not apply"),
+          ATTNLAB_MSG(
+              "decode computes the float32 stable softmax of inference: --%1 does not apply"),
           {QString::fromLatin1(name)}));
   if (s.spec.mechanism == Mechanism::kAdditive || s.spec.mechanism == Mechanism::kLinear)
-    throw OptionError(Message(
-        ATTNLAB_MSG("decode takes dot or scaled attention (the cache holds keys and values of dot products), not %1"),
-        {QString::fromStdString(toString(s.spec.mechanism))}));
+    throw OptionError(Message(ATTNLAB_MSG("decode takes dot or scaled attention (the cache holds "
+                                          "keys and values of dot products), not %1"),
+                              {QString::fromStdString(toString(s.spec.mechanism))}));
 }
 
 }  // namespace attnlab::run

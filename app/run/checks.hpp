@@ -35,7 +35,8 @@ void checkModelLength(const PretrainedModel& model, int tokens);
 /// keep 27.1 GB in memory (weights 538 MB, attention 26.5 GB: 30 layers × 9 heads × 3500² scores
 /// and weights, activations 112 MB), more than the memory budget of 12.6 GB: choose one layer
 /// (--layer), fewer tokens, or a larger --memory-budget"). Throws OptionError.
-void checkModelTokens(const PretrainedModel& model, int tokens, const options::LabSettings& settings);
+void checkModelTokens(const PretrainedModel& model, int tokens,
+                      const options::LabSettings& settings);
 /// The same checks for a run with `run` (settings.toModelOptions() adjusted, e.g. a pooled
 /// model view's: the last layer in full, the others as overviews).
 void checkModelTokens(const PretrainedModel& model, int tokens, const ModelRunOptions& run);

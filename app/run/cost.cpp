@@ -91,7 +91,8 @@ std::pair<CostShape, QString> costShape(const options::LabSettings& settings) {
   if (!settings.pretrained()) return {specShape(settings.spec), QString()};
   try {
     if (settings.translator) {
-      const std::shared_ptr<const Translator> t = ModelCache::instance().translator(settings.model_dir);
+      const std::shared_ptr<const Translator> t =
+          ModelCache::instance().translator(settings.model_dir);
       const TranslatorConfig& c = t->config();
       const bool additive = c.kind == TranslatorKind::kAdditiveGru;
       CostShape s;

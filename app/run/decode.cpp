@@ -12,7 +12,8 @@ namespace attnlab::run {
 int checkDecodeRequest(const DecodeRequest& request) {
   const options::LabSettings& lab = request.lab;
   if (lab.pretrained())
-    throw Error(ErrorCode::kInvalidArgument, "decode runs the synthetic lab (a model is scored: Session::score)");
+    throw Error(ErrorCode::kInvalidArgument,
+                "decode runs the synthetic lab (a model is scored: Session::score)");
   (void)lab.toSpec();  // 1. validate
   checkDecode(lab);
   const int n = checkTokens(lab).queries;  // 3. the text (no padding: checkDecode)

@@ -25,8 +25,9 @@ std::optional<WordChange> Experiments::lastWordChanged(const options::LabSetting
   const std::vector<Token> tokens = tokenize(utf8(lab.text));
   int last = -1;
   for (int i = static_cast<int>(tokens.size()) - 1; i > 0 && last < 0; --i)
-    if (std::any_of(tokens[i].text.begin(), tokens[i].text.end(),
-                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }))
+    if (std::any_of(tokens[i].text.begin(), tokens[i].text.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80);
+        }))
       last = i;
   if (last < 1) return std::nullopt;
   std::vector<Token> changed = tokens;

@@ -64,7 +64,8 @@ std::shared_ptr<const results::Generated> Session::generate(const GenerateReques
     r->options.run.progress = nullptr;
     r->generation = std::make_shared<const Generation>(g);
     r->shown = grownRun(lab, info, m, g);
-    for (const GenerationStep& s : g.steps) r->input_labels.push_back(m.tokenizer().tokenLabel(s.input_id));
+    for (const GenerationStep& s : g.steps)
+      r->input_labels.push_back(m.tokenizer().tokenLabel(s.input_id));
     return r;
   };
   if (step) go.on_progress = [&](const Generation& g) { return step(result(g)); };
@@ -84,7 +85,8 @@ std::shared_ptr<const results::Scored> Session::score(const ScoreRequest& reques
   r->sinks = request.sink_tokens.empty() ? std::vector<int>{0} : request.sink_tokens;
   r->full = scoreText(m, r->encoding, {}, run, hooks.progress);  // 4. run
   for (int w : request.cache_windows)
-    for (int s : r->sinks) r->scored.push_back(scoreText(m, r->encoding, {w, s}, run, hooks.progress));
+    for (int s : r->sinks)
+      r->scored.push_back(scoreText(m, r->encoding, {w, s}, run, hooks.progress));
   r->windows = request.cache_windows;
   std::sort(r->windows.begin(), r->windows.end());
   return r;

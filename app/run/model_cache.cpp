@@ -16,7 +16,8 @@ std::filesystem::path pathOf(const QString& dir) {
 /// Forgets the entries no session holds any more.
 template <class Map>
 void forgetExpired(Map& map) {
-  for (auto it = map.begin(); it != map.end();) it = it->second.expired() ? map.erase(it) : std::next(it);
+  for (auto it = map.begin(); it != map.end();)
+    it = it->second.expired() ? map.erase(it) : std::next(it);
 }
 
 }  // namespace
@@ -53,7 +54,8 @@ std::shared_ptr<const SyntheticModel> ModelCache::synthetic(const AttentionSpec&
                                                             bool* drawn) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (drawn) *drawn = false;
-  std::erase_if(synthetic_, [](const std::weak_ptr<const SyntheticModel>& w) { return w.expired(); });
+  std::erase_if(synthetic_,
+                [](const std::weak_ptr<const SyntheticModel>& w) { return w.expired(); });
   for (const std::weak_ptr<const SyntheticModel>& w : synthetic_)
     if (std::shared_ptr<const SyntheticModel> model = w.lock();
         model && model->sameWeights(spec, seed, positions))

@@ -36,7 +36,6 @@ class ModelCache {
   std::shared_ptr<const SyntheticModel> synthetic(const AttentionSpec& spec, std::uint64_t seed,
                                                   bool positions = true, bool* drawn = nullptr);
 
-
  private:
   std::mutex mutex_;
   std::map<QString, std::weak_ptr<const PretrainedModel>> models_;

@@ -3,8 +3,6 @@
 
 #include "run/run.hpp"
 
-#include "run/model_cache.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -111,7 +109,7 @@ std::shared_ptr<Run> Session::runSynthetic(const LabSettings& settings) {
   auto r = std::make_shared<Run>();
   r->settings = settings;
   r->spec = settings.toSpec();      // 1. validate
-  run::checkTokens(settings);   // 3. the synthetic lab's tokens (nothing to load)
+  checkTokens(settings);            // 3. the synthetic lab's tokens (nothing to load)
   std::optional<std::string> source;
   if (settings.cross()) source = utf8(settings.source);
   const SyntheticModel& model = synthetic(r->spec, settings.seed, &r->model_ms);
@@ -166,7 +164,7 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   if (!had) r->model_ms = msSince(t0);
   const PretrainedModel& pretrained = *pretrained_;
   const ModelConfig& config = pretrained.config();
-  run::checkLayer(settings, r->model->name, config.layers);  // 3. check against the model
+  checkLayer(settings, r->model->name, config.layers);  // 3. check against the model
   const std::string text = utf8(settings.text);
   std::optional<std::string> pair;
   if (settings.pair) pair = utf8(*settings.pair);
@@ -194,14 +192,14 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
       pooled.overview_block = std::max(2, (n + 255) / 256);
       if (pretrained.memoryNeeds(n, pooled).total() <= pretrained.memoryBudget(pooled)) {
         try {
-          run::checkModelTokens(pretrained, n, options);
+          checkModelTokens(pretrained, n, options);
         } catch (const options::OptionError& full) {
           last_pass_refusal_ = full.message();
         }
         options = pooled;
       }
     }
-    run::checkModelTokens(pretrained, n, options);
+    checkModelTokens(pretrained, n, options);
     options.progress = hooks.progress;
     options.memory_report = hooks.memory;
     ModelRun pass = pretrained.runIds(encoding, options, backend(settings));  // 4. run

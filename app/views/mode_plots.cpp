@@ -36,9 +36,12 @@ QString decodeNote(const results::Decoded& d) {
                       .arg(r.first_diff_step)
                       .arg(r.max_weight_diff, 0, 'g', 3));
   const DecodeStep& last = r.steps.back();
-  parts << viewText("KV cache %1 entries · %2 bytes").arg(last.cache_length).arg(bytesText(last.cache_bytes));
+  parts << viewText("KV cache %1 entries · %2 bytes")
+               .arg(last.cache_length)
+               .arg(bytesText(last.cache_bytes));
   if (d.spec.resolvedKvHeads() < d.spec.heads)
-    parts << viewText("%1 bytes with one K/V head per query head").arg(bytesText(last.mha_cache_bytes));
+    parts << viewText("%1 bytes with one K/V head per query head")
+                 .arg(bytesText(last.mha_cache_bytes));
   return parts.join(QStringLiteral(" · "));
 }
 
@@ -97,7 +100,9 @@ void drawGeneration(QCustomPlot& plot, const results::Generated& g, int entry, i
   const AttentionResult& grown = shown.attention(entry);
   const int n = grown.nQ();
   const GenerationStep& last = gen.steps.back();
-  RunLabel label{g.spec, false, g.model->name, shown.layerIndices().at(static_cast<std::size_t>(entry)), {}, {}};
+  RunLabel label{
+      g.spec, false, g.model->name, shown.layerIndices().at(static_cast<std::size_t>(entry)),
+      {},     {}};
   label.note = viewText("prompt rows 0–%1, generated rows %2–%3 · KV cache %4 tokens · %5 bytes")
                    .arg(n_p - 1)
                    .arg(n_p)
@@ -111,8 +116,8 @@ void drawGeneration(QCustomPlot& plot, const results::Generated& g, int entry, i
   const double edge = n_p / block - 0.5;
   const double far = n / block - 0.5;
   const QPen pen(QColor(0xd5, 0x5e, 0x00), 2.0);
-  for (const auto& [x0, y0, x1, y1] :
-       {std::array<double, 4>{-0.5, edge, far, edge}, std::array<double, 4>{edge, -0.5, edge, edge}}) {
+  for (const auto& [x0, y0, x1, y1] : {std::array<double, 4>{-0.5, edge, far, edge},
+                                       std::array<double, 4>{edge, -0.5, edge, edge}}) {
     auto* line = new QCPItemLine(&plot);
     line->setClipAxisRect(plot.axisRect());
     line->start->setAxes(plot.xAxis2, plot.yAxis);

@@ -14,7 +14,9 @@
 namespace attnlab::views {
 namespace {
 
-QString titleOf(const char* source, const PlotInput& input) { return viewText(source) + input.what; }
+QString titleOf(const char* source, const PlotInput& input) {
+  return viewText(source) + input.what;
+}
 bool always(const results::Run&) { return true; }
 
 // clang-format off

@@ -39,7 +39,9 @@ namespace {
 constexpr int kWaitMs = 30000;
 const QString kCat = QStringLiteral("The cat sat on the mat because it was tired.");  // 11 tokens
 
-QString tinyLlama() { return QDir::cleanPath(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/models/tiny-llama")); }
+QString tinyLlama() {
+  return QDir::cleanPath(QStringLiteral(ATTNLAB_TEST_DATA_DIR "/models/tiny-llama"));
+}
 
 std::vector<std::string> raw(const QStringList& args) {
   std::vector<std::string> out;
@@ -67,7 +69,9 @@ nlohmann::json cliJson(const QStringList& args) {
 }
 
 /// The window's settings for a command line's options (the window's parser: its rules).
-Options windowOptions(const QStringList& args) { return attnlab::options::parse(raw(args), attnlab::options::kWindow); }
+Options windowOptions(const QStringList& args) {
+  return attnlab::options::parse(raw(args), attnlab::options::kWindow);
+}
 
 /// A lesson's live numbers for these options, through a session of its own.
 std::map<QString, QString> lessonNumbers(const QStringList& names, const Options& o) {
@@ -85,7 +89,8 @@ class Agreement : public QObject {
   void decodeGivesTheSameNumbersEverywhere() {
     const QStringList lab = {"--text", kCat, "--heads", "4", "--kv-heads", "2", "--causal"};
     // The CLI.
-    const nlohmann::json j = cliJson(QStringList{"decode"} + lab + QStringList{"--cache-bug", "duplicate", "--bug-step", "4"});
+    const nlohmann::json j = cliJson(QStringList{"decode"} + lab +
+                                     QStringList{"--cache-bug", "duplicate", "--bug-step", "4"});
     // The window's decoding dock.
     gui::MainWindow window(attnlab::test::testOptions());
     window.show();
@@ -100,28 +105,40 @@ class Agreement : public QObject {
     QCOMPARE(d.first_diff_step, j["first_diff_step"].get<int>());
     QCOMPARE(d.max_weight_diff, j["max_weight_diff"].get<double>());
     QCOMPARE(d.max_output_diff, j["max_output_diff"].get<double>());
-    QCOMPARE(static_cast<long long>(d.steps.back().cache_bytes), j["steps"].back()["cache_bytes"].get<long long>());
-    QCOMPARE(static_cast<long long>(d.steps.back().mha_cache_bytes), j["steps"].back()["mha_cache_bytes"].get<long long>());
+    QCOMPARE(static_cast<long long>(d.steps.back().cache_bytes),
+             j["steps"].back()["cache_bytes"].get<long long>());
+    QCOMPARE(static_cast<long long>(d.steps.back().mha_cache_bytes),
+             j["steps"].back()["mha_cache_bytes"].get<long long>());
     // A lesson's numbers.
     Options with_bug = o;
     with_bug.decode.cache_bug = attnlab::CacheBug::kDuplicate;
     with_bug.decode.bug_step = 4;
-    const auto numbers = lessonNumbers({"decode_weight_diff", "decode_output_diff", "decode_first_diff_step",
-                                        "decode_cache_bytes", "decode_mha_bytes"},
-                                       with_bug);
-    QCOMPARE(numbers.at("decode_weight_diff"), attnlab::lessons::formatNumber(j["max_weight_diff"].get<double>()));
-    QCOMPARE(numbers.at("decode_output_diff"), attnlab::lessons::formatNumber(j["max_output_diff"].get<double>()));
+    const auto numbers =
+        lessonNumbers({"decode_weight_diff", "decode_output_diff", "decode_first_diff_step",
+                       "decode_cache_bytes", "decode_mha_bytes"},
+                      with_bug);
+    QCOMPARE(numbers.at("decode_weight_diff"),
+             attnlab::lessons::formatNumber(j["max_weight_diff"].get<double>()));
+    QCOMPARE(numbers.at("decode_output_diff"),
+             attnlab::lessons::formatNumber(j["max_output_diff"].get<double>()));
     QCOMPARE(numbers.at("decode_first_diff_step"), QStringLiteral("4"));
-    QCOMPARE(numbers.at("decode_cache_bytes"), bytes(j["steps"].back()["cache_bytes"].get<double>()));
-    QCOMPARE(numbers.at("decode_mha_bytes"), bytes(j["steps"].back()["mha_cache_bytes"].get<double>()));
+    QCOMPARE(numbers.at("decode_cache_bytes"),
+             bytes(j["steps"].back()["cache_bytes"].get<double>()));
+    QCOMPARE(numbers.at("decode_mha_bytes"),
+             bytes(j["steps"].back()["mha_cache_bytes"].get<double>()));
 
     // Half precision: the CLI refuses it, the window's dock refuses it in the same words (it used
     // to decode fp32 and compare with an fp16 run), and the lesson has no number for it.
     const QStringList fp16 = lab + QStringList{"--precision", "fp16"};
     const Cli refused = cli(QStringList{"decode"} + fp16 + QStringList{"--cache-bug", "skip"});
     QCOMPARE(refused.code, 2);
-    const QString words = QString::fromStdString(refused.err).trimmed().mid(QStringLiteral("attention-lab-cli: ").size());
-    QCOMPARE(words, QStringLiteral("decode computes the float32 stable softmax of inference: --precision does not apply"));
+    const QString words = QString::fromStdString(refused.err)
+                              .trimmed()
+                              .mid(QStringLiteral("attention-lab-cli: ").size());
+    QCOMPARE(
+        words,
+        QStringLiteral(
+            "decode computes the float32 stable softmax of inference: --precision does not apply"));
     window.setSettings(windowOptions(fp16).lab);
     QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs));
     panel->setCacheBug(attnlab::CacheBug::kSkip);
@@ -129,12 +146,14 @@ class Agreement : public QObject {
     QCOMPARE(panel->errorLabel()->text(), words);
     Options lesson_fp16 = windowOptions(fp16);
     lesson_fp16.decode.cache_bug = attnlab::CacheBug::kSkip;
-    QCOMPARE(lessonNumbers({"decode_weight_diff"}, lesson_fp16).at("decode_weight_diff"), QStringLiteral("—"));
+    QCOMPARE(lessonNumbers({"decode_weight_diff"}, lesson_fp16).at("decode_weight_diff"),
+             QStringLiteral("—"));
   }
 
   void generateGivesTheSameTokensEverywhere() {
     const QString prompt = QStringLiteral("the cat sat on");
-    const nlohmann::json j = cliJson({"generate", "--model", tinyLlama(), "--text", prompt, "--max-tokens", "8"});
+    const nlohmann::json j =
+        cliJson({"generate", "--model", tinyLlama(), "--text", prompt, "--max-tokens", "8"});
     // The window's Generate box.
     gui::MainWindow window(attnlab::test::testOptions());
     window.show();
@@ -157,7 +176,8 @@ class Agreement : public QObject {
       QCOMPARE(g.steps[k].cache_bytes, j["steps"][k]["cache_bytes"].get<long long>());
       text += g.steps[k].token.bytes;
     }
-    const std::vector<int> generated(g.ids.begin() + static_cast<std::ptrdiff_t>(g.prompt.ids.size()), g.ids.end());
+    const std::vector<int> generated(
+        g.ids.begin() + static_cast<std::ptrdiff_t>(g.prompt.ids.size()), g.ids.end());
     QCOMPARE(generated, j["generated_ids"].get<std::vector<int>>());
     // The lesson's {generated_text}: the same eight tokens.
     const Options o = windowOptions({"--model", tinyLlama(), "--text", prompt});
@@ -196,12 +216,14 @@ class Agreement : public QObject {
         QCOMPARE(t.rows[i].attentionFlops(), j["rows"][i]["attention_flops"].get<double>());
       }
       // A lesson's numbers: the KV cache and P at 8192 tokens, the crossover.
-      const auto numbers = lessonNumbers({"kv_bytes_long", "p_bytes_long", "crossover_n"}, windowOptions(setting));
+      const auto numbers =
+          lessonNumbers({"kv_bytes_long", "p_bytes_long", "crossover_n"}, windowOptions(setting));
       const nlohmann::json& last = j["rows"].back();
       QCOMPARE(last["n"].get<int>(), 8192);
       QCOMPARE(numbers.at("kv_bytes_long"), bytes(last["kv_cache_bytes"].get<double>()));
       QCOMPARE(numbers.at("p_bytes_long"), bytes(last["score_matrix_bytes"].get<double>()));
-      QCOMPARE(numbers.at("crossover_n"), QString::number(std::lround(j["crossover_n"].get<double>())));
+      QCOMPARE(numbers.at("crossover_n"),
+               QString::number(std::lround(j["crossover_n"].get<double>())));
     }
   }
 
@@ -230,17 +252,21 @@ class Agreement : public QObject {
     std::shared_ptr<const attnlab::SaturationAnalysis> curves;
     QTRY_VERIFY_WITH_TIMEOUT((curves = panel->curves(11, o.lab.seed)) != nullptr, kWaitMs);
     for (const auto* curve : {&curves->scaled, &curves->unscaled}) {
-      const QString scaling = curve == &curves->scaled ? QStringLiteral("scaled") : QStringLiteral("unscaled");
+      const QString scaling =
+          curve == &curves->scaled ? QStringLiteral("scaled") : QStringLiteral("unscaled");
       for (const attnlab::SaturationPoint& p : *curve) {
         const double want = cli_max_weight.at({scaling, p.d_k});
-        QVERIFY2(std::abs(p.mean_max_weight - want) <= 1e-8 * std::max(1.0, want),  // the CSV's 9 digits
-                 qPrintable(QStringLiteral("%1 d_k %2").arg(scaling).arg(p.d_k)));
+        QVERIFY2(
+            std::abs(p.mean_max_weight - want) <= 1e-8 * std::max(1.0, want),  // the CSV's 9 digits
+            qPrintable(QStringLiteral("%1 d_k %2").arg(scaling).arg(p.d_k)));
       }
     }
     // A lesson's numbers at the text's d_k (64 / 8 = 8), two decimals as its caption shows them.
     const auto numbers = lessonNumbers({"max_weight_scaled", "max_weight_unscaled"}, o);
-    QCOMPARE(numbers.at("max_weight_scaled"), QString::number(cli_max_weight.at({QStringLiteral("scaled"), 8}), 'f', 2));
-    QCOMPARE(numbers.at("max_weight_unscaled"), QString::number(cli_max_weight.at({QStringLiteral("unscaled"), 8}), 'f', 2));
+    QCOMPARE(numbers.at("max_weight_scaled"),
+             QString::number(cli_max_weight.at({QStringLiteral("scaled"), 8}), 'f', 2));
+    QCOMPARE(numbers.at("max_weight_unscaled"),
+             QString::number(cli_max_weight.at({QStringLiteral("unscaled"), 8}), 'f', 2));
   }
 };
 
