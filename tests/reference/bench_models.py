@@ -1,6 +1,23 @@
 #!/usr/bin/env python3
-"""Speed of Attention Lab's model forward pass beside HuggingFace transformers (and llama.cpp when
-llama-cpp-python happens to be installed), on the same inputs, in the same run.
+"""Speed of Attention Lab's model forward pass beside HuggingFace transformers and llama.cpp, on the
+same inputs, in the same run.
+
+--peer llama-bench (the default when tests/reference/setup-env.sh built it, with
+ATTNLAB_WITH_LLAMA_BENCH=1): llama.cpp measured the way it measures itself, by its own C++
+llama-bench — prompt processing (pp N: -p N -n 0) and generation (tg 32 after a prompt of N
+tokens: -p 0 -n 32 -d N) — built for the instruction set of the CPU path measured
+(build/llama-bench/native for avx512 or an unforced run, avx2, baseline), on the same GGUF file,
+2 threads, in alternating rounds with ours: attention-lab-bench --model M --tokens N (every layer's
+and head's attention kept) and --generate N (32 new tokens, every head's row kept). The models
+may be the generated random-weight files of real shapes (make_bench_models.py: llama-3.2-1b:q8_0,
+llama-3.1-8b:q4_k, qwen2.5-7b:q8_0, gemma-3-4b:q4_k …), which HuggingFace is not run on.
+
+    build/reference-venv/bin/python tests/reference/bench_models.py --peer llama-bench \
+        --models llama-3.2-1b:q8_0,gemma3 --lengths 128,512 [--generate-lengths 1,512]
+
+--peer llama-cpp-python keeps the older comparison below through llama-cpp-python's Python
+calls, whose per-call overhead exceeds a small model's step (it printed 3.4× for SmolLM2's
+generation where llama-bench says 0.82×): not for generation figures.
 
 For each model (all-MiniLM-L6-v2, SmolLM2-135M-Instruct Q4_1 GGUF by default; --models adds
 qwen2-shaped — a random-weight GGUF with Qwen2.5-0.5B's shape written by make_bench_models.py —
@@ -58,9 +75,6 @@ def bench_env():
         env.pop("OMP_WAIT_POLICY", None)
     return env
 
-import torch  # noqa: E402
-import transformers  # noqa: E402
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -79,15 +93,101 @@ def ours(bench, model, tokens, runs):
     return result
 
 
-@torch.no_grad()
 def hf_time(model, ids, runs):
+    import torch
     x = torch.tensor([ids])
     times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        model(x, output_attentions=True)
-        times.append((time.perf_counter() - t0) * 1e3)
+    with torch.no_grad():
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            model(x, output_attentions=True)
+            times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
+
+
+def llama_bench_binary():
+    """llama-bench built for the instruction set of the CPU path measured, or None."""
+    name = {"avx2": "avx2", "baseline": "baseline"}.get(os.environ.get("ATTNLAB_CPU_PATH", ""), "native")
+    path = ROOT / "build/llama-bench" / name / "bin/llama-bench"
+    return path if path.exists() else None
+
+
+def llama_bench(binary, model, prompt, gen, depth, reps):
+    """llama-bench's own result (JSON) of one test: prompt processing of `prompt` tokens (gen 0)
+    or `gen` generated tokens after `depth` tokens of context (prompt 0); 2 threads."""
+    out = subprocess.run([str(binary), "-m", str(model), "-p", str(prompt), "-n", str(gen),
+                          "-d", str(depth), "-r", str(reps), "-t", "2", "-o", "json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)[0]
+
+
+def model_path(name):
+    """A fetched model by name (minilm, smollm2, gemma3) or a generated one (SHAPE:TYPE, e.g.
+    llama-3.1-8b:q4_k; make_bench_models.py writes it once)."""
+    if name in ("minilm", "smollm2", "gemma3"):
+        return fetch(name)
+    out = subprocess.run([sys.executable, str(ROOT / "tests/reference/make_bench_models.py"), name],
+                         check=True, capture_output=True, text=True).stdout
+    return Path(out.strip().splitlines()[-1])
+
+
+def cpu_model():
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+def versus_llama_bench(args):
+    """The --peer llama-bench tables: prompt processing and generation, ours beside llama-bench's
+    on the same file, alternating rounds; medians of the rounds."""
+    binary = llama_bench_binary()
+    if binary is None:
+        sys.exit("bench_models: no llama-bench for this CPU path under build/llama-bench (run "
+                 "ATTNLAB_WITH_LLAMA_BENCH=1 tests/reference/setup-env.sh)")
+    path_name = os.environ.get("ATTNLAB_CPU_PATH") or "best"
+    lengths = [int(x) for x in args.lengths.split(",")]
+    gen_lengths = [int(x) for x in args.generate_lengths.split(",")] if args.generate_lengths else []
+    prompt_rows, gen_rows = [], []
+    for name in args.models.split(","):
+        path = model_path(name)
+        for n in lengths:
+            mine, theirs = [], []
+            for _ in range(args.rounds):
+                info = ours(args.bench, path, n, args.runs)
+                mine.append(info["forward_ms"])
+                peer = llama_bench(binary, path, len(info["ids"]), 0, 0, args.runs)
+                theirs.append(statistics.median(peer["samples_ns"]) / 1e6)
+            m, p = statistics.median(mine), statistics.median(theirs)
+            prompt_rows.append((name, len(info["ids"]), m, p, info))
+            print(f"{name} pp{n}: ours {m:.0f} ms, llama-bench {p:.0f} ms, {p / m:.2f}×", file=sys.stderr)
+        for n in gen_lengths:
+            mine, theirs = [], []
+            for _ in range(args.rounds):
+                out = subprocess.run([str(args.bench), "--model", str(path), "--generate", str(n),
+                                      "--new-tokens", "32", "--runs", str(args.runs), "--json"],
+                                     check=True, capture_output=True, text=True, env=bench_env()).stdout
+                mine.append(json.loads(out.strip().splitlines()[-1])["tokens_per_s"])
+                peer = llama_bench(binary, path, 0, 32, 0 if n <= 1 else n, args.runs)
+                theirs.append(32 / (statistics.median(peer["samples_ns"]) / 1e9))
+            m, p = statistics.median(mine), statistics.median(theirs)
+            gen_rows.append((name, n, m, p))
+            print(f"{name} tg32 after {n}: ours {m:.1f} tokens/s, llama-bench {p:.1f}, {m / p:.2f}×",
+                  file=sys.stderr)
+    print(f"\n{cpu_model()}, 2 threads; Attention Lab's CPU path {path_name}, llama-bench built "
+          f"{binary.parent.parent.name}; medians of {args.rounds} alternating rounds of {args.runs} "
+          f"runs; load average {os.getloadavg()[0]:.1f}\n")
+    print("| model | prompt tokens | Attention Lab (ms, every head kept) | llama-bench pp (ms) "
+          "| ours vs llama-bench | peak RSS ours (MB) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, n, m, p, info in prompt_rows:
+        print(f"| {name} | {n} | {m:.0f} | {p:.0f} | {p / m:.2f}× | {info['peak_rss_mb']:.0f} |")
+    if gen_rows:
+        print("\n| model | context before | Attention Lab (tokens/s, every head's row kept) "
+              "| llama-bench tg32 (tokens/s) | ours vs llama-bench |")
+        print("|---|---:|---:|---:|---:|")
+        for name, n, m, p in gen_rows:
+            print(f"| {name} | {n} | {m:.1f} | {p:.1f} | {m / p:.2f}× |")
 
 
 _LLAMA_CPP_TIMER = r"""
@@ -209,8 +309,26 @@ def main():
     parser.add_argument("--hf-isa", choices=sorted(HF_ISA), default="native",
                         help="HuggingFace on the kernels of: native (its own choice), avx2 "
                              "(OpenBLAS Haswell, ATen avx2) or baseline (OpenBLAS Nehalem, ATen default)")
+    parser.add_argument("--peer", choices=["llama-bench", "llama-cpp-python"],
+                        default="llama-bench" if llama_bench_binary() else "llama-cpp-python",
+                        help="llama.cpp as llama-bench (C++; default when built) or through "
+                             "llama-cpp-python beside HuggingFace (the older tables)")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="--peer llama-bench: runs per round of each side, median taken")
+    parser.add_argument("--generate-lengths", default="1,512",
+                        help="--peer llama-bench: prompt lengths before 32 generated tokens "
+                             "(1: llama-bench's tg32 at depth 0); empty: none")
     args = parser.parse_args()
+    if args.peer == "llama-bench":
+        if args.models == "minilm,smollm2":
+            args.models = "smollm2,gemma3,llama-3.2-1b:q8_0"
+        if args.lengths == "32,128,512":
+            args.lengths = "128,512"
+        versus_llama_bench(args)
+        return
     restrict_hf(args.hf_isa)
+    import torch
+    import transformers
     torch.set_num_threads(2)
     if args.generate:
         lengths = [int(x) for x in (args.lengths if args.lengths != "32,128,512" else "32,512").split(",")]

@@ -71,6 +71,47 @@ if [ "${ATTNLAB_WITH_LLAMA_CPP:-}" = "1" ]; then
     "llama-cpp-python==0.3.36"
 fi
 
+# Optional peer for tests/reference/bench_models.py --peer llama-bench, never a dependency:
+# llama.cpp's own benchmark program, llama-bench (C++), built from the llama.cpp that
+# llama-cpp-python 0.3.36's source distribution carries (vendor/llama.cpp) — llama.cpp measured
+# the way it measures itself, without a Python binding's per-call overhead. One build per CPU
+# path of ours, for the same instruction set: build/llama-bench/native (GGML_NATIVE=ON, what a
+# user's build gets; the peer of the avx512 path on an AVX-512 machine), avx2 (AVX2 + FMA + F16C,
+# as x86-64-v3) and baseline (SSE4.2, as x86-64-v2). AMX is off, as above. About 5 minutes each
+# on 2 cores; a build that exists is kept. Only with ATTNLAB_WITH_LLAMA_BENCH=1.
+if [ "${ATTNLAB_WITH_LLAMA_BENCH:-}" = "1" ]; then
+  for p in cmake ninja-build build-essential; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+      { echo "setup-env: llama-bench needs $p (scripts/setup installs it)" >&2; exit 1; }
+  done
+  src="$root/build/llama-cpp-src"
+  if [ ! -f "$src/vendor/llama.cpp/CMakeLists.txt" ]; then
+    echo "setup-env: fetching the llama-cpp-python 0.3.36 source distribution (llama.cpp inside)" >&2
+    rm -rf "$src" "$src.tmp" && mkdir -p "$src.tmp"
+    "$venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
+      --no-binary :all: --dest "$src.tmp" "llama-cpp-python==0.3.36"
+    tar -xzf "$src.tmp"/llama_cpp_python-0.3.36.tar.gz -C "$src.tmp"
+    mv "$src.tmp/llama_cpp_python-0.3.36" "$src" && rm -rf "$src.tmp"
+  fi
+  no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+  declare -A isa=(
+    [native]="-DGGML_NATIVE=ON"
+    [avx2]="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF"
+    [baseline]="-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF -DGGML_AVX512=OFF"
+  )
+  for name in native avx2 baseline; do
+    out="$root/build/llama-bench/$name"
+    [ -x "$out/bin/llama-bench" ] && continue
+    echo "setup-env: building llama-bench ($name) into $out" >&2
+    # shellcheck disable=SC2086
+    cmake -S "$src/vendor/llama.cpp" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF \
+      -DBUILD_SHARED_LIBS=OFF ${isa[$name]} -DCMAKE_C_FLAGS="$no_amx" -DCMAKE_CXX_FLAGS="$no_amx" \
+      >/dev/null
+    cmake --build "$out" --target llama-bench >/dev/null
+  done
+fi
+
 # Torch must be Debian's: a PyPI torch in the venv would shadow it.
 "$venv/bin/python" - <<'EOF'
 import sys

@@ -24,7 +24,7 @@ namespace attnlab::kernels {
 namespace {
 
 constexpr int kLanes = ATTNLAB_LANES;
-constexpr int kChains = 4;  // independent accumulators per row
+constexpr int kChains = 8;  // independent accumulators per row
 typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
 typedef unsigned Words __attribute__((vector_size(kLanes * sizeof(unsigned))));
 typedef int Ints __attribute__((vector_size(kLanes * sizeof(int))));
@@ -106,14 +106,20 @@ inline float half(const unsigned char* p) {
 }
 
 /// The one-row product's sink: put(k, w, o) adds weights w times activations x[o, o + kLanes)
-/// into chain k mod 4 (k a constant of the unrolled block loop, so the chains stay in registers).
+/// into chain (o / kLanes) mod 8 — the vector's place in its block, a constant of the unrolled
+/// block loop, so the chains stay in registers and every vector of a block goes to a chain of
+/// its own (a K-quant block's sixteen vectors on the avx512 path: two FMAs per chain, not eight
+/// on one chain waiting on the FMA latency).
 struct Dot {
   const float* x = nullptr;  // the current block's activations
   Vec v[kChains] = {};
-  void put(int k, Vec w, int o) { v[k % kChains] = madd(w, load(x + o), v[k % kChains]); }
+  void put(int, Vec w, int o) {
+    constexpr int kMask = kChains - 1;
+    v[(o / kLanes) & kMask] = madd(w, load(x + o), v[(o / kLanes) & kMask]);
+  }
   float sum() const {
     float t[kLanes];
-    const Vec s = (v[0] + v[1]) + (v[2] + v[3]);
+    const Vec s = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
     memcpy(t, &s, sizeof t);
     for (int w = kLanes / 2; w >= 1; w /= 2)  // a tree, not a chain of kLanes dependent adds
       for (int l = 0; l < w; ++l) t[l] += t[l + w];
@@ -123,11 +129,53 @@ struct Dot {
   void scalar(float w, float a) { v[0][0] = v[0][0] + w * a; }
 };
 
+/// Dot's put() for a second block of the same row, whose vectors go to the chains after the
+/// first block's: two blocks decoded per loop turn keep the chains busy where a block has few
+/// vectors (Q8_0 on the avx512 path: two).
+template <int kShift>
+struct DotShifted {
+  Dot& d;
+  const float* x;  // this block's activations
+  void put(int, Vec w, int o) {
+    constexpr int kMask = kChains - 1;
+    d.v[(o / kLanes + kShift) & kMask] = madd(w, load(x + o), d.v[(o / kLanes + kShift) & kMask]);
+  }
+};
+
 /// The dequantisation's sink: put(k, w, o) stores w at out[o, o + kLanes).
 struct Store {
   float* out = nullptr;  // the current block's elements
   void put(int, Vec w, int o) { memcpy(out + o, &w, sizeof w); }
 };
+
+// --- The one-row product, factored (rowsProduct for the types with a dot()) --------------------
+// Σ_k w_k·x_k over a block as ggml's own vector dot products form it: the quantised values times
+// the activations first, Σ q·x, then the block's (or sub-block's) scale, and its minimum or offset
+// times Σ x — the activations' sums of 32 (Q2_K: 16) taken once per product (xs). Per vector that
+// is the conversion and one multiply-add instead of also the scale's multiply and the minimum's
+// subtraction (the K-quants' sixteen vectors a block: about 40 % fewer operations). The terms are
+// the dequantised weights' products regrouped: within float32 summation's bound of the
+// dequantised x · Wᵀ, as before (a unit x still gives each weight exactly).
+
+/// Σ over the vectors at offsets o0, o0 + kLanes, …, o0 + len − kLanes of f(c)·x[c], two chains
+/// when there are more than two vectors (the baseline path's eight per 32 elements).
+template <int kLen, class F>
+inline Vec partial(F f, const float* x) {
+  if constexpr (kLen / kLanes <= 2) {
+    Vec p = f(0) * load(x);
+    #pragma GCC unroll 16
+    for (int c = kLanes; c < kLen; c += kLanes) p = madd(f(c), load(x + c), p);
+    return p;
+  } else {
+    Vec p0 = f(0) * load(x), p1 = f(kLanes) * load(x + kLanes);
+    #pragma GCC unroll 16
+    for (int c = 2 * kLanes; c < kLen; c += 2 * kLanes) {
+      p0 = madd(f(c), load(x + c), p0);
+      p1 = madd(f(c + kLanes), load(x + c + kLanes), p1);
+    }
+    return p0 + p1;
+  }
+}
 
 /// Bits [j, j + kLanes) of qh, one per lane, moved to bit `to`: qh's fifth bits (Q5_0, Q5_1).
 inline Ints highBits(unsigned qh, int j, int to) {
@@ -149,11 +197,19 @@ struct Q4_0 {
   template <class S>
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b);
+    #pragma GCC unroll 16
     for (int c = 0; c < 16; c += kLanes) {
       const Ints q = bytes(b + 2 + c);
       s.put(c / kLanes, toFloat((q & 15) - 8) * d, c);
       s.put(c / kLanes + 1, toFloat((q >> 4) - 8) * d, 16 + c);
     }
+  }
+  /// Σ w·x of the block into acc[kC]: d · Σ (q − 8)·x.
+  template <int kC>
+  static void dot(const unsigned char* b, const float* x, const float*, Vec* acc, Vec&) {
+    const Vec lo = partial<16>([&](int c) { return toFloat((bytes(b + 2 + c) & 15) - 8); }, x);
+    const Vec hi = partial<16>([&](int c) { return toFloat((bytes(b + 2 + c) >> 4) - 8); }, x + 16);
+    acc[kC] = madd(Vec{} + half(b), lo + hi, acc[kC]);
   }
 };
 
@@ -163,11 +219,20 @@ struct Q4_1 {
   template <class S>
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b), m = half(b + 2);
+    #pragma GCC unroll 16
     for (int c = 0; c < 16; c += kLanes) {
       const Ints q = bytes(b + 4 + c);
       s.put(c / kLanes, toFloat(q & 15) * d + m, c);
       s.put(c / kLanes + 1, toFloat(q >> 4) * d + m, 16 + c);
     }
+  }
+  /// d · Σ q·x + m · Σ x.
+  template <int kC>
+  static void dot(const unsigned char* b, const float* x, const float* xs, Vec* acc, Vec& mins) {
+    const Vec lo = partial<16>([&](int c) { return toFloat(bytes(b + 4 + c) & 15); }, x);
+    const Vec hi = partial<16>([&](int c) { return toFloat(bytes(b + 4 + c) >> 4); }, x + 16);
+    acc[kC] = madd(Vec{} + half(b), lo + hi, acc[kC]);
+    mins[0] = mins[0] - half(b + 2) * xs[0];
   }
 };
 
@@ -178,6 +243,7 @@ struct Q5_0 {
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b);
     const unsigned qh = readU32(b + 2);
+    #pragma GCC unroll 16
     for (int c = 0; c < 16; c += kLanes) {
       const Ints q = bytes(b + 6 + c);
       const Ints lo = (q & 15) | highBits(qh, c, 4);
@@ -185,6 +251,17 @@ struct Q5_0 {
       s.put(c / kLanes, toFloat(lo - 16) * d, c);
       s.put(c / kLanes + 1, toFloat(hi - 16) * d, 16 + c);
     }
+  }
+  /// d · Σ (q − 16)·x.
+  template <int kC>
+  static void dot(const unsigned char* b, const float* x, const float*, Vec* acc, Vec&) {
+    const unsigned qh = readU32(b + 2);
+    const Vec lo = partial<16>(
+        [&](int c) { return toFloat(((bytes(b + 6 + c) & 15) | highBits(qh, c, 4)) - 16); }, x);
+    const Vec hi = partial<16>(
+        [&](int c) { return toFloat(((bytes(b + 6 + c) >> 4) | highBits(qh, c + 16, 4)) - 16); },
+        x + 16);
+    acc[kC] = madd(Vec{} + half(b), lo + hi, acc[kC]);
   }
 };
 
@@ -195,6 +272,7 @@ struct Q5_1 {
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b), m = half(b + 2);
     const unsigned qh = readU32(b + 4);
+    #pragma GCC unroll 16
     for (int c = 0; c < 16; c += kLanes) {
       const Ints q = bytes(b + 8 + c);
       const Ints lo = (q & 15) | highBits(qh, c, 4);
@@ -202,6 +280,17 @@ struct Q5_1 {
       s.put(c / kLanes, toFloat(lo) * d + m, c);
       s.put(c / kLanes + 1, toFloat(hi) * d + m, 16 + c);
     }
+  }
+  /// d · Σ q·x + m · Σ x.
+  template <int kC>
+  static void dot(const unsigned char* b, const float* x, const float* xs, Vec* acc, Vec& mins) {
+    const unsigned qh = readU32(b + 4);
+    const Vec lo = partial<16>(
+        [&](int c) { return toFloat((bytes(b + 8 + c) & 15) | highBits(qh, c, 4)); }, x);
+    const Vec hi = partial<16>(
+        [&](int c) { return toFloat((bytes(b + 8 + c) >> 4) | highBits(qh, c + 16, 4)); }, x + 16);
+    acc[kC] = madd(Vec{} + half(b), lo + hi, acc[kC]);
+    mins[0] = mins[0] - half(b + 2) * xs[0];
   }
 };
 
@@ -211,20 +300,61 @@ struct Q8_0 {
   template <class S>
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b);
+    #pragma GCC unroll 16
     for (int c = 0; c < 32; c += kLanes) s.put(c / kLanes, toFloat(widen<true>(b + 2 + c)) * d, c);
+  }
+  /// d · Σ q·x.
+  template <int kC>
+  static void dot(const unsigned char* b, const float* x, const float*, Vec* acc, Vec&) {
+    const Vec p = partial<32>([&](int c) { return toFloat(widen<true>(b + 2 + c)); }, x);
+    acc[kC] = madd(Vec{} + half(b), p, acc[kC]);
   }
 };
 
-// The 6-bit scale and min of sub-block j from the 12 packed bytes of Q4_K and Q5_K
-// (ggml-quants.c get_scale_min_k4), as floats.
-inline void scaleMinK4(int j, const unsigned char* q, float* d, float* m) {
-  if (j < 4) {
-    *d = static_cast<float>(q[j] & 63);
-    *m = static_cast<float>(q[j + 4] & 63);
-  } else {
-    *d = static_cast<float>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    *m = static_cast<float>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+
+/// The eight scales and minimums of a Q4_K or Q5_K block as floats, already multiplied by d and
+/// dmin: lanes 0 … 7 of v hold d·sc_j, lanes 8 … 15 dmin·m_j — the products get_scale_min_k4's
+/// callers form, in the same float32 operations (d·sc, dmin·m), for all sixteen at once: the
+/// twelve packed bytes unpacked with ggml's own word shuffle (ggml-cpu's kmask1/2/3: sc_0…7 in
+/// the first eight bytes, m_0…7 in the next eight), widened and converted a vector at a time.
+struct ScalesK4 {
+  Vec v[16 / kLanes];
+  explicit ScalesK4(const unsigned char* b) {  // b: the block
+    unsigned u[4];
+    memcpy(u, b + 4, 12);
+    const unsigned kmask1 = 0x3f3f3f3fu, kmask2 = 0x0f0f0f0fu, kmask3 = 0x03030303u;
+    u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
+    const unsigned aux = u[1] & kmask1;
+    u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
+    u[2] = aux;
+    u[0] &= kmask1;
+    unsigned char packed[16];
+    memcpy(packed, u, 16);
+    const float d = half(b), min = half(b + 2);
+#if ATTNLAB_LANES == 16
+    // d in lanes 0 … 7, dmin in 8 … 15: one blend of two broadcasts.
+    const Ints halves = {0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31};
+    v[0] = toFloat(bytes(packed)) * __builtin_shuffle(Vec{} + d, Vec{} + min, halves);
+#else
+    #pragma GCC unroll 16
+    for (int c = 0; c < 16; c += kLanes) v[c / kLanes] = toFloat(bytes(packed + c)) * (c < 8 ? d : min);
+#endif
   }
+  /// d·sc_j (j < 8) or dmin·m_(j − 8) in every lane.
+  Vec lane(int j) const {
+    Ints index;
+    #pragma GCC unroll 16
+    for (int l = 0; l < kLanes; ++l) index[l] = j % kLanes;
+    return __builtin_shuffle(v[j / kLanes], index);
+  }
+  float at(int j) const { return v[j / kLanes][j % kLanes]; }
+};
+
+/// mins += the block's dmin·m_j times its sums of x, lane by lane: xs holds 16 floats a block
+/// (XsK4 layout: zeros, then the eight sums of 32 activations), so lanes 0 … 7 add d·sc · 0.
+inline void minsK4(const ScalesK4& k4, const float* xs, Vec& mins) {
+  #pragma GCC unroll 16
+  for (int c = 0; c < 16; c += kLanes) mins = madd(k4.v[c / kLanes], load(xs + c), mins);
 }
 
 // block_q2_K { uint8 scales[16]; uint8 qs[64]; half d, dmin; }: 16 sub-blocks of 16 with a 4-bit
@@ -235,13 +365,17 @@ struct Q2_K {
   template <class S>
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b + 80), min = half(b + 82);
+    #pragma GCC unroll 16
     for (int n = 0; n < 2; ++n) {
       const unsigned char* q = b + 16 + 32 * n;
+      #pragma GCC unroll 16
       for (int j = 0; j < 4; ++j) {
+        #pragma GCC unroll 16
         for (int h = 0; h < 2; ++h) {
           const int is = 8 * n + 2 * j + h;
           const float dl = d * static_cast<float>(b[is] & 0xF);
           const float ml = min * static_cast<float>(b[is] >> 4);
+          #pragma GCC unroll 16
           for (int c = 0; c < 16; c += kLanes) {
             const Ints v = (bytes(q + 16 * h + c) >> (2 * j)) & 3;
             s.put(2 * h + c / kLanes, toFloat(v) * dl - ml, 128 * n + 32 * j + 16 * h + c);
@@ -269,11 +403,15 @@ struct Q3_K {
     aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
     signed char scales[16];
     memcpy(scales, aux, 16);
+    #pragma GCC unroll 16
     for (int n = 0; n < 2; ++n) {
       const unsigned char* q = b + 32 + 32 * n;
+      #pragma GCC unroll 16
       for (int j = 0; j < 4; ++j) {
+        #pragma GCC unroll 16
         for (int h = 0; h < 2; ++h) {
           const float dl = d_all * static_cast<float>(scales[8 * n + 2 * j + h] - 32);
+          #pragma GCC unroll 16
           for (int c = 0; c < 16; c += kLanes) {
             const Ints lo = (bytes(q + 16 * h + c) >> (2 * j)) & 3;
             const Ints hi = (bytes(b + 16 * h + c) >> (4 * n + j)) & 1;
@@ -292,20 +430,34 @@ struct Q4_K {
   static constexpr int kBlock = 256, kBytes = 144;
   template <class S>
   static void decode(const unsigned char* b, S& s) {
-    const float d = half(b), min = half(b + 2);
+    const ScalesK4 k4(b);
     const unsigned char* q = b + 16;
+    #pragma GCC unroll 16
     for (int j = 0; j < 4; ++j, q += 32) {
-      float sc, m;
-      scaleMinK4(2 * j, b + 4, &sc, &m);
-      const float d1 = d * sc, m1 = min * m;
-      scaleMinK4(2 * j + 1, b + 4, &sc, &m);
-      const float d2 = d * sc, m2 = min * m;
+      const float d1 = k4.at(2 * j), m1 = k4.at(8 + 2 * j);
+      const float d2 = k4.at(2 * j + 1), m2 = k4.at(9 + 2 * j);
+      #pragma GCC unroll 16
       for (int c = 0; c < 32; c += kLanes) {
         const Ints v = bytes(q + c);
         s.put(c / kLanes, toFloat(v & 15) * d1 - m1, 64 * j + c);
         s.put(c / kLanes + 1, toFloat(v >> 4) * d2 - m2, 64 * j + 32 + c);
       }
     }
+  }
+  /// Σ over the eight sub-blocks of (d·sc) · Σ q·x, sub-block j in chain j; the minimums'
+  /// (dmin·m) · Σ x into `mins` (xs: this block's sums in XsK4 layout).
+  template <int>
+  static void dot(const unsigned char* b, const float* x, const float* xs, Vec* acc, Vec& mins) {
+    const ScalesK4 k4(b);
+    #pragma GCC unroll 16
+    for (int j = 0; j < 4; ++j) {
+      const unsigned char* q = b + 16 + 32 * j;
+      const Vec lo = partial<32>([&](int c) { return toFloat(bytes(q + c) & 15); }, x + 64 * j);
+      const Vec hi = partial<32>([&](int c) { return toFloat(bytes(q + c) >> 4); }, x + 64 * j + 32);
+      acc[2 * j] = madd(k4.lane(2 * j), lo, acc[2 * j]);
+      acc[2 * j + 1] = madd(k4.lane(2 * j + 1), hi, acc[2 * j + 1]);
+    }
+    minsK4(k4, xs, mins);
   }
 };
 
@@ -315,15 +467,14 @@ struct Q5_K {
   static constexpr int kBlock = 256, kBytes = 176;
   template <class S>
   static void decode(const unsigned char* b, S& s) {
-    const float d = half(b), min = half(b + 2);
+    const ScalesK4 k4(b);
     const unsigned char* qh = b + 16;
     const unsigned char* ql = b + 48;
+    #pragma GCC unroll 16
     for (int j = 0; j < 4; ++j, ql += 32) {
-      float sc, m;
-      scaleMinK4(2 * j, b + 4, &sc, &m);
-      const float d1 = d * sc, m1 = min * m;
-      scaleMinK4(2 * j + 1, b + 4, &sc, &m);
-      const float d2 = d * sc, m2 = min * m;
+      const float d1 = k4.at(2 * j), m1 = k4.at(8 + 2 * j);
+      const float d2 = k4.at(2 * j + 1), m2 = k4.at(9 + 2 * j);
+      #pragma GCC unroll 16
       for (int c = 0; c < 32; c += kLanes) {
         const Ints v = bytes(ql + c), h = bytes(qh + c);
         const Ints lo = (v & 15) + (((h >> (2 * j)) & 1) << 4);
@@ -332,6 +483,25 @@ struct Q5_K {
         s.put(c / kLanes + 1, toFloat(hi) * d2 - m2, 64 * j + 32 + c);
       }
     }
+  }
+  /// As Q4_K with the fifth bits.
+  template <int>
+  static void dot(const unsigned char* b, const float* x, const float* xs, Vec* acc, Vec& mins) {
+    const ScalesK4 k4(b);
+    const unsigned char* qh = b + 16;
+    #pragma GCC unroll 16
+    for (int j = 0; j < 4; ++j) {
+      const unsigned char* ql = b + 48 + 32 * j;
+      const Vec lo = partial<32>(
+          [&](int c) { return toFloat((bytes(ql + c) & 15) + (((bytes(qh + c) >> (2 * j)) & 1) << 4)); },
+          x + 64 * j);
+      const Vec hi = partial<32>(
+          [&](int c) { return toFloat((bytes(ql + c) >> 4) + (((bytes(qh + c) >> (2 * j + 1)) & 1) << 4)); },
+          x + 64 * j + 32);
+      acc[2 * j] = madd(k4.lane(2 * j), lo, acc[2 * j]);
+      acc[2 * j + 1] = madd(k4.lane(2 * j + 1), hi, acc[2 * j + 1]);
+    }
+    minsK4(k4, xs, mins);
   }
 };
 
@@ -345,7 +515,9 @@ struct Q6_K {
     const unsigned char* ql = b;
     const unsigned char* qh = b + 128;
     const unsigned char* sc = b + 192;
+    #pragma GCC unroll 16
     for (int n = 0; n < 256; n += 128, ql += 64, qh += 32, sc += 8) {
+      #pragma GCC unroll 16
       for (int c = 0; c < 32; c += kLanes) {
         const int is = c / 16;  // kLanes ≤ 16: one scale per vector
         auto scale = [&](int k) {
@@ -391,6 +563,7 @@ struct IQ4_NL {
   template <class S>
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b);
+    #pragma GCC unroll 16
     for (int c = 0; c < 16; c += kLanes) {
       const Ints q = bytes(b + 2 + c);
       s.put(c / kLanes, levels(q & 15) * d, c);
@@ -407,10 +580,12 @@ struct IQ4_XS {
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b);
     const unsigned scales_h = static_cast<unsigned>(b[2] | b[3] << 8);
+    #pragma GCC unroll 16
     for (int ib = 0; ib < 8; ++ib) {
       const int ls = ((b[4 + ib / 2] >> 4 * (ib % 2)) & 0xF) | (((scales_h >> 2 * ib) & 3) << 4);
       const float dl = d * static_cast<float>(ls - 32);
       const unsigned char* q = b + 8 + 16 * ib;
+      #pragma GCC unroll 16
       for (int c = 0; c < 16; c += kLanes) {
         const Ints v = bytes(q + c);
         s.put(c / kLanes, levels(v & 15) * dl, 32 * ib + c);
@@ -419,6 +594,10 @@ struct IQ4_XS {
     }
   }
 };
+
+// Every loop of a decoder is unrolled (#pragma GCC unroll): a vector's offset in its block then is
+// a constant, and so is the chain Dot adds it to — an accumulator indexed at run time would live
+// on the stack.
 
 // The plain types, read a vector at a time ("blocks" of kLanes elements); a row of any length
 // ends with its last in % kLanes elements one at a time (scalar()).
@@ -477,15 +656,85 @@ struct BF16 {
 template <class T>
 concept Plain = requires(const unsigned char* p) { T::scalar(p); };
 
+/// The types with a factored dot() (above).
+template <class T>
+concept Dotted = requires(const unsigned char* b, const float* x, Vec* acc, Vec& m) {
+  T::template dot<0>(b, x, x, acc, m);
+};
+
+/// The most sums of activations rowsDot keeps on its stack (rows of up to 65 536 elements).
+constexpr long kMaxSums = 4096;
+
+/// Rows [r0, r1) of W (type T, with a dot()) times x: the blocks' factored sums, four 32-element
+/// blocks a loop turn in chains of their own, a 256-element block's eight sub-blocks likewise;
+/// y = the chains' sum − the minimums' (`mins`).
+/// The sums of 32 activations are taken once: for a 32-element block one a block (its minimum's
+/// factor, xs[k]); for a 256-element block sixteen (XsK4 layout: eight zeros, then its eight sums).
+template <class T>
+void rowsDot(const unsigned char* rows, long row_bytes, long in, const float* x, long r0, long r1,
+             float* y) {
+  const long blocks = in / T::kBlock;
+  constexpr long kPerBlock = T::kBlock == 32 ? 1 : 16;
+  alignas(64) float xs[kMaxSums];
+  for (long k = 0; k < blocks; ++k) {
+    float* out = xs + k * kPerBlock;
+    if constexpr (kPerBlock == 16) {
+      for (int j = 0; j < 8; ++j) out[j] = 0.0f;
+      out += 8;
+    }
+    for (long i = 0; i < T::kBlock / 32; ++i) {
+      const float* a = x + k * T::kBlock + 32 * i;
+      Vec v = load(a);
+      #pragma GCC unroll 16
+      for (int c = kLanes; c < 32; c += kLanes) v += load(a + c);
+      float t[kLanes];
+      memcpy(t, &v, sizeof t);
+      for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int l = 0; l < w; ++l) t[l] += t[l + w];
+      out[i] = t[0];
+    }
+  }
+  for (long r = r0; r < r1; ++r) {
+    const unsigned char* row = rows + r * row_bytes;
+    Vec acc[kChains] = {};
+    Vec mins = {};
+    long k = 0;
+    if constexpr (T::kBlock == 32) {
+      for (; k + 4 <= blocks; k += 4) {
+        T::template dot<0>(row + k * T::kBytes, x + k * 32, xs + k, acc, mins);
+        T::template dot<1>(row + (k + 1) * T::kBytes, x + (k + 1) * 32, xs + k + 1, acc, mins);
+        T::template dot<2>(row + (k + 2) * T::kBytes, x + (k + 2) * 32, xs + k + 2, acc, mins);
+        T::template dot<3>(row + (k + 3) * T::kBytes, x + (k + 3) * 32, xs + k + 3, acc, mins);
+      }
+    }
+    for (; k < blocks; ++k)
+      T::template dot<0>(row + k * T::kBytes, x + k * T::kBlock, xs + k * kPerBlock, acc, mins);
+    Dot total;
+    for (int c = 0; c < kChains; ++c) total.v[c] = acc[c];
+    total.v[0] -= mins;
+    y[r - r0] = total.sum();
+  }
+}
+
 /// Rows [r0, r1) of W (type T) times x.
 template <class T>
 void rowsProduct(const unsigned char* rows, long row_bytes, long in, const float* x, long r0,
                  long r1, float* y) {
+  if constexpr (Dotted<T>) {
+    if (in / 16 <= kMaxSums) return rowsDot<T>(rows, row_bytes, in, x, r0, r1, y);
+  }
   const long blocks = in / T::kBlock;
   for (long r = r0; r < r1; ++r) {
     const unsigned char* row = rows + r * row_bytes;
     Dot acc;
-    for (long k = 0; k < blocks; ++k) {
+    long k = 0;
+    for (; k + 1 < blocks; k += 2) {
+      acc.x = x + k * T::kBlock;
+      T::decode(row + k * T::kBytes, acc);
+      DotShifted<T::kBlock / kLanes> next{acc, x + (k + 1) * T::kBlock};
+      T::decode(row + (k + 1) * T::kBytes, next);
+    }
+    if (k < blocks) {
       acc.x = x + k * T::kBlock;
       T::decode(row + k * T::kBytes, acc);
     }
@@ -512,8 +761,57 @@ void dequantise(const unsigned char* blocks, long count, float* out) {
   }
 }
 
+// The transposition of kLanes rows of kLanes floats: log2(kLanes) rounds of interleaving row i
+// with row i + kLanes/2 (a perfect-shuffle network: after the last round row j holds element j
+// of every row). Each interleave is one two-source shuffle where the path has one.
+#if ATTNLAB_LANES == 16
+constexpr Ints kLow = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
+constexpr Ints kHigh = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+#elif ATTNLAB_LANES == 8
+constexpr Ints kLow = {0, 8, 1, 9, 2, 10, 3, 11};
+constexpr Ints kHigh = {4, 12, 5, 13, 6, 14, 7, 15};
+#else
+constexpr Ints kLow = {0, 4, 1, 5};
+constexpr Ints kHigh = {2, 6, 3, 7};
+#endif
+
+inline void transpose(Vec* r) {
+  for (int round = 1; round < kLanes; round *= 2) {
+    Vec next[kLanes];
+    for (int i = 0; i < kLanes / 2; ++i) {
+      next[2 * i] = __builtin_shuffle(r[i], r[i + kLanes / 2], kLow);
+      next[2 * i + 1] = __builtin_shuffle(r[i], r[i + kLanes / 2], kHigh);
+    }
+    for (int i = 0; i < kLanes; ++i) r[i] = next[i];
+  }
+}
+
+constexpr int kPanelColumns = 16;  // linear::PackedWeights::kPanel
+constexpr int kPanelChunk = 256;   // QuantPanel's largest count
+
+/// Up to 16 rows of type T dequantised into a row-major tile in the first-level cache, then
+/// transposed kLanes × kLanes at a time into the panel.
 template <class T>
-constexpr QuantType kType = {&rowsProduct<T>, &dequantise<T>};
+void panel(const unsigned char* const* row, int rows, long count, float* out) {
+  alignas(64) float tile[kPanelColumns][kPanelChunk];
+  for (int c = 0; c < rows; ++c) dequantise<T>(row[c], count, tile[c]);
+  for (int c = rows; c < kPanelColumns; ++c)
+    for (long k = 0; k < count; ++k) tile[c][k] = 0.0f;
+  const long whole = count / kLanes * kLanes;
+  for (long k0 = 0; k0 < whole; k0 += kLanes) {
+    for (int g = 0; g < kPanelColumns; g += kLanes) {
+      Vec v[kLanes];
+      for (int i = 0; i < kLanes; ++i) memcpy(&v[i], &tile[g + i][k0], sizeof(Vec));
+      transpose(v);
+      for (int j = 0; j < kLanes; ++j) memcpy(out + (k0 + j) * kPanelColumns + g, &v[j], sizeof(Vec));
+    }
+  }
+  for (long k = whole; k < count; ++k)
+    for (int c = 0; c < kPanelColumns; ++c) out[k * kPanelColumns + c] = tile[c][k];
+}
+
+template <class T>
+constexpr QuantType kType = {&rowsProduct<T>, &dequantise<T>, &panel<T>};
 
 }  // namespace
 

@@ -25,10 +25,18 @@ using QuantRowProduct = void (*)(const unsigned char* rows, long row_bytes, long
 /// multiple of the block size, any count for F32, F16 and BF16), dequantised.
 using QuantDequantise = void (*)(const unsigned char* blocks, long count, float* out);
 
+/// panel[k·16 + c] = element k of row c for k in [0, count) and c in [0, rows), 0 for
+/// c in [rows, 16): up to 16 rows of one ggml type dequantised and transposed into the layout of
+/// linear::PackedWeights' panels (16 output columns per k). row[c] points at the block holding
+/// the rows' first element (a block boundary); count ≤ 256, a multiple of the block size (any
+/// count for F32, F16 and BF16).
+using QuantPanel = void (*)(const unsigned char* const* row, int rows, long count, float* panel);
+
 /// One ggml type's kernels on one path.
 struct QuantType {
   QuantRowProduct product = nullptr;
   QuantDequantise dequantise = nullptr;
+  QuantPanel panel = nullptr;
 };
 
 /// One path's kernels, by ggml type (each member named after the type).

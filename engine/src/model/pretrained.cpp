@@ -8,6 +8,7 @@
 #include <malloc.h>
 #endif
 #include <omp.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -345,16 +346,24 @@ void PretrainedModel::touchWeights(
   if (mapped_ == nullptr || mapped_size_ == 0) return;
   const auto total = static_cast<long long>(mapped_size_);
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const auto base = reinterpret_cast<std::uintptr_t>(mapped_) / page * page;
+  const std::size_t length = reinterpret_cast<std::uintptr_t>(mapped_) + mapped_size_ - base;
   constexpr std::size_t kChunk = 64u << 20;  // 64 MB between reports
-  const volatile std::byte* bytes = mapped_;
-  for (std::size_t begin = 0; begin < mapped_size_; begin += kChunk) {
-    const std::size_t end = std::min(mapped_size_, begin + kChunk);
-    // Both threads read their half of the chunk: a cold file is read from disk at its speed,
-    // a cached one mapped at memory speed.
-    const auto pages = static_cast<std::ptrdiff_t>((end - begin + page - 1) / page);
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (std::ptrdiff_t p = 0; p < pages; ++p) (void)bytes[begin + static_cast<std::size_t>(p) * page];
-    if (progress && !progress(static_cast<long long>(end), total)) {
+  for (std::size_t begin = 0; begin < length; begin += kChunk) {
+    const std::size_t end = std::min(length, begin + kChunk);
+    // The kernel maps the chunk's pages in one call (reading them from disk when the file is not
+    // cached: Linux 5.14's MADV_POPULATE_READ), else a read of one byte per page maps it.
+    bool populated = false;
+#ifdef MADV_POPULATE_READ
+    populated = madvise(reinterpret_cast<void*>(base + begin), end - begin, MADV_POPULATE_READ) == 0;
+#endif
+    if (!populated) {
+      const volatile std::byte* bytes = reinterpret_cast<const std::byte*>(base);
+      for (std::size_t p = begin; p < end; p += page) (void)bytes[p];
+    }
+    const long long done = std::min(total, static_cast<long long>(end) -
+                                               static_cast<long long>(reinterpret_cast<std::uintptr_t>(mapped_) - base));
+    if (progress && !progress(done, total)) {
       throw Error(ErrorCode::kCancelled, "reading the weights was cancelled");
     }
   }
@@ -395,7 +404,20 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
 
 long long PretrainedModel::memoryBudget(const ModelRunOptions& options) const {
   if (options.memory_budget > 0) return options.memory_budget;
-  return defaultMemoryBudget(static_cast<long long>(mapped_size_), residentWeightBytes());
+  // The weights' pages in memory (mincore: in the page cache, which a cgroup is charged for,
+  // whether or not this process has read them yet) — one system call, not a read of smaps.
+  long long cached = 0;
+  if (mapped_ != nullptr && mapped_size_ > 0) {
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const auto first = reinterpret_cast<std::uintptr_t>(mapped_) / page * page;
+    const std::size_t length = reinterpret_cast<std::uintptr_t>(mapped_) + mapped_size_ - first;
+    std::vector<unsigned char> in_core((length + page - 1) / page);
+    if (mincore(reinterpret_cast<void*>(first), length, in_core.data()) == 0) {
+      for (const unsigned char c : in_core) cached += c & 1;
+      cached = std::min(cached * static_cast<long long>(page), static_cast<long long>(mapped_size_));
+    }
+  }
+  return defaultMemoryBudget(static_cast<long long>(mapped_size_), cached);
 }
 
 MemoryNeeds PretrainedModel::memoryNeeds(int tokens, const ModelRunOptions& options) const {

@@ -111,37 +111,53 @@ void oneRow(const WeightMatrix& w, const float* x, float* y, const kernels::Quan
   }
 }
 
+/// Asks the processor to bring the stored bytes of rows [c0, c1) towards its caches (a thread
+/// calls it for its next column block before the product of this one, which takes far longer
+/// than reading them from memory).
+void prefetchRows(const WeightMatrix& w, Eigen::Index c0, Eigen::Index c1) {
+  for (Eigen::Index r = c0; r < c1; ++r) {
+    const WeightMatrix::Segment& s = segmentOf(w, r);
+    const unsigned char* row = s.rowData(r - s.row0);
+    for (std::size_t b = 0; b < s.stored.row_bytes; b += 64) __builtin_prefetch(row + b, 0, 1);
+  }
+}
+
 /// Rows [c0, c1) of W (c1 − c0 ≤ the dense kernel's block) dequantised into `panel` in
 /// PackedWeights' layout: panel p holds W[c0 + 16p + c, k] at panel[(p·in + k)·16 + c], zero
-/// past c1. Each row is decoded 256 elements at a time into a small row-major tile (in the
-/// first-level cache) and the tile transposed into the panel.
+/// past c1. 256 elements of 16 rows at a time (the path's QuantPanel: decoded into a tile in the
+/// first-level cache, transposed in registers); rows of two types (a segment's edge inside the
+/// panel) go one type at a time through the same tile's columns.
 void fillPanels(const WeightMatrix& w, const kernels::QuantKernel& kernel, Eigen::Index c0,
                 Eigen::Index c1, float* panel) {
   constexpr Eigen::Index kChunk = 256;  // a multiple of every block size (32, 256) and of 16
-  alignas(64) float tile[kPanel][kChunk];
   const Eigen::Index in = w.in();
   for (Eigen::Index p0 = c0; p0 < c1; p0 += kPanel) {
     float* dst = panel + (p0 - c0) / kPanel * in * kPanel;
     const int rows = static_cast<int>(std::min<Eigen::Index>(kPanel, c1 - p0));
     const unsigned char* data[kPanel];
-    const kernels::QuantType* types[kPanel];
-    std::uint32_t type_numbers[kPanel];
+    std::uint32_t types[kPanel];
     for (int c = 0; c < rows; ++c) {
       const WeightMatrix::Segment& s = segmentOf(w, p0 + c);
       data[c] = s.rowData(p0 + c - s.row0);
-      types[c] = kernelFor(kernel, s.stored.type);
-      type_numbers[c] = s.stored.type;
+      types[c] = s.stored.type;
     }
+    const bool one_type = std::all_of(types, types + rows, [&](std::uint32_t t) { return t == types[0]; });
     for (Eigen::Index k0 = 0; k0 < in; k0 += kChunk) {
       const Eigen::Index len = std::min(kChunk, in - k0);
-      for (int c = 0; c < rows; ++c) {
-        types[c]->dequantise(data[c] + bytesOf(type_numbers[c], k0), static_cast<long>(len),
-                             tile[c]);
-      }
-      for (int c = rows; c < kPanel; ++c) std::fill(tile[c], tile[c] + len, 0.0f);
       float* d = dst + k0 * kPanel;
-      for (Eigen::Index k = 0; k < len; ++k) {
-        for (int c = 0; c < kPanel; ++c) d[k * kPanel + c] = tile[c][k];
+      const unsigned char* at[kPanel];
+      for (int c = 0; c < rows; ++c) at[c] = data[c] + bytesOf(types[c], k0);
+      if (one_type) {
+        kernelFor(kernel, types[0])->panel(at, rows, static_cast<long>(len), d);
+        continue;
+      }
+      // Mixed types: each row on its own, placed in its column.
+      alignas(64) float single[kChunk * kPanel];
+      for (Eigen::Index k = 0; k < len; ++k)
+        for (int c = rows; c < kPanel; ++c) d[k * kPanel + c] = 0.0f;
+      for (int c = 0; c < rows; ++c) {
+        kernelFor(kernel, types[c])->panel(&at[c], 1, static_cast<long>(len), single);
+        for (Eigen::Index k = 0; k < len; ++k) d[k * kPanel + c] = single[k * kPanel];
       }
     }
   }
@@ -290,6 +306,7 @@ Matrix product(const Matrix& x, const WeightMatrix& w, const Vector* bias, const
       const Eigen::Index c0 = b * step;
       const Eigen::Index c1 = std::min(out, c0 + step);
       fillPanels(w, quant, c0, c1, panel);
+      if (c1 < out) prefetchRows(w, c1, std::min(out, c1 + step));
       dense.product(x.data(), in, n, panel, in, 0, c1 - c0, y.data() + c0, out,
                     bias ? bias->data() + c0 : nullptr,
                     residual ? residual->data() + c0 : nullptr);
