@@ -13,6 +13,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
+#include <QTimer>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -25,6 +27,7 @@
 #include "run/run.hpp"
 #include "animation/sweep.hpp"
 #include "main_window.hpp"
+#include "sweep_export.hpp"
 #include "animation/animation.hpp"
 #include "window_test_support.hpp"
 
@@ -251,6 +254,36 @@ class CompareWindowTest : public QObject {
         attnlab::animation::writeSweep(o, attnlab::run::sweepFrames(o, session), compute, {},
                                        [](int done, int) { return done < 1; }));
     QVERIFY(!QFile::exists(o.output.out));
+  }
+
+  void exportSweepDrawsFramesComputedOnAWorker() {
+    // File → Export sweep as the user runs it: the dialog's choices, the frames computed on the
+    // export's worker thread and drawn here, the GIF written, the status line.
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.spec.heads = 2;
+    s.spec.d_model = 16;
+    s.text = QStringLiteral("a cat sat");
+    window.setSettings(s);
+    QVERIFY(waitFor(window, window.settings()));
+    QTemporaryDir dir;
+    const QString gif = dir.filePath(QStringLiteral("t.gif"));
+    bool filled = false;
+    QTimer::singleShot(0, &window, [&] {
+      auto* dialog = qobject_cast<attnlab::gui::SweepDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      auto* param = dialog->findChild<QComboBox*>(QStringLiteral("sweepParam"));
+      param->setCurrentIndex(param->findData(QStringLiteral("temperature")));
+      dialog->findChild<QLineEdit*>(QStringLiteral("sweepValues"))->setText(QStringLiteral("0.5,1,2"));
+      dialog->findChild<QLineEdit*>(QStringLiteral("sweepPath"))->setText(gif);
+      filled = true;
+      dialog->accept();
+    });
+    const QString said = attnlab::gui::exportSweep(&window, window.commandLine(attnlab::options::kSweep), 0, 2, false);
+    QVERIFY(filled);
+    QVERIFY2(said.startsWith(QStringLiteral("Wrote 3 frames")), qPrintable(said));
+    QCOMPARE(static_cast<int>(attnlab::animation::readGif(gif).frames.size()), 3);
   }
 };
 
