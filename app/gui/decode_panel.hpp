@@ -5,8 +5,9 @@
 /// drawn growing beside them (one square per cached token and K/V head; tokens a sliding window
 /// evicted drawn hollow) and its bytes. The rows are the causal result on screen, which
 /// `attention-lab-cli decode` shows equals decoding with a cache (attnlab/decode.hpp). A cache bug
-/// (the seeds' pitfall 4, `--cache-bug`/`--bug-step`) decodes the run's inputs again on the thread
-/// pool with the bug and shows the decoded rows: the lost token's column empty, the repeated
+/// (the seeds' pitfall 4, `--cache-bug`/`--bug-step`) decodes the run's settings again with the
+/// bug (run::Session::decode, the CLI's decode and its refusals, on the panel's one-thread pool)
+/// and shows the decoded rows: the lost token's column empty, the repeated
 /// token's weight doubled, from the bug's step on; the step label says where rows differ. A
 /// trained translator's run (issue 23) steps through its output characters the same way: row i
 /// of the cross-attention (or decoder self-attention) appears when character i is written.
