@@ -91,9 +91,9 @@ long long availableMemoryBytes(long long mapped, long long resident) {
 
 long long processResidentBytes() { return procKilobytes("/proc/self/status", "VmRSS:"); }
 
-long long defaultMemoryBudget(long long mapped, long long resident) {
-  return static_cast<long long>(kDefaultBudgetShare *
-                                static_cast<double>(availableMemoryBytes(mapped, resident)));
+long long defaultMemoryBudget(long long mapped, long long resident, long long held) {
+  return static_cast<long long>(
+      kDefaultBudgetShare * static_cast<double>(availableMemoryBytes(mapped, resident) + held));
 }
 
 std::string formatBytes(long long bytes) {

@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "attnlab/memory.hpp"
+#include "attnlab/pretrained.hpp"
 #include "cli/cli.hpp"
 #include "cli_test_support.hpp"
 #include "gguf_writer.hpp"
@@ -106,6 +108,26 @@ std::vector<QJsonObject> textsWithRole(const QJsonObject& layout, const QString&
 }
 
 }  // namespace
+
+TEST_CASE("info --model FILE.gguf: the shape, the weights as stored and the memory of a pass",
+          "[cli][model][gguf][memory]") {
+  const CliResult r = runCli({"info", "--model", kTinyLlama});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const attnlab::ModelFileInfo info = attnlab::inspectModel(kTinyLlama);
+  CHECK_THAT(r.out, Catch::StartsWith("tiny-llama: llama (gguf), 2 layers, d_model 64, 4 query heads "
+                                      "sharing 2 K/V heads of d_k 16"));
+  CHECK_THAT(r.out, Catch::Contains("weights: " + attnlab::formatBytes(info.weights.total) +
+                                    " in memory as the file stores them ("));
+  CHECK_THAT(r.out, Catch::Contains("memory budget now: "));
+  // One row per length up to the context (64 tokens here: none), then the KV cache.
+  CHECK_THAT(r.out, Catch::Contains("| tokens | activations | attention, every layer | total |"));
+  CHECK_THAT(r.out, Catch::Contains("generation: a KV cache of 512 bytes per token"));
+  // Not a model: the same refusal as the other commands.
+  const CliResult bad = runCli({"info", "--model", std::string(kTinyLlama) + ".missing"});
+  CHECK(bad.code != 0);
+  CHECK(bad.err.find('\n') == bad.err.size() - 1);
+}
 
 TEST_CASE("compute --model FILE.gguf: architecture, K/V heads, RoPE, KV cache, next tokens",
           "[cli][model][gguf]") {

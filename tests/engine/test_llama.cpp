@@ -477,6 +477,22 @@ TEST_CASE("weights as stored: sizes from the header, the file kept mapped, the p
   CHECK(done.back() == static_cast<long long>(fs::file_size(kTinyGguf)));
   CHECK(model->residentWeightBytes() > 0);
   CHECK_THROWS_AS(model->touchWeights([](long long, long long) { return false; }), Error);
+
+  // A folder of half-precision safetensors stays half precision: its F16 tensors as stored, the
+  // file mapped (the pages a pass read are in the process), not a float32 copy of twice the size.
+  const fs::path qwen2 = kData / "models/tiny-qwen2";
+  const auto half = PretrainedModel::load(qwen2);
+  const WeightBytes& w = half->weightBytes();
+  REQUIRE(!w.by_type.empty());
+  CHECK(w.by_type.front().first == "F16");
+  const SafeTensors qwen2_file(qwen2 / "model.safetensors");
+  long long stored = 0;
+  for (const auto& [name, t] : qwen2_file.tensors()) stored += static_cast<long long>(t.bytes);
+  CHECK(w.total == stored);
+  CHECK(inspectModel(qwen2).weights.total == stored);
+  auto backend = makeCpuBackend();
+  (void)half->run("the cat sat", std::nullopt, {}, *backend);
+  CHECK(half->residentWeightBytes() > 0);
 }
 
 TEST_CASE("a file that claims more weights than the machine can hold is refused with the sizes",

@@ -27,9 +27,10 @@ long long availableMemoryBytes(long long mapped = 0, long long resident = 0);
 /// pictures, JSON and copies drawn from it, and for the other programs of the machine.
 constexpr double kDefaultBudgetShare = 0.8;
 
-/// The default memory budget of one run: kDefaultBudgetShare · availableMemoryBytes(mapped,
-/// resident).
-long long defaultMemoryBudget(long long mapped = 0, long long resident = 0);
+/// The default memory budget of one run: kDefaultBudgetShare · (availableMemoryBytes(mapped,
+/// resident) + held), `held` being memory this process holds already that the run's estimate
+/// counts too (a model's weights copied at load: not available, yet no new memory).
+long long defaultMemoryBudget(long long mapped = 0, long long resident = 0, long long held = 0);
 
 /// This process's resident memory now (VmRSS, /proc/self/status), bytes; 0 where unknown.
 long long processResidentBytes();

@@ -179,9 +179,10 @@ struct MemoryNeeds {
   long long kv_cache = 0;   ///< A generation's float32 keys and values; 0 for one pass.
   /// What the budget is compared with: the four parts above.
   long long total() const { return weights + activations + attention + kv_cache; }
-  /// The process's own memory before the run, its weights' pages not counted (the program and
-  /// its libraries, the tokenizer, the model's tables, what earlier runs left): VmRSS − resident
-  /// weights when the run was checked; 0 where not measured. Not part of total(): the memory
+  /// The process's own memory before the run, its weights not counted (the program and its
+  /// libraries, the tokenizer, the model's tables, what earlier runs left): VmRSS less the mapped
+  /// weights' resident pages or the copied weights, when the run was checked; 0 where not
+  /// measured. Not part of total(): the memory
   /// available (memory.hpp) already excludes it.
   long long process = 0;
   /// The resident memory the process should reach at the run's peak: process + total().
@@ -262,7 +263,8 @@ struct NextToken {
 };
 
 /// The k most probable tokens of softmax(logits) [vocab], most probable first (ties to the lower
-/// id; the softmax in double with the maximum subtracted), labelled by `tokenizer`.
+/// id; the maximum subtracted, the normaliser's float32 exponentials summed in double, each
+/// token's own in double), labelled by `tokenizer`.
 std::vector<NextToken> topNextTokens(const Eigen::VectorXf& logits, int k,
                                      const ModelTokenizer& tokenizer);
 
@@ -335,7 +337,7 @@ class PretrainedModel {
   /// Everything a run of `tokens` tokens with `options` holds at its peak (MemoryNeeds).
   MemoryNeeds memoryNeeds(int tokens, const ModelRunOptions& options) const;
   /// options.memory_budget, or the default: defaultMemoryBudget() (memory.hpp) counting this
-  /// model's mapped weights as the caller's (its pages are what the run's weights are), bytes.
+  /// model's weights as the run's — its mapped file's pages, or the copies made at load — bytes.
   long long memoryBudget(const ModelRunOptions& options) const;
   /// The weights' bytes and types (MemoryNeeds::weights).
   const WeightBytes& weightBytes() const { return weight_bytes_; }

@@ -179,10 +179,15 @@ inline Vec partial(F f, const float* x) {
 
 /// Bits [j, j + kLanes) of qh, one per lane, moved to bit `to`: qh's fifth bits (Q5_0, Q5_1).
 inline Ints highBits(unsigned qh, int j, int to) {
+#if defined(__AVX512F__) && ATTNLAB_LANES == 16
+  // The sixteen bits as a lane mask: 1 << to where set, one masked move.
+  return (Ints)_mm512_maskz_mov_epi32(static_cast<__mmask16>(qh >> j), _mm512_set1_epi32(1 << to));
+#else
   Words lane;
   for (int l = 0; l < kLanes; ++l) lane[l] = static_cast<unsigned>(j + l);
   const Words bits = ((Words{} + qh) >> lane) & 1u;
   return reinterpret_cast<const Ints&>(bits) << to;
+#endif
 }
 
 inline unsigned readU32(const unsigned char* p) {

@@ -203,9 +203,10 @@ Generation generate(const PretrainedModel& model, const Encoding& prompt,
     }
     const Eigen::VectorXf z = model.nextLogits(x);
     step.top = topNextTokens(z, options.top, model.tokenizer());
-    const int chosen = options.sample_temperature > 0
-                           ? sample(z, options.sample_temperature, options.top_k, rng)
-                           : topNextTokens(z, 1, model.tokenizer()).front().id;
+    // Greedy: the most probable token, the first of the top ones when they are kept.
+    const int chosen = options.sample_temperature > 0 ? sample(z, options.sample_temperature, options.top_k, rng)
+                       : !step.top.empty()           ? step.top.front().id
+                                                     : topNextTokens(z, 1, model.tokenizer()).front().id;
     step.token = tokenOf(z, chosen, model.tokenizer());
     cache.evict(step.position + 1);
     step.ms = msSince(ts);
