@@ -75,6 +75,18 @@ std::pair<double, double> cellRange(QCustomPlot* plot) {
 
 QString tinyGpt2() { return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/models/tiny-gpt2"); }
 
+/// Shows the window on a small synthetic setting (2 heads, d_model 16, "a cat sat") and waits
+/// for its picture: what the sweep exports start from.
+bool showSmallSetting(MainWindow& window) {
+  window.show();
+  LabSettings s;
+  s.spec.heads = 2;
+  s.spec.d_model = 16;
+  s.text = QStringLiteral("a cat sat");
+  window.setSettings(s);
+  return waitFor(window, window.settings());
+}
+
 }  // namespace
 
 class CompareWindowTest : public QObject {
@@ -219,13 +231,7 @@ class CompareWindowTest : public QObject {
 
   void sweepExportWritesTheCommandLinesGif() {
     MainWindow window(testOptions());
-    window.show();
-    LabSettings s;
-    s.spec.heads = 2;
-    s.spec.d_model = 16;
-    s.text = QStringLiteral("a cat sat");
-    window.setSettings(s);
-    QVERIFY(waitFor(window, window.settings()));
+    QVERIFY(showSmallSetting(window));
     QTemporaryDir dir;
     attnlab::options::Options o = window.commandLine(attnlab::options::kSweep);
     o.sweep.param = &attnlab::options::sweptOption(QStringLiteral("temperature"));
@@ -260,13 +266,7 @@ class CompareWindowTest : public QObject {
     // File → Export sweep as the user runs it: the dialog's choices, the frames computed on the
     // export's worker thread and drawn here, the GIF written, the status line.
     MainWindow window(testOptions());
-    window.show();
-    LabSettings s;
-    s.spec.heads = 2;
-    s.spec.d_model = 16;
-    s.text = QStringLiteral("a cat sat");
-    window.setSettings(s);
-    QVERIFY(waitFor(window, window.settings()));
+    QVERIFY(showSmallSetting(window));
     QTemporaryDir dir;
     const QString gif = dir.filePath(QStringLiteral("t.gif"));
     bool filled = false;
