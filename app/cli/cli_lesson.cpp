@@ -83,7 +83,7 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o, 
       break;
   }
   settings.command = options::kWindow;
-  settings.window.head_role.clear();  // the window's badges; render draws --plot head-roles
+  settings.window.head_role.reset();  // the window's badges; render draws --plot head-roles
   if (step.view == View::kHeadRoles) settings.head.reset();
   args << QStringLiteral("render") << options::toArguments(settings);
   if (step.view == View::kHeadRoles) args << QStringLiteral("--plot") << QStringLiteral("head-roles");
@@ -233,7 +233,7 @@ int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err
 }  // namespace
 
 int commandLesson(const options::Options& o, std::ostream& out, std::ostream& err) {
-  if (o.lesson.action == QLatin1String("list")) return lessonList(o, out);
+  if (o.lesson.action == options::LessonAction::kList) return lessonList(o, out);
   return lessonExport(o, out, err);
 }
 

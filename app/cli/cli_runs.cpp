@@ -50,9 +50,9 @@ run::RunHooks cliHooks(bool allow_overview) {
   return hooks;
 }
 
-std::shared_ptr<const run::Run> runNoted(run::Session& session, const options::LabSettings& lab,
+std::shared_ptr<const results::Run> runNoted(run::Session& session, const options::LabSettings& lab,
                                          std::ostream& err, bool allow_overview) {
-  std::shared_ptr<const run::Run> r = session.run(lab, cliHooks(allow_overview));
+  std::shared_ptr<const results::Run> r = session.run(lab, cliHooks(allow_overview));
   if (const std::string note = r->fallbackNote(); !note.empty())
     err << "attention-lab-cli: note: computed on the CPU: " << note << "\n";
   return r;

@@ -1,17 +1,16 @@
 /// \file cli_score.cpp
 /// attention-lab-cli decode --model: a real model reads the text token by token through its KV
-/// cache (attnlab/generate.hpp, scoreText) under the full cache and every --cache-window ×
-/// --sink-tokens policy — the attention-sink experiment of Xiao et al. 2023 (StreamingLLM) — as
+/// cache under the full cache and every --cache-window × --sink-tokens policy
+/// (run::Session::score) — the attention-sink experiment of Xiao et al. 2023 (StreamingLLM) — as
 /// JSON (per-token log-probabilities, log likelihood, perplexity, the heads' sink mass), and the
 /// perplexities beside the sink mass as a picture.
 
 #include <qcustomplot.h>
 
-#include <cmath>
-#include <limits>
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
-#include "attnlab/generate.hpp"
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "views/export.hpp"
@@ -38,28 +37,21 @@ nlohmann::ordered_json scoreJson(const TextScore& s) {
 
 int commandDecodeModel(const options::Options& o, std::ostream& out, std::ostream& /*err*/) {
   run::Session session;
-  const std::shared_ptr<const run::ModelInfo> info = session.model(o.lab.model_dir, cliHooks());
-  const PretrainedModel& model = *session.pretrained();
-  const std::string text = o.lab.text.toUtf8().toStdString();
-  const Encoding e = model.encode(text, std::nullopt);
-  const ModelRunOptions run = o.lab.toModelOptions();
-  const std::vector<int> sinks = o.generate.sink_tokens.empty() ? std::vector<int>{0} : o.generate.sink_tokens;
-
-  const TextScore full = scoreText(model, e, {}, run);
-  std::vector<TextScore> scored;
-  for (int w : o.generate.cache_windows)
-    for (int s : sinks) scored.push_back(scoreText(model, e, {w, s}, run));
+  const std::shared_ptr<const results::Scored> scored =
+      session.score({o.lab, o.generate.cache_windows, o.generate.sink_tokens}, cliHooks());
+  const results::Scored& r = *scored;
+  const TextScore& full = r.full;
 
   nlohmann::ordered_json j;
   j["command"] = "decode";
-  j["model"] = model.name();
-  j["tokens"] = e.labels;
-  j["input_ids"] = e.ids;
+  j["model"] = r.model->name.toStdString();
+  j["tokens"] = r.encoding.labels;
+  j["input_ids"] = r.encoding.ids;
   j["positions"] = "original";  // a cached token keeps its position in the text
-  j["load_ms"] = info->load_ms;
+  j["load_ms"] = r.model->load_ms;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   rows.push_back(scoreJson(full));
-  for (const TextScore& s : scored) rows.push_back(scoreJson(s));
+  for (const TextScore& s : r.scored) rows.push_back(scoreJson(s));
   j["scores"] = std::move(rows);
   // The heads' sink mass under the full cache: per layer the mean over heads, and the heads
   // that put the most weight on token 0.
@@ -77,25 +69,11 @@ int commandDecodeModel(const options::Options& o, std::ostream& out, std::ostrea
   j["top_sink_heads"] = std::move(top);
 
   if (!o.output.out.isEmpty()) {
-    views::SinkPlotData data;
-    data.model = QString::fromStdString(model.name());
-    data.tokens = static_cast<int>(e.ids.size());
-    data.full_perplexity = full.perplexity;
-    data.windows = o.generate.cache_windows;
-    std::sort(data.windows.begin(), data.windows.end());
-    for (int s : sinks) {
-      std::vector<double> ppl(data.windows.size(), std::numeric_limits<double>::quiet_NaN());
-      for (const TextScore& t : scored)
-        for (std::size_t i = 0; i < data.windows.size(); ++i)
-          if (t.cache.sinks == s && t.cache.window == data.windows[i]) ppl[i] = t.perplexity;
-      data.curves.emplace_back(s, std::move(ppl));
-    }
-    data.sink_mass = full.sink_mass;
     QCustomPlot plot;
     const views::ImageSize size = outputSize(o, {1100, 560});
     plot.setViewport(QRect(0, 0, size.width, size.height));
     views::setCanvasSize(plot, QSize(size.width, size.height));
-    views::drawSinks(plot, data);
+    views::drawSinks(plot, views::sinkPlotData(r));
     views::exportPlot(plot, o.output.out, size);
   }
   out << j.dump() << "\n";

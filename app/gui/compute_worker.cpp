@@ -68,7 +68,7 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings,
   };
   try {
     // The CLI's pipeline, checks and words (run/run.hpp).
-    static_cast<run::Run&>(*result) = std::move(*session_.run(settings, hooks));
+    static_cast<results::Run&>(*result) = std::move(*session_.run(settings, hooks));
     summarize(*result);
     // The heatmap's cells and their colours, for the picture on screen (off the GUI thread).
     if (plan && result->entries() > 0) result->ready_maps = views::fillReadyMaps(result->attention(0), plan);
@@ -210,7 +210,6 @@ SaturationCache::SaturationCache(QObject* parent) : QObject(parent) {
 
 SaturationCache::~SaturationCache() { pool_.waitForDone(); }
 
-int SaturationCache::samplesFor(int n_k) { return saturationSamples(n_k); }
 
 std::shared_ptr<const SaturationAnalysis> SaturationCache::get(int n_k, std::uint64_t seed) {
   const Key key{n_k, seed};
@@ -233,11 +232,7 @@ void SaturationCache::startNext() {
   (void)QtConcurrent::run(pool, [self, key] {
     std::shared_ptr<const SaturationAnalysis> analysis;
     try {
-      SaturationConfig config;
-      config.n_k = key.first;
-      config.seed = key.second;
-      config.samples = samplesFor(key.first);
-      analysis = std::make_shared<const SaturationAnalysis>(saturationMonteCarlo(config));
+      analysis = std::make_shared<const SaturationAnalysis>(run::interactiveSaturation(key.first, key.second));
     } catch (const std::exception&) {
       analysis = std::make_shared<const SaturationAnalysis>();
     }

@@ -36,12 +36,12 @@ namespace attnlab::gui {
 using options::LabSettings;
 
 /// A loaded pretrained model, as the window describes it.
-using ModelInfo = run::ModelInfo;
+using ModelInfo = results::ModelInfo;
 
-/// One finished request: the run (run::Run: settings, spec, tokens, layers, rollout …) and what
+/// One finished request: the run (results::Run: settings, spec, tokens, layers, rollout …) and what
 /// the panels draw from it, computed on the worker so the GUI thread only copies numbers into
 /// plots. Immutable once emitted.
-struct ComputeResult : run::Run {
+struct ComputeResult : results::Run {
   quint64 generation = 0;     ///< The request's number (see ComputeController::request).
   options::Message error;     ///< Not empty: the one-line reason nothing was computed.
   bool model_error = false;   ///< The error is the model folder's: it did not load.
@@ -159,7 +159,7 @@ class ComputeController : public QObject {
   std::shared_ptr<const views::MapPlan> plan_;
 };
 
-/// The Monte-Carlo saturation curves (saturationMonteCarlo over d_k = 1 … 1024) for n_k keys,
+/// The Monte-Carlo saturation curves for n_k keys (run::interactiveSaturation: d_k = 1 … 1024),
 /// computed on a one-thread pool and cached per (n_k, seed): they do not change with d_k or the
 /// scaling, so dragging the slider only moves the marker.
 class SaturationCache : public QObject {
@@ -171,9 +171,6 @@ class SaturationCache : public QObject {
   /// The cached curves for (n_k, seed), or null; when missing, starts computing them (only the
   /// most recently wanted key is computed next) and emits ready() when done.
   std::shared_ptr<const SaturationAnalysis> get(int n_k, std::uint64_t seed);
-  /// Rows drawn per d_k for n_k keys: 2000 for short rows, fewer for long ones (about 32000
-  /// scores per d_k, at least 32 rows: each row's mean is over n_k keys already).
-  static int samplesFor(int n_k);
 
  signals:
   /// Curves for (n_k, seed) are now cached.

@@ -1,6 +1,6 @@
 /// \file cost_panel.cpp
-/// The cost panel: the plot of views::drawCost for the current setting and a measurement of this
-/// machine's backends on a worker thread.
+/// The cost panel: the plot of views::drawCost for the current setting (run::cost) and a
+/// measurement of this machine's backends on a worker thread.
 
 #include "cost_panel.hpp"
 
@@ -15,19 +15,9 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
-#include "attnlab/backend.hpp"
-#include "attnlab/timing.hpp"
+#include "run/run.hpp"
 
 namespace attnlab::gui {
-namespace {
-
-/// What a measurement hands back to the GUI thread.
-struct Times {
-  std::vector<std::pair<QString, std::vector<double>>> series;
-  QString device;
-};
-
-}  // namespace
 
 CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("costPanel"));
@@ -74,19 +64,21 @@ CostPanel::~CostPanel() {
 }
 
 void CostPanel::setShape(const CostShape& shape, const QString& model) {
-  const bool same_layer = shape.d_model == shape_.d_model && shape.heads == shape_.heads &&
-                          shape.resolvedDk() == shape_.resolvedDk() && model == model_;
-  const int kv = same_layer && !model.isEmpty() ? shape.kv_heads
-                 : same_layer                   ? shape_.kv_heads
-                                                : shape.kv_heads;
+  // The K/V heads chosen in the box hold while the setting's layer stays (a what-if of the lab);
+  // a new layer, its own K/V heads included, takes the setting's.
+  const bool same_layer = shape.d_model == given_.d_model && shape.heads == given_.heads &&
+                          shape.resolvedDk() == given_.resolvedDk() &&
+                          shape.resolvedDv() == given_.resolvedDv() &&
+                          shape.resolvedKvHeads() == given_.resolvedKvHeads() &&
+                          shape.layers == given_.layers && model == model_;
+  const int kv = same_layer && model.isEmpty() ? shape_.kv_heads : shape.kv_heads;
+  given_ = shape;
   shape_ = shape;
   shape_.kv_heads = kv;
   model_ = model;
-  if (shape_.resolvedKvHeads() > shape_.heads || shape_.heads % shape_.resolvedKvHeads() != 0)
-    shape_.kv_heads = 0;
   // Measured times belong to one (h, d_k): drop them when the layer changes.
   if (measured_for_.heads != shape_.heads || measured_for_.resolvedDk() != shape_.resolvedDk())
-    times_.clear();
+    times_.reset();
   redraw();
 }
 
@@ -99,44 +91,26 @@ void CostPanel::measure() {
       tr("Measuring this machine's backends at n = 128 … 8192 (takes a while; the paths "
          "take turns, median of 7 rounds)…"));
   cancel_ = std::make_shared<std::atomic<bool>>(false);
-  auto times = std::make_shared<Times>();
-  const CostShape shape = shape_;
-  const std::vector<int> ns = n_;
-  auto cancel = cancel_;
+  run::CostRequest request;
+  request.shape = shape_;
+  request.model = model_;
+  request.n = n_;
+  request.measure = true;
+  request.cancel = cancel_;
   QPointer<CostPanel> self(this);
-  watcher_.setFuture(QtConcurrent::run([shape, ns, cancel, times, self] {
-    AttentionTimer timer(true, 0);
-    std::vector<TimedPath> paths{TimedPath::kCpuReference};
-    if (timer.hasOpenCl())
-      paths.insert(paths.end(), {TimedPath::kOpenClTiled, TimedPath::kOpenClFused});
-    times->device = QString::fromStdString(cpuDeviceName());
-    if (timer.hasOpenCl())
-      times->device += QStringLiteral("; OpenCL: ") + QString::fromStdString(timer.openClDevice());
-    for (TimedPath p : paths)
-      times->series.emplace_back(QString::fromStdString(toString(p)), std::vector<double>());
+  watcher_.setFuture(QtConcurrent::run([request, self] {
+    std::optional<results::CostTimes> times;
     try {
-      if (timer.hasOpenCl()) timer.prepare(shape.resolvedDk());
-      for (int n : ns) {
-        if (cancel->load()) return;
-        TimingCase c;
-        c.n = n;
-        c.heads = shape.heads;
-        c.d_k = shape.resolvedDk();
-        const std::vector<PathTime> t =
-            timer.time(c, paths, n >= 8192 ? 5 : 7, 2.0 * 1024 * 1024 * 1024);
-        for (std::size_t p = 0; p < t.size(); ++p)
-          times->series[p].second.push_back(t[p].ran ? t[p].median_ms : NAN);
-      }
+      times = run::cost(request).measured;
     } catch (const std::exception&) {
-      // A failing OpenCL call: what was measured stays.
+      return;  // a failing OpenCL call: nothing new to show
     }
-    if (cancel->load()) return;
+    if (request.cancel->load()) return;
     QMetaObject::invokeMethod(
         self.data(),
-        [self, times, shape] {
+        [self, times, shape = request.shape] {
           if (!self) return;
-          self->times_ = times->series;
-          self->device_ = times->device;
+          self->times_ = times;
           self->measured_for_ = shape;
           self->redraw();
         },
@@ -159,8 +133,15 @@ void CostPanel::redraw() {
     kv_heads_->setEnabled(model_.isEmpty());
   }
   try {
-    const AttentionCost c = attentionCost(shape_);
-    const double crossover = attentionCrossover(shape_);
+    run::CostRequest request;
+    request.shape = shape_;
+    request.model = model_;
+    request.n = n_;
+    request.current_n = shape_.n;
+    table_ = run::cost(request);
+    table_.measured = times_;
+    const results::CostTable& table = table_;
+    const AttentionCost& c = table.current;
     summary_->setText(
         tr("At n = %1 tokens: projections %2, attention %3 (%4 of the work) · parameters %5 · P %6 "
            "· KV "
@@ -173,22 +154,13 @@ void CostPanel::redraw() {
             .arg(QLocale().toString(c.parameters, 'f', 0),
                  QString::fromStdString(humanCount(c.score_matrix_bytes, "B")),
                  QString::fromStdString(humanCount(c.kv_cache_bytes, "B")))
-            .arg(crossover, 0, 'f', 0));
+            .arg(table.crossover, 0, 'f', 0));
     plot_stale_ = !isVisible();
-    if (!plot_stale_) {
-      views::CostPlotData data;
-      data.shape = shape_;
-      data.n = n_;
-      data.current_n = shape_.n;
-      data.model = model_;
-      data.measured = times_;
-      data.device = device_;
-      views::drawCost(*plot_, data);
-    }
+    if (!plot_stale_) views::drawCost(*plot_, table);
   } catch (const std::exception& e) {
     summary_->setText(QString::fromStdString(e.what()));
   }
-  if (!times_.empty()) status_->setText(tr("Measured on %1.").arg(device_));
+  if (times_) status_->setText(tr("Measured on %1.").arg(QString::fromStdString(times_->device)));
   if (!plot_stale_) plot_->replot();
 }
 
@@ -206,7 +178,7 @@ void CostPanel::retranslate() {
   measure_->setToolTip(
       tr("Times the CPU reference and the OpenCL tiled and fused kernels at each n "
          "(as attention-lab-bench does)."));
-  if (times_.empty() && !watcher_.isRunning()) {
+  if (!times_ && !watcher_.isRunning()) {
     status_->setText(
         tr("Counts from the shapes; FLOPs count the matrix products (2 per multiply–add)."));
   }

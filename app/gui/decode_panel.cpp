@@ -15,7 +15,6 @@
 #include <algorithm>
 
 #include "attnlab/error.hpp"
-#include "attnlab/synthetic.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
 #include "views/picture.hpp"
@@ -26,22 +25,21 @@ constexpr int kPlayIntervalMs = 700;  ///< Time each step is shown while playing
 constexpr int kMaxRowsDrawn = 8;      ///< K/V heads drawn; more are summarised.
 const QColor kBugColor(0xc0, 0x20, 0x20);  ///< Outline of the repeated entry and of the gap.
 
-/// Decodes the run's own inputs (the synthetic model of its spec and seed, as the worker and
-/// `attention-lab-cli decode` build them) with the bug; runs on the thread pool.
-DecodeOutcome decodeRun(const ResultPtr& run, CacheBug bug, int bug_step) {
+/// Decodes the run's own settings (run::Session::decode: the CLI's decode) with the bug; runs on
+/// the panel's one-thread pool, the only thread that uses `session`.
+DecodeOutcome decodeRun(const std::shared_ptr<run::Session>& session, const ResultPtr& shown,
+                        const run::DecodeRequest& request) {
   DecodeOutcome out;
   try {
-    const AttentionSpec& spec = run->spec;
-    const SyntheticModel model(spec, run->settings.seed);
-    const Matrix x = model.embed(run->run.query_tokens);
-    auto decoded = std::make_shared<DecodeResult>(
-        decodeWithCache(model.project(x, x, spec.mechanism), spec, bug, bug_step));
-    auto shown = std::make_shared<ComputeResult>(*run);
-    shown->run.attention = decoded->attention;
+    std::shared_ptr<const results::Decoded> decoded = session->decode(request);
+    auto with_rows = std::make_shared<ComputeResult>(*shown);
+    with_rows->run.attention = decoded->decode.attention;
     out.decode = std::move(decoded);
-    out.shown = std::move(shown);
+    out.shown = std::move(with_rows);
+  } catch (const options::OptionError& e) {
+    out.error = e.message();
   } catch (const std::exception& e) {
-    out.error = QString::fromUtf8(e.what());
+    out.error = options::Message::verbatim(QString::fromUtf8(e.what()));
   }
   return out;
 }
@@ -122,6 +120,7 @@ void CacheView::paintEvent(QPaintEvent*) {
 }
 
 DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
+  pool_.setMaxThreadCount(1);
   auto* layout = new QVBoxLayout(this);
   intro_ = new QLabel;
   intro_->setWordWrap(true);
@@ -206,16 +205,16 @@ void DecodePanel::startDecode() {
     refresh();
     return;
   }
-  if (bug_step_->value() >= n) {
-    // The command line's refusal, in its words; the last good picture stays.
-    error_label_->setText(options::Message(ATTNLAB_MSG("--bug-step %1 is past the text's last token (%2)"),
-                                           {QString::number(bug_step_->value()), QString::number(n - 1)})
-                              .translated());
+  const run::DecodeRequest request{run_->settings, bug, bug_step_->value()};
+  try {
+    (void)run::checkDecodeRequest(request);  // the command line's refusals, in its words, at once
+  } catch (const options::OptionError& e) {
+    error_label_->setText(e.message().translated());  // the last good picture stays
     error_label_->show();
     return;
   }
   decoding_ = true;
-  watcher_.setFuture(QtConcurrent::run(decodeRun, run_, bug, bug_step_->value()));
+  watcher_.setFuture(QtConcurrent::run(&pool_, decodeRun, session_, run_, request));
   refresh();
 }
 
@@ -224,7 +223,7 @@ void DecodePanel::decodeDone() {
   decoding_ = false;
   DecodeOutcome outcome = watcher_.result();
   if (!outcome.decode) {
-    error_label_->setText(outcome.error);  // the engine's words (padding, global tokens …)
+    error_label_->setText(outcome.error.translated());  // the command line's words
     error_label_->show();
     outcome_ = {};
     refresh();
@@ -243,9 +242,9 @@ void DecodePanel::setRun(const QStringList& tokens, const AttentionSpec& spec, b
   run_ = std::move(result);
   generation_ = run_ ? run_->generated : nullptr;
   // A translator's rows are its outputs, except in the encoder's self-attention (the source).
-  translation_ = run_ && run_->translation &&
+  translation_ = run_ && run_->translator &&
                          run_->settings.translator_attention != options::TranslatorAttention::kEncoderSelf
-                     ? run_->translation
+                     ? run_->translator->translation
                      : nullptr;
   tokens_ = tokens;
   spec_ = spec;
@@ -315,7 +314,7 @@ void DecodePanel::retranslate() {
 }
 
 QString DecodePanel::bugText() const {
-  const DecodeResult& d = *outcome_.decode;
+  const DecodeResult& d = outcome_.decode->decode;
   const int t = slider_->value();
   const QString token = tokens_.value(d.bug_step);
   QString text = d.bug == CacheBug::kSkip

@@ -5,13 +5,15 @@
 /// drawn growing beside them (one square per cached token and K/V head; tokens a sliding window
 /// evicted drawn hollow) and its bytes. The rows are the causal result on screen, which
 /// `attention-lab-cli decode` shows equals decoding with a cache (attnlab/decode.hpp). A cache bug
-/// (the seeds' pitfall 4, `--cache-bug`/`--bug-step`) decodes the run's inputs again on the thread
-/// pool with the bug and shows the decoded rows: the lost token's column empty, the repeated
+/// (the seeds' pitfall 4, `--cache-bug`/`--bug-step`) decodes the run's settings again with the
+/// bug (run::Session::decode, the CLI's decode and its refusals, on the panel's one-thread pool)
+/// and shows the decoded rows: the lost token's column empty, the repeated
 /// token's weight doubled, from the bug's step on; the step label says where rows differ. A
 /// trained translator's run (issue 23) steps through its output characters the same way: row i
 /// of the cross-attention (or decoder self-attention) appears when character i is written.
 
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
@@ -22,6 +24,7 @@
 #include "attnlab/decode.hpp"
 #include "attnlab/spec.hpp"
 #include "compute_worker.hpp"
+#include "run/run.hpp"
 
 class QComboBox;
 class QSpinBox;
@@ -55,11 +58,11 @@ class CacheView : public QWidget {
   int bug_step_ = -1;
 };
 
-/// What decoding with a cache bug gave (decodeWithCache on the run's own inputs).
+/// What decoding with a cache bug gave (run::Session::decode of the run's own settings).
 struct DecodeOutcome {
-  std::shared_ptr<const DecodeResult> decode;  ///< Null on error.
-  ResultPtr shown;                             ///< The run with the decoded rows as its weights.
-  QString error;                               ///< The engine's refusal (English, verbatim).
+  std::shared_ptr<const results::Decoded> decode;  ///< Null on error.
+  ResultPtr shown;          ///< The run with the decoded rows as its weights.
+  options::Message error;   ///< The refusal, in the command line's words.
 };
 
 /// The slider, the play button, the cache and its bytes.
@@ -80,7 +83,7 @@ class DecodePanel : public QWidget {
   void setCacheBug(CacheBug bug, std::optional<int> step = std::nullopt);
   CacheBug cacheBug() const;
   /// The decoded rows with the bug, once computed for the current run and bug; else null.
-  const DecodeResult* decoded() const { return outcome_.decode.get(); }
+  const DecodeResult* decoded() const { return outcome_.decode ? &outcome_.decode->decode : nullptr; }
   /// A decode with the cache bug is running.
   bool decoding() const { return decoding_; }
   /// Rows to show: step + 1 while the panel is shown and available, else −1 (every row).
@@ -140,6 +143,10 @@ class DecodePanel : public QWidget {
   std::shared_ptr<const Translation> translation_;
   DecodeOutcome outcome_;        ///< The last good decode (kept while a refusal shows).
   bool decoding_ = false;
+  /// Decodes off the GUI thread, one at a time, through the panel's own session (its synthetic
+  /// weights come from the process's model cache, the window's own copy).
+  QThreadPool pool_;
+  std::shared_ptr<run::Session> session_ = std::make_shared<run::Session>();
   QFutureWatcher<DecodeOutcome> watcher_;
   QTimer timer_;
 };

@@ -27,9 +27,11 @@
 #include "attnlab/io.hpp"
 #include "heads_view.hpp"
 #include "options/options.hpp"
+#include "run/run.hpp"
 #include "views/saturation_plot.hpp"
 #include "views/analysis_plots.hpp"
 #include "views/heatmap.hpp"
+#include "views/plots.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -123,12 +125,10 @@ void ExportController::draw(QCustomPlot& plot, ExportTarget target) const {
   const int entry = heads_.focusEntry();
   const AttentionResult& r = shown->attention(entry);
   if (target == ExportTarget::kSaturation) {
-    SaturationConfig config;
-    config.n_k = r.nK();
-    config.seed = shown->settings.seed;
-    config.samples = SaturationCache::samplesFor(r.nK());
     const std::shared_ptr<const SaturationAnalysis> cached = analysis_.curves(r.nK(), shown->settings.seed);
-    const SaturationAnalysis curves = cached && !cached->scaled.empty() ? *cached : saturationMonteCarlo(config);
+    const SaturationAnalysis curves = cached && !cached->scaled.empty()
+                                          ? *cached
+                                          : run::interactiveSaturation(r.nK(), shown->settings.seed);
     const auto [d_k, scaled] = marker_();
     views::drawSaturation(plot, curves, std::nullopt, d_k, scaled);
   } else if (target == ExportTarget::kAllHeads && heads_.modelView()) {
@@ -155,7 +155,8 @@ void ExportController::exportMatrices(const QString& path, int head) {
   const ResultPtr shown = heads_.result();
   if (!shown) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
   // A pooled model view kept no layer's weights but the last: the full run's refusal.
-  if (shown->full_refusal) throw options::OptionError(*shown->full_refusal);
+  if (shown->overview && shown->overview->full_refusal)
+    throw options::OptionError(*shown->overview->full_refusal);
   const AttentionResult& first = shown->attention(0);
   if (head >= first.heads()) throw Error(ErrorCode::kInvalidArgument, "no such head");
   const QString suffix = QFileInfo(path).suffix().toLower();
@@ -200,8 +201,6 @@ void ExportController::copyImage(ExportTarget target) {
 void ExportController::askExportImage(ExportTarget target) {
   const ResultPtr shown = heads_.result();
   if (!shown) return;
-  QSettings store;
-  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
   QString name = target == ExportTarget::kSaturation ? QStringLiteral("saturation.png")
                  : target == ExportTarget::kAllHeads
                      ? (heads_.modelView() ? QStringLiteral("attention-layers.png") : QStringLiteral("attention-heads.png"))
@@ -209,10 +208,19 @@ void ExportController::askExportImage(ExportTarget target) {
   if ((shown->model || shown->translator) && target != ExportTarget::kSaturation && !(target == ExportTarget::kAllHeads && heads_.modelView())) {
     name.replace(QStringLiteral("attention-"), QStringLiteral("attention-layer%1-").arg(heads_.focusLayer()));
   }
-  ImageExportDialog dialog(window_, folder, name, defaultSize(target));
+  askAndWrite(name, defaultSize(target), [this, target](const QString& path, const views::ImageSize& size) {
+    exportImage(target, path, size);
+  });
+}
+
+void ExportController::askAndWrite(const QString& name, const views::ImageSize& size,
+                                   const std::function<void(const QString&, const views::ImageSize&)>& write) {
+  QSettings store;
+  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+  ImageExportDialog dialog(window_, folder, name, size);
   if (dialog.exec() != QDialog::Accepted) return;
   try {
-    exportImage(target, dialog.path(), dialog.size());
+    write(dialog.path(), dialog.size());
     if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(dialog.path()).absolutePath());
     emit status(tr("Wrote %1").arg(dialog.path()), 6000);
   } catch (const options::OptionError& e) {
@@ -220,6 +228,34 @@ void ExportController::askExportImage(ExportTarget target) {
   } catch (const std::exception& e) {
     emit status(tr("Export failed: %1").arg(QString::fromUtf8(e.what())), 10000);
   }
+}
+
+void ExportController::exportPlot(views::PlotKind kind, const QString& path, const views::ImageSize& size) {
+  const ResultPtr shown = heads_.result();
+  if (!shown) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
+  const views::Plot* plot = views::plotOf(kind);
+  if (!plot || !plot->available(*shown))
+    throw options::OptionError(options::Message(
+        ATTNLAB_MSG("--plot head-roles scores a model's heads: add --model DIR or FILE.gguf")));
+  options::checkImageSize(size.width, size.height, size.scale);
+  const int entry = heads_.focusEntry();
+  const results::Analysis analysis = run::analyse(*shown, entry);  // one entry: a few ms
+  const views::PlotInput input{*shown, entry, analysis, views::plotSubject(*shown, entry)};
+  QCustomPlot picture;  // offscreen: the picture render --plot writes
+  picture.setViewport(QRect(0, 0, size.width, size.height));
+  views::setCanvasSize(picture, QSize(size.width, size.height));
+  plot->draw(picture, input);
+  views::exportPlot(picture, path, size);
+}
+
+void ExportController::askExportPlot(views::PlotKind kind) {
+  const ResultPtr shown = heads_.result();
+  const views::Plot* plot = views::plotOf(kind);
+  if (!shown || !plot || !plot->available(*shown)) return;
+  const results::Analysis analysis = run::analyse(*shown, heads_.focusEntry());
+  const views::ImageSize size = plot->size({*shown, heads_.focusEntry(), analysis, {}});
+  askAndWrite(QString::fromUtf8(views::plotName(kind).data()) + QStringLiteral(".png"), size,
+              [this, kind](const QString& path, const views::ImageSize& chosen) { exportPlot(kind, path, chosen); });
 }
 
 void ExportController::askExportMatrices() {

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "views/export.hpp"
+#include "views/picture_options.hpp"
 
 class QWidget;
 
@@ -42,8 +43,13 @@ class ExportController : public QObject {
   void exportMatrices(const QString& path, int head);
   /// Renders a picture at its default size and puts it on the clipboard.
   void copyImage(ExportTarget target);
+  /// A picture of the plot table (views/plots.hpp: entropy, histogram, head similarity, head
+  /// roles) of the entry shown, drawn as `render --plot KIND` draws it; written to path at size.
+  /// Throws as exportImage, and OptionError when the run does not hold what it draws.
+  void exportPlot(views::PlotKind kind, const QString& path, const views::ImageSize& size);
   /// The dialogs behind File → Export.
   void askExportImage(ExportTarget target);
+  void askExportPlot(views::PlotKind kind);
   void askExportMatrices();
 
  signals:
@@ -52,6 +58,10 @@ class ExportController : public QObject {
 
  private:
   void draw(QCustomPlot& plot, ExportTarget target) const;
+  /// The image export dialog (a file named `name`, `size`), then `write` with what was chosen;
+  /// the outcome on the status bar, the folder remembered when persisting.
+  void askAndWrite(const QString& name, const views::ImageSize& size,
+                   const std::function<void(const QString&, const views::ImageSize&)>& write);
 
   QWidget* window_;
   HeadsView& heads_;

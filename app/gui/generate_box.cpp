@@ -1,5 +1,6 @@
 /// \file generate_box.cpp
-/// The Generate control: generate() on a one-thread pool, each step drawn through run::showPass.
+/// The Generate control: run::Session::generate on a one-thread pool, each step's grown matrix
+/// drawn like a forward pass.
 
 #include "generate_box.hpp"
 
@@ -15,7 +16,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "attnlab/error.hpp"
-#include "attnlab/generate.hpp"
 #include "options/option_table.hpp"
 #include "options/generate_choices.hpp"
 
@@ -24,26 +24,12 @@ namespace {
 
 constexpr int kDefaultTokens = 16;
 
-/// The grown matrix after the steps so far, as a result the window draws: a pass over the tokens
-/// read (prompt + steps − 1), the rows from grownAttention, the last step's predictions.
-ResultPtr stepResult(const options::LabSettings& settings, const std::shared_ptr<const ModelInfo>& info,
-                     const PretrainedModel& model, const std::shared_ptr<const Generation>& g) {
-  auto pass = std::make_shared<ModelRun>();
-  pass->attention = grownAttention(*g);
-  const int n = pass->attention.front().nQ();
-  pass->encoding = labelIds(model.tokenizer(), std::vector<int>(g->ids.begin(), g->ids.begin() + n));
-  pass->layers = g->layers;
-  pass->kv_heads = info->config.resolvedKvHeads();
-  for (int i = 0; i < info->config.heads; ++i)
-    pass->kv_head.push_back(i / std::max(1, info->config.heads / pass->kv_heads));
-  pass->next_tokens = g->steps.back().top;
-  pass->compute_ms = g->prefill_ms;
-  for (const GenerationStep& s : g->steps) pass->compute_ms += s.ms;
+/// A step's grown matrix as a result the window draws (the run library built it like a forward
+/// pass), with the generation so far.
+ResultPtr stepResult(const results::Generated& g) {
   auto result = std::make_shared<ComputeResult>();
-  result->settings = settings;
-  result->model = info;
-  run::showPass(*result, std::move(pass), info->config);
-  result->generated = g;
+  static_cast<results::Run&>(*result) = *g.shown;
+  result->generated = g.generation;
   summarize(*result);
   result->total_ms = result->run.compute_ms;
   return result;
@@ -167,7 +153,8 @@ void GenerateBox::toggle(const options::LabSettings& settings) {
   }
   const options::GenerateSettings choices = generateSettings();
   try {
-    options::checkGenerateChoices(choices, choices.top_k != 0, choices.seed != 0);  // the CLI's rule
+    // The CLI's rule, at once (the run library checks it again before generating).
+    options::checkGenerateChoices(choices, choices.top_k != 0, choices.seed != 0);
   } catch (const options::OptionError& e) {
     message_->setText(e.message().translated());
     return;
@@ -182,18 +169,18 @@ void GenerateBox::toggle(const options::LabSettings& settings) {
     ResultPtr last;
     try {
       run::Session session;  // the model comes from the process's ModelCache (no second copy)
-      const std::shared_ptr<const ModelInfo> info = session.model(settings.model_dir);
-      const PretrainedModel& model = *session.pretrained();
-      const Encoding prompt = model.encode(settings.text.toUtf8().toStdString(), std::nullopt);
-      GenerateOptions go = options::generateOptions(choices, settings);
-      go.on_progress = [&](const Generation& g) {
-        last = stepResult(settings, info, model, std::make_shared<const Generation>(g));
+      const run::GenerateRequest request{settings, choices, choices.top_k != 0, choices.seed != 0, std::nullopt};
+      session.generate(request, [&](const std::shared_ptr<const results::Generated>& g) {
+        last = stepResult(*g);
         QMetaObject::invokeMethod(
             self.data(), [self, last] { if (self) emit self->stepped(last); }, Qt::QueuedConnection);
         return !stop->load();
-      };
-      generate(model, prompt, go);
+      });
     } catch (const run::LoadFailure& e) {
+      auto failed = std::make_shared<ComputeResult>();
+      failed->error = e.message();
+      return failed;
+    } catch (const options::OptionError& e) {
       auto failed = std::make_shared<ComputeResult>();
       failed->error = e.message();
       return failed;

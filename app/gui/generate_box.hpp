@@ -1,11 +1,11 @@
 #pragma once
 /// \file generate_box.hpp
 /// The window's Generate control (issue 24): with a decoder model shown, "Generate" runs
-/// generate() (attnlab/generate.hpp, the CLI's generate: greedy or sampled, the model's KV cache
-/// with its window and sink tokens) on the prompt off the GUI thread; after every step the causal matrix as it grew (grownAttention) comes
-/// back as a ComputeResult built by run::showPass — the same path as a forward pass — so the heads,
-/// the model view and the next-token line draw it; the button reads Stop while it runs (on_step
-/// returning false cancels). Refusals (an encoder, a prompt beyond the context) show inline in
+/// run::Session::generate (the CLI's generate: greedy or sampled, the model's KV cache with its
+/// window and sink tokens) on the prompt off the GUI thread; after every step the causal matrix
+/// as it grew comes back as a ComputeResult whose run the library built like a forward pass, so
+/// the heads, the model view and the next-token line draw it; the button reads Stop while it runs
+/// (the step hook returning false cancels). Refusals (an encoder, a prompt beyond the context) show inline in
 /// the engine's words, as the CLI prints them; the choices (sample temperature, seed, top-k,
 /// cache window, sink tokens) take the CLI's limits and are checked by its rule
 /// (options::checkGenerateChoices), refused inline in its words.

@@ -213,11 +213,11 @@ bool HeadsView::drawComparison(QCustomPlot* plot, bool enlarged, QString* note) 
 
 void HeadsView::drawRollout() {
   views::PictureTitle title;
-  title.replace = views::rolloutTitle(shown_->model->name, 0, shown_->rollout_last);
+  title.replace = views::rolloutTitle(shown_->model->name, 0, shown_->rollout->last);
   if (shown_->special_hidden) title.replace << views::viewText("special tokens hidden (weights not renormalised)");
   title.bar_title = views::viewText("rollout weight");
   views::setPictureTitle(*grid_plot_, title);
-  views::drawHeatmap(*grid_plot_, *shown_->rollout, 0, shown_->query_tokens, shown_->key_tokens,
+  views::drawHeatmap(*grid_plot_, shown_->rollout->result, 0, shown_->query_tokens, shown_->key_tokens,
                      runLabel(shown_, -1), picture_);
   views::setPictureTitle(*grid_plot_, {});
 }
@@ -266,7 +266,7 @@ void HeadsView::drawGrid() {
     note = tr("Attention rollout (Abnar & Zuidema 2020) of %1 through layer %2: how much each input token "
               "(column) reaches each position (row), the heads of each layer averaged · hover a cell for its value")
                .arg(shown_->model->name)
-               .arg(shown_->rollout_last);
+               .arg(shown_->rollout->last);
   } else if (modelView()) {
     // Laid out for the scroll area's width (less its scroll bar, so the layout does not change
     // when the bar comes and goes) and grown downward when the thumbnails need it.
@@ -288,7 +288,7 @@ void HeadsView::drawGrid() {
     note = shown_->translator
                ? tr("%1 · %2 layers × %3 heads · %4 × %5 characters · each thumbnail: rows are the outputs, "
                     "columns the source · click one to enlarge it")
-                     .arg(shown_->translator->name)
+                     .arg(shown_->translator->info->name)
                      .arg(shown_->entries())
                      .arg(first.heads())
                      .arg(first.nQ())
@@ -298,10 +298,10 @@ void HeadsView::drawGrid() {
                     "blocks (in full they would pass the memory budget) · hover a cell for its max and "
                     "mean, click a layer to compute it in full")
                      .arg(shown_->model->name)
-                     .arg(shown_->overviews.size())
+                     .arg(shown_->overview->layers.size())
                      .arg(first.heads())
                      .arg(first.nQ())
-                     .arg(shown_->overview_block)
+                     .arg(shown_->overview->block)
                : tr("%1 · %2 layers × %3 heads · %4 tokens · each thumbnail: rows are queries, columns "
                     "are keys · click one to enlarge it")
                      .arg(shown_->model->name)
@@ -334,7 +334,7 @@ void HeadsView::drawGrid() {
            : shown_->translator
                ? tr("%1 · %2 output × %3 source characters · rows are the characters written, columns the "
                     "source · hover a cell for its weight, click a head to enlarge it")
-                     .arg(shown_->translator->name)
+                     .arg(shown_->translator->info->name)
                      .arg(first.nQ())
                      .arg(first.nK())
                : tr("%1 query tokens × %2 key tokens · rows are queries, columns are keys · hover "

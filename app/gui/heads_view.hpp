@@ -98,7 +98,7 @@ class HeadsView : public QStackedWidget {
   QString gridNote() const;
   /// "head 2 · query 7 'it' → key 1 'cat': weight 0.4121, score 1.83" (a model: with the layer).
   QString cellText(int entry, int head, int query, int key) const;
-  /// A pooled model view's cell under the mouse (entry: the layer's place in Run::overviews):
+  /// A pooled model view's cell under the mouse (entry: the layer's place in results::Overview::layers):
   /// "layer 3 · head 2 · queries 32–47 → keys 0–15: max weight 0.4121, mean 0.0132 over 256
   /// visible pairs", at the block the view draws.
   QString pooledCellText(int entry, int head, int query, int key) const;

@@ -17,7 +17,7 @@ namespace {
 
 /// Shown token i as a hover names it: its label, and the character it holds part of with its
 /// bytes ("'⋯' 我 (part 1 of 2: E6 88)").
-QString hoverToken(const run::Run& run, const QStringList& labels, int i) {
+QString hoverToken(const results::Run& run, const QStringList& labels, int i) {
   const auto at = static_cast<std::size_t>(i);
   return views::hoverTokenText(
       labels.value(i), i >= 0 && at < run.token_display.size() ? &run.token_display[at] : nullptr);
@@ -52,7 +52,7 @@ void HeadsView::onClick(QCustomPlot* plot, QMouseEvent* event) {
     if (modelView() && shown_->pooled()) {
       // A pooled layer has no weights to enlarge: the kept (last) layer enlarges, any other is
       // computed in full by a run of its own.
-      const int layer = shown_->overview_layers.at(static_cast<std::size_t>(entry));
+      const int layer = shown_->overview->layer_indices.at(static_cast<std::size_t>(entry));
       if (layer == shown_->layerIndices().front()) {
         enlargeLayerHead(layer, head);
       } else {
@@ -83,7 +83,7 @@ void HeadsView::onHover(QCustomPlot* plot, QMouseEvent* event) {
 
 QString HeadsView::cellText(int entry, int head, int query, int key) const {
   if (shown_ && entry < 0 && shown_->rollout) {
-    const AttentionResult& r = *shown_->rollout;
+    const AttentionResult& r = shown_->rollout->result;
     if (query < 0 || query >= r.nQ() || key < 0 || key >= r.nK()) return {};
     return tr("rollout · query %1 %2 → key %3 %4: %5")
         .arg(query)
@@ -120,8 +120,8 @@ QString HeadsView::cellText(int entry, int head, int query, int key) const {
 }
 
 QString HeadsView::pooledCellText(int entry, int head, int query, int key) const {
-  if (entry >= static_cast<int>(shown_->overviews.size())) return {};
-  const PooledAttention& pooled = shown_->overviews[static_cast<std::size_t>(entry)];
+  if (!shown_->overview || entry >= static_cast<int>(shown_->overview->layers.size())) return {};
+  const PooledAttention& pooled = shown_->overview->layers[static_cast<std::size_t>(entry)];
   const int block = views::heatmapBlock(*grid_plot_);
   if (head < 0 || head >= pooled.heads() || query < 0 || query >= pooled.n_q || key < 0 || key >= pooled.n_k ||
       block < pooled.block || block % pooled.block != 0) {
@@ -131,7 +131,7 @@ QString HeadsView::pooledCellText(int entry, int head, int query, int key) const
   const int q0 = query / block * block, q1 = std::min(pooled.n_q, q0 + block);
   const int k0 = key / block * block, k1 = std::min(pooled.n_k, k0 + block);
   const QString where = tr("layer %1 · head %2 · queries %3–%4 → keys %5–%6")
-                            .arg(shown_->overview_layers.at(static_cast<std::size_t>(entry)))
+                            .arg(shown_->overview->layer_indices.at(static_cast<std::size_t>(entry)))
                             .arg(head)
                             .arg(q0)
                             .arg(q1 - 1)

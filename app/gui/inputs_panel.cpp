@@ -319,7 +319,7 @@ void InputsPanel::setSettings(const options::LabSettings& s) {
             static_cast<double>(s.seed)};
   if (model_) showModel();  // the lab's values wait in the stash
   if (translator_) showTranslator();
-  wanted_backend_ = QStringLiteral("%1:%2").arg(QString::fromStdString(options::toString(s.backend))).arg(s.device);
+  wanted_backend_ = QStringLiteral("%1:%2").arg(QString::fromStdString(attnlab::toString(s.backend))).arg(s.device);
   selectBackend();
   updateEnabled();
 }

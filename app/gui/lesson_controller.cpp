@@ -266,7 +266,7 @@ void LessonController::applySettings(const lessons::Step& step) {
   }
   // The model view's role badges: the step's --head-role (setSettings takes them off for a step
   // without head roles).
-  if (o->lab.head_roles) host_.setHeadRole(parseHeadRole(o->window.head_role.toStdString()));
+  if (o->lab.head_roles) host_.setHeadRole(o->window.head_role);
   host_.setSettings(o->lab);
   applied_ = host_.settings();
   if (o->isGiven("color-scale") || o->isGiven("pool")) {

@@ -78,7 +78,7 @@ int main(int argc, char* argv[]) {
   window_options.presentation = parsed.window.presentation;
   window_options.decode_step = parsed.window.decode_step.value_or(-1);
   window_options.lesson = parsed.window.lesson;
-  window_options.head_role = attnlab::parseHeadRole(parsed.window.head_role.toStdString());
+  window_options.head_role = parsed.window.head_role;
   window_options.head = parsed.head.value_or(-1);
   window_options.compare = parsed.diff;
   const QString screenshot = parsed.window.screenshot;

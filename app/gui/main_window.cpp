@@ -310,7 +310,7 @@ void MainWindow::setSettings(const options::LabSettings& s) {
 }
 
 QString MainWindow::decodeTitle() const {
-  return shown_ && shown_->translation ? tr("Translation step by step") : tr("KV-cache decoding");
+  return shown_ && shown_->translator ? tr("Translation step by step") : tr("KV-cache decoding");
 }
 
 void MainWindow::showTranslatorInputs(bool swap_texts) {
@@ -427,17 +427,17 @@ void MainWindow::render() {
     updateStatus();
     if (enlarge_on_result_ >= 0) heads_->enlargeHead(std::exchange(enlarge_on_result_, -1));
     const AttentionResult& a = shown_->attention(0);
-    CostShape shape{a.nQ(), shown_->spec.d_model, shown_->spec.heads, 0, shown_->spec.resolvedDk(), 0, 1};
-    if (shown_->model) {
-      shape.kv_heads = shown_->model->config.kv_heads;
-      shape.layers = shown_->model->config.layers;
+    try {
+      const auto [layer, name] = run::costShape(*shown_);  // the CLI's cost of these settings
+      cost_->setShape(layer, name);
+    } catch (const std::exception&) {
+      // A translator that no longer loads: the panel keeps its last shape.
     }
-    cost_->setShape(shape, shown_->model ? shown_->model->name : QString());
     decode_->setRun(shown_->query_tokens, shown_->spec,
                     !shown_->model && !shown_->run.cross && a.pattern().causal, shown_);
     generate_->setAvailable(shown_->model != nullptr);
     decode_dock_->setWindowTitle(decodeTitle());
-    if (shown_->translation && std::exchange(play_translation_, false)) {
+    if (shown_->translator && std::exchange(play_translation_, false)) {
       decode_->slider()->setValue(decode_->slider()->minimum());
       decode_->togglePlay();
     }
@@ -516,7 +516,7 @@ void MainWindow::updateStatus() {
   const QString fallback = fallbackText(a);
   const bool cpu = r.settings.backend == options::BackendKind::kCpu;
   if (!fallback.isEmpty() && !cpu) {
-    backend += tr(" · %1 requested, fell back: %2").arg(QString::fromStdString(options::toString(r.settings.backend)), fallback);
+    backend += tr(" · %1 requested, fell back: %2").arg(QString::fromStdString(attnlab::toString(r.settings.backend)), fallback);
   }
   status_backend_->setFullText(backend);
   inputs_->setBackendInUse(tr("In use: %1").arg(backend), fallback,

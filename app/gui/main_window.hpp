@@ -202,6 +202,7 @@ class MainWindow : public QMainWindow, public LessonHost {
 
   QMenu* file_menu_ = nullptr;
   QMenu* export_menu_ = nullptr;
+  QMenu* export_plots_menu_ = nullptr;  ///< File → Export → Picture: the plot table's pictures.
   QMenu* examples_menu_ = nullptr;
   QMenu* view_menu_ = nullptr;
   QMenu* language_menu_ = nullptr;

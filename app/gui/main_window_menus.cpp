@@ -22,6 +22,7 @@
 #include "main_window.hpp"
 #include "model_fetch_dialog.hpp"
 #include "sweep_export.hpp"
+#include "views/plots.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -49,6 +50,22 @@ void MainWindow::buildMenus() {
   export_head_action_ = export_menu_->addAction(QString());
   export_grid_action_ = export_menu_->addAction(QString());
   export_saturation_action_ = export_menu_->addAction(QString());
+  // The pictures of the plot table (views/plots.hpp), one entry each.
+  export_plots_menu_ = export_menu_->addMenu(QString());
+  export_plots_menu_->setObjectName(QStringLiteral("exportPictureMenu"));
+  for (const views::Plot& plot : views::plots()) {
+    QAction* action = export_plots_menu_->addAction(QString());
+    action->setObjectName(QStringLiteral("exportPlot_") + QString::fromUtf8(views::plotName(plot.kind).data()));
+    action->setData(static_cast<int>(plot.kind));
+    connect(action, &QAction::triggered, this,
+            [this, kind = plot.kind] { exports_->askExportPlot(kind); });
+  }
+  connect(export_plots_menu_, &QMenu::aboutToShow, this, [this] {
+    for (QAction* action : export_plots_menu_->actions()) {
+      const views::Plot* plot = views::plotOf(static_cast<views::PlotKind>(action->data().toInt()));
+      action->setEnabled(shown_ && plot && plot->available(*shown_));
+    }
+  });
   export_matrices_action_ = export_menu_->addAction(QString());
   export_sweep_action_ = export_menu_->addAction(QString());
   copy_head_action_ = file_menu_->addAction(QString());
@@ -196,6 +213,11 @@ void MainWindow::retranslateUi() {
   export_head_action_->setText(tr("Current head as image…"));
   updateActions();
   export_saturation_action_->setText(tr("Saturation plot as image…"));
+  export_plots_menu_->setTitle(tr("Picture as image"));
+  for (QAction* action : export_plots_menu_->actions()) {
+    const views::Plot* plot = views::plotOf(static_cast<views::PlotKind>(action->data().toInt()));
+    action->setText(views::viewText(plot->title) + QStringLiteral("…"));
+  }
   export_matrices_action_->setText(tr("Matrices as CSV or NPY…"));
   export_sweep_action_->setText(tr("Sweep as GIF, MP4 or PNG frames…"));
   compare_action_->setText(tr("Compare with…"));

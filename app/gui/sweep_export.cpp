@@ -17,14 +17,51 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
-#include <sstream>
 
+#include <QEventLoop>
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
+#include <mutex>
+#include <optional>
+
+#include "animation/animation.hpp"
+#include "animation/sweep.hpp"
 #include "attnlab/error.hpp"
-#include "views/sweep.hpp"
 #include "options/variants.hpp"
-#include "views/animation.hpp"
+#include "run/run.hpp"
 
 namespace attnlab::gui {
+namespace {
+
+/// Runs f on `pool` (one thread: the sweep's session is used by one thread at a time) while the
+/// GUI thread keeps its events going (the progress dialog, Cancel), and returns what f returned
+/// or rethrows what it threw.
+template <class F>
+auto onWorker(QThreadPool& pool, F f) -> decltype(f()) {
+  std::optional<decltype(f())> value;
+  std::exception_ptr error;
+  std::mutex handed;  // the worker's writes seen by the GUI thread (also by ThreadSanitizer)
+  QEventLoop loop;
+  QFutureWatcher<void> watcher;
+  QObject::connect(&watcher, &QFutureWatcher<void>::finished, &loop, &QEventLoop::quit);
+  watcher.setFuture(QtConcurrent::run(&pool, [&] {
+    const std::lock_guard<std::mutex> lock(handed);
+    try {
+      value.emplace(f());
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }));
+  if (!watcher.isFinished()) loop.exec();
+  watcher.waitForFinished();
+  const std::lock_guard<std::mutex> lock(handed);
+  if (error) std::rethrow_exception(error);
+  return std::move(*value);
+}
+
+}  // namespace
 
 SweepDialog::SweepDialog(QWidget* parent, const options::Options& base, int model_layers, int heads,
                          const QString& folder)
@@ -63,7 +100,7 @@ SweepDialog::SweepDialog(QWidget* parent, const options::Options& base, int mode
   auto* browse = new QPushButton(tr("Browse…"), this);
   row->addWidget(path_, 1);
   row->addWidget(browse);
-  form->addRow(views::ffmpegProgram().isEmpty()
+  form->addRow(animation::ffmpegProgram().isEmpty()
                    ? tr("File (.gif, or a folder/ for PNG frames)")
                    : tr("File (.gif, .mp4, or a folder/ for PNG frames)"),
                row);
@@ -143,20 +180,38 @@ QString exportSweep(QWidget* parent, const options::Options& base, int model_lay
                            parent);
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(300);
-  std::ostringstream notes;
+  QString notes;
   try {
-    run::Session session;  // its models come from the process's cache: the window's own copy
-    const views::SweepWritten w = views::writeSweep(o, session, notes, [&progress](int done, int total) {
-      progress.setMaximum(total);
-      progress.setValue(done);
-      QApplication::processEvents();
-      return !progress.wasCanceled();
+    // The frames are computed on a worker thread (its session reads the models of the process's
+    // cache: the window's own copy) and drawn here, one at a time.
+    QThreadPool pool;
+    pool.setMaxThreadCount(1);
+    auto session = std::make_shared<run::Session>();
+    // The session (its backend, OpenCL's included) ends on the thread that used it.
+    const std::shared_ptr<void> end_on_worker(nullptr, [&pool, &session](void*) {
+      (void)QtConcurrent::run(&pool, [moved = std::move(session)]() mutable { moved.reset(); });
+      pool.waitForDone();
     });
-    return SweepDialog::tr("Wrote %1 frames (%2 × %3 px) to %4")
-        .arg(w.frames)
-        .arg(w.size.width())
-        .arg(w.size.height())
-        .arg(QDir::toNativeSeparators(w.path));
+    const std::vector<options::SweepFrame> frames =
+        onWorker(pool, [&] { return run::sweepFrames(o, *session); });
+    const animation::SweepWritten w = animation::writeSweep(
+        o, frames,
+        [&](const options::LabSettings& lab) { return onWorker(pool, [&] { return session->run(lab); }); },
+        [&notes](const std::string& note) {
+          notes = SweepDialog::tr("computed on the CPU: %1").arg(QString::fromStdString(note));
+        },
+        [&progress](int done, int total) {
+          progress.setMaximum(total);
+          progress.setValue(done);
+          QApplication::processEvents();
+          return !progress.wasCanceled();
+        });
+    const QString wrote = SweepDialog::tr("Wrote %1 frames (%2 × %3 px) to %4")
+                              .arg(w.frames)
+                              .arg(w.size.width())
+                              .arg(w.size.height())
+                              .arg(QDir::toNativeSeparators(w.path));
+    return notes.isEmpty() ? wrote : wrote + QStringLiteral(" · ") + notes;
   } catch (const options::OptionError& e) {
     if (progress.wasCanceled()) return {};
     QMessageBox::warning(parent, SweepDialog::tr("Export sweep"), e.message().translated());

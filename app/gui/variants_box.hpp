@@ -6,7 +6,7 @@
 /// --stride, --pad-to and --no-pad-mask of the one option table, and issue 13's numerics: the
 /// softmax's precision (--precision), stable or naive (--softmax) and dropout (--dropout), whose limits the widgets take.
 /// The settings travel as LabSettings; the worker checks them with options::validate and
-/// options::checkTokens, so a combination the command line refuses is refused here in the same
+/// run::checkTokens, so a combination the command line refuses is refused here in the same
 /// words (shown inline by the window).
 
 #include <QGroupBox>

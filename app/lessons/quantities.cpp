@@ -10,17 +10,10 @@
 #include <memory>
 #include <optional>
 
-#include "attnlab/backend.hpp"
-#include "attnlab/cost.hpp"
-#include "attnlab/decode.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/head_roles.hpp"
 #include "attnlab/head_similarity.hpp"
-#include "attnlab/pretrained.hpp"
-#include "attnlab/saturation.hpp"
-#include "attnlab/synthetic.hpp"
 #include "attnlab/timing.hpp"
-#include "attnlab/tokenizer.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/translator_figures.hpp"
 #include "run/run.hpp"
@@ -46,6 +39,8 @@ QString times(double ratio) { return formatNumber(ratio); }
 const QString kNotApplicable = QStringLiteral("—");
 /// The n of the long-input figures (lessons 7–9): where the materialised matrix hurts.
 constexpr int kLongN = 8192;
+/// The tokens a lesson's generation adds after the text ({generated_text}).
+constexpr int kLessonGenerateTokens = 8;
 
 /// What the quantities of one call share: the settings and, computed once when first needed,
 /// the run of the synthetic lab or of the model.
@@ -61,7 +56,7 @@ class Context {
   bool translator() const { return lab_.translator; }
 
   /// A trained translator's run (null when the step's model is not one).
-  const run::Run* translatorRun() {
+  const results::Run* translatorRun() {
     if (translator() && !translator_run_) translator_run_ = session_.run(lab_);
     return translator_run_.get();
   }
@@ -71,7 +66,7 @@ class Context {
     if (!results_) {
       results_.emplace();
       if (translator()) {
-        *results_ = translatorRun()->translator_layers;
+        *results_ = translatorRun()->translator->layers;
       } else if (model()) {
         LabSettings every_token = lab_;  // the numbers read every token and every layer
         every_token.hide_special = false;
@@ -82,6 +77,7 @@ class Context {
       } else {
         LabRun run = runWith(lab_);
         pad_tokens_ = run.pad_tokens;
+        tokens_ = run.query_tokens;
         results_->push_back(std::move(run.attention));
       }
     }
@@ -105,110 +101,88 @@ class Context {
   /// A synthetic run of settings `lab` (the weights kept while the shapes and seed stay).
   LabRun runWith(const LabSettings& lab) { return std::move(session_.run(lab)->run); }
 
-  const SyntheticModel& synthetic(const AttentionSpec& spec, std::uint64_t seed) {
-    return session_.synthetic(spec, seed);
-  }
-
-  const PretrainedModel& pretrained() {
-    (void)session_.model(lab_.model_dir);
-    return *session_.pretrained();
-  }
+  /// A model's config (loaded through the session: the window's own copy).
+  const ModelConfig& config() { return session_.model(lab_.model_dir)->config; }
 
   int dK() {
     if (translator()) return std::max(translatorConfig().d_k, translatorConfig().attention_dim);
-    return model() ? pretrained().config().dK() : lab_.spec.resolvedDk();
+    return model() ? config().dK() : lab_.spec.resolvedDk();
   }
   int heads() {
     if (translator()) return first().heads();
-    return model() ? pretrained().config().heads : lab_.spec.heads;
+    return model() ? config().heads : lab_.spec.heads;
   }
   int kvHeads() {
-    return model() ? pretrained().config().resolvedKvHeads() : lab_.spec.resolvedKvHeads();
+    return model() ? config().resolvedKvHeads() : lab_.spec.resolvedKvHeads();
   }
   int layers() {
     if (translator()) return std::max(1, translatorConfig().decoder_layers);
-    return model() ? pretrained().config().layers : 1;
+    return model() ? config().layers : 1;
   }
-  int dModel() { return model() ? pretrained().config().d_model : lab_.spec.d_model; }
+  int dModel() { return model() ? config().d_model : lab_.spec.d_model; }
+  /// The cost mode's layer at n tokens (run::costShape: what the CLI's cost and the window's
+  /// cost panel count).
   CostShape shape(int n) {
-    CostShape s;
+    if (!shape_) shape_ = run::costShape(lab_).first;
+    CostShape s = *shape_;
     s.n = n;
-    s.d_model = dModel();
-    s.heads = heads();
-    s.kv_heads = kvHeads();
-    s.d_k = dK();
-    s.d_v = model() ? dK() : lab_.spec.d_v;
-    s.layers = layers();
     return s;
+  }
+  /// The cost mode's counts at n tokens.
+  AttentionCost costAt(int n) {
+    run::CostRequest request;
+    request.shape = shape(n);
+    request.n = {n};
+    return run::cost(request).rows.front();
   }
 
   /// The Monte-Carlo saturation point at the current d_k, for the curves on screen: as many keys
   /// as the text has (the window's saturation panel) and saturationSamples rows, the seed's draws
   /// — the point the plot's marker reads.
   const SaturationAnalysis& saturation() {
-    if (!saturation_) {
-      SaturationConfig c;
-      c.d_k = {dK()};
-      c.n_k = first().nK();
-      c.samples = saturationSamples(c.n_k);
-      c.seed = lab_.seed;
-      saturation_ = saturationMonteCarlo(c);
-    }
+    if (!saturation_) saturation_ = run::interactiveSaturation(first().nK(), lab_.seed, dK());
     return *saturation_;
   }
 
-  /// Attention of the text and of the text with its last word changed, causal or not.
+  /// Attention of the text and of the text with its last word changed, causal or not: max |Δ| of
+  /// the rows before that word, and its row ({-1, 0} when the experiment does not apply).
   std::pair<double, int> prefixDifference(bool causal) {
-    if (model() || lab_.cross()) return {-1, 0};
-    LabSettings lab = lab_;
-    lab.setCausal(causal);
-    lab.pad_to = 0;
-    lab.pad_mask = true;
-    AttentionSpec spec = lab.toSpec();
-    std::vector<Token> tokens = tokenize(utf8(lab.text));
-    int last = -1;
-    for (int i = static_cast<int>(tokens.size()) - 1; i > 0 && last < 0; --i)
-      if (std::any_of(tokens[i].text.begin(), tokens[i].text.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); }))
-        last = i;
-    if (last < 1) return {-1, 0};
-    std::vector<Token> changed = tokens;
-    changed[static_cast<std::size_t>(last)].text = tokens[static_cast<std::size_t>(last)].text == "dog" ? "cat" : "dog";
-    const SyntheticModel& model = synthetic(spec, lab.seed);
-    const Matrix x1 = model.embed(tokens), x2 = model.embed(changed);
-    Backend& cpu = session_.backend(lab_);
-    const AttentionResult a = cpu.compute(model.project(x1, x1, spec.mechanism), spec);
-    const AttentionResult b = cpu.compute(model.project(x2, x2, spec.mechanism), spec);
-    return {prefixMaxDifference(a, b, last), last};
+    const std::optional<run::WordChange> change = run::Experiments(session_).lastWordChanged(lab_, causal);
+    if (!change) return {-1, 0};
+    return {prefixMaxDifference(change->original, change->changed, change->word), change->word};
   }
 
-  /// KV-cache decoding of the text with the step's cache bug (nullopt when decoding does not
-  /// apply: a model, a source, additive or linear attention).
-  const std::optional<DecodeResult>& decode() {
+  /// KV-cache decoding of the text with the step's cache bug (run::Session::decode: the CLI's
+  /// decode and the window's decoding dock); nullopt when decoding does not apply (a model) or
+  /// refuses these settings (a source, additive or linear attention, a numerics option).
+  const std::shared_ptr<const results::Decoded>& decode() {
     if (!decode_done_) {
       decode_done_ = true;
-      if (model() || lab_.cross() || lab_.spec.mechanism == Mechanism::kAdditive ||
-          lab_.spec.mechanism == Mechanism::kLinear)
-        return decode_;
-      AttentionSpec spec = lab_.toSpec();
-      spec.mask = Mask::kCausal;
-      spec.global_tokens = 0;
-      spec.stride = 0;
-      spec.precision = Precision::kFp32;
-      spec.softmax = SoftmaxKind::kStable;
-      spec.dropout = 0;
-      const std::vector<Token> tokens = tokenize(utf8(lab_.text));
-      decode_tokens_ = tokens;
-      const int n = static_cast<int>(tokens.size());
-      const CacheBug bug = o_.decode.cache_bug;
-      int step = o_.decode.bug_step.value_or(n / 2);
-      if (step >= n) step = n - 1;
-      const SyntheticModel& model = synthetic(spec, lab_.seed);
-      const Matrix x = model.embed(tokens);
-      decode_ = decodeWithCache(model.project(x, x, spec.mechanism), spec, bug, bug == CacheBug::kNone ? -1 : step);
+      if (model()) return decode_;
+      try {
+        decode_ = session_.decode({lab_, o_.decode.cache_bug, o_.decode.bug_step});
+      } catch (const options::OptionError&) {
+        decode_ = nullptr;
+      }
     }
     return decode_;
   }
-  const std::vector<Token>& decodeTokens() { return decode_tokens_; }
+
+  /// The model's greedy continuation of the text, kLessonGenerateTokens tokens at most
+  /// (run::Session::generate: the CLI's generate and the window's Generate box); null without a
+  /// model.
+  const std::shared_ptr<const results::Generated>& generated() {
+    if (!generated_done_) {
+      generated_done_ = true;
+      if (model() && !translator()) {
+        run::GenerateRequest request;
+        request.lab = lab_;
+        request.generate.max_tokens = kLessonGenerateTokens;
+        generated_ = session_.generate(request);
+      }
+    }
+    return generated_;
+  }
 
   /// The first token of the text that occurs twice, and max |Δ| between the weight rows of its
   /// two occurrences over every head (0 without positions and without a mask: attention alone
@@ -219,9 +193,9 @@ class Context {
   };
   std::optional<Repeated> repeatedRows() {
     if (model() || lab_.cross()) return std::nullopt;
-    const std::vector<Token> tokens = tokenize(utf8(lab_.text));
     const AttentionResult& r = first();
-    for (int j = 1; j < static_cast<int>(tokens.size()); ++j) {
+    const std::vector<Token>& tokens = tokens_;  // the run's, [PAD] last
+    for (int j = 1; j < static_cast<int>(tokens.size()) - pad_tokens_; ++j) {
       for (int i = 0; i < j; ++i) {
         if (tokens[static_cast<std::size_t>(i)].text != tokens[static_cast<std::size_t>(j)].text) continue;
         Repeated out{tokens[static_cast<std::size_t>(i)].text, 0};
@@ -237,13 +211,9 @@ class Context {
   /// var(q·k) of the raw dot products of the text's (and source's) queries and keys, without
   /// padding (nullopt for a model or additive attention, which has no q·k).
   std::optional<double> varQk() {
-    if (model() || lab_.spec.mechanism == Mechanism::kAdditive) return std::nullopt;
-    const AttentionSpec spec = lab_.toSpec();
-    const SyntheticModel& m = synthetic(spec, lab_.seed);
-    const Matrix xq = m.embed(tokenize(utf8(lab_.text)));
-    const Matrix xk = lab_.cross() ? m.embed(tokenize(utf8(lab_.source))) : xq;
-    const AttentionInputs in = m.project(xq, xk, Mechanism::kScaled);
-    return dotProductVariance(in.q, in.k);
+    const std::optional<AttentionInputs> in = run::Experiments(session_).projections(lab_);
+    if (!in) return std::nullopt;
+    return dotProductVariance(in->q, in->k);
   }
 
   /// Overflowed rows with the softmax made naive or stable (the current precision).
@@ -263,17 +233,20 @@ class Context {
   const options::Options& o_;
   LabSettings lab_;
   run::Session& session_;
-  const TranslatorConfig& translatorConfig() { return translatorRun()->translator->config; }
+  const TranslatorConfig& translatorConfig() { return translatorRun()->translator->info->config; }
 
-  std::shared_ptr<const run::Run> translator_run_;
+  std::shared_ptr<const results::Run> translator_run_;
   std::optional<std::vector<AttentionResult>> results_;
   std::vector<int> ids_;
   std::shared_ptr<const HeadRoles> roles_;
   int pad_tokens_ = 0;
+  std::vector<Token> tokens_;  ///< The synthetic run's query tokens.
+  std::optional<CostShape> shape_;
   std::optional<SaturationAnalysis> saturation_;
   bool decode_done_ = false;
-  std::optional<DecodeResult> decode_;
-  std::vector<Token> decode_tokens_;
+  std::shared_ptr<const results::Decoded> decode_;
+  bool generated_done_ = false;
+  std::shared_ptr<const results::Generated> generated_;
 };
 
 /// Mean over every result, head and query row with a visible key of a row statistic.
@@ -417,14 +390,18 @@ const std::vector<std::pair<QString, Compute>>& table() {
              for (int j = real; j < r.nK(); ++j) sum += r.weights(h, i, j);
          return percent(sum / (static_cast<double>(r.heads()) * real));
        }},
-      {"p_bytes", [](Context& c) { return bytes(attentionCost(c.shape(c.first().nK())).score_matrix_bytes); }},
+      {"p_bytes", [](Context& c) { return bytes(c.costAt(c.first().nK()).score_matrix_bytes); }},
       {"n_double", [](Context& c) { return QString::number(2 * c.first().nK()); }},
-      {"p_bytes_double", [](Context& c) { return bytes(attentionCost(c.shape(2 * c.first().nK())).score_matrix_bytes); }},
-      {"attention_flops", [](Context& c) { return flops(attentionCost(c.shape(c.first().nK())).attentionFlops()); }},
-      {"projection_flops", [](Context& c) { return flops(attentionCost(c.shape(c.first().nK())).projection_flops); }},
-      {"crossover_n", [](Context& c) { return QString::number(std::lround(attentionCrossover(c.shape(1)))); }},
+      {"p_bytes_double", [](Context& c) { return bytes(c.costAt(2 * c.first().nK()).score_matrix_bytes); }},
+      {"attention_flops", [](Context& c) { return flops(c.costAt(c.first().nK()).attentionFlops()); }},
+      {"projection_flops", [](Context& c) { return flops(c.costAt(c.first().nK()).projection_flops); }},
+      {"crossover_n", [](Context& c) {
+         run::CostRequest request;
+         request.shape = c.shape(1);
+         return QString::number(std::lround(run::cost(request).crossover));
+       }},
       {"long_n", [](Context&) { return QString::number(kLongN); }},
-      {"p_bytes_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).score_matrix_bytes); }},
+      {"p_bytes_long", [](Context& c) { return bytes(c.costAt(kLongN).score_matrix_bytes); }},
       {"reference_bytes_long", [](Context& c) {
          const AttentionTimer timer(false);
          return bytes(timer.extraBytes(TimedPath::kCpuReference, TimingCase{kLongN, c.heads(), c.dK(), false, 0}));
@@ -438,36 +415,43 @@ const std::vector<std::pair<QString, Compute>>& table() {
          const TimingCase t{kLongN, c.heads(), c.dK(), false, 0};
          return times(timer.extraBytes(TimedPath::kCpuReference, t) / timer.extraBytes(TimedPath::kOpenClFused, t));
        }},
-      {"kv_bytes_mha_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).kv_cache_bytes_mha); }},
-      {"kv_bytes_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).kv_cache_bytes); }},
-      {"kv_bytes_mqa_long", [](Context& c) { return bytes(attentionCost(c.shape(kLongN)).kv_cache_bytes_mqa); }},
+      {"kv_bytes_mha_long", [](Context& c) { return bytes(c.costAt(kLongN).kv_cache_bytes_mha); }},
+      {"kv_bytes_long", [](Context& c) { return bytes(c.costAt(kLongN).kv_cache_bytes); }},
+      {"kv_bytes_mqa_long", [](Context& c) { return bytes(c.costAt(kLongN).kv_cache_bytes_mqa); }},
       {"kv_saving", [](Context& c) { return times(static_cast<double>(c.heads()) / c.kvHeads()); }},
       {"decode_cache_bytes", [](Context& c) {
          const auto& d = c.decode();
-         return d ? bytes(static_cast<double>(d->steps.back().cache_bytes)) : kNotApplicable;
+         return d ? bytes(static_cast<double>(d->decode.steps.back().cache_bytes)) : kNotApplicable;
        }},
       {"decode_mha_bytes", [](Context& c) {
          const auto& d = c.decode();
-         return d ? bytes(static_cast<double>(d->steps.back().mha_cache_bytes)) : kNotApplicable;
+         return d ? bytes(static_cast<double>(d->decode.steps.back().mha_cache_bytes)) : kNotApplicable;
        }},
       // Apart, as the decode picture shows the weights (its Δ map with a bug) and not the outputs.
       {"decode_weight_diff", [](Context& c) {
          const auto& d = c.decode();
-         return d ? formatNumber(d->max_weight_diff) : kNotApplicable;
+         return d ? formatNumber(d->decode.max_weight_diff) : kNotApplicable;
        }},
       {"decode_output_diff", [](Context& c) {
          const auto& d = c.decode();
-         return d ? formatNumber(d->max_output_diff) : kNotApplicable;
+         return d ? formatNumber(d->decode.max_output_diff) : kNotApplicable;
        }},
       {"decode_first_diff_step", [](Context& c) {
          const auto& d = c.decode();
          if (!d) return kNotApplicable;
-         return d->first_diff_step < 0 ? QStringLiteral("—") : QString::number(d->first_diff_step);
+         return d->decode.first_diff_step < 0 ? QStringLiteral("—") : QString::number(d->decode.first_diff_step);
        }},
       {"decode_bug_token", [](Context& c) {
          const auto& d = c.decode();
-         if (!d || d->bug_step < 0) return kNotApplicable;
-         return QStringLiteral("%1 “%2”").arg(d->bug_step).arg(QString::fromStdString(c.decodeTokens()[static_cast<std::size_t>(d->bug_step)].text));
+         if (!d || d->decode.bug_step < 0) return kNotApplicable;
+         return QStringLiteral("%1 “%2”").arg(d->decode.bug_step).arg(d->labels.value(d->decode.bug_step));
+       }},
+      {"generated_text", [](Context& c) {
+         const auto& g = c.generated();
+         if (!g) return kNotApplicable;
+         std::string text;
+         for (const GenerationStep& s : g->generation->steps) text += s.token.bytes;
+         return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
        }},
       {"visible_fraction", [](Context& c) {
          const AttentionResult& r = c.first();

@@ -65,7 +65,7 @@ QStringList translatorQuantityNames() {
           QStringLiteral("cross_entropy_unscaled")};
 }
 
-QString translatorQuantity(const QString& name, const run::Run* run) {
+QString translatorQuantity(const QString& name, const results::Run* run) {
   const bool scaled = name.endsWith(QLatin1String("_scaled"));
   if (scaled || name.endsWith(QLatin1String("_unscaled")) || name == QLatin1String("training_steps")) {
     const QJsonObject training =
@@ -81,8 +81,8 @@ QString translatorQuantity(const QString& name, const run::Run* run) {
   }
   if (!run || !run->translator) return kNotApplicable;
   if (name == QLatin1String("translation"))
-    return run->translation ? QString::fromStdString(run->translation->output) : kNotApplicable;
-  const QJsonObject config = readObject(run->translator->dir, "config.json");
+    return run->translator->translation ? QString::fromStdString(run->translator->translation->output) : kNotApplicable;
+  const QJsonObject config = readObject(run->translator->info->dir, "config.json");
   if (name == QLatin1String("test_examples")) {
     const QJsonValue v = config.value(QStringLiteral("test_examples"));
     return v.isDouble() ? QString::number(v.toInt()) : kNotApplicable;

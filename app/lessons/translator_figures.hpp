@@ -2,12 +2,12 @@
 /// \file translator_figures.hpp
 /// The lessons' numbers about the trained translators (issue 23): what the step's translator
 /// wrote, and the figures its training recorded (config.json, training.json of the model folders,
-/// written by scripts/train-translators; docs/DESIGN.md "Trained translators").
+/// written by scripts/train-translators; docs/models.md "Trained translators").
 
 #include <QString>
 #include <QStringList>
 
-namespace attnlab::run {
+namespace attnlab::results {
 struct Run;
 }
 
@@ -27,6 +27,6 @@ QStringList translatorQuantityNames();
 /// Quantity `name` (one of translatorQuantityNames()). `run`: the step's run when its model is a
 /// translator, else null. "—" when the quantity does not apply (no translator for the first four;
 /// a figure missing from the files). Throws nothing.
-QString translatorQuantity(const QString& name, const run::Run* run);
+QString translatorQuantity(const QString& name, const results::Run* run);
 
 }  // namespace attnlab::lessons

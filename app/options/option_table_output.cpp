@@ -16,7 +16,43 @@ constexpr std::array<std::string_view, 4> kColorScales{"auto", "linear", "log", 
 constexpr std::array<std::string_view, 2> kPools{"max", "mean"};
 constexpr std::array<std::string_view, 2> kValues{"weights", "scores"};
 constexpr std::array<std::string_view, 2> kLanguages{"en", "zh_CN"};
-constexpr std::array<std::string_view, 6> kPlots{"heatmap", "entropy", "histogram", "head-similarity", "head-roles", "training"};
+/// --plot's choices: the names of the plot kinds' table (views::kPlotKinds).
+constexpr auto kPlots = [] {
+  std::array<std::string_view, std::size(views::kPlotKinds)> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = views::kPlotKinds[i].name;
+  return names;
+}();
+/// --plot's help line, written from the same table at compile time: "what render draws: heatmap
+/// | entropy (of each query row) | …".
+constexpr std::string_view kPlotHelpLead = "what render draws: ";
+constexpr std::size_t plotHelpSize() {
+  std::size_t n = kPlotHelpLead.size();
+  for (std::size_t i = 0; i < std::size(views::kPlotKinds); ++i) {
+    const views::PlotKindName& row = views::kPlotKinds[i];
+    n += (i > 0 ? 3 : 0) + row.name.size() + (row.help.empty() ? 0 : row.help.size() + 3);
+  }
+  return n;
+}
+constexpr auto kPlotHelpChars = [] {
+  std::array<char, plotHelpSize()> text{};
+  std::size_t at = 0;
+  const auto put = [&](std::string_view part) {
+    for (const char c : part) text[at++] = c;
+  };
+  put(kPlotHelpLead);
+  for (std::size_t i = 0; i < std::size(views::kPlotKinds); ++i) {
+    const views::PlotKindName& row = views::kPlotKinds[i];
+    if (i > 0) put(" | ");
+    put(row.name);
+    if (!row.help.empty()) {
+      put(" (");
+      put(row.help);
+      put(")");
+    }
+  }
+  return text;
+}();
+constexpr std::string_view kPlotHelp(kPlotHelpChars.data(), kPlotHelpChars.size());
 constexpr std::array<std::string_view, 7> kHeadRoleChoices{"none", "previous-token", "duplicate-token", "induction", "sink", "local", "broad"};
 constexpr long long kMaxCostTokens = 1LL << 20;
 constexpr long long kMaxSampleSeed = 1LL << 53;  // exact in a double, as the lab's --seed
@@ -72,12 +108,14 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return o.output.scale == 1.0 ? std::nullopt : std::optional<QString>(num(o.output.scale)); }},
   {"values", Kind::kChoice, "V", "what .npy holds: weights | scores (default weights)",
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kValues,
-   [](Options& o, const Value& v) { o.output.values = v.text; },
-   [](const Options& o) { return text(o.output.values, QStringLiteral("weights")); }},
-  {"plot", Kind::kChoice, "P", "what render draws: heatmap | entropy (of each query row) | histogram (of the scores) | head-similarity (mean JSD between heads) | head-roles (a model's layers × heads role scores) | training (the loss curves of dates-transformer with and without 1/sqrt(d_k))",
+   [](Options& o, const Value& v) { o.output.values = static_cast<views::MatrixValues>(indexOf(kValues, v.text)); },
+   [](const Options& o) { return o.output.values == views::MatrixValues::kWeights ? std::nullopt
+                                 : std::optional<QString>(q(kValues[static_cast<std::size_t>(o.output.values)])); }},
+  {"plot", Kind::kChoice, "P", kPlotHelp,
    Group::kOutput, kRender, Applies::kAlways, 0, 0, false, kPlots,
-   [](Options& o, const Value& v) { o.output.plot = v.text; },
-   [](const Options& o) { return text(o.output.plot, QStringLiteral("heatmap")); }},
+   [](Options& o, const Value& v) { o.output.plot = *views::parsePlotKind(v.text.toStdString()); },
+   [](const Options& o) { return o.output.plot == views::PlotKind::kHeatmap ? std::nullopt
+                                 : std::optional<QString>(q(views::plotName(o.output.plot))); }},
   {"layout-json", Kind::kPath, "FILE", "also write the geometry drawn: cell sizes, tick label rectangles",
    Group::kOutput, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.output.layout_json = v.text; },
@@ -177,9 +215,12 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return flag(o.fetch.list); }},
   {"head-role", Kind::kChoice, "ROLE", "model view: badge every thumbnail with its head's score for ROLE (none | previous-token | duplicate-token | induction | sink | local | broad)",
    Group::kWindow, kWindow, Applies::kModelOnly, 0, 0, false, kHeadRoleChoices,
-   [](Options& o, const Value& v) { o.window.head_role = v.text; o.lab.head_roles = v.text != QLatin1String("none"); },
-   [](const Options& o) { return o.window.head_role.isEmpty() || o.window.head_role == QLatin1String("none")
-                                 ? std::nullopt : std::optional<QString>(o.window.head_role); }},
+   [](Options& o, const Value& v) {
+     o.window.head_role = parseHeadRole(v.text.toStdString());  // "none": nullopt
+     o.lab.head_roles = o.window.head_role.has_value();
+   },
+   [](const Options& o) { return o.window.head_role ? std::optional<QString>(q(headRoleName(*o.window.head_role)))
+                                                    : std::nullopt; }},
   {"presentation", Kind::kFlag, "", "start in presentation mode (full screen, large labels)",
    Group::kWindow, kWindow, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value&) { o.window.presentation = true; },

@@ -181,6 +181,14 @@ void checkUtf8(const std::vector<std::string>& raw) {
   }
 }
 
+/// The commands' names as the refusals list them: "compute, render, …, fetch-model or info".
+QString commandList() {
+  QStringList names;
+  for (const CommandSpec& c : commands()) names << q(c.name);
+  const QString last = names.takeLast();
+  return names.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+}
+
 /// Our own messages for a missing value and a value given to a flag (QCommandLineParser's
 /// wording differs and is not part of the contract).
 void checkArity(const QStringList& args) {
@@ -222,11 +230,9 @@ const OptionSpec& option(std::string_view name, unsigned command) {
 }
 
 QStringList outputFormats(unsigned command) {
-  if (command == kRender) return {"png", "svg", "pdf", "csv", "npy"};
-  if (command == kSaturation) return {"png", "svg", "pdf", "csv"};
-  if (command == kCost) return {"png", "svg", "pdf", "csv", "json"};
-  if (command == kSweep) return {"gif", "mp4"};
-  if (command == kDecode || command == kGenerate) return {"png", "svg", "pdf"};
+  for (const CommandSpec& c : commands())
+    if (c.command == command && !c.formats.empty())
+      return q(c.formats).split(QLatin1Char(' '), Qt::SkipEmptyParts);
   return {"png"};
 }
 
@@ -275,10 +281,11 @@ static void checkDecode(const Options& o) {
 /// lesson list | lesson export NAME|all: the positional arguments after "lesson".
 static void readLessonArguments(Options& o, QStringList& positional) {
   if (positional.isEmpty()) fail(ATTNLAB_MSG("lesson needs list or export (e.g. lesson export all --out DIR)"));
-  o.lesson.action = positional.takeFirst();
-  if (o.lesson.action != QLatin1String("list") && o.lesson.action != QLatin1String("export"))
-    fail(ATTNLAB_MSG("unknown lesson action '%1' (use list or export)"), {o.lesson.action});
-  if (o.lesson.action == QLatin1String("export")) {
+  const QString action = positional.takeFirst();
+  if (action != QLatin1String("list") && action != QLatin1String("export"))
+    fail(ATTNLAB_MSG("unknown lesson action '%1' (use list or export)"), {action});
+  o.lesson.action = action == QLatin1String("list") ? LessonAction::kList : LessonAction::kExport;
+  if (o.lesson.action == LessonAction::kExport) {
     if (positional.isEmpty()) fail(ATTNLAB_MSG("lesson export needs a lesson's name or all (see lesson list)"));
     o.lesson.name = positional.takeFirst();
   }
@@ -286,7 +293,7 @@ static void readLessonArguments(Options& o, QStringList& positional) {
 
 /// lesson: export writes into a folder (--out DIR, required); list takes no --out.
 static void checkLesson(const Options& o) {
-  if (o.lesson.action == QLatin1String("list")) {
+  if (o.lesson.action == LessonAction::kList) {
     if (o.isGiven("out")) fail(ATTNLAB_MSG("lesson list prints the lessons: --out does not apply"));
     return;
   }
@@ -371,11 +378,11 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
       for (const CommandSpec& c : commands())
         if (q(c.name) == name) o.command = c.command;
       if (o.command == 0)
-        fail(ATTNLAB_MSG("unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info)"), {name});
+        fail(ATTNLAB_MSG("unknown command '%1' (use %2)"), {name, commandList()});
     }
   }
   if (o.help) return o;
-  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info; see --help)"));
+  if (o.command == 0) fail(ATTNLAB_MSG("no command given (use %1; see --help)"), {commandList()});
   if (o.command == kLesson) readLessonArguments(o, positional);
   if (o.command == kFetchModel && !positional.isEmpty()) o.fetch.name = positional.takeFirst();
   if (!positional.isEmpty())
@@ -434,17 +441,17 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE.gif, FILE.mp4 or FOLDER/ is required"));
     checkSweepOutput(o.output.out);
   }
-  if (c == kRender && o.output.plot != QLatin1String("heatmap")) {
+  if (c == kRender && o.output.plot != views::PlotKind::kHeatmap) {
     if (!QStringList{"png", "svg", "pdf"}.contains(QFileInfo(o.output.out).suffix().toLower()))
-      fail(ATTNLAB_MSG("--plot %1 draws a picture: use --out FILE.png, .svg or .pdf"), {o.output.plot});
+      fail(ATTNLAB_MSG("--plot %1 draws a picture: use --out FILE.png, .svg or .pdf"), {q(views::plotName(o.output.plot))});
     if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap (--plot heatmap)"));
-    if (o.output.plot == QLatin1String("head-roles")) {
+    if (o.output.plot == views::PlotKind::kHeadRoles) {
       if (!o.lab.pretrained())
         fail(ATTNLAB_MSG("--plot head-roles scores a model's heads: add --model DIR or FILE.gguf"));
       if (o.head) fail(ATTNLAB_MSG("--plot head-roles draws every head of every layer: leave out --head"));
       o.lab.head_roles = true;
-    } else if (o.lab.pretrained() && !o.lab.layer && o.output.plot != QLatin1String("training")) {
-      fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {o.output.plot});
+    } else if (o.lab.pretrained() && !o.lab.layer && o.output.plot != views::PlotKind::kTraining) {
+      fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {q(views::plotName(o.output.plot))});
     }
   }
   if (o.isGiven("layout-json")) {
@@ -471,7 +478,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     return o;
   }
   if (translator && o.command != kWindow && !o.isGiven("source") &&
-      !(c == kRender && o.output.plot == QLatin1String("training")))
+      !(c == kRender && o.output.plot == views::PlotKind::kTraining))
     fail(ATTNLAB_MSG("a translator reads --source TEXT (e.g. --source \"March 3rd, 2021\")"));
   if (c == kLesson) {
     checkLesson(o);
@@ -484,9 +491,9 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   if (o.lab.rollout && o.isGiven("head-roles"))
     fail(ATTNLAB_MSG("--head-roles scores the heads, --rollout averages them: use one of the two"));
   if (o.lab.rollout && o.head) fail(ATTNLAB_MSG("--rollout averages the heads: leave out --head"));
-  if (o.lab.rollout && c == kRender && o.output.plot != QLatin1String("heatmap"))
+  if (o.lab.rollout && c == kRender && o.output.plot != views::PlotKind::kHeatmap)
     fail(ATTNLAB_MSG("--rollout draws a heatmap: leave out --plot"));
-  if (o.lab.rollout && c == kRender && o.output.values == QLatin1String("scores"))
+  if (o.lab.rollout && c == kRender && o.output.values == views::MatrixValues::kScores)
     fail(ATTNLAB_MSG("--values scores: a rollout has no scores (it multiplies attention weights)"));
   if (o.head && !o.lab.pretrained() && *o.head >= o.lab.spec.heads) {
     fail(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),
@@ -500,7 +507,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     fail(ATTNLAB_MSG("--head N needs one layer: add --layer L (every layer is --head all)"));
   validate(o.lab);
   if ((c == kRender || c == kWindow) && o.isGiven("diff")) {
-    if (o.output.plot != QLatin1String("heatmap")) fail(ATTNLAB_MSG("--diff draws a heatmap: leave out --plot"));
+    if (o.output.plot != views::PlotKind::kHeatmap) fail(ATTNLAB_MSG("--diff draws a heatmap: leave out --plot"));
     if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap of one setting: leave it out with --diff"));
     (void)secondSetting(o);  // refuses bad OPTIONS now, with the same words
   }

@@ -24,26 +24,13 @@
 #include <vector>
 
 #include "attnlab/decode.hpp"
+#include "attnlab/head_roles.hpp"
 #include "options/lab_settings.hpp"
+#include "options/commands.hpp"
 #include "options/message.hpp"
 #include "views/picture_options.hpp"
 
 namespace attnlab::options {
-
-/// Where an option is accepted: the CLI's commands and the window. Bits.
-enum Command : unsigned {
-  kCompute = 1u << 0,     ///< attention-lab-cli compute
-  kRender = 1u << 1,      ///< attention-lab-cli render
-  kSaturation = 1u << 2,  ///< attention-lab-cli saturation
-  kInfo = 1u << 3,        ///< attention-lab-cli info
-  kWindow = 1u << 4,      ///< attention-lab (the window)
-  kCost = 1u << 5,        ///< attention-lab-cli cost
-  kSweep = 1u << 6,       ///< attention-lab-cli sweep
-  kDecode = 1u << 7,      ///< attention-lab-cli decode (KV-cache decoding step by step)
-  kLesson = 1u << 8,      ///< attention-lab-cli lesson list|export (the guided lessons)
-  kGenerate = 1u << 9,    ///< attention-lab-cli generate (a real model's KV cache, token by token)
-  kFetchModel = 1u << 10, ///< attention-lab-cli fetch-model NAME|--list (model_manifest.hpp)
-};
 
 /// The value an option takes.
 enum class Kind {
@@ -74,8 +61,8 @@ struct OutputOptions {
   std::optional<int> width;        ///< Image width in px (unset: fits the tokens).
   std::optional<int> height;       ///< Image height in px.
   double scale = 1.0;              ///< PNG pixel ratio.
-  QString values = QStringLiteral("weights");  ///< What .npy holds: "weights" or "scores".
-  QString plot = QStringLiteral("heatmap");    ///< render: "heatmap", "entropy" or "histogram".
+  views::MatrixValues values = views::MatrixValues::kWeights;  ///< What .npy holds.
+  views::PlotKind plot = views::PlotKind::kHeatmap;              ///< What render draws.
   QString layout_json;             ///< Non-empty: write the drawn geometry there (render, window).
   bool full = false;               ///< compute: keep the matrices in JSON whatever their size.
 };
@@ -126,9 +113,12 @@ struct GenerateSettings {
   std::vector<int> sink_tokens;   ///< --sink-tokens S: the first S tokens kept too; empty = 0.
 };
 
+/// What `lesson` does: list the lessons, or export a lecture pack.
+enum class LessonAction { kList, kExport };
+
 /// The lesson command's settings: `lesson list` or `lesson export NAME|all --out DIR`.
 struct LessonOptions {
-  QString action;                         ///< "list" or "export".
+  LessonAction action = LessonAction::kList;  ///< lesson list or lesson export.
   QString name;                           ///< export: a lesson's name or "all".
   QString language = QStringLiteral("en");  ///< --lang: "en" or "zh_CN".
   QString out;                            ///< export: the folder written (created when missing).
@@ -149,9 +139,9 @@ struct WindowStart {
   /// Open this lesson step: "NAME[:STEP]", STEP 1-based or a step id (checked by the window's
   /// main against the lesson files, app/lessons).
   QString lesson;
-  /// The role the model view badges its thumbnails by: "none" (or empty) or a headRoleName
-  /// (--head-role; sets LabSettings::head_roles).
-  QString head_role;
+  /// The role the model view badges its thumbnails by (--head-role NAME, a headRoleName; "none"
+  /// or unset: none; sets LabSettings::head_roles).
+  std::optional<HeadRole> head_role;
 };
 
 /// Everything a command line decides.
@@ -222,24 +212,6 @@ Options parse(const std::vector<std::string>& args, unsigned program);
 /// "copy as command line" and for tests.
 QStringList toArguments(const Options& options);
 
-/// One synopsis line of a command in --help and the man page: what follows the program's name,
-/// and what it gives ("" when nothing more to say).
-struct UsageLine {
-  std::string_view arguments;      ///< e.g. "render  [options] --out FILE" (spaces align --help).
-  std::string_view gives;          ///< e.g. ".png .svg .pdf .csv .npy".
-};
-
-/// One command of attention-lab-cli, in --help order (commands.cpp). The parser, --help, the man
-/// page and the shell completion (app/docs) all read this list.
-struct CommandSpec {
-  unsigned command;                ///< Its Command bit.
-  std::string_view name;           ///< As typed: "render".
-  std::string_view summary;        ///< One sentence: what it does (the man page's COMMANDS).
-  std::span<const UsageLine> usage;  ///< Its synopsis lines.
-  /// Positional words after the name (shell completion): "list export" for lesson; else empty.
-  std::string_view words = {};
-};
-
 /// The commands of attention-lab-cli, in --help order.
 std::span<const CommandSpec> commands();
 
@@ -266,7 +238,8 @@ QString usage(unsigned program);
 /// The command's name as the command line spells it ("render", "sweep", …; "window").
 QString commandName(unsigned command);
 
-/// The file suffixes each command writes ("png", "svg", …; sweep: "gif", "mp4").
+/// The file suffixes each command writes (its CommandSpec::formats: "png", "svg", …; sweep:
+/// "gif", "mp4"; the window's --screenshot: "png").
 QStringList outputFormats(unsigned command);
 
 /// Checks an output file name (render, saturation, --screenshot, --layout-json): a known suffix

@@ -40,53 +40,11 @@ bool samePass(const LabSettings& a, const LabSettings& b) {
 
 }  // namespace
 
-const AttentionResult& Run::attention(int entry) const {
-  if (!model && !translator) return run.attention;
-  return layers().at(static_cast<std::size_t>(entry));
-}
-
-const std::vector<AttentionResult>& Run::layers() const {
-  static const std::vector<AttentionResult> kNone;
-  if (translator) return translator_layers;
-  if (!filtered.empty()) return filtered;
-  return model_run ? model_run->attention : kNone;
-}
-
-const std::vector<int>& Run::layerIndices() const {
-  static const std::vector<int> kNone;
-  if (translator) return translator_layer_indices;
-  return model_run ? model_run->layers : kNone;
-}
-
-std::string Run::fallbackNote() const {
-  if (settings.backend != options::BackendKind::kOpenCl) return {};
-  return attention(0).fallback_reason;
-}
-
 LoadFailure::LoadFailure(const Error& reader)
     : Error(reader), message_(Message::verbatim(QString::fromStdString(reader.what()))) {}
 
 LoadFailure::LoadFailure(ErrorCode code, Message message)
     : Error(code, message.english().toStdString()), message_(std::move(message)) {}
-
-ModelCache& ModelCache::instance() {
-  static ModelCache cache;
-  return cache;
-}
-
-std::shared_ptr<const PretrainedModel> ModelCache::get(const QString& dir, bool* loaded) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  if (loaded) *loaded = false;
-  std::weak_ptr<const PretrainedModel>& slot = models_[dir];
-  if (std::shared_ptr<const PretrainedModel> model = slot.lock()) return model;
-  std::shared_ptr<const PretrainedModel> model =
-      PretrainedModel::load(std::filesystem::path(utf8(dir)));
-  slot = model;
-  if (loaded) *loaded = true;
-  // Forget the paths no session holds any more.
-  for (auto it = models_.begin(); it != models_.end();) it = it->second.expired() ? models_.erase(it) : std::next(it);
-  return model;
-}
 
 Session::Session(BuildMode auto_build) : auto_build_(auto_build) {}
 Session::~Session() = default;
@@ -98,7 +56,7 @@ Backend& Session::backend(const LabSettings& settings) {
     // An explicit "opencl" waits for its programs, as asked; "auto" follows auto_build_.
     const BuildMode mode =
         settings.backend == options::BackendKind::kOpenCl ? BuildMode::kWait : auto_build_;
-    backend_ = selectBackend(options::toString(settings.backend), settings.device, mode).backend;
+    backend_ = selectBackend(settings.backend, settings.device, mode).backend;
     backend_key_ = key;
   }
   return *backend_;
@@ -113,9 +71,10 @@ const SyntheticModel& Session::synthetic(const AttentionSpec& spec, std::uint64_
   if (drawn_ms) *drawn_ms = 0;
   if (!synthetic_ || !synthetic_->sameWeights(spec, seed)) {
     const auto t0 = std::chrono::steady_clock::now();
-    synthetic_.reset();  // free the old weights first (they can be large at d_k = 1024)
-    synthetic_ = std::make_unique<SyntheticModel>(spec, seed);
-    if (drawn_ms) *drawn_ms = msSince(t0);
+    synthetic_.reset();  // let the old weights go first (they can be large at d_k = 1024)
+    bool drawn = false;
+    synthetic_ = ModelCache::instance().synthetic(spec, seed, true, &drawn);
+    if (drawn_ms && drawn) *drawn_ms = msSince(t0);
   }
   return *synthetic_;
 }
@@ -150,7 +109,7 @@ std::shared_ptr<Run> Session::runSynthetic(const LabSettings& settings) {
   auto r = std::make_shared<Run>();
   r->settings = settings;
   r->spec = settings.toSpec();      // 1. validate
-  options::checkTokens(settings);   // 3. the synthetic lab's tokens (nothing to load)
+  checkTokens(settings);            // 3. the synthetic lab's tokens (nothing to load)
   std::optional<std::string> source;
   if (settings.cross()) source = utf8(settings.source);
   const SyntheticModel& model = synthetic(r->spec, settings.seed, &r->model_ms);
@@ -205,7 +164,7 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   if (!had) r->model_ms = msSince(t0);
   const PretrainedModel& pretrained = *pretrained_;
   const ModelConfig& config = pretrained.config();
-  options::checkLayer(settings, r->model->name, config.layers);  // 3. check against the model
+  checkLayer(settings, r->model->name, config.layers);  // 3. check against the model
   const std::string text = utf8(settings.text);
   std::optional<std::string> pair;
   if (settings.pair) pair = utf8(*settings.pair);
@@ -233,14 +192,14 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
       pooled.overview_block = std::max(2, (n + 255) / 256);
       if (pretrained.memoryNeeds(n, pooled).total() <= pretrained.memoryBudget(pooled)) {
         try {
-          options::checkModelTokens(pretrained, n, options);
+          checkModelTokens(pretrained, n, options);
         } catch (const options::OptionError& full) {
           last_pass_refusal_ = full.message();
         }
         options = pooled;
       }
     }
-    options::checkModelTokens(pretrained, n, options);
+    checkModelTokens(pretrained, n, options);
     options.progress = hooks.progress;
     options.memory_report = hooks.memory;
     ModelRun pass = pretrained.runIds(encoding, options, backend(settings));  // 4. run
@@ -253,12 +212,13 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   const ModelRun& pass = *last_pass_;
   if (!pass.overviews.empty()) {
     // The pooled model view: the layers pooled in the pass and the kept last layer pooled alike.
-    r->overviews = pass.overviews;
-    r->overview_layers = pass.overview_layers;
-    r->overview_block = pass.overviews.front().block;
-    r->overviews.push_back(poolWeights(pass.attention.back(), r->overview_block));
-    r->overview_layers.push_back(pass.layers.back());
-    r->full_refusal = last_pass_refusal_;
+    results::Overview& overview = r->overview.emplace();
+    overview.layers = pass.overviews;
+    overview.layer_indices = pass.overview_layers;
+    overview.block = pass.overviews.front().block;
+    overview.layers.push_back(poolWeights(pass.attention.back(), overview.block));
+    overview.layer_indices.push_back(pass.layers.back());
+    overview.full_refusal = last_pass_refusal_;
   }
   const std::vector<bool> keep = specialTokenFilter(pass.encoding, settings.hide_special);
   if (settings.rollout) {
@@ -269,9 +229,8 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     const std::vector<AttentionResult> through(pass.attention.begin(),
                                                pass.attention.begin() + last + 1);
     const AttentionResult rollout = rolloutResult(attentionRollout(through), config.mask());
-    r->rollout = std::make_shared<const AttentionResult>(
-        r->special_hidden ? keepTokens(rollout, keep) : rollout);
-    r->rollout_last = last;
+    r->rollout = std::make_shared<const results::Rollout>(
+        results::Rollout{r->special_hidden ? keepTokens(rollout, keep) : rollout, last});
   }
   if (settings.head_roles) {
     const auto key = std::make_tuple(settings.model_dir, settings.backend, settings.device);
@@ -288,10 +247,9 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   return r;
 }
 
-std::vector<std::string> Run::displayLabels() const {
-  std::vector<std::string> labels;
-  for (const TokenDisplay& d : token_display) labels.push_back(d.label);
-  return labels;
+results::Analysis analyse(const Run& run, int entry) {
+  const AttentionResult& r = run.attention(entry);
+  return results::Analysis{summarizeAttention(r), headSimilarity(r)};
 }
 
 std::vector<bool> specialTokenFilter(const Encoding& encoding, bool hide) {

@@ -1,138 +1,63 @@
 #pragma once
 /// \file run.hpp
-/// The one run pipeline of Attention Lab: the window's worker, its Compare, the CLI's commands
-/// (compute, render, --diff, --rollout, sweep), the sweep export and the lessons' live numbers all
-/// compute attention through Session::run, which checks and runs in one fixed order:
+/// The one run library of Attention Lab: every mode — attention, decode, score, generate, cost,
+/// saturation, sweeps and the lessons' experiments — is a typed request answered by a typed
+/// result (app/results), checked in one place with one set of refusal words, computed from the
+/// models of one process-wide cache (model_cache.hpp). The window (off its GUI thread), the CLI,
+/// the lessons and the exports all call it; none of them tokenizes, loads a model or computes
+/// attention itself.
 ///
-///   1. validate the settings (options::validate, through toSpec for the synthetic lab) — nothing
-///      is loaded for settings that are refused;
-///   2. load the model (a pretrained model: once per path for the whole process, ModelCache);
-///   3. check the text against the model (options::checkLayer, options::checkModelText: the
-///      model's own tokenizer, its context length, kMaxTokens, the memory budget) or the synthetic
-///      lab's tokens (options::checkTokens);
-///   4. run (the synthetic model or the forward pass), then the display filter (special tokens
-///      hidden), the attention rollout and the head roles (a pass of their own, kept per model).
+/// Every mode checks and runs in one fixed order:
+///
+///   1. validate the settings (options::validate, through toSpec for the synthetic lab, and the
+///      mode's own rule, checks.hpp) — nothing is loaded for settings that are refused;
+///   2. load the model (a pretrained model, a translator or the synthetic weights: once per
+///      path or setting for the whole process, ModelCache);
+///   3. check the text against the model (run::checkLayer, run::checkModelTokens: the model's own
+///      tokenizer, its context length, kMaxTokens, the memory budget) or the synthetic lab's
+///      tokens (run::checkTokens);
+///   4. run, then what the result shows (special tokens hidden, the rollout, the head roles, the
+///      grown matrix of a generation).
 ///
 /// Every refusal is an options::OptionError or an attnlab::Error with the words the CLI prints,
 /// whoever asked. Qt Core and the engine only: no pictures, no widgets.
 
 #include <QString>
 #include <QStringList>
+#include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "attnlab/backend.hpp"
+#include "attnlab/decode.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/generate.hpp"
 #include "attnlab/head_roles.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/synthetic.hpp"
-#include "attnlab/token_display.hpp"
 #include "attnlab/translator.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
+#include "options/options.hpp"
+#include "options/variants.hpp"
+#include "results/attention.hpp"
+#include "results/cost.hpp"
+#include "results/decode.hpp"
+#include "results/generation.hpp"
+#include "results/saturation.hpp"
+#include "results/score.hpp"
+#include "run/checks.hpp"
+#include "run/model_cache.hpp"
 
 namespace attnlab::run {
 
-/// A loaded pretrained model, as the pictures describe it.
-struct ModelInfo {
-  QString dir;         ///< The folder or .gguf file, as the settings name it.
-  QString name;        ///< The model's name, e.g. "all-MiniLM-L6-v2".
-  ModelConfig config;  ///< Layers, heads, d_model, architecture (mask, pairs).
-  double load_ms = 0;  ///< Time PretrainedModel::load took, ms.
-};
-
-/// A loaded trained translator (issue 23), as the pictures describe it.
-struct TranslatorInfo {
-  QString dir;              ///< The folder, absolute.
-  QString name;             ///< "dates-additive".
-  TranslatorConfig config;  ///< Architecture, shapes, the training's accuracy.
-  double load_ms = 0;       ///< Time Translator::load took, ms.
-};
-
-/// What one run computed, and what every caller draws or writes from it. Immutable once
-/// returned (callers share it as std::shared_ptr<const Run>).
-///
-/// Synthetic lab: one attention result, `run.attention` [h, n_q, n_k]. Pretrained model: one
-/// result per captured layer (`layers()`, their numbers in `layerIndices()`), rows and columns
-/// both the model's tokens after the display filter (special tokens left out when
-/// settings.hide_special; weights are not renormalised then). `attention(entry)` reads either.
-struct Run {
-  options::LabSettings settings;  ///< What was asked for.
-  /// The resolved spec: the synthetic lab's (validated), or for a model the mechanism, mask, h,
-  /// d_model, d_k and temperature of its forward pass.
-  AttentionSpec spec;
-  /// Synthetic: tokens, scores, weights [h, n_q, n_k], statistics, outputs. Model: the shown
-  /// tokens only (query tokens = key tokens), each Token::text the model's own label
-  /// (Encoding::labels, "\xE6\x88" for part of a character: what files write as query_token),
-  /// and compute_ms.
-  LabRun run;
-  /// The rows' labels as pictures, tooltips and the next-token line show them: run.query_tokens
-  /// as text, for a model the display labels of token_display ("⋯我", attnlab/token_display.hpp).
-  QStringList query_tokens;
-  QStringList key_tokens;  ///< The columns' labels, as query_tokens.
-  /// A model's shown tokens as displayed: label and the pieces of cut UTF-8 characters each
-  /// holds (for tooltips and files); empty in the synthetic lab.
-  std::vector<TokenDisplay> token_display;
-  std::shared_ptr<const ModelInfo> model;     ///< The model (null in the synthetic lab).
-  /// A trained translator's run (settings.translator): the model, the translation with every
-  /// attention, and the shown attention (settings.translator_attention) per layer — additive
-  /// [1, T, n_s]; the Transformer's cross [h, T, n_s], encoder self [h, n_s, n_s] or decoder
-  /// self [h, T, T]. query_tokens / key_tokens label them (outputs y_i, "</s>" last; source
-  /// characters; decoder inputs "<s>", y_1 …). model and model_run are null then.
-  std::shared_ptr<const TranslatorInfo> translator;
-  std::shared_ptr<const Translation> translation;
-  std::vector<AttentionResult> translator_layers;
-  std::vector<int> translator_layer_indices;
-  std::shared_ptr<const ModelRun> model_run;  ///< The forward pass over every token (model only).
-  std::vector<AttentionResult> filtered;  ///< model_run's layers without the hidden tokens; empty
-                                          ///< when nothing is hidden.
-  bool special_hidden = false;            ///< Special tokens were left out of the pictures.
-  /// settings.rollout with a model: the attention rollout (Abnar & Zuidema 2020) of layers
-  /// 0 … rollout_last as a one-head result [1, n, n] over the shown tokens; null otherwise.
-  std::shared_ptr<const AttentionResult> rollout;
-  int rollout_last = 0;
-  /// settings.head_roles with a model: every head's role scores (attnlab/head_roles.hpp), from
-  /// their own pass over the repeated random sequence, all layers and heads whatever the layer
-  /// shown; null otherwise. Shared with the session, which keeps them while model and backend stay.
-  std::shared_ptr<const HeadRoles> head_roles;
-  double model_ms = 0;  ///< Time spent drawing new weights or loading the model (0 when reused).
-  /// A pooled model view (RunHooks::allow_overview, when every layer in full would pass the
-  /// memory budget): every layer's weights pooled over overview_block × overview_block token
-  /// blocks while the pass ran (PooledAttention, attnlab/overview.hpp), in layer order
-  /// (overview_layers: 0 … L − 1). layers() then holds the last layer alone, in full, for the
-  /// panels that read one layer; every token is shown (nothing hidden). Empty otherwise.
-  std::vector<PooledAttention> overviews;
-  std::vector<int> overview_layers;
-  int overview_block = 0;  ///< b of overviews (0 when there are none).
-  /// With overviews: the refusal the full run got ("this run would keep 30.7 GB of attention …"),
-  /// what anything that needs every layer's weights (JSON, CSV, NPY) says instead.
-  std::optional<options::Message> full_refusal;
-
-  /// True for a pooled model view (overviews not empty).
-  bool pooled() const { return !overviews.empty(); }
-
-  /// Number of attention results: 1 for the synthetic lab, the captured layers for a model.
-  int entries() const { return model || translator ? static_cast<int>(layers().size()) : 1; }
-  /// Attention result `entry` (0 ≤ entry < entries()), shown tokens only.
-  const AttentionResult& attention(int entry = 0) const;
-  /// A model's shown layers, in layer order (empty in the synthetic lab).
-  const std::vector<AttentionResult>& layers() const;
-  /// The model layer number of each entry of layers() (empty in the synthetic lab).
-  const std::vector<int>& layerIndices() const;
-  /// A model's display labels of the shown tokens, UTF-8 (token_display's; empty in the synthetic
-  /// lab): what the files write as query_label and key_label beside the raw tokens.
-  std::vector<std::string> displayLabels() const;
-  /// Why the CPU computed what --backend opencl asked of OpenCL (empty otherwise, and always
-  /// empty for "auto", which chooses quietly): the CLI prints it as a note.
-  std::string fallbackNote() const;
-};
+using results::ModelInfo;
+using results::Run;
+using results::TranslatorInfo;
 
 /// A model folder or file that did not load: the reader's Error (its code and words, which the
 /// CLI maps to its exit status) or kInternal "not enough memory to load this model". The session
@@ -162,30 +87,49 @@ struct RunHooks {
   std::function<void(const MemoryNeeds&)> memory;
   /// The caller draws a model view of every layer from pooled overviews when the full run would
   /// pass the memory budget (the window; render's pictures of every layer): the session then runs
-  /// the last layer in full and every layer pooled at b = max(2, ⌈n/256⌉) tokens (Run::overviews)
+  /// the last layer in full and every layer pooled at b = max(2, ⌈n/256⌉) tokens (Run::overview)
   /// instead of refusing, as long as that fits the budget. Off: such a run is refused.
   bool allow_overview = false;
 };
 
-/// Pretrained models shared by every session of the process: one copy per path, however many
-/// windows, workers and lessons read it. Thread-safe; a model is freed when no session holds it.
-class ModelCache {
- public:
-  /// The process's cache.
-  static ModelCache& instance();
-  /// The model at `dir`, loaded when no session holds it (`loaded` set true then). Throws what
-  /// PretrainedModel::load throws.
-  std::shared_ptr<const PretrainedModel> get(const QString& dir, bool* loaded = nullptr);
-
- private:
-  std::mutex mutex_;
-  std::map<QString, std::weak_ptr<const PretrainedModel>> models_;
+/// The decode mode: the synthetic lab's text decoded token by token with a KV cache.
+struct DecodeRequest {
+  options::LabSettings lab;              ///< The text and the lab's settings (causal forced).
+  CacheBug bug = CacheBug::kNone;        ///< --cache-bug: the seeds' pitfall 4, once.
+  std::optional<int> bug_step;           ///< --bug-step (unset: the middle token, n / 2).
 };
 
+/// The decode mode's checks, all of them and nothing more (what Session::decode does first):
+/// validate, checkDecode, the text's tokens (checkTokens) and the bug's step ("--bug-step 11 is
+/// past the text's last token (10)"). Cheap, so the window refuses inline on its GUI thread before
+/// decoding elsewhere. Returns the text's token count. Throws OptionError.
+int checkDecodeRequest(const DecodeRequest& request);
+
+/// The score mode (`decode --model`): a real model reads the text through its KV cache under
+/// the full cache and every window × sink count.
+struct ScoreRequest {
+  options::LabSettings lab;        ///< The model and the text.
+  std::vector<int> cache_windows;  ///< --cache-window: one policy row each (empty: none).
+  std::vector<int> sink_tokens;    ///< --sink-tokens, with every window (empty: 0).
+};
+
+/// The generate mode: a real model generates after the text with its KV cache.
+struct GenerateRequest {
+  options::LabSettings lab;            ///< The model, the prompt, the layer kept, the scaling.
+  options::GenerateSettings generate;  ///< Sampling and the cache policy (first window/sinks).
+  bool top_k_given = false;  ///< --top-k was written (the window: its box is not 0).
+  bool seed_given = false;   ///< --seed was written (the window: its box is not 0).
+  std::optional<int> head;   ///< --head: checked against the model's heads with one --layer.
+};
+/// Hears a generation after each of its steps (the window draws the grown matrix); returning
+/// false stops it after that step.
+using GenerateStep = std::function<bool(const std::shared_ptr<const results::Generated>&)>;
+
 /// One caller's run state: its backend (kept while the backend choice and device stay), the
-/// synthetic weights (kept while the shapes and seed stay), the model it reads (from ModelCache)
-/// and its last forward pass (reused when only the display — hidden special tokens, rollout —
-/// changes). Not thread-safe: one thread uses a session at a time.
+/// synthetic weights and the model it reads (from ModelCache), its last forward pass (reused when
+/// only the display — hidden special tokens, rollout — changes) and the head roles of its model.
+/// Not thread-safe: one thread uses a session at a time (the window's worker, a pool task, the
+/// CLI's command).
 class Session {
  public:
   /// auto_build: how "auto" builds its OpenCL programs (the window: in the background, so the
@@ -195,55 +139,157 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  /// Runs settings in the order of the file comment. Throws options::OptionError (a refused
-  /// setting or text, in the CLI's words), LoadFailure (the model did not load), Error (the
-  /// engine's: kCancelled when hooks.progress said stop, kInvalidInput for texts the model's
-  /// tokenizer refuses) and std::bad_alloc.
+  /// The attention mode: runs settings in the order of the file comment. Throws
+  /// options::OptionError (a refused setting or text, in the CLI's words), LoadFailure (the model
+  /// did not load), Error (the engine's: kCancelled when hooks.progress said stop, kInvalidInput
+  /// for texts the model's tokenizer refuses) and std::bad_alloc.
   /// The Run is the caller's: the session keeps only the forward pass it shares.
   std::shared_ptr<Run> run(const options::LabSettings& settings, const RunHooks& hooks = {});
+
+  /// The decode mode (synthetic lab): checkDecode, the text's tokens (checkTokens), the bug's
+  /// step ("--bug-step 11 is past the text's last token (10)"), then decodeWithCache on the
+  /// synthetic model's own inputs (the window's run and the CLI's decode draw the same weights)
+  /// and, with a bug, the difference from the full causal computation on the CPU. Throws
+  /// OptionError, Error.
+  std::shared_ptr<const results::Decoded> decode(const DecodeRequest& request);
+
+  /// The score mode: the model (LoadFailure), its tokens checked like a forward pass's
+  /// (checkModelTokens: context, kMaxTokens, the memory budget), then scoreText under the full
+  /// cache and every window × sink count. Throws OptionError, LoadFailure, Error.
+  std::shared_ptr<const results::Scored> score(const ScoreRequest& request,
+                                              const RunHooks& hooks = {});
+
+  /// The generate mode: generate's choices (options::checkGenerateChoices), the model
+  /// (LoadFailure), --head against its heads, then generate() with `step` after every step
+  /// (null: none). Throws OptionError, LoadFailure, Error (the engine's: an encoder, a prompt
+  /// beyond the context).
+  std::shared_ptr<const results::Generated> generate(const GenerateRequest& request,
+                                                     const GenerateStep& step = {},
+                                                     const RunHooks& hooks = {});
 
   /// The model of `dir` (settings.model_dir), loading it when needed (hooks.loading first).
   /// Throws LoadFailure.
   std::shared_ptr<const ModelInfo> model(const QString& dir, const RunHooks& hooks = {});
-  /// The loaded model of the last model() or run() (null before one).
-  const PretrainedModel* pretrained() const { return pretrained_.get(); }
   /// What model() last loaded (null before one).
   const std::shared_ptr<const ModelInfo>& loaded() const { return info_; }
-  /// The backend for settings' choice and device (created when they change).
-  Backend& backend(const options::LabSettings& settings);
   /// Forgets the backend's kept OpenCL failures (Backend::retry): its next run tries again.
   void retryBackend();
-  /// The synthetic model of spec and seed (new weights only when SyntheticModel::sameWeights
-  /// says they differ). `drawn_ms` receives the time taken to draw them (0 when kept).
-  const SyntheticModel& synthetic(const AttentionSpec& spec, std::uint64_t seed,
-                                  double* drawn_ms = nullptr);
 
  private:
+  friend class Experiments;
+  /// The backend for settings' choice and device (created when they change).
+  Backend& backend(const options::LabSettings& settings);
+  /// The synthetic model of spec and seed (ModelCache::synthetic; the last one kept). `drawn_ms`
+  /// receives the time taken to draw new weights (0 when they were kept).
+  const SyntheticModel& synthetic(const AttentionSpec& spec, std::uint64_t seed,
+                                  double* drawn_ms = nullptr);
   std::shared_ptr<Run> runSynthetic(const options::LabSettings& settings);
   std::shared_ptr<Run> runModel(const options::LabSettings& settings, const RunHooks& hooks);
   std::shared_ptr<Run> runTranslator(const options::LabSettings& settings, const RunHooks& hooks);
 
   BuildMode auto_build_;
   std::unique_ptr<Backend> backend_;
-  std::optional<std::pair<options::BackendKind, int>> backend_key_;
-  std::unique_ptr<SyntheticModel> synthetic_;
+  std::optional<std::pair<BackendKind, int>> backend_key_;
+  std::shared_ptr<const SyntheticModel> synthetic_;
   std::shared_ptr<const PretrainedModel> pretrained_;
   std::shared_ptr<const ModelInfo> info_;
   std::shared_ptr<const Translator> translator_;  ///< The translator of the last translator run.
   std::shared_ptr<const TranslatorInfo> translator_info_;
   std::shared_ptr<const ModelRun> last_pass_;  ///< The last forward pass, with its settings:
   options::LabSettings last_pass_settings_;    ///< reused when only the display changes.
-  std::optional<options::Message> last_pass_refusal_;  ///< Run::full_refusal of a pooled pass.
+  std::optional<options::Message> last_pass_refusal_;  ///< Overview::full_refusal of a pooled pass.
   /// The head roles of the model and backend they were scored with (they do not read the text).
   std::shared_ptr<const HeadRoles> head_roles_;
-  std::optional<std::tuple<QString, options::BackendKind, int>> head_roles_key_;
+  std::optional<std::tuple<QString, BackendKind, int>> head_roles_key_;
 };
+
+/// The cost mode: the shape of one attention layer of the settings — a model's from its
+/// header (ModelCache::config: no weights read), a translator's, or the lab's own d_model, h,
+/// K/V heads, d_k and d_v — and the name of the model. Throws OptionError (validate), LoadFailure.
+std::pair<CostShape, QString> costShape(const options::LabSettings& settings);
+/// The shape of the layer a run computed (the window's shown run: its model, translator or the
+/// lab's resolved spec), n its query tokens. What costShape gives for the run's settings.
+std::pair<CostShape, QString> costShape(const Run& run);
+
+/// What the cost mode computes.
+struct CostRequest {
+  CostShape shape;           ///< costShape's.
+  QString model;             ///< The model's name (empty in the synthetic lab).
+  std::vector<int> n;        ///< The table's token counts (empty: 128, 256, … 8192).
+  int current_n = 0;         ///< Marked on the picture (0: none).
+  bool measure = false;      ///< Time this machine's backends at every n.
+  BackendKind backend = BackendKind::kAuto;  ///< kCpu: the CPU alone is measured.
+  int device = 0;                            ///< The OpenCL device measured.
+  /// Set from another thread to stop a measurement between rows (the window's panel); the table
+  /// then holds what was measured.
+  std::shared_ptr<std::atomic<bool>> cancel;
+};
+/// The cost mode: the table at every n, the per-token counts, the crossover, the curves a
+/// picture draws and, when asked, the measured times (the bench's schedule: 7 rounds, 5 from
+/// n = 8192 on; a path needing more than 2 GiB extra is skipped and says so). Throws Error
+/// (kInvalidArgument) for a shape CostShape::validate refuses.
+results::CostTable cost(const CostRequest& request);
+
+/// What the saturation mode computes.
+struct SaturationRequest {
+  options::LabSettings lab;  ///< The scaling marked, the seed; the text for `sentence`.
+  /// d_k of the curves (empty: 1, 2, 4, … 1024), keys per row, rows per d_k, the marked d_k.
+  options::SaturationOptions saturation;
+  /// Add the text's own queries and keys (the synthetic model rebuilt at each d_k); the
+  /// Monte-Carlo curves then take as many keys as the text has.
+  bool sentence = false;
+};
+/// The saturation mode (`attention-lab-cli saturation`): Monte-Carlo curves and, with
+/// `sentence`, the text's points. The marked d_k: --mark, else the list's single value, else the
+/// settings' d_k. Throws OptionError (validate, checkTokens), Error.
+results::SaturationCurves saturation(const SaturationRequest& request);
+/// The interactive curves for n_k keys (the window's saturation panel and its export, the
+/// lessons' numbers): d_k 1 … 1024, saturationSamples(n_k) rows per d_k, the seed's draws — so a
+/// caption quotes the curve on screen. `d_k` narrows the list to one value (a lesson's point).
+SaturationAnalysis interactiveSaturation(int n_k, std::uint64_t seed,
+                                         std::optional<int> d_k = std::nullopt);
+
+/// The text and the text with its last word changed, computed alike (Experiments).
+struct WordChange {
+  AttentionResult original;  ///< The text's attention.
+  AttentionResult changed;   ///< With the word changed.
+  int word = -1;             ///< The changed word's row (rows before it see only earlier keys).
+};
+
+/// The lessons' experiments on the synthetic lab, computed through `session` (its backend: the
+/// lessons ask for the CPU reference).
+class Experiments {
+ public:
+  explicit Experiments(Session& session) : session_(session) {}
+  /// The text and the text with its last word changed ("dog", or "cat" when it is "dog"), the
+  /// causal mask on or off, padding off. nullopt for a model, a source, or a text with no word to
+  /// change. Throws OptionError (validate, checkTokens).
+  std::optional<WordChange> lastWordChanged(const options::LabSettings& lab, bool causal);
+  /// The text's queries and the keys (the source's with one) as the synthetic model projects
+  /// them without padding, q·k unscaled: what var(q·k) is measured on. nullopt for a model or
+  /// additive attention, which has no q·k. Throws OptionError.
+  std::optional<AttentionInputs> projections(const options::LabSettings& lab);
+
+ private:
+  Session& session_;
+};
+
+/// The analyses of entry `entry` of run (summarizeAttention, headSimilarity): what the entropy,
+/// histogram and head-similarity pictures draw. Throws std::out_of_range for an entry the run
+/// does not have.
+results::Analysis analyse(const Run& run, int entry);
+
+/// The frames of sweep `o` (command kSweep): one render setting per value (options::sweepFrames),
+/// every layer or head of a model counted once the model is loaded through `session`. Each
+/// frame's run is session.run(frame.options.lab). Throws OptionError ("--param NAME is required",
+/// a value the option refuses), LoadFailure.
+std::vector<options::SweepFrame> sweepFrames(const options::Options& o, Session& session);
 
 /// Fills what a Run shows from a model's pass over its tokens (r.settings and r.model set): the
 /// pass, the display filter (special tokens out when settings.hide_special), the tokens' labels
 /// and the spec (mechanism from the pass, the model's mask, heads, d_model, d_k, the settings'
-/// temperature). Session::run's step 4 for a model, and the window's generation (a pass built
-/// from grownAttention) — one path for both. Throws Error(kInvalidInput) as specialTokenFilter.
+/// temperature). Session::run's step 4 for a model, and a generation's grown matrix — one path
+/// for both. Throws Error(kInvalidInput) as specialTokenFilter.
 void showPass(Run& r, std::shared_ptr<const ModelRun> pass, const ModelConfig& config);
 
 /// The keep flags of the "hide special tokens" filter for a model's encoding: false for each

@@ -1,13 +1,11 @@
 /// \file run_translator.cpp
 /// The run pipeline's trained translators (issue 23; run.hpp): validate, load (one copy per folder
-/// in the process), check against the model's config (options::checkTranslator), translate (the
+/// in the process), check against the model's config (run::checkTranslator), translate (the
 /// engine checks the source and a forced target), then the attention shown.
 
 #include <QString>
 #include <chrono>
 #include <filesystem>
-#include <map>
-#include <mutex>
 
 #include "attnlab/error.hpp"
 #include "run/run.hpp"
@@ -17,28 +15,6 @@ namespace {
 
 using options::LabSettings;
 using options::TranslatorAttention;
-
-/// Translators shared by every session of the process, as ModelCache shares models.
-class TranslatorCache {
- public:
-  static TranslatorCache& instance() {
-    static TranslatorCache cache;
-    return cache;
-  }
-  std::shared_ptr<const Translator> get(const QString& dir) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    std::weak_ptr<const Translator>& slot = models_[dir];
-    if (std::shared_ptr<const Translator> model = slot.lock()) return model;
-    std::shared_ptr<const Translator> model =
-        Translator::load(std::filesystem::path(dir.toUtf8().toStdString()));
-    slot = model;
-    return model;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<QString, std::weak_ptr<const Translator>> models_;
-};
 
 /// A character as a picture labels it: white space made visible ("␣"), like a model's tokens.
 QString shown(const std::string& character) {
@@ -63,7 +39,7 @@ std::shared_ptr<Run> Session::runTranslator(const LabSettings& settings, const R
     const auto t0 = std::chrono::steady_clock::now();
     try {
       if (hooks.loading) hooks.loading(settings.model_dir);
-      std::shared_ptr<const Translator> model = TranslatorCache::instance().get(settings.model_dir);
+      std::shared_ptr<const Translator> model = ModelCache::instance().translator(settings.model_dir);
       auto info = std::make_shared<TranslatorInfo>();
       info->dir = settings.model_dir;
       info->name = QString::fromStdString(model->name());
@@ -80,15 +56,16 @@ std::shared_ptr<Run> Session::runTranslator(const LabSettings& settings, const R
     r->model_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
-  r->translator = translator_info_;
+  auto shown = std::make_shared<results::TranslatorRun>();
+  shown->info = translator_info_;
   const Translator& model = *translator_;
   const TranslatorConfig& config = model.config();
-  options::checkTranslator(settings, r->translator->name, config);  // 3. check
+  run::checkTranslator(settings, shown->info->name, config);  // 3. check
   auto translation = std::make_shared<Translation>(model.translate(  // 4. run
-      settings.source.toUtf8().toStdString(), options::toTranslatorOptions(settings),
+      settings.source.toUtf8().toStdString(), run::toTranslatorOptions(settings),
       backend(settings)));
   const Translation& t = *translation;
-  r->translation = translation;
+  shown->translation = translation;
 
   // The attention shown, its rows and columns.
   const bool additive = config.kind == TranslatorKind::kAdditiveGru;
@@ -100,8 +77,8 @@ std::shared_ptr<Run> Session::runTranslator(const LabSettings& settings, const R
   if (additive) layers = &one;
   for (int l = 0; l < static_cast<int>(layers->size()); ++l) {
     if (settings.layer && *settings.layer != l) continue;
-    r->translator_layers.push_back((*layers)[static_cast<std::size_t>(l)]);
-    r->translator_layer_indices.push_back(l);
+    shown->layers.push_back((*layers)[static_cast<std::size_t>(l)]);
+    shown->layer_indices.push_back(l);
   }
   std::vector<std::string> inputs;
   for (int id : t.decoder_inputs) inputs.push_back(model.targetText(id));
@@ -114,7 +91,8 @@ std::shared_ptr<Run> Session::runTranslator(const LabSettings& settings, const R
   r->run.cross = additive || kind == TranslatorAttention::kCross;
   r->run.compute_ms = t.compute_ms;
 
-  const AttentionResult& first = r->translator_layers.front();
+  const AttentionResult& first = shown->layers.front();
+  r->translator = std::move(shown);
   r->spec.mechanism = first.mechanism;
   r->spec.mask = first.mask;
   r->spec.heads = first.heads();

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "attnlab/difference.hpp"
-#include "run/run.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::views {
@@ -31,8 +30,6 @@ QStringList differenceTitle(const DifferenceSide& a, const DifferenceSide& b,
                             bool head_in_location, const QStringList& query_tokens,
                             const QStringList& key_tokens);
 
-/// The rollout as a one-head result (run.hpp).
-using run::rolloutResult;
 /// The title parts of a rollout picture: model, "attention rollout through layers 0–5",
 /// "Abnar & Zuidema 2020", that the heads are averaged and that averaging is a choice, the
 /// residual ½·A + ½·I.

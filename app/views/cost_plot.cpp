@@ -130,10 +130,11 @@ QCPRange logRange(const std::vector<double>& values) {
 
 }  // namespace
 
-void drawCost(QCustomPlot& plot, const CostPlotData& data) {
-  if (data.n.empty()) throw Error(ErrorCode::kInvalidArgument, "a cost plot needs at least one n");
+void drawCost(QCustomPlot& plot, const results::CostTable& data) {
+  if (data.n.empty() || data.curves.n.empty())
+    throw Error(ErrorCode::kInvalidArgument, "a cost plot needs at least one n");
   const CostShape& shape = data.shape;
-  const double crossover = attentionCrossover(shape);  // validates the shape
+  const double crossover = data.crossover;
   clearPlot(plot);
   // Each panel has its own legend; the marked points stay out of them.
   plot.setAutoAddPlottableToLegend(false);
@@ -153,62 +154,33 @@ void drawCost(QCustomPlot& plot, const CostPlotData& data) {
       new QCPTextElement(&plot, title.join(QStringLiteral(" · ")), scaledFont(plot, 14, true));
   layout->addElement(0, 0, heading);
 
-  // The n range: the table's n, the crossover and the current n, an octave of air on each side.
-  double lo = *std::min_element(data.n.begin(), data.n.end());
-  double hi = *std::max_element(data.n.begin(), data.n.end());
-  lo = std::min(lo, crossover);
-  hi = std::max(hi, crossover);
-  if (data.current_n > 0) {
-    lo = std::min<double>(lo, data.current_n);
-    hi = std::max<double>(hi, data.current_n);
-  }
-  lo = std::max(1.0, lo / 2);
-  hi *= 2;
-  QVector<double> xs;
-  constexpr int kSamples = 96;
-  for (int i = 0; i <= kSamples; ++i)
-    xs << lo * std::pow(hi / lo, static_cast<double>(i) / kSamples);
+  // The curves span the table's n, the crossover and the current n (run::cost).
+  const results::CostCurves& curves = data.curves;
+  const double lo = curves.n.front(), hi = curves.n.back();
+  const auto vec = [](const std::vector<double>& v) { return QVector<double>(v.begin(), v.end()); };
+  const QVector<double> xs = vec(curves.n);
   QVector<double> table_n;
   for (int n : data.n) table_n << n;
-
-  auto costAt = [&shape](double n) {
-    CostShape s = shape;
-    s.n = static_cast<int>(std::lround(n));
-    AttentionCost c =
-        attentionCost(CostShape{1, s.d_model, s.heads, s.kv_heads, s.d_k, s.d_v, s.layers});
-    // The formulas are polynomials in n: scale the n = 1 counts (exact for fractional n too).
-    c.projection_flops *= n;
-    c.score_flops *= n * n;
-    c.value_flops *= n * n;
-    c.score_matrix_bytes *= n * n;
-    c.kv_cache_bytes *= n;
-    c.kv_cache_bytes_mha *= n;
-    c.kv_cache_bytes_mqa *= n;
-    return c;
-  };
-  const auto series = [&](const QVector<double>& ns, auto member) {
+  const auto rows = [&data](auto member) {
     QVector<double> ys;
-    for (double n : ns) ys << member(costAt(n));
+    for (const AttentionCost& c : data.rows) ys << member(c);
     return ys;
   };
   const auto projections = [](const AttentionCost& c) { return c.projection_flops; };
   const auto attention = [](const AttentionCost& c) { return c.attentionFlops(); };
   const auto p_bytes = [](const AttentionCost& c) { return c.score_matrix_bytes; };
-  const auto kv = [](const AttentionCost& c) { return c.kv_cache_bytes; };
-  const auto kv_mha = [](const AttentionCost& c) { return c.kv_cache_bytes_mha; };
-  const auto kv_mqa = [](const AttentionCost& c) { return c.kv_cache_bytes_mqa; };
 
   // Panel 1: the work.
   QCPAxisRect* work = addPanel(plot, 1, viewText("FLOPs per layer (log scale)"));
   work->axis(QCPAxis::atLeft)->setLabel(viewText("FLOPs per layer (log scale)"));
   QCPLegend* work_legend = addLegend(plot, 2);
-  const QVector<double> proj = series(xs, projections), att = series(xs, attention);
+  const QVector<double> proj = vec(curves.projection_flops), att = vec(curves.attention_flops);
   curve(plot, work, xs, proj, kBlue, Qt::SolidLine,
         viewText("projections W_Q, W_K, W_V, W_O (seed: 4·n·d², ×2 in FLOPs)"), work_legend);
   curve(plot, work, xs, att, kVermillion, Qt::SolidLine,
         viewText("attention Q Kᵀ and P V (seed: 2·n²·d, ×2 in FLOPs)"), work_legend);
-  points(plot, work, table_n, series(table_n, projections), kBlue);
-  points(plot, work, table_n, series(table_n, attention), kVermillion);
+  points(plot, work, table_n, rows(projections), kBlue);
+  points(plot, work, table_n, rows(attention), kVermillion);
   std::vector<double> work_values(proj.begin(), proj.end());
   work_values.insert(work_values.end(), att.begin(), att.end());
   work->axis(QCPAxis::atLeft)->setRange(logRange(work_values));
@@ -216,19 +188,20 @@ void drawCost(QCustomPlot& plot, const CostPlotData& data) {
   // Panel 2: the memory.
   QCPAxisRect* memory = addPanel(plot, 3, viewText("bytes (float32, log scale)"));
   QCPLegend* memory_legend = addLegend(plot, 4);
-  const QVector<double> p = series(xs, p_bytes), mha = series(xs, kv_mha), mqa = series(xs, kv_mqa);
+  const QVector<double> p = vec(curves.score_matrix_bytes), mha = vec(curves.kv_cache_bytes_mha),
+                        mqa = vec(curves.kv_cache_bytes_mqa);
   curve(plot, memory, xs, p, kPurple, Qt::SolidLine,
         viewText("attention weights P: h·n²·4 (per layer)"), memory_legend);
   curve(plot, memory, xs, mha, kGreen, Qt::SolidLine,
         viewText("KV cache, multi-head (%1 K/V heads)").arg(h), memory_legend);
   if (g != h && g != 1) {
-    curve(plot, memory, xs, series(xs, kv), kGreen, Qt::DashLine,
+    curve(plot, memory, xs, vec(curves.kv_cache_bytes), kGreen, Qt::DashLine,
           viewText("KV cache, grouped-query (%1 K/V heads)").arg(g), memory_legend);
   }
   if (h != 1)
     curve(plot, memory, xs, mqa, kGreen, Qt::DotLine,
           viewText("KV cache, multi-query (1 K/V head)"), memory_legend);
-  points(plot, memory, table_n, series(table_n, p_bytes), kPurple);
+  points(plot, memory, table_n, rows(p_bytes), kPurple);
   std::vector<double> memory_values(p.begin(), p.end());
   memory_values.insert(memory_values.end(), mha.begin(), mha.end());
   memory_values.insert(memory_values.end(), mqa.begin(), mqa.end());
@@ -236,27 +209,29 @@ void drawCost(QCustomPlot& plot, const CostPlotData& data) {
 
   std::vector<QCPAxisRect*> panels{work, memory};
   // Panel 3: measured times.
-  if (!data.measured.empty()) {
+  if (data.measured) {
+    const results::CostTimes& measured = *data.measured;
     QCPAxisRect* time = addPanel(plot, 5, viewText("ms per call (log scale)"));
     QCPLegend* time_legend = addLegend(plot, 6);
     const QColor colors[] = {kOrange, kSky, kBlue, kGreen};
     std::vector<double> values;
-    std::size_t c = 0;
-    for (const auto& [name, ms] : data.measured) {
+    for (std::size_t p = 0; p < measured.paths.size(); ++p) {
       QVector<double> x, y;
-      for (std::size_t i = 0; i < ms.size() && i < data.n.size(); ++i) {
-        if (!std::isfinite(ms[i]) || !(ms[i] > 0)) continue;
+      for (std::size_t i = 0; i < measured.rows.size() && i < data.n.size(); ++i) {
+        const PathTime& t = measured.rows[i][p];
+        if (!t.ran || !std::isfinite(t.median_ms) || !(t.median_ms > 0)) continue;
         x << data.n[i];
-        y << ms[i];
-        values.push_back(ms[i]);
+        y << t.median_ms;
+        values.push_back(t.median_ms);
       }
-      QCPGraph* graph = curve(plot, time, x, y, colors[c++ % 4], Qt::SolidLine, name, time_legend);
+      QCPGraph* graph = curve(plot, time, x, y, colors[p % 4], Qt::SolidLine,
+                              QString::fromStdString(toString(measured.paths[p])), time_legend);
       graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
     }
     time->axis(QCPAxis::atLeft)->setRange(logRange(values));
-    if (!data.device.isEmpty())
+    if (!measured.device.empty())
       time->axis(QCPAxis::atBottom)
-          ->setLabel(viewText("n (tokens, log scale) · measured on %1").arg(data.device));
+          ->setLabel(viewText("n (tokens, log scale) · measured on %1").arg(QString::fromStdString(measured.device)));
     panels.push_back(time);
   }
 

@@ -161,4 +161,12 @@ void installQuietMessageHandler() {
   if (!g_default_handler) g_default_handler = qInstallMessageHandler(quietMessageHandler);
 }
 
+ImageSize outputSize(const options::Options& o, ImageSize size) {
+  if (o.output.width) size.width = *o.output.width;
+  if (o.output.height) size.height = *o.output.height;
+  size.scale = o.output.scale;
+  options::checkImageSize(size.width, size.height, size.scale);
+  return size;
+}
+
 }  // namespace attnlab::views

@@ -5,6 +5,8 @@
 #include <QString>
 #include <optional>
 
+#include "options/options.hpp"
+
 class QCustomPlot;
 class QImage;
 
@@ -23,6 +25,10 @@ struct ImageSize {
   int height = 600;
   double scale = 1.0;
 };
+
+/// The size of a CLI image: --width / --height / --scale of `o` over a picture's default `size`,
+/// checked against kMaxImagePixels (OptionError in the option table's words).
+ImageSize outputSize(const options::Options& o, ImageSize size);
 
 /// Writes plot to path as PNG (width·scale × height·scale pixels, tagged 96·scale dpi so it keeps
 /// its physical size), SVG (vector text and lines, QSvgGenerator, viewBox 0 0 width height) or PDF

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "attnlab/attention.hpp"
-#include "run/run.hpp"
+#include "results/attention.hpp"
 #include "views/export.hpp"
 #include "views/picture.hpp"
 #include "views/picture_options.hpp"
@@ -64,7 +64,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
                    const RunLabel& label, const PictureOptions& picture = {},
                    const QStringList& key_tokens = {});
 
-/// Draws the model view of a long input from its pooled overviews (run::Run::overviews, one per
+/// Draws the model view of a long input from its pooled overviews (results::Overview::layers, one per
 /// layer in layer_indices' order, all of one block b, heads and size): as drawModelGrid, each
 /// thumbnail's cells a whole multiple of b tokens a side, equal to what drawModelGrid draws from
 /// the full weights at the same cells (max of the blocks' maxima, or the visible-weighted mean of
@@ -76,13 +76,13 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<PooledAttention>& overvi
                    const std::vector<int>& layer_indices, Mask mask, const QStringList& tokens,
                    const RunLabel& label, const PictureOptions& picture = {});
 
-/// The model view of run r: from its pooled overviews when it has them (run::Run::pooled), else
+/// The model view of run r: from its pooled overviews when it has them (results::Run::pooled), else
 /// from every layer it holds (drawModelGrid with the run's tokens, and its key tokens for a
 /// translator's cross-attention). Throws as drawModelGrid.
-void drawModelView(QCustomPlot& plot, const run::Run& r, const RunLabel& label,
+void drawModelView(QCustomPlot& plot, const results::Run& r, const RunLabel& label,
                    const PictureOptions& picture = {});
 /// The layers the model view of r shows: its overviews', else its layers'.
-const std::vector<int>& modelViewLayers(const run::Run& r);
+const std::vector<int>& modelViewLayers(const results::Run& r);
 
 /// One cell of a pooled overview as a map of `cell_block` tokens a side draws it (a whole
 /// multiple of PooledAttention::block): the largest weight of the blocks it covers, the mean of
@@ -146,10 +146,6 @@ QJsonObject rectJson(const QRectF& r);
 /// The colour scale a picture uses: `wanted`, or for kAuto linear when every token has its cell
 /// and n_k ≤ kAutoLinearTokens, else log.
 ColorScale resolvedScale(ColorScale wanted, int n_k, int block);
-
-/// The display filter of a model's special tokens (run.hpp).
-using run::keepTokens;
-using run::specialTokenFilter;
 
 /// Replots only the cells of a heatmap picture (its colour maps lie on a buffered layer of their
 /// own): after updateWeights, the texts, frames and colour bar need no new painting.

@@ -369,9 +369,9 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<PooledAttention>& overvi
   drawGridFrom(plot, source, layer_indices, tokens, label, shown, {});
 }
 
-void drawModelView(QCustomPlot& plot, const run::Run& r, const RunLabel& label, const PictureOptions& picture) {
+void drawModelView(QCustomPlot& plot, const results::Run& r, const RunLabel& label, const PictureOptions& picture) {
   if (r.pooled()) {
-    drawModelGrid(plot, r.overviews, r.overview_layers, r.spec.mask, r.query_tokens, label, picture);
+    drawModelGrid(plot, r.overview->layers, r.overview->layer_indices, r.spec.mask, r.query_tokens, label, picture);
   } else {
     // Columns listed apart only where they name other tokens (a translator's source).
     drawModelGrid(plot, r.layers(), r.layerIndices(), r.query_tokens, label, picture,
@@ -379,8 +379,8 @@ void drawModelView(QCustomPlot& plot, const run::Run& r, const RunLabel& label, 
   }
 }
 
-const std::vector<int>& modelViewLayers(const run::Run& r) {
-  return r.pooled() ? r.overview_layers : r.layerIndices();
+const std::vector<int>& modelViewLayers(const results::Run& r) {
+  return r.pooled() ? r.overview->layer_indices : r.layerIndices();
 }
 
 }  // namespace attnlab::views

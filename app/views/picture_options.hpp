@@ -5,6 +5,8 @@
 /// option table (app/options), the views that draw and the window's inputs.
 
 #include <QtGlobal>
+#include <optional>
+#include <string_view>
 
 namespace attnlab::views {
 
@@ -37,6 +39,53 @@ enum class Pool {
 
 /// Maps of at most this many keys (and not pooled) use the linear scale under kAuto.
 inline constexpr int kAutoLinearTokens = 32;
+
+/// What `render --plot` draws: the heatmaps, or one of the pictures of the plot table
+/// (views/plots.hpp) or the translator's training curves. Parsed once, at the edge (the option
+/// table), from its name in kPlotKinds.
+enum class PlotKind {
+  kHeatmap,         ///< The heatmaps of every head, a model's layers × heads (the default).
+  kEntropy,         ///< Entropy of each query row against a uniform row.
+  kHistogram,       ///< Histogram of the scores.
+  kHeadSimilarity,  ///< The heads' mean Jensen–Shannon divergence matrix.
+  kHeadRoles,       ///< A model's head roles, every layer × head.
+  kTraining,        ///< dates-transformer's loss curves with and without 1/√d_k.
+};
+
+/// One kind of picture as --plot names and --help describes it.
+struct PlotKindName {
+  PlotKind kind;
+  std::string_view name;  ///< --plot's word.
+  std::string_view help;  ///< What it draws, in --help's words (may be empty).
+};
+/// The one table of plot kinds, in --help order: --plot's choices, its help line, the man page
+/// and the completion are written from it.
+inline constexpr PlotKindName kPlotKinds[] = {
+    {PlotKind::kHeatmap, "heatmap", ""},
+    {PlotKind::kEntropy, "entropy", "of each query row"},
+    {PlotKind::kHistogram, "histogram", "of the scores"},
+    {PlotKind::kHeadSimilarity, "head-similarity", "mean JSD between heads"},
+    {PlotKind::kHeadRoles, "head-roles", "a model's layers × heads role scores"},
+    {PlotKind::kTraining, "training", "the loss curves of dates-transformer with and without 1/sqrt(d_k)"},
+};
+/// The name of `kind` (--plot's word).
+constexpr std::string_view plotName(PlotKind kind) {
+  for (const PlotKindName& row : kPlotKinds)
+    if (row.kind == kind) return row.name;
+  return {};
+}
+/// The kind named `name`, or nullopt.
+constexpr std::optional<PlotKind> parsePlotKind(std::string_view name) {
+  for (const PlotKindName& row : kPlotKinds)
+    if (row.name == name) return row.kind;
+  return std::nullopt;
+}
+
+/// What an .npy of the heatmaps holds (--values).
+enum class MatrixValues {
+  kWeights,  ///< The attention weights (softmax), the default.
+  kScores,   ///< The scores before the softmax.
+};
 
 /// The picture choices of one heatmap (drawHeatmap, drawHeadGrid, drawModelGrid).
 struct PictureOptions {

@@ -27,12 +27,12 @@ std::vector<int> allHeads(int h) {
   return heads;
 }
 
-/// A translator's maps (mapsOf's part for run::Run::translator): its name, what it wrote, the
+/// A translator's maps (mapsOf's part for results::Run::translator): its name, what it wrote, the
 /// attention shown; every layer in the model view, or one.
-RunMaps translatorMaps(RunMaps m, const run::Run& r, std::optional<int> entry) {
-  m.label.model = r.translator->name;
+RunMaps translatorMaps(RunMaps m, const results::Run& r, std::optional<int> entry) {
+  m.label.model = r.translator->info->name;
   m.label.facts = {};
-  const Translation& t = *r.translation;
+  const Translation& t = *r.translator->translation;
   const QString output = QString::fromStdString(t.output);
   QStringList note;
   note << (t.forced ? viewText("forced target “%1”").arg(output)
@@ -43,9 +43,9 @@ RunMaps translatorMaps(RunMaps m, const run::Run& r, std::optional<int> entry) {
     case options::TranslatorAttention::kDecoderSelf: note << viewText("decoder self-attention (columns = decoder inputs)"); break;
   }
   m.label.note = note.join(QStringLiteral(" · "));
-  m.layers_total = r.translator->config.kind == TranslatorKind::kAdditiveGru
+  m.layers_total = r.translator->info->config.kind == TranslatorKind::kAdditiveGru
                        ? 1
-                       : static_cast<int>(r.translation->cross.size());
+                       : static_cast<int>(t.cross.size());
   if (r.entries() > 1 && !r.settings.layer && !entry) {
     for (int e = 0; e < r.entries(); ++e) m.layers.push_back(&r.attention(e));
     m.layer_indices = r.layerIndices();
@@ -60,7 +60,7 @@ RunMaps translatorMaps(RunMaps m, const run::Run& r, std::optional<int> entry) {
 
 }  // namespace
 
-RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head,
+RunMaps mapsOf(const std::shared_ptr<const results::Run>& r, std::optional<int> head,
                std::optional<int> entry) {
   RunMaps m;
   m.keep = r;
@@ -83,10 +83,10 @@ RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head
   m.model_heads = r->model ? r->model->config.heads : r->spec.heads;
   if (r->translator) return translatorMaps(std::move(m), *r, entry);
   if (r->rollout) {
-    m.layers = {r->rollout.get()};
+    m.layers = {&r->rollout->result};
     m.rollout = true;
-    m.rollout_last = r->rollout_last;
-    m.layer_indices = {r->rollout_last};
+    m.rollout_last = r->rollout->last;
+    m.layer_indices = {r->rollout->last};
     return m;
   }
   if (!r->model) {
@@ -103,6 +103,22 @@ RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head
   m.layer_indices = {r->layerIndices().at(static_cast<std::size_t>(e))};
   m.label.layer = m.layer_indices.front();
   return m;
+}
+
+QString sweepLead(const options::OptionSpec& spec, const QString& value, const AttentionSpec& shown) {
+  // The parameters the title says anyway, in the title's own words (withPictureTitle then says
+  // them once, first).
+  if (spec.name == "temperature" && shown.temperature) return scalingText(shown);
+  if (spec.name == "d-k") return QStringLiteral("d_k = %1").arg(shown.resolvedDk());
+  if (spec.name == "mechanism") return mechanismTitle(shown);
+  if (spec.name == "heads")
+    return shown.heads == 1 ? viewText("1 head") : viewText("%1 heads").arg(shown.heads);
+  if (spec.name == "temperature") return QStringLiteral("T = %1").arg(value);
+  if (spec.name == "layer") return viewText("layer %1").arg(value);
+  if (spec.name == "head") return viewText("head %1").arg(value);
+  QString name = QString::fromUtf8(spec.name.data(), static_cast<qsizetype>(spec.name.size()));
+  name.replace(QLatin1Char('-'), QLatin1Char('_'));
+  return QStringLiteral("%1 = %2").arg(name, value);
 }
 
 ImageSize defaultSize(const RunMaps& m) {

@@ -3,7 +3,7 @@
 /// The pictures of one run or of two: a run's maps as drawn (the synthetic lab's heads, a model's
 /// layers × heads, or a model's attention rollout), a difference A − B of two runs, and the
 /// drawing and files of both. The CLI's render, --diff, --rollout and sweep and the window's
-/// heads view and Compare all draw through these, from run::Run (run/run.hpp).
+/// heads view and Compare all draw through these, from results::Run (results/attention.hpp).
 
 #include <QStringList>
 #include <memory>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "attnlab/difference.hpp"
-#include "run/run.hpp"
+#include "results/attention.hpp"
 #include "views/compare.hpp"
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
@@ -28,7 +28,7 @@ struct RunMaps {
   /// with one "head", the rollout matrix. Special tokens already left out when hidden.
   std::vector<const AttentionResult*> layers;
   std::vector<int> layer_indices;  ///< The model layer of each entry (empty for the synthetic lab).
-  QStringList query_tokens, key_tokens;  ///< As drawn: a model's display labels (run::Run).
+  QStringList query_tokens, key_tokens;  ///< As drawn: a model's display labels (results::Run).
   QStringList query_raw, key_raw;  ///< The tokens' own labels (files' query_token, key_token).
   RunLabel label;           ///< Spec (mechanism, mask, h, d_model, d_k, T), cross, model.
   std::optional<int> head;  ///< The head shown (--head N), or every head.
@@ -45,8 +45,14 @@ struct RunMaps {
 /// or its entry `entry`; the rollout when r has one. The label holds the run's spec, facts (a
 /// model's predictions, the synthetic lab's K/V groups) and the note when special tokens are
 /// hidden.
-RunMaps mapsOf(const std::shared_ptr<const run::Run>& r, std::optional<int> head,
+RunMaps mapsOf(const std::shared_ptr<const results::Run>& r, std::optional<int> head,
                std::optional<int> entry = std::nullopt);
+
+/// The words a sweep frame's title starts with: "d_k = 64", "T = 0.5", "8 heads", "layer 3",
+/// "head 2", "seed = 7" (translated in the window). A parameter the title states anyway (d_k, T,
+/// heads, mechanism) is written as the title writes it, from `shown` (the frame's resolved spec),
+/// so the title says it once.
+QString sweepLead(const options::OptionSpec& spec, const QString& value, const AttentionSpec& shown);
 
 /// The default image size of the maps (a grid, one head, or the model view).
 ImageSize defaultSize(const RunMaps& maps);

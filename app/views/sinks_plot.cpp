@@ -135,4 +135,19 @@ void drawSinks(QCustomPlot& plot, const SinkPlotData& data) {
   layout->setRowStretchFactors({0.001, 1, 0.001});
 }
 
+SinkPlotData sinkPlotData(const results::Scored& scored) {
+  SinkPlotData data;
+  data.model = scored.model->name;
+  data.tokens = static_cast<int>(scored.encoding.ids.size());
+  data.full_perplexity = scored.full.perplexity;
+  data.windows = scored.windows;
+  for (int s : scored.sinks) {
+    std::vector<double> ppl;
+    for (int w : data.windows) ppl.push_back(scored.perplexity(w, s));
+    data.curves.emplace_back(s, std::move(ppl));
+  }
+  data.sink_mass = scored.full.sink_mass;
+  return data;
+}
+
 }  // namespace attnlab::views

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attnlab/tensor.hpp"
+#include "results/score.hpp"
 
 class QCustomPlot;
 
@@ -25,6 +26,10 @@ struct SinkPlotData {
   std::vector<std::pair<int, std::vector<double>>> curves;
   Matrix sink_mass;              ///< [layers, heads], under the full cache; empty: no panel.
 };
+
+/// The sink plot of a scored text: its windows, one curve per sink count, the full cache and the
+/// heads' sink mass under it.
+SinkPlotData sinkPlotData(const results::Scored& scored);
 
 /// Draws perplexity against W (log₂ axis; the perplexity axis logarithmic), one curve per S and
 /// the full cache dashed, legend under the panel; and, when given, the sink-mass matrix (layers as

@@ -61,12 +61,25 @@ std::string cpuDeviceName() {
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
 
-BackendChoice selectBackend(std::string_view name, int device_index, BuildMode mode) {
-  if (name != "auto" && name != "cpu" && name != "opencl")
-    throw Error(ErrorCode::kInvalidArgument,
-                "unknown backend '" + std::string(name) + "' (use auto, cpu or opencl)");
+std::string toString(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::kCpu: return "cpu";
+    case BackendKind::kOpenCl: return "opencl";
+    case BackendKind::kAuto: break;
+  }
+  return "auto";
+}
+
+BackendKind parseBackendKind(std::string_view name) {
+  for (const BackendKind kind : {BackendKind::kAuto, BackendKind::kCpu, BackendKind::kOpenCl})
+    if (name == toString(kind)) return kind;
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown backend '" + std::string(name) + "' (use auto, cpu or opencl)");
+}
+
+BackendChoice selectBackend(BackendKind kind, int device_index, BuildMode mode) {
   BackendChoice choice;
-  if (name == "cpu") {
+  if (kind == BackendKind::kCpu) {
     choice.backend = makeCpuBackend();
     return choice;
   }

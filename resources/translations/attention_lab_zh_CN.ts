@@ -1063,6 +1063,10 @@
         <source>Download the pretrained models Attention Lab knows by name (all-MiniLM-L6-v2, SmolLM2-135M-Instruct, Gemma 3 270M) into the cache</source>
         <translation>把 Attention Lab 按名称认识的预训练模型（all-MiniLM-L6-v2、SmolLM2-135M-Instruct、Gemma 3 270M）下载到缓存</translation>
     </message>
+    <message>
+        <source>Picture as image</source>
+        <translation>图表导出为图像</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelFetchDialog</name>
@@ -1404,6 +1408,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <source>Wrote %1 frames (%2 × %3 px) to %4</source>
         <translation>已将 %1 帧（%2 × %3 像素）写入 %4</translation>
     </message>
+    <message>
+        <source>computed on the CPU: %1</source>
+        <translation>在 CPU 上计算：%1</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::VariantsBox</name>
@@ -1547,16 +1555,20 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>图像将为 %1 x %2 像素；每边最多 %3 像素（--width、--height 与 --scale 相乘）</translation>
     </message>
     <message>
+        <source>--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)</source>
+        <translation>--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
+    </message>
+    <message>
+        <source>the sweep was cancelled</source>
+        <translation>扫描已取消</translation>
+    </message>
+    <message>
         <source>--head must be between 0 and %1 (got %2)</source>
         <translation>--head 必须在 0 到 %1 之间（收到 %2）</translation>
     </message>
     <message>
         <source>a translator's CSV holds one layer: add --layer L</source>
         <translation>翻译模型的 CSV 只含一层：请加上 --layer L</translation>
-    </message>
-    <message>
-        <source>--bug-step %1 is past the text's last token (%2)</source>
-        <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
     </message>
     <message>
         <source>the forward pass was cancelled</source>
@@ -1569,6 +1581,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>internal error: %1</source>
         <translation>内部错误：%1</translation>
+    </message>
+    <message>
+        <source>--plot head-roles scores a model's heads: add --model DIR or FILE.gguf</source>
+        <translation>--plot head-roles 为模型的头打分：请添加 --model DIR 或 FILE.gguf</translation>
     </message>
     <message>
         <source>--%1 does not apply to a trained translator: it keeps the shapes, masks, positions and numerics it was trained with</source>
@@ -1713,58 +1729,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>--causal applies to self-attention only; drop --causal or --source</source>
         <translation>--causal 只适用于自注意力；请去掉 --causal 或 --source</translation>
-    </message>
-    <message>
-        <source>the text is empty</source>
-        <translation>文本为空</translation>
-    </message>
-    <message>
-        <source>the text has no tokens (only white space)</source>
-        <translation>文本没有词元（只有空白）</translation>
-    </message>
-    <message>
-        <source>the text has %1 tokens; at most %2 per side are computed</source>
-        <translation>文本有 %1 个词元；每侧最多计算 %2 个</translation>
-    </message>
-    <message>
-        <source>--pad-to %1 is less than the text's %2 tokens</source>
-        <translation>--pad-to %1 小于文本的 %2 个词元</translation>
-    </message>
-    <message>
-        <source>--global %1 is more than the text's %2 tokens</source>
-        <translation>--global %1 多于文本的 %2 个词元</translation>
-    </message>
-    <message>
-        <source>the source text is empty</source>
-        <translation>源文本为空</translation>
-    </message>
-    <message>
-        <source>the source text has no tokens (only white space)</source>
-        <translation>源文本没有词元（只有空白）</translation>
-    </message>
-    <message>
-        <source>the source text has %1 tokens; at most %2 per side are computed</source>
-        <translation>源文本有 %1 个词元；每侧最多计算 %2 个</translation>
-    </message>
-    <message>
-        <source>the text has %1 tokens; %2 reads at most %3 (its context length)</source>
-        <translation>文本有 %1 个词元；%2 最多读取 %3 个（其上下文长度）</translation>
-    </message>
-    <message>
-        <source>this run would keep %1 in memory, and the weights alone take %2, more than the memory budget of %3: close other programs, choose a smaller model or quantisation, or a larger --memory-budget</source>
-        <translation>本次运行将占用 %1 内存，仅权重就占 %2，超过内存预算 %3：请关闭其他程序、选择更小的模型或量化，或增大 --memory-budget</translation>
-    </message>
-    <message>
-        <source>this run would keep %1 in memory (weights %2, attention %3: %4 layers × %5 heads × %6² scores and weights, activations %7), more than the memory budget of %8: choose one layer (--layer), fewer tokens, or a larger --memory-budget</source>
-        <translation>本次运行将占用 %1 内存（权重 %2，注意力 %3：%4 层 × %5 个头 × %6² 个分数和权重，激活 %7），超过内存预算 %8：请选择一层（--layer）、减少词元，或增大 --memory-budget</translation>
-    </message>
-    <message>
-        <source>--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)</source>
-        <translation>--mechanism additive 不适用于 %1：它的头是点积注意力（缩放或不缩放）</translation>
-    </message>
-    <message>
-        <source>--layer %1 does not exist: %2 has layers 0–%3 (or use all)</source>
-        <translation>--layer %1 不存在：%2 的层为 0–%3（或用 all）</translation>
     </message>
     <message>
         <source>python3 has no pip: install python3-pip (fetch-model downloads through pip)</source>
@@ -1983,12 +1947,12 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>未知选项 '%1'（见 --help）</translation>
     </message>
     <message>
-        <source>unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info)</source>
-        <translation>未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info）</translation>
+        <source>unknown command '%1' (use %2)</source>
+        <translation>未知命令“%1”（请用 %2）</translation>
     </message>
     <message>
-        <source>no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info; see --help)</source>
-        <translation>没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info；参见 --help）</translation>
+        <source>no command given (use %1; see --help)</source>
+        <translation>没有给出命令（请用 %1；参见 --help）</translation>
     </message>
     <message>
         <source>unexpected argument '%1' (values follow their option)</source>
@@ -2041,10 +2005,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>--layout-json describes a heatmap (--plot heatmap)</source>
         <translation>--layout-json 描述热力图（--plot heatmap）</translation>
-    </message>
-    <message>
-        <source>--plot head-roles scores a model's heads: add --model DIR or FILE.gguf</source>
-        <translation>--plot head-roles 为模型的头打分：请添加 --model DIR 或 FILE.gguf</translation>
     </message>
     <message>
         <source>--plot head-roles draws every head of every layer: leave out --head</source>
@@ -2155,6 +2115,62 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>扫描最多 %1 帧（得到 %2 帧）</translation>
     </message>
     <message>
+        <source>the text is empty</source>
+        <translation>文本为空</translation>
+    </message>
+    <message>
+        <source>the text has no tokens (only white space)</source>
+        <translation>文本没有词元（只有空白）</translation>
+    </message>
+    <message>
+        <source>the text has %1 tokens; at most %2 per side are computed</source>
+        <translation>文本有 %1 个词元；每侧最多计算 %2 个</translation>
+    </message>
+    <message>
+        <source>--pad-to %1 is less than the text's %2 tokens</source>
+        <translation>--pad-to %1 小于文本的 %2 个词元</translation>
+    </message>
+    <message>
+        <source>--global %1 is more than the text's %2 tokens</source>
+        <translation>--global %1 多于文本的 %2 个词元</translation>
+    </message>
+    <message>
+        <source>the source text is empty</source>
+        <translation>源文本为空</translation>
+    </message>
+    <message>
+        <source>the source text has no tokens (only white space)</source>
+        <translation>源文本没有词元（只有空白）</translation>
+    </message>
+    <message>
+        <source>the source text has %1 tokens; at most %2 per side are computed</source>
+        <translation>源文本有 %1 个词元；每侧最多计算 %2 个</translation>
+    </message>
+    <message>
+        <source>the text has %1 tokens; %2 reads at most %3 (its context length)</source>
+        <translation>文本有 %1 个词元；%2 最多读取 %3 个（其上下文长度）</translation>
+    </message>
+    <message>
+        <source>this run would keep %1 in memory, and the weights alone take %2, more than the memory budget of %3: close other programs, choose a smaller model or quantisation, or a larger --memory-budget</source>
+        <translation>本次运行将占用 %1 内存，仅权重就占 %2，超过内存预算 %3：请关闭其他程序、选择更小的模型或量化，或增大 --memory-budget</translation>
+    </message>
+    <message>
+        <source>this run would keep %1 in memory (weights %2, attention %3: %4 layers × %5 heads × %6² scores and weights, activations %7), more than the memory budget of %8: choose one layer (--layer), fewer tokens, or a larger --memory-budget</source>
+        <translation>本次运行将占用 %1 内存（权重 %2，注意力 %3：%4 层 × %5 个头 × %6² 个分数和权重，激活 %7），超过内存预算 %8：请选择一层（--layer）、减少词元，或增大 --memory-budget</translation>
+    </message>
+    <message>
+        <source>--mechanism additive does not apply to %1: its heads are dot-product attention (scaled or not)</source>
+        <translation>--mechanism additive 不适用于 %1：它的头是点积注意力（缩放或不缩放）</translation>
+    </message>
+    <message>
+        <source>--layer %1 does not exist: %2 has layers 0–%3 (or use all)</source>
+        <translation>--layer %1 不存在：%2 的层为 0–%3（或用 all）</translation>
+    </message>
+    <message>
+        <source>--bug-step %1 is past the text's last token (%2)</source>
+        <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
+    </message>
+    <message>
         <source>not enough memory to load this model</source>
         <translation>内存不足，无法加载此模型</translation>
     </message>
@@ -2169,14 +2185,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>--diff: A shows %1 heads and B %2; compare one head with one head (--head N and --diff "--head M")</source>
         <translation>--diff：A 显示 %1 个头而 B 显示 %2 个；请一个头对一个头比较（--head N 与 --diff "--head M"）</translation>
-    </message>
-    <message>
-        <source>--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)</source>
-        <translation>--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
-    </message>
-    <message>
-        <source>the sweep was cancelled</source>
-        <translation>扫描已取消</translation>
     </message>
 </context>
 <context>
@@ -2194,52 +2202,8 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>分数的直方图（全部头）</translation>
     </message>
     <message>
-        <source>Head roles · %1 · %2 layers × %3 heads</source>
-        <translation>头的角色 · %1 · %2 层 × %3 个头</translation>
-    </message>
-    <message>
-        <source>layer %1</source>
-        <translation>第 %1 层</translation>
-    </message>
-    <message>
-        <source>KV-cache decode</source>
-        <translation>KV 缓存解码</translation>
-    </message>
-    <message>
-        <source>cache bug: token %1 “%2” never cached</source>
-        <translation>缓存错误：词元 %1“%2”从未存入缓存</translation>
-    </message>
-    <message>
-        <source>cache bug: token %1 “%2” cached twice</source>
-        <translation>缓存错误：词元 %1“%2”存入缓存两次</translation>
-    </message>
-    <message>
-        <source>equals the full causal computation (weights: max |Δ| %1)</source>
-        <translation>与完整的因果计算相同（权重：最大 |Δ| %1）</translation>
-    </message>
-    <message>
-        <source>rows differ from the full causal computation from row %1 on (weights: max |Δ| %2)</source>
-        <translation>从第 %1 行起与完整的因果计算不同（权重：最大 |Δ| %2）</translation>
-    </message>
-    <message>
-        <source>KV cache %1 entries · %2 bytes</source>
-        <translation>KV 缓存 %1 项 · %2 字节</translation>
-    </message>
-    <message>
-        <source>%1 bytes with one K/V head per query head</source>
-        <translation>每个查询头一个 K/V 头时为 %1 字节</translation>
-    </message>
-    <message>
-        <source>KV-cache decode − full causal computation (Δ weight)</source>
-        <translation>KV 缓存解码 − 完整因果计算（Δ 权重）</translation>
-    </message>
-    <message>
-        <source>Δ weight (decoded − full)</source>
-        <translation>Δ 权重（解码 − 完整）</translation>
-    </message>
-    <message>
-        <source>prompt rows 0–%1, generated rows %2–%3 · KV cache %4 tokens · %5 bytes</source>
-        <translation>提示行 0–%1，生成行 %2–%3 · KV 缓存 %4 个词元 · %5 字节</translation>
+        <source>Head roles</source>
+        <translation>头的角色</translation>
     </message>
     <message>
         <source>special tokens hidden (weights not renormalised)</source>
@@ -2280,6 +2244,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>attention weight</source>
         <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
     </message>
     <message>
         <source>head %1</source>
@@ -2638,6 +2606,46 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>权重 ÷ 均匀（对数刻度）</translation>
     </message>
     <message>
+        <source>KV-cache decode</source>
+        <translation>KV 缓存解码</translation>
+    </message>
+    <message>
+        <source>cache bug: token %1 “%2” never cached</source>
+        <translation>缓存错误：词元 %1“%2”从未存入缓存</translation>
+    </message>
+    <message>
+        <source>cache bug: token %1 “%2” cached twice</source>
+        <translation>缓存错误：词元 %1“%2”存入缓存两次</translation>
+    </message>
+    <message>
+        <source>equals the full causal computation (weights: max |Δ| %1)</source>
+        <translation>与完整的因果计算相同（权重：最大 |Δ| %1）</translation>
+    </message>
+    <message>
+        <source>rows differ from the full causal computation from row %1 on (weights: max |Δ| %2)</source>
+        <translation>从第 %1 行起与完整的因果计算不同（权重：最大 |Δ| %2）</translation>
+    </message>
+    <message>
+        <source>KV cache %1 entries · %2 bytes</source>
+        <translation>KV 缓存 %1 项 · %2 字节</translation>
+    </message>
+    <message>
+        <source>%1 bytes with one K/V head per query head</source>
+        <translation>每个查询头一个 K/V 头时为 %1 字节</translation>
+    </message>
+    <message>
+        <source>KV-cache decode − full causal computation (Δ weight)</source>
+        <translation>KV 缓存解码 − 完整因果计算（Δ 权重）</translation>
+    </message>
+    <message>
+        <source>Δ weight (decoded − full)</source>
+        <translation>Δ 权重（解码 − 完整）</translation>
+    </message>
+    <message>
+        <source>prompt rows 0–%1, generated rows %2–%3 · KV cache %4 tokens · %5 bytes</source>
+        <translation>提示行 0–%1，生成行 %2–%3 · KV 缓存 %4 个词元 · %5 字节</translation>
+    </message>
+    <message>
         <source>MQA %1 q / 1 kv</source>
         <translation>MQA %1 个查询头 / 1 个 K/V 头</translation>
     </message>
@@ -2740,6 +2748,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>pooled while computing: each layer kept only the max and mean of %1 × %1-token blocks (each cell above combines them), not its %2 × %3 weights per head</source>
         <translation>计算时已池化：每层只保留 %1 × %1 词元块的最大值和平均值（上面的每个单元格由这些块合成），而不是每个头的 %2 × %3 个权重</translation>
+    </message>
+    <message>
+        <source>Head roles · %1 · %2 layers × %3 heads</source>
+        <translation>头的角色 · %1 · %2 层 × %3 个头</translation>
     </message>
     <message>
         <source>forced target “%1”</source>

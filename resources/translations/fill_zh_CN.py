@@ -273,8 +273,6 @@ ZH.update({
     "%1: unknown format '%2' (use .%3)": "%1：未知格式 '%2'（请用 .%3）",
     "%1: the folder %2 does not exist": "%1：文件夹 %2 不存在",
     "unknown option '%1' (see --help)": "未知选项 '%1'（见 --help）",
-    "unknown command '%1' (use compute, render, saturation or info)": "未知命令 '%1'（请用 compute、render、saturation 或 info）",
-    "no command given (use compute, render, saturation or info; see --help)": "没有给出命令（请用 compute、render、saturation 或 info；见 --help）",
     "unexpected argument '%1' (values follow their option)": "多余的参数 '%1'（取值应紧跟其选项）",
     "--%1 does not apply to the window": "--%1 不适用于窗口",
     "--%1 does not apply to the %2 command": "--%1 不适用于 %2 命令",
@@ -416,10 +414,6 @@ ZH.update({
         '--diff：A 显示 %1 个头而 B 显示 %2 个；请一个头对一个头比较（--head N 与 --diff "--head M"）',
     "--out: unknown format '%1' (use .gif, .mp4 or a folder/ for numbered PNG frames)":
         "--out：未知格式“%1”（请用 .gif、.mp4，或以 / 结尾的文件夹存放编号的 PNG 帧）",
-    "unknown command '%1' (use compute, render, saturation, sweep, cost or info)":
-        "未知命令“%1”（请用 compute、render、saturation、sweep、cost 或 info）",
-    "no command given (use compute, render, saturation, sweep, cost or info; see --help)":
-        "没有给出命令（请用 compute、render、saturation、sweep、cost 或 info；参见 --help）",
     "--param NAME is required (e.g. --param d_k)": "需要 --param NAME（例如 --param d_k）",
     "--out FILE.gif, FILE.mp4 or FOLDER/ is required": "需要 --out FILE.gif、FILE.mp4 或 FOLDER/",
     "--kv-heads (%1) must divide --heads (%2)": "--kv-heads（%1）必须整除 --heads（%2）",
@@ -566,10 +560,6 @@ ZH.update({
 
 # Issue 13: KV-cache decoding step by step, head similarity.
 ZH.update({
-    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode or info)":
-        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode 或 info）",
-    "no command given (use compute, render, saturation, sweep, cost, decode or info; see --help)":
-        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode 或 info；参见 --help）",
     "decode reads one text token by token: --source (cross-attention) does not apply":
         "decode 逐个词元读取一段文本：--source（交叉注意力）不适用",
     "decode runs the synthetic lab: --model does not apply": "decode 运行合成实验：--model 不适用",
@@ -666,10 +656,6 @@ ZH.update({
 
 # Issue 16: lesson files and lecture pack
 ZH.update({
-    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode, lesson or info)":
-        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info）",
-    "no command given (use compute, render, saturation, sweep, cost, decode, lesson or info; see --help)":
-        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode、lesson 或 info；参见 --help）",
     "unknown lesson '%1' (use %2)": "未知课程“%1”（请用 %2）",
     "a lesson step sets the lab's settings: --%1 does not apply": "课程步骤只设置实验的参数：--%1 不适用",
     "unknown model '%1' (use @minilm, @smollm2 or @gemma3)": "未知模型“%1”（请用 @minilm、@smollm2 或 @gemma3）",
@@ -773,10 +759,6 @@ ZH.update({
 
 # Issue 24: generation with a real model's KV cache, attention sinks.
 ZH.update({
-    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson or info)":
-        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info）",
-    "no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson or info; see --help)":
-        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson 或 info；参见 --help）",
     "generate runs a pretrained model: add --model DIR|FILE": "generate 运行预训练模型：请加上 --model DIR|FILE",
     "generate keeps one KV cache: --cache-window takes one number": "generate 只保留一个 KV 缓存：--cache-window 只取一个数",
     "generate keeps one KV cache: --sink-tokens takes one number": "generate 只保留一个 KV 缓存：--sink-tokens 只取一个数",
@@ -852,10 +834,6 @@ ZH.update({
 
 # Issue 25: models by name (fetch-model, the model manifest) and File > Get models...
 ZH.update({
-    "unknown command '%1' (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info)":
-        "未知命令“%1”（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info）",
-    "no command given (use compute, render, saturation, sweep, cost, decode, generate, lesson, fetch-model or info; see --help)":
-        "没有给出命令（请用 compute、render、saturation、sweep、cost、decode、generate、lesson、fetch-model 或 info；参见 --help）",
     "fetch-model takes a model's name or --list, not both": "fetch-model 接受模型名或 --list，不能两者都给",
     "fetch-model needs a model's name (%1) or --list": "fetch-model 需要一个模型名（%1）或 --list",
     "unknown model '%1' (use %2; see fetch-model --list)": "未知模型“%1”（请用 %2；参见 fetch-model --list）",
@@ -925,6 +903,14 @@ ZH.update({
         "%1 · %2 层 × %3 个头 · %4 个词元，每层只保留 %5 × %5 词元块的最大值和平均值（完整保留会超过内存预算）· 悬停单元格查看最大值和平均值，点击一层可完整计算该层",
     "layer %1 · head %2 · queries %3–%4 → keys %5–%6": "第 %1 层 · 头 %2 · 查询 %3–%4 → 键 %5–%6",
     "%1: max weight %2, mean %3 over %4 visible pairs": "%1：最大权重 %2，%4 个可见对的平均值 %3",
+})
+
+# Issue 48: one run library, the command table, the plot table.
+ZH.update({
+    "unknown command '%1' (use %2)": "未知命令“%1”（请用 %2）",
+    "no command given (use %1; see --help)": "没有给出命令（请用 %1；参见 --help）",
+    "Picture as image": "图表导出为图像",
+    "computed on the CPU: %1": "在 CPU 上计算：%1",
 })
 
 

@@ -12,6 +12,7 @@
 #include "cli/cli.hpp"
 #include "options/lab_settings.hpp"
 #include "options/options.hpp"
+#include "run/checks.hpp"
 
 namespace attnlab::test {
 
@@ -63,7 +64,7 @@ inline std::string windowRefusal(const std::vector<std::string>& args) {
   const std::vector<std::string> window(args.begin() + 1, args.end());
   try {
     const options::Options o = options::parse(window, options::kWindow);
-    options::checkTokens(o.lab);
+    run::checkTokens(o.lab);
   } catch (const options::OptionError& e) {
     return e.message().english().toStdString();
   }

@@ -52,7 +52,7 @@ TEST_CASE("CLI generate: steps with rows over the growing cache, a picture", "[c
   CHECK(j["generated_ids"].size() == 4);
   CHECK(j["stop"] == "max_tokens");
   CHECK(QFileInfo(QString::fromStdString(png)).size() > 1000);
-  // Keys in the documented order (DESIGN.md, command line): the raw text.
+  // Keys in the documented order (docs/cli.md, the stable contract): the raw text.
   const auto r = runCli({"generate", "--model", kTiny, "--max-tokens", "2", "--layer", "1"});
   REQUIRE(r.code == 0);
   CHECK(r.out.find("\"command\"") < r.out.find("\"steps\""));

@@ -19,10 +19,10 @@
 #include "cli/cli.hpp"
 #include "options/options.hpp"
 #include "options/variants.hpp"
-#include "views/animation.hpp"
+#include "run/run.hpp"
+#include "animation/animation.hpp"
 #include "views/heatmap.hpp"
 #include "views/run_maps.hpp"
-#include "views/sweep.hpp"
 
 // The file's own namespace: its helpers never meet another test file's in a unity batch.
 namespace attnlab_test_compare {
@@ -327,8 +327,8 @@ TEST_CASE("sweep: a GIF of d_k with one decodable frame per value, PNG frames, r
     return args;
   };
   requireOk(with({"--values", "1,2,4,...,64", "--delay", "250", "--out", d + "/dk.gif"}));
-  const attnlab::views::GifContents gif =
-      attnlab::views::readGif(QString::fromStdString(d + "/dk.gif"));
+  const attnlab::animation::GifContents gif =
+      attnlab::animation::readGif(QString::fromStdString(d + "/dk.gif"));
   CHECK(gif.size == QSize(360, 300));
   REQUIRE(gif.frames.size() == 7);  // 1, 2, 4, 8, 16, 32, 64
   CHECK(gif.loops);
@@ -350,7 +350,7 @@ TEST_CASE("sweep: a GIF of d_k with one decodable frame per value, PNG frames, r
   requireOk({"sweep", "--param", "layer", "--model", kTinyGpt2, "--text", "the cat", "--out",
              d + "/layers/"});
   CHECK(QDir(QString::fromStdString(d + "/layers")).entryList(QDir::Files).size() == 2);
-  if (attnlab::views::ffmpegProgram().isEmpty()) {
+  if (attnlab::animation::ffmpegProgram().isEmpty()) {
     WARN("ffmpeg not installed: the .mp4 output is skipped; checking its refusal instead");
     requireUsage(with({"--values", "1,2", "--out", d + "/s.mp4"}),
                  "an MP4 needs ffmpeg, which is not installed");

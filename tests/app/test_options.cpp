@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "options/options.hpp"
+#include "run/checks.hpp"
 
 // The file's own namespace: its helpers never meet another test file's in a unity batch.
 namespace attnlab_test_options {
@@ -89,7 +90,7 @@ TEST_CASE("window-only and CLI-only options, and the language", "[options]") {
   REQUIRE(o.lab.layer);
   CHECK(*o.lab.layer == -1);
   try {
-    options::checkLayer(o.lab, QStringLiteral("tiny-gpt2"), 2);
+    attnlab::run::checkLayer(o.lab, QStringLiteral("tiny-gpt2"), 2);
     FAIL("no error");
   } catch (const options::OptionError& e) {
     CHECK(e.message().english() == QStringLiteral("--layer -1 does not exist: tiny-gpt2 has layers 0–1 (or use all)"));
@@ -122,7 +123,7 @@ TEST_CASE("validate() gives the parser's words for the window's values", "[optio
   s = {};
   s.text = QStringLiteral("   ");
   try {
-    options::checkTokens(s);
+    attnlab::run::checkTokens(s);
     FAIL("no error");
   } catch (const options::OptionError& e) {
     CHECK(e.message().english() == QStringLiteral("the text has no tokens (only white space)"));

@@ -153,7 +153,7 @@ TEST_CASE("a run over the budget in full gives every layer's overview where the 
   s.text = QString::fromStdString(text);
   s.backend = attnlab::options::BackendKind::kCpu;
   run::Session session;
-  const std::shared_ptr<run::Run> whole = session.run(s);  // the default budget: every layer
+  const std::shared_ptr<attnlab::results::Run> whole = session.run(s);  // the default budget: every layer
   REQUIRE(whole->layers().size() == static_cast<std::size_t>(c.layers));
   CHECK_FALSE(whole->pooled());
 
@@ -169,19 +169,20 @@ TEST_CASE("a run over the budget in full gives every layer's overview where the 
 
   run::RunHooks hooks;
   hooks.allow_overview = true;
-  const std::shared_ptr<run::Run> r = session.run(s, hooks);
+  const std::shared_ptr<attnlab::results::Run> r = session.run(s, hooks);
   REQUIRE(r->pooled());
-  CHECK(r->overview_block == 2);
-  REQUIRE(r->overviews.size() == static_cast<std::size_t>(c.layers));
-  for (int l = 0; l < c.layers; ++l) CHECK(r->overview_layers[static_cast<std::size_t>(l)] == l);
+  REQUIRE(r->overview);
+  CHECK(r->overview->block == 2);
+  REQUIRE(r->overview->layers.size() == static_cast<std::size_t>(c.layers));
+  for (int l = 0; l < c.layers; ++l) CHECK(r->overview->layer_indices[static_cast<std::size_t>(l)] == l);
   REQUIRE(r->layers().size() == 1);
   CHECK(r->layerIndices() == std::vector<int>{c.layers - 1});
-  REQUIRE(r->full_refusal);
-  CHECK(r->full_refusal->english().toStdString() == refusal);  // compute's and the exports' words
+  REQUIRE(r->overview->full_refusal);
+  CHECK(r->overview->full_refusal->english().toStdString() == refusal);  // compute's and the exports' words
   CHECK(r->layers().front().weights.data == whole->layers().back().weights.data);
   for (int l = 0; l < c.layers; ++l) {
     const PooledAttention want = attnlab::poolWeights(whole->layers()[static_cast<std::size_t>(l)], 2);
-    attnlab::test::checkSamePooled(r->overviews[static_cast<std::size_t>(l)], want);
+    attnlab::test::checkSamePooled(r->overview->layers[static_cast<std::size_t>(l)], want);
   }
 
   // The same session keeps the pooled pass for callers that draw overviews only.

@@ -27,6 +27,7 @@
 #include "views/picture.hpp"
 #include "views/saturation_plot.hpp"
 #include "attnlab/summary.hpp"
+#include "run/run.hpp"
 
 // The file's own namespace: its helpers never meet another test file's in a unity batch.
 namespace attnlab_test_views {
@@ -922,15 +923,15 @@ TEST_CASE("keepTokens drops rows and columns without renormalising", "[views][mo
   spec.heads = 2;
   spec.d_model = 6;
   const AttentionResult full = computeAttentionCpu(in, spec);
-  const AttentionResult kept = views::keepTokens(full, {false, true, true, false});
+  const AttentionResult kept = attnlab::run::keepTokens(full, {false, true, true, false});
   REQUIRE(kept.nQ() == 2);
   REQUIRE(kept.nK() == 2);
   CHECK(kept.weights(1, 0, 1) == full.weights(1, 1, 2));
   CHECK(kept.stats[1].entropy[1] == full.stats[1].entropy[2]);
   double row_sum = kept.weights(0, 0, 0) + kept.weights(0, 0, 1);
   CHECK(row_sum < 1.0);  // weights on the hidden tokens are not redistributed
-  CHECK_THROWS_AS(views::keepTokens(full, {false, false, false, false}), Error);
-  CHECK_THROWS_AS(views::keepTokens(full, {true}), Error);
+  CHECK_THROWS_AS(attnlab::run::keepTokens(full, {false, false, false, false}), Error);
+  CHECK_THROWS_AS(attnlab::run::keepTokens(full, {true}), Error);
 }
 
 }  // namespace attnlab_test_views

@@ -175,7 +175,7 @@ TEST_CASE("Gemma 3 270M equals the independent reference on every layer and head
     }
     // Next tokens: the reference's top 5 in its order, logits within 1e-3 (float32 over 18
     // layers and a 640-wide product against 262 144 rows); llama.cpp's top 5 for the record:
-    // the same tokens but where its quantised products reorder near-ties (DESIGN.md).
+    // the same tokens but where its quantised products reorder near-ties (docs/models.md).
     const std::vector<std::int64_t> next_ids = golden.integers(key("case", i) + ".next_ids");
     const std::vector<float> next_logits = golden.floats(key("case", i) + ".next_logits");
     const std::vector<float> lc_at_ref = golden.floats(key("case", i) + ".llama_cpp_at_ref");

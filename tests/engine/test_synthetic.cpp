@@ -143,16 +143,18 @@ TEST_CASE("bad input and settings are reported with a clear message", "[syntheti
 }
 
 TEST_CASE("backend selection falls back to the CPU with a reason", "[backend]") {
-  const BackendChoice cpu = selectBackend("cpu");
+  const BackendChoice cpu = selectBackend(BackendKind::kCpu);
   CHECK(cpu.backend->name() == "cpu");
   CHECK(cpu.fallback_reason.empty());
   std::string why;
   if (listOpenClDevices(&why).empty()) {
-    const BackendChoice autoChoice = selectBackend("auto");
+    const BackendChoice autoChoice = selectBackend(BackendKind::kAuto);
     CHECK(autoChoice.backend->name() == "cpu");
     CHECK(autoChoice.fallback_reason == why);
   }
-  CHECK_THROWS_WITH(selectBackend("cuda"), Catch::Contains("unknown backend 'cuda'"));
+  CHECK_THROWS_WITH(parseBackendKind("cuda"), Catch::Contains("unknown backend 'cuda'"));
+  CHECK(parseBackendKind("opencl") == BackendKind::kOpenCl);
+  CHECK(toString(BackendKind::kAuto) == "auto");
 }
 
 TEST_CASE("the rng is deterministic and roughly standard normal", "[synthetic][rng]") {

@@ -1,5 +1,5 @@
 // Every tokenizer.json field that changes the ids is honoured as HuggingFace tokenizers 0.21
-// applies it, or refused by name (docs/DESIGN.md, "Model fields: honoured, refused, irrelevant"):
+// applies it, or refused by name (docs/models.md, "Model fields: honoured, refused, irrelevant"):
 // the added tokens' lstrip, rstrip, single_word and normalized flags, the model's and
 // pre-tokenizer's options, and texts whose bytes Qt's conversions could alter (a leading U+FEFF,
 // noncharacters, CR line ends, NFC / NFD), against tests/data/tokenizers/added-token-flags.json
@@ -226,7 +226,7 @@ TEST_CASE("tokenizer.json: fields that would change the ids and are not reproduc
 TEST_CASE("tokenizer.json: fields irrelevant to the ids load and change nothing",
           "[tokenizer][model_tokenizer]") {
   // trim_offsets (offsets only), the decoder (ids → text), version, and truncation / padding
-  // (transformers turns them off on every call unless asked: docs/DESIGN.md).
+  // (transformers turns them off on every call unless asked: docs/models.md).
   Scratch scratch;
   const Json spec = tinyLlama();
   const std::string text = "The cat <|im_end|> sat on 12 mats.\n";

@@ -13,6 +13,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
+#include <QTimer>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -22,9 +24,11 @@
 #include <sstream>
 
 #include "options/variants.hpp"
-#include "views/sweep.hpp"
+#include "run/run.hpp"
+#include "animation/sweep.hpp"
 #include "main_window.hpp"
-#include "views/animation.hpp"
+#include "sweep_export.hpp"
+#include "animation/animation.hpp"
 #include "window_test_support.hpp"
 
 using attnlab::gui::MainWindow;
@@ -70,6 +74,18 @@ std::pair<double, double> cellRange(QCustomPlot* plot) {
 }
 
 QString tinyGpt2() { return QStringLiteral(ATTNLAB_TEST_DATA_DIR "/models/tiny-gpt2"); }
+
+/// Shows the window on a small synthetic setting (2 heads, d_model 16, "a cat sat") and waits
+/// for its picture: what the sweep exports start from.
+bool showSmallSetting(MainWindow& window) {
+  window.show();
+  LabSettings s;
+  s.spec.heads = 2;
+  s.spec.d_model = 16;
+  s.text = QStringLiteral("a cat sat");
+  window.setSettings(s);
+  return waitFor(window, window.settings());
+}
 
 }  // namespace
 
@@ -215,13 +231,7 @@ class CompareWindowTest : public QObject {
 
   void sweepExportWritesTheCommandLinesGif() {
     MainWindow window(testOptions());
-    window.show();
-    LabSettings s;
-    s.spec.heads = 2;
-    s.spec.d_model = 16;
-    s.text = QStringLiteral("a cat sat");
-    window.setSettings(s);
-    QVERIFY(waitFor(window, window.settings()));
+    QVERIFY(showSmallSetting(window));
     QTemporaryDir dir;
     attnlab::options::Options o = window.commandLine(attnlab::options::kSweep);
     o.sweep.param = &attnlab::options::sweptOption(QStringLiteral("temperature"));
@@ -229,25 +239,51 @@ class CompareWindowTest : public QObject {
     o.output.out = dir.filePath(QStringLiteral("t.gif"));
     o.output.width = 320;
     o.output.height = 260;
-    std::ostringstream notes;
     int reported = 0;
     attnlab::run::Session session;
-    const views::SweepWritten w =
-        views::writeSweep(o, session, notes, [&reported](int done, int) {
+    const auto frames = attnlab::run::sweepFrames(o, session);
+    const auto compute = [&session](const attnlab::options::LabSettings& lab) { return session.run(lab); };
+    const attnlab::animation::SweepWritten w =
+        attnlab::animation::writeSweep(o, frames, compute, {}, [&reported](int done, int) {
           reported = done;
           return true;
         });
     QCOMPARE(w.frames, 3);
     QCOMPARE(reported, 3);
-    const views::GifContents gif = views::readGif(o.output.out);
+    const attnlab::animation::GifContents gif = attnlab::animation::readGif(o.output.out);
     QCOMPARE(static_cast<int>(gif.frames.size()), 3);
     QCOMPARE(gif.size, QSize(320, 260));
     // Cancelling leaves no file behind.
     o.output.out = dir.filePath(QStringLiteral("cancelled.gif"));
     QVERIFY_THROWS_EXCEPTION(
         attnlab::options::OptionError,
-        views::writeSweep(o, session, notes, [](int done, int) { return done < 1; }));
+        attnlab::animation::writeSweep(o, attnlab::run::sweepFrames(o, session), compute, {},
+                                       [](int done, int) { return done < 1; }));
     QVERIFY(!QFile::exists(o.output.out));
+  }
+
+  void exportSweepDrawsFramesComputedOnAWorker() {
+    // File → Export sweep as the user runs it: the dialog's choices, the frames computed on the
+    // export's worker thread and drawn here, the GIF written, the status line.
+    MainWindow window(testOptions());
+    QVERIFY(showSmallSetting(window));
+    QTemporaryDir dir;
+    const QString gif = dir.filePath(QStringLiteral("t.gif"));
+    bool filled = false;
+    QTimer::singleShot(0, &window, [&] {
+      auto* dialog = qobject_cast<attnlab::gui::SweepDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      auto* param = dialog->findChild<QComboBox*>(QStringLiteral("sweepParam"));
+      param->setCurrentIndex(param->findData(QStringLiteral("temperature")));
+      dialog->findChild<QLineEdit*>(QStringLiteral("sweepValues"))->setText(QStringLiteral("0.5,1,2"));
+      dialog->findChild<QLineEdit*>(QStringLiteral("sweepPath"))->setText(gif);
+      filled = true;
+      dialog->accept();
+    });
+    const QString said = attnlab::gui::exportSweep(&window, window.commandLine(attnlab::options::kSweep), 0, 2, false);
+    QVERIFY(filled);
+    QVERIFY2(said.startsWith(QStringLiteral("Wrote 3 frames")), qPrintable(said));
+    QCOMPARE(static_cast<int>(attnlab::animation::readGif(gif).frames.size()), 3);
   }
 };
 

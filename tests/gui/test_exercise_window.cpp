@@ -13,7 +13,7 @@
 /// Widgets are found by objectName (or by type inside a named dock); nothing is read through
 /// MainWindow's accessors. ATTNLAB_EXERCISE_STEPS overrides the interaction count (default
 /// kDefaultSteps, what the release suite runs; the asan preset runs 1000, the tsan preset 250;
-/// the times on 2 shared cores are in docs/DESIGN.md's Tests section).
+/// the times on 2 shared cores are in docs/benchmarks.md, "The random-interaction test's time").
 
 #include <qcustomplot.h>
 

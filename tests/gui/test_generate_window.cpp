@@ -6,8 +6,8 @@
 /// and a prompt beyond the context is refused inline in the engine's words. The sampling and cache
 /// choices take the CLI's limits, refuse in the CLI's words and generate the CLI's tokens; the
 /// head role chosen is kept for the next start and brings the Analysis dock to the front. With
-/// the fetched models (the CTest entry gui_generate_real_models): BERT is refused inline, and
-/// SmolLM2's model view scrolls to the chosen role's top head.
+/// the fetched models (the CTest entries gui_generate_real_minilm and gui_generate_real_smollm2):
+/// BERT is refused inline, and SmolLM2's model view scrolls to the chosen role's top head.
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -79,8 +79,8 @@ bool inFront(const QMainWindow& window, const QDockWidget* dock) {
   return true;
 }
 
-/// The real-model checks run as their own CTest entry (gui_generate_real_models), which counts a
-/// missing model as skipped.
+/// The real-model checks run as CTest entries of their own (gui_generate_real_minilm,
+/// gui_generate_real_smollm2), each of which counts its missing model as skipped.
 bool realModelsWanted() { return qEnvironmentVariableIsSet("ATTNLAB_GUI_REAL_MODELS"); }
 
 }  // namespace
@@ -185,7 +185,7 @@ class GenerateWindowTest : public QObject {
   }
 
   void bertIsRefusedInline() {
-    if (!realModelsWanted()) QSKIP("runs as the CTest entry gui_generate_real_models");
+    if (!realModelsWanted()) QSKIP("runs as a CTest entry of its own (gui_generate_real_*)");
     const auto dir = attnlab::test::miniLmDir();
     if (!dir) {
       std::printf("ATTNLAB_TEST_SKIPPED: all-MiniLM-L6-v2 not found (run scripts/fetch-model)\n");
@@ -213,7 +213,7 @@ class GenerateWindowTest : public QObject {
   }
 
   void smolLm2RoleScrollsToItsTopHead() {
-    if (!realModelsWanted()) QSKIP("runs as the CTest entry gui_generate_real_models");
+    if (!realModelsWanted()) QSKIP("runs as a CTest entry of its own (gui_generate_real_*)");
     const QString file = QDir::home().filePath(QStringLiteral(".cache/attention-lab/models/SmolLM2-135M-Instruct.Q4_1.gguf"));
     const QString env = qEnvironmentVariable("ATTNLAB_SMOLLM2_GGUF");
     const QString model = !env.isEmpty() ? env : file;

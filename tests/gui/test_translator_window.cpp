@@ -48,11 +48,11 @@ void choose(gui::MainWindow& window, const QString& dir) {
 /// Waits for a translator's result of the window's current settings.
 bool waitForTranslation(gui::MainWindow& window) {
   const bool shown = attnlab::test::waitFor(window, window.settings(), kWaitMs, 50);
-  return shown && window.currentResult()->translation != nullptr;
+  return shown && window.currentResult()->translator != nullptr;
 }
 
 QString output(const gui::MainWindow& window) {
-  return QString::fromStdString(window.currentResult()->translation->output);
+  return QString::fromStdString(window.currentResult()->translator->translation->output);
 }
 
 }  // namespace
@@ -164,7 +164,7 @@ class TranslatorWindowTest : public QObject {
     QCOMPARE(window.settings().text, QString::fromUtf8(attnlab::options::kDefaultText));
     QVERIFY(window.settings().source.isEmpty());
     QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs));
-    QVERIFY(window.currentResult()->translation == nullptr);
+    QVERIFY(window.currentResult()->translator == nullptr);
   }
 
   void trainingCurvesAreADock() {

@@ -85,12 +85,12 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("selectBackend uses OpenCL when a device builds the kernels", "[opencl][backend]") {
   if (!runtimeFor(Variant::kCpu)) return;
-  BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
+  BackendChoice choice = selectBackend(BackendKind::kOpenCl, 0, BuildMode::kWait);
   REQUIRE(choice.fallback_reason.empty());
   const AttentionResult r = runOn(*choice.backend, smallSpec(2, 16), "The cat sat on the mat.");
   CHECK(r.backend == "opencl");
   CHECK(r.fallback_reason.empty());
-  REQUIRE_THROWS_MATCHES(selectBackend("opencl", 99), Error,
+  REQUIRE_THROWS_MATCHES(selectBackend(BackendKind::kOpenCl, 99), Error,
                          ErrorMatches(ErrorCode::kInvalidArgument, "device 99 does not exist"));
 }
 
@@ -109,7 +109,7 @@ TEST_CASE("a kernel build failure falls back to the CPU with the build log", "[o
   CHECK_FALSE(kept->buildLog().empty());
   CHECK_FALSE(rt.prepared(8, 8));
   // The CLI's mode: the build runs before the first result, which says why it is the CPU's.
-  BackendChoice choice = selectBackend("auto", 0, BuildMode::kWait);
+  BackendChoice choice = selectBackend(BackendKind::kAuto, 0, BuildMode::kWait);
   const AttentionResult r = runOn(*choice.backend, smallSpec());
   CHECK(r.backend == "cpu");
   CHECK(contains(r.fallback_reason, "clBuildProgram failed"));
@@ -127,7 +127,7 @@ TEST_CASE("a background build that fails is reported, kept, and built again on r
   const std::string good = opencl::kernelSource("materialized_attention.cl");
   std::ofstream(dir / "materialized_attention.cl") << good << "\nthis line is not OpenCL C\n";
   ::setenv("ATTNLAB_KERNEL_DIR", dir.c_str(), 1);
-  BackendChoice choice = selectBackend("auto", 0, BuildMode::kBackground);
+  BackendChoice choice = selectBackend(BackendKind::kAuto, 0, BuildMode::kBackground);
   Backend& backend = *choice.backend;
   const AttentionSpec spec = smallSpec();
   AttentionResult r = computeUntil(backend, spec, [](const AttentionResult& x) {
@@ -164,7 +164,7 @@ TEST_CASE("results never wait for a kernel build in progress", "[opencl][backgro
   fs::remove(fifo);
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   ::setenv("ATTNLAB_KERNEL_DIR", dir.c_str(), 1);
-  BackendChoice choice = selectBackend("auto", 0, BuildMode::kBackground);
+  BackendChoice choice = selectBackend(BackendKind::kAuto, 0, BuildMode::kBackground);
   Backend& backend = *choice.backend;
   // Writes the source into the FIFO (releasing the blocked build), then leaves a plain file in
   // its place; also on the way out of a failed REQUIRE, so the backend's destructor can finish.
@@ -260,7 +260,7 @@ TEST_CASE("a device whose limits the kernels cannot fit falls back with the limi
   small.variant = Variant::kGpu;
   small.limits = opencl::DeviceLimits{2 * 1024, 256, {256, 256}};  // 2 KiB of local memory
   opencl::setRuntimeOverridesForTesting(small);
-  BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
+  BackendChoice choice = selectBackend(BackendKind::kOpenCl, 0, BuildMode::kWait);
   AttentionSpec spec = smallSpec(1, 512);  // d_k = 512: one key of K and V needs 4 KiB
   AttentionResult r = runOn(*choice.backend, spec);
   CHECK(r.backend == "cpu");
@@ -306,7 +306,7 @@ TEST_CASE("a pretrained model's forward pass on OpenCL matches the CPU, layer by
   // so a kernel error would also shift the later layers.
   const auto model =
       PretrainedModel::load(std::string(ATTNLAB_TEST_DATA_DIR) + "/models/tiny-gpt2");
-  BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
+  BackendChoice choice = selectBackend(BackendKind::kOpenCl, 0, BuildMode::kWait);
   REQUIRE(choice.fallback_reason.empty());
   auto cpu = makeCpuBackend();
   const std::string text = "The cat sat on the mat because it was tired. 我的猫很累 😀";
@@ -335,7 +335,7 @@ TEST_CASE("Gemma on OpenCL: Gemma 3's local and global layers equal the CPU; Gem
           "soft-capped scores fall back to the CPU saying why",
           "[opencl][pretrained][gemma]") {
   if (!runtimeFor(Variant::kCpu)) return;
-  BackendChoice choice = selectBackend("opencl", 0, BuildMode::kWait);
+  BackendChoice choice = selectBackend(BackendKind::kOpenCl, 0, BuildMode::kWait);
   REQUIRE(choice.fallback_reason.empty());
   auto cpu = makeCpuBackend();
   const std::string data = ATTNLAB_TEST_DATA_DIR;

@@ -13,7 +13,7 @@ tiny-llama reused) is written twice, as the same model:
     W_Q / W_K rows left in HuggingFace's rotate-half order (llama.cpp rotates qwen2 NEOX-style);
   - mistral (general.architecture "llama", as llama.cpp's converter writes Mistral): W_Q / W_K
     permuted to interleaved pairs as for Llama, and llama.attention.sliding_window = 4 — a key
-    the converter does NOT write for llama (llama.cpp's llama has no window; see DESIGN.md);
+    the converter does NOT write for llama (llama.cpp's llama has no window; see docs/models.md);
   - phi3 (general.architecture "phi3"): fused blk.N.attn_qkv and blk.N.ffn_up = W_gate | W_up,
     rotate-half order, phi3.attention.sliding_window and phi3.rope.scaling.original_context_length
     as the converter writes them.

@@ -1,5 +1,5 @@
 """Writes the trained translators' files (scripts/train-translators): the model folders (safetensors
-written here, no safetensors package needed), the goldens and the test set. Layouts: docs/DESIGN.md
+written here, no safetensors package needed), the goldens and the test set. Layouts: docs/models.md
 "Trained translators"."""
 
 import json

@@ -1,5 +1,5 @@
 """The torch reference of the two trained translators (issue 23; the file contract with the engine
-is docs/DESIGN.md "Trained translators"). scripts/train-translators trains them and writes the
+is docs/models.md "Trained translators"). scripts/train-translators trains them and writes the
 goldens with these very modules, so the tensor names here are the safetensors names.
 
 Shapes: B batch, n_s source length, T target length, V_s / V_t vocabulary sizes. Padded source

@@ -49,14 +49,27 @@ enum class BuildMode {
                 ///< so the window's first picture never waits on the compiler.
 };
 
-/// Picks a backend by name: "cpu", "opencl" or "auto" (OpenCL when a device builds the kernels,
-/// else CPU). `device_index` selects among OpenCL devices in listOpenClDevices() order.
+/// Which backend to use, the choice a caller makes once at its edge (--backend, the window's box).
+enum class BackendKind {
+  kAuto,    ///< OpenCL when a device builds the kernels, else the CPU.
+  kCpu,     ///< The CPU reference.
+  kOpenCl,  ///< OpenCL; the CPU only when the device fails (said in the result).
+};
+
+/// "auto", "cpu" or "opencl": the kind's name as --backend spells it.
+std::string toString(BackendKind kind);
+/// The kind named "auto", "cpu" or "opencl"; throws Error(kInvalidArgument) "unknown backend
+/// 'cuda' (use auto, cpu or opencl)" for any other name.
+BackendKind parseBackendKind(std::string_view name);
+
+/// Picks a backend of `kind` (kAuto: OpenCL when a device builds the kernels, else the CPU).
+/// `device_index` selects among OpenCL devices in listOpenClDevices() order.
 /// Without a usable OpenCL device the CPU backend is returned with fallback_reason set (and set
 /// on every AttentionResult it computes); with one,
 /// every later failure (build error, CL_OUT_OF_RESOURCES, allocation failure) falls back to the
 /// CPU for that result and says so in AttentionResult::fallback_reason.
-/// Throws Error(kInvalidArgument) for an unknown name or a device index that does not exist.
-BackendChoice selectBackend(std::string_view name, int device_index = 0,
+/// Throws Error(kInvalidArgument) for a device index that does not exist.
+BackendChoice selectBackend(BackendKind kind, int device_index = 0,
                             BuildMode mode = BuildMode::kWait);
 
 /// One OpenCL device as the ICD loader reports it.

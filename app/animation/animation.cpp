@@ -1,7 +1,7 @@
 /// \file animation.cpp
 /// Animated GIF (giflib), numbered frames and MP4 (ffmpeg) for sweeps.
 
-#include "views/animation.hpp"
+#include "animation/animation.hpp"
 
 #include <fcntl.h>
 #include <gif_lib.h>
@@ -18,7 +18,7 @@
 
 #include "attnlab/error.hpp"
 
-namespace attnlab::views {
+namespace attnlab::animation {
 namespace {
 
 std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
@@ -223,4 +223,4 @@ void encodeMp4(const QString& folder, int count, int delay_ms, const QString& pa
   }
 }
 
-}  // namespace attnlab::views
+}  // namespace attnlab::animation

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-namespace attnlab::views {
+namespace attnlab::animation {
 
 /// Writes an animated GIF frame by frame: every frame is shown `delay_ms` (GIF stores hundredths
 /// of a second: rounded, at least 2) and the animation loops (NETSCAPE2.0 extension).
@@ -58,4 +58,4 @@ QString ffmpegProgram();
 /// ffmpeg is missing, fails (its last line of output named) or takes longer than two minutes.
 void encodeMp4(const QString& folder, int count, int delay_ms, const QString& path);
 
-}  // namespace attnlab::views
+}  // namespace attnlab::animation
