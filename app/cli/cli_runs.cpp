@@ -8,7 +8,6 @@
 #include <cstdlib>
 
 #include "attnlab/memory.hpp"
-
 #include "cli/commands.hpp"
 
 namespace attnlab::cli {
@@ -42,9 +41,31 @@ std::function<void(const MemoryNeeds&)> memoryReport() {
   };
 }
 
+/// On a terminal: the first touch of a newly loaded model's weights, rewritten in place once it
+/// has taken a second ("reading the weights, 2.1 GB of 8.53 GB"). Elsewhere none: the first pass
+/// reads the pages as it needs them.
+std::function<bool(long long, long long)> terminalReading() {
+  if (isatty(STDERR_FILENO) == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  auto shown = std::make_shared<bool>(false);
+  return [start, shown](long long done, long long total) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (done >= total) {
+      if (*shown) std::fprintf(stderr, "\r\033[K");
+    } else if (s >= 1.0) {
+      std::fprintf(stderr, "\rattention-lab-cli: reading the weights, %s of %s\033[K",
+                   formatBytes(done).c_str(), formatBytes(total).c_str());
+      *shown = true;
+    }
+    std::fflush(stderr);
+    return true;
+  };
+}
+
 run::RunHooks cliHooks(bool allow_overview) {
   run::RunHooks hooks;
   hooks.progress = terminalProgress();
+  hooks.reading = terminalReading();
   hooks.memory = memoryReport();
   hooks.allow_overview = allow_overview;
   return hooks;

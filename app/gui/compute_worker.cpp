@@ -66,6 +66,13 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings,
     if (pass.elapsed() >= 300) emit progress(generation, done, total);
     return cancelled_->load() != generation;  // the user's Cancel stops after this layer
   };
+  QElapsedTimer read;
+  hooks.reading = [this, generation, &read](long long done, long long total) {
+    if (!read.isValid()) read.start();
+    if (read.elapsed() < 300) return true;  // too short to show, or to cancel: the pass can be
+    emit reading(generation, done, total);
+    return cancelled_->load() != generation;  // the user's Cancel stops after this chunk
+  };
   try {
     // The CLI's pipeline, checks and words (run/run.hpp).
     static_cast<results::Run&>(*result) = std::move(*session_.run(settings, hooks));
@@ -116,6 +123,12 @@ ComputeController::ComputeController(QObject* parent)
       worker_, &ComputeWorker::progress, this,
       [this](quint64 generation, int done, int total) {
         if (generation == generation_) emit progress(done, total);
+      },
+      Qt::QueuedConnection);
+  connect(
+      worker_, &ComputeWorker::reading, this,
+      [this](quint64 generation, qint64 done, qint64 total) {
+        if (generation == generation_) emit reading(done, total);
       },
       Qt::QueuedConnection);
   thread_.setObjectName(QStringLiteral("attention-lab compute"));

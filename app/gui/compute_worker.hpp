@@ -91,6 +91,9 @@ class ComputeWorker : public QObject {
   /// Request `generation`'s forward pass has run `done` of `total` layers (sent after each layer
   /// once the pass has run for 0.3 s).
   void progress(quint64 generation, int done, int total);
+  /// Request `generation` has read `done` of `total` bytes of a newly loaded model's weights (the
+  /// first touch of the mapped file; sent between 64 MB chunks once it has taken 0.3 s).
+  void reading(quint64 generation, qint64 done, qint64 total);
 
  private:
   std::shared_ptr<std::atomic<quint64>> latest_;
@@ -142,6 +145,8 @@ class ComputeController : public QObject {
   void modelLoading(QString dir);
   /// The newest request's forward pass has run `done` of `total` layers (GUI thread).
   void progress(int done, int total);
+  /// The newest request has read `done` of `total` bytes of its model's weights (GUI thread).
+  void reading(qint64 done, qint64 total);
 
  private:
   QThread thread_;

@@ -75,7 +75,7 @@ HeadsView::HeadsView(RenderScheduler& scheduler, QWidget* parent)
   grid_scroll_->setObjectName(QStringLiteral("gridScroll"));
   grid_scroll_->setFrameShape(QFrame::NoFrame);
   grid_scroll_->setWidgetResizable(true);
-  grid_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  grid_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // see drawGrid
   grid_plot_ = newPlot(grid_scroll_, "gridPlot");
   grid_scroll_->setWidget(grid_plot_);
   grid_layout->addWidget(grid_note_);
@@ -243,6 +243,7 @@ void HeadsView::drawGrid() {
   grid_dirty_ = false;
   // Every grid but the model view fits the panel.
   grid_scrolls_ = false;
+  grid_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   views::setCanvasSize(*grid_plot_, QSize());
   views::setMinThumbnail(*grid_plot_, 0);
   const bool force = std::exchange(grid_force_, false);
@@ -280,11 +281,21 @@ void HeadsView::drawGrid() {
     views::drawModelView(*grid_plot_, *shown_, runLabel(shown_, -1), picture_);
     if (head_role_ && shown_->head_roles)
       views::markHeadRoles(*grid_plot_, *shown_->head_roles, *head_role_, views::modelViewLayers(*shown_));
-    const QSize picture(canvas.width(), std::max(canvas.height(), views::heatmapCanvas(*grid_plot_).height()));
+    const QSize drawn = views::heatmapCanvas(*grid_plot_);
+    const QSize picture(std::max(canvas.width(), drawn.width()), std::max(canvas.height(), drawn.height()));
+    // Sideways only when thumbnails of kMinThumbnailPx do not fit across (an 8B model's 32 × 32
+    // heads): the layout then grew the canvas's width too. AlwaysOn, not AsNeeded: the viewport
+    // shrinks now (AsNeeded shows the bar at the next layout pass, after scrollToTopHead measured).
+    grid_scroll_->setHorizontalScrollBarPolicy(picture.width() > canvas.width() ? Qt::ScrollBarAlwaysOn
+                                                                                : Qt::ScrollBarAlwaysOff);
     views::setCanvasSize(*grid_plot_, picture);  // what exports, hover and replots read
     if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
     if (grid_plot_->size() != picture) grid_plot_->resize(picture);
-    if (scroll_to_role_ && head_role_ && shown_->head_roles) scrollToTopHead();
+    // After the scroll area has laid out its bars for the new picture (a posted layout request).
+    if (scroll_to_role_ && head_role_ && shown_->head_roles)
+      QMetaObject::invokeMethod(this, [this] {
+        if (scroll_to_role_ && shown_ && head_role_ && shown_->head_roles && modelView()) scrollToTopHead();
+      }, Qt::QueuedConnection);
     note = shown_->translator
                ? tr("%1 · %2 layers × %3 heads · %4 × %5 characters · each thumbnail: rows are the outputs, "
                     "columns the source · click one to enlarge it")

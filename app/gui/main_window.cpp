@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -17,6 +18,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "attnlab/memory.hpp"
 #include "eliding_label.hpp"
 #include "lesson_controller.hpp"
 
@@ -142,12 +144,20 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   statusBar()->addWidget(status_backend_, 2);
   cancel_button_ = new QPushButton(tr("Cancel"));
   cancel_button_->setObjectName(QStringLiteral("cancelComputation"));
-  cancel_button_->setToolTip(tr("Stop the forward pass after its current layer (Esc); the last picture stays"));
+  cancel_button_->setToolTip(tr("Stop the work in progress — reading a model's weights, or the forward pass after "
+                                "its current layer (Esc); the last picture stays"));
   cancel_button_->hide();
+  progress_bar_ = new QProgressBar;
+  progress_bar_->setObjectName(QStringLiteral("computeProgress"));
+  progress_bar_->setTextVisible(false);
+  progress_bar_->setMaximumWidth(160);
+  progress_bar_->hide();
+  statusBar()->addPermanentWidget(progress_bar_);
   statusBar()->addPermanentWidget(cancel_button_);
   connect(cancel_button_, &QPushButton::clicked, this, [this] {
     controller_->cancel();
     cancel_button_->hide();
+    progress_bar_->hide();
     status_time_->setFullText(tr("Cancelling…"));
   });
 
@@ -222,6 +232,20 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(controller_.get(), &ComputeController::progress, this, [this](int done, int total) {
     if (done >= total) return;
     status_time_->setFullText(tr("Computing layer %1 of %2…").arg(done + 1).arg(total));
+    progress_bar_->setRange(0, total);
+    progress_bar_->setValue(done);
+    progress_bar_->show();
+    cancel_button_->show();
+  });
+  connect(controller_.get(), &ComputeController::reading, this, [this](qint64 done, qint64 total) {
+    if (done >= total) return;
+    // A large model's weights read from disk the first time (seconds): how far, and Cancel.
+    status_time_->setFullText(tr("Reading the weights: %1 of %2…")
+                                  .arg(QString::fromStdString(formatBytes(done)),
+                                       QString::fromStdString(formatBytes(total))));
+    progress_bar_->setRange(0, 1000);
+    progress_bar_->setValue(static_cast<int>(1000 * done / std::max<qint64>(total, 1)));
+    progress_bar_->show();
     cancel_button_->show();
   });
   connect(controller_.get(), &ComputeController::devicesListed, this, [this](const QStringList& devices) {
@@ -360,6 +384,7 @@ void MainWindow::checkReady() {
 
 void MainWindow::onResult(const ResultPtr& result) {
   cancel_button_->hide();
+  progress_bar_->hide();
   if (result->model_error) {
     // The model did not load: say so beside the model choice (the loader's line in a translated
     // sentence), go back to what is on screen (or the synthetic lab) and keep the picture.

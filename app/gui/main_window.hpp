@@ -37,6 +37,7 @@ class QAction;
 class QActionGroup;
 class QDockWidget;
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QMenu;
 
@@ -199,6 +200,8 @@ class MainWindow : public QMainWindow, public LessonHost {
   ElidingLabel* status_backend_ = nullptr;
   /// Shown while a long forward pass reports progress: stops it (so does Esc).
   QPushButton* cancel_button_ = nullptr;
+  /// Shown with it: the pass's layers, or the bytes of a newly loaded model's weights read.
+  QProgressBar* progress_bar_ = nullptr;
 
   QMenu* file_menu_ = nullptr;
   QMenu* export_menu_ = nullptr;

@@ -21,6 +21,7 @@
 #include <filesystem>
 
 #include "attnlab/error.hpp"
+#include "attnlab/memory.hpp"
 #include "eliding_label.hpp"
 #include "options/bundled_models.hpp"
 #include "options/message.hpp"
@@ -452,6 +453,17 @@ QString ModelSource::infoText(const ModelInfo& info) const {
   if (local > 0) {
     text += QLatin1Char('\n') +
             tr("%1 local layers (sliding window of %2 keys) · %3 global layers").arg(local).arg(window).arg(c.layers - local);
+  }
+  // The weights as held: their size and types, kept in the mapped file or copied at load.
+  if (info.weights.total > 0) {
+    QStringList types;
+    for (const auto& [type, bytes] : info.weights.by_type)
+      types << QStringLiteral("%1 %2").arg(QString::fromStdString(type), QString::fromStdString(formatBytes(bytes)));
+    const QString size = QString::fromStdString(formatBytes(info.weights.total));
+    text += QLatin1Char('\n') +
+            (info.mapped ? tr("weights %1 as the file stores them (%2), read from the mapped file")
+                               .arg(size, types.join(QStringLiteral(", ")))
+                         : tr("weights %1, float32 copies made at load").arg(size));
   }
   return text;
 }

@@ -31,6 +31,8 @@ struct ModelInfo {
   QString name;        ///< The model's name, e.g. "all-MiniLM-L6-v2".
   ModelConfig config;  ///< Layers, heads, d_model, architecture (mask, pairs).
   double load_ms = 0;  ///< Time PretrainedModel::load took, ms.
+  WeightBytes weights;  ///< The weights as held, by stored type (PretrainedModel::weightBytes).
+  bool mapped = false;  ///< The weights are the mapped file's (GGUF, Llama family, Gemma).
 };
 
 /// A loaded trained translator (issue 23), as the pictures describe it.

@@ -84,11 +84,21 @@ std::shared_ptr<const ModelInfo> Session::model(const QString& dir, const RunHoo
   try {
     if (hooks.loading) hooks.loading(dir);
     std::shared_ptr<const PretrainedModel> model = ModelCache::instance().get(dir);
+    if (hooks.reading) {
+      try {
+        model->touchWeights(hooks.reading);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::kCancelled) throw;
+        throw options::OptionError(Message(ATTNLAB_MSG("reading the weights was cancelled")));
+      }
+    }
     auto info = std::make_shared<ModelInfo>();
     info->dir = dir;
     info->name = QString::fromStdString(model->name());
     info->config = model->config();
     info->load_ms = model->loadMs();
+    info->weights = model->weightBytes();
+    info->mapped = model->mapsWeights();
     pretrained_ = std::move(model);
     info_ = std::move(info);
     last_pass_.reset();

@@ -77,8 +77,13 @@ class LoadFailure : public Error {
 
 /// What a caller hears while a run works.
 struct RunHooks {
-  /// Called before a model is loaded from `dir` (loading takes a fraction of a second to seconds).
+  /// Called before a model is loaded from `dir` (loading reads its header: a fraction of a second).
   std::function<void(const QString& dir)> loading;
+  /// The first touch of a newly loaded model's mapped weights (PretrainedModel::touchWeights):
+  /// `done` of `total` bytes read, between 64 MB chunks; returning false cancels (OptionError
+  /// "reading the weights was cancelled", the model left unloaded). Empty: not touched here, the
+  /// first pass reads the pages as it needs them.
+  std::function<bool(long long done, long long total)> reading;
   /// The forward pass's progress (ModelRunOptions::progress): `done` of `total` layers; returning
   /// false cancels the pass (Error kCancelled).
   std::function<bool(int done, int total)> progress;

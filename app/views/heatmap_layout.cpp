@@ -322,6 +322,16 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
       grown = true;
     }
   }
+  // Still far smaller across the whole width (an 8B model's 32 layers × 32 heads: 17 px at
+  // 1280 × 720): the thumbnails keep min_thumb and the canvas grows sideways as well (the
+  // window's panel scrolls both ways). A little smaller (SmolLM2's 9 heads in a 416-pixel
+  // panel: 35 px) still fits the panel across, its colour bar in view.
+  bool widened = false;
+  if (req.min_thumb > 0 && o.thumb < 0.6 * req.min_thumb) {
+    o.thumb = std::floor(req.min_thumb);
+    grown = true;
+    widened = true;
+  }
   layout.transposed = o.transposed;
   const int rows = o.transposed ? n_heads : n_layers;
   const int columns = o.transposed ? n_layers : n_heads;
@@ -355,6 +365,7 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   const double cx0 = x0 + o.header_w, cy0 = y0 + o.header_h;
   const double visible_h = req.canvas.height();  // the colour bar stays within the first screen
   if (grown) layout.canvas.setHeight(static_cast<int>(std::ceil(std::max<double>(req.canvas.height(), y0 + grid_h + 8 + notes_h + kMargin))));
+  if (widened) layout.canvas.setWidth(static_cast<int>(std::ceil(std::max<double>(req.canvas.width(), x0 + grid_w + bar_w + kMargin))));
 
   for (int l = 0; l < n_layers; ++l) {
     for (int h = 0; h < n_heads; ++h) {

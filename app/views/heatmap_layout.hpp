@@ -150,8 +150,9 @@ struct ModelGridRequest {
   LayoutFonts fonts;
   /// > 0: thumbnails at least this many px (a window's scrolling panel). When the canvas's height
   /// would make them smaller, the thumbnails fill the width (layers down, or heads down when that
-  /// makes them larger) and the layout's canvas grows downward to hold them
-  /// (HeatmapLayout::canvas gives the height needed).
+  /// makes them larger) and the layout's canvas grows downward to hold them; when even the width
+  /// would, they keep this size and the canvas grows sideways too (HeatmapLayout::canvas gives
+  /// the size needed).
   double min_thumb = 0;
   /// ≥ 1: every thumbnail's cells hold a whole multiple of this many tokens a side (a model view
   /// drawn from pooled overviews of b × b-token blocks, PooledAttention::block).

@@ -1016,10 +1016,6 @@
         <translation>取消</translation>
     </message>
     <message>
-        <source>Stop the forward pass after its current layer (Esc); the last picture stays</source>
-        <translation>在当前层之后停止前向传播（Esc）；保留上一张图</translation>
-    </message>
-    <message>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
@@ -1066,6 +1062,14 @@
     <message>
         <source>Picture as image</source>
         <translation>图表导出为图像</translation>
+    </message>
+    <message>
+        <source>Stop the work in progress — reading a model's weights, or the forward pass after its current layer (Esc); the last picture stays</source>
+        <translation>停止正在进行的工作——读取模型权重，或在当前层之后停止前向传播（Esc）；保留上一张图</translation>
+    </message>
+    <message>
+        <source>Reading the weights: %1 of %2…</source>
+        <translation>正在读取权重：%1 / %2…</translation>
     </message>
 </context>
 <context>
@@ -1332,6 +1336,14 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>Not on this computer yet: choose it to download it (File → Get models…)</source>
         <translation>本机还没有：选择它即可下载（文件 → 获取模型…）</translation>
+    </message>
+    <message>
+        <source>weights %1 as the file stores them (%2), read from the mapped file</source>
+        <translation>权重 %1，按文件存储的格式（%2），从映射的文件读取</translation>
+    </message>
+    <message>
+        <source>weights %1, float32 copies made at load</source>
+        <translation>权重 %1，加载时复制为 float32</translation>
     </message>
 </context>
 <context>
@@ -2169,6 +2181,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>--bug-step %1 is past the text's last token (%2)</source>
         <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
+    </message>
+    <message>
+        <source>reading the weights was cancelled</source>
+        <translation>读取权重已取消</translation>
     </message>
     <message>
         <source>not enough memory to load this model</source>

@@ -127,9 +127,13 @@ ZH = {
     "cells": "单元格数",
     "Computing…": "计算中…",
     "Cancel": "取消",
-    "Stop the forward pass after its current layer (Esc); the last picture stays":
-        "在当前层之后停止前向传播（Esc）；保留上一张图",
     "Cancelling…": "正在取消…",
+    "Stop the work in progress — reading a model's weights, or the forward pass after its current layer (Esc); the last picture stays":
+        "停止正在进行的工作——读取模型权重，或在当前层之后停止前向传播（Esc）；保留上一张图",
+    "Reading the weights: %1 of %2…": "正在读取权重：%1 / %2…",
+    "reading the weights was cancelled": "读取权重已取消",
+    "weights %1 as the file stores them (%2), read from the mapped file": "权重 %1，按文件存储的格式（%2），从映射的文件读取",
+    "weights %1, float32 copies made at load": "权重 %1，加载时复制为 float32",
     "Computing layer %1 of %2…": "正在计算第 %1 层（共 %2 层）…",
     "the forward pass was cancelled": "前向传播已取消",
     "--memory-budget must be a positive number of GB (got %1)": "--memory-budget 必须是正的 GB 数（得到 %1）",

@@ -226,22 +226,30 @@ class GenerateWindowTest : public QObject {
     window.show();
     QVERIFY(showModel(window, model, QStringLiteral("the cat sat on the mat")));
     auto* scroll = named<QScrollArea>(window, "gridScroll");
-    QVERIFY(scroll->verticalScrollBar()->maximum() > 0);  // 30 layers do not fit: they scroll
-    scroll->verticalScrollBar()->setValue(0);
     QComboBox* role = named<gui::ModelSource>(window, "modelSourceBox")->headRoleCombo();
-    role->setCurrentIndex(role->findData(static_cast<int>(attnlab::HeadRole::kInduction)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && window.currentResult()->head_roles, 60000);
-    QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs, 150));
-    const attnlab::HeadScore best = window.currentResult()->head_roles->top(attnlab::HeadRole::kInduction, 1).front();
-    const auto* decor = attnlab::views::decorOf(*named<QCustomPlot>(window, "gridPlot"));
-    QVERIFY(decor);
-    const int heads = window.currentResult()->attention(0).heads();
-    const QRectF cells = decor->layout().maps.at(static_cast<std::size_t>(best.layer * heads + best.head)).cells;
-    const int top = scroll->verticalScrollBar()->value();
-    QVERIFY2(cells.top() >= top && cells.bottom() <= top + scroll->viewport()->height(),
-             qPrintable(QStringLiteral("layer %1 head %2 at y %3–%4, view %5–%6")
-                            .arg(best.layer).arg(best.head).arg(cells.top()).arg(cells.bottom())
-                            .arg(top).arg(top + scroll->viewport()->height())));
+    // 30 layers scroll down, 9 heads fit across (72 px thumbnails at 1280 × 720, 42 at 1024 × 768).
+    for (const QSize size : {QSize(1280, 720), QSize(1024, 768)}) {
+      window.resize(size);
+      role->setCurrentIndex(role->findData(-1));
+      QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs, 150));
+      QVERIFY(scroll->verticalScrollBar()->maximum() > 0);  // 30 layers do not fit: they scroll
+      scroll->verticalScrollBar()->setValue(0);
+      role->setCurrentIndex(role->findData(static_cast<int>(attnlab::HeadRole::kInduction)));
+      QTRY_VERIFY_WITH_TIMEOUT(window.currentResult() && window.currentResult()->head_roles, 60000);
+      QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs, 150));
+      const attnlab::HeadScore best = window.currentResult()->head_roles->top(attnlab::HeadRole::kInduction, 1).front();
+      const auto* decor = attnlab::views::decorOf(*named<QCustomPlot>(window, "gridPlot"));
+      QVERIFY(decor);
+      const int heads = window.currentResult()->attention(0).heads();
+      const QRectF cells = decor->layout().maps.at(static_cast<std::size_t>(best.layer * heads + best.head)).cells;
+      const QRect view(scroll->horizontalScrollBar()->value(), scroll->verticalScrollBar()->value(),
+                       scroll->viewport()->width(), scroll->viewport()->height());
+      QVERIFY2(view.contains(cells.toAlignedRect()),
+               qPrintable(QStringLiteral("%1×%2: layer %3 head %4 at x %5–%6, y %7–%8; view x %9–%10, y %11–%12")
+                              .arg(size.width()).arg(size.height()).arg(best.layer).arg(best.head)
+                              .arg(cells.left()).arg(cells.right()).arg(cells.top()).arg(cells.bottom())
+                              .arg(view.left()).arg(view.right()).arg(view.top()).arg(view.bottom())));
+    }
   }
   void generatesStepByStepLikeTheEngine() {
     gui::MainWindow window(attnlab::test::testOptions());

@@ -341,6 +341,9 @@ class PretrainedModel {
   long long memoryBudget(const ModelRunOptions& options) const;
   /// The weights' bytes and types (MemoryNeeds::weights).
   const WeightBytes& weightBytes() const { return weight_bytes_; }
+  /// True when the weights are the mapped file's (GGUF files, Llama-family and Gemma folders),
+  /// false when they were copied at load (BERT, GPT-2).
+  bool mapsWeights() const { return mapped_ != nullptr; }
   /// Bytes of the mapped weight file this process has in memory (its pages counted in the
   /// process's resident set: /proc/self/smaps); 0 when nothing is mapped.
   long long residentWeightBytes() const;
