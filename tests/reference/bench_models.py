@@ -114,10 +114,12 @@ def llama_bench_binary():
 
 def llama_bench(binary, model, prompt, gen, depth, reps):
     """llama-bench's own result (JSON) of one test: prompt processing of `prompt` tokens (gen 0)
-    or `gen` generated tokens after `depth` tokens of context (prompt 0); 2 threads."""
+    or `gen` generated tokens after `depth` tokens of context (prompt 0); 2 threads, with the
+    OpenMP wait policy the caller left (this process's PASSIVE, set for torch, slowed
+    llama-bench's SmolLM2 generation from about 170 to 58 tokens/s)."""
     out = subprocess.run([str(binary), "-m", str(model), "-p", str(prompt), "-n", str(gen),
                           "-d", str(depth), "-r", str(reps), "-t", "2", "-o", "json"],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=bench_env()).stdout
     return json.loads(out)[0]
 
 
@@ -146,7 +148,7 @@ def versus_llama_bench(args):
         sys.exit("bench_models: no llama-bench for this CPU path under build/llama-bench (run "
                  "ATTNLAB_WITH_LLAMA_BENCH=1 tests/reference/setup-env.sh)")
     path_name = os.environ.get("ATTNLAB_CPU_PATH") or "best"
-    lengths = [int(x) for x in args.lengths.split(",")]
+    lengths = [int(x) for x in args.lengths.split(",")] if args.lengths else []
     gen_lengths = [int(x) for x in args.generate_lengths.split(",")] if args.generate_lengths else []
     prompt_rows, gen_rows = [], []
     for name in args.models.split(","):

@@ -55,6 +55,24 @@ Eigen::VectorXf PackedWeights::row(Eigen::Index r) const {
   return v;
 }
 
+void checkProductShapes(const Matrix& x, Eigen::Index in, Eigen::Index out, const Vector* bias,
+                        const Matrix* residual) {
+  if (x.cols() != in) {
+    throw Error(ErrorCode::kInternal, "dense product: input width " + std::to_string(x.cols()) +
+                                          " for weights of width " + std::to_string(in));
+  }
+  if (bias && bias->size() != out) {
+    throw Error(ErrorCode::kInternal, "dense product: bias of " + std::to_string(bias->size()) +
+                                          " for " + std::to_string(out) + " outputs");
+  }
+  if (residual && (residual->rows() != x.rows() || residual->cols() != out)) {
+    throw Error(ErrorCode::kInternal, "dense product: residual [" +
+                                          std::to_string(residual->rows()) + ", " +
+                                          std::to_string(residual->cols()) + "] for output [" +
+                                          std::to_string(x.rows()) + ", " + std::to_string(out) + "]");
+  }
+}
+
 namespace {
 
 /// y = x Wᵀ (+ b when `bias` is not null) (+ r when `residual` is not null), the bias and then
@@ -62,17 +80,7 @@ namespace {
 /// (the same sums, one addition each in that order, as adding them after the product).
 Matrix product(const Matrix& x, const PackedWeights& w, const Vector* bias,
                const Matrix* residual = nullptr) {
-  if (x.cols() != w.in()) {
-    throw Error(ErrorCode::kInternal, "dense product: input width " + std::to_string(x.cols()) +
-                                          " for weights of width " + std::to_string(w.in()));
-  }
-  if (residual && (residual->rows() != x.rows() || residual->cols() != w.out())) {
-    throw Error(ErrorCode::kInternal, "dense product: residual [" +
-                                          std::to_string(residual->rows()) + ", " +
-                                          std::to_string(residual->cols()) + "] for output [" +
-                                          std::to_string(x.rows()) + ", " +
-                                          std::to_string(w.out()) + "]");
-  }
+  checkProductShapes(x, w.in(), w.out(), bias, residual);
   const Eigen::Index n = x.rows();
   const Eigen::Index out = w.out();
   const Eigen::Index in = w.in();

@@ -56,6 +56,12 @@ inline long long packedSize(long long out, long long in) {
 /// the weights at load and for the keys of the CPU attention's QKᵀ (attention_cpu.cpp).
 void packPanels(const float* w, long long out, long long in, float* dst);
 
+/// Throws Error(kInternal) unless x [n, in] fits weights of `in` columns, the bias (when not
+/// null) has `out` elements and the residual (when not null) is [n, out]: the checks of every
+/// dense product (these and WeightMatrix::timesTransposed).
+void checkProductShapes(const Matrix& x, Eigen::Index in, Eigen::Index out, const Vector* bias,
+                        const Matrix* residual);
+
 /// y = x Wᵀ: x [n, in] → y [n, out]. Threads take whole panels of output columns.
 /// Throws Error(kInternal) when x has the wrong width.
 Matrix timesTransposed(const Matrix& x, const PackedWeights& w);

@@ -17,6 +17,7 @@
 #include "attnlab/gguf.hpp"
 #include "attnlab/positions.hpp"
 #include "cpu/cpu_path_internal.hpp"
+#include "model/linear.hpp"
 
 namespace attnlab::linear {
 namespace {
@@ -259,21 +260,7 @@ namespace {
 /// timesTransposed() on the kernels of one CPU path.
 Matrix product(const Matrix& x, const WeightMatrix& w, const Vector* bias, const Matrix* residual,
                const kernels::DenseKernel& dense, const kernels::QuantKernel& quant) {
-  if (x.cols() != w.in()) {
-    throw Error(ErrorCode::kInternal, "dense product: input width " + std::to_string(x.cols()) +
-                                          " for weights of width " + std::to_string(w.in()));
-  }
-  if (bias && bias->size() != w.out()) {
-    throw Error(ErrorCode::kInternal, "dense product: bias of " + std::to_string(bias->size()) +
-                                          " for " + std::to_string(w.out()) + " outputs");
-  }
-  if (residual && (residual->rows() != x.rows() || residual->cols() != w.out())) {
-    throw Error(ErrorCode::kInternal, "dense product: residual [" +
-                                          std::to_string(residual->rows()) + ", " +
-                                          std::to_string(residual->cols()) + "] for output [" +
-                                          std::to_string(x.rows()) + ", " +
-                                          std::to_string(w.out()) + "]");
-  }
+  linear::checkProductShapes(x, w.in(), w.out(), bias, residual);
   const Eigen::Index n = x.rows(), out = w.out(), in = w.in();
   Matrix y(n, out);
   if (n == 0 || out == 0) return y;
