@@ -642,7 +642,8 @@ concept Dotted = requires(const unsigned char* b, const float* x, Vec* acc, Vec&
 };
 
 /// How far ahead the one-row products prefetch the weights they will read: the same blocks of
-/// the row 16 kB on (at least two rows on). A step streams every weight from memory, and the
+/// the row 16 kB on (at least two rows on; the range's last row near its end, so the address
+/// stays within the rows given). A step streams every weight from memory, and the
 /// hardware prefetcher alone left much of the bandwidth unused (a 2-core AMD EPYC Zen 5, tokens/s:
 /// Llama-3.2-1B Q8_0 28.5 → 55, Llama-3.1-8B Q8_0 4.4 → 7.6, Qwen2.5-7B Q4_K 5.9 → 6.9; two
 /// rows, 4 kB, 8 kB and 32 kB were no better; where the weights fit the caches nothing changes).
@@ -690,7 +691,7 @@ void rowsDot(const unsigned char* rows, long row_bytes, long in, const float* x,
     Vec acc[kChains] = {};
     Vec mins = {};
     long k = 0;
-    const unsigned char* ahead = row + ahead_rows * row_bytes;
+    const unsigned char* ahead = rows + (r + ahead_rows < r1 ? r + ahead_rows : r1 - 1) * row_bytes;
     if constexpr (T::kBlock == 32) {
       for (; k + 4 <= blocks; k += 4) {
         for (int o = 0; o < 4 * T::kBytes; o += 64) __builtin_prefetch(ahead + k * T::kBytes + o, 0, 0);
@@ -725,7 +726,7 @@ void rowsProduct(const unsigned char* rows, long row_bytes, long in, const float
     const unsigned char* row = rows + r * row_bytes;
     Dot acc;
     long k = 0;
-    const unsigned char* ahead = row + ahead_rows * row_bytes;
+    const unsigned char* ahead = rows + (r + ahead_rows < r1 ? r + ahead_rows : r1 - 1) * row_bytes;
     for (; k + 1 < blocks; k += 2) {
       for (int o = 0; o < 2 * T::kBytes; o += 64) __builtin_prefetch(ahead + k * T::kBytes + o, 0, 0);
       acc.x = x + k * T::kBlock;
