@@ -537,7 +537,10 @@ void MainWindow::updateStatus() {
   }
   if (!last_error_.empty()) time = tr("Not recomputed: %1").arg(last_error_.translated());
   status_time_->setFullText(time);
-  QString backend = tr("backend: %1 (%2)").arg(QString::fromStdString(a.backend), QString::fromStdString(a.device));
+  // A device in brackets where the run names one (a translator's run names none).
+  QString backend = a.device.empty() ? tr("backend: %1").arg(QString::fromStdString(a.backend))
+                                     : tr("backend: %1 (%2)").arg(QString::fromStdString(a.backend),
+                                                                   QString::fromStdString(a.device));
   const QString fallback = fallbackText(a);
   const bool cpu = r.settings.backend == options::BackendKind::kCpu;
   if (!fallback.isEmpty() && !cpu) {

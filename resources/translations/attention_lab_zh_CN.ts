@@ -1071,6 +1071,10 @@
         <source>Reading the weights: %1 of %2…</source>
         <translation>正在读取权重：%1 / %2…</translation>
     </message>
+    <message>
+        <source>backend: %1</source>
+        <translation>后端：%1</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelFetchDialog</name>

@@ -146,6 +146,7 @@ ZH = {
     " · %1 × %2 tokens, %3 heads": " · %1 × %2 个词元，%3 个头",
     "Not recomputed: %1": "未重新计算：%1",
     "backend: %1 (%2)": "后端：%1（%2）",
+    "backend: %1": "后端：%1",
     " · %1 requested, fell back: %2": " · 请求 %1，已回退：%2",
     "OpenCL device %1 (not found)": "OpenCL 设备 %1（未找到）",
     "In use: %1": "正在使用：%1",

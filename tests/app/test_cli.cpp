@@ -368,7 +368,8 @@ TEST_CASE("model: a real forward pass's layers in JSON, NPY, CSV and pictures", 
                       "--layer -1 does not exist: tiny-gpt2 has layers 0–1 (or use all)");
     requireUsageError({"compute", "--model", kTinyGpt2, "--pair", "b"}, "sentence pairs need a BERT-family model");
     requireUsageError({"compute", "--model", kTinyGpt2, "--mechanism", "additive"}, "dot-product attention");
-    requireUsageError({"compute", "--model", d + "/none"}, "does not exist");
+    requireUsageError({"compute", "--model", d + "/none"}, "model folder " + d + "/none does not exist");
+    requireUsageError({"compute", "--model", d + "/none.gguf"}, "GGUF file " + d + "/none.gguf does not exist");
     // GPT-2's byte-level BPE reads white space as tokens; only "" is no text for it.
     requireUsageError({"compute", "--model", kTinyGpt2, "--text", ""}, "the text is empty");
     requireUsageError({"render", "--model", kTinyGpt2, "--head", "0", "--out", d + "/h.npy"},

@@ -120,6 +120,7 @@ TEST_CASE("Gemma 3 270M equals the independent reference on every layer and head
   CHECK(c.kv_heads == 1);
   CHECK(c.dK() == 256);
   CHECK(c.d_model == 640);
+  CHECK(c.weight_type == "Q4_K_M");  // general.file_type 15, though its Q8_0 embedding holds most bytes
   for (int l = 0; l < 18; ++l) CHECK(c.windowOf(l) == ((l + 1) % 6 == 0 ? 0 : 512));
   CHECK(c.kvCacheBytesPerToken() == 36864);      // 2 · 18 · 1 · 256 · 4
   CHECK(c.mhaKvCacheBytesPerToken() == 147456);  // 2 · 18 · 4 · 256 · 4

@@ -74,8 +74,9 @@ struct ModelConfig {
   /// file its general.architecture ("llama", "qwen2", "phi3"; llama.cpp writes Mistral as llama).
   std::string model_type;
   std::string format;         ///< Where the weights came from: "safetensors" or "gguf".
-  /// The weights' element type as stored: the GGUF type holding most bytes ("Q4_1", "F16" ...)
-  /// or the safetensors dtype of the embedding ("F32", "BF16" ...). Computation is float32.
+  /// The weights' element type as stored: a GGUF file's quantisation as its header names it
+  /// ("Q4_K_M", "Q4_1", "F16" ...; else the type holding most bytes) or the safetensors dtype of
+  /// the embedding ("F32", "BF16" ...). Computation is float32.
   std::string weight_type;
   int layers = 0;             ///< num_hidden_layers / n_layer / block_count.
   int heads = 0;              ///< Query heads h: num_attention_heads / n_head / head_count.

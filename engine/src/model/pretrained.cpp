@@ -142,7 +142,8 @@ void requireModelPath(const std::filesystem::path& path) {
   if (!std::filesystem::is_directory(path, ec)) {
     throw Error(ErrorCode::kIo, std::filesystem::exists(path, ec)
                                     ? path.string() + " is not a model folder or a GGUF file"
-                                    : "model folder " + path.string() + " does not exist");
+                                    : (path.extension() == ".gguf" ? "GGUF file " : "model folder ") +
+                                          path.string() + " does not exist");
   }
 }
 

@@ -123,6 +123,17 @@ int positiveKey(const GgufFile& file, const std::string& key, std::optional<int>
 }
 
 std::string commonWeightType(const GgufFile& file) {
+  // general.file_type: llama.cpp's llama_ftype, the name users download by ("Q4_K_M": Q4_K
+  // layers beside Q6_K and Q8_0 tensors, whose bytes may outweigh the layers' in a small model
+  // with a large vocabulary, as Gemma 3 270M's Q8_0 embedding does).
+  static const std::map<std::int64_t, const char*> kFileTypes = {
+      {0, "F32"},     {1, "F16"},     {2, "Q4_0"},     {3, "Q4_1"},     {7, "Q8_0"},
+      {8, "Q5_0"},    {9, "Q5_1"},    {10, "Q2_K"},    {11, "Q3_K_S"},  {12, "Q3_K_M"},
+      {13, "Q3_K_L"}, {14, "Q4_K_S"}, {15, "Q4_K_M"},  {16, "Q5_K_S"},  {17, "Q5_K_M"},
+      {18, "Q6_K"},   {21, "Q2_K_S"}, {25, "IQ4_NL"},  {30, "IQ4_XS"},  {32, "BF16"}};
+  if (const std::optional<std::int64_t> v = file.integer("general.file_type")) {
+    if (const auto it = kFileTypes.find(*v); it != kFileTypes.end()) return it->second;
+  }
   std::uint32_t common_type = 0;
   std::size_t common_bytes = 0;
   std::map<std::uint32_t, std::size_t> bytes_by_type;

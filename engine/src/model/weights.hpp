@@ -99,8 +99,9 @@ class SafetensorsSource final : public Source {
 /// integer, not V" for a value outside [1, 2^30].
 int positiveKey(const GgufFile& file, const std::string& key, std::optional<int> fallback);
 
-/// The GGUF type name ("Q4_K", "F16" ...) of the type that holds most of the file's tensor bytes
-/// (ModelConfig::weight_type).
+/// The file's quantisation as its header names it (general.file_type: "Q4_K_M", "Q8_0", "F16"
+/// ...), or, without that key or with a value not listed, the GGUF type name of the type that
+/// holds most of the file's tensor bytes (ModelConfig::weight_type).
 std::string commonWeightType(const GgufFile& file);
 
 }  // namespace attnlab::weights
