@@ -69,7 +69,8 @@ void ComputeWorker::compute(quint64 generation, const LabSettings& settings,
   QElapsedTimer read;
   hooks.reading = [this, generation, &read](long long done, long long total) {
     if (!read.isValid()) read.start();
-    if (read.elapsed() < 300) return true;  // too short to show, or to cancel: the pass can be
+    // The first 0.3 s: nothing shown yet (a cached or small model reads in less), no Cancel to honour.
+    if (read.elapsed() < 300) return true;
     emit reading(generation, done, total);
     return cancelled_->load() != generation;  // the user's Cancel stops after this chunk
   };

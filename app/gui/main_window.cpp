@@ -230,23 +230,14 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     model_source_->showLoading(dir);
   });
   connect(controller_.get(), &ComputeController::progress, this, [this](int done, int total) {
-    if (done >= total) return;
-    status_time_->setFullText(tr("Computing layer %1 of %2…").arg(done + 1).arg(total));
-    progress_bar_->setRange(0, total);
-    progress_bar_->setValue(done);
-    progress_bar_->show();
-    cancel_button_->show();
+    if (done < total) showWork(tr("Computing layer %1 of %2…").arg(done + 1).arg(total), done, total);
   });
   connect(controller_.get(), &ComputeController::reading, this, [this](qint64 done, qint64 total) {
-    if (done >= total) return;
     // A large model's weights read from disk the first time (seconds): how far, and Cancel.
-    status_time_->setFullText(tr("Reading the weights: %1 of %2…")
-                                  .arg(QString::fromStdString(formatBytes(done)),
-                                       QString::fromStdString(formatBytes(total))));
-    progress_bar_->setRange(0, 1000);
-    progress_bar_->setValue(static_cast<int>(1000 * done / std::max<qint64>(total, 1)));
-    progress_bar_->show();
-    cancel_button_->show();
+    if (done < total)
+      showWork(tr("Reading the weights: %1 of %2…")
+                   .arg(QString::fromStdString(formatBytes(done)), QString::fromStdString(formatBytes(total))),
+               static_cast<int>(1000 * done / std::max<qint64>(total, 1)), 1000);
   });
   connect(controller_.get(), &ComputeController::devicesListed, this, [this](const QStringList& devices) {
     if (inputs_->setDevices(devices)) requestNow();
@@ -380,6 +371,14 @@ void MainWindow::checkReady() {
                           ? analysis_->curvesShown()
                           : analysis_->curves(shown_->attention(heads_->focusEntry()).nK(), shown_->settings.seed) != nullptr;
   if (curves) emit pictureReady();
+}
+
+void MainWindow::showWork(const QString& what, int done, int total) {
+  status_time_->setFullText(what);
+  progress_bar_->setRange(0, total);
+  progress_bar_->setValue(done);
+  progress_bar_->show();
+  cancel_button_->show();
 }
 
 void MainWindow::onResult(const ResultPtr& result) {

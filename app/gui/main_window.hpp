@@ -154,6 +154,8 @@ class MainWindow : public QMainWindow, public LessonHost {
   void updateActions();
   /// Emits pictureReady when a result, the curves and every queued replot are on screen.
   void checkReady();
+  /// Long work under way: `what` in the status line, the bar at done of total, Cancel shown.
+  void showWork(const QString& what, int done, int total);
   void onResult(const ResultPtr& result);
   void render();
   void updateStatus();
