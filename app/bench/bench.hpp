@@ -64,8 +64,9 @@ int runDenseBench(const std::vector<int>& rows);
 /// Generation through the KV cache with every head's row kept (generate_bench.cpp): for each
 /// prompt length, the prefill, the time per generated token (medians of `rounds` after a warm-up)
 /// and the output layer's share; json: one line per prompt with the ids generated (prompt
-/// first), for tests/reference/bench_models.py --generate. Returns an exit code.
+/// first), for tests/reference/bench_models.py --generate. int8_activations: the steps' one-row
+/// products with int8 activations (ModelRunOptions::int8_activations). Returns an exit code.
 int runGenerateBench(const std::string& path, const std::vector<int>& prompts, int new_tokens,
-                     int rounds, bool json);
+                     int rounds, bool json, bool int8_activations = false);
 
 }  // namespace attnlab::bench

@@ -41,14 +41,16 @@ Encoding promptOf(const PretrainedModel& model, int n) {
 }  // namespace
 
 int runGenerateBench(const std::string& path, const std::vector<int>& prompts, int new_tokens,
-                     int rounds, bool json) {
+                     int rounds, bool json, bool int8_activations) {
   const auto model = PretrainedModel::load(path);
   GenerateOptions o;
+  o.run.int8_activations = int8_activations;
   o.max_tokens = new_tokens;
   o.stop_at_eos = false;  // always new_tokens steps
   if (!json) {
-    std::printf("model: %s, %d new tokens, every layer's and head's row kept; medians of %d\n\n",
-                model->name().c_str(), new_tokens, rounds);
+    std::printf("model: %s, %d new tokens, every layer's and head's row kept%s; medians of %d\n\n",
+                model->name().c_str(), new_tokens, int8_activations ? ", int8 activations" : "",
+                rounds);
     std::printf("| prompt | prefill (ms) | per token (ms) | tokens/s | logits per token (ms) |\n");
     std::printf("|---:|---:|---:|---:|---:|\n");
   }

@@ -10,6 +10,7 @@
 /// cache window, sink tokens) take the CLI's limits and are checked by its rule
 /// (options::checkGenerateChoices), refused inline in its words.
 
+#include <QCheckBox>
 #include <QFutureWatcher>
 #include <QThreadPool>
 #include <QWidget>
@@ -77,6 +78,7 @@ class GenerateBox : public QWidget {
   QSpinBox* top_k_ = nullptr;
   QSpinBox* cache_window_ = nullptr;
   QSpinBox* sinks_ = nullptr;
+  QCheckBox* int8_ = nullptr;  ///< --int8-activations
   QLabel* message_ = nullptr;
   bool running_ = false;
   std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);

@@ -59,6 +59,7 @@ views::RunLabel runLabel(const ResultPtr& result, int entry) {
   if (r.model_run) label.facts = views::modelFacts(*r.model_run, r.model->config);
   if (entry >= 0) label.layer = r.layerIndices().at(static_cast<std::size_t>(entry));
   if (r.special_hidden) label.note = views::viewText("special tokens hidden (weights not renormalised)");
+  if (r.settings.int8_activations) label.note = views::withInt8Note(label.note);
   return label;
 }
 

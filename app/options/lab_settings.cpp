@@ -116,6 +116,7 @@ ModelRunOptions LabSettings::toModelOptions() const {
   run.mechanism = spec.mechanism == Mechanism::kDot ? Mechanism::kDot : Mechanism::kScaled;
   run.temperature = spec.temperature;
   run.layer = rollout ? std::nullopt : layer;  // a rollout multiplies every layer up to it
+  run.int8_activations = int8_activations;
   if (memory_budget_gb && *memory_budget_gb > 0)
     run.memory_budget = static_cast<long long>(std::min(*memory_budget_gb * 1e9, 9e18));
   return run;

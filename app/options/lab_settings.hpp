@@ -88,6 +88,10 @@ struct LabSettings {
   /// sequence (Run::head_roles; compute --head-roles, render --plot head-roles, the window's
   /// role badges). Independent of the text: the session keeps them while the model stays.
   bool head_roles = false;
+  /// Model: the one-row products (each generated token's step, the next-token predictions)
+  /// multiply Q4_K, Q6_K and Q8_0 weights by int8 activations, as llama.cpp does
+  /// (ModelRunOptions::int8_activations): faster, not float32's numbers; the pictures say so.
+  bool int8_activations = false;
   /// Model: the most one run may take — weights, activations, kept attention (and a
   /// generation's KV cache) — in GB (10⁹ bytes); unset = the default, 80 % of the memory
   /// available when the run starts (PretrainedModel::memoryBudget).

@@ -199,6 +199,10 @@ const OptionSpec kEntries[] = {
    Group::kModel, kCompute, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.head_roles = true; },
    [](const Options& o) { return flag(o.lab.head_roles); }},
+  {"int8-activations", Kind::kFlag, "", "multiply Q4_K, Q6_K and Q8_0 weights by int8 activations in the one-row products (generated tokens, next-token predictions), as llama.cpp does: faster, not float32's numbers",
+   Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.int8_activations = true; },
+   [](const Options& o) { return flag(o.lab.int8_activations); }},
   // min: any number reaches validate(), which names the rule (> 0)
   {"memory-budget", Kind::kNumber, "GB", "the most one run may take — weights, activations and kept attention — in GB (default 80 % of the memory available when it starts)",
    Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, std::numeric_limits<long long>::min(), 0, false, {},

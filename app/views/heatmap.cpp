@@ -271,6 +271,11 @@ QString singleHeadTitle(const AttentionResult& result, int head, const RunLabel&
 
 }  // namespace
 
+QString withInt8Note(const QString& note) {
+  const QString int8 = viewText("int8 activations in the one-row products (as llama.cpp; not float32's numbers)");
+  return note.isEmpty() ? int8 : note + QStringLiteral(" · ") + int8;
+}
+
 QString widthTitle(const AttentionSpec& spec) {
   return spec.mechanism == Mechanism::kAdditive ? QStringLiteral("d_a = %1").arg(spec.resolvedDa())
                                                 : QStringLiteral("d_k = %1").arg(spec.resolvedDk());

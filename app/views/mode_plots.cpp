@@ -109,6 +109,7 @@ void drawGeneration(QCustomPlot& plot, const results::Generated& g, int entry, i
                    .arg(n - 1)
                    .arg(last.cache_length)
                    .arg(bytesText(last.cache_bytes));
+  if (g.options.run.int8_activations) label.note = withInt8Note(label.note);
   drawHeatmap(plot, grown, head, shown.query_tokens, shown.key_tokens, label, picture);
   if (n <= n_p) return;
   // Map coordinates are cells (blocks in an overview): the boundary after the prompt's rows.

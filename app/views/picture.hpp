@@ -132,6 +132,10 @@ struct RunLabel {
   int pad_tokens = 0;        ///< The last pad_tokens query rows are [PAD] padding (hatched).
 };
 
+/// `note` with " · " and the words that a model ran with int8 activations
+/// (LabSettings::int8_activations) appended: the picture says its numbers are not float32's.
+QString withInt8Note(const QString& note);
+
 /// The variant parts of a synthetic run's title: "GQA 8 q / 2 kv" (or "MQA …"), the position
 /// scheme when not sinusoidal ("RoPE", "ALiBi", "no positions"), "window 4", "2 global",
 /// "stride 3", "padded to 20" with "[PAD] keys unmasked" when the padding mask is off.

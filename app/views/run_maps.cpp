@@ -76,6 +76,7 @@ RunMaps mapsOf(const std::shared_ptr<const results::Run>& r, std::optional<int> 
     m.label.facts = modelFacts(*r->model_run, r->model->config);
     m.layers_total = r->model->config.layers;
     if (m.special_hidden) m.label.note = viewText("special tokens hidden (weights not renormalised)");
+    if (r->settings.int8_activations) m.label.note = withInt8Note(m.label.note);
   } else {
     m.label.facts = syntheticFacts(r->spec);
     m.label.pad_tokens = r->run.pad_tokens;

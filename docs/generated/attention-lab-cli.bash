@@ -94,25 +94,25 @@ _attention_lab_cli()
     local opts=
     case $command in
         compute)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --rollout --head-roles --memory-budget= --backend= --device= --full'
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --rollout --head-roles --int8-activations --memory-budget= --backend= --device= --full'
             ;;
         render)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --out= --width= --height= --scale= --values= --plot= --layout-json='
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --out= --width= --height= --scale= --values= --plot= --layout-json='
             ;;
         saturation)
             opts='--text= --source= --no-scale --causal --heads= --d-model= --seed= --no-positions --out= --width= --height= --scale= --d-k= --keys= --samples= --mark='
             ;;
         sweep)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --param= --values= --delay='
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --param= --values= --delay='
             ;;
         cost)
             opts='--heads= --d-model= --d-k= --d-v= --kv-heads= --model= --backend= --device= --out= --width= --height= --scale= --n= --measure'
             ;;
         decode)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --cache-bug= --bug-step= --model= --attention= --layer= --pair= --hide-special --rollout --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --cache-window= --sink-tokens='
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --cache-bug= --bug-step= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --cache-window= --sink-tokens='
             ;;
         generate)
-            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --memory-budget= --head= --out= --width= --height= --scale= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens='
+            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --int8-activations --memory-budget= --head= --out= --width= --height= --scale= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens='
             ;;
         lesson)
             opts='--lang= --out='

@@ -365,6 +365,14 @@
         <source>full</source>
         <translation>完整</translation>
     </message>
+    <message>
+        <source>int8 activations (faster, as llama.cpp)</source>
+        <translation>int8 激活值（更快，与 llama.cpp 相同）</translation>
+    </message>
+    <message>
+        <source>Multiply Q4_K, Q6_K and Q8_0 weights by activations rounded to int8 in each step, as llama.cpp does: faster, but not float32's numbers (the picture says so)</source>
+        <translation>每一步把 Q4_K、Q6_K 和 Q8_0 权重与舍入到 int8 的激活值相乘，与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::HeadRolesPanel</name>
@@ -2556,6 +2564,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>K/V head %1 of %2</source>
         <translation>K/V 头 %1（共 %2 个）</translation>
+    </message>
+    <message>
+        <source>int8 activations in the one-row products (as llama.cpp; not float32's numbers)</source>
+        <translation>单行乘积使用 int8 激活值（与 llama.cpp 相同；数值不是 float32 的）</translation>
     </message>
     <message>
         <source>additive</source>

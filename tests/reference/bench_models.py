@@ -163,19 +163,27 @@ def versus_llama_bench(args):
             m, p = statistics.median(mine), statistics.median(theirs)
             prompt_rows.append((name, len(info["ids"]), m, p, info))
             print(f"{name} pp{n}: ours {m:.0f} ms, llama-bench {p:.0f} ms, {p / m:.2f}×", file=sys.stderr)
+        def our_rate(n, int8):
+            out = subprocess.run([str(args.bench), "--model", str(path), "--generate", str(n),
+                                  "--new-tokens", "32", "--runs", str(args.runs), "--json"]
+                                 + (["--int8-activations"] if int8 else []),
+                                 check=True, capture_output=True, text=True, env=bench_env()).stdout
+            return json.loads(out.strip().splitlines()[-1])["tokens_per_s"]
+
         for n in gen_lengths:
-            mine, theirs = [], []
+            mine, mine8, theirs = [], [], []
             for _ in range(args.rounds):
-                out = subprocess.run([str(args.bench), "--model", str(path), "--generate", str(n),
-                                      "--new-tokens", "32", "--runs", str(args.runs), "--json"],
-                                     check=True, capture_output=True, text=True, env=bench_env()).stdout
-                mine.append(json.loads(out.strip().splitlines()[-1])["tokens_per_s"])
+                mine.append(our_rate(n, False))
+                if args.int8:
+                    mine8.append(our_rate(n, True))
                 peer = llama_bench(binary, path, 0, 32, 0 if n <= 1 else n, args.runs)
                 theirs.append(32 / (statistics.median(peer["samples_ns"]) / 1e9))
             m, p = statistics.median(mine), statistics.median(theirs)
-            gen_rows.append((name, n, m, p))
-            print(f"{name} tg32 after {n}: ours {m:.1f} tokens/s, llama-bench {p:.1f}, {m / p:.2f}×",
-                  file=sys.stderr)
+            m8 = statistics.median(mine8) if mine8 else None
+            gen_rows.append((name, n, m, p, m8))
+            print(f"{name} tg32 after {n}: ours {m:.1f} tokens/s"
+                  + (f", int8 activations {m8:.1f}" if m8 else "")
+                  + f", llama-bench {p:.1f}, {m / p:.2f}×", file=sys.stderr)
     print(f"\n{cpu_model()}, 2 threads; Attention Lab's CPU path {path_name}, llama-bench built "
           f"{binary.parent.parent.name}; medians of {args.rounds} alternating rounds of {args.runs} "
           f"runs; load average {os.getloadavg()[0]:.1f}\n")
@@ -185,11 +193,14 @@ def versus_llama_bench(args):
     for name, n, m, p, info in prompt_rows:
         print(f"| {name} | {n} | {m:.0f} | {p:.0f} | {p / m:.2f}× | {info['peak_rss_mb']:.0f} |")
     if gen_rows:
+        int8 = args.int8
         print("\n| model | context before | Attention Lab (tokens/s, every head's row kept) "
-              "| llama-bench tg32 (tokens/s) | ours vs llama-bench |")
-        print("|---|---:|---:|---:|---:|")
-        for name, n, m, p in gen_rows:
-            print(f"| {name} | {n} | {m:.1f} | {p:.1f} | {m / p:.2f}× |")
+              "| llama-bench tg32 (tokens/s) | ours vs llama-bench |"
+              + (" ours, int8 activations (tokens/s) | int8 vs llama-bench |" if int8 else ""))
+        print("|---|---:|---:|---:|---:|" + ("---:|---:|" if int8 else ""))
+        for name, n, m, p, m8 in gen_rows:
+            print(f"| {name} | {n} | {m:.1f} | {p:.1f} | {m / p:.2f}× |"
+                  + (f" {m8:.1f} | {m8 / p:.2f}× |" if int8 else ""))
 
 
 _LLAMA_CPP_TIMER = r"""
@@ -317,6 +328,9 @@ def main():
                              "llama-cpp-python beside HuggingFace (the older tables)")
     parser.add_argument("--runs", type=int, default=3,
                         help="--peer llama-bench: runs per round of each side, median taken")
+    parser.add_argument("--int8", action="store_true",
+                        help="with --peer llama-bench: also our generation with int8 activations "
+                             "(attention-lab-bench --int8-activations), llama.cpp's own arithmetic")
     parser.add_argument("--generate-lengths", default="1,512",
                         help="--peer llama-bench: prompt lengths before 32 generated tokens "
                              "(1: llama-bench's tg32 at depth 0); empty: none")

@@ -821,8 +821,19 @@ void panel(const unsigned char* const* row, int rows, long count, float* out) {
     for (int c = 0; c < kPanelColumns; ++c) out[k * kPanelColumns + c] = tile[c][k];
 }
 
+#include "cpu/quant_int8_impl.hpp"
+
 template <class T>
 constexpr QuantType kType = {&rowsProduct<T>, &dequantise<T>, &panel<T>};
+template <>
+constexpr QuantType kType<Q4_K> = {&rowsProduct<Q4_K>, &dequantise<Q4_K>, &panel<Q4_K>,
+                                   &rowsProductInt8<Q4_KInt8>, 256};
+template <>
+constexpr QuantType kType<Q6_K> = {&rowsProduct<Q6_K>, &dequantise<Q6_K>, &panel<Q6_K>,
+                                   &rowsProductInt8<Q6_KInt8>, 256};
+template <>
+constexpr QuantType kType<Q8_0> = {&rowsProduct<Q8_0>, &dequantise<Q8_0>, &panel<Q8_0>,
+                                   &rowsProductInt8<Q8_0Int8>, 32};
 
 }  // namespace
 

@@ -11,7 +11,8 @@
 /// operations, model/gguf_quants.cpp being the scalar reading of the same formulas): a
 /// dequantised run equals dequantize()'s bit for bit, and a one-row product differs from the
 /// dequantised model's x · Wᵀ only by the order of its float32 sums (and fused multiply-adds
-/// on the FMA paths). Nothing is quantised on the activation side.
+/// on the FMA paths). Nothing is quantised on the activation side, except by the
+/// int8 products below (an option, as llama.cpp computes).
 
 namespace attnlab::kernels {
 
@@ -32,11 +33,37 @@ using QuantDequantise = void (*)(const unsigned char* blocks, long count, float*
 /// count for F32, F16 and BF16).
 using QuantPanel = void (*)(const unsigned char* const* row, int rows, long count, float* panel);
 
-/// One ggml type's kernels on one path.
+/// Activations x [in] quantised to int8 the way llama.cpp quantises them for its integer dot
+/// products (ggml's Q8_0 and Q8_K): in blocks of `block` elements (32 or 256), each with one
+/// scale d = max |x| / 127 and values q = x · (127 / max |x|) rounded to the nearest integer
+/// (|q| ≤ 127; a block of zeros has d = 0), so x ≈ d·q within d/2; sums16 holds Σ q over each
+/// 16 elements (the K-quants' minimums and offsets multiply them).
+struct Int8Activations {
+  int block = 0;
+  const float* d = nullptr;            ///< [in / block]
+  const signed char* q = nullptr;      ///< [in]
+  const short* sums16 = nullptr;       ///< [in / 16]
+};
+
+/// Quantises x [in] (a multiple of `block`, 32 or 256) into d [in / block], q [in] and
+/// sums16 [in / 16]: the same values on every path.
+void quantiseActivations(const float* x, long in, int block, float* d, signed char* q,
+                         short* sums16);
+
+/// y[r − r0] ≈ Σ_k x[k] · W[r, k] with x given as int8 (quantised with the type's int8_block):
+/// the weights' and activations' integers multiplied and summed exactly in int32, each block's
+/// float scales applied once — llama.cpp's dot products (ggml-cpu's vec_dot_q4_K_q8_K, …).
+using QuantInt8Product = void (*)(const unsigned char* rows, long row_bytes, long in,
+                                  const Int8Activations& x, long r0, long r1, float* y);
+
+/// One ggml type's kernels on one path. int8 is null (and int8_block 0) for the types read
+/// with float32 activations only.
 struct QuantType {
   QuantRowProduct product = nullptr;
   QuantDequantise dequantise = nullptr;
   QuantPanel panel = nullptr;
+  QuantInt8Product int8 = nullptr;
+  int int8_block = 0;
 };
 
 /// One path's kernels, by ggml type (each member named after the type).

@@ -10,6 +10,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/memory.hpp"
+#include "model/weight_matrix.hpp"
 #include "model/kv_cache.hpp"
 
 namespace attnlab {
@@ -131,6 +132,7 @@ std::string CachePolicy::describe() const {
 Generation generate(const PretrainedModel& model, const Encoding& prompt,
                     const GenerateOptions& options) {
   const auto t0 = Clock::now();
+  const linear::Int8ActivationsScope int8(options.run.int8_activations);
   const ModelConfig& c = model.config();
   if (options.max_tokens < 1)
     throw Error(ErrorCode::kInvalidArgument, "the number of tokens to generate must be ≥ 1");

@@ -24,6 +24,7 @@
 #include "attnlab/memory.hpp"
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "model/weight_matrix.hpp"
 #include "model/bert.hpp"
 #include "model/gemma.hpp"
 #include "model/gpt2.hpp"
@@ -514,6 +515,7 @@ Matrix PretrainedModel::layerAt(int /*l*/, const Matrix& /*x*/, int /*first_posi
 ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions& options,
                                  Backend& backend) const {
   const auto t0 = Clock::now();
+  const linear::Int8ActivationsScope int8(options.int8_activations);
   const auto n = static_cast<int>(encoding.ids.size());
   if (n == 0) throw Error(ErrorCode::kInvalidInput, "the text gives no tokens");
   if (n > config_.max_positions) {

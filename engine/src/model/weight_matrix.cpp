@@ -11,7 +11,9 @@
 #include <exception>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "attnlab/error.hpp"
 #include "attnlab/gguf.hpp"
@@ -94,12 +96,50 @@ void segmentRows(const WeightMatrix::Segment& s, const kernels::QuantType& k, Ei
   }
 }
 
+thread_local bool t_int8_activations = false;
+
+/// x quantised for the int8 products (Int8Activations), in buffers of its own.
+struct QuantisedX {
+  std::vector<float> d;
+  std::vector<signed char> q;
+  std::vector<short> sums16;
+  kernels::Int8Activations view;
+  QuantisedX(const float* x, Eigen::Index in, int block)
+      : d(static_cast<std::size_t>(in / block)), q(static_cast<std::size_t>(in)),
+        sums16(static_cast<std::size_t>(in / 16)) {
+    kernels::quantiseActivations(x, static_cast<long>(in), block, d.data(), q.data(), sums16.data());
+    view = {block, d.data(), q.data(), sums16.data()};
+  }
+};
+
+/// y[i − a] = row i of W · x for rows [a, b) of segment s with the int8 kernel k.int8.
+void segmentRowsInt8(const WeightMatrix::Segment& s, const kernels::QuantType& k, Eigen::Index in,
+                     const kernels::Int8Activations& x, Eigen::Index a, Eigen::Index b, float* y) {
+  const auto row_bytes = static_cast<long>(s.stored.row_bytes);
+  if (s.order.empty()) {
+    k.int8(s.stored.data, row_bytes, static_cast<long>(in), x, static_cast<long>(a - s.row0),
+           static_cast<long>(b - s.row0), y);
+    return;
+  }
+  for (Eigen::Index r = a; r < b; ++r)
+    k.int8(s.rowData(r - s.row0), row_bytes, static_cast<long>(in), x, 0, 1, y + (r - a));
+}
+
 /// y[0, out) = W · x with the one-row kernels: one OpenMP region, thread t takes output rows
-/// [out·t/T, out·(t+1)/T) across segments.
+/// [out·t/T, out·(t+1)/T) across segments. Under an Int8ActivationsScope the segments whose type
+/// has an int8 kernel multiply x quantised once per block size (before the region).
 void oneRow(const WeightMatrix& w, const float* x, float* y, const kernels::QuantKernel& kernel) {
   const Eigen::Index out = w.out();
   const double weights = static_cast<double>(out) * static_cast<double>(w.in());
   const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1 && weights >= (1 << 16);
+  std::optional<QuantisedX> x32, x256;
+  if (t_int8_activations) {
+    for (const WeightMatrix::Segment& s : w.segments()) {
+      const int block = kernelFor(kernel, s.stored.type)->int8_block;
+      if (block == 32 && !x32) x32.emplace(x, w.in(), 32);
+      if (block == 256 && !x256) x256.emplace(x, w.in(), 256);
+    }
+  }
 #pragma omp parallel if (parallel)
   {
     const Eigen::Index threads = omp_get_num_threads(), t = omp_get_thread_num();
@@ -107,7 +147,10 @@ void oneRow(const WeightMatrix& w, const float* x, float* y, const kernels::Quan
     for (const WeightMatrix::Segment& s : w.segments()) {
       const Eigen::Index a = std::max(lo, s.row0), b = std::min(hi, s.row0 + s.stored.rows);
       if (a >= b) continue;
-      segmentRows(s, *kernelFor(kernel, s.stored.type), w.in(), x, a, b, y + a);
+      const kernels::QuantType& k = *kernelFor(kernel, s.stored.type);
+      const std::optional<QuantisedX>& q = k.int8_block == 32 ? x32 : x256;
+      if (k.int8 != nullptr && q) segmentRowsInt8(s, k, w.in(), q->view, a, b, y + a);
+      else segmentRows(s, k, w.in(), x, a, b, y + a);
     }
   }
 }
@@ -314,6 +357,14 @@ Matrix timesTransposedOn(CpuPath path, const Matrix& x, const WeightMatrix& w, c
                          const Matrix* residual) {
   return product(x, w, bias, residual, kernels::denseKernel(path), kernels::quantKernel(path));
 }
+
+Int8ActivationsScope::Int8ActivationsScope(bool on) : previous_(t_int8_activations) {
+  t_int8_activations = on;
+}
+
+Int8ActivationsScope::~Int8ActivationsScope() { t_int8_activations = previous_; }
+
+bool int8Activations() { return t_int8_activations; }
 
 Eigen::VectorXf timesVector(const WeightMatrix& w, const float* x) {
   Eigen::VectorXf z(w.out());

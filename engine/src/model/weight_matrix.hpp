@@ -107,6 +107,26 @@ Matrix timesTransposed(const Matrix& x, const WeightMatrix& w, const Vector* b =
 Matrix timesTransposedOn(CpuPath path, const Matrix& x, const WeightMatrix& w,
                          const Vector* b = nullptr, const Matrix* residual = nullptr);
 
+/// While one lives, the one-row products on its thread (timesVector, and timesTransposed of one
+/// row: a generation's steps, the logits of one position) multiply Q4_K, Q6_K and Q8_0 weights
+/// by the activations quantised to int8 as llama.cpp does (kernels::Int8Activations: ~0.4 % of
+/// a product's size off the float32 product, and faster); other types, and products of several
+/// rows (prompts), stay float32. ModelRunOptions::int8_activations opens one for a run. Scopes
+/// nest: the destructor restores the setting it found.
+class Int8ActivationsScope {
+ public:
+  explicit Int8ActivationsScope(bool on);
+  ~Int8ActivationsScope();
+  Int8ActivationsScope(const Int8ActivationsScope&) = delete;
+  Int8ActivationsScope& operator=(const Int8ActivationsScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
+/// True inside an Int8ActivationsScope(true) on this thread.
+bool int8Activations();
+
 /// z [out] = W · x for one x [in]: the one-row kernel (the logits of one position).
 Eigen::VectorXf timesVector(const WeightMatrix& w, const float* x);
 

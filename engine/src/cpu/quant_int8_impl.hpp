@@ -1,0 +1,308 @@
+// The one-row products with int8 activations (quant_kernels.hpp: Int8Activations), llama.cpp's
+// way: the weights' integers times the activations' integers summed exactly in int32 (SSSE3's,
+// AVX2's and AVX-512BW's multiply-add of unsigned and signed bytes, then of 16-bit pairs), the
+// float scales applied once per block. Included by quant_kernel_impl.hpp inside its namespace;
+// the same three paths (ATTNLAB_LANES 16, 8, 4), and plain loops where there are no such
+// instructions. The integer sums are the same on every path; only the float32 sums of the
+// blocks' scaled terms differ in order (within float32 summation's bound).
+
+#if defined(__AVX512BW__) && ATTNLAB_LANES == 16
+#define ATTNLAB_INT8_512 1
+#elif defined(__AVX2__) && ATTNLAB_LANES == 8
+#define ATTNLAB_INT8_256 1
+#elif defined(__SSSE3__) && ATTNLAB_LANES == 4
+#define ATTNLAB_INT8_128 1
+#endif
+
+/// dot64<g>(a, b, x, s): Σ over 64 weights of w·x, weight i's products scaled by scale
+/// 4g + i / 16 of the block's sixteen (Scales16), as 32-bit lanes (their total is the sum): w_i (0 ≤ w_i ≤ 63) the bytes of a (i < 32) and b (i ≥ 32), x the 64
+/// activations' int8 values. Multiply-adds of unsigned by signed bytes (pair sums of at most
+/// 2·63·127 < 2^15: nothing saturates), then of the 16-bit sums by the scales: exact.
+#if defined(ATTNLAB_INT8_512)
+typedef __m256i Chunk;  // 32 weights' bytes
+inline Chunk loadChunk(const unsigned char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+inline Chunk nibbleLow(Chunk v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
+inline Chunk nibbleHigh(Chunk v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
+inline Chunk bitsAt(Chunk v, int shift) {  // (v >> shift) & 3, moved to bits 4 and 5
+  return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x30));
+}
+inline Chunk orChunk(Chunk a, Chunk b) { return _mm256_or_si256(a, b); }
+/// A block's sixteen 16-bit scales (scale i for its weights [16i, 16i + 16)).
+struct Scales16 {
+  __m512i v;
+  explicit Scales16(const short* s) : v(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)))) {}
+};
+/// Group g of 64 weights (scales 4g … 4g + 3).
+template <int g>
+inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
+  const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+  const __m512i p = _mm512_maddubs_epi16(w, _mm512_loadu_si512(x));
+  constexpr short i = 4 * g;
+  const __m512i index = _mm512_set_epi16(i + 3, i + 3, i + 3, i + 3, i + 3, i + 3, i + 3, i + 3,
+                                         i + 2, i + 2, i + 2, i + 2, i + 2, i + 2, i + 2, i + 2,
+                                         i + 1, i + 1, i + 1, i + 1, i + 1, i + 1, i + 1, i + 1,
+                                         i, i, i, i, i, i, i, i);
+  return (Ints)_mm512_madd_epi16(p, _mm512_permutexvar_epi16(index, s.v));
+}
+#elif defined(ATTNLAB_INT8_256)
+typedef __m256i Chunk;
+inline Chunk loadChunk(const unsigned char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+inline Chunk nibbleLow(Chunk v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
+inline Chunk nibbleHigh(Chunk v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
+inline Chunk bitsAt(Chunk v, int shift) {
+  return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x30));
+}
+inline Chunk orChunk(Chunk a, Chunk b) { return _mm256_or_si256(a, b); }
+struct Scales16 {
+  __m256i low, high;  // scales 0 … 7, 8 … 15, in both 128-bit halves
+  explicit Scales16(const short* s)
+      : low(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)))),
+        high(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 8)))) {}
+};
+/// Scales i (first eight 16-bit lanes) and i + 1 (last eight) of the eight in v's halves.
+template <int i>
+inline __m256i scalePair(__m256i v) {
+  constexpr char a = 2 * i, b = 2 * i + 1, c = 2 * i + 2, d = 2 * i + 3;
+  return _mm256_shuffle_epi8(v, _mm256_setr_epi8(a, b, a, b, a, b, a, b, a, b, a, b, a, b, a, b,
+                                                 c, d, c, d, c, d, c, d, c, d, c, d, c, d, c, d));
+}
+template <int g>
+inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
+  const __m256i pa = _mm256_maddubs_epi16(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
+  const __m256i pb = _mm256_maddubs_epi16(b, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 32)));
+  const __m256i& v = g < 2 ? s.low : s.high;
+  constexpr int i = (4 * g) % 8;
+  return (Ints)_mm256_add_epi32(_mm256_madd_epi16(pa, scalePair<i>(v)),
+                                _mm256_madd_epi16(pb, scalePair<i + 2>(v)));
+}
+#elif defined(ATTNLAB_INT8_128)
+struct Chunk {
+  __m128i lo, hi;
+};
+inline Chunk loadChunk(const unsigned char* p) {
+  return {_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16))};
+}
+inline Chunk nibbleLow(Chunk v) { const __m128i m = _mm_set1_epi8(15); return {_mm_and_si128(v.lo, m), _mm_and_si128(v.hi, m)}; }
+inline Chunk nibbleHigh(Chunk v) {
+  const __m128i m = _mm_set1_epi8(15);
+  return {_mm_and_si128(_mm_srli_epi16(v.lo, 4), m), _mm_and_si128(_mm_srli_epi16(v.hi, 4), m)};
+}
+inline __m128i bits128(__m128i v, int shift) {
+  return _mm_and_si128(shift >= 4 ? _mm_srli_epi16(v, shift - 4) : _mm_slli_epi16(v, 4 - shift), _mm_set1_epi8(0x30));
+}
+inline Chunk bitsAt(Chunk v, int shift) { return {bits128(v.lo, shift), bits128(v.hi, shift)}; }
+inline Chunk orChunk(Chunk a, Chunk b) { return {_mm_or_si128(a.lo, b.lo), _mm_or_si128(a.hi, b.hi)}; }
+inline __m128i dot16(__m128i w, const signed char* x, int s) {
+  return _mm_madd_epi16(_mm_maddubs_epi16(w, _mm_loadu_si128(reinterpret_cast<const __m128i*>(x))),
+                        _mm_set1_epi16(static_cast<short>(s)));
+}
+struct Scales16 {
+  const short* s;
+  explicit Scales16(const short* p) : s(p) {}
+};
+template <int g>
+inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
+  const short* c = s.s + 4 * g;
+  return (Ints)_mm_add_epi32(_mm_add_epi32(dot16(a.lo, x, c[0]), dot16(a.hi, x + 16, c[1])),
+                             _mm_add_epi32(dot16(b.lo, x + 32, c[2]), dot16(b.hi, x + 48, c[3])));
+}
+#else
+struct Chunk {
+  unsigned char b[32];
+};
+inline Chunk loadChunk(const unsigned char* p) { Chunk c; memcpy(c.b, p, 32); return c; }
+inline Chunk nibbleLow(Chunk v) { for (auto& b : v.b) b &= 15; return v; }
+inline Chunk nibbleHigh(Chunk v) { for (auto& b : v.b) b >>= 4; return v; }
+inline Chunk bitsAt(Chunk v, int shift) { for (auto& b : v.b) b = static_cast<unsigned char>(((b >> shift) & 3) << 4); return v; }
+inline Chunk orChunk(Chunk a, Chunk b) { for (int i = 0; i < 32; ++i) a.b[i] |= b.b[i]; return a; }
+struct Scales16 {
+  const short* s;
+  explicit Scales16(const short* p) : s(p) {}
+};
+template <int g>
+inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
+  Ints r = {};
+  for (int i = 0; i < 64; ++i) r[0] += s.s[4 * g + i / 16] * (i < 32 ? a.b[i] : b.b[i - 32]) * x[i];
+  return r;
+}
+#endif
+
+/// The K-quants' scale and minimum bytes of a Q4_K block: sc_0…7 then m_0…7 (ScalesK4's unpacking).
+inline void scalesK4(const unsigned char* b, unsigned char out[16]) {
+  unsigned u[4];
+  memcpy(u, b + 4, 12);
+  const unsigned kmask1 = 0x3f3f3f3fu, kmask2 = 0x0f0f0f0fu, kmask3 = 0x03030303u;
+  u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
+  const unsigned aux = u[1] & kmask1;
+  u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
+  u[2] = aux;
+  u[0] &= kmask1;
+  memcpy(out, u, 16);
+}
+
+/// The float32 lanes' sum, a tree.
+inline float lanesSum(Vec v) {
+  float t[kLanes];
+  memcpy(t, &v, sizeof t);
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) t[l] += t[l + w];
+  return t[0];
+}
+
+/// Q4_K × int8 (blocks of 256): per block d·dx·Σ_j sc_j·Σ q·x − dmin·dx·Σ_j m_j·Σ x, the q·x and
+/// x sums of sub-block j (32 weights) in integers.
+struct Q4_KInt8 {
+  static constexpr int kBlock = 256, kBytes = 144;
+  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
+                  float* y) {
+    Vec acc = {};
+    float mins = 0.0f;
+    for (long k = 0; k < blocks; ++k) {
+      const unsigned char* b = row + k * kBytes;
+      if (ahead != nullptr)
+        for (int o = 0; o < kBytes; o += 64) __builtin_prefetch(b + *ahead + o, 0, 0);
+      unsigned char sm[16];
+      scalesK4(b, sm);
+      const signed char* xq = x.q + k * 256;
+      const short* sums = x.sums16 + k * 16;
+      alignas(32) short s16[16];
+      for (int i = 0; i < 16; ++i) s16[i] = sm[i / 2];
+      const Scales16 scales(s16);
+      Ints isum = {};
+      auto pair = [&]<int j>() __attribute__((always_inline)) {
+        const Chunk v = loadChunk(b + 16 + 32 * j);
+        isum += dot64<j>(nibbleLow(v), nibbleHigh(v), xq + 64 * j, scales);
+      };
+      pair.template operator()<0>();
+      pair.template operator()<1>();
+      pair.template operator()<2>();
+      pair.template operator()<3>();
+      int msum = 0;
+      for (int j = 0; j < 8; ++j) msum += sm[8 + j] * (sums[2 * j] + sums[2 * j + 1]);
+      const float dx = x.d[k];
+      acc = madd(toFloat(isum), Vec{} + half(b) * dx, acc);
+      mins += half(b + 2) * dx * static_cast<float>(msum);
+    }
+    *y = lanesSum(acc) - mins;
+  }
+};
+
+/// Q6_K × int8 (blocks of 256): d·dx·Σ_i sc_i·(Σ q·x − 32·Σ x) over its sixteen sub-blocks of 16.
+struct Q6_KInt8 {
+  static constexpr int kBlock = 256, kBytes = 210;
+  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
+                  float* y) {
+    Vec acc = {};
+    float offsets = 0.0f;
+    for (long k = 0; k < blocks; ++k) {
+      const unsigned char* b = row + k * kBytes;
+      if (ahead != nullptr)
+        for (int o = 0; o < kBytes; o += 64) __builtin_prefetch(b + *ahead + o, 0, 0);
+      const signed char* sc = reinterpret_cast<const signed char*>(b + 192);
+      const signed char* xq = x.q + k * 256;
+      const short* sums = x.sums16 + k * 16;
+      alignas(32) short s16[16];
+      for (int i = 0; i < 16; ++i) s16[i] = sc[i];
+      const Scales16 scales(s16);
+      Ints isum = {};
+      auto half128 = [&]<int n>() __attribute__((always_inline)) {
+        const unsigned char* ql = b + 64 * n;
+        const Chunk a = loadChunk(ql), a2 = loadChunk(ql + 32), h = loadChunk(b + 128 + 32 * n);
+        const Chunk q1 = orChunk(nibbleLow(a), bitsAt(h, 0)), q2 = orChunk(nibbleLow(a2), bitsAt(h, 2));
+        const Chunk q3 = orChunk(nibbleHigh(a), bitsAt(h, 4)), q4 = orChunk(nibbleHigh(a2), bitsAt(h, 6));
+        isum += dot64<2 * n>(q1, q2, xq + 128 * n, scales);
+        isum += dot64<2 * n + 1>(q3, q4, xq + 128 * n + 64, scales);
+      };
+      half128.template operator()<0>();
+      half128.template operator()<1>();
+      int osum = 0;
+      for (int i = 0; i < 16; ++i) osum += sc[i] * sums[i];
+      const float d = half(b + 208) * x.d[k];
+      acc = madd(toFloat(isum), Vec{} + d, acc);
+      offsets += d * static_cast<float>(32 * osum);
+    }
+    *y = lanesSum(acc) - offsets;
+  }
+};
+
+/// Σ q·x over one Q8_0 block's 32 weights, as 32-bit lanes: |q| as unsigned bytes times x with
+/// q's sign (pair sums at most 2·128·127 < 2^15: exact).
+inline Ints dot32Signed(const unsigned char* w, const signed char* x) {
+#if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
+  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+  const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+  const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(a, q)),
+                                      _mm256_set1_epi16(1));
+#if defined(ATTNLAB_INT8_512)
+  return (Ints)_mm512_castsi256_si512(p);  // the upper lanes: whatever; masked by the caller
+#else
+  return (Ints)p;
+#endif
+#elif defined(ATTNLAB_INT8_128)
+  __m128i sum = _mm_setzero_si128();
+  for (int o = 0; o < 32; o += 16) {
+    const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + o));
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + o));
+    sum = _mm_add_epi32(sum, _mm_madd_epi16(_mm_maddubs_epi16(_mm_sign_epi8(q, q), _mm_sign_epi8(a, q)),
+                                            _mm_set1_epi16(1)));
+  }
+  return (Ints)sum;
+#else
+  Ints r = {};
+  for (int i = 0; i < 32; ++i) r[0] += static_cast<signed char>(w[i]) * x[i];
+  return r;
+#endif
+}
+
+/// Q8_0 × int8 (blocks of 32): d·dx·Σ q·x per block.
+struct Q8_0Int8 {
+  static constexpr int kBlock = 32, kBytes = 34;
+  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
+                  float* y) {
+#if defined(ATTNLAB_INT8_512)
+    // Two blocks a vector: the first's eight sums in lanes 0 … 7, the second's in 8 … 15.
+    __m512 acc = _mm512_setzero_ps();
+    long k = 0;
+    for (; k + 2 <= blocks; k += 2) {
+      const unsigned char* b = row + k * kBytes;
+      if (ahead != nullptr) __builtin_prefetch(b + *ahead, 0, 0);
+      const __m512i both = _mm512_inserti64x4((__m512i)dot32Signed(b + 2, x.q + 32 * k),
+                                              _mm512_castsi512_si256((__m512i)dot32Signed(b + kBytes + 2, x.q + 32 * k + 32)), 1);
+      const __m512 scale = _mm512_insertf32x8(_mm512_set1_ps(half(b) * x.d[k]),
+                                              _mm256_set1_ps(half(b + kBytes) * x.d[k + 1]), 1);
+      acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(both), scale, acc);
+    }
+    float total = lanesSum((Vec)acc);
+    for (; k < blocks; ++k) {
+      const unsigned char* b = row + k * kBytes;
+      const __m256i p = _mm512_castsi512_si256((__m512i)dot32Signed(b + 2, x.q + 32 * k));
+      alignas(32) int t[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(t), p);
+      int s = 0;
+      for (int l = 0; l < 8; ++l) s += t[l];
+      total += half(b) * x.d[k] * static_cast<float>(s);
+    }
+    *y = total;
+#else
+    Vec acc = {};
+    for (long k = 0; k < blocks; ++k) {
+      const unsigned char* b = row + k * kBytes;
+      if (ahead != nullptr && k % 2 == 0) __builtin_prefetch(b + *ahead, 0, 0);
+      acc = madd(toFloat(dot32Signed(b + 2, x.q + 32 * k)), Vec{} + half(b) * x.d[k], acc);
+    }
+    *y = lanesSum(acc);
+#endif
+  }
+};
+
+/// Rows [r0, r1) of W (type T) times the int8 activations x, prefetching kAheadBytes on.
+template <class T>
+void rowsProductInt8(const unsigned char* rows, long row_bytes, long in, const Int8Activations& x,
+                     long r0, long r1, float* y) {
+  const long blocks = in / T::kBlock;
+  const long ahead_rows = aheadRows(row_bytes);
+  for (long r = r0; r < r1; ++r) {
+    const long ahead = (r + ahead_rows < r1 ? ahead_rows : r1 - 1 - r) * row_bytes;
+    T::row(rows + r * row_bytes, blocks, x, &ahead, y + (r - r0));
+  }
+}

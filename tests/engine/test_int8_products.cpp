@@ -1,0 +1,198 @@
+// The one-row products with int8 activations (cpu/quant_kernels.hpp: Int8Activations, the
+// option ModelRunOptions::int8_activations) on every CPU path this machine supports, over the
+// gguf Python package's golden blocks (tests/data/quants):
+// - the quantisation of the activations, checked by hand (scale max |x| / 127, nearest integer,
+//   a block of zeros, the sums of 16);
+// - each kernel equals Σ w·x̃ formed in double from the package's dequantised weights w and the
+//   dequantised activations x̃ = d·q, within float32 summation's bound (the integer sums are
+//   exact, the blocks' scaled terms are float32);
+// - it stays within the quantisation's own bound of the float32 product: |Σ w·(x − x̃)| ≤
+//   Σ |w|·d/2 (each |x − x̃| ≤ d/2);
+// - Int8ActivationsScope switches the one-row products of the types that have an int8 kernel
+//   (Q4_K, Q6_K, Q8_0) and of no other, and restores what it found.
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "attnlab/cpu_path.hpp"
+#include "attnlab/error.hpp"
+#include "attnlab/gguf.hpp"
+#include "attnlab/safetensors.hpp"
+#include "cpu/cpu_path_internal.hpp"
+#include "model/weight_matrix.hpp"
+
+namespace attnlab_test_int8_products {
+
+using namespace attnlab;
+
+namespace {
+
+const std::filesystem::path kData = ATTNLAB_TEST_DATA_DIR;
+
+struct Int8Type {
+  const char* name;
+  std::uint32_t type;
+  kernels::QuantType kernels::QuantKernel::*kernel;
+  int block;  ///< the activations' block (the type's int8_block)
+};
+
+constexpr Int8Type kTypes[] = {
+    {"Q8_0", 8, &kernels::QuantKernel::q8_0, 32},
+    {"Q4_K", 12, &kernels::QuantKernel::q4_k, 256},
+    {"Q6_K", 14, &kernels::QuantKernel::q6_k, 256},
+};
+
+const SafeTensors& golden() {
+  static const SafeTensors file(kData / "quants/dequant.safetensors");
+  return file;
+}
+
+Eigen::Index countOf(const char* name) {
+  return nlohmann::json::parse(golden().metadata().at("counts")).at(name).get<Eigen::Index>();
+}
+
+struct Quantised {
+  std::vector<float> d;
+  std::vector<signed char> q;
+  std::vector<short> sums16;
+  Quantised(const Eigen::VectorXf& x, int block)
+      : d(static_cast<std::size_t>(x.size() / block)), q(static_cast<std::size_t>(x.size())),
+        sums16(static_cast<std::size_t>(x.size() / 16)) {
+    kernels::quantiseActivations(x.data(), static_cast<long>(x.size()), block, d.data(), q.data(),
+                                 sums16.data());
+  }
+  kernels::Int8Activations view(int block) const { return {block, d.data(), q.data(), sums16.data()}; }
+  /// x̃ = d·q in double.
+  Eigen::VectorXd values(int block) const {
+    Eigen::VectorXd v(static_cast<Eigen::Index>(q.size()));
+    for (std::size_t i = 0; i < q.size(); ++i) v[static_cast<Eigen::Index>(i)] = double(d[i / static_cast<std::size_t>(block)]) * q[i];
+    return v;
+  }
+};
+
+Eigen::VectorXf activations(Eigen::Index in) {
+  Eigen::VectorXf x(in);
+  for (Eigen::Index k = 0; k < in; ++k)
+    x[k] = std::sin(0.37f * static_cast<float>(k) + 0.2f) * (1.0f + static_cast<float>(k % 7));
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("int8 activations: the scale is max |x| / 127 and each value the nearest integer",
+          "[linear][quant][int8]") {
+  Eigen::VectorXf x = Eigen::VectorXf::Zero(64);
+  x[0] = 1.0f;
+  x[1] = -2.0f;
+  x[2] = 0.5f;
+  x[3] = -0.0078125f;  // 2/127 · 0.4921…: rounds to 0
+  // The second block of 32 stays zero.
+  std::vector<float> d(2);
+  std::vector<signed char> q(64, 99);
+  std::vector<short> sums(4, 99);
+  kernels::quantiseActivations(x.data(), 64, 32, d.data(), q.data(), sums.data());
+  CHECK(d[0] == 2.0f / 127.0f);
+  CHECK(q[0] == 64);  // 1 · 127/2 = 63.5, to even
+  CHECK(q[1] == -127);
+  CHECK(q[2] == 32);  // 31.75
+  CHECK(q[3] == 0);
+  CHECK(q[4] == 0);
+  CHECK(d[1] == 0.0f);
+  CHECK(q[40] == 0);
+  CHECK(sums[0] == 64 - 127 + 32);
+  CHECK(sums[1] == 0);
+  CHECK(sums[2] == 0);
+  CHECK(sums[3] == 0);
+}
+
+TEST_CASE("int8 products equal the dequantised weights times the dequantised activations, every "
+          "path", "[linear][quant][int8][cpu-path]") {
+  for (const CpuPath path : supportedCpuPaths()) {
+    const kernels::QuantKernel& kernel = kernels::quantKernel(path);
+    for (const Int8Type& t : kTypes) {
+      const kernels::QuantType& k = kernel.*t.kernel;
+      REQUIRE(k.int8 != nullptr);
+      REQUIRE(k.int8_block == t.block);
+      const GgmlTypeInfo* info = ggmlTypeInfo(t.type);
+      const std::vector<float> values = golden().floats(std::string(t.name) + ".values");
+      const auto* bytes = reinterpret_cast<const unsigned char*>(golden().tensor(std::string(t.name) + ".bytes").data);
+      for (const int blocks : {1, 3, 8}) {
+        const Eigen::Index in = blocks * info->block_elements;
+        if (in % 256 != 0 && t.block == 256) continue;
+        const Eigen::Index rows = countOf(t.name) / in;
+        if (rows < 2) continue;
+        INFO("path " << toString(path) << ", " << t.name << ", " << rows << " × " << in);
+        const auto row_bytes = static_cast<long>(in / info->block_elements * info->block_bytes);
+        const Eigen::MatrixXd w = Eigen::Map<const Matrix>(values.data(), rows, in).cast<double>();
+        const Eigen::VectorXf x = activations(in);
+        const Quantised xq(x, t.block);
+        std::vector<float> y(static_cast<std::size_t>(rows), NAN);
+        const long cut = static_cast<long>(rows / 3);  // a thread's share starts anywhere
+        k.int8(bytes, row_bytes, static_cast<long>(in), xq.view(t.block), 0, cut, y.data());
+        k.int8(bytes, row_bytes, static_cast<long>(in), xq.view(t.block), cut, static_cast<long>(rows), y.data() + cut);
+        const Eigen::VectorXd xt = xq.values(t.block);
+        const Eigen::VectorXd exact = w * xt, magnitude = w.cwiseAbs() * xt.cwiseAbs();
+        const Eigen::VectorXd full = w * x.cast<double>();
+        const double u = std::ldexp(1.0, -23);
+        for (Eigen::Index r = 0; r < rows; ++r) {
+          INFO("row " << r);
+          REQUIRE(std::isfinite(y[static_cast<std::size_t>(r)]));
+          // Two roundings a block (d·dx, the conversion-free multiply-add) and the sums: a
+          // generous 4 · in · u · Σ|w x̃|.
+          CHECK(std::abs(y[static_cast<std::size_t>(r)] - exact[r]) <= 4.0 * double(in) * u * magnitude[r] + 1e-30);
+          double quantisation = 0;
+          for (Eigen::Index i = 0; i < in; ++i)
+            quantisation += std::abs(w(r, i)) * double(xq.d[static_cast<std::size_t>(i / t.block)]) / 2;
+          CHECK(std::abs(y[static_cast<std::size_t>(r)] - full[r]) <=
+                quantisation + 4.0 * double(in) * u * magnitude[r] + 1e-30);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Int8ActivationsScope switches the one-row products of Q4_K, Q6_K and Q8_0 only",
+          "[linear][quant][int8]") {
+  for (const char* name : {"Q8_0", "Q4_K", "Q6_K", "Q4_1", "Q5_K"}) {
+    INFO(name);
+    std::uint32_t type = 0;
+    for (std::uint32_t t = 0; t < 40; ++t) {
+      const GgmlTypeInfo* info = ggmlTypeInfo(t);
+      if (info != nullptr && std::string(info->name) == name) type = t;
+    }
+    const GgmlTypeInfo* info = ggmlTypeInfo(type);
+    REQUIRE(info != nullptr);
+    const Eigen::Index in = 256, rows = countOf(name) / in;
+    linear::StoredRows s;
+    s.type = type;
+    s.rows = rows;
+    s.cols = in;
+    s.data = reinterpret_cast<const unsigned char*>(golden().tensor(std::string(name) + ".bytes").data);
+    s.row_bytes = static_cast<std::size_t>(in / info->block_elements * info->block_bytes);
+    s.name = name;
+    const linear::WeightMatrix w(s);
+    const Eigen::VectorXf x = activations(in);
+    const Eigen::VectorXf plain = linear::timesVector(w, x.data());
+    CHECK_FALSE(linear::int8Activations());
+    Eigen::VectorXf quantised;
+    {
+      const linear::Int8ActivationsScope on(true);
+      CHECK(linear::int8Activations());
+      quantised = linear::timesVector(w, x.data());
+      {
+        const linear::Int8ActivationsScope off(false);
+        CHECK((linear::timesVector(w, x.data()).array() == plain.array()).all());
+      }
+      CHECK(linear::int8Activations());
+    }
+    CHECK_FALSE(linear::int8Activations());
+    const bool has_int8 = std::string(name) == "Q8_0" || std::string(name) == "Q4_K" || std::string(name) == "Q6_K";
+    const bool same = (quantised.array() == plain.array()).all();
+    CHECK(same != has_int8);
+    // Within 2 % of the largest product: int8's rounding, not another matrix.
+    CHECK((quantised - plain).cwiseAbs().maxCoeff() <= 0.02 * plain.cwiseAbs().maxCoeff());
+  }
+}
+
+}  // namespace attnlab_test_int8_products
