@@ -116,6 +116,10 @@ void GenerateBox::setGenerateSettings(const options::GenerateSettings& g) {
   sinks_->setValue(g.sink_tokens.empty() ? 0 : g.sink_tokens.front());
 }
 
+bool GenerateBox::int8Activations() const { return int8_->isChecked(); }
+
+void GenerateBox::setInt8Activations(bool on) { int8_->setChecked(on); }
+
 void GenerateBox::setAvailable(bool available) {
   setEnabled(available || running_);
 }
@@ -149,7 +153,7 @@ void GenerateBox::retranslate() {
   cache_window_->setSpecialValueText(tr("full"));
   int8_->setText(tr("int8 activations (faster, as llama.cpp)"));
   int8_->setToolTip(QStringLiteral("--int8-activations: ") +
-                    tr("Multiply Q4_K, Q6_K and Q8_0 weights by activations rounded to int8 in each "
+                    tr("Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights by activations rounded to int8 in each "
                        "step, as llama.cpp does: faster, but not float32's numbers (the picture says so)"));
 }
 
@@ -172,9 +176,7 @@ void GenerateBox::toggle(const options::LabSettings& settings) {
   retranslate();
   QPointer<GenerateBox> self(this);
   const std::shared_ptr<std::atomic<bool>> stop = stop_;
-  options::LabSettings asked = settings;
-  asked.int8_activations = int8_->isChecked();
-  watcher_.setFuture(QtConcurrent::run(&pool_, [self, stop, settings = std::move(asked), choices]() -> ResultPtr {
+  watcher_.setFuture(QtConcurrent::run(&pool_, [self, stop, settings, choices]() -> ResultPtr {
     ResultPtr last;
     try {
       run::Session session;  // the model comes from the process's ModelCache (no second copy)

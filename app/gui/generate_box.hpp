@@ -49,6 +49,10 @@ class GenerateBox : public QWidget {
   options::GenerateSettings generateSettings() const;
   /// Sets the boxes from g (the first cache window and sink count; limits clamp as the boxes do).
   void setGenerateSettings(const options::GenerateSettings& g);
+  /// The "int8 activations" check box (LabSettings::int8_activations: the window's runs and
+  /// generations, as --int8-activations makes the CLI's).
+  bool int8Activations() const;
+  void setInt8Activations(bool on);
   void setAvailable(bool available);  ///< A model is shown (the synthetic lab cannot generate).
   void retranslate();
 

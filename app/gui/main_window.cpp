@@ -306,6 +306,7 @@ options::LabSettings MainWindow::settings() const {
   base.head_roles = model_source_->headRole().has_value();
   base.translator = model_source_->translator();
   base.translator_attention = model_source_->translatorAttention();
+  base.int8_activations = generate_->int8Activations();
   return inputs_->settings(base);
 }
 
@@ -315,6 +316,7 @@ void MainWindow::setSettings(const options::LabSettings& s) {
   model_source_->setSource(s.model_dir, s.layer, s.hide_special);
   model_source_->setRollout(s.rollout);
   model_source_->setTranslatorAttention(s.translator_attention);
+  generate_->setInt8Activations(s.int8_activations);
   if (!s.head_roles) setHeadRole(std::nullopt);  // settings without head roles: no badges
   const std::shared_ptr<const ModelInfo> info =
       shown_ && shown_->model && shown_->model->dir == s.model_dir ? shown_->model : nullptr;

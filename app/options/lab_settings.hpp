@@ -89,7 +89,7 @@ struct LabSettings {
   /// role badges). Independent of the text: the session keeps them while the model stays.
   bool head_roles = false;
   /// Model: the one-row products (each generated token's step, the next-token predictions)
-  /// multiply Q4_K, Q6_K and Q8_0 weights by int8 activations, as llama.cpp does
+  /// multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights by int8 activations, as llama.cpp does
   /// (ModelRunOptions::int8_activations): faster, not float32's numbers; the pictures say so.
   bool int8_activations = false;
   /// Model: the most one run may take — weights, activations, kept attention (and a

@@ -370,8 +370,8 @@
         <translation>int8 激活值（更快，与 llama.cpp 相同）</translation>
     </message>
     <message>
-        <source>Multiply Q4_K, Q6_K and Q8_0 weights by activations rounded to int8 in each step, as llama.cpp does: faster, but not float32's numbers (the picture says so)</source>
-        <translation>每一步把 Q4_K、Q6_K 和 Q8_0 权重与舍入到 int8 的激活值相乘，与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）</translation>
+        <source>Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights by activations rounded to int8 in each step, as llama.cpp does: faster, but not float32's numbers (the picture says so)</source>
+        <translation>每一步把 Q8_0、Q4_0、Q4_1、Q5_0、Q5_1、Q4_K 和 Q6_K 权重与舍入到 int8 的激活值相乘，与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）</translation>
     </message>
 </context>
 <context>

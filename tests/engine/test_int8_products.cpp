@@ -9,7 +9,7 @@
 // - it stays within the quantisation's own bound of the float32 product: |Σ w·(x − x̃)| ≤
 //   Σ |w|·d/2 (each |x − x̃| ≤ d/2);
 // - Int8ActivationsScope switches the one-row products of the types that have an int8 kernel
-//   (Q4_K, Q6_K, Q8_0) and of no other, and restores what it found.
+//   (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q6_K) and of no other, and restores what it found.
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -39,6 +39,10 @@ struct Int8Type {
 
 constexpr Int8Type kTypes[] = {
     {"Q8_0", 8, &kernels::QuantKernel::q8_0, 32},
+    {"Q4_0", 2, &kernels::QuantKernel::q4_0, 32},
+    {"Q4_1", 3, &kernels::QuantKernel::q4_1, 32},
+    {"Q5_0", 6, &kernels::QuantKernel::q5_0, 32},
+    {"Q5_1", 7, &kernels::QuantKernel::q5_1, 32},
     {"Q4_K", 12, &kernels::QuantKernel::q4_k, 256},
     {"Q6_K", 14, &kernels::QuantKernel::q6_k, 256},
 };
@@ -152,9 +156,9 @@ TEST_CASE("int8 products equal the dequantised weights times the dequantised act
   }
 }
 
-TEST_CASE("Int8ActivationsScope switches the one-row products of Q4_K, Q6_K and Q8_0 only",
+TEST_CASE("Int8ActivationsScope switches the one-row products of the types with an int8 kernel only",
           "[linear][quant][int8]") {
-  for (const char* name : {"Q8_0", "Q4_K", "Q6_K", "Q4_1", "Q5_K"}) {
+  for (const char* name : {"Q8_0", "Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_K", "IQ4_XS"}) {
     INFO(name);
     std::uint32_t type = 0;
     for (std::uint32_t t = 0; t < 40; ++t) {
@@ -187,7 +191,7 @@ TEST_CASE("Int8ActivationsScope switches the one-row products of Q4_K, Q6_K and 
       CHECK(linear::int8Activations());
     }
     CHECK_FALSE(linear::int8Activations());
-    const bool has_int8 = std::string(name) == "Q8_0" || std::string(name) == "Q4_K" || std::string(name) == "Q6_K";
+    const bool has_int8 = std::string(name) != "Q5_K" && std::string(name) != "IQ4_XS";
     const bool same = (quantised.array() == plain.array()).all();
     CHECK(same != has_int8);
     // Within 2 % of the largest product: int8's rounding, not another matrix.

@@ -295,6 +295,121 @@ struct Q8_0Int8 {
   }
 };
 
+/// The 32 weights of a Q4_0 / Q4_1 block as bytes 0 … 15 (the low nibbles of qs are weights
+/// 0 … 15, the high nibbles 16 … 31), plus 16 where bit j of qh is set (Q5_0, Q5_1; qh = 0 for
+/// the four-bit types).
+inline Chunk nibbles32(const unsigned char* qs, unsigned qh) {
+#if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m128i m = _mm_set1_epi8(15);
+  __m256i v = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(b, 4), m), _mm_and_si128(b, m));
+  if (qh != 0) {
+#if defined(ATTNLAB_INT8_512)
+    v = _mm256_or_si256(v, _mm256_maskz_mov_epi8(qh, _mm256_set1_epi8(16)));
+#else
+    // Byte j of the 32 takes qh's byte j / 8, then keeps bit j % 8 (all ones where set).
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(static_cast<int>(qh)),
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3,
+                         3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+    v = _mm256_or_si256(v, _mm256_and_si256(set, _mm256_set1_epi8(16)));
+#endif
+  }
+  return v;
+#elif defined(ATTNLAB_INT8_128)
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m128i m = _mm_set1_epi8(15);
+  Chunk c = {_mm_and_si128(b, m), _mm_and_si128(_mm_srli_epi16(b, 4), m)};
+  if (qh != 0) {
+    const __m128i bit = _mm_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    auto fifth = [&](unsigned half) {  // 16 bits of qh → 16 bytes of 16 or 0
+      const __m128i spread = _mm_shuffle_epi8(_mm_cvtsi32_si128(static_cast<int>(half)),
+                                              _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+      return _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(spread, bit), bit), _mm_set1_epi8(16));
+    };
+    c.lo = _mm_or_si128(c.lo, fifth(qh & 0xFFFFu));
+    c.hi = _mm_or_si128(c.hi, fifth(qh >> 16));
+  }
+  return c;
+#else
+  Chunk c;
+  for (int j = 0; j < 16; ++j) {
+    c.b[j] = static_cast<unsigned char>((qs[j] & 15) | (((qh >> j) & 1) << 4));
+    c.b[j + 16] = static_cast<unsigned char>((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+  }
+  return c;
+#endif
+}
+
+/// Σ u·x over one block of 32 (u unsigned ≤ 31, pair sums ≤ 2·31·127): as 32-bit lanes.
+inline Ints dot32(Chunk u, const signed char* x) {
+#if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
+  const __m256i p = _mm256_madd_epi16(
+      _mm256_maddubs_epi16(u, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x))), _mm256_set1_epi16(1));
+#if defined(ATTNLAB_INT8_512)
+  return (Ints)_mm512_zextsi256_si512(p);
+#else
+  return (Ints)p;
+#endif
+#elif defined(ATTNLAB_INT8_128)
+  const __m128i one = _mm_set1_epi16(1);
+  return (Ints)_mm_add_epi32(
+      _mm_madd_epi16(_mm_maddubs_epi16(u.lo, _mm_loadu_si128(reinterpret_cast<const __m128i*>(x))), one),
+      _mm_madd_epi16(_mm_maddubs_epi16(u.hi, _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 16))), one));
+#else
+  Ints r = {};
+  for (int i = 0; i < 32; ++i) r[0] += u.b[i] * x[i];
+  return r;
+#endif
+}
+
+/// The legacy types of 32 × int8 (blocks of 32): w = d·(u − kOffset) (Q4_0: 8, Q5_0: 16) or
+/// d·u + m (Q4_1, Q5_1: kMin), u the 4- or 5-bit value (kFifth). Per block d·dx·Σ u·x, then the
+/// offset's −kOffset·d·dx·Σ x or the minimum's m·dx·Σ x (Σ x: two of the sums of 16).
+template <int kOffset, bool kMin, bool kFifth>
+struct Legacy32Int8 {
+  static constexpr int kBlock = 32, kBytes = 18 + (kMin ? 2 : 0) + (kFifth ? 4 : 0);
+  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
+                  float* y) {
+    Vec acc = {};
+    float rest = 0.0f;
+    auto weights = [&](const unsigned char* b) {
+      return nibbles32(b + 2 + (kMin ? 2 : 0) + (kFifth ? 4 : 0), kFifth ? readU32(b + 2 + (kMin ? 2 : 0)) : 0u);
+    };
+    auto restOf = [&](const unsigned char* b, long k) {  // the offset's or the minimum's term
+      const int sum = x.sums16[2 * k] + x.sums16[2 * k + 1];
+      if constexpr (kMin) rest += half(b + 2) * x.d[k] * static_cast<float>(sum);
+      else rest -= half(b) * x.d[k] * static_cast<float>(kOffset * sum);
+    };
+    long k = 0;
+#if defined(ATTNLAB_INT8_512)
+    // Two blocks a vector (their 64 activations are consecutive): lanes 0 … 7 the first's sums,
+    // 8 … 15 the second's.
+    for (; k + 2 <= blocks; k += 2) {
+      const unsigned char* b = row + k * kBytes;
+      if (ahead != nullptr) __builtin_prefetch(b + *ahead, 0, 0);
+      const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(weights(b)), weights(b + kBytes), 1);
+      const __m512i p = _mm512_madd_epi16(_mm512_maddubs_epi16(u, _mm512_loadu_si512(x.q + 32 * k)),
+                                          _mm512_set1_epi16(1));
+      const __m512 scale = _mm512_insertf32x8(_mm512_set1_ps(half(b) * x.d[k]),
+                                              _mm256_set1_ps(half(b + kBytes) * x.d[k + 1]), 1);
+      acc = (Vec)_mm512_fmadd_ps(_mm512_cvtepi32_ps(p), scale, (__m512)acc);
+      restOf(b, k);
+      restOf(b + kBytes, k + 1);
+    }
+#endif
+    for (; k < blocks; ++k) {
+      const unsigned char* b = row + k * kBytes;
+      if (ahead != nullptr && k % 2 == 0) __builtin_prefetch(b + *ahead, 0, 0);
+      acc = madd(toFloat(dot32(weights(b), x.q + 32 * k)), Vec{} + half(b) * x.d[k], acc);
+      restOf(b, k);
+    }
+    *y = lanesSum(acc) + rest;
+  }
+};
+
 /// Rows [r0, r1) of W (type T) times the int8 activations x, prefetching kAheadBytes on.
 template <class T>
 void rowsProductInt8(const unsigned char* rows, long row_bytes, long in, const Int8Activations& x,

@@ -826,6 +826,18 @@ void panel(const unsigned char* const* row, int rows, long count, float* out) {
 template <class T>
 constexpr QuantType kType = {&rowsProduct<T>, &dequantise<T>, &panel<T>};
 template <>
+constexpr QuantType kType<Q4_0> = {&rowsProduct<Q4_0>, &dequantise<Q4_0>, &panel<Q4_0>,
+                                   &rowsProductInt8<Legacy32Int8<8, false, false>>, 32};
+template <>
+constexpr QuantType kType<Q4_1> = {&rowsProduct<Q4_1>, &dequantise<Q4_1>, &panel<Q4_1>,
+                                   &rowsProductInt8<Legacy32Int8<0, true, false>>, 32};
+template <>
+constexpr QuantType kType<Q5_0> = {&rowsProduct<Q5_0>, &dequantise<Q5_0>, &panel<Q5_0>,
+                                   &rowsProductInt8<Legacy32Int8<16, false, true>>, 32};
+template <>
+constexpr QuantType kType<Q5_1> = {&rowsProduct<Q5_1>, &dequantise<Q5_1>, &panel<Q5_1>,
+                                   &rowsProductInt8<Legacy32Int8<0, true, true>>, 32};
+template <>
 constexpr QuantType kType<Q4_K> = {&rowsProduct<Q4_K>, &dequantise<Q4_K>, &panel<Q4_K>,
                                    &rowsProductInt8<Q4_KInt8>, 256};
 template <>

@@ -108,7 +108,7 @@ Matrix timesTransposedOn(CpuPath path, const Matrix& x, const WeightMatrix& w,
                          const Vector* b = nullptr, const Matrix* residual = nullptr);
 
 /// While one lives, the one-row products on its thread (timesVector, and timesTransposed of one
-/// row: a generation's steps, the logits of one position) multiply Q4_K, Q6_K and Q8_0 weights
+/// row: a generation's steps, the logits of one position) multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights
 /// by the activations quantised to int8 as llama.cpp does (kernels::Int8Activations: ~0.4 % of
 /// a product's size off the float32 product, and faster); other types, and products of several
 /// rows (prompts), stay float32. ModelRunOptions::int8_activations opens one for a run. Scopes
