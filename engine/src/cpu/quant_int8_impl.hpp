@@ -18,7 +18,7 @@
 /// 4g + i / 16 of the block's sixteen (Scales16), as 32-bit lanes (their total is the sum): w_i (0 ≤ w_i ≤ 63) the bytes of a (i < 32) and b (i ≥ 32), x the 64
 /// activations' int8 values. Multiply-adds of unsigned by signed bytes (pair sums of at most
 /// 2·63·127 < 2^15: nothing saturates), then of the 16-bit sums by the scales: exact.
-#if defined(ATTNLAB_INT8_512)
+#if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
 typedef __m256i Chunk;  // 32 weights' bytes
 inline Chunk loadChunk(const unsigned char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline Chunk nibbleLow(Chunk v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
@@ -27,6 +27,8 @@ inline Chunk bitsAt(Chunk v, int shift) {  // (v >> shift) & 3, moved to bits 4 
   return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x30));
 }
 inline Chunk orChunk(Chunk a, Chunk b) { return _mm256_or_si256(a, b); }
+#endif
+#if defined(ATTNLAB_INT8_512)
 /// A block's sixteen 16-bit scales (scale i for its weights [16i, 16i + 16)).
 struct Scales16 {
   __m512i v;
@@ -45,14 +47,6 @@ inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
   return (Ints)_mm512_madd_epi16(p, _mm512_permutexvar_epi16(index, s.v));
 }
 #elif defined(ATTNLAB_INT8_256)
-typedef __m256i Chunk;
-inline Chunk loadChunk(const unsigned char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
-inline Chunk nibbleLow(Chunk v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
-inline Chunk nibbleHigh(Chunk v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
-inline Chunk bitsAt(Chunk v, int shift) {
-  return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x30));
-}
-inline Chunk orChunk(Chunk a, Chunk b) { return _mm256_or_si256(a, b); }
 struct Scales16 {
   __m256i low, high;  // scales 0 … 7, 8 … 15, in both 128-bit halves
   explicit Scales16(const short* s)
@@ -127,17 +121,10 @@ inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
 }
 #endif
 
-/// The K-quants' scale and minimum bytes of a Q4_K block: sc_0…7 then m_0…7 (ScalesK4's unpacking).
-inline void scalesK4(const unsigned char* b, unsigned char out[16]) {
-  unsigned u[4];
-  memcpy(u, b + 4, 12);
-  const unsigned kmask1 = 0x3f3f3f3fu, kmask2 = 0x0f0f0f0fu, kmask3 = 0x03030303u;
-  u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
-  const unsigned aux = u[1] & kmask1;
-  u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
-  u[2] = aux;
-  u[0] &= kmask1;
-  memcpy(out, u, 16);
+/// Asks for every cache line of [p, p + bytes) (the blocks kAheadBytes on: see aheadRows).
+inline void prefetchSpan(const unsigned char* p, int bytes) {
+  for (int o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, 0);
+  __builtin_prefetch(p + bytes - 1, 0, 0);
 }
 
 /// The float32 lanes' sum, a tree.
@@ -149,79 +136,85 @@ inline float lanesSum(Vec v) {
   return t[0];
 }
 
-/// Q4_K × int8 (blocks of 256): per block d·dx·Σ_j sc_j·Σ q·x − dmin·dx·Σ_j m_j·Σ x, the q·x and
-/// x sums of sub-block j (32 weights) in integers.
+/// Q4_K × int8: block b's Σ_j sc_j·Σ q·x over its eight sub-blocks of 32 as int32 lanes, and
+/// its minimums' Σ_j m_j·Σ x; the block's d and dmin. Per block d·dx·(the first) − dmin·dx·(the
+/// second).
 struct Q4_KInt8 {
   static constexpr int kBlock = 256, kBytes = 144;
-  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
-                  float* y) {
-    Vec acc = {};
-    float mins = 0.0f;
-    for (long k = 0; k < blocks; ++k) {
-      const unsigned char* b = row + k * kBytes;
-      if (ahead != nullptr)
-        for (int o = 0; o < kBytes; o += 64) __builtin_prefetch(b + *ahead + o, 0, 0);
-      unsigned char sm[16];
-      scalesK4(b, sm);
-      const signed char* xq = x.q + k * 256;
-      const short* sums = x.sums16 + k * 16;
-      alignas(32) short s16[16];
-      for (int i = 0; i < 16; ++i) s16[i] = sm[i / 2];
-      const Scales16 scales(s16);
-      Ints isum = {};
-      auto pair = [&]<int j>() __attribute__((always_inline)) {
-        const Chunk v = loadChunk(b + 16 + 32 * j);
-        isum += dot64<j>(nibbleLow(v), nibbleHigh(v), xq + 64 * j, scales);
-      };
-      pair.template operator()<0>();
-      pair.template operator()<1>();
-      pair.template operator()<2>();
-      pair.template operator()<3>();
-      int msum = 0;
-      for (int j = 0; j < 8; ++j) msum += sm[8 + j] * (sums[2 * j] + sums[2 * j + 1]);
-      const float dx = x.d[k];
-      acc = madd(toFloat(isum), Vec{} + half(b) * dx, acc);
-      mins += half(b + 2) * dx * static_cast<float>(msum);
-    }
-    *y = lanesSum(acc) - mins;
+  static Ints sums(const unsigned char* b, const signed char* xq, const short* sums16, int& minus,
+                   float& d, float& dmin) {
+    unsigned char sm[16];
+    scalesK4(b, sm);
+    alignas(32) short s16[16];
+    for (int i = 0; i < 16; ++i) s16[i] = sm[i / 2];
+    const Scales16 scales(s16);
+    Ints isum = {};
+    auto pair = [&]<int j>() __attribute__((always_inline)) {
+      const Chunk v = loadChunk(b + 16 + 32 * j);
+      isum += dot64<j>(nibbleLow(v), nibbleHigh(v), xq + 64 * j, scales);
+    };
+    pair.template operator()<0>();
+    pair.template operator()<1>();
+    pair.template operator()<2>();
+    pair.template operator()<3>();
+    minus = 0;
+    for (int j = 0; j < 8; ++j) minus += sm[8 + j] * (sums16[2 * j] + sums16[2 * j + 1]);
+    d = half(b);
+    dmin = half(b + 2);
+    return isum;
   }
 };
 
-/// Q6_K × int8 (blocks of 256): d·dx·Σ_i sc_i·(Σ q·x − 32·Σ x) over its sixteen sub-blocks of 16.
+/// Q6_K × int8: block b's Σ_i sc_i·Σ q·x over its sixteen sub-blocks of 16 (q the 6-bit value,
+/// 0 … 63), and the offsets' Σ_i sc_i·32·Σ x; the block's d twice. Per block
+/// d·dx·(Σ_i sc_i·Σ (q − 32)·x).
 struct Q6_KInt8 {
   static constexpr int kBlock = 256, kBytes = 210;
+  static Ints sums(const unsigned char* b, const signed char* xq, const short* sums16, int& minus,
+                   float& d, float& dmin) {
+    const signed char* sc = reinterpret_cast<const signed char*>(b + 192);
+    alignas(32) short s16[16];
+    for (int i = 0; i < 16; ++i) s16[i] = sc[i];
+    const Scales16 scales(s16);
+    Ints isum = {};
+    auto half128 = [&]<int n>() __attribute__((always_inline)) {
+      const unsigned char* ql = b + 64 * n;
+      const Chunk a = loadChunk(ql), a2 = loadChunk(ql + 32), h = loadChunk(b + 128 + 32 * n);
+      const Chunk q1 = orChunk(nibbleLow(a), bitsAt(h, 0)), q2 = orChunk(nibbleLow(a2), bitsAt(h, 2));
+      const Chunk q3 = orChunk(nibbleHigh(a), bitsAt(h, 4)), q4 = orChunk(nibbleHigh(a2), bitsAt(h, 6));
+      isum += dot64<2 * n>(q1, q2, xq + 128 * n, scales);
+      isum += dot64<2 * n + 1>(q3, q4, xq + 128 * n + 64, scales);
+    };
+    half128.template operator()<0>();
+    half128.template operator()<1>();
+    minus = 0;
+    for (int i = 0; i < 16; ++i) minus += sc[i] * sums16[i];
+    minus *= 32;
+    d = dmin = half(b + 208);
+    return isum;
+  }
+};
+
+/// A K-quant (T: Q4_KInt8, Q6_KInt8) × int8 row, blocks of 256: Σ over blocks of
+/// d·dx·Σ(scaled q·x) − dmin·dx·(minus).
+template <class T>
+struct KInt8 {
+  static constexpr int kBlock = 256, kBytes = T::kBytes;
   static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
                   float* y) {
     Vec acc = {};
-    float offsets = 0.0f;
+    float minus_total = 0.0f;
     for (long k = 0; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
-      if (ahead != nullptr)
-        for (int o = 0; o < kBytes; o += 64) __builtin_prefetch(b + *ahead + o, 0, 0);
-      const signed char* sc = reinterpret_cast<const signed char*>(b + 192);
-      const signed char* xq = x.q + k * 256;
-      const short* sums = x.sums16 + k * 16;
-      alignas(32) short s16[16];
-      for (int i = 0; i < 16; ++i) s16[i] = sc[i];
-      const Scales16 scales(s16);
-      Ints isum = {};
-      auto half128 = [&]<int n>() __attribute__((always_inline)) {
-        const unsigned char* ql = b + 64 * n;
-        const Chunk a = loadChunk(ql), a2 = loadChunk(ql + 32), h = loadChunk(b + 128 + 32 * n);
-        const Chunk q1 = orChunk(nibbleLow(a), bitsAt(h, 0)), q2 = orChunk(nibbleLow(a2), bitsAt(h, 2));
-        const Chunk q3 = orChunk(nibbleHigh(a), bitsAt(h, 4)), q4 = orChunk(nibbleHigh(a2), bitsAt(h, 6));
-        isum += dot64<2 * n>(q1, q2, xq + 128 * n, scales);
-        isum += dot64<2 * n + 1>(q3, q4, xq + 128 * n + 64, scales);
-      };
-      half128.template operator()<0>();
-      half128.template operator()<1>();
-      int osum = 0;
-      for (int i = 0; i < 16; ++i) osum += sc[i] * sums[i];
-      const float d = half(b + 208) * x.d[k];
-      acc = madd(toFloat(isum), Vec{} + d, acc);
-      offsets += d * static_cast<float>(32 * osum);
+      prefetchSpan(b + *ahead, kBytes);
+      int minus = 0;
+      float d = 0, dmin = 0;
+      const Ints isum = T::sums(b, x.q + k * 256, x.sums16 + k * 16, minus, d, dmin);
+      const float dx = x.d[k];
+      acc = madd(toFloat(isum), Vec{} + d * dx, acc);
+      minus_total += dmin * dx * static_cast<float>(minus);
     }
-    *y = lanesSum(acc) - offsets;
+    *y = lanesSum(acc) - minus_total;
   }
 };
 
@@ -265,7 +258,7 @@ struct Q8_0Int8 {
     long k = 0;
     for (; k + 2 <= blocks; k += 2) {
       const unsigned char* b = row + k * kBytes;
-      if (ahead != nullptr) __builtin_prefetch(b + *ahead, 0, 0);
+      prefetchSpan(b + *ahead, 2 * kBytes);
       const __m512i both = _mm512_inserti64x4((__m512i)dot32Signed(b + 2, x.q + 32 * k),
                                               _mm512_castsi512_si256((__m512i)dot32Signed(b + kBytes + 2, x.q + 32 * k + 32)), 1);
       const __m512 scale = _mm512_insertf32x8(_mm512_set1_ps(half(b) * x.d[k]),
@@ -287,7 +280,7 @@ struct Q8_0Int8 {
     Vec acc = {};
     for (long k = 0; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
-      if (ahead != nullptr && k % 2 == 0) __builtin_prefetch(b + *ahead, 0, 0);
+      prefetchSpan(b + *ahead, kBytes);
       acc = madd(toFloat(dot32Signed(b + 2, x.q + 32 * k)), Vec{} + half(b) * x.d[k], acc);
     }
     *y = lanesSum(acc);
@@ -389,7 +382,7 @@ struct Legacy32Int8 {
     // 8 … 15 the second's.
     for (; k + 2 <= blocks; k += 2) {
       const unsigned char* b = row + k * kBytes;
-      if (ahead != nullptr) __builtin_prefetch(b + *ahead, 0, 0);
+      prefetchSpan(b + *ahead, 2 * kBytes);
       const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(weights(b)), weights(b + kBytes), 1);
       const __m512i p = _mm512_madd_epi16(_mm512_maddubs_epi16(u, _mm512_loadu_si512(x.q + 32 * k)),
                                           _mm512_set1_epi16(1));
@@ -402,7 +395,7 @@ struct Legacy32Int8 {
 #endif
     for (; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
-      if (ahead != nullptr && k % 2 == 0) __builtin_prefetch(b + *ahead, 0, 0);
+      prefetchSpan(b + *ahead, kBytes);
       acc = madd(toFloat(dot32(weights(b), x.q + 32 * k)), Vec{} + half(b) * x.d[k], acc);
       restOf(b, k);
     }

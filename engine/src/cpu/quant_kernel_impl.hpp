@@ -317,6 +317,20 @@ struct Q8_0 {
 };
 
 
+/// The six-bit scales and minimums of a Q4_K or Q5_K block (its twelve bytes at b + 4) as bytes:
+/// sc_0…7 then m_0…7, with ggml's own word shuffle (ggml-cpu's kmask1/2/3).
+inline void scalesK4(const unsigned char* b, unsigned char out[16]) {
+  unsigned u[4];
+  memcpy(u, b + 4, 12);
+  const unsigned kmask1 = 0x3f3f3f3fu, kmask2 = 0x0f0f0f0fu, kmask3 = 0x03030303u;
+  u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
+  const unsigned aux = u[1] & kmask1;
+  u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
+  u[2] = aux;
+  u[0] &= kmask1;
+  memcpy(out, u, 16);
+}
+
 /// The eight scales and minimums of a Q4_K or Q5_K block as floats, already multiplied by d and
 /// dmin: lanes 0 … 7 of v hold d·sc_j, lanes 8 … 15 dmin·m_j — the products get_scale_min_k4's
 /// callers form, in the same float32 operations (d·sc, dmin·m), for all sixteen at once: the
@@ -325,16 +339,8 @@ struct Q8_0 {
 struct ScalesK4 {
   Vec v[16 / kLanes];
   explicit ScalesK4(const unsigned char* b) {  // b: the block
-    unsigned u[4];
-    memcpy(u, b + 4, 12);
-    const unsigned kmask1 = 0x3f3f3f3fu, kmask2 = 0x0f0f0f0fu, kmask3 = 0x03030303u;
-    u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
-    const unsigned aux = u[1] & kmask1;
-    u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
-    u[2] = aux;
-    u[0] &= kmask1;
     unsigned char packed[16];
-    memcpy(packed, u, 16);
+    scalesK4(b, packed);
     const float d = half(b), min = half(b + 2);
 #if ATTNLAB_LANES == 16
     // d in lanes 0 … 7, dmin in 8 … 15: one blend of two broadcasts (__builtin_shufflevector:
@@ -839,10 +845,10 @@ constexpr QuantType kType<Q5_1> = {&rowsProduct<Q5_1>, &dequantise<Q5_1>, &panel
                                    &rowsProductInt8<Legacy32Int8<0, true, true>>, 32};
 template <>
 constexpr QuantType kType<Q4_K> = {&rowsProduct<Q4_K>, &dequantise<Q4_K>, &panel<Q4_K>,
-                                   &rowsProductInt8<Q4_KInt8>, 256};
+                                   &rowsProductInt8<KInt8<Q4_KInt8>>, 256};
 template <>
 constexpr QuantType kType<Q6_K> = {&rowsProduct<Q6_K>, &dequantise<Q6_K>, &panel<Q6_K>,
-                                   &rowsProductInt8<Q6_KInt8>, 256};
+                                   &rowsProductInt8<KInt8<Q6_KInt8>>, 256};
 template <>
 constexpr QuantType kType<Q8_0> = {&rowsProduct<Q8_0>, &dequantise<Q8_0>, &panel<Q8_0>,
                                    &rowsProductInt8<Q8_0Int8>, 32};
