@@ -57,19 +57,24 @@ void SafeTensors::openIndex() {
                          std::to_string(names.size()) + " tensors in it)");
     }
     shards_.push_back(std::make_unique<SafeTensors>(file));
-    const SafeTensors& part = *shards_.back();
     for (const std::string& name : names) {
-      if (!part.contains(name)) invalid(path_, "the index places tensor " + name + " in " + shard + ", which has no such tensor");
+      if (!shards_.back()->contains(name))
+        invalid(path_, "the index places tensor " + name + " in " + shard + ", which has no such tensor");
     }
-    for (const auto& [name, view] : part.tensors()) {
-      if (names.count(name) == 0) {
-        invalid(path_, "tensor " + name + " of " + shard +
+  }
+  // Every tensor of every shard where the index says, and in no other shard.
+  auto shard = wanted.begin();
+  for (const auto& part : shards_) {
+    for (const auto& [name, view] : part->tensors()) {
+      if (shard->second.count(name) == 0) {
+        invalid(path_, "tensor " + name + " of " + shard->first +
                            (map->contains(name) ? " is also in " + map->at(name).get<std::string>()
                                                 : std::string(" is not in the index's weight_map")));
       }
       tensors_.emplace(name, view);  // its data points into the shard's mapping, kept in shards_
     }
-    for (const auto& [key, value] : part.metadata()) metadata_.emplace(key, value);
+    for (const auto& [key, value] : part->metadata()) metadata_.emplace(key, value);
+    ++shard;
   }
 }
 
