@@ -472,7 +472,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     validate(curves);
     return o;
   }
-  if (c == kInfo) return o;
+  if (c == kInfo || c == kModels) return o;
   if (c == kFetchModel) {
     checkFetch(o);
     return o;
