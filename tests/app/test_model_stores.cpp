@@ -191,6 +191,8 @@ TEST_CASE("model stores: each store's model opens by its name with the original'
     CHECK(numbers("ollama:tiny:latest") == tiny);
     CHECK(numbers("ollama:tiny:q8") == tiny);
     CHECK(numbers("ollama:someone/qwen") == qwen);
+    // A blob is named by its digest: the model by its general.name.
+    CHECK(computeJson({"--model", "ollama:tiny", "--text", kText})["model"] == "tiny-llama");
   }
   SECTION("HuggingFace: a model folder, a revision, a sharded folder, GGUF files by name") {
     CHECK(numbers("org/tiny-llama") == tiny_folder);

@@ -162,8 +162,13 @@ std::filesystem::path safetensorsOf(const std::filesystem::path& dir) {
                   "with its shards (PyTorch .bin files are not read)");
 }
 
-/// A GGUF file's model name: its stem, without gguf-split's "-00001-of-00003".
-std::string ggufName(const std::filesystem::path& path) {
+/// A GGUF file's model name: its stem, without gguf-split's "-00001-of-00003"; a file named by its
+/// digest (Ollama's blobs/sha256-HEX) by its general.name when it has one.
+std::string ggufName(const std::filesystem::path& path, const GgufFile& file) {
+  if (path.filename().string().rfind("sha256-", 0) == 0) {
+    const std::optional<std::string> name = file.string("general.name");
+    if (name && !name->empty() && name->find('\n') == std::string::npos) return *name;
+  }
   std::string stem = path.stem().string();
   const std::size_t at = stem.size() >= 15 ? stem.size() - 15 : std::string::npos;
   if (at != std::string::npos && stem[at] == '-' && stem.compare(at + 6, 4, "-of-") == 0 &&
@@ -190,7 +195,7 @@ ModelFileInfo inspectModel(const std::filesystem::path& path) {
     const GgufFile file(path);  // the header is read; no tensor's bytes are touched
     info.config = ggufConfig(file);
     info.weights = ggufWeights(file);
-    info.name = ggufName(path);
+    info.name = ggufName(path, file);
     info.file_bytes = static_cast<long long>(file.totalBytes());
     return info;
   }
@@ -277,7 +282,7 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
     model->mapped_ = file.mappedParts();
     model->weight_bytes_ = std::move(weights);
     model->tokenizer_ = std::move(tokenizer);
-    model->name_ = ggufName(path);
+    model->name_ = ggufName(path, file);
     // The tokens that end a generation: end of sequence, of turn, of message (llama.cpp's).
     for (const char* key : {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
                             "tokenizer.ggml.eom_token_id"}) {
