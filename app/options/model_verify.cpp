@@ -71,4 +71,13 @@ void verifyFetchedModel(const ManifestModel& model, const QString& path) {
   stampVerified(model, path);
 }
 
+void verifyIfFetched(const QString& path) {
+  if (!insideCache(path)) return;
+  const QString clean = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+  for (const ManifestModel& m : manifestModels()) {
+    const QString there = fetchedModelPath(m);
+    if (!there.isEmpty() && QDir::cleanPath(there) == clean) verifyFetchedModel(m, there);
+  }
+}
+
 }  // namespace attnlab::options

@@ -165,6 +165,12 @@ TEST_CASE("a flipped byte in a cached model is refused before any compute, once 
   CHECK(r.err == "attention-lab-cli: the cached model " + s(QDir::toNativeSeparators(gguf)) +
                      " is damaged (its SHA-256 differs from the manifest's): run attention-lab-cli fetch-model tinyllama to fetch it again\n");
   CHECK_FALSE(QFileInfo::exists(stamp));
+  // Its path, as the window's presets and a lesson's @NAME open it: the same check, the same words.
+  const attnlab::test::CliResult by_path =
+      attnlab::test::runCli({"compute", "--model", s(gguf), "--text", "the cat sat"});
+  CHECK(by_path.code == 2);
+  CHECK(by_path.out.empty());
+  CHECK(by_path.err == r.err);
 }
 
 TEST_CASE("pip's failures become one line naming the cause", "[fetch]") {
