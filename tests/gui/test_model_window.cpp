@@ -523,7 +523,9 @@ class ModelWindowTest : public QObject {
     QCOMPARE(static_cast<int>(cached.size()), 2);
     QVERIFY(cached[1].name.startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
 
-    // The window lists them under the synthetic lab; choosing one opens it.
+    // The window lists them under the synthetic lab; choosing one opens it — after its SHA-256
+    // (issue 51): this copy is the tiny Llama, not SmolLM2's bytes, so it is refused in the
+    // CLI's words before anything is read.
     MainWindow window(testOptions());
     window.show();
     QComboBox* combo = named<QComboBox>(window, "modelSource");
@@ -533,8 +535,11 @@ class ModelWindowTest : public QObject {
     QVERIFY(combo->itemText(at).startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
     combo->setCurrentIndex(at);
     emit combo->activated(at);
-    QVERIFY(waitForShown(window));
-    QCOMPARE(window.currentResult()->model->name, QStringLiteral("SmolLM2-135M-Instruct.Q4_1"));
+    auto* source = named<gui::ModelSource>(window, "modelSourceBox");
+    QTRY_VERIFY_WITH_TIMEOUT(!source->message().isEmpty(), kWaitMs);
+    QVERIFY2(source->message().contains(QStringLiteral(
+                 "is damaged (its SHA-256 differs from the manifest's): run attention-lab-cli fetch-model smollm2 to fetch it again")),
+             qPrintable(source->message()));
     qunsetenv("ATTNLAB_MODEL_CACHE");
   }
 
