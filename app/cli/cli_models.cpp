@@ -22,8 +22,8 @@ std::string utf8(const QString& text) { return text.toUtf8().toStdString(); }
 
 std::string padded(const std::string& s, std::size_t width) {
   // Width in characters of UTF-8 text: count the bytes that start a character.
-  const auto chars = static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  const auto chars = static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
   return s + std::string(chars < width ? width - chars : 1, ' ');
 }
 
@@ -59,8 +59,9 @@ int commandModels(const options::Options& /*o*/, std::ostream& out, std::ostream
                              options::ModelStore::kHuggingFace, options::ModelStore::kLmStudio,
                              options::ModelStore::kLlamaCpp})
       roots << options::storeName(store) + QStringLiteral(": ") +
-                   (options::storeRoots(store).isEmpty() ? QStringLiteral("no folder")
-                                                         : options::storeRoots(store).join(QStringLiteral(", ")));
+                   (options::storeRoots(store).isEmpty()
+                        ? QStringLiteral("no folder")
+                        : options::storeRoots(store).join(QStringLiteral(", ")));
     out << "no models found (" << utf8(roots.join(QStringLiteral("; "))) << ")\n";
     return kExitOk;
   }

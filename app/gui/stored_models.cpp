@@ -35,7 +35,8 @@ void addStoredModels(QComboBox* combo, const std::vector<StoredPreset>& models) 
       if (model) model->item(combo->count() - 1)->setEnabled(false);
     }
     combo->addItem(m.name, m.path);
-    combo->setItemData(combo->count() - 1, m.name + QLatin1Char('\n') + QDir::toNativeSeparators(m.path),
+    combo->setItemData(combo->count() - 1,
+                       m.name + QLatin1Char('\n') + QDir::toNativeSeparators(m.path),
                        Qt::ToolTipRole);
   }
 }
@@ -56,7 +57,8 @@ void fillStoredModelsMenu(QMenu* menu, const std::vector<StoredPreset>& models,
   }
   if (models.empty()) {
     QAction* none = menu->addAction(QCoreApplication::translate(
-        "attnlab::gui::MainWindow", "None found (Ollama, the HuggingFace cache, LM Studio, llama.cpp)"));
+        "attnlab::gui::MainWindow",
+        "None found (Ollama, the HuggingFace cache, LM Studio, llama.cpp)"));
     none->setEnabled(false);
   }
 }

@@ -55,7 +55,8 @@ QStringList candidates(ModelStore store) {
 /// The first candidate folder, shown in messages when none exists.
 QString shownRoot(ModelStore store) {
   const QStringList roots = storeRoots(store);
-  return QDir::toNativeSeparators(roots.isEmpty() ? candidates(store).first() : roots.join(QStringLiteral(", ")));
+  return QDir::toNativeSeparators(roots.isEmpty() ? candidates(store).first()
+                                                  : roots.join(QStringLiteral(", ")));
 }
 
 [[noreturn]] void refuse(const char* source, const QStringList& args) {
@@ -92,8 +93,7 @@ qint64 ggufBytes(const QString& path) {
 QStringList ggufFilesUnder(const QString& dir, bool recursive) {
   QStringList out;
   QDirIterator it(dir, {QStringLiteral("*.gguf")}, QDir::Files,
-                  recursive ? QDirIterator::Subdirectories | QDirIterator::FollowSymlinks
-                            : QDirIterator::NoIteratorFlags);
+                  recursive ? QDirIterator::Subdirectories : QDirIterator::NoIteratorFlags);
   while (it.hasNext()) {
     const QFileInfo f = it.nextFileInfo();
     if (!isLaterSplitPart(f.fileName())) out << QDir::cleanPath(f.absoluteFilePath());
@@ -110,7 +110,8 @@ qint64 folderBytes(const QString& dir) {
   return total;
 }
 
-// --- Ollama ---------------------------------------------------------------------------------------
+// --- Ollama
+// ---------------------------------------------------------------------------------------
 
 struct OllamaName {
   QString host, space, model, tag;
@@ -149,7 +150,8 @@ std::optional<std::pair<QString, qint64>> ollamaBlob(const QString& root, const 
     const QJsonObject o = layer.toObject();
     if (o.value(QStringLiteral("mediaType")).toString() != kOllamaModelLayer) continue;
     QString digest = o.value(QStringLiteral("digest")).toString();
-    if (!digest.startsWith(QLatin1String("sha256:")) || digest.contains(QLatin1Char('/'))) return std::nullopt;
+    if (!digest.startsWith(QLatin1String("sha256:")) || digest.contains(QLatin1Char('/')))
+      return std::nullopt;
     digest.replace(6, 1, QLatin1Char('-'));
     return std::make_pair(root + QStringLiteral("/blobs/") + digest,
                           static_cast<qint64>(o.value(QStringLiteral("size")).toDouble(-1)));
@@ -160,7 +162,9 @@ std::optional<std::pair<QString, qint64>> ollamaBlob(const QString& root, const 
 QString resolveOllama(const QString& spec) {
   const OllamaName n = parseOllama(spec);
   if (n.model.isEmpty() || n.tag.isEmpty() || spec.contains(QLatin1String("..")))
-    refuse(ATTNLAB_MSG("ollama:%1 is not a model name (ollama:NAME or ollama:NAME:TAG, e.g. ollama:llama3.2:1b)"), {spec});
+    refuse(ATTNLAB_MSG("ollama:%1 is not a model name (ollama:NAME or ollama:NAME:TAG, e.g. "
+                       "ollama:llama3.2:1b)"),
+           {spec});
   for (const QString& root : storeRoots(ModelStore::kOllama)) {
     const QString manifest =
         root + QStringLiteral("/manifests/%1/%2/%3/%4").arg(n.host, n.space, n.model, n.tag);
@@ -174,8 +178,10 @@ QString resolveOllama(const QString& spec) {
       refuse(ATTNLAB_MSG("ollama:%1: its model blob %2 is missing: run ollama pull %1 again"),
              {n.shown(), QDir::toNativeSeparators(blob->first)});
     if (file.size() != blob->second)
-      refuse(ATTNLAB_MSG("ollama:%1: its model blob %2 has %3 bytes, the manifest says %4: run ollama pull %1 again"),
-             {n.shown(), QDir::toNativeSeparators(blob->first), QString::number(file.size()), QString::number(blob->second)});
+      refuse(ATTNLAB_MSG("ollama:%1: its model blob %2 has %3 bytes, the manifest says %4: run "
+                         "ollama pull %1 again"),
+             {n.shown(), QDir::toNativeSeparators(blob->first), QString::number(file.size()),
+              QString::number(blob->second)});
     return QDir::cleanPath(file.absoluteFilePath());
   }
   refuse(ATTNLAB_MSG("ollama:%1 is not pulled (no manifest in %2): run ollama pull %1"),
@@ -190,16 +196,18 @@ void listOllama(std::vector<StoredModel>& out) {
       const QString manifest = it.next();
       const QStringList parts = QDir(manifests).relativeFilePath(manifest).split(QLatin1Char('/'));
       if (parts.size() < 4) continue;
-      const OllamaName n{parts.mid(0, parts.size() - 3).join(QLatin1Char('/')), parts.at(parts.size() - 3),
-                         parts.at(parts.size() - 2), parts.last()};
+      const OllamaName n{parts.mid(0, parts.size() - 3).join(QLatin1Char('/')),
+                         parts.at(parts.size() - 3), parts.at(parts.size() - 2), parts.last()};
       const auto blob = ollamaBlob(root, manifest);
       if (!blob || !QFileInfo(blob->first).isFile()) continue;
-      out.push_back({ModelStore::kOllama, QStringLiteral("ollama:") + n.shown(), blob->first, blob->second});
+      out.push_back(
+          {ModelStore::kOllama, QStringLiteral("ollama:") + n.shown(), blob->first, blob->second});
     }
   }
 }
 
-// --- HuggingFace ------------------------------------------------------------------------------------
+// --- HuggingFace
+// ------------------------------------------------------------------------------------
 
 // ORG/NAME[@REVISION][:FILE]: HuggingFace's repo id characters.
 const QRegularExpression kHfId(QStringLiteral(
@@ -208,7 +216,8 @@ const QRegularExpression kHfId(QStringLiteral(
 /// The model in a snapshot folder: the folder itself (config.json) or the GGUF file `file` names
 /// (or its only one). Throws OptionError naming the choices.
 QString modelInSnapshot(const QString& id, const QString& snapshot, const QString& file) {
-  if (file.isEmpty() && QFileInfo::exists(snapshot + QStringLiteral("/config.json"))) return snapshot;
+  if (file.isEmpty() && QFileInfo::exists(snapshot + QStringLiteral("/config.json")))
+    return snapshot;
   const QStringList ggufs = ggufFilesUnder(snapshot, true);
   QStringList names;
   for (const QString& g : ggufs) names << QDir(snapshot).relativeFilePath(g);
@@ -230,55 +239,65 @@ QString resolveHuggingFace(const QString& spec, bool bare) {
   const QRegularExpressionMatch m = kHfId.match(spec);
   if (!m.hasMatch() || spec.contains(QLatin1String(".."))) {
     if (bare) return {};
-    refuse(ATTNLAB_MSG("hf:%1 is not a HuggingFace model id (hf:ORG/NAME, hf:ORG/NAME@REVISION, or with :FILE for a GGUF file)"), {spec});
+    refuse(ATTNLAB_MSG("hf:%1 is not a HuggingFace model id (hf:ORG/NAME, hf:ORG/NAME@REVISION, or "
+                       "with :FILE for a GGUF file)"),
+           {spec});
   }
   const QString id = m.captured(1) + QLatin1Char('/') + m.captured(2);
   const QString revision = m.captured(3).isEmpty() ? QStringLiteral("main") : m.captured(3);
   for (const QString& root : storeRoots(ModelStore::kHuggingFace)) {
-    const QString repo = root + QStringLiteral("/models--") + m.captured(1) + QStringLiteral("--") + m.captured(2);
+    const QString repo =
+        root + QStringLiteral("/models--") + m.captured(1) + QStringLiteral("--") + m.captured(2);
     if (!QFileInfo(repo).isDir()) continue;
     QString hash = revision;
     QFile ref(repo + QStringLiteral("/refs/") + revision);
     if (ref.open(QIODevice::ReadOnly)) hash = QString::fromLatin1(ref.read(256)).trimmed();
     const QString snapshot = repo + QStringLiteral("/snapshots/") + hash;
     if (hash.isEmpty() || hash.contains(QLatin1Char('/')) || !QFileInfo(snapshot).isDir())
-      refuse(ATTNLAB_MSG("%1 has no revision %2 in the HuggingFace cache (%3): download it (huggingface-cli download %1 --revision %2)"),
+      refuse(ATTNLAB_MSG("%1 has no revision %2 in the HuggingFace cache (%3): download it "
+                         "(huggingface-cli download %1 --revision %2)"),
              {id, revision, QDir::toNativeSeparators(repo)});
     return QDir::cleanPath(modelInSnapshot(id, snapshot, m.captured(4)));
   }
   if (bare)
-    refuse(ATTNLAB_MSG("%1 is neither a path nor a model in the HuggingFace cache (%2): download it (huggingface-cli download %1) or give the model's folder or .gguf file"),
+    refuse(ATTNLAB_MSG("%1 is neither a path nor a model in the HuggingFace cache (%2): download "
+                       "it (huggingface-cli download %1) or give the model's folder or .gguf file"),
            {spec, shownRoot(ModelStore::kHuggingFace)});
-  refuse(ATTNLAB_MSG("%1 is not in the HuggingFace cache (%2): download it (huggingface-cli download %1)"),
+  refuse(ATTNLAB_MSG(
+             "%1 is not in the HuggingFace cache (%2): download it (huggingface-cli download %1)"),
          {id, shownRoot(ModelStore::kHuggingFace)});
 }
 
 void listHuggingFace(std::vector<StoredModel>& out) {
   for (const QString& root : storeRoots(ModelStore::kHuggingFace)) {
-    for (const QString& repo : QDir(root).entryList({QStringLiteral("models--*")}, QDir::Dirs, QDir::Name)) {
+    for (const QString& repo :
+         QDir(root).entryList({QStringLiteral("models--*")}, QDir::Dirs, QDir::Name)) {
       const QStringList parts = repo.mid(8).split(QStringLiteral("--"));
       if (parts.size() != 2) continue;
       const QString id = parts.join(QLatin1Char('/'));
       QFile ref(root + QLatin1Char('/') + repo + QStringLiteral("/refs/main"));
       if (!ref.open(QIODevice::ReadOnly)) continue;
-      const QString snapshot =
-          root + QLatin1Char('/') + repo + QStringLiteral("/snapshots/") + QString::fromLatin1(ref.read(256)).trimmed();
+      const QString snapshot = root + QLatin1Char('/') + repo + QStringLiteral("/snapshots/") +
+                               QString::fromLatin1(ref.read(256)).trimmed();
       if (QFileInfo::exists(snapshot + QStringLiteral("/config.json"))) {
         if (folderBytes(snapshot) > 0 ||
             QFileInfo::exists(snapshot + QStringLiteral("/model.safetensors.index.json")))
-          out.push_back({ModelStore::kHuggingFace, id, QDir::cleanPath(snapshot), folderBytes(snapshot)});
+          out.push_back(
+              {ModelStore::kHuggingFace, id, QDir::cleanPath(snapshot), folderBytes(snapshot)});
         continue;
       }
       const QStringList ggufs = ggufFilesUnder(snapshot, true);
       for (const QString& g : ggufs) {
-        const QString name = ggufs.size() == 1 ? id : id + QLatin1Char(':') + QDir(snapshot).relativeFilePath(g);
+        const QString name =
+            ggufs.size() == 1 ? id : id + QLatin1Char(':') + QDir(snapshot).relativeFilePath(g);
         out.push_back({ModelStore::kHuggingFace, name, g, ggufBytes(g)});
       }
     }
   }
 }
 
-// --- LM Studio and llama.cpp: by file name ---------------------------------------------------------
+// --- LM Studio and llama.cpp: by file name
+// ---------------------------------------------------------
 
 std::optional<QString> findByFileName(ModelStore store, const QString& name) {
   for (const QString& root : storeRoots(store))
@@ -350,7 +369,8 @@ std::optional<QString> resolveStoreName(const QString& value) {
   if (value.startsWith(QLatin1String("hf:"))) return resolveHuggingFace(value.mid(3), false);
   if (value.startsWith(QLatin1Char('/')) || value.startsWith(QLatin1Char('.'))) return std::nullopt;
   if (kHfId.match(value).hasMatch()) return resolveHuggingFace(value, true);  // ORG/NAME…
-  if (!value.contains(QLatin1Char('/')) && value.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive)) {
+  if (!value.contains(QLatin1Char('/')) &&
+      value.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive)) {
     for (const ModelStore store : {ModelStore::kLmStudio, ModelStore::kLlamaCpp})
       if (const std::optional<QString> found = findByFileName(store, value)) return found;
   }

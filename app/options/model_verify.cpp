@@ -26,8 +26,9 @@ QString stampLine(const QString& file, const QString& sha256) {
   const std::filesystem::path p(file.toStdString());
   const auto size = std::filesystem::file_size(p, ec);
   const auto time = std::filesystem::last_write_time(p, ec).time_since_epoch().count();
-  return QStringLiteral("%1 %2 %3\n").arg(QString::number(static_cast<qint64>(size)),
-                                         QString::number(static_cast<qint64>(time)), sha256);
+  return QStringLiteral("%1 %2 %3\n")
+      .arg(QString::number(static_cast<qint64>(size)), QString::number(static_cast<qint64>(time)),
+           sha256);
 }
 
 bool insideCache(const QString& path) {
@@ -64,9 +65,10 @@ void verifyFetchedModel(const ManifestModel& model, const QString& path) {
     throw OptionError(Message(ATTNLAB_MSG("cannot read %1"), {QDir::toNativeSeparators(file)}));
   if (QString::fromLatin1(hash.result().toHex()) != model.sha256) {
     QFile::remove(stampPath(model));
-    throw OptionError(Message(
-        ATTNLAB_MSG("the cached model %1 is damaged (its SHA-256 differs from the manifest's): run attention-lab-cli fetch-model %2 to fetch it again"),
-        {QDir::toNativeSeparators(file), model.name}));
+    throw OptionError(
+        Message(ATTNLAB_MSG("the cached model %1 is damaged (its SHA-256 differs from the "
+                            "manifest's): run attention-lab-cli fetch-model %2 to fetch it again"),
+                {QDir::toNativeSeparators(file), model.name}));
   }
   stampVerified(model, path);
 }

@@ -65,16 +65,18 @@ void PretrainedModel::touchWeights(
       // not cached: Linux 5.14's MADV_POPULATE_READ), else a read of one byte per page maps it.
       bool populated = false;
 #ifdef MADV_POPULATE_READ
-      populated = madvise(reinterpret_cast<void*>(base + begin), end - begin, MADV_POPULATE_READ) == 0;
+      populated =
+          madvise(reinterpret_cast<void*>(base + begin), end - begin, MADV_POPULATE_READ) == 0;
 #endif
       if (!populated) {
         const volatile std::byte* bytes = reinterpret_cast<const std::byte*>(base);
         for (std::size_t p = begin; p < end; p += page) (void)bytes[p];
       }
       const long long done =
-          before + std::min(static_cast<long long>(size),
-                            static_cast<long long>(end) -
-                                static_cast<long long>(reinterpret_cast<std::uintptr_t>(data) - base));
+          before +
+          std::min(static_cast<long long>(size),
+                   static_cast<long long>(end) -
+                       static_cast<long long>(reinterpret_cast<std::uintptr_t>(data) - base));
       if (progress && !progress(done, total)) {
         throw Error(ErrorCode::kCancelled, "reading the weights was cancelled");
       }

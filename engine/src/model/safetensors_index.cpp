@@ -42,8 +42,9 @@ void SafeTensors::openIndex() {
   for (auto it = map->begin(); it != map->end(); ++it) {
     if (!it.value().is_string()) invalid(path_, "weight_map " + it.key() + " is not a file name");
     const std::string shard = it.value().get<std::string>();
-    if (shard.empty() || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
-        shard == "." || shard == ".." || std::filesystem::path(shard).extension() == ".json") {
+    if (shard.empty() || shard.find('/') != std::string::npos ||
+        shard.find('\\') != std::string::npos || shard == "." || shard == ".." ||
+        std::filesystem::path(shard).extension() == ".json") {
       invalid(path_, "weight_map " + it.key() + ": shard \"" + shard +
                          "\" is not a file name in the index's folder");
     }
@@ -59,7 +60,8 @@ void SafeTensors::openIndex() {
     shards_.push_back(std::make_unique<SafeTensors>(file));
     for (const std::string& name : names) {
       if (!shards_.back()->contains(name))
-        invalid(path_, "the index places tensor " + name + " in " + shard + ", which has no such tensor");
+        invalid(path_,
+                "the index places tensor " + name + " in " + shard + ", which has no such tensor");
     }
   }
   // Every tensor of every shard where the index says, and in no other shard.
@@ -67,9 +69,10 @@ void SafeTensors::openIndex() {
   for (const auto& part : shards_) {
     for (const auto& [name, view] : part->tensors()) {
       if (shard->second.count(name) == 0) {
-        invalid(path_, "tensor " + name + " of " + shard->first +
-                           (map->contains(name) ? " is also in " + map->at(name).get<std::string>()
-                                                : std::string(" is not in the index's weight_map")));
+        invalid(path_,
+                "tensor " + name + " of " + shard->first +
+                    (map->contains(name) ? " is also in " + map->at(name).get<std::string>()
+                                         : std::string(" is not in the index's weight_map")));
       }
       tensors_.emplace(name, view);  // its data points into the shard's mapping, kept in shards_
     }
