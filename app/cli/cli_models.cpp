@@ -40,7 +40,7 @@ int commandModels(const options::Options& /*o*/, std::ostream& out, std::ostream
     try {
       const ModelFileInfo info = run::inspect(m.path);  // the header or config.json only
       r.architecture = info.config.model_type;
-      r.type = info.config.weight_type;
+      r.type = info.config.weight_type.empty() ? info.config.format : info.config.weight_type;
     } catch (const std::exception&) {
       r.architecture = "unreadable";  // the reason: --model NAME says it in full
     }
