@@ -354,6 +354,8 @@ int commandLesson(const Options& o, std::ostream& out, std::ostream& err);
 /// exit 1 with one line naming the cause when it cannot. fetch-model --list: name, size,
 /// licence and the path or "not fetched" of every model.
 int commandFetchModel(const Options& o, std::ostream& out, std::ostream& err);
+/// attention-lab-cli models: every store's models (cli_models.cpp).
+int commandModels(const Options& o, std::ostream& out, std::ostream& err);
 /// attention-lab-cli sweep: writes the animation and prints its path.
 int commandSweep(const Options& o, std::ostream& out, std::ostream& err);
 
@@ -370,6 +372,7 @@ constexpr CommandHandler kHandlers[] = {
     {options::kCost, commandCost},             {options::kDecode, commandDecode},
     {options::kGenerate, commandGenerate},     {options::kLesson, commandLesson},
     {options::kFetchModel, commandFetchModel}, {options::kInfo, commandInfo},
+    {options::kModels, commandModels},
 };
 
 }  // namespace

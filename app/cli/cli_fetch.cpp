@@ -63,6 +63,10 @@ int commandFetchModel(const options::Options& o, std::ostream& out, std::ostream
     std::fflush(stderr);
     shown = true;
   });
+  QObject::connect(&fetch, &options::ModelFetch::waiting, [&](const options::Message& what) {
+    erase();  // one line whatever stderr is: the wait may be long
+    err << "attention-lab-cli: " << utf8(what.english()) << "\n" << std::flush;
+  });
   QObject::connect(&fetch, &options::ModelFetch::progress, [&](qint64 done, qint64 total) {
     if (!terminal) return;
     std::fprintf(stderr, "\rattention-lab-cli: %s: %s of %s\033[K", utf8(stage).c_str(), utf8(megabytes(done)).c_str(),

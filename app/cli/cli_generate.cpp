@@ -31,7 +31,8 @@ nlohmann::ordered_json tokenJson(const NextToken& t) {
 
 int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& /*err*/) {
   run::Session session;
-  run::GenerateRequest request{o.lab, o.generate, o.isGiven("top-k"), o.isGiven("seed"), o.head};
+  run::GenerateRequest request{o.lab, o.generate, o.isGiven("top-k"),
+                               o.isGiven("seed") && !o.isGiven("sample-temperature"), o.head};
   const std::shared_ptr<const results::Generated> result = session.generate(request, {}, cliHooks());
   const results::Generated& r = *result;
   const Generation& g = *r.generation;

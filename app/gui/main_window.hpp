@@ -215,6 +215,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   QAction* open_model_action_ = nullptr;
   QAction* synthetic_action_ = nullptr;
   QAction* get_models_action_ = nullptr;       ///< File → Get models…
+  QMenu* stored_models_menu_ = nullptr;        ///< File → Models on this computer (stored_models.hpp)
   ModelFetchDialog* models_dialog_ = nullptr;  ///< Its dialog (created with the menus).
   QAction* export_head_action_ = nullptr;
   QAction* export_grid_action_ = nullptr;

@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -21,6 +22,7 @@
 #include "lesson_controller.hpp"
 #include "main_window.hpp"
 #include "model_fetch_dialog.hpp"
+#include "stored_models.hpp"
 #include "sweep_export.hpp"
 #include "views/plots.hpp"
 
@@ -40,6 +42,8 @@ void MainWindow::buildMenus() {
   open_model_action_ = file_menu_->addAction(QString());
   open_model_action_->setObjectName(QStringLiteral("openModelAction"));
   open_model_action_->setShortcut(QKeySequence::Open);
+  stored_models_menu_ = file_menu_->addMenu(QString());  // other tools' models, by store
+  stored_models_menu_->setObjectName(QStringLiteral("storedModelsMenu"));
   synthetic_action_ = file_menu_->addAction(QString());
   synthetic_action_->setObjectName(QStringLiteral("syntheticAction"));
   get_models_action_ = file_menu_->addAction(QString());
@@ -143,6 +147,11 @@ void MainWindow::buildMenus() {
   about_action_ = help_menu_->addAction(QString());
 
   connect(open_model_action_, &QAction::triggered, model_source_, &ModelSource::askOpenFolder);
+  connect(stored_models_menu_, &QMenu::aboutToShow, this, [this] {
+    std::vector<StoredPreset> found = findStoredPresets();  // looked for again: a pull meanwhile
+    fillStoredModelsMenu(stored_models_menu_, found, [this](const QString& path) { model_source_->openFolder(path); });
+    model_source_->setStoredModels(std::move(found));
+  });
   connect(synthetic_action_, &QAction::triggered, this, &MainWindow::showSyntheticLab);
   // A model of the manifest, fetched from the dialog, a preset not yet fetched, or a lesson step.
   connect(get_models_action_, &QAction::triggered, models_dialog_, [this] { models_dialog_->showModel({}); });
@@ -205,6 +214,9 @@ void MainWindow::retranslateUi() {
   analysis_action_->setText(tr("Analysis panel (saturation, entropy, histogram)"));
   file_menu_->setTitle(tr("&File"));
   open_model_action_->setText(tr("Open model…"));
+  stored_models_menu_->setTitle(tr("Models on this computer"));
+  stored_models_menu_->setToolTip(tr("The models Ollama, the HuggingFace cache, LM Studio and llama.cpp keep, "
+                                     "by the names attention-lab-cli --model takes (attention-lab-cli models)"));
   synthetic_action_->setText(tr("Synthetic lab"));
   get_models_action_->setText(tr("Get models…"));
   get_models_action_->setToolTip(tr("Download the pretrained models Attention Lab knows by name (all-MiniLM-L6-v2, "

@@ -103,7 +103,7 @@ QString modelPathForSelection(const QString& selected) {
 }
 
 ModelSource::ModelSource(bool persist, QWidget* parent)
-    : QWidget(parent), persist_(persist), presets_(findModelPresets()) {
+    : QWidget(parent), persist_(persist), presets_(findModelPresets()), stored_(findStoredPresets()) {
   form_ = new QFormLayout(this);
   form_->setContentsMargins(9, 9, 9, 0);
   form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -249,6 +249,11 @@ void ModelSource::setRecent(const QStringList& folders) {
   refill();
 }
 
+void ModelSource::setStoredModels(std::vector<StoredPreset> models) {
+  stored_ = std::move(models);
+  refill();
+}
+
 void ModelSource::setPresets(std::vector<ModelPreset> presets) {
   presets_ = std::move(presets);
   refill();
@@ -366,6 +371,7 @@ void ModelSource::refill() {
                           tr("Not on this computer yet: choose it to download it (File → Get models…)"),
                           Qt::ToolTipRole);
     }
+    addStoredModels(combo_, stored_);  // other tools' models, a heading per store
     bool separated = combo_->count() == 1;
     for (const QString& dir : recent_) {
       if (combo_->findData(dir) >= 0) continue;  // a preset

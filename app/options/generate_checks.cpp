@@ -31,7 +31,8 @@ void checkCachePolicy(const Options& o, unsigned command) {
       fail(ATTNLAB_MSG("generate keeps one KV cache: --cache-window takes one number"));
     if (g.sink_tokens.size() > 1)
       fail(ATTNLAB_MSG("generate keeps one KV cache: --sink-tokens takes one number"));
-    checkGenerateChoices(g, o.isGiven("top-k"), o.isGiven("seed"));
+    // --sample-temperature 0 written beside --seed: greedy, as asked; the seed draws nothing.
+    checkGenerateChoices(g, o.isGiven("top-k"), o.isGiven("seed") && !o.isGiven("sample-temperature"));
   } else {
     for (const char* name : {"layer", "head", "pair", "rollout", "hide-special"})
       if (o.isGiven(name))

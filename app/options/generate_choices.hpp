@@ -11,7 +11,8 @@ namespace attnlab::options {
 /// The rules of generate's sampling and cache policy, one for the CLI (after parsing) and the
 /// window's Generate box: --top-k and --seed apply when sampling (--sample-temperature > 0),
 /// --sink-tokens > 0 needs --cache-window. `top_k_given`, `seed_given`: the option was written
-/// (the window: its box is not 0). Each value's limits are the option table's (the parser's; the
+/// (the window: its box is not 0); the CLI passes seed_given false when --sample-temperature is
+/// written too, 0 included (greedy, the seed unused). Each value's limits are the option table's (the parser's; the
 /// window's boxes take them from option()). Throws OptionError in the CLI's words.
 void checkGenerateChoices(const GenerateSettings& g, bool top_k_given, bool seed_given);
 

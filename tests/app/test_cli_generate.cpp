@@ -79,11 +79,24 @@ TEST_CASE("CLI decode --model: log-probabilities under each cache policy", "[cli
   CHECK(j["top_sink_heads"].size() == 5);
 }
 
+TEST_CASE("CLI generate: --sample-temperature 0 with --seed is greedy, as asked", "[cli][generate]") {
+  const auto greedy = runJson({"generate", "--model", kTiny, "--text", "the cat", "--max-tokens", "3"});
+  const auto seeded = runJson({"generate", "--model", kTiny, "--text", "the cat", "--max-tokens", "3",
+                               "--sample-temperature", "0", "--seed", "7"});
+  CHECK(seeded["sampling"] == "greedy");
+  CHECK(seeded["generated_ids"] == greedy["generated_ids"]);
+}
+
 TEST_CASE("CLI generate and decode --model refuse with one line", "[cli][generate]") {
   requireRefused({"generate", "--text", "hi"}, "generate runs a pretrained model: add --model DIR|FILE", false);
   requireRefused({"generate", "--model", kTiny, "--cache-window", "4,8"}, "generate keeps one KV cache: --cache-window takes one number", false);
   requireRefused({"generate", "--model", kTiny, "--top-k", "3"}, "--top-k applies when sampling: add --sample-temperature T", false);
   requireRefused({"generate", "--model", kTiny, "--seed", "3"}, "--seed draws the samples: add --sample-temperature T", false);
+  // A seed past the limit is out of range, said with the limit (2^53), even past 64 bits.
+  requireRefused({"generate", "--model", kTiny, "--sample-temperature", "1", "--seed", "18446744073709551615"},
+                 "--seed must be between 0 and 2^53 (9007199254740992) (got 18446744073709551615)", false);
+  requireRefused({"generate", "--model", kTiny, "--sample-temperature", "1", "--seed", "9007199254740993"},
+                 "--seed must be between 0 and 2^53 (9007199254740992) (got 9007199254740993)", false);
   requireRefused({"generate", "--model", kTiny, "--sink-tokens", "4"}, "--sink-tokens needs --cache-window W (the full cache keeps every token)", false);
   requireRefused({"generate", "--model", kTiny, "--mechanism", "linear"}, "generate takes the model's softmax attention, dot or scaled, not linear", false);
   requireRefused({"generate", "--model", kTiny, "--max-tokens", "0"}, "--max-tokens must be between 1 and 4096 (got 0)", false);

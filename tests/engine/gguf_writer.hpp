@@ -3,6 +3,8 @@
 // type, tensors of any ggml type from raw bytes, and hooks to corrupt the result.
 
 #include <cstdint>
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -198,6 +200,41 @@ inline std::filesystem::path writeBytes(const std::filesystem::path& path,
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
   return path;
+}
+
+/// Splits `file` as llama.cpp's gguf-split does: `parts` files DIR/PREFIX-0000i-of-0000N.gguf, the
+/// first with every key, each with split.no (uint16), split.count (uint16) and
+/// split.tensors.count (int32), the tensors dealt out in file order, about as many to each part.
+/// Returns the parts' paths.
+inline std::vector<std::filesystem::path> splitGguf(const GgufFile& file, const std::filesystem::path& dir,
+                                                   const std::string& prefix, int parts) {
+  std::vector<std::filesystem::path> paths;
+  const auto& tensors = file.tensors();
+  const std::size_t per = (tensors.size() + static_cast<std::size_t>(parts) - 1) / static_cast<std::size_t>(parts);
+  for (int i = 0; i < parts; ++i) {
+    GgufBuilder b;
+    auto u16 = [](std::uint16_t v) {
+      return std::vector<unsigned char>{static_cast<unsigned char>(v & 0xFF), static_cast<unsigned char>(v >> 8)};
+    };
+    if (i == 0) {
+      for (const auto& [key, value] : file.metadata()) {
+        std::vector<unsigned char> bytes;
+        putValue(bytes, value);
+        b.raw(key, static_cast<std::uint32_t>(value.type), bytes);
+      }
+    }
+    b.raw("split.no", 2, u16(static_cast<std::uint16_t>(i)));
+    b.raw("split.count", 2, u16(static_cast<std::uint16_t>(parts)));
+    b.i32("split.tensors.count", static_cast<std::int32_t>(tensors.size()));
+    for (std::size_t t = static_cast<std::size_t>(i) * per; t < std::min(tensors.size(), (static_cast<std::size_t>(i) + 1) * per); ++t) {
+      const auto* p = reinterpret_cast<const unsigned char*>(tensors[t].data);
+      b.tensor(tensors[t].name, tensors[t].type, tensors[t].dims, std::vector<unsigned char>(p, p + tensors[t].bytes));
+    }
+    char name[32];
+    std::snprintf(name, sizeof name, "-%05d-of-%05d.gguf", i + 1, parts);
+    paths.push_back(writeBytes(dir / (prefix + name), b.bytes(file.alignment())));
+  }
+  return paths;
 }
 
 }  // namespace attnlab::test

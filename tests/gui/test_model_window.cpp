@@ -9,6 +9,7 @@
 #include <qcustomplot.h>
 
 #include <QAction>
+#include <QCryptographicHash>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -18,6 +19,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMenu>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -520,7 +523,9 @@ class ModelWindowTest : public QObject {
     QCOMPARE(static_cast<int>(cached.size()), 2);
     QVERIFY(cached[1].name.startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
 
-    // The window lists them under the synthetic lab; choosing one opens it.
+    // The window lists them under the synthetic lab; choosing one opens it — after its SHA-256
+    // (issue 51): this copy is the tiny Llama, not SmolLM2's bytes, so it is refused in the
+    // CLI's words before anything is read.
     MainWindow window(testOptions());
     window.show();
     QComboBox* combo = named<QComboBox>(window, "modelSource");
@@ -530,9 +535,65 @@ class ModelWindowTest : public QObject {
     QVERIFY(combo->itemText(at).startsWith(QStringLiteral("SmolLM2-135M-Instruct")));
     combo->setCurrentIndex(at);
     emit combo->activated(at);
-    QVERIFY(waitForShown(window));
-    QCOMPARE(window.currentResult()->model->name, QStringLiteral("SmolLM2-135M-Instruct.Q4_1"));
+    auto* source = named<gui::ModelSource>(window, "modelSourceBox");
+    QTRY_VERIFY_WITH_TIMEOUT(!source->message().isEmpty(), kWaitMs);
+    QVERIFY2(source->message().contains(QStringLiteral(
+                 "is damaged (its SHA-256 differs from the manifest's): run attention-lab-cli fetch-model smollm2 to fetch it again")),
+             qPrintable(source->message()));
     qunsetenv("ATTNLAB_MODEL_CACHE");
+  }
+
+  void otherToolsModelsAreOfferedByStore() {
+    // Issue 51: a model pulled by Ollama and one in llama.cpp's cache (a temporary home) are in
+    // "Attention from" under a heading per store and in File → Models on this computer; choosing
+    // one opens it.
+    QTemporaryDir home;
+    QVERIFY(home.isValid());
+    const QByteArray old_home = qgetenv("HOME");
+    qputenv("HOME", home.path().toUtf8());
+    for (const char* name : {"OLLAMA_MODELS", "HF_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME", "LLAMA_CACHE"}) qunsetenv(name);
+    QFile gguf(tinyLlamaGguf());
+    QVERIFY(gguf.open(QIODevice::ReadOnly));
+    const QByteArray bytes = gguf.readAll();
+    const QString sha = QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    const QString blob = home.filePath(QStringLiteral(".ollama/models/blobs/sha256-") + sha);
+    QVERIFY(QDir().mkpath(QFileInfo(blob).path()));
+    writeFile(blob, bytes);
+    const QString manifest = home.filePath(QStringLiteral(".ollama/models/manifests/registry.ollama.ai/library/tiny/latest"));
+    QVERIFY(QDir().mkpath(QFileInfo(manifest).path()));
+    writeFile(manifest, QStringLiteral(R"({"layers": [{"mediaType": "application/vnd.ollama.image.model", "digest": "sha256:%1", "size": %2}]})")
+                            .arg(sha).arg(bytes.size()).toUtf8());
+    QVERIFY(QDir().mkpath(home.filePath(QStringLiteral(".cache/llama.cpp"))));
+    QVERIFY(QFile::copy(tinyLlamaGguf(), home.filePath(QStringLiteral(".cache/llama.cpp/org_tiny.gguf"))));
+
+    MainWindow window(testOptions());
+    window.show();
+    QComboBox* combo = named<QComboBox>(window, "modelSource");
+    const int heading = combo->findText(QStringLiteral("Ollama"));
+    QVERIFY(heading > 0);
+    auto* items = qobject_cast<QStandardItemModel*>(combo->model());
+    QVERIFY(items && !items->item(heading)->isEnabled());  // a heading, not a choice
+    const int at = combo->findText(QStringLiteral("ollama:tiny:latest"));
+    QCOMPARE(at, heading + 1);
+    QCOMPARE(combo->itemData(at).toString(), QDir::cleanPath(blob));
+    const int cpp = combo->findText(QStringLiteral("org_tiny.gguf"));
+    QVERIFY(cpp > at);
+    QCOMPARE(combo->itemText(cpp - 1), QStringLiteral("llama.cpp"));
+
+    auto* menu = window.findChild<QMenu*>(QStringLiteral("storedModelsMenu"));
+    QVERIFY(menu);
+    emit menu->aboutToShow();
+    QStringList texts;
+    for (QAction* a : menu->actions()) texts << a->text();
+    QVERIFY2(texts.contains(QStringLiteral("Ollama")) && texts.contains(QStringLiteral("ollama:tiny:latest")) &&
+                 texts.contains(QStringLiteral("llama.cpp")) && texts.contains(QStringLiteral("org_tiny.gguf")),
+             qPrintable(texts.join(QStringLiteral(", "))));
+
+    combo->setCurrentIndex(at);
+    emit combo->activated(at);
+    QVERIFY(waitForShown(window));
+    QVERIFY(window.currentResult()->model_run);
+    qputenv("HOME", old_home);
   }
 
   void theTextFieldsKeepTheTextsBytes() {

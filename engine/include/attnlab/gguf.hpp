@@ -12,7 +12,12 @@
 /// Everything is checked when the file is opened — every count and length against the bytes that
 /// are left before anything is allocated, every tensor's size and offset against the data block
 /// and the other tensors — so a tensor read afterwards never leaves the file.
-/// Source: the GGUF specification (ggml-org/ggml, docs/gguf.md) and ggml's type table.
+/// A model split by llama.cpp's gguf-split (`NAME-00001-of-00003.gguf` …) is opened from its first
+/// part: `split.count`, `split.no` and `split.tensors.count` name the parts, the siblings are found
+/// beside the first by that naming, each part is checked as a single file is, and their tensors
+/// are read as one file's (see GgufFile's constructor).
+/// Source: the GGUF specification (ggml-org/ggml, docs/gguf.md) and ggml's type table;
+/// llama.cpp's examples/gguf-split for the split keys and names.
 
 #include <cstddef>
 #include <cstdint>
@@ -146,6 +151,12 @@ class GgufFile {
   /// ggml type (naming the tensor and the number), a row length that is not a multiple of the
   /// type's block size, a general.alignment that is not a power of two, an offset that is not
   /// aligned, a tensor past the end of the file (truncated), tensors that overlap.
+  /// A split model's first part (split.count > 1, split.no 0) opens its siblings
+  /// PREFIX-0000i-of-0000N.gguf from the same folder, each validated as above, and adds their
+  /// tensors; Error(kInvalidInput) names a part that is missing (its file name), a part whose
+  /// split.no or split.count disagrees, a tensor found in two parts, a total other than
+  /// split.tensors.count, a first part whose name does not follow the pattern, or a later part
+  /// opened first (naming the first part to open).
   explicit GgufFile(const std::filesystem::path& path);
   /// Reads a GGUF file held in memory (copied); `name` stands for the file name in errors.
   /// Validation and errors as above (fuzzing and tests).
@@ -157,6 +168,14 @@ class GgufFile {
   const std::filesystem::path& path() const { return path_; }
   std::uint32_t version() const { return version_; }
   std::uint64_t fileBytes() const { return map_size_; }
+  /// Bytes of every part together (fileBytes() for a file that is not split).
+  std::uint64_t totalBytes() const;
+  /// split.count: the number of files the model is stored in (1 when not split).
+  int splitCount() const { return 1 + static_cast<int>(parts_.size()); }
+  /// The files read, the first (this one) then the other parts in order.
+  std::vector<std::filesystem::path> partPaths() const;
+  /// Each file's mapped bytes (first byte, length in bytes), in partPaths() order.
+  std::vector<std::pair<const std::byte*, std::size_t>> mappedParts() const;
   /// The file's first byte as mapped (or held, for a file read from memory); fileBytes() long.
   const std::byte* bytes() const;
   /// general.alignment, or 32 when absent.
@@ -186,7 +205,7 @@ class GgufFile {
   /// An array of numbers (integers or floats); empty when absent.
   std::vector<double> numbers(std::string_view key) const;
 
-  /// Every tensor, in file order.
+  /// Every tensor, in file order (a split model's parts one after another).
   const std::vector<GgufTensor>& tensors() const { return tensors_; }
   /// The tensor `name`, or nullptr.
   const GgufTensor* findTensor(std::string_view name) const;
@@ -206,8 +225,13 @@ class GgufFile {
   Vector vector(std::string_view name, Eigen::Index n) const;
 
  private:
+  struct PartTag {};
+  /// One later part of a split model: mapped and validated, its own parts not followed.
+  GgufFile(const std::filesystem::path& path, PartTag);
   [[noreturn]] void fail(const std::string& what) const;
   void parse(const std::byte* bytes, std::uint64_t file_size);
+  /// Follows split.count (gguf_split.cpp): opens the other parts into parts_, adds their tensors.
+  void openSplitParts();
 
   std::filesystem::path path_;
   std::vector<std::byte> owned_;  ///< The bytes of an in-memory file.
@@ -220,6 +244,7 @@ class GgufFile {
   std::map<std::string, std::size_t, std::less<>> key_index_;
   std::vector<GgufTensor> tensors_;
   std::map<std::string, std::size_t, std::less<>> tensor_index_;
+  std::vector<std::unique_ptr<GgufFile>> parts_;  ///< A split model's parts after the first.
 };
 
 /// True when the file at `path` starts with the GGUF magic (false when it cannot be read).

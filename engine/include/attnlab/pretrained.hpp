@@ -351,7 +351,7 @@ class PretrainedModel {
   const WeightBytes& weightBytes() const { return weight_bytes_; }
   /// True when the weights are the mapped file's (GGUF files, Llama-family and Gemma folders),
   /// false when they were copied at load (BERT, GPT-2).
-  bool mapsWeights() const { return mapped_ != nullptr; }
+  bool mapsWeights() const { return !mapped_.empty(); }
   /// Bytes of the mapped weight file this process has in memory (its pages counted in the
   /// process's resident set: /proc/self/smaps); 0 when nothing is mapped.
   long long residentWeightBytes() const;
@@ -420,9 +420,9 @@ class PretrainedModel {
   /// The mapped weight file, kept open while the model reads its tensors as stored (GGUF files
   /// and the Llama family's and Gemma's safetensors); null when the weights were copied.
   std::shared_ptr<const void> storage_;
-  /// The mapped bytes of storage_ (first byte and length); null and 0 without.
-  const std::byte* mapped_ = nullptr;
-  std::size_t mapped_size_ = 0;
+  /// The mapped bytes of storage_, one (first byte, length) per file (a split GGUF's parts, a
+  /// sharded folder's shards); empty without.
+  std::vector<std::pair<const std::byte*, std::size_t>> mapped_;
   WeightBytes weight_bytes_;
 
  private:

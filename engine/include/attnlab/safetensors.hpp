@@ -4,6 +4,9 @@
 /// length N, N bytes of JSON {"name": {"dtype", "shape", "data_offsets": [begin, end]}, ...,
 /// "__metadata__": {string: string}}, then the data block; offsets are relative to the data block.
 /// Everything is checked when the file is opened, so a tensor read afterwards never leaves the file.
+/// A sharded model (`model-00001-of-00002.safetensors` …) is opened through its index,
+/// model.safetensors.index.json ({"metadata": {…}, "weight_map": {tensor: shard file}}): every
+/// shard is checked as a single file and their tensors are read as one file's.
 
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +50,11 @@ class SafeTensors {
   /// data_offsets [begin, end] with end − begin = Π shape × dtype size, inside the data block and
   /// not overlapping another tensor's. Throws Error(kIo) when the file cannot be opened or mapped
   /// and Error(kInvalidInput) for any violation, naming the file and the tensor.
+  /// A path ending in ".json" is a shard index (safetensors_index.cpp): its weight_map must be an
+  /// object of tensor name → shard file name (a plain name in the index's folder); each shard is
+  /// opened and checked as above; Error(kInvalidInput) names a shard that is missing, a tensor
+  /// the index places in a shard that lacks it, a tensor of a shard the index does not list there
+  /// or one found in two shards.
   explicit SafeTensors(const std::filesystem::path& path);
   ~SafeTensors();
   SafeTensors(const SafeTensors&) = delete;
@@ -56,6 +64,12 @@ class SafeTensors {
   /// The mapped file: its first byte and its length in bytes.
   const std::byte* bytes() const;
   std::size_t fileBytes() const;
+  /// The files read: the file itself, or a shard index's shards in name order.
+  std::vector<std::filesystem::path> partPaths() const;
+  /// Each file's mapped bytes (first byte, length in bytes), in partPaths() order.
+  std::vector<std::pair<const std::byte*, std::size_t>> mappedParts() const;
+  /// Bytes of every file read together (the shards', not the index's).
+  std::size_t totalBytes() const;
   bool contains(std::string_view name) const;
   /// The tensor `name`. Throws Error(kInvalidInput) "… has no tensor NAME" when absent.
   const TensorView& tensor(std::string_view name) const;
@@ -79,8 +93,13 @@ class SafeTensors {
   std::vector<std::int64_t> integers(std::string_view name) const;
 
  private:
+  /// Reads a shard index at path_ into shards_ and tensors_ (safetensors_index.cpp).
+  void openIndex();
+  void parseFile();
+
   std::filesystem::path path_;
-  std::unique_ptr<MappedFile> file_;  ///< The mapped file (model/mapped_file.hpp).
+  std::unique_ptr<MappedFile> file_;  ///< The mapped file (model/mapped_file.hpp); null for an index.
+  std::vector<std::unique_ptr<SafeTensors>> shards_;  ///< An index's shards, in name order.
   std::map<std::string, TensorView, std::less<>> tensors_;
   std::map<std::string, std::string> metadata_;
 };

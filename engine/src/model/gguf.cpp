@@ -239,6 +239,17 @@ GgufFile::GgufFile(const std::filesystem::path& path)
          " bytes, shorter than the 24-byte GGUF header");
   }
   parse(file_->data(), map_size_);  // file_ is unmapped if this throws
+  openSplitParts();
+}
+
+GgufFile::GgufFile(const std::filesystem::path& path, PartTag)
+    : path_(path), file_(std::make_unique<MappedFile>(path)) {
+  map_size_ = file_->size();
+  if (map_size_ < 24) {
+    fail("truncated: " + std::to_string(map_size_) +
+         " bytes, shorter than the 24-byte GGUF header");
+  }
+  parse(file_->data(), map_size_);
 }
 
 GgufFile::GgufFile(const std::byte* data, std::size_t size, std::string name)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -148,16 +149,34 @@ void requireModelPath(const std::filesystem::path& path) {
   }
 }
 
-/// The folder's model.safetensors, refused by name when missing.
+/// The folder's model.safetensors, else its shard index model.safetensors.index.json (sharded
+/// weights); refused by name when neither is there.
 std::filesystem::path safetensorsOf(const std::filesystem::path& dir) {
   std::error_code ec;
   const std::filesystem::path weights = dir / "model.safetensors";
-  if (!std::filesystem::exists(weights, ec)) {
-    throw Error(ErrorCode::kIo,
-                "cannot read " + weights.string() +
-                    ": the model folder needs model.safetensors (PyTorch .bin files are not read)");
+  if (std::filesystem::exists(weights, ec)) return weights;
+  const std::filesystem::path index = dir / "model.safetensors.index.json";
+  if (std::filesystem::exists(index, ec)) return index;
+  throw Error(ErrorCode::kIo,
+              "cannot read " + weights.string() +
+                  ": the model folder needs model.safetensors or model.safetensors.index.json "
+                  "with its shards (PyTorch .bin files are not read)");
+}
+
+/// A GGUF file's model name: its stem, without gguf-split's "-00001-of-00003"; a file named by its
+/// digest (Ollama's blobs/sha256-HEX) by its general.name when it has one.
+std::string ggufName(const std::filesystem::path& path, const GgufFile& file) {
+  if (path.filename().string().rfind("sha256-", 0) == 0) {
+    const std::optional<std::string> name = file.string("general.name");
+    if (name && !name->empty() && name->find('\n') == std::string::npos) return *name;
   }
-  return weights;
+  std::string stem = path.stem().string();
+  const std::size_t at = stem.size() >= 15 ? stem.size() - 15 : std::string::npos;
+  if (at != std::string::npos && stem[at] == '-' && stem.compare(at + 6, 4, "-of-") == 0 &&
+      std::all_of(stem.begin() + static_cast<long>(at) + 1, stem.begin() + static_cast<long>(at) + 6, ::isdigit) &&
+      std::all_of(stem.begin() + static_cast<long>(at) + 10, stem.end(), ::isdigit))
+    stem.resize(at);
+  return stem;
 }
 
 ModelConfig ggufConfig(const GgufFile& file) {
@@ -177,8 +196,8 @@ ModelFileInfo inspectModel(const std::filesystem::path& path) {
     const GgufFile file(path);  // the header is read; no tensor's bytes are touched
     info.config = ggufConfig(file);
     info.weights = ggufWeights(file);
-    info.name = path.stem().string();
-    info.file_bytes = static_cast<long long>(file.fileBytes());
+    info.name = ggufName(path, file);
+    info.file_bytes = static_cast<long long>(file.totalBytes());
     return info;
   }
   info.config = readModelConfig(path / "config.json");
@@ -186,7 +205,7 @@ ModelFileInfo inspectModel(const std::filesystem::path& path) {
   info.config.format = "safetensors";
   info.weights = safetensorsWeights(file, info.config.architecture);
   info.name = folderName(path);
-  info.file_bytes = static_cast<long long>(file.fileBytes());
+  info.file_bytes = static_cast<long long>(file.totalBytes());
   return info;
 }
 
@@ -251,6 +270,8 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
     // The weights stay in the mapped file (weight_matrix.hpp): the model keeps it open.
     const auto mapped = std::make_shared<const GgufFile>(path);
     const GgufFile& file = *mapped;
+    if (file.splitCount() > 1)  // all the parts together, before a weight is read
+      requireRoomFor(file_name, static_cast<long long>(file.totalBytes()), nullptr);
     ModelConfig config = ggufConfig(file);
     WeightBytes weights = ggufWeights(file);  // every tensor's type, before any weight is read
     requireRoomFor(file_name, weights.total, &weights);
@@ -259,11 +280,10 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
                        config.architecture == Architecture::kGemma3;
     model = gemma ? gemma::fromGguf(std::move(config), file) : llama::fromGguf(std::move(config), file);
     model->storage_ = mapped;
-    model->mapped_ = file.bytes();
-    model->mapped_size_ = file.fileBytes();
+    model->mapped_ = file.mappedParts();
     model->weight_bytes_ = std::move(weights);
     model->tokenizer_ = std::move(tokenizer);
-    model->name_ = path.stem().string();
+    model->name_ = ggufName(path, file);
     // The tokens that end a generation: end of sequence, of turn, of message (llama.cpp's).
     for (const char* key : {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
                             "tokenizer.ggml.eom_token_id"}) {
@@ -278,10 +298,13 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
     ModelConfig config = readModelConfig(dir / "config.json");
     {
       const std::filesystem::path weights_file = safetensorsOf(dir);
-      requireRoomFor(weights_file.filename().string(),
-                     static_cast<long long>(std::filesystem::file_size(weights_file, ec)), nullptr);
+      if (weights_file.extension() != ".json")
+        requireRoomFor(weights_file.filename().string(),
+                       static_cast<long long>(std::filesystem::file_size(weights_file, ec)), nullptr);
       const auto mapped = std::make_shared<const SafeTensors>(weights_file);
       const SafeTensors& file = *mapped;
+      if (weights_file.extension() == ".json")  // the shards are mapped, not read
+        requireRoomFor(weights_file.filename().string(), static_cast<long long>(file.totalBytes()), nullptr);
       WeightBytes weights = safetensorsWeights(file, config.architecture);
       requireRoomFor(weights_file.filename().string(), weights.total, &weights);
       switch (config.architecture) {
@@ -305,8 +328,7 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
       const Architecture a = model->config_.architecture;
       if (a == Architecture::kLlama || a == Architecture::kGemma2 || a == Architecture::kGemma3) {
         model->storage_ = mapped;
-        model->mapped_ = file.bytes();
-        model->mapped_size_ = file.fileBytes();
+        model->mapped_ = file.mappedParts();
       }
     }
     // The tokenizer files follow the architecture family (a Qwen2 folder's are a Llama's).
@@ -322,60 +344,6 @@ std::unique_ptr<PretrainedModel> PretrainedModel::load(const std::filesystem::pa
   model->dir_ = path;
   model->load_ms_ = msSince(t0);
   return model;
-}
-
-long long PretrainedModel::residentWeightBytes() const {
-  if (mapped_ == nullptr || mapped_size_ == 0) return 0;
-  // The mapping's "Rss:" in /proc/self/smaps: the file's pages this process has touched (mincore
-  // would also count pages in the page cache that it never read).
-  std::ifstream smaps("/proc/self/smaps");
-  const auto address = reinterpret_cast<std::uintptr_t>(mapped_);
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    unsigned long long lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
-      inside = lo <= address && address < hi;
-      continue;
-    }
-    if (inside && line.rfind("Rss:", 0) == 0) {
-      std::istringstream value(line.substr(4));
-      long long kb = 0;
-      value >> kb;
-      return kb * 1024;
-    }
-  }
-  return 0;
-}
-
-void PretrainedModel::touchWeights(
-    const std::function<bool(long long done, long long total)>& progress) const {
-  if (mapped_ == nullptr || mapped_size_ == 0) return;
-  const auto total = static_cast<long long>(mapped_size_);
-  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  const auto base = reinterpret_cast<std::uintptr_t>(mapped_) / page * page;
-  const std::size_t length = reinterpret_cast<std::uintptr_t>(mapped_) + mapped_size_ - base;
-  constexpr std::size_t kChunk = 64u << 20;  // 64 MB between reports
-  for (std::size_t begin = 0; begin < length; begin += kChunk) {
-    const std::size_t end = std::min(length, begin + kChunk);
-    // The kernel maps the chunk's pages in one call (reading them from disk when the file is not
-    // cached: Linux 5.14's MADV_POPULATE_READ), else a read of one byte per page maps it.
-    bool populated = false;
-#ifdef MADV_POPULATE_READ
-    populated = madvise(reinterpret_cast<void*>(base + begin), end - begin, MADV_POPULATE_READ) == 0;
-#endif
-    if (!populated) {
-      const volatile std::byte* bytes = reinterpret_cast<const std::byte*>(base);
-      for (std::size_t p = begin; p < end; p += page) (void)bytes[p];
-    }
-    const long long done = std::min(total, static_cast<long long>(end) -
-                                               static_cast<long long>(reinterpret_cast<std::uintptr_t>(mapped_) - base));
-    if (progress && !progress(done, total)) {
-      throw Error(ErrorCode::kCancelled, "reading the weights was cancelled");
-    }
-  }
 }
 
 Encoding PretrainedModel::encode(std::string_view text, std::optional<std::string_view> pair) const {
@@ -409,26 +377,6 @@ ModelRun PretrainedModel::run(std::string_view text, std::optional<std::string_v
   run.encoding = std::move(encoding);
   run.compute_ms = msSince(t0);
   return run;
-}
-
-long long PretrainedModel::memoryBudget(const ModelRunOptions& options) const {
-  if (options.memory_budget > 0) return options.memory_budget;
-  // The weights' pages in memory (mincore: in the page cache, which a cgroup is charged for,
-  // whether or not this process has read them yet) — one system call, not a read of smaps.
-  long long cached = 0;
-  if (mapped_ != nullptr && mapped_size_ > 0) {
-    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    const auto first = reinterpret_cast<std::uintptr_t>(mapped_) / page * page;
-    const std::size_t length = reinterpret_cast<std::uintptr_t>(mapped_) + mapped_size_ - first;
-    std::vector<unsigned char> in_core((length + page - 1) / page);
-    if (mincore(reinterpret_cast<void*>(first), length, in_core.data()) == 0) {
-      for (const unsigned char c : in_core) cached += c & 1;
-      cached = std::min(cached * static_cast<long long>(page), static_cast<long long>(mapped_size_));
-    }
-  }
-  // Weights copied at load (BERT, GPT-2) are this process's already: not available, yet counted.
-  const long long held = mapped_ == nullptr ? weight_bytes_.total : 0;
-  return defaultMemoryBudget(static_cast<long long>(mapped_size_), cached, held);
 }
 
 MemoryNeeds PretrainedModel::memoryNeeds(int tokens, const ModelRunOptions& options) const {
@@ -584,7 +532,7 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
   if (options.memory_report) {
     MemoryNeeds report = needs;
     // The weights counted once: mapped pages already read, or the copies made at load.
-    const long long held = mapped_ != nullptr ? residentWeightBytes() : weight_bytes_.total;
+    const long long held = !mapped_.empty() ? residentWeightBytes() : weight_bytes_.total;
     report.process = std::max(0LL, processResidentBytes() - held);
     options.memory_report(report);
   }

@@ -132,9 +132,17 @@ float bfloat16ToFloat(std::uint16_t bits) {
   return f;
 }
 
-SafeTensors::SafeTensors(const std::filesystem::path& path)
-    : path_(path), file_(std::make_unique<MappedFile>(path)) {
-  // file_ is unmapped if any check below throws.
+SafeTensors::SafeTensors(const std::filesystem::path& path) : path_(path) {
+  if (path.extension() == ".json") {
+    openIndex();
+    return;
+  }
+  file_ = std::make_unique<MappedFile>(path);
+  parseFile();  // file_ is unmapped if any check throws
+}
+
+void SafeTensors::parseFile() {
+  const std::filesystem::path& path = path_;
   const std::uint64_t file_size = file_->size();
   if (file_size < 8) {
     invalid(path, "truncated: " + std::to_string(file_size) +
@@ -288,9 +296,13 @@ std::vector<float> SafeTensors::floats(std::string_view name) const {
   return out;
 }
 
-const std::byte* SafeTensors::bytes() const { return file_->data(); }
+const std::byte* SafeTensors::bytes() const {
+  return file_ ? file_->data() : shards_.front()->bytes();
+}
 
-std::size_t SafeTensors::fileBytes() const { return file_->size(); }
+std::size_t SafeTensors::fileBytes() const {
+  return file_ ? file_->size() : shards_.front()->fileBytes();
+}
 
 const TensorView& SafeTensors::checkedMatrix(std::string_view name, Eigen::Index rows,
                                              Eigen::Index cols) const {
