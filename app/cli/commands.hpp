@@ -18,6 +18,10 @@ namespace attnlab::cli {
 
 using views::outputSize;
 
+/// Exports plot to --out, then writes --layout-json when given (what was drawn: maps, cells,
+/// texts; measured after the export's layout). Throws Error(kIo) when the JSON cannot be written.
+void exportPicture(QCustomPlot& plot, const options::Options& o, const views::ImageSize& size);
+
 /// attention-lab-cli decode --model M: the text scored token by token through the KV cache under
 /// each --cache-window × --sink-tokens policy (and the full cache), as JSON; --out FILE plots the
 /// perplexities beside the heads' sink mass.

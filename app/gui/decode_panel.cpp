@@ -50,10 +50,11 @@ CacheView::CacheView(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);  // its rows, no more
 }
 
-void CacheView::setState(int step, int kv_heads, int window, CacheBug bug, int bug_step) {
+void CacheView::setState(int step, int kv_heads, int window, CacheBug bug, int bug_step, int sinks) {
   step_ = step;
   kv_heads_ = std::max(1, kv_heads);
   window_ = window;
+  sinks_ = window > 0 ? std::max(0, sinks) : 0;
   bug_ = bug_step >= 0 && bug_step <= step ? bug : CacheBug::kNone;
   bug_step_ = bug_step;
   setFixedHeight(sizeHint().height());
@@ -63,7 +64,7 @@ void CacheView::setState(int step, int kv_heads, int window, CacheBug bug, int b
 std::vector<int> CacheView::entryTokens() const {
   std::vector<int> tokens;
   for (int t = 0; t <= step_; ++t) {
-    if (window_ > 0 && t <= step_ - window_) continue;
+    if (window_ > 0 && t <= step_ - window_ && t >= sinks_) continue;
     if (bug_ == CacheBug::kSkip && t == bug_step_) continue;
     tokens.push_back(t);
     if (bug_ == CacheBug::kDuplicate && t == bug_step_) tokens.push_back(t);
@@ -97,7 +98,7 @@ void CacheView::paintEvent(QPaintEvent*) {
     const QColor colour = views::kvGroupColor(g);
     int slot = 0;
     for (int t = 0; t < tokens; ++t) {
-      const bool cached = window_ <= 0 || t > step_ - window_;
+      const bool cached = window_ <= 0 || t > step_ - window_ || t < sinks_;
       const bool bug_here = bug_ != CacheBug::kNone && t == bug_step_;
       for (int copy = 0; copy < (twice && bug_here ? 2 : 1); ++copy, ++slot) {
         const QRectF box(label_w + slot * cell, y + 2, std::max(1.0, cell - (cell > 4 ? 2 : 0)), row_h - 4);
@@ -110,9 +111,8 @@ void CacheView::paintEvent(QPaintEvent*) {
             p.setPen(QPen(kBugColor, 2));  // the repeated entry
             p.drawRect(box.adjusted(1, 1, -1, -1));
           }
-        } else if (cell > 3) {
-          p.setPen(QPen(QColor(0xaa, 0xaa, 0xaa), 1));
-          p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
+        } else {
+          p.fillRect(box, views::kMaskedColor);  // evicted: the pictures' masked grey
         }
       }
     }
@@ -357,14 +357,19 @@ void DecodePanel::refreshGeneration(int row) {
                            .arg(QString::fromStdString(s.token.label))
                            .arg(s.token.probability, 0, 'f', 3));
   const int g = run_->model ? run_->model->config.resolvedKvHeads() : spec_.resolvedKvHeads();
-  cache_view_->setState(s.cache_length - 1, g, 0);
+  const CachePolicy& policy = generation_->cache;
+  // Every token read so far, the evicted ones grey (a full cache: exactly the cached entries).
+  cache_view_->setState(s.position, g, policy.window, CacheBug::kNone, -1, policy.sinks);
   const int layers = run_->model ? run_->model->config.layers : 1;
-  cache_label_->setText(tr("KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes")
-                            .arg(s.cache_length)
-                            .arg(layers)
-                            .arg(g)
-                            .arg(spec_.resolvedDk())
-                            .arg(views::bytesText(s.cache_bytes)));
+  QString text = tr("KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes")
+                     .arg(s.cache_length)
+                     .arg(layers)
+                     .arg(g)
+                     .arg(spec_.resolvedDk())
+                     .arg(views::bytesText(s.cache_bytes));
+  if (policy.window > 0)
+    text += QLatin1Char('\n') + tr("Grey: evicted (the cache keeps the last %1 tokens and the first %2)").arg(policy.window).arg(policy.sinks);
+  cache_label_->setText(text);
 }
 
 void DecodePanel::showCacheParts(bool shown) {
@@ -443,7 +448,7 @@ void DecodePanel::refresh() {
       text += QLatin1Char('\n') + tr("With one K/V head per query head (multi-head): %1 bytes")
                                       .arg(views::bytesText(per_entry * spec_.heads * length));
     }
-    if (spec_.window > 0) text += QLatin1Char('\n') + tr("The window keeps the last %1 tokens; older ones are evicted (hollow).").arg(spec_.window);
+    if (spec_.window > 0) text += QLatin1Char('\n') + tr("The window keeps the last %1 tokens; older ones are evicted (grey).").arg(spec_.window);
     cache_label_->setText(text);
   }
   const int rows = revealedRows();

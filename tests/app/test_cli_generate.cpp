@@ -1,7 +1,12 @@
 // attention-lab-cli generate and decode --model (issue 24): the JSON's keys and order, the rows'
 // shapes, the picture, and the refusals in one line.
 
+#include <QFile>
 #include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -10,6 +15,7 @@
 #include "cli/cli.hpp"
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
+#include "views/picture.hpp"
 
 // The file's own namespace: its helpers never meet another test file's in a unity batch.
 namespace attnlab_test_cli_generate {
@@ -63,6 +69,45 @@ TEST_CASE("CLI generate: steps with rows over the growing cache, a picture", "[c
   const std::vector<std::string> sample = {"generate", "--model", kTinyGpt2, "--max-tokens", "5",
                                            "--sample-temperature", "1.5", "--seed", "3"};
   CHECK(runJson(sample)["generated_ids"] == runJson(sample)["generated_ids"]);
+}
+
+TEST_CASE("CLI generate --cache-window: evicted keys drawn grey, said so in the legend",
+          "[cli][generate][picture]") {
+  // Issue 50: evicted keys were drawn in the colour of weight 0.
+  QTemporaryDir dir;
+  const QString png = dir.path() + "/g.png", json = dir.path() + "/g.json";
+  const auto j = runJson({"generate", "--model", kTiny, "--text", "the cat sat on the mat", "--max-tokens",
+                          "6", "--cache-window", "3", "--sink-tokens", "1", "--out", png.toStdString(),
+                          "--layout-json", json.toStdString()});
+  CHECK(j["cache"] == "window 3 + 1 sink");
+  QFile file(json);
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  const QJsonObject layout = QJsonDocument::fromJson(file.readAll()).object();
+  const QImage image(png);
+  REQUIRE(!image.isNull());
+  const QJsonObject map = layout["maps"].toArray().at(0).toObject();
+  const int n = map["n_q"].toInt();
+  REQUIRE(n >= 6);
+  REQUIRE(map["block"].toInt() == 1);
+  const double scale = layout["scale"].toDouble(1.0), cell = map["cell_width"].toDouble();
+  // A quarter into the cell: its centre may carry the printed weight.
+  const auto at = [&](int row, int column) {
+    return image.pixelColor(static_cast<int>(scale * (map["x"].toDouble() + (column + 0.25) * cell)),
+                            static_cast<int>(scale * (map["y"].toDouble() + (row + 0.25) * cell)));
+  };
+  const QColor grey = attnlab::views::kMaskedColor;
+  const auto isGrey = [&](const QColor& c) {
+    return std::abs(c.red() - grey.red()) + std::abs(c.green() - grey.green()) + std::abs(c.blue() - grey.blue()) < 8;
+  };
+  // The last query i = n − 1 keeps the sink (key 0) and keys i − 2 … i; key 1 is evicted.
+  CHECK(isGrey(at(n - 1, 1)));
+  CHECK(!isGrey(at(n - 1, 0)));
+  CHECK(!isGrey(at(n - 1, n - 1)));
+  CHECK(isGrey(at(0, 1)));  // a later key: causal
+  bool said = false;
+  for (const QJsonValue& t : layout["texts"].toArray())
+    said = said || t.toObject()["text"].toString().contains(QStringLiteral("evicted (it keeps the last 3 tokens and the first 1)"));
+  CHECK(said);
 }
 
 TEST_CASE("CLI decode --model: log-probabilities under each cache policy", "[cli][generate]") {
