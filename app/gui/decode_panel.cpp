@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "attnlab/error.hpp"
+#include "eliding_label.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
 #include "views/picture.hpp"
@@ -74,7 +75,9 @@ std::vector<int> CacheView::entryTokens() const {
 
 int CacheView::gapToken() const { return bug_ == CacheBug::kSkip ? bug_step_ : -1; }
 
-QSize CacheView::sizeHint() const { return {360, 10 + 22 * std::min(kv_heads_, kMaxRowsDrawn)}; }
+QSize CacheView::sizeHint() const { return {240, 10 + 22 * std::min(kv_heads_, kMaxRowsDrawn)}; }
+
+QSize CacheView::minimumSizeHint() const { return {120, 40}; }
 
 void CacheView::paintEvent(QPaintEvent*) {
   QPainter p(this);
@@ -142,11 +145,16 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
   bug_step_->setRange(0, options::kMaxTokens - 1);  // --bug-step's limits (option_table_lab.cpp)
   bug_label_->setBuddy(bug_combo_);
   bug_step_label_->setBuddy(bug_step_);
+  // Two rows (the bug, then its step) and a combo box that elides: the dock fits beside the heads
+  // on a 1024-pixel screen in either language (issue 50).
   bug_row->addWidget(bug_label_);
   bug_row->addWidget(bug_combo_, 1);
-  bug_row->addWidget(bug_step_label_);
-  bug_row->addWidget(bug_step_);
   layout->addLayout(bug_row);
+  auto* step_row = new QHBoxLayout;
+  step_row->addWidget(bug_step_label_);
+  step_row->addWidget(bug_step_);
+  step_row->addStretch(1);
+  layout->addLayout(step_row);
   error_label_ = new QLabel;
   error_label_->setWordWrap(true);
   error_label_->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -172,6 +180,7 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
     startDecode();
   });
   connect(&watcher_, &QFutureWatcher<DecodeOutcome>::finished, this, &DecodePanel::decodeDone);
+  elideComboBoxes(this);  // the whole item in its tooltip
   retranslate();
 }
 

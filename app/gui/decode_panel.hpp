@@ -51,6 +51,7 @@ class CacheView : public QWidget {
   /// The skipped token drawn as a gap at this step, or −1.
   int gapToken() const;
   QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
