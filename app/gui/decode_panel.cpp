@@ -164,6 +164,7 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
   step_label_->setWordWrap(true);
   layout->addWidget(step_label_);
   cache_view_ = new CacheView;
+  cache_view_->setObjectName(QStringLiteral("cacheView"));
   layout->addWidget(cache_view_);
   cache_label_ = new QLabel;
   cache_label_->setWordWrap(true);

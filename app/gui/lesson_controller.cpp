@@ -81,6 +81,17 @@ bool analysisView(View view) {
          view == View::kHeadRoles;
 }
 
+/// The analysis plot a step's view talks about (kNone for the other views).
+AnalysisPlot analysisPlotOf(View view) {
+  switch (view) {
+    case View::kSaturation: return AnalysisPlot::kSaturation;
+    case View::kEntropy: return AnalysisPlot::kEntropy;
+    case View::kHistogram: return AnalysisPlot::kHistogram;
+    case View::kHeadRoles: return AnalysisPlot::kHeadRoles;
+    default: return AnalysisPlot::kNone;
+  }
+}
+
 }  // namespace
 
 LessonController::LessonController(LessonHost& host, bool persist)
@@ -288,6 +299,7 @@ void LessonController::applyView(const lessons::Step& step) {
   showDock(host_.toolDock(ToolDock::kTraining), step.view == View::kTraining, opened_training_);
   panel_->setSimilarityVisible(step.view == View::kHeadSimilarity);
   applyAnalysisVisibility();
+  host_.showAnalysisPlot(analysisPlotOf(step.view));  // the step's plot in front, large
 }
 
 void LessonController::showDock(QDockWidget* dock, bool wanted, bool& opened_by_lesson) {
@@ -354,6 +366,7 @@ void LessonController::leave() {
   model_missing_.clear();
   panel_->setSimilarityVisible(false);
   dock_->hide();
+  host_.showAnalysisPlot(AnalysisPlot::kNone);
   applyAnalysisVisibility();  // presentation mode: hidden again, at the side panel's size
   store();
   refreshMenu();
