@@ -32,7 +32,7 @@ LAYOUTS = {
     # The KV-cache dock beside the heads (issue 50): its texts wrap or elide, the head titles
     # keep off the colour bar.
     "decode": (["--causal", "--decode-step", "5"], []),
-    "lesson-kvcache": (["--lesson", "kvcache:3"], []),
+    "lesson-kvcache": (["--lesson", "kvcache:3"], ["--no-scroll", "lessonPanel"]),
     "model-smollm2": (["--model", "$ATTNLAB_SMOLLM2_GGUF"], ["--min-thumb", "48"]),
     "model-minilm": (["--model", "$ATTNLAB_MINILM_DIR"], ["--min-thumb", "48"]),
     # Rows: the 10 output characters and </s>; columns: the source's characters (9 or 15).
