@@ -382,7 +382,7 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
     const Options o = options::parse(raw, 0);
     (void)activeCpuPath();  // an unusable ATTNLAB_CPU_PATH is refused by every command alike
     if (o.help) {
-      out << usage();
+      out << utf8(options::usage(0, o.command));  // `generate --help`: generate's options alone
       return kExitOk;
     }
     for (const CommandHandler& c : kHandlers)

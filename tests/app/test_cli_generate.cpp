@@ -124,6 +124,34 @@ TEST_CASE("CLI decode --model: log-probabilities under each cache policy", "[cli
   CHECK(j["top_sink_heads"].size() == 5);
 }
 
+TEST_CASE("CLI --help: every option apart from its help; a command's --help lists its own options",
+          "[cli][generate]") {
+  // Issue 50: "--sample-temperature Tgenerate: …" ran together, and there was no per-command help.
+  const auto all = runCli({"--help"});
+  REQUIRE(all.code == 0);
+  CHECK(all.out.find("--sample-temperature T  generate:") != std::string::npos);
+  for (std::size_t at = all.out.find("\n  --"); at != std::string::npos; at = all.out.find("\n  --", at + 1)) {
+    // "  --name VALUE" then at least two spaces before the help.
+    const std::size_t end = all.out.find('\n', at + 1);
+    const std::string line = all.out.substr(at + 1, end - at - 1);
+    INFO(line);
+    const std::size_t name_end = line.find(' ', 4);
+    const std::size_t gap = line.find("  ", 4);
+    CHECK(gap != std::string::npos);
+    CHECK(gap >= name_end);
+  }
+  const auto generate = runCli({"generate", "--help"});
+  REQUIRE(generate.code == 0);
+  CHECK(generate.out.find("attention-lab-cli generate --model M") != std::string::npos);
+  CHECK(generate.out.find("--max-tokens N") != std::string::npos);
+  CHECK(generate.out.find("--sink-tokens") != std::string::npos);
+  CHECK(generate.out.find("attention-lab-cli render") == std::string::npos);
+  CHECK(generate.out.find("--cache-bug") == std::string::npos);  // decode's
+  CHECK(generate.out.find("--param") == std::string::npos);      // sweep's
+  CHECK(generate.out.find("[generate]") == std::string::npos);   // every option here is generate's
+  CHECK(generate.out.size() < all.out.size() / 2);
+}
+
 TEST_CASE("CLI generate and decode --model refuse with one line", "[cli][generate]") {
   requireRefused({"generate", "--text", "hi"}, "generate runs a pretrained model: add --model DIR|FILE", false);
   requireRefused({"generate", "--model", kTiny, "--cache-window", "4,8"}, "generate keeps one KV cache: --cache-window takes one number", false);
