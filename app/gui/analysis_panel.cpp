@@ -99,6 +99,8 @@ void AnalysisPanel::show(const ResultPtr& result, int entry, int marker_dk, bool
   roles_->setRoles(result->head_roles);
   if (focus_ != AnalysisPlot::kNone) applyVisibility();  // setRoles shows the list
   const AttentionResult& r = result->attention(entry);
+  // Additive and linear attention have no q·k/√d_k: no d_k marker on the dot product's curves.
+  if (r.mechanism == Mechanism::kAdditive || r.mechanism == Mechanism::kLinear) marker_dk = 0;
   const std::shared_ptr<const SaturationAnalysis> model = cache_.get(r.nK(), result->settings.seed);
   const bool have_curves = model && !model->scaled.empty();
   if (!have_curves) {

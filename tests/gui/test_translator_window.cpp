@@ -97,6 +97,19 @@ class TranslatorWindowTest : public QObject {
                  !title.contains(QStringLiteral("d_k = ")),
              qPrintable(title));
 
+    // Issue 50: the saturation plot marks no "d_k = 64 (scaled)" for additive attention.
+    named<QDockWidget>(window, "analysisDock")->show();
+    named<QDockWidget>(window, "analysisDock")->raise();
+    {
+      auto* saturation = named<QCustomPlot>(window, "saturationPlot");
+      QTRY_VERIFY_WITH_TIMEOUT(saturation->graphCount() >= 6, kWaitMs);  // the curves drawn
+      for (int i = 0; i < saturation->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(saturation->item(i));
+        QVERIFY2(!text || !text->visible() || !text->text().startsWith(QStringLiteral("d_k = ")),
+                 qPrintable(text ? text->text() : QString()));
+      }
+    }
+
     // The knobs: no 1/√d_k to switch off, no causal mask, the command line's words as tooltips.
     auto* scaling = named<QCheckBox>(window, "scaling");
     QVERIFY(!scaling->isEnabled());
