@@ -2814,6 +2814,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>解码器自注意力（列 = 解码器输入）</translation>
     </message>
     <message>
+        <source>it writes %1 % of held-out dates right</source>
+        <translation>它只能写对 %1 % 的留出日期</translation>
+    </message>
+    <message>
         <source>scaled</source>
         <translation>缩放</translation>
     </message>

@@ -928,6 +928,7 @@ ZH.update({
     "attention weight · grey = masked key": "注意力权重 · 灰色 = 已遮蔽的键",
     "--layout-json describes a heatmap: decode --model draws curves": "--layout-json 描述热力图：decode --model 画的是曲线",
     "Grey: evicted (the cache keeps the last %1 tokens and the first %2)": "灰色：已逐出（缓存保留最近 %1 个词元和最前面 %2 个）",
+    "it writes %1 % of held-out dates right": "它只能写对 %1 % 的留出日期",
 })
 
 
