@@ -32,7 +32,7 @@ nlohmann::ordered_json tokenJson(const NextToken& t) {
 int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& /*err*/) {
   run::Session session;
   run::GenerateRequest request{o.lab, o.generate, o.isGiven("top-k"), o.isGiven("seed"), o.head};
-  const std::shared_ptr<const results::Generated> result = session.generate(request, {}, cliHooks());
+  const std::shared_ptr<const results::Generated> result = session.generate(request, {}, cliHooks(false, "generated token"));
   const results::Generated& r = *result;
   const Generation& g = *r.generation;
   const ModelConfig& c = r.model->config;
