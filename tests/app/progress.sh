@@ -15,6 +15,7 @@ expect "generated token 2 of 3" "$cli" generate --model "$model" --max-tokens 3
 expect "layer 1 of " "$cli" compute --model "$model"
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 expect "lesson export: figure 1 of 4" "$cli" lesson export causal --out "$tmp/pack"
+expect "sweep: frame 1 of 3" "$cli" sweep --param d-k --values 8,16,32 --out "$tmp/s.gif"
 # (12: the 6 predicted tokens of 7, under the full cache and then the window.)
 # Without the variable and off a terminal: nothing.
 err=$(QT_QPA_PLATFORM=offscreen "$cli" generate --model "$model" --max-tokens 3 2>&1 >/dev/null)
