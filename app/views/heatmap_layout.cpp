@@ -123,9 +123,10 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   const double top = fixed.axis_top + c.g.top + label_gap;
   const double map_w = cell_columns * c.cell, map_h = cell_rows * c.cell;
   // A map's column is as wide as its title: titles wider than their map never meet.
-  // One column too: a title wider than its map reaches no further than the column (the colour
-  // bar sits right of it).
-  const double column_w = std::max(map_w, fixed.title_w);
+  // One column too, as far as the body allows: a title wider than its map keeps off the colour
+  // bar right of the column.
+  const double column_w =
+      c.columns > 1 ? std::max(map_w, fixed.title_w) : std::max(map_w, std::min(fixed.title_w, body.width() - left));
   const double grid_w = left + c.columns * column_w + (c.columns - 1) * kPanelGapX;
   const double grid_h = top + c.rows * (fixed.header + map_h) + (c.rows - 1) * kPanelGapY;
   const double x0 = snap(body.left() + std::max(0.0, (body.width() - grid_w) / 2));

@@ -99,7 +99,7 @@ bool fits(const Labels& q, const Labels& k, int n_q, int n_k, int block, double 
           double body_w, double body_h, const Fixed& f, Gutters* out) {
   const Gutters g = gutters(q, k, n_q, n_k, block, cell, f.stagger);
   const double w = f.axis_left + g.left + f.label_gap +
-                   f.columns * std::max(ceilDiv(n_k, block) * cell, f.title_w) +
+                   f.columns * std::max(ceilDiv(n_k, block) * cell, f.columns > 1 ? f.title_w : 0.0) +
                    (f.columns - 1) * kPanelGapX;
   const double h = f.axis_top + g.top + f.label_gap +
                    f.rows * (f.header + ceilDiv(n_q, block) * cell) + (f.rows - 1) * kPanelGapY;
