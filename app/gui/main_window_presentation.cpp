@@ -20,6 +20,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolTip>
 #include <algorithm>
 
@@ -185,6 +186,12 @@ void MainWindow::showAnalysisPlot(AnalysisPlot plot) {
       analysis_moved_ = true;
     }
     resizeDocks({analysis_dock_}, {static_cast<int>(width() * kAnalysisStepShare)}, Qt::Horizontal);
+    // Once more when the event loop has laid the docks out (a lesson opened before the window
+    // has its size, or while a dock it closed still takes room).
+    QTimer::singleShot(0, this, [this] {
+      if (analysis_->focusPlot() != AnalysisPlot::kNone && analysis_dock_->isVisible() && !analysis_dock_->isFloating())
+        resizeDocks({analysis_dock_}, {static_cast<int>(width() * kAnalysisStepShare)}, Qt::Horizontal);
+    });
   }
   analysis_dock_->raise();
 }
