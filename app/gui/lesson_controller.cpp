@@ -441,8 +441,12 @@ void LessonController::numbersDone() {
   if (lesson_ && numbers.step == &lesson_->steps[static_cast<std::size_t>(step_)]) numbers_ = numbers;
   if (numbers_dirty_) startNumbers();
   refreshPanel();
-  // The numbers made the caption longer than its room: grow the lesson's share again.
-  if (panel_->scrollArea()->verticalScrollBar()->maximum() > 0) arrangeColumn();
+  // The numbers made the caption longer than its room: grow the lesson's share again. Measured
+  // from the text (the scroll bar's range follows only after the next layout pass, which a
+  // screenshot taken now would not wait for).
+  if (panel_->textHeight() > panel_->scrollArea()->viewport()->height() ||
+      panel_->scrollArea()->verticalScrollBar()->maximum() > 0)
+    arrangeColumn();
 }
 
 void LessonController::drawSimilarity() {
