@@ -31,6 +31,8 @@
 
 #include "generate_box.hpp"
 #include "main_window.hpp"
+#include "options/bundled_models.hpp"
+#include "options/message.hpp"
 #include "views/export.hpp"
 #include "options/openmp_env.hpp"
 
@@ -117,7 +119,11 @@ int benchGenerate(attnlab::gui::MainWindow& window, int max_tokens) {
   const double gui_cpu_ms = threadCpuMs() - cpu_before;
   const attnlab::gui::ResultPtr last = window.currentResult();
   if (!last->generated || last->generated->steps.size() < 2) {
-    std::fprintf(stderr, "attention-lab-window-bench: nothing generated: %s\n", qPrintable(box->messageLabel()->text()));
+    // The box's refusal, else the window's (a model that did not load says so there).
+    QString why = box->messageLabel()->text();
+    if (why.isEmpty() && last) why = last->error.translated();
+    std::fprintf(stderr, "attention-lab-window-bench: nothing generated: %s\n",
+                 qPrintable(why.isEmpty() ? QStringLiteral("no generation came back") : why));
     return 1;
   }
   const attnlab::Generation& g = *last->generated;
@@ -152,6 +158,17 @@ int main(int argc, char* argv[]) {
   }
   attnlab::views::installQuietMessageHandler();
   QApplication app(argc, argv);
+  if (!generate_model.isEmpty()) {
+    // A name ("smollm2") as --model takes it: the fetched model's path, found before the test
+    // mode moves the cache (issue 50: the name went through as a folder and the bench said only
+    // "nothing generated: ").
+    try {
+      generate_model = attnlab::options::resolveModelPath(generate_model);
+    } catch (const attnlab::options::OptionError& e) {
+      std::fprintf(stderr, "attention-lab-window-bench: %s\n", qPrintable(e.message().english()));
+      return 2;
+    }
+  }
   QStandardPaths::setTestModeEnabled(true);
   attnlab::gui::initResources();
   attnlab::gui::WindowOptions options;

@@ -46,20 +46,6 @@ void prepare(QCustomPlot& plot, const views::ImageSize& size) {
   views::setCanvasSize(plot, QSize(size.width, size.height));
 }
 
-/// Exports plot, then writes --layout-json (what was drawn, measured after the export's layout).
-void exportPicture(QCustomPlot& plot, const Options& o, const views::ImageSize& size) {
-  views::exportPlot(plot, o.output.out, size);
-  if (o.output.layout_json.isEmpty()) return;
-  plot.replot(QCustomPlot::rpImmediateRefresh);
-  QJsonObject layout = views::layoutJson(plot);
-  layout["image"] = o.output.out;
-  layout["scale"] = size.scale;
-  QFile file(o.output.layout_json);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-      file.write(QJsonDocument(layout).toJson(QJsonDocument::Indented)) < 0) {
-    throw Error(ErrorCode::kIo, "cannot write " + utf8(o.output.layout_json) + ": " + utf8(file.errorString()));
-  }
-}
 
 QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
 
@@ -335,6 +321,21 @@ int commandInfo(const Options& o, std::ostream& out, std::ostream& /*err*/) {
 
 }  // namespace
 
+/// Exports plot, then writes --layout-json (what was drawn, measured after the export's layout).
+void exportPicture(QCustomPlot& plot, const options::Options& o, const views::ImageSize& size) {
+  views::exportPlot(plot, o.output.out, size);
+  if (o.output.layout_json.isEmpty()) return;
+  plot.replot(QCustomPlot::rpImmediateRefresh);
+  QJsonObject layout = views::layoutJson(plot);
+  layout["image"] = o.output.out;
+  layout["scale"] = size.scale;
+  QFile file(o.output.layout_json);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      file.write(QJsonDocument(layout).toJson(QJsonDocument::Indented)) < 0) {
+    throw Error(ErrorCode::kIo, "cannot write " + utf8(o.output.layout_json) + ": " + utf8(file.errorString()));
+  }
+}
+
 // The commands: one row each, its handler defined in app/cli/cli_<name>.cpp (or above).
 
 /// attention-lab-cli cost: the table on `out`, and --out FILE (.png .svg .pdf .csv .json).
@@ -384,7 +385,7 @@ int run(const std::vector<std::string>& raw, std::ostream& out, std::ostream& er
     const Options o = options::parse(raw, 0);
     (void)activeCpuPath();  // an unusable ATTNLAB_CPU_PATH is refused by every command alike
     if (o.help) {
-      out << usage();
+      out << utf8(options::usage(0, o.command));  // `generate --help`: generate's options alone
       return kExitOk;
     }
     for (const CommandHandler& c : kHandlers)

@@ -74,7 +74,7 @@ int commandDecode(const options::Options& o, std::ostream& out, std::ostream& er
     plot.setViewport(QRect(0, 0, size.width, size.height));
     views::setCanvasSize(plot, QSize(size.width, size.height));
     views::drawDecoded(plot, r, o.head, o.picture);
-    views::exportPlot(plot, o.output.out, size);
+    exportPicture(plot, o, size);
   }
   out << j.dump() << "\n";
   return kExitOk;

@@ -33,7 +33,8 @@ int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& 
   run::Session session;
   run::GenerateRequest request{o.lab, o.generate, o.isGiven("top-k"),
                                o.isGiven("seed") && !o.isGiven("sample-temperature"), o.head};
-  const std::shared_ptr<const results::Generated> result = session.generate(request, {}, cliHooks());
+  const std::shared_ptr<const results::Generated> result =
+      session.generate(request, {}, cliHooks(false, "generated token"));
   const results::Generated& r = *result;
   const Generation& g = *r.generation;
   const ModelConfig& c = r.model->config;
@@ -117,7 +118,7 @@ int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& 
     plot.setViewport(QRect(0, 0, size.width, size.height));
     views::setCanvasSize(plot, QSize(size.width, size.height));
     views::drawGeneration(plot, r, entry, head, o.picture);
-    views::exportPlot(plot, o.output.out, size);
+    exportPicture(plot, o, size);
   }
   // A token may end inside a UTF-8 character: such bytes are written as U+FFFD.
   out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";

@@ -211,12 +211,17 @@ int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err
   } uninstall{translated ? &translator : nullptr};
   std::vector<PackLesson> pack;
   int figures = 0;
+  // A pack of every lesson takes a while: "figure 12 of 50" on a terminal.
+  const std::function<bool(int, int)> progress = terminalProgress("lesson export: figure");
+  int steps = 0, done = 0;
+  for (const lessons::Lesson* l : chosen) steps += static_cast<int>(l->steps.size());
   run::Session session;
   for (const lessons::Lesson* l : chosen) {
     PackLesson p{l->name, l->order, l->title.in(o.lesson.language), {}};
     for (std::size_t i = 0; i < l->steps.size(); ++i) {
       p.steps.push_back(exportStep(*l, l->steps[i], static_cast<int>(i), o.lesson.language, dir, session, err));
       if (!p.steps.back().png.isEmpty()) ++figures;
+      if (progress) progress(++done, steps);
     }
     pack.push_back(std::move(p));
   }

@@ -12,16 +12,28 @@
 
 namespace attnlab::cli {
 
-std::function<bool(int, int)> terminalProgress() {
-  if (isatty(STDERR_FILENO) == 0) return {};
+namespace {
+
+/// ATTNLAB_PROGRESS=1: progress lines also off a terminal, one per report from the first on
+/// (the tests read them); otherwise only on a terminal, from a second on, rewritten in place.
+bool progressForced() { return std::getenv("ATTNLAB_PROGRESS") != nullptr; }
+
+}  // namespace
+
+std::function<bool(int, int)> terminalProgress(const char* unit) {
+  const bool forced = progressForced();
+  if (isatty(STDERR_FILENO) == 0 && !forced) return {};
   const auto start = std::chrono::steady_clock::now();
   auto shown = std::make_shared<bool>(false);
-  return [start, shown](int done, int total) {
+  return [start, shown, forced, unit](int done, int total) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (done >= total) {
-      if (*shown) std::fprintf(stderr, "\r\033[K");
+      if (*shown && !forced) std::fprintf(stderr, "\r\033[K");
+    } else if (forced) {
+      std::fprintf(stderr, "attention-lab-cli: %s %d of %d\n", unit, done, total);
+      *shown = true;
     } else if (s >= 1.0) {
-      std::fprintf(stderr, "\rattention-lab-cli: layer %d of %d, %.1f s\033[K", done, total, s);
+      std::fprintf(stderr, "\rattention-lab-cli: %s %d of %d, %.1f s\033[K", unit, done, total, s);
       *shown = true;
     }
     std::fflush(stderr);
@@ -62,9 +74,9 @@ std::function<bool(long long, long long)> terminalReading() {
   };
 }
 
-run::RunHooks cliHooks(bool allow_overview) {
+run::RunHooks cliHooks(bool allow_overview, const char* unit) {
   run::RunHooks hooks;
-  hooks.progress = terminalProgress();
+  hooks.progress = terminalProgress(unit);
   hooks.reading = terminalReading();
   hooks.memory = memoryReport();
   hooks.allow_overview = allow_overview;

@@ -38,7 +38,8 @@ nlohmann::ordered_json scoreJson(const TextScore& s) {
 int commandDecodeModel(const options::Options& o, std::ostream& out, std::ostream& /*err*/) {
   run::Session session;
   const std::shared_ptr<const results::Scored> scored =
-      session.score({o.lab, o.generate.cache_windows, o.generate.sink_tokens}, cliHooks());
+      session.score({o.lab, o.generate.cache_windows, o.generate.sink_tokens},
+                    cliHooks(false, "scored token"));
   const results::Scored& r = *scored;
   const TextScore& full = r.full;
 

@@ -14,7 +14,8 @@ int commandSweep(const options::Options& o, std::ostream& out, std::ostream& err
       [&session](const options::LabSettings& lab) { return session.run(lab); },
       [&err](const std::string& note) {
         err << "attention-lab-cli: note: computed on the CPU: " << note << "\n";
-      });
+      },
+      terminalProgress("sweep: frame"));  // a model's frames take a while
   out << w.path.toUtf8().toStdString() << "\n";
   return 0;
 }

@@ -18,6 +18,10 @@ namespace attnlab::cli {
 
 using views::outputSize;
 
+/// Exports plot to --out, then writes --layout-json when given (what was drawn: maps, cells,
+/// texts; measured after the export's layout). Throws Error(kIo) when the JSON cannot be written.
+void exportPicture(QCustomPlot& plot, const options::Options& o, const views::ImageSize& size);
+
 /// attention-lab-cli decode --model M: the text scored token by token through the KV cache under
 /// each --cache-window × --sink-tokens policy (and the full cache), as JSON; --out FILE plots the
 /// perplexities beside the heads' sink mass.
@@ -34,13 +38,14 @@ nlohmann::json translatorJson(const results::Run& r);
 /// from their training.json (views::drawTrainingCurves). Throws OptionError when one is missing.
 int renderTraining(const options::Options& o, std::ostream& out);
 
-/// Progress of a long forward pass, for run::RunHooks::progress: "attention-lab-cli: layer 12
-/// of 30, 4.1 s" rewritten in place on stderr when stderr is a terminal and the pass has run for
-/// a second (erased when the pass ends); nothing otherwise. Never cancels.
-std::function<bool(int done, int total)> terminalProgress();
+/// Progress of long work, for run::RunHooks::progress: "attention-lab-cli: layer 12 of 30,
+/// 4.1 s" (`unit` "layer", "token", "figure" …) rewritten in place on stderr when stderr is a
+/// terminal and the work has run for a second (erased when it ends); nothing otherwise; with
+/// ATTNLAB_PROGRESS set, one line per report wherever stderr goes. Never cancels.
+std::function<bool(int done, int total)> terminalProgress(const char* unit = "layer");
 /// The CLI's run hooks: terminalProgress, and run::RunHooks::allow_overview as given (render's
 /// pictures of every layer of a model: a pooled model view where the full run is over budget).
-run::RunHooks cliHooks(bool allow_overview = false);
+run::RunHooks cliHooks(bool allow_overview = false, const char* unit = "layer");
 /// Runs settings through session with the CLI's hooks and prints the CPU-fallback note of
 /// --backend opencl on err ("attention-lab-cli: note: computed on the CPU: …").
 std::shared_ptr<const results::Run> runNoted(run::Session& session, const options::LabSettings& lab,

@@ -15,6 +15,9 @@
 #include "views/saturation_plot.hpp"
 
 namespace attnlab::gui {
+namespace {
+constexpr double kSideFontScale = 0.8;  ///< A side panel: smaller text than an exported image.
+}  // namespace
 
 AnalysisPanel::AnalysisPanel(RenderScheduler& scheduler, QWidget* parent)
     : QWidget(parent), scheduler_(scheduler) {
@@ -23,8 +26,8 @@ AnalysisPanel::AnalysisPanel(RenderScheduler& scheduler, QWidget* parent)
   auto make = [this](const char* name) {
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(QLatin1String(name));
-    plot->setMinimumSize(160, 120);
-    views::setFontScale(*plot, 0.8);  // a side panel: smaller text than an exported image
+    plot->setMinimumSize(160, 80);  // a lesson's text above the tabbed panels keeps its height
+    views::setFontScale(*plot, kSideFontScale);
     return plot;
   };
   saturation_plot_ = make("saturationPlot");
@@ -56,9 +59,32 @@ void AnalysisPanel::resizeEvent(QResizeEvent* event) {
 }
 
 void AnalysisPanel::setCompact(bool compact) {
-  entropy_plot_->setVisible(!compact);
-  histogram_plot_->setVisible(!compact);
+  compact_ = compact;
+  applyVisibility();
   invalidate();
+}
+
+void AnalysisPanel::setFocusPlot(AnalysisPlot plot) {
+  if (plot == focus_) return;
+  focus_ = plot;
+  applyVisibility();
+  invalidate();
+  scheduler_.requestRender();
+}
+
+void AnalysisPanel::applyVisibility() {
+  const bool all = focus_ == AnalysisPlot::kNone;
+  // A step's plot alone is read from afar: the exported picture's type (larger in presentation
+  // mode), not the side panel's smaller one.
+  const std::pair<QCustomPlot*, AnalysisPlot> plots[] = {{saturation_plot_, AnalysisPlot::kSaturation},
+                                                         {entropy_plot_, AnalysisPlot::kEntropy},
+                                                         {histogram_plot_, AnalysisPlot::kHistogram}};
+  for (const auto& [plot, kind] : plots)
+    views::setFontScale(*plot, kind != focus_ ? kSideFontScale : compact_ ? 1.4 : 1.0);
+  saturation_plot_->setVisible(all || focus_ == AnalysisPlot::kSaturation);
+  entropy_plot_->setVisible(all ? !compact_ : focus_ == AnalysisPlot::kEntropy);
+  histogram_plot_->setVisible(all ? !compact_ : focus_ == AnalysisPlot::kHistogram);
+  roles_->setVisible(roles_->hasRoles() && (all || focus_ == AnalysisPlot::kHeadRoles));
 }
 
 void AnalysisPanel::invalidate() {
@@ -71,7 +97,10 @@ void AnalysisPanel::invalidate() {
 void AnalysisPanel::show(const ResultPtr& result, int entry, int marker_dk, bool scaled) {
   if (!result) return;
   roles_->setRoles(result->head_roles);
+  if (focus_ != AnalysisPlot::kNone) applyVisibility();  // setRoles shows the list
   const AttentionResult& r = result->attention(entry);
+  // Additive and linear attention have no q·k/√d_k: no d_k marker on the dot product's curves.
+  if (r.mechanism == Mechanism::kAdditive || r.mechanism == Mechanism::kLinear) marker_dk = 0;
   const std::shared_ptr<const SaturationAnalysis> model = cache_.get(r.nK(), result->settings.seed);
   const bool have_curves = model && !model->scaled.empty();
   if (!have_curves) {

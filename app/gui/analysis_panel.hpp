@@ -16,6 +16,9 @@ namespace attnlab::gui {
 
 class RenderScheduler;
 
+/// One of the analysis panel's plots, brought forward alone by a lesson step about it.
+enum class AnalysisPlot { kNone, kSaturation, kEntropy, kHistogram, kHeadRoles };
+
 /// Saturation, row entropy and score histogram.
 class AnalysisPanel : public QWidget {
   Q_OBJECT
@@ -34,6 +37,10 @@ class AnalysisPanel : public QWidget {
   /// Presentation mode: the saturation plot alone (the one a lesson talks about), so it keeps a
   /// readable size in a narrow column; false: all three plots.
   void setCompact(bool compact);
+  /// A lesson step's plot alone, the panel's whole height (compact or not); kNone: every plot
+  /// again (as setCompact says).
+  void setFocusPlot(AnalysisPlot plot);
+  AnalysisPlot focusPlot() const { return focus_; }
 
   QCustomPlot* saturationPlot() const { return saturation_plot_; }
   QCustomPlot* entropyPlot() const { return entropy_plot_; }
@@ -52,11 +59,15 @@ class AnalysisPanel : public QWidget {
  private:
   /// Draws the entropy and histogram plots of drawn_result_'s entry drawn_entry_.
   void drawSummaries();
+  /// Shows the plots that compact_ and focus_ ask for.
+  void applyVisibility();
 
   RenderScheduler& scheduler_;
   SaturationCache cache_;
   bool summaries_pending_ = false;
   bool curves_shown_ = false;
+  bool compact_ = false;
+  AnalysisPlot focus_ = AnalysisPlot::kNone;
   // What is on screen, to skip work that would draw the same again.
   ResultPtr drawn_result_;
   int drawn_entry_ = -1;

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "attnlab/error.hpp"
+#include "eliding_label.hpp"
 #include "options/lab_settings.hpp"
 #include "options/message.hpp"
 #include "views/picture.hpp"
@@ -50,10 +51,11 @@ CacheView::CacheView(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);  // its rows, no more
 }
 
-void CacheView::setState(int step, int kv_heads, int window, CacheBug bug, int bug_step) {
+void CacheView::setState(int step, int kv_heads, int window, CacheBug bug, int bug_step, int sinks) {
   step_ = step;
   kv_heads_ = std::max(1, kv_heads);
   window_ = window;
+  sinks_ = window > 0 ? std::max(0, sinks) : 0;
   bug_ = bug_step >= 0 && bug_step <= step ? bug : CacheBug::kNone;
   bug_step_ = bug_step;
   setFixedHeight(sizeHint().height());
@@ -63,7 +65,7 @@ void CacheView::setState(int step, int kv_heads, int window, CacheBug bug, int b
 std::vector<int> CacheView::entryTokens() const {
   std::vector<int> tokens;
   for (int t = 0; t <= step_; ++t) {
-    if (window_ > 0 && t <= step_ - window_) continue;
+    if (window_ > 0 && t <= step_ - window_ && t >= sinks_) continue;
     if (bug_ == CacheBug::kSkip && t == bug_step_) continue;
     tokens.push_back(t);
     if (bug_ == CacheBug::kDuplicate && t == bug_step_) tokens.push_back(t);
@@ -73,7 +75,9 @@ std::vector<int> CacheView::entryTokens() const {
 
 int CacheView::gapToken() const { return bug_ == CacheBug::kSkip ? bug_step_ : -1; }
 
-QSize CacheView::sizeHint() const { return {360, 10 + 22 * std::min(kv_heads_, kMaxRowsDrawn)}; }
+QSize CacheView::sizeHint() const { return {240, 10 + 22 * std::min(kv_heads_, kMaxRowsDrawn)}; }
+
+QSize CacheView::minimumSizeHint() const { return {120, 40}; }
 
 void CacheView::paintEvent(QPaintEvent*) {
   QPainter p(this);
@@ -97,7 +101,7 @@ void CacheView::paintEvent(QPaintEvent*) {
     const QColor colour = views::kvGroupColor(g);
     int slot = 0;
     for (int t = 0; t < tokens; ++t) {
-      const bool cached = window_ <= 0 || t > step_ - window_;
+      const bool cached = window_ <= 0 || t > step_ - window_ || t < sinks_;
       const bool bug_here = bug_ != CacheBug::kNone && t == bug_step_;
       for (int copy = 0; copy < (twice && bug_here ? 2 : 1); ++copy, ++slot) {
         const QRectF box(label_w + slot * cell, y + 2, std::max(1.0, cell - (cell > 4 ? 2 : 0)), row_h - 4);
@@ -110,9 +114,8 @@ void CacheView::paintEvent(QPaintEvent*) {
             p.setPen(QPen(kBugColor, 2));  // the repeated entry
             p.drawRect(box.adjusted(1, 1, -1, -1));
           }
-        } else if (cell > 3) {
-          p.setPen(QPen(QColor(0xaa, 0xaa, 0xaa), 1));
-          p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
+        } else {
+          p.fillRect(box, views::kMaskedColor);  // evicted: the pictures' masked grey
         }
       }
     }
@@ -142,11 +145,16 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
   bug_step_->setRange(0, options::kMaxTokens - 1);  // --bug-step's limits (option_table_lab.cpp)
   bug_label_->setBuddy(bug_combo_);
   bug_step_label_->setBuddy(bug_step_);
+  // Two rows (the bug, then its step) and a combo box that elides: the dock fits beside the heads
+  // on a 1024-pixel screen in either language (issue 50).
   bug_row->addWidget(bug_label_);
   bug_row->addWidget(bug_combo_, 1);
-  bug_row->addWidget(bug_step_label_);
-  bug_row->addWidget(bug_step_);
   layout->addLayout(bug_row);
+  auto* step_row = new QHBoxLayout;
+  step_row->addWidget(bug_step_label_);
+  step_row->addWidget(bug_step_);
+  step_row->addStretch(1);
+  layout->addLayout(step_row);
   error_label_ = new QLabel;
   error_label_->setWordWrap(true);
   error_label_->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -156,6 +164,7 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
   step_label_->setWordWrap(true);
   layout->addWidget(step_label_);
   cache_view_ = new CacheView;
+  cache_view_->setObjectName(QStringLiteral("cacheView"));
   layout->addWidget(cache_view_);
   cache_label_ = new QLabel;
   cache_label_->setWordWrap(true);
@@ -172,6 +181,7 @@ DecodePanel::DecodePanel(QWidget* parent) : QWidget(parent) {
     startDecode();
   });
   connect(&watcher_, &QFutureWatcher<DecodeOutcome>::finished, this, &DecodePanel::decodeDone);
+  elideComboBoxes(this);  // the whole item in its tooltip
   retranslate();
 }
 
@@ -357,14 +367,19 @@ void DecodePanel::refreshGeneration(int row) {
                            .arg(QString::fromStdString(s.token.label))
                            .arg(s.token.probability, 0, 'f', 3));
   const int g = run_->model ? run_->model->config.resolvedKvHeads() : spec_.resolvedKvHeads();
-  cache_view_->setState(s.cache_length - 1, g, 0);
+  const CachePolicy& policy = generation_->cache;
+  // Every token read so far, the evicted ones grey (a full cache: exactly the cached entries).
+  cache_view_->setState(s.position, g, policy.window, CacheBug::kNone, -1, policy.sinks);
   const int layers = run_->model ? run_->model->config.layers : 1;
-  cache_label_->setText(tr("KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes")
-                            .arg(s.cache_length)
-                            .arg(layers)
-                            .arg(g)
-                            .arg(spec_.resolvedDk())
-                            .arg(views::bytesText(s.cache_bytes)));
+  QString text = tr("KV cache of the model: %1 entries × %2 layers × %3 K/V heads × (d_k %4 + d_v %4) × 4 bytes = %5 bytes")
+                     .arg(s.cache_length)
+                     .arg(layers)
+                     .arg(g)
+                     .arg(spec_.resolvedDk())
+                     .arg(views::bytesText(s.cache_bytes));
+  if (policy.window > 0)
+    text += QLatin1Char('\n') + tr("Grey: evicted (the cache keeps the last %1 tokens and the first %2)").arg(policy.window).arg(policy.sinks);
+  cache_label_->setText(text);
 }
 
 void DecodePanel::showCacheParts(bool shown) {
@@ -443,7 +458,7 @@ void DecodePanel::refresh() {
       text += QLatin1Char('\n') + tr("With one K/V head per query head (multi-head): %1 bytes")
                                       .arg(views::bytesText(per_entry * spec_.heads * length));
     }
-    if (spec_.window > 0) text += QLatin1Char('\n') + tr("The window keeps the last %1 tokens; older ones are evicted (hollow).").arg(spec_.window);
+    if (spec_.window > 0) text += QLatin1Char('\n') + tr("The window keeps the last %1 tokens; older ones are evicted (grey).").arg(spec_.window);
     cache_label_->setText(text);
   }
   const int rows = revealedRows();

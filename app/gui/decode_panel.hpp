@@ -3,7 +3,7 @@
 /// The KV-cache decoding panel (View → KV-cache decoding): a step slider and a play button reveal
 /// the heads' rows one query at a time, as autoregressive generation computes them, with the cache
 /// drawn growing beside them (one square per cached token and K/V head; tokens a sliding window
-/// evicted drawn hollow) and its bytes. The rows are the causal result on screen, which
+/// evicted drawn grey) and its bytes. The rows are the causal result on screen, which
 /// `attention-lab-cli decode` shows equals decoding with a cache (attnlab/decode.hpp). A cache bug
 /// (the seeds' pitfall 4, `--cache-bug`/`--bug-step`) decodes the run's settings again with the
 /// bug (run::Session::decode, the CLI's decode and its refusals, on the panel's one-thread pool)
@@ -35,25 +35,29 @@ class QSlider;
 namespace attnlab::gui {
 
 /// Paints the KV cache at one step: a row of squares per K/V head, one per token 0 … t, filled
-/// when cached, hollow when evicted by the window.
+/// in the K/V head's colour when cached, grey (the pictures' masked colour) when evicted by the
+/// window.
 class CacheView : public QWidget {
   Q_OBJECT
  public:
   explicit CacheView(QWidget* parent = nullptr);
-  /// step t (0-based), K/V heads G, window W (0: none), a cache bug that struck at bug_step.
-  void setState(int step, int kv_heads, int window, CacheBug bug = CacheBug::kNone, int bug_step = -1);
+  /// step t (0-based), K/V heads G, window W (0: none), a cache bug that struck at bug_step, the
+  /// first `sinks` tokens never evicted (a generation's attention sinks).
+  void setState(int step, int kv_heads, int window, CacheBug bug = CacheBug::kNone, int bug_step = -1,
+                int sinks = 0);
   /// The token of each entry drawn filled, in cache order: a duplicated token twice, a skipped
   /// one absent (drawn as a dashed gap), evicted ones absent.
   std::vector<int> entryTokens() const;
   /// The skipped token drawn as a gap at this step, or −1.
   int gapToken() const;
   QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
 
  private:
-  int step_ = -1, kv_heads_ = 1, window_ = 0;
+  int step_ = -1, kv_heads_ = 1, window_ = 0, sinks_ = 0;
   CacheBug bug_ = CacheBug::kNone;
   int bug_step_ = -1;
 };

@@ -130,7 +130,9 @@ void ExportController::draw(QCustomPlot& plot, ExportTarget target) const {
                                           ? *cached
                                           : run::interactiveSaturation(r.nK(), shown->settings.seed);
     const auto [d_k, scaled] = marker_();
-    views::drawSaturation(plot, curves, std::nullopt, d_k, scaled);
+    // As the panel: no d_k marker for additive or linear attention (no q·k/√d_k).
+    const bool dot = r.mechanism != Mechanism::kAdditive && r.mechanism != Mechanism::kLinear;
+    views::drawSaturation(plot, curves, std::nullopt, dot ? d_k : 0, scaled);
   } else if (target == ExportTarget::kAllHeads && heads_.modelView()) {
     views::drawModelView(plot, *shown, runLabel(shown, -1), heads_.picture());
   } else if (target == ExportTarget::kAllHeads) {

@@ -122,6 +122,9 @@ void GenerateBox::setInt8Activations(bool on) { int8_->setChecked(on); }
 
 void GenerateBox::setAvailable(bool available) {
   setEnabled(available || running_);
+  // Sampling and cache choices only where a model generates: in the synthetic lab and for a
+  // translator they are folded away (not five greyed rows above the lab's own controls).
+  for (int row = 0; row < form_->rowCount(); ++row) form_->setRowVisible(row, available || running_);
 }
 
 void GenerateBox::retranslate() {

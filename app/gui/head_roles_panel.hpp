@@ -25,6 +25,8 @@ class HeadRolesPanel : public QWidget {
   /// The roles to list (null hides the panel); the same pointer again changes nothing.
   void setRoles(std::shared_ptr<const HeadRoles> roles);
   QTreeWidget* list() const { return list_; }
+  /// True while it has roles to list (it is shown then, unless a lesson step hides it).
+  bool hasRoles() const { return roles_ != nullptr; }
   void retranslate();
 
  signals:

@@ -32,7 +32,7 @@ QCustomPlot* newPlot(QWidget* parent, const char* name) {
   auto* plot = new QCustomPlot(parent);
   plot->setObjectName(QLatin1String(name));
   plot->setMouseTracking(true);
-  plot->setMinimumSize(160, 120);
+  plot->setMinimumSize(120, 120);  // room beside a lesson step's large analysis plot
   // Every draw replaces the plot's contents; no antialiasing on the colour maps keeps cells crisp.
   plot->setNotAntialiasedElements(QCP::aePlottables);
   plot->setAntialiasedElement(QCP::aeItems, true);

@@ -81,6 +81,17 @@ bool analysisView(View view) {
          view == View::kHeadRoles;
 }
 
+/// The analysis plot a step's view talks about (kNone for the other views).
+AnalysisPlot analysisPlotOf(View view) {
+  switch (view) {
+    case View::kSaturation: return AnalysisPlot::kSaturation;
+    case View::kEntropy: return AnalysisPlot::kEntropy;
+    case View::kHistogram: return AnalysisPlot::kHistogram;
+    case View::kHeadRoles: return AnalysisPlot::kHeadRoles;
+    default: return AnalysisPlot::kNone;
+  }
+}
+
 }  // namespace
 
 LessonController::LessonController(LessonHost& host, bool persist)
@@ -288,6 +299,7 @@ void LessonController::applyView(const lessons::Step& step) {
   showDock(host_.toolDock(ToolDock::kTraining), step.view == View::kTraining, opened_training_);
   panel_->setSimilarityVisible(step.view == View::kHeadSimilarity);
   applyAnalysisVisibility();
+  host_.showAnalysisPlot(analysisPlotOf(step.view));  // the step's plot in front, large
 }
 
 void LessonController::showDock(QDockWidget* dock, bool wanted, bool& opened_by_lesson) {
@@ -354,6 +366,7 @@ void LessonController::leave() {
   model_missing_.clear();
   panel_->setSimilarityVisible(false);
   dock_->hide();
+  host_.showAnalysisPlot(AnalysisPlot::kNone);
   applyAnalysisVisibility();  // presentation mode: hidden again, at the side panel's size
   store();
   refreshMenu();
@@ -428,8 +441,12 @@ void LessonController::numbersDone() {
   if (lesson_ && numbers.step == &lesson_->steps[static_cast<std::size_t>(step_)]) numbers_ = numbers;
   if (numbers_dirty_) startNumbers();
   refreshPanel();
-  // The numbers made the caption longer than its room: grow the lesson's share again.
-  if (panel_->scrollArea()->verticalScrollBar()->maximum() > 0) arrangeColumn();
+  // The numbers made the caption longer than its room: grow the lesson's share again. Measured
+  // from the text (the scroll bar's range follows only after the next layout pass, which a
+  // screenshot taken now would not wait for).
+  if (panel_->textHeight() > panel_->scrollArea()->viewport()->height() ||
+      panel_->scrollArea()->verticalScrollBar()->maximum() > 0)
+    arrangeColumn();
 }
 
 void LessonController::drawSimilarity() {

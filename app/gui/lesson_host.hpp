@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "attnlab/decode.hpp"
+#include "analysis_panel.hpp"
 #include "attnlab/head_roles.hpp"
 #include "compute_worker.hpp"
 #include "options/lab_settings.hpp"
@@ -61,6 +62,10 @@ class LessonHost {
   /// redrawn.
   virtual bool analysisVisible() const = 0;
   virtual void setAnalysisVisible(bool visible) = 0;
+  /// A step about one analysis plot: that plot alone in the analysis dock, the dock beside the
+  /// heads (out of a tab it shared) and wide enough that the plot takes a third of the window;
+  /// kNone: every plot, the dock back where it was.
+  virtual void showAnalysisPlot(AnalysisPlot plot) = 0;
 
   /// Large fonts, one enlarged head full screen, inputs and side panels hidden.
   virtual bool presentationMode() const = 0;

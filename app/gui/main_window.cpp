@@ -271,8 +271,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   enlarge_on_result_ = options_.head >= 0 ? options_.head : options_.presentation ? 0 : -1;
   if (options_.presentation) setPresentationMode(true);
   decode_on_result_ = options_.decode_step;
-  // The dock is laid out before the first result arrives; the step is set with it.
-  if (decode_on_result_ >= 0) decode_dock_->show();
+  // Laid out before the first result (the step set with it); a translator's steps from the start.
+  if (decode_on_result_ >= 0 || model_source_->translator()) decode_dock_->show();
   if (!options_.compare.isEmpty()) compareWith(options_.compare);
   if (!options_.lesson.isEmpty()) {
     try {

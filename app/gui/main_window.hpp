@@ -131,6 +131,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   void setHeadRole(std::optional<HeadRole> role) override;
   bool analysisVisible() const override;
   void setAnalysisVisible(bool visible) override;
+  void showAnalysisPlot(AnalysisPlot plot) override;  // main_window_presentation.cpp
 
   /// The model folder shown ("" for the synthetic lab) and its layer (−1: every layer).
   QString modelDir() const;
@@ -184,6 +185,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   int results_shown_ = 0;
   int enlarge_on_result_ = -1;  ///< A head to enlarge when the first result arrives.
   bool presentation_ = false;
+  bool analysis_moved_ = false;  ///< showAnalysisPlot took the analysis dock out of its place.
   QString language_ = QStringLiteral("en");
   options::Message last_error_;
   QTimer debounce_;

@@ -17,12 +17,16 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolTip>
 #include <algorithm>
 
 #include "eliding_label.hpp"
 #include "lesson_controller.hpp"
+#include "lesson_panel.hpp"
 #include "main_window.hpp"
 
 namespace attnlab::gui {
@@ -37,6 +41,10 @@ constexpr int kSideBySideWidth = 1900;
 /// Widths of the inputs and analysis docks as first arranged, px.
 constexpr int kInputsWidth = 360;
 constexpr int kAnalysisWidth = 400;
+/// The analysis dock's share of the window's width in a lesson step about one of its plots: the
+/// plot alone in it, the window's height: a third of its width and more (issue 50); the heads keep
+/// the middle.
+constexpr double kAnalysisStepShare = 0.36;
 
 /// Moves every rectangle of a views::layoutJson object by offset (plot → window pixels).
 QJsonObject moved(QJsonObject layout, const QPoint& offset) {
@@ -163,6 +171,31 @@ void MainWindow::arrangePanels() {
   }
 }
 
+void MainWindow::showAnalysisPlot(AnalysisPlot plot) {
+  analysis_->setFocusPlot(plot);
+  if (plot == AnalysisPlot::kNone) {
+    if (std::exchange(analysis_moved_, false) && !analysis_dock_->isFloating()) arrangePanels();
+    return;
+  }
+  analysis_dock_->show();
+  if (!analysis_dock_->isFloating()) {
+    // Out of the tab it shares with the inputs (below a lesson's text) to the right of the heads,
+    // the window's full height.
+    if (dockWidgetArea(analysis_dock_) != Qt::RightDockWidgetArea || !tabifiedDockWidgets(analysis_dock_).isEmpty()) {
+      addDockWidget(Qt::RightDockWidgetArea, analysis_dock_);
+      analysis_moved_ = true;
+    }
+    resizeDocks({analysis_dock_}, {static_cast<int>(width() * kAnalysisStepShare)}, Qt::Horizontal);
+    // Once more when the event loop has laid the docks out (a lesson opened before the window
+    // has its size, or while a dock it closed still takes room).
+    QTimer::singleShot(0, this, [this] {
+      if (analysis_->focusPlot() != AnalysisPlot::kNone && analysis_dock_->isVisible() && !analysis_dock_->isFloating())
+        resizeDocks({analysis_dock_}, {static_cast<int>(width() * kAnalysisStepShare)}, Qt::Horizontal);
+    });
+  }
+  analysis_dock_->raise();
+}
+
 void MainWindow::showGrid() {
   if (presentation_) setPresentationMode(false);
   heads_->showGrid();
@@ -184,6 +217,10 @@ void MainWindow::keyPressEvent(QKeyEvent* event) {
 
 void MainWindow::resizeEvent(QResizeEvent* event) {
   QMainWindow::resizeEvent(event);
+  // A lesson step's analysis plot keeps its share when the window grows (into full screen).
+  if (analysis_->focusPlot() != AnalysisPlot::kNone && analysis_dock_->isVisible() && !analysis_dock_->isFloating() &&
+      event->size().width() > event->oldSize().width())
+    resizeDocks({analysis_dock_}, {static_cast<int>(width() * kAnalysisStepShare)}, Qt::Horizontal);
   scheduler_.requestRender();
 }
 
@@ -202,10 +239,35 @@ QJsonObject MainWindow::layoutJson() const {
     layout["on_screen"] = views::rectJson(plot->visibleRegion().boundingRect().translated(plot->mapTo(this, QPoint(0, 0))));
     plots.append(layout);
   }
+  // Every other picture and panel a lesson step or a dock shows (the analysis plots, the
+  // decoding dock's cache, the lesson's text): its object name and where it is on screen.
+  QJsonArray views_on_screen;
+  for (QWidget* w : findChildren<QWidget*>()) {
+    const bool plot = qobject_cast<QCustomPlot*>(w) != nullptr;
+    static const QStringList kPanels{QStringLiteral("decodePanel"), QStringLiteral("cacheView"),
+                                     QStringLiteral("lessonPanel"), QStringLiteral("generateBox"),
+                                     QStringLiteral("costPanel"), QStringLiteral("trainingPanel"),
+                                     QStringLiteral("headRolesPanel")};
+    if (!w->isVisible() || w->objectName().isEmpty() || (!plot && !kPanels.contains(w->objectName()))) continue;
+    const QPoint at = w->mapTo(this, QPoint(0, 0));
+    // What of it is on screen: its rectangle clipped by every panel it sits in (a scroll area's
+    // viewport, a dock), in window pixels.
+    QRect shown(at, w->size());
+    for (QWidget* p = w->parentWidget(); p && p != this; p = p->parentWidget())
+      shown &= QRect(p->mapTo(this, QPoint(0, 0)), p->size());
+    QJsonObject view{{"name", w->objectName()},
+                     {"class", QString::fromLatin1(w->metaObject()->className())},
+                     {"rect", views::rectJson(QRect(at, w->size()))},
+                     {"visible", views::rectJson(shown)}};
+    if (auto* lesson = qobject_cast<LessonPanel*>(w))  // its text scrolls: a part is out of view
+      view["scrolls"] = lesson->scrollArea()->verticalScrollBar()->maximum() > 0;
+    views_on_screen.append(view);
+  }
   return {{"window", QJsonObject{{"width", width()}, {"height", height()}}},
           {"language", language_},
           {"presentation", presentation_},
           {"heatmaps", plots},
+          {"views", views_on_screen},
           {"heads_view", views::rectJson(QRect(heads_->mapTo(this, QPoint(0, 0)), heads_->size()))},
           {"widgets", widgetTexts()}};
 }

@@ -375,6 +375,24 @@ const std::vector<std::pair<QString, Compute>>& table() {
          const double d = c.prefixDifference(false).first;
          return d < 0 ? kNotApplicable : formatNumber(d);
        }},
+      {"mask_diff", [](Context& c) {
+         // max |Δ| of the step's attention and the same run with the causal mask switched: what
+         // a "causal − no mask" difference's title says (the cells one side masks have weight 0).
+         if (c.model() || c.translator() || !c.lab().source.isEmpty()) return kNotApplicable;
+         LabSettings other = c.lab();
+         other.spec.mask = other.causal() ? Mask::kNone : Mask::kCausal;
+         const AttentionResult& a = c.first();
+         LabRun b;
+         try {
+           b = c.runWith(other);
+         } catch (const std::exception&) {
+           return kNotApplicable;  // the other side refused (a setting that needs the mask)
+         }
+         double d = 0;
+         for (std::size_t i = 0; i < a.weights.data.size(); ++i)
+           d = std::max(d, std::fabs(static_cast<double>(a.weights.data[i]) - b.attention.weights.data[i]));
+         return QString::number(d, 'f', 3);
+       }},
       {"changed_rows", [](Context& c) {
          const auto [d, rows] = c.prefixDifference(true);
          return d < 0 ? kNotApplicable : QString::number(rows);

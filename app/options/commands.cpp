@@ -62,7 +62,8 @@ QString commandName(unsigned command) {
   return QStringLiteral("window");
 }
 
-QString usage(unsigned program) {
+QString usage(unsigned program, unsigned command) {
+  if (program == kWindow) command = 0;
   QString text;
   if (program == kWindow) {
     text = QStringLiteral("attention-lab - ") + q(programSummary(program)) +
@@ -71,6 +72,7 @@ QString usage(unsigned program) {
     text = QStringLiteral("attention-lab-cli - ") + q(programSummary(program)) +
            QStringLiteral("\n\n");
     for (const CommandSpec& c : kCommands) {
+      if (command != 0 && c.command != command) continue;  // `generate --help`: generate's alone
       for (const UsageLine& line : c.usage) {
         QString arguments = q(line.arguments);
         if (!line.gives.empty())
@@ -86,8 +88,9 @@ QString usage(unsigned program) {
   QStringList optioned;
   if (program != kWindow) {
     for (const CommandSpec& c : kCommands) {
+      if (command != 0 && c.command != command) continue;
       mask |= c.command;
-      if (c.command != kInfo) optioned << q(c.name);
+      if (c.command != kInfo || command == kInfo) optioned << q(c.name);
     }
   }
   for (const GroupSpec& section : kGroups) {
@@ -96,12 +99,14 @@ QString usage(unsigned program) {
       if (spec.group != section.group || !(spec.commands & mask)) continue;
       QString head = QStringLiteral("  --") + q(spec.name);
       if (!spec.value_name.empty()) head += QLatin1Char(' ') + q(spec.value_name);
-      head = head.leftJustified(24);
+      // A long option and its value keep two spaces before the help ("--sample-temperature T").
+      head = head.size() <= 22 ? head.leftJustified(24) : head + QStringLiteral("  ");
       QString where;
       if (program != kWindow) {
         QStringList names;
         for (const CommandSpec& c : kCommands)
-          if (spec.commands & c.command) names << q(c.name);  // info takes --model only
+          if ((spec.commands & c.command) && (command == 0 || c.command == command))
+            names << q(c.name);  // info takes --model only
         if (names.size() < optioned.size())
           where = QStringLiteral(" [") + names.join(QStringLiteral(", ")) + QLatin1Char(']');
       }

@@ -117,7 +117,7 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return o.output.plot == views::PlotKind::kHeatmap ? std::nullopt
                                  : std::optional<QString>(q(views::plotName(o.output.plot))); }},
   {"layout-json", Kind::kPath, "FILE", "also write the geometry drawn: cell sizes, tick label rectangles",
-   Group::kOutput, kRender | kWindow, Applies::kAlways, 0, 0, false, {},
+   Group::kOutput, kRender | kWindow | kDecode | kGenerate, Applies::kAlways, 0, 0, false, {},
    [](Options& o, const Value& v) { o.output.layout_json = v.text; },
    [](const Options& o) { return text(o.output.layout_json); }},
   {"full", Kind::kFlag, "", "keep every matrix in the JSON, however large",

@@ -465,8 +465,10 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
   }
   if (o.isGiven("layout-json")) {
     checkOutputPath(o.output.layout_json, QStringLiteral("--layout-json"), {});
-    const QString suffix = QFileInfo(c == kRender ? o.output.out : o.window.screenshot).suffix().toLower();
-    if (c == kRender && !QStringList{"png", "svg", "pdf"}.contains(suffix))
+    const QString suffix = QFileInfo(c == kWindow ? o.window.screenshot : o.output.out).suffix().toLower();
+    if (c == kDecode && o.lab.pretrained())
+      fail(ATTNLAB_MSG("--layout-json describes a heatmap: decode --model draws curves"));
+    if (c != kWindow && !QStringList{"png", "svg", "pdf"}.contains(suffix))
       fail(ATTNLAB_MSG("--layout-json describes a picture: use it with --out FILE.png, .svg or .pdf"));
     if (c == kWindow && o.window.screenshot.isEmpty())
       fail(ATTNLAB_MSG("--layout-json describes a screenshot: add --screenshot FILE.png"));

@@ -232,8 +232,9 @@ std::string_view modelNote();
 /// The exit statuses, as --help's last line says them.
 std::string_view exitStatusNote();
 
-/// The --help text of attention-lab-cli (program 0) or of the window (kWindow), from the table.
-QString usage(unsigned program);
+/// The --help text of attention-lab-cli (program 0) or of the window (kWindow), from the table;
+/// with a command (`attention-lab-cli generate --help`), its synopsis and its options alone.
+QString usage(unsigned program, unsigned command = 0);
 
 /// The command's name as the command line spells it ("render", "sweep", …; "window").
 QString commandName(unsigned command);

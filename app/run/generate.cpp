@@ -3,6 +3,7 @@
 /// or continued token by token through its KV cache.
 
 #include <algorithm>
+#include <functional>
 
 #include "options/generate_choices.hpp"
 #include "run/run.hpp"
@@ -69,7 +70,11 @@ std::shared_ptr<const results::Generated> Session::generate(const GenerateReques
     return r;
   };
   if (step) go.on_progress = [&](const Generation& g) { return step(result(g)); };
-  return result(attnlab::generate(m, prompt, go));  // 4. run
+  int made = 0;
+  if (hooks.progress) go.on_step = [&](const GenerationStep&) { return hooks.progress(++made, go.max_tokens); };
+  Generation g = attnlab::generate(m, prompt, go);  // 4. run
+  if (hooks.progress) hooks.progress(go.max_tokens, go.max_tokens);  // done (an early stop too)
+  return result(g);
 }
 
 std::shared_ptr<const results::Scored> Session::score(const ScoreRequest& request,
@@ -83,10 +88,22 @@ std::shared_ptr<const results::Scored> Session::score(const ScoreRequest& reques
   checkModelLength(m, static_cast<int>(r->encoding.ids.size()));
   const ModelRunOptions run = lab.toModelOptions();
   r->sinks = request.sink_tokens.empty() ? std::vector<int>{0} : request.sink_tokens;
-  r->full = scoreText(m, r->encoding, {}, run, hooks.progress);  // 4. run
-  for (int w : request.cache_windows)
-    for (int s : r->sinks)
-      r->scored.push_back(scoreText(m, r->encoding, {w, s}, run, hooks.progress));
+  // Progress over every policy: the full cache's tokens, then each window's.
+  const int policies = 1 + static_cast<int>(request.cache_windows.size() * r->sinks.size());
+  int policy = 0;
+  std::function<bool(int, int)> progress;
+  if (hooks.progress) {
+    progress = [&](int done, int total) {
+      return hooks.progress(policy * total + std::min(done, total), policies * total);
+    };
+  }
+  r->full = scoreText(m, r->encoding, {}, run, progress);  // 4. run
+  for (int w : request.cache_windows) {
+    for (int s : r->sinks) {
+      ++policy;
+      r->scored.push_back(scoreText(m, r->encoding, {w, s}, run, progress));
+    }
+  }
   r->windows = request.cache_windows;
   std::sort(r->windows.begin(), r->windows.end());
   return r;

@@ -84,8 +84,10 @@ struct RunHooks {
   /// "reading the weights was cancelled", the model left unloaded). Empty: not touched here, the
   /// first pass reads the pages as it needs them.
   std::function<bool(long long done, long long total)> reading;
-  /// The forward pass's progress (ModelRunOptions::progress): `done` of `total` layers; returning
-  /// false cancels the pass (Error kCancelled).
+  /// Progress of the long part of a mode: a forward pass's layers (ModelRunOptions::progress),
+  /// a generation's tokens (Session::generate: `done` of --max-tokens, then total of total when it
+  /// stops), a scoring's tokens over every cache policy (Session::score); returning false cancels
+  /// (Error kCancelled; a generation stops as "cancelled").
   std::function<bool(int done, int total)> progress;
   /// What a model's forward pass will hold, said before it starts (ModelRunOptions::
   /// memory_report); empty: not said.

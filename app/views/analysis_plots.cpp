@@ -207,6 +207,24 @@ void drawRowSoftmax(QCustomPlot& plot, const AttentionResult& result, int head, 
   keys->setTicker(ticker);
   keys->setSubTicks(false);
   if (row < 0 || row >= result.nQ() || head < 0 || head >= result.heads()) return;
+  // Keys the query cannot see (causal, a window, a KV cache's evicted keys): a grey band across
+  // the panel, never a bar of weight 0 — and the axis says so.
+  const MaskPattern pattern = result.pattern();
+  QVector<double> masked_keys, masked_extent;
+  for (int j = 0; j < n_k; ++j) {
+    if (pattern.visible(row, j)) continue;
+    masked_keys << j;
+    masked_extent << 1.0;
+  }
+  if (!masked_keys.isEmpty()) {
+    auto* grey = new QCPBars(keys, weights);
+    grey->setData(masked_keys, masked_extent, true);
+    grey->setWidth(1.0);
+    grey->setPen(Qt::NoPen);
+    grey->setBrush(kMaskedColor);
+    weights->setLabel(wrapWords(viewText("attention weight · grey = masked key"), label_font,
+                                plotWidth(plot) - 30));
+  }
   auto* bars = new QCPBars(keys, weights);
   QVector<double> k, v;
   for (int j = 0; j < n_k; ++j) {

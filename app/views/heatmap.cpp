@@ -59,7 +59,8 @@ QStringList titleParts(const QCustomPlot& plot, const RunLabel& label, const QSt
   return withPictureTitle(plot, run, parts);
 }
 
-QString maskedNote(const MaskPattern& mask) {
+QString maskedNote(const MaskPattern& mask, bool model) {
+  if (model && mask.window > 0) return kvCacheMaskedNote(mask);
   if (mask.window > 0 || mask.global > 0 || mask.valid_keys >= 0)
     return viewText("grey = masked (outside the attention pattern: the query cannot see the key)");
   return mask.causal ? viewText("grey = masked (causal: a query cannot see later keys)")
@@ -200,7 +201,7 @@ GridRequest gridRequest(const QCustomPlot& plot, const AttentionResult& result,
     req.notes << (label.cross ? viewText("rows: queries (target) · columns: keys (source)")
                               : viewText("rows: queries · columns: keys"));
   }
-  if (anyMasked(result)) req.notes << maskedNote(result.pattern());
+  if (anyMasked(result)) req.notes << maskedNote(result.pattern(), !label.model.isEmpty());
   for (const QString& note : numericsNotes(result)) req.notes << note;
   if (label.pad_tokens > 0) req.notes << viewText("hatched rows: [PAD] queries (padding; their outputs are discarded)");
   if (!groups.empty() && !single) req.notes << kvGroupsNote(label.facts);

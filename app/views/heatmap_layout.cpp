@@ -123,7 +123,10 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   const double top = fixed.axis_top + c.g.top + label_gap;
   const double map_w = cell_columns * c.cell, map_h = cell_rows * c.cell;
   // A map's column is as wide as its title: titles wider than their map never meet.
-  const double column_w = c.columns > 1 ? std::max(map_w, fixed.title_w) : map_w;
+  // One column too, as far as the body allows: a title wider than its map keeps off the colour
+  // bar right of the column.
+  const double column_w =
+      c.columns > 1 ? std::max(map_w, fixed.title_w) : std::max(map_w, std::min(fixed.title_w, body.width() - left));
   const double grid_w = left + c.columns * column_w + (c.columns - 1) * kPanelGapX;
   const double grid_h = top + c.rows * (fixed.header + map_h) + (c.rows - 1) * kPanelGapY;
   const double x0 = snap(body.left() + std::max(0.0, (body.width() - grid_w) / 2));
@@ -233,6 +236,61 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   return layout;
 }
 
+namespace {
+
+/// The token labels of a model view: the queries left of every thumbnail of the first column,
+/// the keys above every thumbnail of the first row (vertical text with keys_vertical), every
+/// k-th token where they would overlap and none reaching into a neighbour's half of the gap;
+/// q_offset and k_offset px further out (clear of a K/V group's box). Maps are in (layer, head)
+/// order. True when every token is labelled.
+bool placeThumbLabels(HeatmapLayout& layout, const Labels& q, const Labels& k, const QStringList& q_text,
+                      const QStringList& k_text, bool keys_vertical, int rows, int columns,
+                      bool transposed, int n_heads, double gap, double q_offset, double k_offset) {
+  const auto mapAt = [&](int r, int c) -> const MapGeometry& {
+    const int layer = transposed ? c : r, head = transposed ? r : c;
+    return layout.maps[static_cast<std::size_t>(layer * n_heads + head)];
+  };
+  std::vector<DrawnText> texts;
+  const double cell = layout.maps.front().cell;
+  const int q_step = stepFor(q.height, cell);
+  const int k_step = stepFor(keys_vertical ? k.thickest : k.widest, cell);
+  for (int r = 0; r < rows; ++r) {
+    const MapGeometry& m = mapAt(r, 0);
+    for (int i = 0; i < m.n_q; i += q_step) {
+      const double w = q.width[static_cast<std::size_t>(i)];
+      const QRectF rect(m.cells.left() - q_offset - kLabelGap - w, m.cells.top() + (i + 0.5) * cell - q.height / 2, w, q.height);
+      if (rect.top() < m.cells.top() - gap / 2 || rect.bottom() > m.cells.bottom() + gap / 2) continue;
+      DrawnText t{QStringLiteral("query_label"), q_text[i], q.font, rect};
+      t.align = Qt::AlignRight;
+      t.panel = static_cast<int>(&m - layout.maps.data());
+      t.index = i;
+      texts.push_back(t);
+    }
+  }
+  for (int c = 0; c < columns; ++c) {
+    const MapGeometry& m = mapAt(0, c);
+    for (int j = 0; j < m.n_k; j += k_step) {
+      const double cx = m.cells.left() + (j + 0.5) * cell;
+      const QSizeF size = keys_vertical ? k.vertical[static_cast<std::size_t>(j)]
+                                        : QSizeF(k.width[static_cast<std::size_t>(j)], k.height);
+      const QRectF rect(cx - size.width() / 2, m.cells.top() - k_offset - kLabelGap - size.height(), size.width(),
+                        size.height());
+      if (rect.left() < m.cells.left() - gap / 2 || rect.right() > m.cells.right() + gap / 2) continue;
+      DrawnText t{QStringLiteral("key_label"), k_text[j], k.font, rect,
+                  keys_vertical ? Orientation::kVertical : Orientation::kHorizontal};
+      t.panel = static_cast<int>(&m - layout.maps.data());
+      t.index = j;
+      texts.push_back(t);
+    }
+  }
+  layout.query_step = q_step;
+  layout.key_step = k_step;
+  layout.texts.insert(layout.texts.end(), texts.begin(), texts.end());
+  return q_step == 1 && k_step == 1;
+}
+
+}  // namespace
+
 HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   HeatmapLayout layout;
   layout.canvas = req.canvas;
@@ -272,6 +330,9 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     double header_w = 0, header_h = 0;  // row titles' width, column titles' height (with boxes)
     double row_title_w = 0, column_title_h = 0;
   };
+  // Token labels beside the first column and above the first row of thumbnails: the bands they
+  // take (0 while not drawn), decided below.
+  double label_left = 0, label_top = 0;
   auto evaluate = [&](bool transposed, bool width_only) {
     Option o;
     o.transposed = transposed;
@@ -289,12 +350,12 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     const double line = QFontMetricsF(fonts.panel_title).height();
     // Heads across: the boxes hold the column titles, their titles sit above them. Heads down:
     // the boxes hold the row titles, their titles sit left of them.
-    o.header_w = o.row_title_w + (grouped ? box_pad + (transposed ? group_label_w + 6 : 2) : 0);
+    o.header_w = o.row_title_w + label_left + (grouped ? box_pad + (transposed ? group_label_w + 6 : 2) : 0);
     const double extra_w = (transposed ? 0 : (n_groups - 1) * extra_gap) + box_pad;
     const double extra_h = (transposed ? (n_groups - 1) * extra_gap : 0) + box_pad;
     for (Orientation orientation : {Orientation::kHorizontal, Orientation::kVertical}) {
       o.column_title_h = (orientation == Orientation::kHorizontal ? line : longest) + 4;
-      const double header_h = o.column_title_h + (grouped ? box_pad + (transposed ? 0 : group_label_h + 2) : 0);
+      const double header_h = o.column_title_h + label_top + (grouped ? box_pad + (transposed ? 0 : group_label_h + 2) : 0);
       const double across = (body.width() - o.header_w - extra_w - (columns - 1) * kGap) / columns;
       const double down = (body.height() - header_h - extra_h - (rows - 1) * kGap) / rows;
       const double thumb = std::floor(width_only ? across : std::min(across, down));
@@ -306,31 +367,70 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     }
     return o;
   };
-  const Option a = evaluate(false, false);
-  const Option b = evaluate(true, false);
-  Option o = b.thumb > a.thumb * 1.05 ? b : a;
-  // Too small for the panel's height: layers down, the width filled, the canvas taller.
-  bool grown = false;
-  if (req.min_thumb > 0 && o.thumb < req.min_thumb) {
-    // Layers down and heads across, or heads down and layers across: whichever fills the width
-    // with larger thumbnails (BERT's 12 heads on a narrow panel go down).
-    const Option down = evaluate(false, true);
-    const Option across = evaluate(true, true);
-    const Option& wide = across.thumb > down.thumb * 1.05 ? across : down;
-    if (wide.thumb > o.thumb) {
-      o = wide;
-      grown = true;
+  bool grown = false, widened = false;
+  const auto choose = [&]() {
+    grown = widened = false;
+    const Option a = evaluate(false, false);
+    const Option b = evaluate(true, false);
+    Option o = b.thumb > a.thumb * 1.05 ? b : a;
+    // Too small for the panel's height: layers down, the width filled, the canvas taller.
+    if (req.min_thumb > 0 && o.thumb < req.min_thumb) {
+      // Layers down and heads across, or heads down and layers across: whichever fills the width
+      // with larger thumbnails (BERT's 12 heads on a narrow panel go down).
+      const Option down = evaluate(false, true);
+      const Option across = evaluate(true, true);
+      const Option& wide = across.thumb > down.thumb * 1.05 ? across : down;
+      if (wide.thumb > o.thumb) {
+        o = wide;
+        grown = true;
+      }
     }
-  }
-  // Still far smaller across the whole width (an 8B model's 32 layers × 32 heads: 17 px at
-  // 1280 × 720): the thumbnails keep min_thumb and the canvas grows sideways as well (the
-  // window's panel scrolls both ways). A little smaller (SmolLM2's 9 heads in a 416-pixel
-  // panel: 35 px) still fits the panel across, its colour bar in view.
-  bool widened = false;
-  if (req.min_thumb > 0 && o.thumb < 0.6 * req.min_thumb) {
-    o.thumb = std::floor(req.min_thumb);
-    grown = true;
-    widened = true;
+    // Still far smaller across the whole width (an 8B model's 32 layers × 32 heads: 17 px at
+    // 1280 × 720): the thumbnails keep min_thumb and the canvas grows sideways as well (the
+    // window's panel scrolls both ways). A little smaller (SmolLM2's 9 heads in a 416-pixel
+    // panel: 35 px) still fits the panel across, its colour bar in view.
+    if (req.min_thumb > 0 && o.thumb < 0.6 * req.min_thumb) {
+      o.thumb = std::floor(req.min_thumb);
+      grown = true;
+      widened = true;
+    }
+    return o;
+  };
+  Option o = choose();
+  // Token labels where the thumbnails' cells hold them: the bands reserved, the choice made
+  // again; kept only while the cells stay that large.
+  const int n_tokens = std::max({1, req.n, req.n_k});
+  bool keys_vertical = false;
+  const bool labelled = req.query_labels.size() == std::max(1, req.n) &&
+                        req.key_labels.size() == (req.n_k > 0 ? req.n_k : std::max(1, req.n)) &&
+                        n_tokens <= kNoPoolTokens && o.thumb / n_tokens >= kMinLabelledThumbCellPx;
+  // The tick font: the largest size down to min_tick_points whose line fits a cell (the cells
+  // shrink a little once the labels take their bands).
+  QFont tick = fonts.tick;
+  while (labelled && tick.pointSizeF() - 0.5 >= fonts.min_tick_points &&
+         QFontMetricsF(tick).height() + kLabelSpacing > 0.9 * o.thumb / n_tokens)
+    tick.setPointSizeF(tick.pointSizeF() - 0.5);
+  const Labels q_labels(req.query_labels, tick), k_labels(req.key_labels, tick);
+  if (labelled) {
+    double longest = 0;
+    for (const QSizeF& v : k_labels.vertical) longest = std::max(longest, v.height());
+    const Option plain = o;
+    const bool grown0 = grown, widened0 = widened;
+    for (bool vertical : {false, true}) {
+      keys_vertical = vertical;
+      label_left = q_labels.widest + kLabelGap;
+      label_top = (vertical ? longest : k_labels.height) + kLabelGap;
+      o = choose();
+      const double cell = std::floor(o.thumb / n_tokens);
+      // Horizontal key labels only when each fits its cell.
+      if (cell >= kMinLabelledThumbCellPx && (vertical || k_labels.widest + 2 <= cell)) break;
+      label_left = label_top = 0;
+    }
+    if (label_left == 0) {
+      o = plain;
+      grown = grown0;
+      widened = widened0;
+    }
   }
   layout.transposed = o.transposed;
   const int rows = o.transposed ? n_heads : n_layers;
@@ -390,7 +490,7 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   for (int r = 0; r < rows && r < row_titles.size(); ++r) {
     const QSizeF size = measureText(row_titles[r], fonts.panel_title);
     DrawnText t{QStringLiteral("row_header"), row_titles[r], fonts.panel_title,
-                QRectF(cx0 - row_title_gap - size.width(), cy0 + along(r, o.transposed) + thumb / 2 - size.height() / 2,
+                QRectF(cx0 - label_left - row_title_gap - size.width(), cy0 + along(r, o.transposed) + thumb / 2 - size.height() / 2,
                        size.width(), size.height())};
     t.align = Qt::AlignRight;
     t.index = r;
@@ -400,7 +500,7 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
     const QSizeF size = measureText(column_titles[c], fonts.panel_title, o.column_orientation);
     const double x = cx0 + along(c, !o.transposed) + thumb / 2 - size.width() / 2;
     DrawnText t{QStringLiteral("column_header"), column_titles[c], fonts.panel_title,
-                QRectF(x, cy0 - 4 - (o.transposed ? box_pad : 0) - size.height(), size.width(), size.height()),
+                QRectF(x, cy0 - label_top - 4 - (o.transposed ? box_pad : 0) - size.height(), size.width(), size.height()),
                 o.column_orientation};
     t.index = c;
     layout.texts.push_back(t);
@@ -414,10 +514,10 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
       const double a0 = along(first, true), a1 = along(end - 1, true) + thumb;
       GroupBox box;
       box.group = groupOf(first);
-      box.rect = o.transposed ? QRectF(cx0 - o.row_title_w - box_pad, cy0 + a0 - box_pad,
-                                       o.row_title_w + last + 2 * box_pad, a1 - a0 + 2 * box_pad)
-                              : QRectF(cx0 + a0 - box_pad, cy0 - o.column_title_h - box_pad,
-                                       a1 - a0 + 2 * box_pad, o.column_title_h + last + 2 * box_pad);
+      box.rect = o.transposed ? QRectF(cx0 - label_left - o.row_title_w - box_pad, cy0 + a0 - box_pad,
+                                       label_left + o.row_title_w + last + 2 * box_pad, a1 - a0 + 2 * box_pad)
+                              : QRectF(cx0 + a0 - box_pad, cy0 - label_top - o.column_title_h - box_pad,
+                                       a1 - a0 + 2 * box_pad, label_top + o.column_title_h + last + 2 * box_pad);
       layout.groups.push_back(box);
       first = end;
     }
@@ -450,6 +550,21 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
       t.color = kvGroupTextColor(box.group);
       layout.texts.push_back(t);
     }
+  }
+  const bool all_labelled =
+      label_left > 0 && placeThumbLabels(layout, q_labels, k_labels, req.query_labels, req.key_labels,
+                                         keys_vertical, rows, columns, o.transposed, n_heads, kGap,
+                                         grouped && !o.transposed ? box_pad + 2 : 0,
+                                         grouped && o.transposed ? box_pad + 2 : 0);
+  if (all_labelled && !req.token_list.isEmpty()) {
+    // Every token labelled on both axes: the token list under the picture says nothing more.
+    ModelGridRequest without = req;
+    without.token_list.clear();
+    HeatmapLayout again = layoutModelGrid(without);
+    const auto labels = std::count_if(again.texts.begin(), again.texts.end(), [](const DrawnText& t) {
+      return t.role == QLatin1String("query_label") || t.role == QLatin1String("key_label");
+    });
+    if (labels > 0 && again.query_step == 1 && again.key_step == 1) return again;
   }
   const double bar_top = cy0;
   double bar_bottom = cy0 + along(rows - 1, o.transposed) + thumb;

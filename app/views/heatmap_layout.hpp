@@ -138,6 +138,11 @@ struct ModelGridRequest {
   int n_k = 0;                     ///< Key tokens (columns); 0 = n (self-attention).
   QStringList title_parts;
   QString token_list;              ///< "tokens (rows = queries …): 0 [CLS] · 1 the …".
+  /// Tick labels, one per query token and one per key token (empty: none). Drawn left of the
+  /// first column of thumbnails and above the first row when their cells are at least
+  /// kMinLabelledThumbCellPx (every k-th token where they would overlap); the token list is left
+  /// out when every token is labelled.
+  QStringList query_labels, key_labels;
   QStringList notes;
   /// The model's next-token predictions, under the thumbnails before the token list; empty: none.
   QString next_tokens;
@@ -158,6 +163,9 @@ struct ModelGridRequest {
   /// drawn from pooled overviews of b × b-token blocks, PooledAttention::block).
   int min_block = 1;
 };
+
+/// A model view's thumbnails carry token labels from this cell size on, px.
+inline constexpr double kMinLabelledThumbCellPx = 7;
 
 /// Up to this many tokens a model view's thumbnails are never pooled (every token its cell).
 inline constexpr int kNoPoolTokens = 32;

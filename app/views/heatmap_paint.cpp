@@ -533,6 +533,17 @@ void checkResult(const AttentionResult& result) {
   }
 }
 
+QString kvCacheMaskedNote(const MaskPattern& pattern) {
+  return pattern.global > 0
+             ? viewText("grey = masked: a later key (causal) or one the KV cache evicted (it keeps "
+                        "the last %1 tokens and the first %2)")
+                   .arg(pattern.window)
+                   .arg(pattern.global)
+             : viewText("grey = masked: a later key (causal) or one the KV cache evicted (it keeps "
+                        "the last %1 tokens)")
+                   .arg(pattern.window);
+}
+
 bool anyMasked(const AttentionResult& result) {
   const MaskPattern pattern = result.pattern();
   if (pattern.none()) return false;

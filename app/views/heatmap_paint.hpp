@@ -158,5 +158,9 @@ void checkResult(const AttentionResult& result);
 
 /// True when any cell of result is masked.
 bool anyMasked(const AttentionResult& result);
+/// The grey legend line of a model's generation under a KV-cache window (grownAttention's
+/// pattern: window W, global S = the sinks): "grey = masked: a later key (causal) or one the KV
+/// cache evicted (it keeps the last W tokens and the first S)".
+QString kvCacheMaskedNote(const MaskPattern& pattern);
 
 }  // namespace attnlab::views

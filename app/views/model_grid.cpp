@@ -23,7 +23,12 @@ namespace {
 constexpr double kThumbMin = 60, kThumbMax = 150;
 /// The plot property holding setMinThumbnail's size.
 constexpr char kMinThumbProperty[] = "attnlabViewsMinThumb";
-double thumbnailPixels(int n_tokens) { return std::clamp(8.0 * n_tokens, kThumbMin, kThumbMax); }
+/// A thumbnail's side in an exported model view: 8 px a token; a few thumbnails (a translator's
+/// 2 × 4) 18 px a token and larger, room for their token labels.
+double thumbnailPixels(int n_tokens, int thumbnails) {
+  if (thumbnails <= 16 && n_tokens <= kNoPoolTokens) return std::clamp(18.0 * n_tokens, kThumbMin, 2 * kThumbMax);
+  return std::clamp(8.0 * n_tokens, kThumbMin, kThumbMax);
+}
 }  // namespace
 
 int ModelFacts::kvHeads() const {
@@ -140,7 +145,7 @@ QString kvGroupsNote(const ModelFacts& facts) {
 }
 
 ImageSize defaultModelGridSize(int n_tokens, int layers, int heads) {
-  const double thumb = thumbnailPixels(std::max(1, n_tokens));
+  const double thumb = thumbnailPixels(std::max(1, n_tokens), std::max(1, layers) * std::max(1, heads));
   ImageSize size;
   size.width = static_cast<int>(std::clamp(100 + 150 + std::max(1, heads) * (thumb + 4), 560.0, 3000.0));
   size.height = static_cast<int>(std::clamp(150 + 60 + std::max(1, layers) * (thumb + 4), 420.0, 3000.0));
@@ -180,6 +185,7 @@ struct GridSource {
   int heads = 0;
   int n_q = 0, n_k = 0;
   Mask mask = Mask::kNone;
+  MaskPattern pattern;   ///< The full weights' pattern (a generation's evicted keys); causal alone when pooled.
   bool masked = false;   ///< Some cell is masked (the grey note).
   int min_block = 1;     ///< Cells hold whole multiples of this many tokens a side.
   double extent = 1.0;   ///< The difference scale's largest |Δ|.
@@ -204,6 +210,8 @@ void drawGridFrom(QCustomPlot& plot, const GridSource& source, const std::vector
   for (int k = 0; k < h; ++k) req.head_titles << viewText("head %1").arg(k);
   req.n = n;
   req.n_k = source.n_k;
+  req.query_labels = labels;
+  req.key_labels = tickLabels(key_tokens.isEmpty() ? tokens : key_tokens, source.n_k, "tokens");
   QStringList listed;
   for (int i = 0; i < labels.size(); ++i) listed << QStringLiteral("%1 %2").arg(i).arg(labels[i]);
   if (source.n_k != n || !key_tokens.isEmpty()) {
@@ -222,7 +230,9 @@ void drawGridFrom(QCustomPlot& plot, const GridSource& source, const std::vector
   const ModelFacts& facts = label.facts;
   int window = 0;  // the local layers' window, when the model has one (Gemma, Mistral)
   for (int l : layer_indices) window = std::max(window, facts.windowOf(l));
-  if (source.masked || window > 0) {
+  if (source.masked && source.pattern.window > 0) {
+    req.notes << kvCacheMaskedNote(source.pattern);
+  } else if (source.masked || window > 0) {
     req.notes << (source.mask == Mask::kCausal && window > 0
                       ? viewText("grey = masked (causal: a query cannot see later keys; a local layer's "
                                  "query sees only the last %1 keys, itself included)")
@@ -314,6 +324,7 @@ void drawModelGrid(QCustomPlot& plot, const std::vector<AttentionResult>& layers
   source.n_q = first.nQ();
   source.n_k = first.nK();
   source.mask = first.mask;
+  source.pattern = first.pattern();
   source.masked = anyMasked(first);
   if (picture.color_scale == ColorScale::kDifference) {
     source.extent = 0;

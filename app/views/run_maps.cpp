@@ -42,6 +42,10 @@ RunMaps translatorMaps(RunMaps m, const results::Run& r, std::optional<int> entr
     case options::TranslatorAttention::kEncoderSelf: note << viewText("encoder self-attention"); break;
     case options::TranslatorAttention::kDecoderSelf: note << viewText("decoder self-attention (columns = decoder inputs)"); break;
   }
+  // A model that is often wrong says so beside its output (dates-transformer-unscaled: 25 %).
+  const double accuracy = r.translator->info->config.test_accuracy;
+  if (!t.forced && accuracy > 0 && accuracy < 0.95)
+    note << viewText("it writes %1 % of held-out dates right").arg(100 * accuracy, 0, 'f', 0);
   m.label.note = note.join(QStringLiteral(" · "));
   m.layers_total = r.translator->info->config.kind == TranslatorKind::kAdditiveGru
                        ? 1

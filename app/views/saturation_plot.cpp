@@ -174,7 +174,9 @@ void placeMarker(QCustomPlot& plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, i
     written.push_back(*value);
     // Near the top the text goes under its point: above it stands the "d_k = …" label.
     const bool below = *value > 0.85;
-    const int lift = 6 + raised * line_px;
+    // Below a point near the top: under the "d_k = …" label too (as tall as a line of this font
+    // and its padding), whose top is at 1.02.
+    const int lift = (below ? line_px + 10 : 6) + raised * line_px;
     value_text->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) |
                                      (below ? Qt::AlignTop : Qt::AlignBottom));
     value_text->setPadding(QMargins(right_half ? 0 : 10, below ? lift : 0, right_half ? 10 : 0, below ? 0 : lift));

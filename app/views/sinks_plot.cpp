@@ -31,13 +31,13 @@ void drawSinks(QCustomPlot& plot, const SinkPlotData& data) {
                          "(+ the first S tokens)")
                     .arg(data.model)
                     .arg(data.tokens),
-                title_font, left),
+                title_font, left - 60),  // clear of the column's edge and the other title
       title_font);
   heading->setObjectName(QStringLiteral("title"));
   layout->addElement(0, 0, heading);
   if (heads) {
     const QString words = viewText("the heads' sink mass: mean weight on token 0 (full cache)");
-    layout->addElement(0, 1, new QCPTextElement(&plot, wrapWords(words, title_font, canvas.width() - left - 60), title_font));
+    layout->addElement(0, 1, new QCPTextElement(&plot, wrapWords(words, title_font, canvas.width() - left - 100), title_font));
   }
 
   auto* rect = new QCPAxisRect(&plot);

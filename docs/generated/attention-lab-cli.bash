@@ -109,10 +109,10 @@ _attention_lab_cli()
             opts='--heads= --d-model= --d-k= --d-v= --kv-heads= --model= --backend= --device= --out= --width= --height= --scale= --n= --measure'
             ;;
         decode)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --cache-bug= --bug-step= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --cache-window= --sink-tokens='
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --cache-bug= --bug-step= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --layout-json= --cache-window= --sink-tokens='
             ;;
         generate)
-            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --int8-activations --memory-budget= --head= --out= --width= --height= --scale= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens='
+            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --int8-activations --memory-budget= --head= --out= --width= --height= --scale= --layout-json= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens='
             ;;
         lesson)
             opts='--lang= --out='

@@ -152,10 +152,6 @@
         <translation>每个查询头一个 K/V 头（多头）时：%1 字节</translation>
     </message>
     <message>
-        <source>The window keeps the last %1 tokens; older ones are evicted (hollow).</source>
-        <translation>窗口保留最后 %1 个词元；更早的被逐出（空心）。</translation>
-    </message>
-    <message>
         <source>Cache bug:</source>
         <translation>缓存错误：</translation>
     </message>
@@ -230,6 +226,14 @@
     <message>
         <source>Teacher forcing: at step i the decoder reads the target's previous character, attends over the source and gives the target's next character a probability. The heads show the rows read so far.</source>
         <translation>教师强制：第 i 步时，解码器读入目标的前一个字符，对源序列做注意力，并给出目标下一个字符的概率。各头显示目前已读的行。</translation>
+    </message>
+    <message>
+        <source>Grey: evicted (the cache keeps the last %1 tokens and the first %2)</source>
+        <translation>灰色：已逐出（缓存保留最近 %1 个词元和最前面 %2 个）</translation>
+    </message>
+    <message>
+        <source>The window keeps the last %1 tokens; older ones are evicted (grey).</source>
+        <translation>窗口保留最后 %1 个词元；更早的被逐出（灰色）。</translation>
     </message>
 </context>
 <context>
@@ -2107,6 +2111,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--plot %1 需要指定一层：请加上 --layer L</translation>
     </message>
     <message>
+        <source>--layout-json describes a heatmap: decode --model draws curves</source>
+        <translation>--layout-json 描述热力图：decode --model 画的是曲线</translation>
+    </message>
+    <message>
         <source>--layout-json describes a picture: use it with --out FILE.png, .svg or .pdf</source>
         <translation>--layout-json 描述图片：请与 --out FILE.png、.svg 或 .pdf 一起使用</translation>
     </message>
@@ -2340,6 +2348,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>attention weight</source>
         <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>attention weight · grey = masked key</source>
+        <translation>注意力权重 · 灰色 = 已遮蔽的键</translation>
     </message>
     <message>
         <source>layer %1</source>
@@ -2706,6 +2718,14 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>权重 ÷ 均匀（对数刻度）</translation>
     </message>
     <message>
+        <source>grey = masked: a later key (causal) or one the KV cache evicted (it keeps the last %1 tokens and the first %2)</source>
+        <translation>灰色 = 已遮蔽：后面的键（因果）或已被 KV 缓存逐出的键（缓存保留最近 %1 个词元和最前面 %2 个）</translation>
+    </message>
+    <message>
+        <source>grey = masked: a later key (causal) or one the KV cache evicted (it keeps the last %1 tokens)</source>
+        <translation>灰色 = 已遮蔽：后面的键（因果）或已被 KV 缓存逐出的键（缓存保留最近 %1 个词元）</translation>
+    </message>
+    <message>
         <source>KV-cache decode</source>
         <translation>KV 缓存解码</translation>
     </message>
@@ -2872,6 +2892,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>decoder self-attention (columns = decoder inputs)</source>
         <translation>解码器自注意力（列 = 解码器输入）</translation>
+    </message>
+    <message>
+        <source>it writes %1 % of held-out dates right</source>
+        <translation>它只能写对 %1 % 的留出日期</translation>
     </message>
     <message>
         <source>scaled</source>

@@ -658,7 +658,7 @@ ZH.update({
     "New tokens at most (it stops earlier at an end-of-sequence token or the context)":
         "最多生成的新词元数（遇到序列结束词元或达到上下文长度时提前停止）",
     "Generated %1 tokens: %2": "已生成 %1 个词元：%2",
-    "The window keeps the last %1 tokens; older ones are evicted (hollow).": "窗口保留最后 %1 个词元；更早的被逐出（空心）。",
+    "The window keeps the last %1 tokens; older ones are evicted (grey).": "窗口保留最后 %1 个词元；更早的被逐出（灰色）。",
     "KV-cache decoding": "KV 缓存解码",
     "KV-cache decode − full causal computation (Δ weight)": "KV 缓存解码 − 完整因果计算（Δ 权重）",
     "Δ weight (decoded − full)": "Δ 权重（解码 − 完整）",
@@ -958,6 +958,19 @@ ZH.update({
         "%1 不在 HuggingFace 缓存（%2）中：请下载它（huggingface-cli download %1）",
     "the cached model %1 is damaged (its SHA-256 differs from the manifest's): run attention-lab-cli fetch-model %2 to fetch it again":
         "缓存中的模型 %1 已损坏（SHA-256 与清单不符）：请运行 attention-lab-cli fetch-model %2 重新下载",
+})
+
+
+ZH.update({
+    # issue 50: the window a teacher projects (eviction, labels, docks, lesson views, texts)
+    "grey = masked: a later key (causal) or one the KV cache evicted (it keeps the last %1 tokens and the first %2)":
+        "灰色 = 已遮蔽：后面的键（因果）或已被 KV 缓存逐出的键（缓存保留最近 %1 个词元和最前面 %2 个）",
+    "grey = masked: a later key (causal) or one the KV cache evicted (it keeps the last %1 tokens)":
+        "灰色 = 已遮蔽：后面的键（因果）或已被 KV 缓存逐出的键（缓存保留最近 %1 个词元）",
+    "attention weight · grey = masked key": "注意力权重 · 灰色 = 已遮蔽的键",
+    "--layout-json describes a heatmap: decode --model draws curves": "--layout-json 描述热力图：decode --model 画的是曲线",
+    "Grey: evicted (the cache keeps the last %1 tokens and the first %2)": "灰色：已逐出（缓存保留最近 %1 个词元和最前面 %2 个）",
+    "it writes %1 % of held-out dates right": "它只能写对 %1 % 的留出日期",
 })
 
 

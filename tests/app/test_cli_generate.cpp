@@ -1,7 +1,12 @@
 // attention-lab-cli generate and decode --model (issue 24): the JSON's keys and order, the rows'
 // shapes, the picture, and the refusals in one line.
 
+#include <QFile>
 #include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -10,6 +15,7 @@
 #include "cli/cli.hpp"
 #include "cli_test_support.hpp"
 #include "test_support.hpp"
+#include "views/picture.hpp"
 
 // The file's own namespace: its helpers never meet another test file's in a unity batch.
 namespace attnlab_test_cli_generate {
@@ -65,6 +71,45 @@ TEST_CASE("CLI generate: steps with rows over the growing cache, a picture", "[c
   CHECK(runJson(sample)["generated_ids"] == runJson(sample)["generated_ids"]);
 }
 
+TEST_CASE("CLI generate --cache-window: evicted keys drawn grey, said so in the legend",
+          "[cli][generate][picture]") {
+  // Issue 50: evicted keys were drawn in the colour of weight 0.
+  QTemporaryDir dir;
+  const QString png = dir.path() + "/g.png", json = dir.path() + "/g.json";
+  const auto j = runJson({"generate", "--model", kTiny, "--text", "the cat sat on the mat", "--max-tokens",
+                          "6", "--cache-window", "3", "--sink-tokens", "1", "--out", png.toStdString(),
+                          "--layout-json", json.toStdString()});
+  CHECK(j["cache"] == "window 3 + 1 sink");
+  QFile file(json);
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  const QJsonObject layout = QJsonDocument::fromJson(file.readAll()).object();
+  const QImage image(png);
+  REQUIRE(!image.isNull());
+  const QJsonObject map = layout["maps"].toArray().at(0).toObject();
+  const int n = map["n_q"].toInt();
+  REQUIRE(n >= 6);
+  REQUIRE(map["block"].toInt() == 1);
+  const double scale = layout["scale"].toDouble(1.0), cell = map["cell_width"].toDouble();
+  // A quarter into the cell: its centre may carry the printed weight.
+  const auto at = [&](int row, int column) {
+    return image.pixelColor(static_cast<int>(scale * (map["x"].toDouble() + (column + 0.25) * cell)),
+                            static_cast<int>(scale * (map["y"].toDouble() + (row + 0.25) * cell)));
+  };
+  const QColor grey = attnlab::views::kMaskedColor;
+  const auto isGrey = [&](const QColor& c) {
+    return std::abs(c.red() - grey.red()) + std::abs(c.green() - grey.green()) + std::abs(c.blue() - grey.blue()) < 8;
+  };
+  // The last query i = n − 1 keeps the sink (key 0) and keys i − 2 … i; key 1 is evicted.
+  CHECK(isGrey(at(n - 1, 1)));
+  CHECK(!isGrey(at(n - 1, 0)));
+  CHECK(!isGrey(at(n - 1, n - 1)));
+  CHECK(isGrey(at(0, 1)));  // a later key: causal
+  bool said = false;
+  for (const QJsonValue& t : layout["texts"].toArray())
+    said = said || t.toObject()["text"].toString().contains(QStringLiteral("evicted (it keeps the last 3 tokens and the first 1)"));
+  CHECK(said);
+}
+
 TEST_CASE("CLI decode --model: log-probabilities under each cache policy", "[cli][generate]") {
   const auto j = runJson({"decode", "--model", kTiny, "--text", "the cat sat on the mat and the dog",
                           "--cache-window", "2,4", "--sink-tokens", "0,1"});
@@ -85,6 +130,34 @@ TEST_CASE("CLI generate: --sample-temperature 0 with --seed is greedy, as asked"
                                "--sample-temperature", "0", "--seed", "7"});
   CHECK(seeded["sampling"] == "greedy");
   CHECK(seeded["generated_ids"] == greedy["generated_ids"]);
+}
+
+TEST_CASE("CLI --help: every option apart from its help; a command's --help lists its own options",
+          "[cli][generate]") {
+  // Issue 50: "--sample-temperature Tgenerate: …" ran together, and there was no per-command help.
+  const auto all = runCli({"--help"});
+  REQUIRE(all.code == 0);
+  CHECK(all.out.find("--sample-temperature T  generate:") != std::string::npos);
+  for (std::size_t at = all.out.find("\n  --"); at != std::string::npos; at = all.out.find("\n  --", at + 1)) {
+    // "  --name VALUE" then at least two spaces before the help.
+    const std::size_t end = all.out.find('\n', at + 1);
+    const std::string line = all.out.substr(at + 1, end - at - 1);
+    INFO(line);
+    const std::size_t name_end = line.find(' ', 4);
+    const std::size_t gap = line.find("  ", 4);
+    CHECK(gap != std::string::npos);
+    CHECK(gap >= name_end);
+  }
+  const auto generate = runCli({"generate", "--help"});
+  REQUIRE(generate.code == 0);
+  CHECK(generate.out.find("attention-lab-cli generate --model M") != std::string::npos);
+  CHECK(generate.out.find("--max-tokens N") != std::string::npos);
+  CHECK(generate.out.find("--sink-tokens") != std::string::npos);
+  CHECK(generate.out.find("attention-lab-cli render") == std::string::npos);
+  CHECK(generate.out.find("--cache-bug") == std::string::npos);  // decode's
+  CHECK(generate.out.find("--param") == std::string::npos);      // sweep's
+  CHECK(generate.out.find("[generate]") == std::string::npos);   // every option here is generate's
+  CHECK(generate.out.size() < all.out.size() / 2);
 }
 
 TEST_CASE("CLI generate and decode --model refuse with one line", "[cli][generate]") {

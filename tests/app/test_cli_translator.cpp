@@ -3,6 +3,10 @@
 // training, and the refusals (exit 2, one line naming the problem).
 
 #include <QFileInfo>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QImage>
 #include <QTemporaryDir>
 #include <catch2/catch.hpp>
@@ -114,6 +118,22 @@ TEST_CASE("render --model dates-additive / dates-transformer: pictures, CSV, NPY
   }
   const QImage image(QString::fromStdString(base + "a.png"));
   CHECK(image.width() > 300);
+  // Issue 50: the unscaled translator's wrong date says that this model is the 25 % one; the
+  // translators that get every date right say nothing of the kind.
+  const auto titleOf = [&](const std::string& model) {
+    const std::string json = base + model + ".json";
+    const CliResult r = runCli({"render", "--source", "March 3rd, 2021", "--model", model, "--out",
+                                base + model + ".png", "--layout-json", json});
+    REQUIRE(r.code == 0);
+    QFile file(QString::fromStdString(json));
+    REQUIRE(file.open(QIODevice::ReadOnly));
+    QString title;
+    for (const QJsonValue& t : QJsonDocument::fromJson(file.readAll()).object()["texts"].toArray())
+      if (t.toObject()["role"].toString() == QStringLiteral("title")) title += t.toObject()["text"].toString();
+    return title;
+  };
+  CHECK(titleOf("dates-transformer-unscaled").contains(QStringLiteral("it writes 25 % of held-out dates right")));
+  CHECK(!titleOf("dates-transformer").contains(QStringLiteral("held-out")));
   const CliResult training = runCli({"render", "--plot", "training", "--out", base + "training.png"});
   INFO(training.err);
   REQUIRE(training.code == 0);

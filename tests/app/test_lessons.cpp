@@ -16,6 +16,7 @@
 #include "cli/cli.hpp"
 #include "cli_test_support.hpp"
 #include "lessons/lesson.hpp"
+#include "options/options.hpp"
 #include "lessons/quantities.hpp"
 #include "test_support.hpp"
 
@@ -131,6 +132,52 @@ TEST_CASE("lessons: captions and prompts in both languages, quoting known quanti
       CHECK(en == zh);
     }
   }
+}
+
+TEST_CASE("lessons: every command a \"try this\" prints parses as printed, naming a model by its name",
+          "[lessons]") {
+  // Issue 50: lesson 15 printed --model SmolLM2.gguf (exit 2: no such file) and a text from
+  // docs/, which a student with the exported pack does not have. A command runs from
+  // "attention-lab-cli" to its --out FILE; the option table parses it (no model is read).
+  int commands = 0;
+  for (const lessons::Lesson& lesson : lessons::all()) {
+    for (const lessons::Step& step : lesson.steps) {
+      for (const QString& text : {step.try_this.en, step.try_this.zh_CN}) {
+        for (qsizetype at = text.indexOf(QLatin1String("attention-lab-cli ")); at >= 0;
+             at = text.indexOf(QLatin1String("attention-lab-cli "), at + 1)) {
+          INFO(lesson.name.toStdString() << " / " << step.id.toStdString() << ": " << text.mid(at).toStdString());
+          // Words, double quotes kept together, up to the --out FILE that ends the command.
+          std::vector<std::string> args;
+          QString word;
+          bool quoted = false, out = false, done = false;
+          for (qsizetype i = at + 18; i <= text.size() && !done; ++i) {
+            const QChar c = i < text.size() ? text[i] : QChar(QLatin1Char(' '));
+            if (c == QLatin1Char('"')) {
+              quoted = !quoted;
+            } else if (c.isSpace() && !quoted) {
+              if (word.isEmpty()) continue;
+              args.push_back(word.toStdString());
+              done = out && word != QLatin1String("--out");
+              out = out || word == QLatin1String("--out");
+              word.clear();
+            } else {
+              word += c;
+            }
+          }
+          REQUIRE(done);  // it ends with --out FILE (no sentence's full stop glued to the file)
+          CHECK_FALSE(QString::fromStdString(args.back()).endsWith(QLatin1Char('.')));
+          for (const std::string& a : args) {
+            CHECK(a.find(".gguf") == std::string::npos);  // a fetched model by its name
+            CHECK(a.find("docs/") == std::string::npos);  // nothing the pack does not hold
+            CHECK(a.find("$(") == std::string::npos);
+          }
+          CHECK_NOTHROW(attnlab::options::parse(args, 0));
+          ++commands;
+        }
+      }
+    }
+  }
+  CHECK(commands >= 4);  // lesson 15's two, in both languages
 }
 
 TEST_CASE("lessons: every control a \"try this\" quotes is a label of the window, in its language",
@@ -257,6 +304,10 @@ TEST_CASE("lesson quantities: numbers of known settings", "[lessons]") {
   CHECK(n["prefix_diff_causal"] == QStringLiteral("0"));
   CHECK(n["prefix_diff_bidirectional"] != QStringLiteral("0"));
   CHECK(n["changed_rows"] == QStringLiteral("9"));  // "tired" is token 9 of the cat sentence
+  // Lesson 5 step 2's figure: causal − no mask; its title's max |Δ| is the caption's number.
+  const QString mask_diff = numbers({"--causal"}, {"mask_diff"})["mask_diff"];
+  CHECK(mask_diff.toDouble() > 0.3);
+  CHECK(mask_diff == numbers({}, {"mask_diff"})["mask_diff"]);  // either way round
   CHECK(n["d_k"] == QStringLiteral("8"));
   CHECK(n["heads"] == QStringLiteral("8"));
   // Padding: masked [PAD] keys get nothing.

@@ -819,7 +819,15 @@ TEST_CASE("drawModelGrid: square thumbnails in (layer, head) order, headers, tok
     CHECK(headers.contains(QStringLiteral("layer 2")));
     CHECK(headers.contains(QStringLiteral("head 3")));
     CHECK(titleOf(layout).startsWith(QStringLiteral("tiny · 3 layers × 4 heads · scaled dot-product · d_k = 8 · 5 tokens")));
-    CHECK(textsWithRole(layout, QStringLiteral("token_list")).at(0)["text"].toString().contains(QStringLiteral("4 e")));
+    // Issue 50: every token labelled on the thumbnails' axes (each row of the first column, each
+    // column of the first row), so no token list under the picture.
+    const int rows = layout["transposed"].toBool() ? 4 : 3, columns = layout["transposed"].toBool() ? 3 : 4;
+    const auto queries = textsWithRole(layout, QStringLiteral("query_label"));
+    const auto keys = textsWithRole(layout, QStringLiteral("key_label"));
+    CHECK(static_cast<int>(queries.size()) == rows * 5);
+    CHECK(static_cast<int>(keys.size()) == columns * 5);
+    CHECK(queries.at(4)["text"].toString() == QStringLiteral("e"));
+    CHECK(textsWithRole(layout, QStringLiteral("token_list")).empty());
   }
   QCustomPlot plot;
   CHECK_THROWS_AS(views::drawModelGrid(plot, layers, {0, 1}, tokens, label), Error);

@@ -10,6 +10,9 @@ Options:
   --labels N        at least N query labels (and N key labels) on the first map
   --share F         the heads area takes at least F (0..1) of the window
   --min-thumb PX    a model view's thumbnails at least PX px (or as wide as the panel allows)
+  --view NAME       the plot or panel NAME (its objectName in "views") on screen: at least a third
+                    of the window's width and half its height shown (a lesson step's own view)
+  --no-scroll NAME  the panel NAME (a lesson's text) shows all of its text without scrolling
 
 Prints one line per heatmap (cell size, labels, share); exits 1 naming the first problem."""
 import argparse
@@ -96,6 +99,8 @@ def main():
     parser.add_argument("--labels", type=int, default=0)
     parser.add_argument("--share", type=float, default=0)
     parser.add_argument("--min-thumb", type=float, default=0)
+    parser.add_argument("--view", action="append", default=[])
+    parser.add_argument("--no-scroll", action="append", default=[])
     args = parser.parse_args()
     args.labels = max(args.labels, args.legacy_labels)
     layout = json.load(open(args.layout))
@@ -113,6 +118,20 @@ def main():
     if args.share and share < args.share:
         problems.append("the heads take %.0f%% of the window (want %.0f%%)" % (100 * share, 100 * args.share))
     check_widgets(layout, problems)
+    views = {v["name"]: v for v in layout.get("views", [])}
+    for name in args.view:
+        v = views.get(name)
+        if not v:
+            problems.append("%s is not on screen" % name)
+        elif v["visible"]["width"] < window["width"] / 3.0 - 1 or v["visible"]["height"] < window["height"] / 2.0:
+            problems.append("%s shows %dx%d px of a %dx%d window (want a third of its width, half its height)" %
+                            (name, v["visible"]["width"], v["visible"]["height"], window["width"], window["height"]))
+        else:
+            lines.append("%s %dx%d" % (name, v["visible"]["width"], v["visible"]["height"]))
+    for name in args.no_scroll:
+        v = views.get(name)
+        if not v or v.get("scrolls", True):
+            problems.append("%s: its text scrolls (or it is not on screen)" % name)
     print("%dx%d %s: %s; heads %.0f%% of the window" %
           (window["width"], window["height"], layout.get("language", ""), "; ".join(lines), 100 * share))
     if problems:

@@ -3,8 +3,8 @@
 screen of that size (Qt's offscreen platform with a screen geometry) in English and in Chinese,
 in one layout, and checks each --layout-json with check_layout.py.
 
-LAYOUT: default | presentation | head | lesson | lesson-presentation | model-smollm2 | model-minilm |
-translator-additive | translator-transformer. The model layouts read ATTNLAB_SMOLLM2_GGUF /
+LAYOUT: default | presentation | head | lesson | lesson-presentation | lesson-entropy | decode | lesson-kvcache |
+model-smollm2 | model-minilm | translator-additive | translator-transformer. The model layouts read ATTNLAB_SMOLLM2_GGUF /
 ATTNLAB_MINILM_DIR and exit 77 (skipped) without; the translators are bundled (their source: a date
 written in the language of the screenshot).
 The pictures stay in OUT_DIR (default: a temporary folder) to be looked at."""
@@ -24,8 +24,15 @@ LAYOUTS = {
     "default": ([], ["--labels", "{n}"]),
     "presentation": (["--presentation"], ["--labels", "{n}"]),
     "head": (["--head", "2"], ["--labels", "{n}"]),
-    "lesson": (["--lesson", "saturation:2"], []),
-    "lesson-presentation": (["--lesson", "saturation:2", "--presentation"], []),
+    # A lesson step's own view in front and large, its text without scrolling (issue 50).
+    "lesson": (["--lesson", "saturation:2"], ["--view", "saturationPlot", "--no-scroll", "lessonPanel"]),
+    "lesson-presentation": (["--lesson", "saturation:2", "--presentation"],
+                            ["--view", "saturationPlot", "--no-scroll", "lessonPanel"]),
+    "lesson-entropy": (["--lesson", "alignment:3"], ["--view", "entropyPlot", "--no-scroll", "lessonPanel"]),
+    # The KV-cache dock beside the heads (issue 50): its texts wrap or elide, the head titles
+    # keep off the colour bar.
+    "decode": (["--causal", "--decode-step", "5"], []),
+    "lesson-kvcache": (["--lesson", "kvcache:3"], ["--no-scroll", "lessonPanel"]),
     "model-smollm2": (["--model", "$ATTNLAB_SMOLLM2_GGUF"], ["--min-thumb", "48"]),
     "model-minilm": (["--model", "$ATTNLAB_MINILM_DIR"], ["--min-thumb", "48"]),
     # Rows: the 10 output characters and </s>; columns: the source's characters (9 or 15).

@@ -97,6 +97,19 @@ class TranslatorWindowTest : public QObject {
                  !title.contains(QStringLiteral("d_k = ")),
              qPrintable(title));
 
+    // Issue 50: the saturation plot marks no "d_k = 64 (scaled)" for additive attention.
+    named<QDockWidget>(window, "analysisDock")->show();
+    named<QDockWidget>(window, "analysisDock")->raise();
+    {
+      auto* saturation = named<QCustomPlot>(window, "saturationPlot");
+      QTRY_VERIFY_WITH_TIMEOUT(saturation->graphCount() >= 6, kWaitMs);  // the curves drawn
+      for (int i = 0; i < saturation->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(saturation->item(i));
+        QVERIFY2(!text || !text->visible() || !text->text().startsWith(QStringLiteral("d_k = ")),
+                 qPrintable(text ? text->text() : QString()));
+      }
+    }
+
     // The knobs: no 1/√d_k to switch off, no causal mask, the command line's words as tooltips.
     auto* scaling = named<QCheckBox>(window, "scaling");
     QVERIFY(!scaling->isEnabled());
@@ -127,6 +140,21 @@ class TranslatorWindowTest : public QObject {
     QVERIFY(waitForTranslation(window));
     QCOMPARE(window.currentResult()->entries(), 2);  // the model view: 2 layers × 4 heads
     QVERIFY(heads->modelView());
+    {
+      // Issue 50: the model view's thumbnails carry the tokens (the first column's rows, the
+      // first row's columns), not only a footnote, where their cells are large enough for them.
+      window.resize(1600, 1000);
+      QTest::qWait(300);  // the model view's replot at its new size
+      int query_labels = 0, key_labels = 0;
+      for (const QJsonValue t : attnlab::views::layoutJson(*named<QCustomPlot>(window, "gridPlot"))["texts"].toArray()) {
+        query_labels += t.toObject()["role"].toString() == QStringLiteral("query_label");
+        key_labels += t.toObject()["role"].toString() == QStringLiteral("key_label");
+      }
+      // Every token of the first column's and the first row's thumbnails (11 rows, 9 columns).
+      QVERIFY2(query_labels >= 2 * 11 && query_labels % 11 == 0 && key_labels >= 2 * 9 && key_labels % 9 == 0,
+               qPrintable(QStringLiteral("%1 query labels, %2 key labels").arg(query_labels).arg(key_labels)));
+      window.resize(1280, 720);
+    }
     QVERIFY(scaling->isEnabled() && scaling->isChecked());
     scaling->setChecked(false);
     QTRY_VERIFY_WITH_TIMEOUT(waitForTranslation(window) && window.currentResult()->spec.mechanism ==
@@ -160,6 +188,16 @@ class TranslatorWindowTest : public QObject {
     QVERIFY(waitForTranslation(window));
     QCOMPARE(output(window), QStringLiteral("2021-03-03"));
     QCOMPARE(window.currentResult()->key_tokens.size(), 9);
+    // Issue 50: the step-by-step dock is there from the start too, and the picture names the
+    // tokens on its axes (rows: the output's 11, columns: the source's 9).
+    QTRY_VERIFY_WITH_TIMEOUT(named<QDockWidget>(window, "decodeDock")->isVisible(), kWaitMs);
+    int query_labels = 0, key_labels = 0;
+    for (const QJsonValue t : attnlab::views::layoutJson(*named<QCustomPlot>(window, "gridPlot"))["texts"].toArray()) {
+      query_labels += t.toObject()["role"].toString() == QStringLiteral("query_label");
+      key_labels += t.toObject()["role"].toString() == QStringLiteral("key_label");
+    }
+    QCOMPARE(query_labels, 11);
+    QCOMPARE(key_labels, 9);
     choose(window, QString());
     QCOMPARE(window.settings().text, QString::fromUtf8(attnlab::options::kDefaultText));
     QVERIFY(window.settings().source.isEmpty());

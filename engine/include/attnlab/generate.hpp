@@ -94,6 +94,7 @@ struct Generation {
   /// also under the cache policy), the last row of which is step 0's row.
   std::vector<Tensor3> prompt_attention;
   std::vector<GenerationStep> steps;  ///< One per generated token.
+  CachePolicy cache;  ///< Which tokens the cache kept (GenerateOptions::cache).
   /// Why it stopped: "eos" (an end-of-sequence token, kept as the last), "max_tokens", "context"
   /// (the sequence reached the model's context), "cancelled" (on_step returned false).
   std::string stop;
@@ -121,8 +122,10 @@ Encoding labelIds(const ModelTokenizer& tokenizer, const std::vector<int>& ids);
 /// (and scores, the same numbers) [h, n, n] for the n = prompt + steps − 1 tokens read when
 /// `steps` steps are shown (0 < steps ≤ g.steps.size(); −1: all) — the prompt's block, then step
 /// k's row at position n_p + k − 1 for k = 1 … steps − 1, 0 at positions hidden or evicted; mask
-/// causal; per-row statistics (HeadStats, over row i's i + 1 keys). What the pictures of a
-/// generation draw.
+/// causal, and under a cache window W with S sinks mask_pattern {window W, global S} — exactly the
+/// keys g.cache evicted (CachePolicy::keeps), so pictures draw them grey, never as a weight of 0;
+/// per-row statistics (HeadStats, over row i's visible keys). What the pictures of a generation
+/// draw.
 std::vector<AttentionResult> grownAttention(const Generation& g, int steps = -1);
 
 /// A text scored token by token through the KV cache.

@@ -177,6 +177,7 @@ Generation generate(const PretrainedModel& model, const Encoding& prompt,
   Generation g;
   g.prompt = prompt;
   g.ids = prompt.ids;
+  g.cache = options.cache;
   for (int l = 0; l < c.layers; ++l)
     if (!options.run.layer || *options.run.layer == l) g.layers.push_back(l);
 
@@ -259,6 +260,12 @@ std::vector<AttentionResult> grownAttention(const Generation& g, int steps) {
     AttentionResult r;
     r.mechanism = Mechanism::kScaled;
     r.mask = Mask::kCausal;
+    if (g.cache.window > 0) {
+      // The evicted keys as a pattern: visible(i, j) = j ≤ i and (i − j < W or j < S), which is
+      // CachePolicy::keeps (a query i < S sees only keys j ≤ i < S, all kept).
+      r.mask_pattern.window = g.cache.window;
+      r.mask_pattern.global = g.cache.sinks;
+    }
     r.weights = Tensor3(p.h, n, n);
     for (int h = 0; h < p.h; ++h)
       for (int i = 0; i < n_p; ++i) std::copy(p.row(h, i), p.row(h, i) + n_p, r.weights.row(h, i));
@@ -270,12 +277,13 @@ std::vector<AttentionResult> grownAttention(const Generation& g, int steps) {
               s.rows[li](h, 0, c);
     }
     r.scores = r.weights;
-    // Per-row statistics over the causal row's i + 1 keys (the entropy plots read them).
+    // Per-row statistics over the row's visible keys (the entropy plots read them).
     r.stats.resize(static_cast<std::size_t>(p.h));
+    const MaskPattern visible = r.pattern();
     for (int h = 0; h < p.h; ++h) {
       HeadStats& st = r.stats[static_cast<std::size_t>(h)];
       for (int i = 0; i < n; ++i) {
-        const RowStats rs = rowStats(r.weights.row(h, i), n, i + 1);
+        const RowStats rs = rowStats(r.weights.row(h, i), n, visible.visibleCount(i, n));
         st.max_weight.push_back(static_cast<float>(rs.max_weight));
         st.entropy.push_back(static_cast<float>(rs.entropy));
         st.normalized_entropy.push_back(static_cast<float>(rs.normalized_entropy));
