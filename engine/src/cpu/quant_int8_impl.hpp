@@ -33,11 +33,12 @@ inline Chunk orChunk(Chunk a, Chunk b) { return _mm256_or_si256(a, b); }
 struct Scales16 {
   __m512i v;
   explicit Scales16(const short* s) : v(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)))) {}
+  Scales16(__m128i low, __m128i high) : v(_mm512_castsi256_si512(_mm256_set_m128i(high, low))) {}  // 0 … 7, 8 … 15
 };
 /// Group g of 64 weights (scales 4g … 4g + 3).
+/// dot64 of the 64 weight bytes in w.
 template <int g>
-inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
-  const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+inline Ints dot64(__m512i w, const signed char* x, const Scales16& s) {
   const __m512i p = _mm512_maddubs_epi16(w, _mm512_loadu_si512(x));
   constexpr short i = 4 * g;
   const __m512i index = _mm512_set_epi16(i + 3, i + 3, i + 3, i + 3, i + 3, i + 3, i + 3, i + 3,
@@ -46,12 +47,17 @@ inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
                                          i, i, i, i, i, i, i, i);
   return (Ints)_mm512_madd_epi16(p, _mm512_permutexvar_epi16(index, s.v));
 }
+template <int g>
+inline Ints dot64(Chunk a, Chunk b, const signed char* x, const Scales16& s) {
+  return dot64<g>(_mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1), x, s);
+}
 #elif defined(ATTNLAB_INT8_256)
 struct Scales16 {
   __m256i low, high;  // scales 0 … 7, 8 … 15, in both 128-bit halves
   explicit Scales16(const short* s)
       : low(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)))),
         high(_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 8)))) {}
+  Scales16(__m128i lo, __m128i hi) : low(_mm256_broadcastsi128_si256(lo)), high(_mm256_broadcastsi128_si256(hi)) {}
 };
 /// Scales i (first eight 16-bit lanes) and i + 1 (last eight) of the eight in v's halves.
 template <int i>
@@ -143,22 +149,45 @@ struct Q4_KInt8 {
   static constexpr int kBlock = 256, kBytes = 144;
   static Ints sums(const unsigned char* b, const signed char* xq, const short* sums16, int& minus,
                    float& d, float& dmin) {
-    unsigned char sm[16];
+    alignas(16) unsigned char sm[16];
     scalesK4(b, sm);
+#if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
+    // The scales and minimums as 16-bit lanes, each twice (sub-block j is scales 2j, 2j + 1 of
+    // the sixteen of 16); Σ_j m_j·(the sums of 16 of sub-block j) with one multiply-add.
+    const __m128i both = _mm_load_si128(reinterpret_cast<const __m128i*>(sm));
+    const __m128i sc = _mm_cvtepu8_epi16(both), m = _mm_cvtepu8_epi16(_mm_srli_si128(both, 8));
+    const __m256i m_twice = _mm256_set_m128i(_mm_unpackhi_epi16(m, m), _mm_unpacklo_epi16(m, m));
+    const __m256i mins = _mm256_madd_epi16(
+        m_twice, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums16)));
+    __m128i m4 = _mm_add_epi32(_mm256_castsi256_si128(mins), _mm256_extracti128_si256(mins, 1));
+    m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0x4E));
+    m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0xB1));
+    minus = _mm_cvtsi128_si32(m4);
+    const Scales16 scales(_mm_unpacklo_epi16(sc, sc), _mm_unpackhi_epi16(sc, sc));
+#else
     alignas(32) short s16[16];
     for (int i = 0; i < 16; ++i) s16[i] = sm[i / 2];
     const Scales16 scales(s16);
+    minus = 0;
+    for (int j = 0; j < 8; ++j) minus += sm[8 + j] * (sums16[2 * j] + sums16[2 * j + 1]);
+#endif
     Ints isum = {};
     auto pair = [&]<int j>() __attribute__((always_inline)) {
+#if defined(ATTNLAB_INT8_512)
+      // The 32 bytes in both halves, shifted right by 0 (low nibbles) and 4 (high) a half.
+      const __m512i raw = _mm512_broadcast_i64x4(loadChunk(b + 16 + 32 * j));
+      const __m512i shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
+      isum += dot64<j>(_mm512_and_si512(_mm512_srlv_epi16(raw, shift), _mm512_set1_epi8(15)),
+                       xq + 64 * j, scales);
+#else
       const Chunk v = loadChunk(b + 16 + 32 * j);
       isum += dot64<j>(nibbleLow(v), nibbleHigh(v), xq + 64 * j, scales);
+#endif
     };
     pair.template operator()<0>();
     pair.template operator()<1>();
     pair.template operator()<2>();
     pair.template operator()<3>();
-    minus = 0;
-    for (int j = 0; j < 8; ++j) minus += sm[8 + j] * (sums16[2 * j] + sums16[2 * j + 1]);
     d = half(b);
     dmin = half(b + 2);
     return isum;
