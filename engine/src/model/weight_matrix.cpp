@@ -11,7 +11,6 @@
 #include <exception>
 #include <cstdlib>
 #include <new>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,47 +81,38 @@ const WeightMatrix::Segment& segmentOf(const WeightMatrix& w, Eigen::Index r) {
   throw Error(ErrorCode::kInternal, "weight row " + std::to_string(r) + " does not exist");
 }
 
-/// y[i − a] = row i of W · x for rows [a, b) of segment s (rows of W, not of the segment).
-void segmentRows(const WeightMatrix::Segment& s, const kernels::QuantType& k, Eigen::Index in,
-                 const float* x, Eigen::Index a, Eigen::Index b, float* y) {
-  const auto row_bytes = static_cast<long>(s.stored.row_bytes);
+/// f(rows, r0, r1, y) over rows [a, b) of W that segment s holds (rows of W, not of the
+/// segment): one call over the stored rows when the segment reads them in order, else one a row
+/// through its rotate-half index (r0 = 0, r1 = 1); y receives row a's product first.
+template <class F>
+void segmentRuns(const WeightMatrix::Segment& s, Eigen::Index a, Eigen::Index b, float* y, F f) {
   if (s.order.empty()) {
-    k.product(s.stored.data, row_bytes, static_cast<long>(in), x, static_cast<long>(a - s.row0),
-              static_cast<long>(b - s.row0), y);
+    f(s.stored.data, static_cast<long>(a - s.row0), static_cast<long>(b - s.row0), y);
     return;
   }
-  for (Eigen::Index r = a; r < b; ++r) {
-    k.product(s.rowData(r - s.row0), row_bytes, static_cast<long>(in), x, 0, 1, y + (r - a));
-  }
+  for (Eigen::Index r = a; r < b; ++r) f(s.rowData(r - s.row0), 0L, 1L, y + (r - a));
 }
 
 thread_local bool t_int8_activations = false;
 
-/// x quantised for the int8 products (Int8Activations), in buffers of its own.
-struct QuantisedX {
-  std::vector<float> d;
-  std::vector<signed char> q;
-  std::vector<short> sums16;
-  kernels::Int8Activations view;
-  QuantisedX(const float* x, Eigen::Index in, int block)
-      : d(static_cast<std::size_t>(in / block)), q(static_cast<std::size_t>(in)),
-        sums16(static_cast<std::size_t>(in / 16)) {
-    kernels::quantiseActivations(x, static_cast<long>(in), block, d.data(), q.data(), sums16.data());
-    view = {block, d.data(), q.data(), sums16.data()};
-  }
-};
-
-/// y[i − a] = row i of W · x for rows [a, b) of segment s with the int8 kernel k.int8.
-void segmentRowsInt8(const WeightMatrix::Segment& s, const kernels::QuantType& k, Eigen::Index in,
-                     const kernels::Int8Activations& x, Eigen::Index a, Eigen::Index b, float* y) {
-  const auto row_bytes = static_cast<long>(s.stored.row_bytes);
-  if (s.order.empty()) {
-    k.int8(s.stored.data, row_bytes, static_cast<long>(in), x, static_cast<long>(a - s.row0),
-           static_cast<long>(b - s.row0), y);
-    return;
-  }
-  for (Eigen::Index r = a; r < b; ++r)
-    k.int8(s.rowData(r - s.row0), row_bytes, static_cast<long>(in), x, 0, 1, y + (r - a));
+/// x [in] quantised for the int8 products in blocks of `block` (32 or 256), into this thread's
+/// buffers for that block size (a matrix may mix types: one of each at once), reused from one
+/// product to the next. Valid until this thread quantises with the same block size again.
+const kernels::Int8Activations& quantised(const float* x, Eigen::Index in, int block) {
+  struct Buffers {
+    std::vector<float> d;
+    std::vector<signed char> q;
+    std::vector<short> sums16;
+    kernels::Int8Activations view;
+  };
+  thread_local Buffers by32, by256;
+  Buffers& b = block == 32 ? by32 : by256;
+  b.d.resize(static_cast<std::size_t>(in / block));
+  b.q.resize(static_cast<std::size_t>(in));
+  b.sums16.resize(static_cast<std::size_t>(in / 16));
+  kernels::quantiseActivations(x, static_cast<long>(in), block, b.d.data(), b.q.data(), b.sums16.data());
+  b.view = {block, b.d.data(), b.q.data(), b.sums16.data()};
+  return b.view;
 }
 
 /// y[0, out) = W · x with the one-row kernels: one OpenMP region, thread t takes output rows
@@ -130,14 +120,16 @@ void segmentRowsInt8(const WeightMatrix::Segment& s, const kernels::QuantType& k
 /// has an int8 kernel multiply x quantised once per block size (before the region).
 void oneRow(const WeightMatrix& w, const float* x, float* y, const kernels::QuantKernel& kernel) {
   const Eigen::Index out = w.out();
-  const double weights = static_cast<double>(out) * static_cast<double>(w.in());
+  const auto in = static_cast<long>(w.in());
+  const double weights = static_cast<double>(out) * static_cast<double>(in);
   const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1 && weights >= (1 << 16);
-  std::optional<QuantisedX> x32, x256;
+  const kernels::Int8Activations* x32 = nullptr;
+  const kernels::Int8Activations* x256 = nullptr;
   if (t_int8_activations) {
     for (const WeightMatrix::Segment& s : w.segments()) {
       const int block = kernelFor(kernel, s.stored.type)->int8_block;
-      if (block == 32 && !x32) x32.emplace(x, w.in(), 32);
-      if (block == 256 && !x256) x256.emplace(x, w.in(), 256);
+      if (block == 32 && x32 == nullptr) x32 = &quantised(x, in, 32);
+      if (block == 256 && x256 == nullptr) x256 = &quantised(x, in, 256);
     }
   }
 #pragma omp parallel if (parallel)
@@ -148,9 +140,17 @@ void oneRow(const WeightMatrix& w, const float* x, float* y, const kernels::Quan
       const Eigen::Index a = std::max(lo, s.row0), b = std::min(hi, s.row0 + s.stored.rows);
       if (a >= b) continue;
       const kernels::QuantType& k = *kernelFor(kernel, s.stored.type);
-      const std::optional<QuantisedX>& q = k.int8_block == 32 ? x32 : x256;
-      if (k.int8 != nullptr && q) segmentRowsInt8(s, k, w.in(), q->view, a, b, y + a);
-      else segmentRows(s, k, w.in(), x, a, b, y + a);
+      const auto row_bytes = static_cast<long>(s.stored.row_bytes);
+      const kernels::Int8Activations* q = k.int8_block == 32 ? x32 : x256;
+      if (k.int8 != nullptr && q != nullptr) {
+        segmentRuns(s, a, b, y + a, [&](const unsigned char* rows, long r0, long r1, float* yr) {
+          k.int8(rows, row_bytes, in, *q, r0, r1, yr);
+        });
+      } else {
+        segmentRuns(s, a, b, y + a, [&](const unsigned char* rows, long r0, long r1, float* yr) {
+          k.product(rows, row_bytes, in, x, r0, r1, yr);
+        });
+      }
     }
   }
 }
