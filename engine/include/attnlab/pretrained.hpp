@@ -20,6 +20,7 @@
 #include "attnlab/attention.hpp"
 #include "attnlab/backend.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/interventions.hpp"
 #include "attnlab/model_tokenizer.hpp"
 #include "attnlab/overview.hpp"
 #include "attnlab/positions.hpp"
@@ -222,6 +223,22 @@ struct ModelRunOptions {
   /// about 0.4 % of its size). Off by default; the pictures say when it is on. Prompts' products
   /// and other types stay float32.
   bool int8_activations = false;
+  /// Heads whose output (before W_O) is replaced in this pass (interventions.hpp); every later
+  /// layer sees the change. Empty: none. Heads out of range are refused (kInvalidArgument).
+  Ablation ablation;
+  /// Activations copied from another run of the same length (interventions.hpp). Empty: none.
+  Patch patch;
+  /// Starts the pass at resume->layer with its hidden states (the layers below are not run and
+  /// keep no attention; ModelRun::layers says which are there). Null: from the embeddings.
+  std::shared_ptr<const Resume> resume;
+  /// Keep the residual stream: ModelRun::residual.
+  bool keep_residual = false;
+  /// Keep every layer's head outputs before W_O: ModelRun::context.
+  bool keep_context = false;
+  /// Keep ‖v_j W_O^h‖ per layer, head and key: ModelRun::value_norms.
+  bool keep_value_norms = false;
+  /// Compute each next token's loss: ModelRun::token_loss (models with an output layer).
+  bool token_loss = false;
   /// Called after each layer with (layers done, layers the pass runs), on the thread that called
   /// run(); returning false stops the pass (Error kCancelled). Empty: no reports.
   std::function<bool(int done, int total)> progress;
@@ -294,6 +311,19 @@ struct ModelRun {
   std::vector<int> kv_head;
   int kv_heads = 0;         ///< G, the number of distinct K/V heads.
   Matrix hidden;            ///< The last computed layer's output hidden states [n, d_model].
+  /// With ModelRunOptions::keep_residual: the residual stream entering each layer and after the
+  /// last, [layers run + 1] × [n, d_model] (entry 0 the embeddings; with a resumed pass the
+  /// entries below the resumed layer are empty).
+  std::vector<Matrix> residual;
+  /// With keep_context: each layer's head outputs before W_O, after any ablation or patch,
+  /// [layers] × [n, h·d_k] (empty for layers not run).
+  std::vector<Matrix> context;
+  /// With keep_value_norms: ‖v_j W_O^h‖ per layer [layers] × [h, n] (empty for layers not run).
+  std::vector<Matrix> value_norms;
+  /// With token_loss: −ln p(token i+1 | tokens ≤ i), nats [n − 1].
+  std::vector<double> token_loss;
+  /// The last position's logits [vocab] (models with an output layer, next_tokens > 0).
+  Eigen::VectorXf logits;
   /// The most probable next tokens after the last position, most probable first (empty for
   /// models without an output layer, i.e. BERT, or when ModelRunOptions::next_tokens is 0).
   std::vector<NextToken> next_tokens;
@@ -397,6 +427,44 @@ class PretrainedModel {
   /// temperature). Throws as runIds for additive attention or a bad temperature.
   AttentionSpec attentionSpec(const ModelRunOptions& options) const;
 
+  // --- Pieces the interventions read (interventions.hpp) -----------------------------------------
+
+    /// Refuses (kInvalidArgument) ablated or patched heads, patched positions and a resumed layer
+  /// that do not exist in this model or a pass of n tokens, and patch sources of another shape.
+  void checkInterventions(const ModelRunOptions& options, int n) const;
+
+  /// True when the model has an output layer (next-token predictions): not BERT.
+  bool predictsTokens() const { return hasOutputLayer(); }
+  /// Rows of concatenated head outputs [m, h·d_k] through layer l's output projection W_O,
+  /// without its bias: [m, d_model].
+  virtual Matrix outputProjection(int l, const Matrix& rows) const;
+  /// Layer l's W_O bias [d_model]; empty without one.
+  virtual Vector outputBias(int l) const {
+    (void)l;
+    return {};
+  }
+  /// A norm applied to the attention's output before the residual (Gemma's post-attention
+  /// RMSNorm), frozen at its scale for `total` [1, d_model] (the layer's whole attention output
+  /// at one position): the per-element factor [d_model]; empty when the model has none.
+  virtual Vector attentionOutputScale(int l, const Matrix& total) const {
+    (void)l;
+    (void)total;
+    return {};
+  }
+  /// The final norm as a linear map frozen at its scale for `row` [1, d_model]:
+  /// norm(x) = (centre ? x − mean(x) : x) ⊙ scale + bias (TransformerLens's frozen LayerNorm).
+  struct FrozenNorm {
+    bool centre = false;
+    Vector scale;  ///< [d_model]
+    Vector bias;   ///< [d_model]; zero for an RMSNorm.
+  };
+  virtual FrozenNorm frozenFinalNorm(const Matrix& row) const;
+  /// The output layer's row for `token` [d_model] (the tied embedding's, or lm_head's).
+  virtual Vector unembedding(int token) const;
+  /// The logits of every row of final hidden states [m, d_model] → [m, vocab] (final norm,
+  /// output layer, Gemma 2's soft-cap); logits(hidden) is its last row.
+  virtual Matrix logitsOfRows(const Matrix& hidden) const;
+
  protected:
   PretrainedModel() = default;
   virtual Matrix embed(const Encoding& encoding) const = 0;
@@ -428,6 +496,7 @@ class PretrainedModel {
  private:
   /// The last layer a run with `options` computes (the predictions need every layer).
   int lastLayerRun(const ModelRunOptions& options) const;
+
 };
 
 }  // namespace attnlab

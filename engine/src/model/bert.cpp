@@ -87,6 +87,12 @@ class BertModel final : public PretrainedModel {
   }
 
  private:
+  Matrix outputProjection(int l, const Matrix& rows) const override {
+    return linear::timesTransposed(rows, layers_[static_cast<std::size_t>(l)].out.packed);
+  }
+  Vector outputBias(int l) const override { return layers_[static_cast<std::size_t>(l)].out.b; }
+
+ private:
   Matrix word_, position_, type_;
   Vector ln_gamma_, ln_beta_;
   Activation activation_ = Activation::kGeluErf;

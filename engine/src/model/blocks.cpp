@@ -10,6 +10,7 @@
 
 #include "attnlab/error.hpp"
 #include "cpu/row_sums.hpp"
+#include "model/intervention_hook.hpp"
 
 namespace attnlab::blocks {
 namespace {
@@ -68,6 +69,28 @@ Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps) {
     out.row(i) = ((x.row(i).array() * inv) * gain.transpose().array()).matrix();
   }
   return out;
+}
+
+PretrainedModel::FrozenNorm frozenRmsNorm(const Matrix& x, const Vector& gain, double eps) {
+  const double ms = rows::squaredDeviations(x.row(0).data(), x.cols(), 0.0) / static_cast<double>(x.cols());
+  const auto inv = static_cast<float>(1.0 / std::sqrt(static_cast<float>(ms) + eps));
+  PretrainedModel::FrozenNorm norm;
+  norm.scale = gain * inv;
+  norm.bias = Vector::Zero(gain.size());
+  return norm;
+}
+
+PretrainedModel::FrozenNorm frozenLayerNorm(const Matrix& x, const Vector& gamma,
+                                            const Vector& beta, double eps) {
+  const auto cols = static_cast<double>(x.cols());
+  const double mean = sumOf(x.row(0).data(), x.cols()) / cols;
+  const double var = rows::squaredDeviations(x.row(0).data(), x.cols(), mean) / cols;
+  const auto inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+  PretrainedModel::FrozenNorm norm;
+  norm.centre = true;
+  norm.scale = gamma * inv;
+  norm.bias = beta;
+  return norm;
 }
 
 Activation parseActivation(const std::string& name) {
@@ -238,7 +261,12 @@ Matrix attend(const Matrix& qkv, int heads, int kv_heads, int d, const Attention
   inputs.v = Tensor3(kv_heads, rows, d, Tensor3::Unfilled{});
   splitHeadsInto(qkv, 0, {&inputs.q, &inputs.k, &inputs.v});  // h + 2G heads, one region
   *attention = backend.compute(inputs, spec);
-  return mergeHeads(attention->head_outputs);
+  Matrix context = mergeHeads(attention->head_outputs);
+  // A pass with interventions (ablation, patching, kept context) sees every layer's heads here.
+  if (const interventions::PassHook* hook = interventions::activeHook()) {
+    hook->apply(context, inputs, spec, attention);
+  }
+  return context;
 }
 
 }  // namespace attnlab::blocks

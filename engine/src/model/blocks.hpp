@@ -11,6 +11,7 @@
 #include "attnlab/attention.hpp"
 #include "attnlab/backend.hpp"
 #include "attnlab/positions.hpp"
+#include "attnlab/pretrained.hpp"
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tensor.hpp"
 #include "model/linear.hpp"
@@ -28,6 +29,14 @@ Matrix layerNorm(const Matrix& x, const Vector& gamma, const Vector& beta, doubl
 /// mean of squares in double, then HuggingFace's order (x times the inverse root, then the gain).
 /// gain [d].
 Matrix rmsNorm(const Matrix& x, const Vector& gain, double eps);
+
+/// RMSNorm (as rmsNorm) of the row x [1, d] as a linear map frozen at its scale: scale =
+/// gain / √(mean(x²) + eps) [d], bias 0, centre false (direct logit attribution).
+PretrainedModel::FrozenNorm frozenRmsNorm(const Matrix& x, const Vector& gain, double eps);
+/// LayerNorm (as layerNorm) of the row x [1, d] frozen: centre true, scale = γ / √(var + eps),
+/// bias β.
+PretrainedModel::FrozenNorm frozenLayerNorm(const Matrix& x, const Vector& gamma,
+                                            const Vector& beta, double eps);
 
 // --- Activations --------------------------------------------------------------------------------
 

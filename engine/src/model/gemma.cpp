@@ -20,6 +20,7 @@
 namespace attnlab::gemma {
 namespace {
 
+using blocks::frozenRmsNorm;
 using blocks::rmsNorm;
 using weights::badKey;
 using weights::positiveKey;
@@ -240,6 +241,34 @@ class GemmaModel final : public PretrainedModel {
     if (const double cap = config_.final_softcap; cap > 0) {  // Gemma 2 §2: c·tanh(z / c)
       for (Eigen::Index i = 0; i < z.size(); ++i)
         z[i] = static_cast<float>(cap * std::tanh(static_cast<double>(z[i]) / cap));
+    }
+    return z;
+  }
+
+ public:
+  Matrix outputProjection(int l, const Matrix& rows) const override {
+    return linear::timesTransposed(rows, layers_[static_cast<std::size_t>(l)].wo);
+  }
+  Vector attentionOutputScale(int l, const Matrix& total) const override {
+    return frozenRmsNorm(total, layers_[static_cast<std::size_t>(l)].post_attn_norm,
+                         config_.layer_norm_eps)
+        .scale;
+  }
+  FrozenNorm frozenFinalNorm(const Matrix& row) const override {
+    return frozenRmsNorm(row, out_norm_, config_.layer_norm_eps);
+  }
+  Vector unembedding(int token) const override {
+    Vector u(config_.d_model);
+    (config_.tied_embeddings ? embed_ : output_).row(token, u.data());
+    return u;
+  }
+  Matrix logitsOfRows(const Matrix& hidden) const override {
+    Matrix z = linear::timesTransposed(rmsNorm(hidden, out_norm_, config_.layer_norm_eps),
+                                       config_.tied_embeddings ? embed_ : output_);
+    if (const double cap = config_.final_softcap; cap > 0) {  // Gemma 2 §2: c·tanh(z / c)
+      z = z.unaryExpr([cap](float v) {
+        return static_cast<float>(cap * std::tanh(static_cast<double>(v) / cap));
+      });
     }
     return z;
   }

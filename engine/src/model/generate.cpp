@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "attnlab/error.hpp"
@@ -65,10 +66,31 @@ int contextOf(const ModelConfig& c) {
   return c.agreed_positions > 0 ? std::min(c.agreed_positions, c.max_positions) : c.max_positions;
 }
 
+/// A generation's head ablation (interventions.hpp) step by step: zero sets the heads' outputs
+/// to 0; mean puts in each head's output averaged over the prompt's positions (kept from the
+/// prompt's step); uniform is the cache's (KvCache::setUniform).
+struct StepAblation {
+  Ablation ablation;
+  std::map<std::pair<int, int>, Eigen::RowVectorXf> means;  ///< (layer, head) → [d_k]
+  /// Applies the ablation to layer l's head outputs [m, h·d_k] of the tokens just read.
+  void apply(int l, Matrix& context, int d, bool prompt) {
+    for (const HeadRef& a : ablation.heads) {
+      if (a.layer != l) continue;
+      auto cols = context.middleCols(static_cast<Eigen::Index>(a.head) * d, d);
+      if (ablation.mode == AblationMode::kZero) cols.setZero();
+      if (ablation.mode == AblationMode::kMean) {
+        if (prompt) means[{a.layer, a.head}] = cols.colwise().mean();
+        cols.rowwise() = means[{a.layer, a.head}];
+      }
+    }
+  }
+};
+
 /// Runs tokens `ids` at positions first … through every layer over the cache; with `rows`, the
 /// weights of every layer (or of `layer` alone) land there, one Tensor3 [h, m, cache] each.
 Matrix forward(const PretrainedModel& model, kvcache::KvCache& cache, const std::vector<int>& ids,
-               int first, std::optional<int> layer, std::vector<Tensor3>* rows) {
+               int first, std::optional<int> layer, std::vector<Tensor3>* rows,
+               StepAblation* ablation = nullptr) {
   cache.begin(first, static_cast<int>(ids.size()));
   Matrix x = model.embedAt(ids, first);
   const int layers = model.config().layers;
@@ -78,6 +100,7 @@ Matrix forward(const PretrainedModel& model, kvcache::KvCache& cache, const std:
     x = model.layerAt(l, x, first, [&](int ll, const Matrix& qkv) {
       Tensor3 w;
       Matrix context = cache.attend(ll, qkv, kept ? &w : nullptr);
+      if (ablation != nullptr) ablation->apply(ll, context, model.config().dK(), first == 0);
       if (kept) rows->push_back(std::move(w));
       return context;
     });
@@ -171,8 +194,16 @@ Generation generate(const PretrainedModel& model, const Encoding& prompt,
                     "), more than the memory budget of " + formatBytes(budget) +
                     ": choose one layer (--layer), fewer tokens, or a larger --memory-budget");
   }
+  model.checkInterventions(options.run, n_p);
+  if (!options.run.patch.empty() || options.run.resume) {
+    throw Error(ErrorCode::kInvalidArgument, "a generation takes head ablation, not patching");
+  }
   kvcache::KvCache cache(c, spec, options.cache, capacity);
   std::mt19937_64 rng(options.seed);
+  StepAblation ablation{options.run.ablation, {}};
+  if (options.run.ablation.mode == AblationMode::kUniform) {
+    for (const HeadRef& a : options.run.ablation.heads) cache.setUniform(a.layer, a.head);
+  }
 
   Generation g;
   g.prompt = prompt;
@@ -187,7 +218,8 @@ Generation generate(const PretrainedModel& model, const Encoding& prompt,
     const auto ts = Clock::now();
     GenerationStep step;
     std::vector<Tensor3> rows;
-    const Matrix x = forward(model, cache, input, first, options.run.layer, &rows);
+    const Matrix x = forward(model, cache, input, first, options.run.layer, &rows,
+                             options.run.ablation.empty() ? nullptr : &ablation);
     step.position = first + static_cast<int>(input.size()) - 1;
     step.input_id = input.back();
     step.cache_positions = cache.positions();

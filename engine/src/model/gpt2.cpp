@@ -101,6 +101,19 @@ class Gpt2Model final : public PretrainedModel {
     return token_ * last.row(0).transpose();
   }
 
+ public:
+  Matrix outputProjection(int l, const Matrix& rows) const override {
+    return linear::timesTransposed(rows, layers_[static_cast<std::size_t>(l)].out.packed);
+  }
+  Vector outputBias(int l) const override { return layers_[static_cast<std::size_t>(l)].out.b; }
+  FrozenNorm frozenFinalNorm(const Matrix& row) const override {
+    return blocks::frozenLayerNorm(row, lnf_gamma_, lnf_beta_, config_.layer_norm_eps);
+  }
+  Vector unembedding(int token) const override { return token_.row(token).transpose(); }
+  Matrix logitsOfRows(const Matrix& hidden) const override {
+    return layerNorm(hidden, lnf_gamma_, lnf_beta_, config_.layer_norm_eps) * token_.transpose();
+  }
+
  private:
   static std::string prefix(const SafeTensors& file) {
     return file.contains("wte.weight") ? "" : "transformer.";

@@ -28,6 +28,7 @@ KvCache::KvCache(const ModelConfig& config, const AttentionSpec& spec, CachePoli
   for (auto& layer : kv_)
     layer.resize(2 * static_cast<std::size_t>(kv_heads_) * capacity_ * d_);
   positions_.reserve(static_cast<std::size_t>(capacity_));
+  uniform_.assign(static_cast<std::size_t>(layers_) * heads_, 0);
 }
 
 void KvCache::begin(int first, int m) {
@@ -94,6 +95,11 @@ Matrix KvCache::attend(int l, const Matrix& qkv, Tensor3* weights) {
         sum += e;
       }
       p.row(r) *= static_cast<float>(1.0 / sum);  // the query itself is always visible: sum ≥ 1
+      if (uniform_[static_cast<std::size_t>(l) * h + hh] != 0) {  // an ablated head: uniform
+        int seen = 0;
+        for (int c = 0; c < n; ++c) seen += vis[c];
+        for (int c = 0; c < n; ++c) p(r, c) = vis[c] ? 1.0f / static_cast<float>(seen) : 0.0f;
+      }
     }
     context.middleCols(static_cast<Eigen::Index>(hh) * d, d) = p * values;
     if (weights != nullptr) weights->head(hh) = p;

@@ -3,6 +3,7 @@
 /// Private to the engine: the float32 KV cache of generate.hpp — per layer the keys and values of
 /// the cached tokens, [G, capacity, d_k] each — and the attention of new queries over it.
 
+#include <cstdint>
 #include <vector>
 
 #include "attnlab/generate.hpp"
@@ -28,6 +29,11 @@ class KvCache {
   /// hidden: later positions, keys beyond the layer's window, keys the policy drops — and returns
   /// the head outputs [m, h·d_k]. With `weights`, the attention weights land there [h, m, length()].
   Matrix attend(int l, const Matrix& qkv, Tensor3* weights);
+  /// Head `head` of layer l attends uniformly over the keys it may see (its output the mean of
+  /// their values): a head ablated with AblationMode::kUniform.
+  void setUniform(int l, int head) {
+    uniform_[static_cast<std::size_t>(l) * heads_ + head] = 1;
+  }
   /// Drops the tokens the policy does not keep for a query at next_position.
   void evict(int next_position);
 
@@ -45,6 +51,7 @@ class KvCache {
   int capacity_;
   long long bytes_per_token_;
   std::vector<int> positions_;
+  std::vector<std::uint8_t> uniform_;  ///< [layers · h]: 1 for a head of setUniform.
   int first_ = 0, m_ = 0;
   /// Per layer: keys then values, [2][G][capacity][d_k].
   std::vector<std::vector<float>> kv_;

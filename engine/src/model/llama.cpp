@@ -22,6 +22,7 @@
 namespace attnlab::llama {
 namespace {
 
+using blocks::frozenRmsNorm;
 using blocks::rmsNorm;
 using weights::badKey;
 using weights::positiveKey;
@@ -282,6 +283,23 @@ class LlamaModel final : public PretrainedModel {
   Eigen::VectorXf logits(const Matrix& hidden) const override {
     const Matrix last = rmsNorm(hidden.bottomRows(1), out_norm_, config_.layer_norm_eps);
     return linear::timesVector(config_.tied_embeddings ? embed_ : output_, last.data());
+  }
+
+ public:
+  Matrix outputProjection(int l, const Matrix& rows) const override {
+    return linear::timesTransposed(rows, layers_[static_cast<std::size_t>(l)].wo);
+  }
+  FrozenNorm frozenFinalNorm(const Matrix& row) const override {
+    return frozenRmsNorm(row, out_norm_, config_.layer_norm_eps);
+  }
+  Vector unembedding(int token) const override {
+    Vector u(config_.d_model);
+    (config_.tied_embeddings ? embed_ : output_).row(token, u.data());
+    return u;
+  }
+  Matrix logitsOfRows(const Matrix& hidden) const override {
+    return linear::timesTransposed(rmsNorm(hidden, out_norm_, config_.layer_norm_eps),
+                                   config_.tied_embeddings ? embed_ : output_);
   }
 
  private:

@@ -25,6 +25,7 @@
 #include "attnlab/memory.hpp"
 #include "attnlab/safetensors.hpp"
 #include "attnlab/tokenizer.hpp"
+#include "model/intervention_hook.hpp"
 #include "model/weight_matrix.hpp"
 #include "model/bert.hpp"
 #include "model/gemma.hpp"
@@ -399,7 +400,7 @@ int PretrainedModel::overviewLayers(const ModelRunOptions& options) const {
 int PretrainedModel::lastLayerRun(const ModelRunOptions& options) const {
   // Predictions and overviews need the whole pass; without them the pass stops at the layer
   // asked for.
-  const bool predict = options.next_tokens > 0 && hasOutputLayer();
+  const bool predict = (options.next_tokens > 0 || options.token_loss) && hasOutputLayer();
   return options.layer && !predict && options.overview_block < 1 ? *options.layer
                                                                  : config_.layers - 1;
 }
@@ -499,6 +500,7 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
     throw Error(ErrorCode::kInvalidArgument, "the number of next-token predictions must be ≥ 0");
   }
   const AttentionSpec spec = attentionSpec(options);
+  checkInterventions(options, n);
 
   ModelRun run;
   run.encoding.ids = encoding.ids;
@@ -536,12 +538,28 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
     report.process = std::max(0LL, processResidentBytes() - held);
     options.memory_report(report);
   }
-  Matrix x = embed(encoding);
-  for (int l = 0; l <= last; ++l) {
+  const int first = options.resume ? options.resume->layer : 0;
+  Matrix x = options.resume ? options.resume->hidden : embed(encoding);
+  interventions::PassHook hook{this, &options, &run, first};
+  const interventions::HookScope hook_scope(hook.active() ? &hook : nullptr);
+  if (options.keep_residual) {
+    run.residual.resize(static_cast<std::size_t>(last) + 2);
+    run.residual[static_cast<std::size_t>(first)] = x;
+  }
+  if (options.keep_context) run.context.resize(static_cast<std::size_t>(config_.layers));
+  if (options.keep_value_norms) run.value_norms.resize(static_cast<std::size_t>(config_.layers));
+  for (int l = first; l <= last; ++l) {
     AttentionResult attention;
     AttentionSpec layer_spec = spec;
     layer_spec.window = config_.windowOf(l);  // local layers' sliding window (0: global)
+    hook.layer = l;
     x = layer(l, x, layer_spec, backend, &attention);
+    for (const auto& [patch_layer, position] : options.patch.positions) {
+      if (patch_layer == l) {
+        x.row(position) = (*options.patch.residual)[static_cast<std::size_t>(l) + 1].row(position);
+      }
+    }
+    if (options.keep_residual) run.residual[static_cast<std::size_t>(l) + 1] = x;
     const bool full = options.layer ? l == *options.layer : options.overview_block < 1;
     if (full) {
       run.attention.push_back(std::move(attention));
@@ -554,7 +572,13 @@ ModelRun PretrainedModel::runIds(const Encoding& encoding, const ModelRunOptions
       throw Error(ErrorCode::kCancelled, "the forward pass was cancelled");
     }
   }
-  if (predict) run.next_tokens = topNextTokens(logits(x), options.next_tokens, *tokenizer_);
+  if (predict) {
+    run.logits = logits(x);
+    run.next_tokens = topNextTokens(run.logits, options.next_tokens, *tokenizer_);
+  }
+  if (options.token_loss && hasOutputLayer() && last == config_.layers - 1) {
+    run.token_loss = tokenLosses(*this, x, encoding.ids);
+  }
   run.hidden = std::move(x);
   run.compute_ms = msSince(t0);
   return run;
