@@ -89,10 +89,11 @@ int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
   if (r->translator) {
     out << translatorJson(*r).dump() << "\n";
   } else if (r->model) {
-    out << modelJson(o, *r->model_run, utf8(r->model->name), r->model->config, r->model->load_ms,
-                     r->head_roles.get())
-               .dump()
-        << "\n";
+    nlohmann::json j = modelJson(o, *r->model_run, utf8(r->model->name), r->model->config,
+                                 r->model->load_ms, r->head_roles.get());
+    if (r->interventions) interventionsJson(*r->interventions, j);
+    if (o.lab.value_weighted) j["values_shown"] = "value-weighted";
+    out << j.dump() << "\n";
   } else {
     out << syntheticJson(o, r->run).dump() << "\n";
   }

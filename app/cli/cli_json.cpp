@@ -253,6 +253,99 @@ nlohmann::json headRolesJson(const HeadRoles& roles) {
   return j;
 }
 
+namespace {
+
+nlohmann::json nextTokensJson(const std::vector<NextToken>& tokens) {
+  nlohmann::json next = nlohmann::json::array();
+  for (const NextToken& t : tokens) {
+    next.push_back({{"id", t.id},
+                    {"token", t.label},
+                    {"label", displayToken(t.bytes, t.label).label},
+                    {"probability", t.probability},
+                    {"logit", t.logit}});
+  }
+  return next;
+}
+
+/// A matrix [rows, cols] as rows of numbers (NaN as null).
+nlohmann::json matrixJson(const Matrix& m) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      if (std::isnan(m(r, c))) {
+        row.push_back(nullptr);
+      } else {
+        row.push_back(m(r, c));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+double meanOf(const std::vector<double>& v) { return results::Interventions::meanOf(v); }
+
+}  // namespace
+
+void interventionsJson(const results::Interventions& x, nlohmann::json& j) {
+  if (!x.ablated.empty()) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const HeadRef& h : x.ablated) heads.push_back(toString(h));
+    j["ablation"] = {{"heads", std::move(heads)},
+                     {"mode", toString(x.mode)},
+                     {"first_layer", x.first_ablated_layer},
+                     {"next_tokens_before", nextTokensJson(x.before)},
+                     {"next_tokens_after", nextTokensJson(x.after)},
+                     {"loss_before", x.loss_before},
+                     {"loss_after", x.loss_after},
+                     {"mean_loss_before", meanOf(x.loss_before)},
+                     {"mean_loss_after", meanOf(x.loss_after)}};
+  }
+  if (x.lens) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t l = 0; l < x.lens->cells.size(); ++l) {
+      nlohmann::json cells = nlohmann::json::array();
+      for (const LensCell& c : x.lens->cells[l]) {
+        cells.push_back({{"id", c.top_id},
+                         {"token", c.top_label},
+                         {"probability", c.top_probability},
+                         {"final_rank", c.final_rank},
+                         {"final_probability", c.final_probability}});
+      }
+      rows.push_back({{"layer", static_cast<int>(l)}, {"positions", std::move(cells)}});
+    }
+    j["logit_lens"] = std::move(rows);
+    j["logit_lens_final"] = x.lens->final_labels;
+  }
+  if (x.dla) {
+    const LogitAttribution& d = *x.dla;
+    nlohmann::json dla = {{"target", {{"id", d.target}, {"token", d.target_label}}},
+                          {"heads", matrixJson(d.heads)},
+                          {"mlp", d.mlp},
+                          {"attention_bias", d.attention_bias},
+                          {"embedding", d.embedding},
+                          {"norm_bias", d.norm_bias},
+                          {"total", d.total},
+                          {"logit", d.logit}};
+    dla["versus"] = d.versus ? nlohmann::json{{"id", *d.versus}, {"token", d.versus_label}}
+                             : nlohmann::json(nullptr);
+    j["dla"] = std::move(dla);
+  }
+  if (x.patching) {
+    const PatchingResult& p = *x.patching;
+    nlohmann::json patching = {{"target", {{"id", p.target}, {"token", p.target_label}}},
+                               {"clean", p.clean},
+                               {"corrupted", p.corrupted},
+                               {"heads", matrixJson(p.heads)},
+                               {"residual", matrixJson(p.residual)},
+                               {"corrupted_labels", x.patch_labels}};
+    patching["versus"] = p.versus ? nlohmann::json{{"id", *p.versus}, {"token", p.versus_label}}
+                                  : nlohmann::json(nullptr);
+    j["patching"] = std::move(patching);
+  }
+}
+
 nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const std::string& name,
                          const ModelConfig& config, double load_ms, const HeadRoles* head_roles) {
   const AttentionResult& first = run.attention.front();
@@ -310,15 +403,7 @@ nlohmann::json modelJson(const options::Options& o, const ModelRun& run, const s
   nlohmann::json special = nlohmann::json::array();
   for (bool b : e.special) special.push_back(b);
   j["special"] = std::move(special);
-  nlohmann::json next = nlohmann::json::array();
-  for (const NextToken& t : run.next_tokens) {
-    next.push_back({{"id", t.id},
-                    {"token", t.label},
-                    {"label", displayToken(t.bytes, t.label).label},
-                    {"probability", t.probability},
-                    {"logit", t.logit}});
-  }
-  j["next_tokens"] = std::move(next);
+  j["next_tokens"] = nextTokensJson(run.next_tokens);
   long long cells = 0;
   for (const AttentionResult& r : run.attention) cells += static_cast<long long>(r.heads()) * r.nQ() * r.nK();
   const bool matrices = o.output.full || cells <= kJsonCellLimit;

@@ -12,6 +12,8 @@
 #include "attnlab/synthetic.hpp"
 #include "options/options.hpp"
 
+#include "results/attention.hpp"
+
 namespace attnlab::cli {
 
 /// Most matrix cells (scores and weights, every head and layer) `compute` writes into its JSON;
@@ -27,6 +29,15 @@ nlohmann::json syntheticJson(const options::Options& options, const LabRun& run)
 nlohmann::json modelJson(const options::Options& options, const ModelRun& run,
                          const std::string& model_name, const ModelConfig& config, double load_ms,
                          const HeadRoles* head_roles = nullptr);
+
+/// A model run's interventions (compute --ablate, --logit-lens, --dla, --patch-from; docs/cli.md):
+/// "ablation" {heads, mode, first_layer, next_tokens_before / after, loss_before / after,
+/// mean_loss_before / after}, "logit_lens" (one row per layer: per position the top token, its
+/// probability, the final prediction's rank and probability), "dla" {target, versus, heads [L, h],
+/// mlp [L], attention_bias [L], embedding, norm_bias, total, logit} and "patching" {target,
+/// versus, clean, corrupted, heads [L, h], residual [L, n], corrupted_tokens}, each present when
+/// asked. Written into `j`.
+void interventionsJson(const results::Interventions& interventions, nlohmann::json& j);
 
 /// "head_roles" of compute --head-roles (docs/cli.md, "Command line (stable contract)"): the sequence (seed,
 /// period T, prefix, suffix, ids), the definitions, and per role in kHeadRoles order its [L, h]

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string_view>
 
+#include "attnlab/interventions.hpp"
 #include "attnlab/pretrained.hpp"
 #include "attnlab/spec.hpp"
 #include "attnlab/synthetic.hpp"
@@ -92,6 +93,28 @@ struct LabSettings {
   /// multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights by int8 activations, as llama.cpp does
   /// (ModelRunOptions::int8_activations): faster, not float32's numbers; the pictures say so.
   bool int8_activations = false;
+  /// Model: heads whose output before W_O is replaced (--ablate L.H,…; the window: a head's
+  /// context menu), every later layer recomputed; empty: none (attnlab/interventions.hpp).
+  std::vector<HeadRef> ablate;
+  AblationMode ablation = AblationMode::kZero;  ///< --ablation zero | mean | uniform.
+  /// Model with next-token predictions: the logit lens (each layer's residual stream decoded),
+  /// compute --logit-lens, render --plot logit-lens.
+  bool logit_lens = false;
+  /// Model with next-token predictions: direct logit attribution per head (compute --dla,
+  /// render --plot dla) of --target (default: the prediction), minus --versus when given.
+  bool dla = false;
+  QString target;  ///< --target: one token of the model (empty: the prediction).
+  QString versus;  ///< --versus: one token (empty: none; patching: the corrupted prediction).
+  /// Activation patching from the corrupted prompt --patch-from TEXT (the same number of tokens
+  /// as --text) into it: render --plot patching, compute's "patching".
+  QString patch_from;
+  /// Model: the cells show value-weighted attention α_ij·‖v_j W_O^h‖, normalised per row
+  /// (Kobayashi et al. 2020), instead of the weights α_ij.
+  bool value_weighted = false;
+  /// True when the run keeps the residual stream for an intervention or a reading of it.
+  bool interventions() const {
+    return !ablate.empty() || logit_lens || dla || !patch_from.isEmpty();
+  }
   /// Model: the most one run may take — weights, activations, kept attention (and a
   /// generation's KV cache) — in GB (10⁹ bytes); unset = the default, 80 % of the memory
   /// available when the run starts (PretrainedModel::memoryBudget).

@@ -3,6 +3,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -22,6 +23,36 @@ constexpr std::array<std::string_view, 3> kPrecisions{"fp32", "fp16", "bf16"};
 constexpr std::array<std::string_view, 2> kSoftmaxKinds{"stable", "naive"};
 constexpr std::array<std::string_view, 3> kCacheBugs{"none", "skip", "duplicate"};
 constexpr std::array<std::string_view, 3> kTranslatorAttentions{"cross", "encoder-self", "decoder-self"};
+/// The commands that run one pass of a model with interventions.
+constexpr unsigned kInterventionCommands = kCompute | kRender | kWindow;
+constexpr std::array<std::string_view, 3> kAblations{"zero", "mean", "uniform"};
+
+/// --ablate's heads from "L.H[,L.H…]" (duplicates once), refused in the option's words.
+std::vector<HeadRef> parseHeadList(const QString& text) {
+  std::vector<HeadRef> heads;
+  for (const QString& item : text.split(QLatin1Char(','))) {
+    const QStringList parts = item.trimmed().split(QLatin1Char('.'));
+    bool ok_layer = false, ok_head = false;
+    const int layer = parts.size() == 2 ? parts[0].toInt(&ok_layer) : -1;
+    const int head = parts.size() == 2 ? parts[1].toInt(&ok_head) : -1;
+    const bool digits = parts.size() == 2 && !parts[0].startsWith(QLatin1Char('+')) &&
+                        !parts[1].startsWith(QLatin1Char('+'));
+    if (!ok_layer || !ok_head || layer < 0 || head < 0 || !digits) {
+      throw OptionError(Message(ATTNLAB_MSG("--ablate: \"%1\" is not LAYER.HEAD (e.g. 3.7)"),
+                                {item.trimmed()}));
+    }
+    const HeadRef ref{layer, head};
+    if (std::find(heads.begin(), heads.end(), ref) == heads.end()) heads.push_back(ref);
+  }
+  return heads;
+}
+
+/// --ablate's value as the command line gives it ("3.7,10.2"), nullopt when empty.
+std::optional<QString> headList(const std::vector<HeadRef>& heads) {
+  QStringList items;
+  for (const HeadRef& h : heads) items << QString::fromStdString(toString(h));
+  return items.isEmpty() ? std::nullopt : std::optional<QString>(items.join(QLatin1Char(',')));
+}
 
 
 const LabSettings kDefaults;
@@ -203,6 +234,39 @@ const OptionSpec kEntries[] = {
    Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.int8_activations = true; },
    [](const Options& o) { return flag(o.lab.int8_activations); }},
+  {"ablate", Kind::kText, "L.H[,L.H...]", "remove heads' outputs (layer.head from 0, e.g. 3.7,10.2) and recompute every later layer: the next token and the loss before and after",
+   Group::kModel, kInterventionCommands | kGenerate, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.ablate = parseHeadList(v.text); },
+   [](const Options& o) { return headList(o.lab.ablate); }},
+  {"ablation", Kind::kChoice, "A", "with --ablate: zero (the head's output 0) | mean (its mean over the text's positions) | uniform (uniform attention over the keys it sees) (default zero)",
+   Group::kModel, kInterventionCommands | kGenerate, Applies::kModelOnly, 0, 0, false, kAblations,
+   [](Options& o, const Value& v) { o.lab.ablation = parseAblationMode(v.text.toStdString()); },
+   [](const Options& o) { return o.lab.ablation == AblationMode::kZero ? std::nullopt
+                                 : std::optional<QString>(QString::fromStdString(toString(o.lab.ablation))); }},
+  {"logit-lens", Kind::kFlag, "", "decode every layer's residual stream through the final norm and the output layer: the top token per layer and position (nostalgebraist 2020)",
+   Group::kModel, kCompute, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.logit_lens = true; },
+   [](const Options& o) { return flag(o.lab.logit_lens); }},
+  {"dla", Kind::kFlag, "", "direct logit attribution: each head's, MLP's and the embedding's part of the logit of --target (default: the prediction) at the last token",
+   Group::kModel, kCompute, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.dla = true; },
+   [](const Options& o) { return flag(o.lab.dla); }},
+  {"target", Kind::kText, "TOKEN", "the token attributed or measured, one token of the model, e.g. \" Paris\" (default: the prediction)",
+   Group::kModel, kInterventionCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.target = v.text; },
+   [](const Options& o) { return text(o.lab.target); }},
+  {"versus", Kind::kText, "TOKEN", "measure the logit of --target minus this token's (patching's default: the corrupted prompt's prediction)",
+   Group::kModel, kInterventionCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.versus = v.text; },
+   [](const Options& o) { return text(o.lab.versus); }},
+  {"patch-from", Kind::kText, "TEXT", "activation patching: the corrupted prompt (as many tokens as --text); each head's output and the residual stream copied from --text into it",
+   Group::kModel, kInterventionCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value& v) { o.lab.patch_from = v.text; },
+   [](const Options& o) { return text(o.lab.patch_from); }},
+  {"value-weighted", Kind::kFlag, "", "show alpha_ij * |v_j W_O^h| normalised per row (Kobayashi et al. 2020) instead of the weights: where a head moves information",
+   Group::kModel, kInterventionCommands, Applies::kModelOnly, 0, 0, false, {},
+   [](Options& o, const Value&) { o.lab.value_weighted = true; },
+   [](const Options& o) { return flag(o.lab.value_weighted); }},
   // min: any number reaches validate(), which names the rule (> 0)
   {"memory-budget", Kind::kNumber, "GB", "the most one run may take — weights, activations and kept attention — in GB (default 80 % of the memory available when it starts)",
    Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, std::numeric_limits<long long>::min(), 0, false, {},

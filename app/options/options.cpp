@@ -454,7 +454,17 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
     if (!QStringList{"png", "svg", "pdf"}.contains(QFileInfo(o.output.out).suffix().toLower()))
       fail(ATTNLAB_MSG("--plot %1 draws a picture: use --out FILE.png, .svg or .pdf"), {q(views::plotName(o.output.plot))});
     if (o.isGiven("layout-json")) fail(ATTNLAB_MSG("--layout-json describes a heatmap (--plot heatmap)"));
-    if (o.output.plot == views::PlotKind::kHeadRoles) {
+    const views::PlotKind plot = o.output.plot;
+    if (plot == views::PlotKind::kLogitLens || plot == views::PlotKind::kDla ||
+        plot == views::PlotKind::kPatching) {
+      if (!o.lab.pretrained())
+        fail(ATTNLAB_MSG("--plot %1 reads a model's residual stream: add --model DIR or FILE.gguf"),
+             {q(views::plotName(plot))});
+      if (plot == views::PlotKind::kPatching && o.lab.patch_from.isEmpty())
+        fail(ATTNLAB_MSG("--plot patching needs the corrupted prompt: add --patch-from TEXT"));
+      o.lab.logit_lens = o.lab.logit_lens || plot == views::PlotKind::kLogitLens;
+      o.lab.dla = o.lab.dla || plot == views::PlotKind::kDla;
+    } else if (o.output.plot == views::PlotKind::kHeadRoles) {
       if (!o.lab.pretrained())
         fail(ATTNLAB_MSG("--plot head-roles scores a model's heads: add --model DIR or FILE.gguf"));
       if (o.head) fail(ATTNLAB_MSG("--plot head-roles draws every head of every layer: leave out --head"));
@@ -463,6 +473,10 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
       fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {q(views::plotName(o.output.plot))});
     }
   }
+  if (o.isGiven("ablation") && o.lab.ablate.empty())
+    fail(ATTNLAB_MSG("--ablation says how to ablate: add --ablate L.H (e.g. --ablate 3.7)"));
+  if ((o.isGiven("target") || o.isGiven("versus")) && !o.lab.dla && o.lab.patch_from.isEmpty())
+    fail(ATTNLAB_MSG("--target and --versus name the logit measured: add --dla, --plot dla or --patch-from TEXT"));
   if (o.isGiven("layout-json")) {
     checkOutputPath(o.output.layout_json, QStringLiteral("--layout-json"), {});
     const QString suffix = QFileInfo(c == kWindow ? o.window.screenshot : o.output.out).suffix().toLower();

@@ -75,6 +75,27 @@ struct Overview {
   std::optional<options::Message> full_refusal;
 };
 
+/// A model run's interventions and readings (attnlab/interventions.hpp), what --ablate,
+/// --logit-lens, --dla and --patch-from asked for. The pictures of the run (its heads) show the
+/// pass with the ablation; `before` and `after` compare it with the pass without.
+struct Interventions {
+  std::vector<HeadRef> ablated;                ///< The heads ablated (empty: none).
+  AblationMode mode = AblationMode::kZero;
+  std::vector<NextToken> before, after;        ///< Next-token top-k without and with.
+  std::vector<double> loss_before, loss_after;  ///< Next tokens' losses [n − 1], nats.
+  int first_ablated_layer = 0;                 ///< The pass with the ablation resumed here.
+  std::optional<LogitLens> lens;               ///< --logit-lens (of the pass shown).
+  std::optional<LogitAttribution> dla;         ///< --dla (of the pass shown).
+  std::optional<PatchingResult> patching;      ///< --patch-from.
+  std::vector<std::string> patch_labels;       ///< The corrupted prompt's display labels.
+  /// Mean of a loss vector (0 when empty).
+  static double meanOf(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+  }
+};
+
 /// What one attention run computed. Immutable once returned (callers share it as
 /// std::shared_ptr<const Run>). Three sources, each with its own part:
 /// - the synthetic lab: `run` holds the one result [h, n_q, n_k]; model and translator are null;
@@ -114,6 +135,8 @@ struct Run {
   /// with the session, which keeps them while model and backend stay.
   std::shared_ptr<const HeadRoles> head_roles;
   std::optional<Overview> overview;  ///< A pooled model view (see Overview).
+  /// A model run's interventions and readings (null when none was asked for).
+  std::shared_ptr<const Interventions> interventions;
 
   // A trained translator's part (null otherwise).
   std::shared_ptr<const TranslatorRun> translator;

@@ -54,8 +54,10 @@ std::shared_ptr<const results::Generated> Session::generate(const GenerateReques
         options::Message(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),
                          {QString::number(config.heads - 1), QString::number(*request.head)}));
   }
+  checkInterventions(lab, m);
   const Encoding prompt = m.encode(utf8(lab.text), std::nullopt);
   GenerateOptions go = options::generateOptions(request.generate, lab);
+  go.run.ablation = {lab.ablate, lab.ablation};  // the generation with these heads ablated
   const auto result = [&](const Generation& g) {
     auto r = std::make_shared<results::Generated>();
     r->model = info;

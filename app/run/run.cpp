@@ -36,7 +36,9 @@ bool samePass(const LabSettings& a, const LabSettings& b) {
   return a.model_dir == b.model_dir && a.text == b.text && a.pair == b.pair &&
          a.scaled() == b.scaled() && a.spec.temperature == b.spec.temperature &&
          a.toModelOptions().layer == b.toModelOptions().layer && a.backend == b.backend &&
-         a.device == b.device && a.memory_budget_gb == b.memory_budget_gb;
+         a.device == b.device && a.memory_budget_gb == b.memory_budget_gb &&
+         a.interventions() == b.interventions() && a.value_weighted == b.value_weighted &&
+         a.int8_activations == b.int8_activations;
 }
 
 }  // namespace
@@ -181,6 +183,7 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
   const PretrainedModel& pretrained = *pretrained_;
   const ModelConfig& config = pretrained.config();
   checkLayer(settings, r->model->name, config.layers);  // 3. check against the model
+  checkInterventions(settings, pretrained);
   const std::string text = utf8(settings.text);
   std::optional<std::string> pair;
   if (settings.pair) pair = utf8(*settings.pair);
@@ -198,7 +201,11 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     Encoding encoding = pretrained.encode(text, pair_view);
     const auto n = static_cast<int>(encoding.ids.size());
     ModelRunOptions options = settings.toModelOptions();
-    if (hooks.allow_overview && !options.layer && !settings.rollout &&
+    // Interventions resume from this pass's residual stream and compare with its predictions.
+    options.keep_residual = options.keep_context = options.token_loss = settings.interventions();
+    options.keep_value_norms = settings.value_weighted;
+    const bool plain = !settings.interventions() && !settings.value_weighted;
+    if (hooks.allow_overview && plain && !options.layer && !settings.rollout &&
         pretrained.memoryNeeds(n, options).total() > pretrained.memoryBudget(options)) {
       // Every layer in full is over the budget: the model view can still be drawn from each
       // layer's pooled overview (thumbnails of at most 256 blocks a side), the last layer kept in
@@ -224,8 +231,8 @@ std::shared_ptr<Run> Session::runModel(const LabSettings& settings, const RunHoo
     last_pass_ = std::make_shared<const ModelRun>(std::move(pass));
     last_pass_settings_ = settings;
   }
-  showPass(*r, last_pass_, config);
-  const ModelRun& pass = *last_pass_;
+  showPass(*r, applyInterventions(*r, pretrained, last_pass_, backend(settings), hooks), config);
+  const ModelRun& pass = *r->model_run;
   if (!pass.overviews.empty()) {
     // The pooled model view: the layers pooled in the pass and the kept last layer pooled alike.
     results::Overview& overview = r->overview.emplace();

@@ -299,6 +299,21 @@ std::vector<options::SweepFrame> sweepFrames(const options::Options& o, Session&
 /// for both. Throws Error(kInvalidInput) as specialTokenFilter.
 void showPass(Run& r, std::shared_ptr<const ModelRun> pass, const ModelConfig& config);
 
+/// Checks r.settings' interventions against a loaded model, in the CLI's words: ablated heads
+/// that do not exist ("--ablate: head 12 does not exist: NAME has heads 0–8"), the logit lens,
+/// attribution or patching on an encoder, a --target or --versus that is not one token. Throws
+/// OptionError.
+void checkInterventions(const options::LabSettings& settings, const PretrainedModel& model);
+/// The pass a model run shows, from the kept pass `clean` (which kept the residual stream, the
+/// head outputs and the losses when settings.interventions()): with --ablate the pass resumed at
+/// the first ablated layer and merged with clean's lower layers; fills r.interventions (before
+/// and after, the logit lens, the attribution, patching: several passes, hooks.progress after
+/// each); with --value-weighted the weights replaced by α_ij·‖v_j W_O^h‖ per row. Returns clean
+/// itself when nothing was asked. Throws OptionError (prompts of two lengths), Error.
+std::shared_ptr<const ModelRun> applyInterventions(Run& r, const PretrainedModel& model,
+                                                   const std::shared_ptr<const ModelRun>& clean,
+                                                   Backend& backend, const RunHooks& hooks);
+
 /// The keep flags of the "hide special tokens" filter for a model's encoding: false for each
 /// special token ([CLS], [SEP], <|endoftext|> …), true otherwise; all true when `hide` is false.
 /// Throws Error(kInvalidInput) when hiding would leave no token.

@@ -13,6 +13,7 @@
 #include "attnlab/error.hpp"
 #include "views/export.hpp"
 #include "views/heatmap.hpp"
+#include "views/intervention_plots.hpp"
 #include "views/heatmap_layout_parts.hpp"
 #include "views/heatmap_paint.hpp"
 #include "views/picture.hpp"
@@ -387,6 +388,8 @@ void drawModelView(QCustomPlot& plot, const results::Run& r, const RunLabel& lab
     // Columns listed apart only where they name other tokens (a translator's source).
     drawModelGrid(plot, r.layers(), r.layerIndices(), r.query_tokens, label, picture,
                   r.translator ? r.key_tokens : QStringList());
+    if (r.model && r.interventions)  // the ablated heads crossed out
+      markAblatedHeads(plot, r.interventions->ablated, r.model->config.heads, r.layerIndices());
   }
 }
 

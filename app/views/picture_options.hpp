@@ -50,6 +50,9 @@ enum class PlotKind {
   kHeadSimilarity,  ///< The heads' mean Jensen–Shannon divergence matrix.
   kHeadRoles,       ///< A model's head roles, every layer × head.
   kTraining,        ///< dates-transformer's loss curves with and without 1/√d_k.
+  kLogitLens,       ///< A model's residual stream decoded after each layer: layers × positions.
+  kDla,             ///< Direct logit attribution: each head's part of one logit, layers × heads.
+  kPatching,        ///< Activation patching: the logit difference recovered per head and position.
 };
 
 /// One kind of picture as --plot names and --help describes it.
@@ -67,6 +70,9 @@ inline constexpr PlotKindName kPlotKinds[] = {
     {PlotKind::kHeadSimilarity, "head-similarity", "mean JSD between heads"},
     {PlotKind::kHeadRoles, "head-roles", "a model's layers × heads role scores"},
     {PlotKind::kTraining, "training", "the loss curves of dates-transformer with and without 1/sqrt(d_k)"},
+    {PlotKind::kLogitLens, "logit-lens", "a model's top token after each layer at each position"},
+    {PlotKind::kDla, "dla", "each head's part of the predicted token's logit"},
+    {PlotKind::kPatching, "patching", "the logit difference each head and position recovers, with --patch-from"},
 };
 /// The name of `kind` (--plot's word).
 constexpr std::string_view plotName(PlotKind kind) {

@@ -3,6 +3,8 @@
 
 #include "views/run_maps.hpp"
 
+#include "views/intervention_plots.hpp"
+
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -81,6 +83,14 @@ RunMaps mapsOf(const std::shared_ptr<const results::Run>& r, std::optional<int> 
     m.layers_total = r->model->config.layers;
     if (m.special_hidden) m.label.note = viewText("special tokens hidden (weights not renormalised)");
     if (r->settings.int8_activations) m.label.note = withInt8Note(m.label.note);
+    const auto join = [&m](const QString& part) {
+      m.label.note = m.label.note.isEmpty() ? part : m.label.note + QStringLiteral(" · ") + part;
+    };
+    if (r->interventions && !r->interventions->ablated.empty()) {
+      join(ablationLine(*r->interventions));
+      m.ablated = r->interventions->ablated;
+    }
+    if (r->settings.value_weighted) join(valueWeightedNote());
   } else {
     m.label.facts = syntheticFacts(r->spec);
     m.label.pad_tokens = r->run.pad_tokens;
@@ -152,6 +162,7 @@ void drawMaps(QCustomPlot& plot, const RunMaps& m, const PictureOptions& picture
     std::vector<AttentionResult> copies;
     for (const AttentionResult* r : m.layers) copies.push_back(*r);
     drawModelGrid(plot, copies, m.layer_indices, m.query_tokens, m.label, picture, m.key_tokens);
+    if (m.ablated.size() > 0) markAblatedHeads(plot, m.ablated, first.heads(), m.layer_indices);
   } else if (m.head) {
     if (*m.head >= first.heads()) {
       throw OptionError(Message(ATTNLAB_MSG("--head must be between 0 and %1 (got %2)"),

@@ -38,6 +38,7 @@ struct RunMaps {
   int layers_total = 0;              ///< A model's layers (0 for the synthetic lab).
   int model_heads = 0;               ///< h.
   std::shared_ptr<const void> keep;  ///< Owns what `layers` points into.
+  std::vector<HeadRef> ablated;      ///< Heads ablated in the pass (marked on the model view).
 };
 
 /// The maps of run r as drawn: every head (head unset) or one (--head N, kept for a rollout so

@@ -9,13 +9,13 @@ _attention_lab_cli()
     local i command=""
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            --attention|--backend|--bug-step|--cache-bug|--cache-window|--color-scale|--d-a|\
-            --d-k|--d-model|--d-v|--delay|--device|--diff|--dropout|--global|--head|--heads|\
-            --height|--keys|--kv-heads|--lang|--layer|--layout-json|--mark|--max-tokens|\
-            --mechanism|--memory-budget|--model|--n|--out|--pad-to|--pair|--param|--plot|--pool|\
-            --positions|--precision|--rope-base|--sample-temperature|--samples|--scale|--seed|\
-            --sink-tokens|--softmax|--source|--stride|--temperature|--text|--top-k|--values|\
-            --width|--window) ((i++)) ;;
+            --ablate|--ablation|--attention|--backend|--bug-step|--cache-bug|--cache-window|\
+            --color-scale|--d-a|--d-k|--d-model|--d-v|--delay|--device|--diff|--dropout|\
+            --global|--head|--heads|--height|--keys|--kv-heads|--lang|--layer|--layout-json|\
+            --mark|--max-tokens|--mechanism|--memory-budget|--model|--n|--out|--pad-to|--pair|\
+            --param|--patch-from|--plot|--pool|--positions|--precision|--rope-base|\
+            --sample-temperature|--samples|--scale|--seed|--sink-tokens|--softmax|--source|\
+            --stride|--target|--temperature|--text|--top-k|--values|--versus|--width|--window) ((i++)) ;;
             -*) ;;
             *) command=${words[i]}; break ;;
         esac
@@ -42,11 +42,11 @@ _attention_lab_cli()
                 render) COMPREPLY=($(compgen -W 'weights scores' -- "$cur")); return ;;
             esac
             ;;
-        --bug-step|--cache-window|--d-a|--d-k|--d-model|--d-v|--delay|--device|--diff|--dropout|\
-        --global|--head|--heads|--height|--keys|--kv-heads|--layer|--mark|--max-tokens|\
-        --memory-budget|--n|--pad-to|--pair|--param|--rope-base|--sample-temperature|--samples|\
-        --scale|--seed|--sink-tokens|--source|--stride|--temperature|--text|--top-k|--width|\
-        --window)
+        --ablate|--bug-step|--cache-window|--d-a|--d-k|--d-model|--d-v|--delay|--device|--diff|\
+        --dropout|--global|--head|--heads|--height|--keys|--kv-heads|--layer|--mark|\
+        --max-tokens|--memory-budget|--n|--pad-to|--pair|--param|--patch-from|--rope-base|\
+        --sample-temperature|--samples|--scale|--seed|--sink-tokens|--source|--stride|--target|\
+        --temperature|--text|--top-k|--versus|--width|--window)
             :
             return ;;
         --mechanism)
@@ -68,7 +68,7 @@ _attention_lab_cli()
             COMPREPLY=($(compgen -W 'fp32 fp16 bf16' -- "$cur"))
             return ;;
         --plot)
-            COMPREPLY=($(compgen -W 'heatmap entropy histogram head-similarity head-roles training' -- "$cur"))
+            COMPREPLY=($(compgen -W 'heatmap entropy histogram head-similarity head-roles training logit-lens dla patching' -- "$cur"))
             return ;;
         --pool)
             COMPREPLY=($(compgen -W 'max mean' -- "$cur"))
@@ -82,6 +82,9 @@ _attention_lab_cli()
         --softmax)
             COMPREPLY=($(compgen -W 'stable naive' -- "$cur"))
             return ;;
+        --ablation)
+            COMPREPLY=($(compgen -W 'zero mean uniform' -- "$cur"))
+            return ;;
         --layout-json)
             _filedir
             return ;;
@@ -94,10 +97,10 @@ _attention_lab_cli()
     local opts=
     case $command in
         compute)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --rollout --head-roles --int8-activations --memory-budget= --backend= --device= --full'
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --rollout --head-roles --int8-activations --ablate= --ablation= --logit-lens --dla --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --full'
             ;;
         render)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --out= --width= --height= --scale= --values= --plot= --layout-json='
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --ablate= --ablation= --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --out= --width= --height= --scale= --values= --plot= --layout-json='
             ;;
         saturation)
             opts='--text= --source= --no-scale --causal --heads= --d-model= --seed= --no-positions --out= --width= --height= --scale= --d-k= --keys= --samples= --mark='
@@ -112,7 +115,7 @@ _attention_lab_cli()
             opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --cache-bug= --bug-step= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --layout-json= --cache-window= --sink-tokens='
             ;;
         generate)
-            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --int8-activations --memory-budget= --head= --out= --width= --height= --scale= --layout-json= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens='
+            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --int8-activations --ablate= --ablation= --memory-budget= --head= --out= --width= --height= --scale= --layout-json= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens='
             ;;
         lesson)
             opts='--lang= --out='

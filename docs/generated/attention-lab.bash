@@ -9,9 +9,9 @@ _attention_lab()
     local command=window
 
     case $prev in
-        --d-a|--d-k|--d-model|--d-v|--decode-step|--device|--diff|--dropout|--global|--head|\
-        --heads|--kv-heads|--layer|--lesson|--memory-budget|--pad-to|--pair|--rope-base|--seed|\
-        --source|--stride|--temperature|--text|--window)
+        --ablate|--d-a|--d-k|--d-model|--d-v|--decode-step|--device|--diff|--dropout|--global|\
+        --head|--heads|--kv-heads|--layer|--lesson|--memory-budget|--pad-to|--pair|--patch-from|\
+        --rope-base|--seed|--source|--stride|--target|--temperature|--text|--versus|--window)
             :
             return ;;
         --mechanism)
@@ -44,6 +44,9 @@ _attention_lab()
         --softmax)
             COMPREPLY=($(compgen -W 'stable naive' -- "$cur"))
             return ;;
+        --ablation)
+            COMPREPLY=($(compgen -W 'zero mean uniform' -- "$cur"))
+            return ;;
         --layout-json|--screenshot)
             _filedir
             return ;;
@@ -55,7 +58,7 @@ _attention_lab()
 
     local opts=
     case $command in
-        window) opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --layout-json= --screenshot= --lang= --head-role= --presentation --decode-step= --lesson=' ;;
+        window) opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --ablate= --ablation= --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --layout-json= --screenshot= --lang= --head-role= --presentation --decode-step= --lesson=' ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
