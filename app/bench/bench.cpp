@@ -267,6 +267,7 @@ int main(int argc, char** argv) {
   std::vector<int> lengths = {32, 128, 512};
   bool json = false;
   bool int8_activations = false;
+  bool ablation = false;  // --ablation: the live-ablation table (bench/ablation_bench.cpp)
   bool with_opencl = true;
   std::vector<int> linear_sizes = {64, 256, 1024, 2048, 4096};
   attnlab::bench::OpenClBenchOptions cl;
@@ -318,10 +319,11 @@ int main(int argc, char** argv) {
           "      pass with every head's attention kept (--json: one length, one line of JSON with\n"
           "      the ids, for tests/reference/bench_models.py)\n"
           "  attention-lab-bench --model FILE --generate [32,512] [--new-tokens 32] [--runs N] [--json]\n"
-          "                     [--int8-activations]\n"
+          "                     [--int8-activations] [--ablation]\n"
           "      generation through the KV cache, every head's row kept: prefill, ms and tokens/s\n"
           "      per generated token after each prompt length, the output layer's share\n"
           "      (--int8-activations: the steps' products with int8 activations, as llama.cpp)\n"
+          "      (--ablation: a head ablated with the pass kept, as the window toggles one)\n"
           "  attention-lab-bench --decode [256,1024,4096] [--kv-heads G]\n"
           "      KV-cache decoding (O(n) per step) against recomputing the causal prefix every\n"
           "      step (O(n^2) per step), h = 8, d_k = 64\n"
@@ -343,6 +345,8 @@ int main(int argc, char** argv) {
       json = true;
     } else if (std::strcmp(argv[i], "--int8-activations") == 0) {
       int8_activations = true;
+    } else if (std::strcmp(argv[i], "--ablation") == 0) {
+      ablation = true;
     } else if (std::strcmp(argv[i], "--linear-sizes") == 0 && has_value) {
       linear_sizes = parseList(argv[++i]);
     } else if (std::strcmp(argv[i], "--no-opencl") == 0) {
@@ -370,6 +374,9 @@ int main(int argc, char** argv) {
   }
   if (!model_dir.empty()) {
     try {
+      if (ablation)
+        return attnlab::bench::runAblationBench(model_dir, lengths.empty() ? 32 : lengths.front(),
+                                                std::clamp(runs / 20, 3, 15));
       if (!generate_prompts.empty())
         return attnlab::bench::runGenerateBench(model_dir, generate_prompts, new_tokens,
                                                 std::clamp(runs / 40, 1, 5), json, int8_activations);

@@ -69,4 +69,9 @@ int runDenseBench(const std::vector<int>& rows);
 int runGenerateBench(const std::string& path, const std::vector<int>& prompts, int new_tokens,
                      int rounds, bool json, bool int8_activations = false);
 
+/// attention-lab-bench --model M --ablation [--tokens N]: the kept pass, then a head ablated at
+/// the last, the middle and the first layer with the pass resumed there (what the window does
+/// when a head is toggled), medians of `rounds` in ms as a table. Returns an exit code.
+int runAblationBench(const std::string& model_path, int tokens, int rounds);
+
 }  // namespace attnlab::bench

@@ -114,6 +114,9 @@ class HeadsView : public QStackedWidget {
   void focusChanged();
   /// A pooled model view's layer was clicked: the window runs that layer in full (--layer).
   void layerRequested(int layer);
+  /// A head of the model view was chosen for ablation (its context menu, or Ctrl+click): the
+  /// window toggles it (the Interventions dock).
+  void ablationRequested(int layer, int head);
   /// The maps on the visible page that the compute worker can fill for the next result
   /// (views::mapPlan: the synthetic lab's grid, an enlarged head of entry 0), or null for a
   /// picture it cannot (a model view, a rollout, a difference).

@@ -4,6 +4,7 @@
 
 #include <qcustomplot.h>
 
+#include <QMenu>
 #include <QMouseEvent>
 #include <QToolTip>
 
@@ -41,12 +42,31 @@ std::optional<std::tuple<int, int, int, int>> HeadsView::cellAt(QCustomPlot* plo
 }
 
 void HeadsView::onClick(QCustomPlot* plot, QMouseEvent* event) {
-  if (event->button() != Qt::LeftButton) return;
+  const bool ablate = event->button() == Qt::RightButton ||
+                      (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ControlModifier));
+  if (event->button() != Qt::LeftButton && !ablate) return;
   const auto cell = cellAt(plot, event->position());
   if (!cell) return;
   const auto [entry, head, row, column] = *cell;
   (void)column;
   if (entry < 0) return;  // the rollout: one map, nothing to enlarge
+  if (ablate) {
+    // A head of a model's pass (the model view, or an enlarged layer's head): ablate it, through
+    // a menu for the right button (what it does said first), at once for Ctrl+click.
+    if (!shown_->model || shown_->pooled() || difference_shown_) return;
+    const int layer = shown_->layerIndices().at(static_cast<std::size_t>(entry));
+    if (event->button() == Qt::RightButton) {
+      QMenu menu(plot);
+      const bool ablated = std::find(shown_->settings.ablate.begin(), shown_->settings.ablate.end(),
+                                     HeadRef{layer, head}) != shown_->settings.ablate.end();
+      QAction* toggle = menu.addAction(ablated ? tr("Restore head %1.%2").arg(layer).arg(head)
+                                               : tr("Ablate head %1.%2 (remove its output)").arg(layer).arg(head));
+      toggle->setObjectName(QStringLiteral("ablateHeadAction"));
+      if (menu.exec(event->globalPosition().toPoint()) != toggle) return;
+    }
+    emit ablationRequested(layer, head);
+    return;
+  }
   if (plot == grid_plot_) {
     selected_row_ = row;
     if (modelView() && shown_->pooled()) {

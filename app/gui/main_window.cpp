@@ -20,6 +20,7 @@
 
 #include "attnlab/memory.hpp"
 #include "eliding_label.hpp"
+#include "interventions_panel.hpp"
 #include "lesson_controller.hpp"
 
 static void initAttentionLabResources() {
@@ -126,6 +127,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   training_dock_->setWidget(training_);
   addDockWidget(Qt::RightDockWidgetArea, training_dock_);
   training_dock_->hide();
+  setUpInterventions();  // the Interventions dock (main_window_interventions.cpp)
   connect(training_dock_, &QDockWidget::visibilityChanged, training_, &TrainingPanel::setActive);
   // heads_ as the receiver: the connection ends with it (the dock reports "hidden" while the window
   // is destroyed, after the central widget).
@@ -307,7 +309,9 @@ options::LabSettings MainWindow::settings() const {
   base.translator = model_source_->translator();
   base.translator_attention = model_source_->translatorAttention();
   base.int8_activations = generate_->int8Activations();
-  return inputs_->settings(base);
+  options::LabSettings s = inputs_->settings(base);
+  interventions_->apply(s);  // --ablate, --logit-lens, --dla, … (the Interventions dock)
+  return s;
 }
 
 void MainWindow::setSettings(const options::LabSettings& s) {
@@ -317,6 +321,8 @@ void MainWindow::setSettings(const options::LabSettings& s) {
   model_source_->setRollout(s.rollout);
   model_source_->setTranslatorAttention(s.translator_attention);
   generate_->setInt8Activations(s.int8_activations);
+  interventions_->setSettings(s);
+  if (s.interventions() || s.value_weighted) interventions_dock_->show();
   if (!s.head_roles) setHeadRole(std::nullopt);  // settings without head roles: no badges
   const std::shared_ptr<const ModelInfo> info =
       shown_ && shown_->model && shown_->model->dir == s.model_dir ? shown_->model : nullptr;
@@ -446,6 +452,7 @@ void MainWindow::render() {
     shown_ = std::exchange(pending_, nullptr);
     ++results_shown_;
     heads_->setResult(shown_);
+    interventions_->setResult(shown_);
     if (model_changed && shown_->model) {
       model_source_->setModelInfo(shown_->model);
       inputs_->setModelMode(true, shown_->model.get());
@@ -488,23 +495,6 @@ void MainWindow::render() {
     analysis_->curves(shown_->attention(heads_->focusEntry()).nK(), shown_->settings.seed);
   }
   checkReady();
-}
-
-QString MainWindow::fallbackText(const AttentionResult& r) const {
-  const QString first = r.fallback_args.empty() ? QString() : QString::fromStdString(r.fallback_args.front());
-  switch (r.fallback_code) {
-    case FallbackCode::kNone: return {};
-    case FallbackCode::kNoOpenClBuild: return tr("this build has no OpenCL support");
-    case FallbackCode::kNoPlatform: return tr("no OpenCL platform (%1)").arg(first);
-    case FallbackCode::kNoDevice: return tr("no OpenCL device found on any platform");
-    case FallbackCode::kKernelsBuilding: return tr("the OpenCL kernels are still building; computed on the CPU");
-    case FallbackCode::kKernelsBuildingDk:
-      return tr("the OpenCL kernels for d_k = %1 are building; computed on the CPU").arg(first);
-    case FallbackCode::kDeviceError: return tr("an OpenCL call failed: %1").arg(first);
-    case FallbackCode::kCpuOnlyNumerics:
-      return tr("the OpenCL kernels compute softmax attention in float32 without dropout; %1 computed on the CPU reference").arg(first);
-  }
-  return QString::fromStdString(r.fallback_reason);
 }
 
 void MainWindow::updateStatus() {

@@ -44,6 +44,7 @@ class QMenu;
 namespace attnlab::gui {
 
 class ElidingLabel;
+class InterventionsPanel;
 class LessonController;
 class ModelFetchDialog;
 
@@ -255,6 +256,11 @@ class MainWindow : public QMainWindow, public LessonHost {
   QDockWidget* decode_dock_ = nullptr;
   TrainingPanel* training_ = nullptr;
   QDockWidget* training_dock_ = nullptr;
+  InterventionsPanel* interventions_ = nullptr;  ///< Ablation, logit lens, attribution, patching.
+  QDockWidget* interventions_dock_ = nullptr;
+  /// Makes the Interventions dock (hidden until asked for: View menu, a head's context menu)
+  /// and connects it to the model view and the runs.
+  void setUpInterventions();
   LessonController* lessons_ = nullptr;
   QActionGroup* language_group_ = nullptr;
 };

@@ -20,6 +20,7 @@
 #include <QTranslator>
 
 #include "lesson_controller.hpp"
+#include "interventions_panel.hpp"
 #include "main_window.hpp"
 #include "model_fetch_dialog.hpp"
 #include "stored_models.hpp"
@@ -123,6 +124,9 @@ void MainWindow::buildMenus() {
   training_action_ = training_dock_->toggleViewAction();
   training_action_->setObjectName(QStringLiteral("trainingAction"));
   view_menu_->addAction(training_action_);
+  QAction* interventions_action = interventions_dock_->toggleViewAction();
+  interventions_action->setObjectName(QStringLiteral("interventionsAction"));
+  view_menu_->addAction(interventions_action);
   view_menu_->addSeparator();
   grid_action_ = view_menu_->addAction(QString());
   grid_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
@@ -240,6 +244,8 @@ void MainWindow::retranslateUi() {
   decode_->retranslate();
   training_dock_->setWindowTitle(tr("Training curves (with and without 1/√d_k)"));
   training_->redraw();
+  interventions_dock_->setWindowTitle(tr("Interventions: what a head does"));
+  interventions_->retranslate();
   generate_->retranslate();
   lessons_->retranslate();
   copy_head_action_->setText(tr("Copy current head image"));
@@ -315,6 +321,23 @@ void MainWindow::setLanguage(const QString& code) {
       ->setChecked(true);
   if (options_.persist) QSettings().setValue(QStringLiteral("ui/language"), code);
   retranslateUi();
+}
+
+QString MainWindow::fallbackText(const AttentionResult& r) const {
+  const QString first = r.fallback_args.empty() ? QString() : QString::fromStdString(r.fallback_args.front());
+  switch (r.fallback_code) {
+    case FallbackCode::kNone: return {};
+    case FallbackCode::kNoOpenClBuild: return tr("this build has no OpenCL support");
+    case FallbackCode::kNoPlatform: return tr("no OpenCL platform (%1)").arg(first);
+    case FallbackCode::kNoDevice: return tr("no OpenCL device found on any platform");
+    case FallbackCode::kKernelsBuilding: return tr("the OpenCL kernels are still building; computed on the CPU");
+    case FallbackCode::kKernelsBuildingDk:
+      return tr("the OpenCL kernels for d_k = %1 are building; computed on the CPU").arg(first);
+    case FallbackCode::kDeviceError: return tr("an OpenCL call failed: %1").arg(first);
+    case FallbackCode::kCpuOnlyNumerics:
+      return tr("the OpenCL kernels compute softmax attention in float32 without dropout; %1 computed on the CPU reference").arg(first);
+  }
+  return QString::fromStdString(r.fallback_reason);
 }
 
 }  // namespace attnlab::gui

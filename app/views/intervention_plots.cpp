@@ -146,7 +146,7 @@ void drawPanels(QCustomPlot& plot, const QString& title, std::vector<Panel> pane
     map->setTightBoundary(false);
     map->setGradient(gradient);
     map->setDataRange(range);
-    if (!panel.text.empty()) {
+    if (!panel.text.empty() && panel.cell_h >= 11 && panel.cell_w >= 22) {  // words only when legible
       cell_font.setPointSizeF(std::clamp(panel.cell_h * 0.42, 6.0, 9.5) * scale);
       for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
