@@ -20,6 +20,8 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QMenu>
+#include <QPushButton>
+#include <QDockWidget>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTreeWidget>
@@ -59,6 +61,14 @@ QString data(const char* path) {
 QString tinyLlamaGguf() { return data("models/tiny-llama/tiny-llama.gguf"); }
 QString tinyLlamaDir() { return data("models/tiny-llama"); }
 QString tinyGpt2() { return data("models/tiny-gpt2"); }
+/// [{layer, head}] (out of the test class: moc reads its bodies).
+std::vector<attnlab::HeadRef> oneHead(int layer, int head) { return {attnlab::HeadRef{layer, head}}; }
+/// True when plot has an item named `name`.
+bool hasItem(const QCustomPlot& plot, const QString& name) {
+  for (int i = 0; i < plot.itemCount(); ++i)
+    if (plot.item(i)->objectName() == name) return true;
+  return false;
+}
 
 using attnlab::test::testOptions;
 
@@ -441,6 +451,44 @@ class ModelWindowTest : public QObject {
     QVERIFY(waitForShown(window));
     QVERIFY(!window.currentResult()->pooled());
     QCOMPARE(window.currentResult()->layerIndices(), std::vector<int>{0});
+  }
+
+  void aCtrlClickAblatesAHeadAndTheNextTokenSaysBeforeAndAfter() {
+    // Issue 49: a head of the model view ablated from the window; the run reuses the kept pass,
+    // recomputes from the head's layer, crosses the head out and says the next token before →
+    // after; Restore all brings the first picture back.
+    MainWindow window(testOptions());
+    window.show();
+    LabSettings s;
+    s.model_dir = tinyGpt2();
+    s.text = QStringLiteral("the cat sat on the mat");
+    window.setSettings(s);
+    QVERIFY(waitForShown(window));
+    const auto before = window.currentResult();
+    auto* grid = named<QCustomPlot>(window, "gridPlot");
+    const int heads = before->model->config.heads;
+    // Layer 1, head 2: map 1·h + 2 of the model view.
+    const QRectF cells = attnlab::views::decorOf(*grid)->layout().maps.at(static_cast<std::size_t>(heads + 2)).cells;
+    QTest::mouseClick(grid, Qt::LeftButton, Qt::ControlModifier, cells.center().toPoint());
+    const std::vector<attnlab::HeadRef> head_1_2 = oneHead(1, 2);
+    QTRY_VERIFY_WITH_TIMEOUT(window.settings().ablate == head_1_2, kWaitMs);
+    QVERIFY(waitForShown(window));
+    const auto after = window.currentResult();
+    QVERIFY(after->interventions);
+    QVERIFY(after->interventions->ablated == head_1_2);
+    QVERIFY(after->model_run->next_tokens.front().probability != before->model_run->next_tokens.front().probability);
+    QVERIFY(named<QDockWidget>(window, "interventionsDock")->isVisible());
+    const QString line = named<QLabel>(window, "ablationNext")->text();
+    QVERIFY2(line.startsWith(QStringLiteral("ablated (zero): 1.2 · next token")) && line.contains(QStringLiteral("→")),
+             qPrintable(line));
+    QVERIFY(hasItem(*grid, QStringLiteral("ablatedHeads")));  // the head crossed out
+    // Layer 0's attention is the kept pass's, layer 1's was computed again.
+    QCOMPARE(after->attention(0).weights.data, before->attention(0).weights.data);
+    named<QPushButton>(window, "restoreHeads")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(window.settings().ablate.empty(), kWaitMs);
+    QVERIFY(waitForShown(window));
+    QCOMPARE(window.currentResult()->model_run->next_tokens.front().probability,
+             before->model_run->next_tokens.front().probability);
   }
 
   void aCancelledForwardPassSaysSoAndKeepsNothingHalfDone() {

@@ -38,6 +38,10 @@ std::vector<BadCase> badCases() {
         QStringLiteral("cat ").repeated(80)},
        ""},  // "the text has N tokens; tiny-llama reads at most 64 (its context length)"
       {{"--model", QStringLiteral(ATTNLAB_TEST_DATA_DIR "/models/no-such-model")}, ""},
+      {{"--model", gpt2, "--ablate", "2.0"}, "--ablate: layer 2 does not exist: tiny-gpt2 has layers 0–1"},
+      {{"--model", gpt2, "--ablate", "1.9"}, "--ablate: head 9 does not exist: tiny-gpt2 has heads 0–3"},
+      {{"--model", gpt2, "--dla", "--target", "the cat sat"}, ""},  // "--target: … is 4 tokens …"
+      {{"--model", gpt2, "--text", "the cat sat", "--patch-from", "a"}, ""},  // two lengths
   };
 }
 
