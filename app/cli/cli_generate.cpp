@@ -62,6 +62,11 @@ int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& 
   j["cache"] = go.cache.describe();
   j["cache_window"] = go.cache.window;
   j["sink_tokens"] = go.cache.sinks;
+  if (!go.run.ablation.empty()) {  // generated with these heads ablated (--ablate)
+    nlohmann::json heads = nlohmann::json::array();
+    for (const HeadRef& h : go.run.ablation.heads) heads.push_back(toString(h));
+    j["ablation"] = {{"heads", std::move(heads)}, {"mode", toString(go.run.ablation.mode)}};
+  }
   j["positions"] = "original";  // evicted tokens' neighbours keep their text positions
   j["prompt"] = text;
   j["prompt_ids"] = prompt.ids;

@@ -166,10 +166,16 @@ void drawPanels(QCustomPlot& plot, const QString& title, std::vector<Panel> pane
   bar->axis()->setTickLabelFont(tick_font);
   bar->setMarginGroup(QCP::msTop | QCP::msBottom, group);
   bar->setMaximumSize(70, QWIDGETSIZE_MAX);
-  auto* under = new QCPTextElement(&plot, wrapWords(note, panel_font, canvas.width() - 40), panel_font);
-  under->setObjectName(QStringLiteral("note"));
-  plot.plotLayout()->addElement(2, 0, under);
-  plot.plotLayout()->setRowStretchFactors({0.001, 1, 0.001});
+  // A small canvas (the window's dock) keeps its height for the cells; the note is the picture's.
+  if (canvas.height() >= 420) {
+    auto* under = new QCPTextElement(&plot, wrapWords(note, panel_font, canvas.width() - 40), panel_font);
+    under->setObjectName(QStringLiteral("note"));
+    plot.plotLayout()->addElement(2, 0, under);
+    plot.plotLayout()->setRowStretchFactors({0.001, 1, 0.001});
+  } else {
+    plot.setToolTip(note);
+    plot.plotLayout()->setRowStretchFactors({0.001, 1});
+  }
   if (!words.empty()) new CellText(&plot, std::move(words), cell_font);
 }
 

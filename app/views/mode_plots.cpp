@@ -110,6 +110,13 @@ void drawGeneration(QCustomPlot& plot, const results::Generated& g, int entry, i
                    .arg(last.cache_length)
                    .arg(bytesText(last.cache_bytes));
   if (g.options.run.int8_activations) label.note = withInt8Note(label.note);
+  if (!g.options.run.ablation.empty()) {
+    QStringList heads;
+    for (const HeadRef& h : g.options.run.ablation.heads) heads << QString::fromStdString(toString(h));
+    label.note += QStringLiteral(" · ") + viewText("ablated (%1): %2")
+                                              .arg(QString::fromStdString(toString(g.options.run.ablation.mode)),
+                                                   heads.join(QStringLiteral(", ")));
+  }
   drawHeatmap(plot, grown, head, shown.query_tokens, shown.key_tokens, label, picture);
   if (n <= n_p) return;
   // Map coordinates are cells (blocks in an overview): the boundary after the prompt's rows.

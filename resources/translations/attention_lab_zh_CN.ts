@@ -507,6 +507,14 @@
         <source>%1 · %2 layers × %3 heads · %4 tokens, each layer kept as the max and mean of %5 × %5-token blocks (in full they would pass the memory budget) · hover a cell for its max and mean, click a layer to compute it in full</source>
         <translation>%1 · %2 层 × %3 个头 · %4 个词元，每层只保留 %5 × %5 词元块的最大值和平均值（完整保留会超过内存预算）· 悬停单元格查看最大值和平均值，点击一层可完整计算该层</translation>
     </message>
+    <message>
+        <source>Restore head %1.%2</source>
+        <translation>恢复头 %1.%2</translation>
+    </message>
+    <message>
+        <source>Ablate head %1.%2 (remove its output)</source>
+        <translation>消融头 %1.%2（移除其输出）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::InputsPanel</name>
@@ -717,6 +725,101 @@
     <message>
         <source>Off: the scores q·k without the 1/√d_k the model was trained with (--no-scale)</source>
         <translation>关闭：分数为 q·k，去掉模型训练时用的 1/√d_k（--no-scale）</translation>
+    </message>
+</context>
+<context>
+    <name>attnlab::gui::InterventionsPanel</name>
+    <message>
+        <source>Ablated heads: none</source>
+        <translation>已消融的头：无</translation>
+    </message>
+    <message>
+        <source>Ablated heads (layer.head): %1</source>
+        <translation>已消融的头（层.头）：%1</translation>
+    </message>
+    <message>
+        <source>next token %1 %2 %</source>
+        <translation>下一个词元 %1 %2 %</translation>
+    </message>
+    <message>
+        <source>Logit lens</source>
+        <translation>logit 透镜</translation>
+    </message>
+    <message>
+        <source>Direct logit attribution of %1</source>
+        <translation>%1 的直接 logit 归因</translation>
+    </message>
+    <message>
+        <source>Activation patching</source>
+        <translation>激活修补</translation>
+    </message>
+    <message>
+        <source>Tick “Logit lens” or “Logit attribution”, or give a corrupted prompt to patch from, to see it here.</source>
+        <translation>勾选“logit 透镜”或“logit 归因”，或给出用于修补的损坏提示，即可在此查看。</translation>
+    </message>
+    <message>
+        <source>Right-click a head in the model view (or Ctrl+click it) to ablate it: its output before W_O is removed and every later layer is computed again.</source>
+        <translation>在模型视图中右键单击某个头（或按住 Ctrl 单击）即可消融它：它在 W_O 之前的输出被移除，之后的每一层都重新计算。</translation>
+    </message>
+    <message>
+        <source>Restore all</source>
+        <translation>全部恢复</translation>
+    </message>
+    <message>
+        <source>Ablation</source>
+        <translation>消融方式</translation>
+    </message>
+    <message>
+        <source>zero: the head's output set to 0</source>
+        <translation>置零：头的输出设为 0</translation>
+    </message>
+    <message>
+        <source>mean: its mean over the text's positions</source>
+        <translation>均值：取其在文本各位置上的平均</translation>
+    </message>
+    <message>
+        <source>uniform: uniform attention over the keys it sees</source>
+        <translation>均匀：对它能看到的键均匀分配注意力</translation>
+    </message>
+    <message>
+        <source>Value-weighted attention: α·‖v W_O‖ instead of α</source>
+        <translation>按值加权的注意力：用 α·‖v W_O‖ 代替 α</translation>
+    </message>
+    <message>
+        <source>Logit lens: the top token after every layer</source>
+        <translation>logit 透镜：每层之后概率最高的词元</translation>
+    </message>
+    <message>
+        <source>Logit attribution: each head's part of the logit</source>
+        <translation>logit 归因：每个头对 logit 的贡献</translation>
+    </message>
+    <message>
+        <source>Target token</source>
+        <translation>目标词元</translation>
+    </message>
+    <message>
+        <source>the prediction</source>
+        <translation>模型的预测</translation>
+    </message>
+    <message>
+        <source>Versus token</source>
+        <translation>对比词元</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Patch from</source>
+        <translation>修补来源</translation>
+    </message>
+    <message>
+        <source>a corrupted prompt of as many tokens</source>
+        <translation>词元数相同的损坏提示</translation>
+    </message>
+    <message>
+        <source>Logit attribution</source>
+        <translation>logit 归因</translation>
     </message>
 </context>
 <context>
@@ -1098,6 +1201,10 @@
     <message>
         <source>None found (Ollama, the HuggingFace cache, LM Studio, llama.cpp)</source>
         <translation>没有找到（Ollama、HuggingFace 缓存、LM Studio、llama.cpp）</translation>
+    </message>
+    <message>
+        <source>Interventions: what a head does</source>
+        <translation>干预：一个头做了什么</translation>
     </message>
 </context>
 <context>
@@ -1895,6 +2002,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>缓存中的模型 %1 已损坏（SHA-256 与清单不符）：请运行 attention-lab-cli fetch-model %2 重新下载</translation>
     </message>
     <message>
+        <source>--ablate: "%1" is not LAYER.HEAD (e.g. 3.7)</source>
+        <translation>--ablate："%1" 不是 层.头 的形式（例如 3.7）</translation>
+    </message>
+    <message>
         <source>--no-scale applies to the scaled mechanism only</source>
         <translation>--no-scale 只适用于缩放点积机制</translation>
     </message>
@@ -2103,12 +2214,28 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--layout-json 描述热力图（--plot heatmap）</translation>
     </message>
     <message>
+        <source>--plot %1 reads a model's residual stream: add --model DIR or FILE.gguf</source>
+        <translation>--plot %1 读取模型的残差流：请加上 --model DIR 或 FILE.gguf</translation>
+    </message>
+    <message>
+        <source>--plot patching needs the corrupted prompt: add --patch-from TEXT</source>
+        <translation>--plot patching 需要损坏的提示：请加上 --patch-from TEXT</translation>
+    </message>
+    <message>
         <source>--plot head-roles draws every head of every layer: leave out --head</source>
         <translation>--plot head-roles 画出每一层的每个头：请去掉 --head</translation>
     </message>
     <message>
         <source>--plot %1 needs one layer: add --layer L</source>
         <translation>--plot %1 需要指定一层：请加上 --layer L</translation>
+    </message>
+    <message>
+        <source>--ablation says how to ablate: add --ablate L.H (e.g. --ablate 3.7)</source>
+        <translation>--ablation 说明如何消融：请加上 --ablate L.H（例如 --ablate 3.7）</translation>
+    </message>
+    <message>
+        <source>--target and --versus name the logit measured: add --dla, --plot dla or --patch-from TEXT</source>
+        <translation>--target 和 --versus 指定要度量的 logit：请加上 --dla、--plot dla 或 --patch-from TEXT</translation>
     </message>
     <message>
         <source>--layout-json describes a heatmap: decode --model draws curves</source>
@@ -2271,6 +2398,26 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--bug-step %1 超出了文本的最后一个词元（%2）</translation>
     </message>
     <message>
+        <source>--%1: "%2" is %3 tokens for %4 (%5); give one token</source>
+        <translation>--%1："%2" 在 %4 中是 %3 个词元（%5）；请给出一个词元</translation>
+    </message>
+    <message>
+        <source>--ablate: layer %1 does not exist: %2 has layers 0–%3</source>
+        <translation>--ablate：第 %1 层不存在：%2 的层为 0–%3</translation>
+    </message>
+    <message>
+        <source>--ablate: head %1 does not exist: %2 has heads 0–%3</source>
+        <translation>--ablate：第 %1 个头不存在：%2 的头为 0–%3</translation>
+    </message>
+    <message>
+        <source>%1 is an encoder with no output layer: the logit lens, logit attribution and patching need a model that predicts the next token</source>
+        <translation>%1 是没有输出层的编码器：logit 透镜、logit 归因和激活修补需要能预测下一个词元的模型</translation>
+    </message>
+    <message>
+        <source>the two prompts must have the same number of tokens (%1 and %2): --text and --patch-from differ in length</source>
+        <translation>两个提示的词元数必须相同（%1 和 %2）：--text 与 --patch-from 长度不同</translation>
+    </message>
+    <message>
         <source>reading the weights was cancelled</source>
         <translation>读取权重已取消</translation>
     </message>
@@ -2308,6 +2455,18 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>Head roles</source>
         <translation>头的角色</translation>
+    </message>
+    <message>
+        <source>Logit lens</source>
+        <translation>logit 透镜</translation>
+    </message>
+    <message>
+        <source>Direct logit attribution</source>
+        <translation>直接 logit 归因</translation>
+    </message>
+    <message>
+        <source>Activation patching</source>
+        <translation>激活修补</translation>
     </message>
     <message>
         <source>special tokens hidden (weights not renormalised)</source>
@@ -2726,6 +2885,94 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>灰色 = 已遮蔽：后面的键（因果）或已被 KV 缓存逐出的键（缓存保留最近 %1 个词元）</translation>
     </message>
     <message>
+        <source>top token after each layer (colour: its probability)</source>
+        <translation>每层之后概率最高的词元（颜色：其概率）</translation>
+    </message>
+    <message>
+        <source>input token (the prediction is of the token after it)</source>
+        <translation>输入词元（预测的是它后面的词元）</translation>
+    </message>
+    <message>
+        <source>Each layer's residual stream through the final norm and the output layer (nostalgebraist 2020); the last row is the model's prediction.</source>
+        <translation>每层的残差流经过最终归一化和输出层（nostalgebraist 2020）；最后一行就是模型的预测。</translation>
+    </message>
+    <message>
+        <source>At the last token %1 is on top from layer %2 on.</source>
+        <translation>在最后一个词元处，%1 从第 %2 层起排在首位。</translation>
+    </message>
+    <message>
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>each head</source>
+        <translation>每个头</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>Each part through the final norm with its scale frozen at the model's own (Elhage et al. 2021): the parts — heads %1, MLPs %2, embedding %3%4 — sum to %5, the logit%6 is %7. Largest heads (layer.head): %8.</source>
+        <translation>每一部分都经过最终归一化，其缩放固定为模型自身的值（Elhage 等 2021）：各部分——头 %1、MLP %2、嵌入 %3%4——之和为 %5，logit%6 为 %7。贡献最大的头（层.头）：%8。</translation>
+    </message>
+    <message>
+        <source>, biases %1</source>
+        <translation>、偏置 %1</translation>
+    </message>
+    <message>
+        <source> difference</source>
+        <translation> 之差</translation>
+    </message>
+    <message>
+        <source>logit</source>
+        <translation>logit</translation>
+    </message>
+    <message>
+        <source>each head's output</source>
+        <translation>每个头的输出</translation>
+    </message>
+    <message>
+        <source>the residual stream after each layer</source>
+        <translation>每层之后的残差流</translation>
+    </message>
+    <message>
+        <source>logit(%1) − logit(%2)</source>
+        <translation>logit(%1) − logit(%2)</translation>
+    </message>
+    <message>
+        <source>logit(%1)</source>
+        <translation>logit(%1)</translation>
+    </message>
+    <message>
+        <source>Each cell: one activation of the clean prompt copied into the corrupted run, the rest recomputed; 1 = %1 back at its clean value %2 from %3, 0 = unchanged.</source>
+        <translation>每个单元格：把干净提示的一个激活复制到损坏的运行中，其余部分重新计算；1 = %1 从 %3 回到干净时的值 %2，0 = 不变。</translation>
+    </message>
+    <message>
+        <source>recovered</source>
+        <translation>恢复比例</translation>
+    </message>
+    <message>
+        <source>value-weighted: α_ij·‖v_j W_O^h‖ normalised per row (Kobayashi et al. 2020), not the weights</source>
+        <translation>按值加权：α_ij·‖v_j W_O^h‖，每行归一化（Kobayashi 等 2020），不是注意力权重</translation>
+    </message>
+    <message>
+        <source>ablated (%1): %2</source>
+        <translation>已消融（%1）：%2</translation>
+    </message>
+    <message>
+        <source>next token %1 %2 → %3 %4</source>
+        <translation>下一个词元 %1 %2 → %3 %4</translation>
+    </message>
+    <message>
+        <source>(%1 now %2)</source>
+        <translation>（%1 现在为 %2）</translation>
+    </message>
+    <message>
+        <source>mean loss %1 → %2 nats</source>
+        <translation>平均损失 %1 → %2 奈特</translation>
+    </message>
+    <message>
         <source>KV-cache decode</source>
         <translation>KV 缓存解码</translation>
     </message>
@@ -2872,6 +3119,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>Head roles · %1 · %2 layers × %3 heads</source>
         <translation>头的角色 · %1 · %2 层 × %3 个头</translation>
+    </message>
+    <message>
+        <source>of %1</source>
+        <translation>：%1</translation>
     </message>
     <message>
         <source>forced target “%1”</source>

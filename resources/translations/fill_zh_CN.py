@@ -973,6 +973,78 @@ ZH.update({
     "it writes %1 % of held-out dates right": "它只能写对 %1 % 的留出日期",
 })
 
+ZH.update({
+    # issue 49: interventions — ablation, logit lens, direct logit attribution, patching
+    "Logit lens": "logit 透镜",
+    "Direct logit attribution": "直接 logit 归因",
+    "Activation patching": "激活修补",
+    "top token after each layer (colour: its probability)": "每层之后概率最高的词元（颜色：其概率）",
+    "input token (the prediction is of the token after it)": "输入词元（预测的是它后面的词元）",
+    "Each layer's residual stream through the final norm and the output layer (nostalgebraist 2020); the last row is the model's prediction.":
+        "每层的残差流经过最终归一化和输出层（nostalgebraist 2020）；最后一行就是模型的预测。",
+    "At the last token %1 is on top from layer %2 on.": "在最后一个词元处，%1 从第 %2 层起排在首位。",
+    "probability": "概率",
+    "each head": "每个头",
+    "MLP": "MLP",
+    "Each part through the final norm with its scale frozen at the model's own (Elhage et al. 2021): the parts — heads %1, MLPs %2, embedding %3%4 — sum to %5, the logit%6 is %7. Largest heads (layer.head): %8.":
+        "每一部分都经过最终归一化，其缩放固定为模型自身的值（Elhage 等 2021）：各部分——头 %1、MLP %2、嵌入 %3%4——之和为 %5，logit%6 为 %7。贡献最大的头（层.头）：%8。",
+    ", biases %1": "、偏置 %1",
+    " difference": " 之差",
+    "logit": "logit",
+    "each head's output": "每个头的输出",
+    "the residual stream after each layer": "每层之后的残差流",
+    "logit(%1) − logit(%2)": "logit(%1) − logit(%2)",
+    "logit(%1)": "logit(%1)",
+    "Each cell: one activation of the clean prompt copied into the corrupted run, the rest recomputed; 1 = %1 back at its clean value %2 from %3, 0 = unchanged.":
+        "每个单元格：把干净提示的一个激活复制到损坏的运行中，其余部分重新计算；1 = %1 从 %3 回到干净时的值 %2，0 = 不变。",
+    "recovered": "恢复比例",
+    "value-weighted: α_ij·‖v_j W_O^h‖ normalised per row (Kobayashi et al. 2020), not the weights":
+        "按值加权：α_ij·‖v_j W_O^h‖，每行归一化（Kobayashi 等 2020），不是注意力权重",
+    "ablated (%1): %2": "已消融（%1）：%2",
+    "next token %1 %2 → %3 %4": "下一个词元 %1 %2 → %3 %4",
+    "(%1 now %2)": "（%1 现在为 %2）",
+    "mean loss %1 → %2 nats": "平均损失 %1 → %2 奈特",
+    "of %1": "：%1",
+    '--ablate: "%1" is not LAYER.HEAD (e.g. 3.7)': '--ablate："%1" 不是 层.头 的形式（例如 3.7）',
+    "--plot %1 reads a model's residual stream: add --model DIR or FILE.gguf": "--plot %1 读取模型的残差流：请加上 --model DIR 或 FILE.gguf",
+    "--plot patching needs the corrupted prompt: add --patch-from TEXT": "--plot patching 需要损坏的提示：请加上 --patch-from TEXT",
+    "--ablation says how to ablate: add --ablate L.H (e.g. --ablate 3.7)": "--ablation 说明如何消融：请加上 --ablate L.H（例如 --ablate 3.7）",
+    "--target and --versus name the logit measured: add --dla, --plot dla or --patch-from TEXT":
+        "--target 和 --versus 指定要度量的 logit：请加上 --dla、--plot dla 或 --patch-from TEXT",
+    '--%1: "%2" is %3 tokens for %4 (%5); give one token': '--%1："%2" 在 %4 中是 %3 个词元（%5）；请给出一个词元',
+    "--ablate: layer %1 does not exist: %2 has layers 0–%3": "--ablate：第 %1 层不存在：%2 的层为 0–%3",
+    "--ablate: head %1 does not exist: %2 has heads 0–%3": "--ablate：第 %1 个头不存在：%2 的头为 0–%3",
+    "%1 is an encoder with no output layer: the logit lens, logit attribution and patching need a model that predicts the next token":
+        "%1 是没有输出层的编码器：logit 透镜、logit 归因和激活修补需要能预测下一个词元的模型",
+    "the two prompts must have the same number of tokens (%1 and %2): --text and --patch-from differ in length":
+        "两个提示的词元数必须相同（%1 和 %2）：--text 与 --patch-from 长度不同",
+    "Ablated heads: none": "已消融的头：无",
+    "Ablated heads (layer.head): %1": "已消融的头（层.头）：%1",
+    "next token %1 %2 %": "下一个词元 %1 %2 %",
+    "Direct logit attribution of %1": "%1 的直接 logit 归因",
+    "Tick “Logit lens” or “Logit attribution”, or give a corrupted prompt to patch from, to see it here.":
+        "勾选“logit 透镜”或“logit 归因”，或给出用于修补的损坏提示，即可在此查看。",
+    "Right-click a head in the model view (or Ctrl+click it) to ablate it: its output before W_O is removed and every later layer is computed again.":
+        "在模型视图中右键单击某个头（或按住 Ctrl 单击）即可消融它：它在 W_O 之前的输出被移除，之后的每一层都重新计算。",
+    "Restore all": "全部恢复",
+    "Ablation": "消融方式",
+    "zero: the head's output set to 0": "置零：头的输出设为 0",
+    "mean: its mean over the text's positions": "均值：取其在文本各位置上的平均",
+    "uniform: uniform attention over the keys it sees": "均匀：对它能看到的键均匀分配注意力",
+    "Value-weighted attention: α·‖v W_O‖ instead of α": "按值加权的注意力：用 α·‖v W_O‖ 代替 α",
+    "Logit lens: the top token after every layer": "logit 透镜：每层之后概率最高的词元",
+    "Logit attribution: each head's part of the logit": "logit 归因：每个头对 logit 的贡献",
+    "Target token": "目标词元",
+    "the prediction": "模型的预测",
+    "Versus token": "对比词元",
+    "Patch from": "修补来源",
+    "a corrupted prompt of as many tokens": "词元数相同的损坏提示",
+    "Logit attribution": "logit 归因",
+    "Restore head %1.%2": "恢复头 %1.%2",
+    "Ablate head %1.%2 (remove its output)": "消融头 %1.%2（移除其输出）",
+    "Interventions: what a head does": "干预：一个头做了什么",
+})
+
 
 def literal_after(src, start):
     """The C string literal (adjacent literals joined) at src[start:], or None."""
