@@ -85,12 +85,16 @@ QStringList figureCommand(const lessons::Step& step, const options::Options& o, 
   settings.command = options::kWindow;
   settings.window.head_role.reset();  // the window's badges; render draws --plot head-roles
   if (step.view == View::kHeadRoles) settings.head.reset();
+  // render's --plot logit-lens and dla compute what the window's --logit-lens and --dla ask for.
+  settings.lab.logit_lens = settings.lab.dla = false;
   args << QStringLiteral("render") << options::toArguments(settings);
   if (step.view == View::kHeadRoles) args << QStringLiteral("--plot") << QStringLiteral("head-roles");
   if (step.view == View::kEntropy) args << QStringLiteral("--plot") << QStringLiteral("entropy");
   if (step.view == View::kHistogram) args << QStringLiteral("--plot") << QStringLiteral("histogram");
   if (step.view == View::kHeadSimilarity) args << QStringLiteral("--plot") << QStringLiteral("head-similarity");
   if (step.view == View::kTraining) args << QStringLiteral("--plot") << QStringLiteral("training");
+  if (step.view == View::kLogitLens) args << QStringLiteral("--plot") << QStringLiteral("logit-lens");
+  if (step.view == View::kDla) args << QStringLiteral("--plot") << QStringLiteral("dla");
   return args;
 }
 

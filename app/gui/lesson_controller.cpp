@@ -297,6 +297,8 @@ void LessonController::applyView(const lessons::Step& step) {
   showDock(host_.toolDock(ToolDock::kCost), step.view == View::kCost, opened_cost_);
   showDock(host_.toolDock(ToolDock::kDecode), step.view == View::kDecode, opened_decode_);
   showDock(host_.toolDock(ToolDock::kTraining), step.view == View::kTraining, opened_training_);
+  showDock(host_.toolDock(ToolDock::kInterventions),
+           step.view == View::kLogitLens || step.view == View::kDla, opened_interventions_);
   panel_->setSimilarityVisible(step.view == View::kHeadSimilarity);
   applyAnalysisVisibility();
   host_.showAnalysisPlot(analysisPlotOf(step.view));  // the step's plot in front, large

@@ -138,6 +138,7 @@ class LessonController : public QObject {
   int normal_width_ = -1;
   bool arrange_pending_ = false;      ///< Measure the panel again with the step's first result.             ///< The lesson column's width before presentation mode.             ///< −2: nothing; −1: the grid; ≥ 0: enlarge that head.
   bool opened_compare_ = false, opened_cost_ = false, opened_decode_ = false, opened_training_ = false;
+  bool opened_interventions_ = false;  ///< The step's view opened the Interventions dock.
   Numbers numbers_;
   bool numbers_dirty_ = false;
   QFutureWatcher<Numbers> watcher_;

@@ -25,6 +25,7 @@ enum class ToolDock {
   kCost,    ///< View → Cost of attention (a step's view "cost").
   kDecode,  ///< View → KV-cache decoding (a step's view "decode").
   kTraining,  ///< View → Training curves (a step's view "training").
+  kInterventions,  ///< View → Interventions (a step's view "logit-lens" or "dla").
 };
 
 /// The window as a lesson sees it.

@@ -565,6 +565,7 @@ QDockWidget* MainWindow::toolDock(ToolDock dock) {
     case ToolDock::kCost: return cost_dock_;
     case ToolDock::kDecode: return decode_dock_;
     case ToolDock::kTraining: return training_dock_;
+    case ToolDock::kInterventions: return interventions_dock_;
   }
   return nullptr;
 }

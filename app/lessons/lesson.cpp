@@ -33,6 +33,7 @@ constexpr ViewEntry kViews[] = {
     {View::kDecode, "decode"},     {View::kHeadSimilarity, "head-similarity"},
     {View::kHeadRoles, "head-roles"},
     {View::kTraining, "training"},
+    {View::kLogitLens, "logit-lens"}, {View::kDla, "dla"},
 };
 
 /// The options a lesson step may not set: output and the window's own start options.

@@ -60,6 +60,11 @@ enum class View {
   /// the Analysis dock (its list of top heads); the lecture pack draws render --plot head-roles.
   kHeadRoles,
   kTraining,        ///< The training loss curves of dates-transformer with and without 1/√d_k.
+  /// A model's logit lens: the window's Interventions dock; the lecture pack draws render --plot
+  /// logit-lens.
+  kLogitLens,
+  /// Direct logit attribution: the Interventions dock; the pack draws render --plot dla.
+  kDla,
 };
 
 struct Step {

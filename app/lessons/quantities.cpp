@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -74,6 +75,7 @@ class Context {
         const auto run = session_.run(every_token);
         *results_ = run->model_run->attention;
         ids_ = run->model_run->encoding.ids;
+        model_run_ = run;
       } else {
         LabRun run = runWith(lab_);
         pad_tokens_ = run.pad_tokens;
@@ -84,6 +86,11 @@ class Context {
     return *results_;
   }
   const AttentionResult& first() { return results().front(); }
+  /// A model's interventions and readings (--ablate, --logit-lens, --dla), else null.
+  const results::Interventions* interventions() {
+    results();
+    return model_run_ ? model_run_->interventions.get() : nullptr;
+  }
   /// A model's token ids (every token), empty in the synthetic lab.
   const std::vector<int>& ids() { return results(), ids_; }
   /// A model's head roles (attnlab/head_roles.hpp; the session keeps them per model), else null.
@@ -236,6 +243,7 @@ class Context {
   const TranslatorConfig& translatorConfig() { return translatorRun()->translator->info->config; }
 
   std::shared_ptr<const results::Run> translator_run_;
+  std::shared_ptr<const results::Run> model_run_;  ///< A model's run (its interventions).
   std::optional<std::vector<AttentionResult>> results_;
   std::vector<int> ids_;
   std::shared_ptr<const HeadRoles> roles_;
@@ -277,6 +285,40 @@ void forVisible(Context& c, F&& f) {
 }
 
 using Compute = std::function<QString(Context&)>;
+
+/// Mean loss (nats) over the second half of the text's next tokens (a repeated sequence's second
+/// copy), before (false) or after (true) the step's ablation; "—" without one.
+QString repeatLoss(Context& c, bool after) {
+  const results::Interventions* x = c.interventions();
+  if (!x || x->ablated.empty()) return kNotApplicable;
+  const std::vector<double>& loss = after ? x->loss_after : x->loss_before;
+  const std::size_t from = loss.size() / 2;
+  if (from >= loss.size()) return kNotApplicable;
+  double sum = 0;
+  for (std::size_t i = from; i < loss.size(); ++i) sum += loss[i];
+  return fixed2(sum / static_cast<double>(loss.size() - from));
+}
+
+/// The top next token before (false) or after (true) the step's ablation: "␣ocean (0.81)".
+QString nextToken(Context& c, bool after) {
+  const results::Interventions* x = c.interventions();
+  if (!x || x->ablated.empty()) return kNotApplicable;
+  const std::vector<NextToken>& t = after ? x->after : x->before;
+  if (t.empty()) return kNotApplicable;
+  return QStringLiteral("%1 (%2)").arg(QString::fromStdString(t.front().label), fixed2(t.front().probability));
+}
+
+/// The step's direct logit attribution, or null.
+const LogitAttribution* dlaOf(Context& c) {
+  const results::Interventions* x = c.interventions();
+  return x && x->dla ? &*x->dla : nullptr;
+}
+
+/// The step's logit lens, or null.
+const LogitLens* lensOf(Context& c) {
+  const results::Interventions* x = c.interventions();
+  return x && x->lens ? &*x->lens : nullptr;
+}
 /// The top head of `role`: its layer (what 0), head (1), score (2), or the median of all heads (3).
 QString roleTop(Context& c, HeadRole role, int what) {
   const HeadRoles* r = c.roles();
@@ -341,6 +383,51 @@ const std::vector<std::pair<QString, Compute>>& table() {
          for (int a = 0; a < s.h; ++a)
            for (int b = a + 1; b < s.h; ++b) { sum += s(a, b); n += 1; }
          return n > 0 ? formatNumber(sum / n) : kNotApplicable;
+       }},
+      {"loss_repeat_before", [](Context& c) { return repeatLoss(c, false); }},
+      {"loss_repeat_after", [](Context& c) { return repeatLoss(c, true); }},
+      {"next_before", [](Context& c) { return nextToken(c, false); }},
+      {"next_after", [](Context& c) { return nextToken(c, true); }},
+      {"dla_target", [](Context& c) {
+         const LogitAttribution* d = dlaOf(c);
+         return d ? QString::fromStdString(d->target_label) : kNotApplicable;
+       }},
+      {"dla_logit", [](Context& c) { const LogitAttribution* d = dlaOf(c); return d ? fixed2(d->logit) : kNotApplicable; }},
+      {"dla_heads_sum", [](Context& c) { const LogitAttribution* d = dlaOf(c); return d ? fixed2(d->heads.sum()) : kNotApplicable; }},
+      {"dla_heads_mean", [](Context& c) {
+         // What the heads would add if multi-head attention averaged them: 1/h of their sum.
+         const LogitAttribution* d = dlaOf(c);
+         return d ? fixed2(d->heads.sum() / static_cast<double>(d->heads.cols())) : kNotApplicable;
+       }},
+      {"dla_mlp_sum", [](Context& c) {
+         const LogitAttribution* d = dlaOf(c);
+         return d ? fixed2(std::accumulate(d->mlp.begin(), d->mlp.end(), 0.0)) : kNotApplicable;
+       }},
+      {"dla_embedding", [](Context& c) { const LogitAttribution* d = dlaOf(c); return d ? fixed2(d->embedding) : kNotApplicable; }},
+      {"dla_total", [](Context& c) { const LogitAttribution* d = dlaOf(c); return d ? fixed2(d->total) : kNotApplicable; }},
+      {"dla_top_head", [](Context& c) {
+         const LogitAttribution* d = dlaOf(c);
+         if (!d || d->heads.size() == 0) return kNotApplicable;
+         Eigen::Index l = 0, h = 0;
+         d->heads.maxCoeff(&l, &h);
+         return QStringLiteral("%1.%2").arg(l).arg(h);
+       }},
+      {"dla_top_value", [](Context& c) { const LogitAttribution* d = dlaOf(c); return d ? fixed2(d->heads.maxCoeff()) : kNotApplicable; }},
+      {"lens_final", [](Context& c) {
+         const LogitLens* l = lensOf(c);
+         return l && !l->final_labels.empty() ? QString::fromStdString(l->final_labels.back()) : kNotApplicable;
+       }},
+      {"lens_first_layer", [](Context& c) {
+         // The first layer from which the final prediction stays on top at the last token.
+         const LogitLens* l = lensOf(c);
+         if (!l || l->cells.empty()) return kNotApplicable;
+         auto first = static_cast<int>(l->cells.size()) - 1;
+         while (first > 0 && l->cells[static_cast<std::size_t>(first - 1)].back().final_rank == 0) --first;
+         return QString::number(first);
+       }},
+      {"lens_final_probability", [](Context& c) {
+         const LogitLens* l = lensOf(c);
+         return l && !l->cells.empty() ? fixed2(l->cells.back().back().top_probability) : kNotApplicable;
        }},
       {"induction_layer", [](Context& c) { return roleTop(c, HeadRole::kInduction, 0); }},
       {"induction_head", [](Context& c) { return roleTop(c, HeadRole::kInduction, 1); }},
