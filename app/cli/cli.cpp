@@ -82,6 +82,14 @@ void writeHeadsNpy(const std::string& path, const std::vector<const AttentionRes
   writeNpy(path, shape, data);
 }
 
+/// A value-weighted picture's colour bar says what its cells hold (--value-weighted).
+static void markValueWeighted(QCustomPlot& plot, const results::Run& r) {
+  if (!r.settings.value_weighted) return;
+  views::PictureTitle title;
+  title.bar_title = views::viewText("value-weighted weight");
+  views::setPictureTitle(plot, title);
+}
+
 int commandCompute(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.lab.rollout) return computeRollout(o, out, err);
   run::Session session;
@@ -132,12 +140,14 @@ int renderModel(const Options& o, const std::shared_ptr<const results::Run>& r, 
       const views::ImageSize size = outputSize(
           o, views::fitModelGridHeight(views::defaultModelGridSize(n, shown_layers, first.heads()), draw));
       prepare(plot, size);
+      markValueWeighted(plot, *r);
       draw(plot);
       exportPicture(plot, o, size);
     } else {
       label.layer = indices.front();
       const views::ImageSize size = outputSize(o, views::defaultHeatmapSize(n, n, head < 0 ? first.heads() : 1));
       prepare(plot, size);
+      markValueWeighted(plot, *r);
       if (head < 0) {
         views::drawHeadGrid(plot, first, tokens, tokens, label, o.picture);
       } else {

@@ -179,6 +179,10 @@ void drawPanels(QCustomPlot& plot, const QString& title, std::vector<Panel> pane
   if (!words.empty()) new CellText(&plot, std::move(words), cell_font);
 }
 
+/// The height a picture keeps for its title, captions, axes and note (`full`, px); on a canvas
+/// too small for the note (drawPanels leaves it out) 110 px less.
+double reserved(QSize canvas, double full) { return canvas.height() >= 420 ? full : full - 110.0; }
+
 /// The largest |value| of m (NaN skipped), at least `floor`.
 double largest(const Matrix& m, double floor) {
   double v = floor;
@@ -221,7 +225,7 @@ void drawLogitLens(QCustomPlot& plot, const LogitLens& lens, const QStringList& 
   const QSize fallback = defaultLogitLensSize(layers, n);
   const QSize canvas = canvasSize(plot, fallback);
   panel.cell_w = std::clamp((canvas.width() - 230.0) / std::max(n, 1), 14.0, 64.0);
-  panel.cell_h = std::clamp((canvas.height() - 230.0) / std::max(layers, 1), 8.0, 24.0);
+  panel.cell_h = std::clamp((canvas.height() - reserved(canvas, 230.0)) / std::max(layers, 1), 5.0, 24.0);
   QString note = viewText("Each layer's residual stream through the final norm and the output "
                           "layer (nostalgebraist 2020); the last row is the model's prediction.");
   if (n > 0 && !lens.final_labels.empty()) {
@@ -246,7 +250,7 @@ void drawLogitAttribution(QCustomPlot& plot, const LogitAttribution& dla, const 
   const auto heads = static_cast<int>(dla.heads.cols());
   const QSize fallback = defaultAttributionSize(layers, heads);
   const QSize canvas = canvasSize(plot, fallback);
-  const double cell = std::clamp(std::min((canvas.height() - 240.0) / std::max(layers, 1),
+  const double cell = std::clamp(std::min((canvas.height() - reserved(canvas, 240.0)) / std::max(layers, 1),
                                           (canvas.width() - 360.0) / (heads + 1)),
                                  6.0, 28.0);
   Panel head_panel;
@@ -303,7 +307,7 @@ void drawPatching(QCustomPlot& plot, const PatchingResult& patching, const QStri
   const auto n = static_cast<int>(patching.residual.cols());
   const QSize fallback = defaultPatchingSize(layers, heads, n);
   const QSize canvas = canvasSize(plot, fallback);
-  const double cell = std::clamp(std::min((canvas.height() - 330.0) / std::max(layers, 1),
+  const double cell = std::clamp(std::min((canvas.height() - reserved(canvas, 330.0)) / std::max(layers, 1),
                                           (canvas.width() - 380.0) / std::max(heads + n, 1)),
                                  6.0, 26.0);
   Panel head_panel;

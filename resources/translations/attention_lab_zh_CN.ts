@@ -2469,6 +2469,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>激活修补</translation>
     </message>
     <message>
+        <source>value-weighted weight</source>
+        <translation>按值加权的权重</translation>
+    </message>
+    <message>
         <source>special tokens hidden (weights not renormalised)</source>
         <translation>已隐藏特殊词元（权重未重新归一化）</translation>
     </message>

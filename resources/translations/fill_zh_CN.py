@@ -1043,6 +1043,7 @@ ZH.update({
     "Restore head %1.%2": "恢复头 %1.%2",
     "Ablate head %1.%2 (remove its output)": "消融头 %1.%2（移除其输出）",
     "Interventions: what a head does": "干预：一个头做了什么",
+    "value-weighted weight": "按值加权的权重",
 })
 
 

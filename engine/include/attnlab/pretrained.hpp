@@ -175,7 +175,9 @@ struct MemoryNeeds {
   /// folder's safetensors as stored (their pages, mapped), BERT's and GPT-2's float32 copies.
   long long weights = 0;
   /// The hidden states and products of the largest step of the pass that live at once, the
-  /// products' dequantised panels and the next-token logits.
+  /// products' dequantised panels and the next-token logits; with interventions also the kept
+  /// residual stream, head outputs and value norms (ModelRunOptions::keep_*), and the rows
+  /// decoded for the next tokens' losses.
   long long activations = 0;
   long long attention = 0;  ///< The attention kept (PretrainedModel::attentionBytes).
   long long kv_cache = 0;   ///< A generation's float32 keys and values; 0 for one pass.

@@ -385,6 +385,13 @@ MemoryNeeds PretrainedModel::memoryNeeds(int tokens, const ModelRunOptions& opti
   m.weights = weight_bytes_.total;
   m.activations = activationBytes(config_, tokens);
   m.attention = attentionBytes(tokens, options);
+  // What the interventions keep beside the pass (ModelRun::residual, context, value_norms) and
+  // the decoded rows of the next tokens' losses.
+  const long long n = std::max(tokens, 0), layers = config_.layers;
+  if (options.keep_residual) m.activations += (layers + 1) * n * config_.d_model * 4;
+  if (options.keep_context) m.activations += layers * n * config_.heads * config_.dK() * 4;
+  if (options.keep_value_norms) m.activations += layers * n * config_.heads * 4;
+  if (options.token_loss) m.activations += std::min(n, 32LL) * config_.vocab_size * 4;
   return m;
 }
 
