@@ -153,7 +153,10 @@ QJsonObject viewJson(const HtmlView& v) {
   return o;
 }
 
-QString megabytes(long long bytes) { return QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1); }
+/// bytes in MB (MiB) as the refusal says them: one decimal, two below 1 MB.
+QString megabytes(long long bytes) {
+  return QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', bytes < 1024 * 1024 ? 2 : 1);
+}
 
 }  // namespace
 
