@@ -10,7 +10,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstring>
+#include <cstdint>
+#include <limits>
 
 #include "attnlab/error.hpp"
 #include "attnlab/token_display.hpp"
@@ -23,12 +24,11 @@ namespace {
 /// Bytes of n binary16 values once base64-encoded.
 long long base64Bytes(long long values) { return (2 * values + 2) / 3 * 4; }
 
-/// Bytes the data of one layer takes in the page.
-long long layerBytes(const HtmlLayer& l) {
+/// Bytes the data of one layer of view v takes in the page.
+long long layerBytes(const HtmlView& v, const HtmlLayer& l) {
   if (l.result) {
     const long long cells = static_cast<long long>(l.result->weights.data.size());
-    // (a view without scores is counted with them: the estimate stays an upper bound)
-    const bool scores = l.result->scores.data.size() == l.result->weights.data.size();
+    const bool scores = v.scores && l.result->scores.data.size() == l.result->weights.data.size();
     return base64Bytes(cells) * (scores ? 2 : 1);
   }
   return l.pooled ? 2 * base64Bytes(static_cast<long long>(l.pooled->max.data.size())) : 0;
@@ -45,7 +45,8 @@ long long otherBytes(const HtmlView& v) {
 const QByteArray& pageTemplate() {
   static const QByteArray bytes = [] {
     QFile file(QStringLiteral(":/html/view.html"));
-    if (!file.open(QIODevice::ReadOnly)) throw Error(ErrorCode::kInternal, "the page template :/html/view.html is missing");
+    if (!file.open(QIODevice::ReadOnly))
+      throw Error(ErrorCode::kInternal, "the page template :/html/view.html is missing");
     return file.readAll();
   }();
   return bytes;
@@ -55,7 +56,7 @@ long long estimate(const HtmlPage& page) {
   long long n = pageTemplate().size();
   for (const HtmlView& v : page.views) {
     n += otherBytes(v);
-    for (const HtmlLayer& l : v.layers) n += layerBytes(l);
+    for (const HtmlLayer& l : v.layers) n += layerBytes(v, l);
   }
   return n;
 }
@@ -112,7 +113,8 @@ QJsonObject viewJson(const HtmlView& v) {
       for (int h = 0; h < heads; ++h)
         for (int i = 0; i < n_q; ++i)
           for (int k = 0; k < n_k; ++k)
-            visible[(static_cast<std::size_t>(h) * n_q + i) * n_k + k] = pattern.visible(i, k) ? 1 : 0;
+            visible[(static_cast<std::size_t>(h) * n_q + i) * n_k + k] =
+                pattern.visible(i, k) ? 1 : 0;
       j["w"] = halves(r.weights.data.data(), r.weights.data.size(), &visible);
       if (v.scores && r.scores.data.size() == r.weights.data.size())
         j["s"] = halves(r.scores.data.data(), r.scores.data.size(), &visible);
@@ -155,7 +157,8 @@ QJsonObject viewJson(const HtmlView& v) {
 
 /// bytes in MB (MiB) as the refusal says them: one decimal, two below 1 MB.
 QString megabytes(long long bytes) {
-  return QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', bytes < 1024 * 1024 ? 2 : 1);
+  return QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f',
+                         bytes < 1024 * 1024 ? 2 : 1);
 }
 
 }  // namespace
@@ -190,7 +193,8 @@ AttentionResult oneHead(const AttentionResult& r, int head) {
   const auto pick = [head](const Tensor3& t) {
     if (t.data.empty()) return t;
     Tensor3 out(1, t.rows, t.cols);
-    std::copy(t.row(head, 0), t.row(head, 0) + static_cast<std::ptrdiff_t>(t.rows) * t.cols, out.data.begin());
+    std::copy(t.row(head, 0), t.row(head, 0) + static_cast<std::ptrdiff_t>(t.rows) * t.cols,
+              out.data.begin());
     return out;
   };
   one.scores = pick(r.scores);
@@ -211,8 +215,9 @@ QString describe(const AttentionSpec& spec, const QString& model, int heads, int
 }
 
 /// The layers of maps as a view's, one head when `head` is set (copies kept in `copies`).
-void addLayers(HtmlView& v, const std::vector<const AttentionResult*>& layers, const std::vector<int>& indices,
-               std::optional<int> head, std::vector<AttentionResult>& copies) {
+void addLayers(HtmlView& v, const std::vector<const AttentionResult*>& layers,
+               const std::vector<int>& indices, std::optional<int> head,
+               std::vector<AttentionResult>& copies) {
   if (head) {
     copies.reserve(layers.size());
     for (const AttentionResult* a : layers) copies.push_back(oneHead(*a, *head));
@@ -256,7 +261,9 @@ HtmlView htmlViewOf(const std::shared_ptr<const results::Run>& r, std::optional<
   v.title = maps->label.model;
   v.subtitle = describe(maps->label.spec, maps->label.model, first.heads(), first.nQ());
   if (head) v.subtitle += QStringLiteral(" · head %1").arg(*head);
-  v.keep = std::make_shared<std::pair<std::shared_ptr<RunMaps>, std::shared_ptr<std::vector<AttentionResult>>>>(maps, copies);
+  v.keep = std::make_shared<
+      std::pair<std::shared_ptr<RunMaps>, std::shared_ptr<std::vector<AttentionResult>>>>(maps,
+                                                                                          copies);
   return v;
 }
 
@@ -273,12 +280,14 @@ HtmlView htmlViewOf(const std::shared_ptr<const results::Generated>& g, std::opt
     step.token = QString::fromStdString(displayToken(s.token.bytes, s.token.label).label);
     step.probability = s.token.probability;
     for (const NextToken& t : s.top)
-      step.top.emplace_back(QString::fromStdString(displayToken(t.bytes, t.label).label), t.probability);
+      step.top.emplace_back(QString::fromStdString(displayToken(t.bytes, t.label).label),
+                            t.probability);
     steps->steps.push_back(std::move(step));
   }
   v.generation = steps;
   v.scores = false;
-  v.keep = std::make_shared<std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>>(v.keep, g);
+  v.keep = std::make_shared<std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>>(
+      v.keep, g);
   return v;
 }
 
@@ -289,11 +298,13 @@ void fitHtmlPage(HtmlPage& page, long long limit) {
     const AttentionResult& first = *v.layers.front().result;
     const int n = std::max(first.nQ(), first.nK());
     long long fixed = estimate(page);
-    for (const HtmlLayer& l : v.layers) fixed -= layerBytes(l);
+    for (const HtmlLayer& l : v.layers) fixed -= layerBytes(v, l);
     for (int b = 2; b <= n; ++b) {
       const long long blocks = static_cast<long long>(first.heads()) * ((first.nQ() + b - 1) / b) *
                                ((first.nK() + b - 1) / b);
-      if (fixed + 2 * base64Bytes(blocks) * static_cast<long long>(v.layers.size()) > limit && b < n) continue;
+      if (fixed + 2 * base64Bytes(blocks) * static_cast<long long>(v.layers.size()) > limit &&
+          b < n)
+        continue;
       for (HtmlLayer& l : v.layers) {
         l.pooled = std::make_shared<const PooledAttention>(poolWeights(*l.result, b));
         l.result = nullptr;
@@ -307,7 +318,8 @@ void fitHtmlPage(HtmlPage& page, long long limit) {
 QByteArray htmlPageBytes(const HtmlPage& page, long long limit) {
   const long long guess = estimate(page);
   if (guess > limit) {
-    throw options::OptionError(options::Message(kHtmlTooLargeMessage, {megabytes(guess), megabytes(limit)}));
+    throw options::OptionError(
+        options::Message(kHtmlTooLargeMessage, {megabytes(guess), megabytes(limit)}));
   }
   QJsonObject data;
   data["lang"] = page.language;
@@ -328,7 +340,8 @@ QByteArray htmlPageBytes(const HtmlPage& page, long long limit) {
   const qsizetype at = page_template.indexOf("@DATA@");
   if (at < 0) throw Error(ErrorCode::kInternal, "the page template has no @DATA@");
   QByteArray out = page_template.left(at);
-  const QString lang = page.language == QLatin1String("zh_CN") ? QStringLiteral("zh-CN") : QStringLiteral("en");
+  const QString lang =
+      page.language == QLatin1String("zh_CN") ? QStringLiteral("zh-CN") : QStringLiteral("en");
   out.replace("@LANG@", lang.toUtf8());
   out.replace("@TITLE@", page.title.toHtmlEscaped().toUtf8());
   out += json;
@@ -343,8 +356,10 @@ QByteArray htmlPageBytes(const HtmlPage& page, long long limit) {
 long long writeHtmlPage(const HtmlPage& page, const QString& path, long long limit) {
   const QByteArray bytes = htmlPageBytes(page, limit);
   QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size() || !file.flush()) {
-    throw Error(ErrorCode::kIo, "cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size() ||
+      !file.flush()) {
+    throw Error(ErrorCode::kIo,
+                "cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
   }
   return bytes.size();
 }

@@ -46,7 +46,7 @@ struct HtmlLayer {
 /// the grown causal matrix and lists the next-token candidates predicted from its last row.
 struct HtmlGeneration {
   struct Step {
-    QString token;     ///< The token chosen (display label).
+    QString token;  ///< The token chosen (display label).
     double probability = 0;
     std::vector<std::pair<QString, double>> top;  ///< The top-k: display label, probability.
   };
@@ -58,8 +58,8 @@ struct HtmlGeneration {
 /// without attention) a PNG figure; a lesson step's caption and prompt.
 struct HtmlView {
   QString title;
-  QString subtitle;           ///< The run's description (model, spec), or empty.
-  QString caption, try_this;  ///< A lesson step's text, else empty.
+  QString subtitle;                      ///< The run's description (model, spec), or empty.
+  QString caption, try_this;             ///< A lesson step's text, else empty.
   QStringList query_labels, key_labels;  ///< The display labels, as the pictures draw them.
   std::vector<HtmlLayer> layers;         ///< Empty for a figure.
   int first_layer = 0;                   ///< The entry of `layers` shown first.
@@ -67,7 +67,7 @@ struct HtmlView {
   Pool pool = Pool::kMax;
   std::shared_ptr<const HtmlGeneration> generation;
   bool scores = true;  ///< Embed the scores (a generation's grown matrix holds weights alone).
-  QByteArray png;  ///< A figure (PNG bytes) instead of maps, or empty.
+  QByteArray png;      ///< A figure (PNG bytes) instead of maps, or empty.
   int png_width = 0, png_height = 0;
   std::shared_ptr<const void> keep;  ///< Owns what `layers` points into.
 };
@@ -103,7 +103,8 @@ QByteArray htmlPageBytes(const HtmlPage& page, long long limit = kHtmlLimitBytes
 
 /// Writes htmlPageBytes(page) to path. Throws as htmlPageBytes, Error(kIo) when it cannot write.
 /// Returns the bytes written.
-long long writeHtmlPage(const HtmlPage& page, const QString& path, long long limit = kHtmlLimitBytes);
+long long writeHtmlPage(const HtmlPage& page, const QString& path,
+                        long long limit = kHtmlLimitBytes);
 
 /// IEEE 754 binary16 of x, round to nearest even (NaN stays NaN, beyond ±65504 → ±inf).
 quint16 toHalf(float x);

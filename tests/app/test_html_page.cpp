@@ -49,10 +49,10 @@ TEST_CASE("toHalf: the binary16 bits of values known by hand", "[html]") {
   CHECK(views::toHalf(-2.0f) == 0xc000);
   CHECK(views::toHalf(0.5f) == 0x3800);
   CHECK(views::toHalf(0.0f) == 0x0000);
-  CHECK(views::toHalf(65504.0f) == 0x7bff);     // the largest finite
-  CHECK(views::toHalf(65520.0f) == 0x7c00);     // rounds up to infinity
-  CHECK(views::toHalf(std::ldexp(1.0f, -14)) == 0x0400);  // the smallest normal
-  CHECK(views::toHalf(std::ldexp(1.0f, -24)) == 0x0001);  // the smallest subnormal
+  CHECK(views::toHalf(65504.0f) == 0x7bff);                          // the largest finite
+  CHECK(views::toHalf(65520.0f) == 0x7c00);                          // rounds up to infinity
+  CHECK(views::toHalf(std::ldexp(1.0f, -14)) == 0x0400);             // the smallest normal
+  CHECK(views::toHalf(std::ldexp(1.0f, -24)) == 0x0001);             // the smallest subnormal
   CHECK(views::toHalf(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);      // halfway: to even
   CHECK(views::toHalf(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3c02);  // halfway: to even (up)
   CHECK(views::toHalf(1.0f / 3.0f) == 0x3555);
@@ -67,7 +67,7 @@ TEST_CASE("toHalf: within the stated precision for weights and scores", "[html]"
     const float x = draw(gen);
     const double v = fromHalf(views::toHalf(x));
     // 2^-11 relative for normal numbers; below 2^-14 the subnormal step 2^-24, half of it.
-    CHECK(std::fabs(v - x) <= std::max(std::ldexp(std::fabs(x), -11), std::ldexp(1.0, -25)));
+    CHECK(std::fabs(v - x) <= std::max(std::ldexp(std::fabs(static_cast<double>(x)), -11), std::ldexp(1.0, -25)));
   }
 }
 
@@ -75,7 +75,8 @@ TEST_CASE("htmlPageBytes: one file, its data inline, no network address", "[html
   const AttentionResult r = uniform(2, 3);
   views::HtmlPage page;
   views::HtmlView view;
-  view.query_labels = view.key_labels = QStringList{QStringLiteral("猫"), QStringLiteral("</script>"), QStringLiteral("x")};
+  view.query_labels = view.key_labels =
+      QStringList{QStringLiteral("猫"), QStringLiteral("</script>"), QStringLiteral("x")};
   view.layers.push_back({-1, &r, nullptr});
   page.views.push_back(view);
   const QByteArray bytes = views::htmlPageBytes(page);
@@ -87,15 +88,20 @@ TEST_CASE("htmlPageBytes: one file, its data inline, no network address", "[html
   CHECK(text.count(QStringLiteral("</script>")) == 2);  // the label's is escaped
   // The data: weights 1/3 → 0x3555 little-endian, base64 of six of them.
   const int at = text.indexOf(QStringLiteral("type=\"application/json\">")) + 24;
-  const QJsonObject data = QJsonDocument::fromJson(text.mid(at, text.indexOf(QStringLiteral("</script>"), at) - at).toUtf8()).object();
-  const QByteArray w = QByteArray::fromBase64(data["views"][0]["layers"][0]["w"].toString().toLatin1());
+  const QJsonObject data =
+      QJsonDocument::fromJson(
+          text.mid(at, text.indexOf(QStringLiteral("</script>"), at) - at).toUtf8())
+          .object();
+  const QByteArray w =
+      QByteArray::fromBase64(data["views"][0]["layers"][0]["w"].toString().toLatin1());
   REQUIRE(w.size() == 2 * 2 * 9);
   CHECK(static_cast<unsigned char>(w[0]) == 0x55);
   CHECK(static_cast<unsigned char>(w[1]) == 0x35);
   CHECK(data["views"][0]["layers"][0]["s"].isString());
 }
 
-TEST_CASE("fitHtmlPage: a pooled overview under the limit, refused above it with the size", "[html]") {
+TEST_CASE("fitHtmlPage: a pooled overview under the limit, refused above it with the size",
+          "[html]") {
   const AttentionResult r = uniform(4, 256);  // 4 × 256² cells: about 1.4 MB of data
   views::HtmlPage page;
   views::HtmlView view;
