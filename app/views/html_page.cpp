@@ -61,12 +61,12 @@ long long estimate(const HtmlPage& page) {
   return n;
 }
 
-/// values as little-endian binary16, base64; NaN where `masked` says so.
+/// values as little-endian binary16, base64; a cell `visible` hides as kMaskedHalf, a NaN
+/// payload that toHalf never gives (a weight that is NaN or ±inf stays one: drawn apart).
 QString halves(const float* values, std::size_t count, const std::vector<char>* visible = nullptr) {
   QByteArray bytes(static_cast<qsizetype>(2 * count), Qt::Uninitialized);
   for (std::size_t i = 0; i < count; ++i) {
-    const float x = visible && !(*visible)[i] ? std::numeric_limits<float>::quiet_NaN() : values[i];
-    const quint16 h = toHalf(x);
+    const quint16 h = visible && !(*visible)[i] ? kMaskedHalf : toHalf(values[i]);
     bytes[static_cast<qsizetype>(2 * i)] = static_cast<char>(h & 0xff);
     bytes[static_cast<qsizetype>(2 * i + 1)] = static_cast<char>(h >> 8);
   }
@@ -167,7 +167,7 @@ quint16 toHalf(float x) {
   const auto bits = std::bit_cast<std::uint32_t>(x);
   const auto sign = static_cast<quint16>((bits >> 16) & 0x8000u);
   const std::uint32_t exp = (bits >> 23) & 0xffu, frac = bits & 0x7fffffu;
-  if (exp == 0xff) return static_cast<quint16>(sign | 0x7c00u | (frac ? 0x200u : 0u));
+  if (exp == 0xff) return static_cast<quint16>(sign | 0x7c00u | (frac ? 0x200u : 0u));  // quiet NaN
   const int e = static_cast<int>(exp) - 127 + 15;
   if (e >= 31) return static_cast<quint16>(sign | 0x7c00u);
   if (e <= 0) {

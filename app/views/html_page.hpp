@@ -106,7 +106,11 @@ QByteArray htmlPageBytes(const HtmlPage& page, long long limit = kHtmlLimitBytes
 long long writeHtmlPage(const HtmlPage& page, const QString& path,
                         long long limit = kHtmlLimitBytes);
 
-/// IEEE 754 binary16 of x, round to nearest even (NaN stays NaN, beyond ±65504 → ±inf).
+/// IEEE 754 binary16 of x, round to nearest even (NaN → 0x7e00 or 0xfe00, beyond ±65504 → ±inf).
 quint16 toHalf(float x);
+
+/// The bits the page's data give a masked cell: a NaN (exponent 31) with payload 1, which toHalf
+/// never returns, so a masked cell is never confused with a weight that overflowed.
+inline constexpr quint16 kMaskedHalf = 0x7c01;
 
 }  // namespace attnlab::views

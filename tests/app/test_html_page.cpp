@@ -57,6 +57,11 @@ TEST_CASE("toHalf: the binary16 bits of values known by hand", "[html]") {
   CHECK(views::toHalf(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3c02);  // halfway: to even (up)
   CHECK(views::toHalf(1.0f / 3.0f) == 0x3555);
   CHECK(std::isnan(fromHalf(views::toHalf(std::numeric_limits<float>::quiet_NaN()))));
+  CHECK(views::toHalf(std::numeric_limits<float>::infinity()) == 0x7c00);
+  // A masked cell's bits are a NaN no value becomes.
+  CHECK(std::isnan(fromHalf(views::kMaskedHalf)));
+  CHECK(views::toHalf(std::numeric_limits<float>::quiet_NaN()) != views::kMaskedHalf);
+  CHECK(views::toHalf(-std::numeric_limits<float>::quiet_NaN()) != views::kMaskedHalf);
 }
 
 TEST_CASE("toHalf: within the stated precision for weights and scores", "[html]") {
@@ -67,7 +72,8 @@ TEST_CASE("toHalf: within the stated precision for weights and scores", "[html]"
     const float x = draw(gen);
     const double v = fromHalf(views::toHalf(x));
     // 2^-11 relative for normal numbers; below 2^-14 the subnormal step 2^-24, half of it.
-    CHECK(std::fabs(v - x) <= std::max(std::ldexp(std::fabs(static_cast<double>(x)), -11), std::ldexp(1.0, -25)));
+    CHECK(std::fabs(v - x) <=
+          std::max(std::ldexp(std::fabs(static_cast<double>(x)), -11), std::ldexp(1.0, -25)));
   }
 }
 
