@@ -190,6 +190,9 @@ int renderTranslator(const Options& o, const std::shared_ptr<const results::Run>
 }
 
 int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
+  if (isHtml(o.output.out) && (o.output.plot != views::PlotKind::kHeatmap || !o.diff.isEmpty() || o.lab.rollout))
+    throw options::OptionError(options::Message(
+        ATTNLAB_MSG("an .html page shows the heads' weights: --plot, --diff and --rollout draw .png, .svg or .pdf")));
   if (o.output.plot == views::PlotKind::kTraining) return renderTraining(o, out);
   if (!o.diff.isEmpty() || o.lab.rollout) return renderCompared(o, out, err);
   run::Session session;
@@ -200,6 +203,7 @@ int commandRender(const Options& o, std::ostream& out, std::ostream& err) {
                           o.output.plot == views::PlotKind::kHeatmap &&
                           picture_format != QLatin1String("csv") && picture_format != QLatin1String("npy");
   const std::shared_ptr<const results::Run> computed = runNoted(session, o.lab, err, model_view);
+  if (isHtml(o.output.out)) return renderHtml(o, computed, out, err);
   if (computed->translator) return renderTranslator(o, computed, out);
   if (computed->model) return renderModel(o, computed, out);
   const LabRun& run = computed->run;

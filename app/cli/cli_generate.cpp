@@ -29,7 +29,7 @@ nlohmann::ordered_json tokenJson(const NextToken& t) {
 
 }  // namespace
 
-int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& /*err*/) {
+int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& err) {
   run::Session session;
   run::GenerateRequest request{o.lab, o.generate, o.isGiven("top-k"),
                                o.isGiven("seed") && !o.isGiven("sample-temperature"), o.head};
@@ -114,7 +114,9 @@ int commandGenerate(const options::Options& o, std::ostream& out, std::ostream& 
   } else {
     j["tokens_per_s"] = nullptr;
   }
-  if (!o.output.out.isEmpty()) {
+  if (isHtml(o.output.out)) {
+    generationHtml(o, result, err);
+  } else if (!o.output.out.isEmpty()) {
     auto [entry, head] = views::readableHead(r);
     if (o.head) head = *o.head;
     const int n = r.shown->attention(entry).nQ();

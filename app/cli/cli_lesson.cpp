@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QTemporaryDir>
 #include <QTranslator>
 #include <iomanip>
 #include <sstream>
@@ -127,10 +128,11 @@ void runCommand(const QStringList& args, const QString& where) {
 }
 
 /// session: the pack's one run session (the lesson numbers; it holds the model, so the step
-/// commands run in-process find it in the model cache instead of loading it again).
+/// commands run in-process find it in the model cache instead of loading it again). `view`, when
+/// given: a heads step's maps for the interactive page (the figure's run, computed again).
 PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, int index,
                     const QString& language, const QDir& dir, run::Session& session,
-                    std::ostream& err) {
+                    std::ostream& err, std::optional<views::HtmlView>* view = nullptr) {
   PackStep s;
   s.id = step.id;
   s.try_this = step.try_this.in(language);
@@ -177,6 +179,10 @@ PackStep exportStep(const lessons::Lesson& lesson, const lessons::Step& step, in
     throw Error(ErrorCode::kIo, "cannot read " + utf8(png.fileName()));
   s.png = png.readAll();
   s.size = QImage::fromData(s.png, "PNG").size();
+  if (view && step.view == View::kHeads) {
+    const std::shared_ptr<const results::Run> r = runNoted(session, o.lab, err, !o.lab.layer && !o.head);
+    *view = views::htmlViewOf(r, o.head, std::nullopt, o.picture.color_scale, o.picture.pool);
+  }
   return s;
 }
 
@@ -192,6 +198,49 @@ int lessonList(const options::Options& o, std::ostream& out) {
   return kExitOk;
 }
 
+/// lesson export --html: every step of the chosen lessons on one page — a heads step's maps
+/// interactive, any other step's figure as an image — with its caption and "try this".
+int lessonExportHtml(const options::Options& o, const std::vector<const lessons::Lesson*>& chosen,
+                     std::ostream& out, std::ostream& err) {
+  QTemporaryDir figures;
+  if (!figures.isValid()) throw Error(ErrorCode::kIo, "cannot create a temporary folder for the figures");
+  const QDir dir(figures.path());
+  views::HtmlPage page;
+  page.language = pageLanguage(o.lesson.language);
+  page.lesson = true;
+  const bool zh = page.language == QLatin1String("zh_CN");
+  const std::function<bool(int, int)> progress = terminalProgress("lesson export: step");
+  int steps = 0, done = 0;
+  for (const lessons::Lesson* l : chosen) steps += static_cast<int>(l->steps.size());
+  run::Session session;
+  for (const lessons::Lesson* l : chosen) {
+    const QString lesson_title = (zh ? QStringLiteral("第 %1 课") : QStringLiteral("Lesson %1")).arg(l->order) +
+                                 QStringLiteral(" · ") + l->title.in(o.lesson.language);
+    for (std::size_t i = 0; i < l->steps.size(); ++i) {
+      std::optional<views::HtmlView> maps;
+      const PackStep s = exportStep(*l, l->steps[i], static_cast<int>(i), o.lesson.language, dir, session, err, &maps);
+      views::HtmlView v = maps ? std::move(*maps) : views::HtmlView{};
+      v.subtitle = s.settings.join(QLatin1Char(' ')) + (v.subtitle.isEmpty() ? QString() : QStringLiteral(" — ") + v.subtitle);
+      v.title = lesson_title + QStringLiteral(" · ") + s.id;
+      v.caption = s.problem.isEmpty() ? s.caption : s.problem + QStringLiteral(" — ") + s.caption;
+      v.try_this = s.try_this;
+      if (!maps && !s.png.isEmpty()) {
+        v.png = s.png;
+        v.png_width = s.size.width();
+        v.png_height = s.size.height();
+      }
+      page.views.push_back(std::move(v));
+      if (progress) progress(++done, steps);
+    }
+  }
+  page.title = (zh ? QStringLiteral("注意力实验室 — 课程") : QStringLiteral("Attention Lab — lessons"));
+  if (chosen.size() == 1) page.title += QStringLiteral(" · ") + chosen.front()->title.in(o.lesson.language);
+  writePage(page, o.lesson.out, err);
+  out << "wrote " << chosen.size() << " lesson(s), " << page.views.size() << " steps on one page\n"
+      << utf8(o.lesson.out) << "\n";
+  return kExitOk;
+}
+
 int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err) {
   std::vector<const lessons::Lesson*> chosen;
   if (o.lesson.name == QLatin1String("all")) {
@@ -199,9 +248,6 @@ int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err
   } else {
     chosen.push_back(&lessons::byName(o.lesson.name));
   }
-  QDir dir(o.lesson.out);
-  if (!dir.exists() && !QDir().mkpath(dir.absolutePath()))
-    throw Error(ErrorCode::kIo, "cannot create the folder " + utf8(o.lesson.out));
   // The figures' titles, axes and notes in the pack's language (the window's translation).
   QTranslator translator;
   const bool translated = o.lesson.language == QLatin1String("zh_CN") &&
@@ -213,6 +259,10 @@ int lessonExport(const options::Options& o, std::ostream& out, std::ostream& err
       if (t) QCoreApplication::removeTranslator(t);
     }
   } uninstall{translated ? &translator : nullptr};
+  if (o.lesson.html) return lessonExportHtml(o, chosen, out, err);
+  QDir dir(o.lesson.out);
+  if (!dir.exists() && !QDir().mkpath(dir.absolutePath()))
+    throw Error(ErrorCode::kIo, "cannot create the folder " + utf8(o.lesson.out));
   std::vector<PackLesson> pack;
   int figures = 0;
   // A pack of every lesson takes a while: "figure 12 of 50" on a terminal.

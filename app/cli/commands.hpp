@@ -12,6 +12,7 @@
 #include "options/options.hpp"
 #include "run/run.hpp"
 #include "views/export.hpp"
+#include "views/html_page.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::cli {
@@ -50,5 +51,22 @@ run::RunHooks cliHooks(bool allow_overview = false, const char* unit = "layer");
 /// --backend opencl on err ("attention-lab-cli: note: computed on the CPU: …").
 std::shared_ptr<const results::Run> runNoted(run::Session& session, const options::LabSettings& lab,
                                          std::ostream& err, bool allow_overview = false);
+
+/// True when path ends in .html (any case): the interactive page.
+bool isHtml(const QString& path);
+/// The page's language for --lang: "zh_CN", else "en".
+QString pageLanguage(const QString& language);
+/// "Attention Lab · <model>" ("… · synthetic lab"), in the page's language.
+QString pageTitle(const views::HtmlView& view, const QString& language);
+/// Fits page under views::kHtmlLimitBytes (a pooled overview where the full data would not
+/// fit), says its size on err ("attention-lab-cli: note: FILE: 1.2 MB (at most 20 MB …)") and
+/// writes it. Throws OptionError when even the overview is over the limit, Error(kIo).
+void writePage(views::HtmlPage& page, const QString& path, std::ostream& err);
+/// render --out FILE.html: the page of run r (every head or --head N, every layer or --layer's).
+int renderHtml(const options::Options& o, const std::shared_ptr<const results::Run>& r, std::ostream& out,
+               std::ostream& err);
+/// generate --out FILE.html: the page of generation g with its step slider.
+void generationHtml(const options::Options& o, const std::shared_ptr<const results::Generated>& g,
+                    std::ostream& err);
 
 }  // namespace attnlab::cli

@@ -31,6 +31,7 @@
 #include "views/saturation_plot.hpp"
 #include "views/analysis_plots.hpp"
 #include "views/heatmap.hpp"
+#include "views/html_page.hpp"
 #include "views/plots.hpp"
 
 namespace attnlab::gui {
@@ -273,6 +274,40 @@ void ExportController::askExportMatrices() {
     exportMatrices(path, -1);
     if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
     emit status(tr("Wrote %1").arg(path), 6000);
+  } catch (const options::OptionError& e) {
+    emit status(tr("Export failed: %1").arg(e.message().translated()), 10000);
+  } catch (const std::exception& e) {
+    emit status(tr("Export failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+  }
+}
+
+long long ExportController::exportHtml(const QString& path, const QString& language) {
+  const ResultPtr shown = heads_.result();
+  if (!shown) throw Error(ErrorCode::kInvalidArgument, "nothing to export yet");
+  views::HtmlPage page;
+  page.language = language == QLatin1String("zh_CN") ? language : QStringLiteral("en");
+  const views::PictureOptions& picture = heads_.picture();
+  views::HtmlView view = views::htmlViewOf(shown, std::nullopt, heads_.modelView() ? std::nullopt : std::optional<int>(heads_.focusEntry()),
+                                           picture.color_scale, picture.pool);
+  const QString lab = page.language == QLatin1String("zh_CN") ? QStringLiteral("注意力实验室") : QStringLiteral("Attention Lab");
+  page.title = view.title.isEmpty() ? lab : lab + QStringLiteral(" · ") + view.title;
+  page.views.push_back(std::move(view));
+  views::fitHtmlPage(page);
+  return views::writeHtmlPage(page, path);
+}
+
+void ExportController::askExportHtml(const QString& language) {
+  if (!heads_.result()) return;
+  QSettings store;
+  const QString folder = store.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+  const QString path = QFileDialog::getSaveFileName(window_, tr("Export an interactive page"),
+                                                    QDir(folder).filePath(QStringLiteral("attention.html")),
+                                                    tr("Web page, works offline (*.html)"));
+  if (path.isEmpty()) return;
+  try {
+    const long long bytes = exportHtml(path, language);
+    if (persist_) store.setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+    emit status(tr("Wrote %1 (%2 MB)").arg(path, QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1)), 6000);
   } catch (const options::OptionError& e) {
     emit status(tr("Export failed: %1").arg(e.message().translated()), 10000);
   } catch (const std::exception& e) {

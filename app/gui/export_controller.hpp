@@ -47,10 +47,16 @@ class ExportController : public QObject {
   /// roles) of the entry shown, drawn as `render --plot KIND` draws it; written to path at size.
   /// Throws as exportImage, and OptionError when the run does not hold what it draws.
   void exportPlot(views::PlotKind kind, const QString& path, const views::ImageSize& size);
+  /// Writes what the heads view shows (every head; a model's every layer, pooled where the run
+  /// is) as one interactive page (views/html_page.hpp) in `language` ("en" or "zh_CN"): the
+  /// page `render --out FILE.html` writes. Returns its bytes. Throws options::OptionError (a page
+  /// over views::kHtmlLimitBytes) and attnlab::Error (kIo, nothing to export).
+  long long exportHtml(const QString& path, const QString& language);
   /// The dialogs behind File → Export.
   void askExportImage(ExportTarget target);
   void askExportPlot(views::PlotKind kind);
   void askExportMatrices();
+  void askExportHtml(const QString& language);
 
  signals:
   /// A line for the status bar (translated), shown for `ms` milliseconds.

@@ -224,6 +224,7 @@ class MainWindow : public QMainWindow, public LessonHost {
   QAction* export_grid_action_ = nullptr;
   QAction* export_saturation_action_ = nullptr;
   QAction* export_matrices_action_ = nullptr;
+  QAction* export_html_action_ = nullptr;
   QAction* copy_head_action_ = nullptr;
   QAction* copy_grid_action_ = nullptr;
   QAction* quit_action_ = nullptr;

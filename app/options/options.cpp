@@ -306,6 +306,11 @@ static void checkLesson(const Options& o) {
     if (o.isGiven("out")) fail(ATTNLAB_MSG("lesson list prints the lessons: --out does not apply"));
     return;
   }
+  if (o.lesson.html) {
+    if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out FILE.html is required (the page lesson export --html writes)"));
+    checkOutputPath(o.lesson.out, QStringLiteral("--out"), {QStringLiteral("html")});
+    return;
+  }
   if (!o.isGiven("out")) fail(ATTNLAB_MSG("--out DIR is required (the folder the lecture pack is written to)"));
   const QFileInfo info(o.lesson.out);
   if (info.exists() && !info.isDir())

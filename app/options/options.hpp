@@ -122,6 +122,7 @@ struct LessonOptions {
   QString name;                           ///< export: a lesson's name or "all".
   QString language = QStringLiteral("en");  ///< --lang: "en" or "zh_CN".
   QString out;                            ///< export: the folder written (created when missing).
+  bool html = false;  ///< export --html: `out` is one interactive page (views/html_page.hpp).
 };
 
 /// The fetch-model command's settings: `fetch-model NAME` or `fetch-model --list`.

@@ -100,7 +100,7 @@ _attention_lab_cli()
             opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --rollout --head-roles --int8-activations --ablate= --ablation= --logit-lens --dla --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --full'
             ;;
         render)
-            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --ablate= --ablation= --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --out= --width= --height= --scale= --values= --plot= --layout-json='
+            opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --ablate= --ablation= --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --out= --width= --height= --scale= --values= --plot= --layout-json= --lang='
             ;;
         saturation)
             opts='--text= --source= --no-scale --causal --heads= --d-model= --seed= --no-positions --out= --width= --height= --scale= --d-k= --keys= --samples= --mark='
@@ -115,10 +115,10 @@ _attention_lab_cli()
             opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --cache-bug= --bug-step= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --memory-budget= --backend= --device= --head= --color-scale= --pool= --out= --width= --height= --scale= --layout-json= --cache-window= --sink-tokens='
             ;;
         generate)
-            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --int8-activations --ablate= --ablation= --memory-budget= --head= --out= --width= --height= --scale= --layout-json= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens='
+            opts='--text= --mechanism= --no-scale --temperature= --model= --layer= --int8-activations --ablate= --ablation= --memory-budget= --head= --out= --width= --height= --scale= --layout-json= --max-tokens= --sample-temperature= --seed= --top-k= --cache-window= --sink-tokens= --lang='
             ;;
         lesson)
-            opts='--lang= --out='
+            opts='--lang= --out= --html'
             if [[ $cur != -* && ${words[cword - 1]} == lesson ]]; then
                 COMPREPLY=($(compgen -W 'list export' -- "$cur"))
                 return

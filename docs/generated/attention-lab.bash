@@ -58,7 +58,7 @@ _attention_lab()
 
     local opts=
     case $command in
-        window) opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --ablate= --ablation= --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --layout-json= --screenshot= --lang= --head-role= --presentation --decode-step= --lesson=' ;;
+        window) opts='--text= --source= --mechanism= --no-scale --temperature= --causal --heads= --d-model= --d-k= --d-v= --d-a= --seed= --no-positions --positions= --rope-base= --kv-heads= --window= --global= --stride= --pad-to= --no-pad-mask --precision= --softmax= --dropout= --model= --attention= --layer= --pair= --hide-special --rollout --int8-activations --ablate= --ablation= --logit-lens --dla --target= --versus= --patch-from= --value-weighted --memory-budget= --backend= --device= --head= --color-scale= --pool= --diff= --layout-json= --screenshot= --lang= --head-role= --presentation --decode-step= --lesson=' ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))

@@ -290,6 +290,18 @@
         <source>CSV, every head (*.csv);;NumPy weights [h, n_q, n_k] (*.npy)</source>
         <translation>CSV，全部头 (*.csv);;NumPy 权重 [h, n_q, n_k] (*.npy)</translation>
     </message>
+    <message>
+        <source>Export an interactive page</source>
+        <translation>导出交互式网页</translation>
+    </message>
+    <message>
+        <source>Web page, works offline (*.html)</source>
+        <translation>网页，可离线使用 (*.html)</translation>
+    </message>
+    <message>
+        <source>Wrote %1 (%2 MB)</source>
+        <translation>已写入 %1（%2 MB）</translation>
+    </message>
 </context>
 <context>
     <name>attnlab::gui::GenerateBox</name>
@@ -1203,6 +1215,10 @@
         <translation>没有找到（Ollama、HuggingFace 缓存、LM Studio、llama.cpp）</translation>
     </message>
     <message>
+        <source>Interactive page (.html)…</source>
+        <translation>交互式网页（.html）…</translation>
+    </message>
+    <message>
         <source>Interventions: what a head does</source>
         <translation>干预：一个头做了什么</translation>
     </message>
@@ -1702,6 +1718,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>图像将为 %1 x %2 像素；每边最多 %3 像素（--width、--height 与 --scale 相乘）</translation>
     </message>
     <message>
+        <source>the HTML file would be %1 MB; at most %2 MB (a shorter text, --layer L or --head N)</source>
+        <translation>HTML 文件将为 %1 MB；最多 %2 MB（请缩短文本，或用 --layer L、--head N）</translation>
+    </message>
+    <message>
         <source>--out %1: an MP4 needs ffmpeg, which is not installed (use .gif or a folder/ for numbered PNG frames)</source>
         <translation>--out %1：MP4 需要 ffmpeg，但未安装（请用 .gif，或以 / 结尾的文件夹存放编号的 PNG 帧）</translation>
     </message>
@@ -1716,6 +1736,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>a translator's CSV holds one layer: add --layer L</source>
         <translation>翻译模型的 CSV 只含一层：请加上 --layer L</translation>
+    </message>
+    <message>
+        <source>an .html page shows the heads' weights: --plot, --diff and --rollout draw .png, .svg or .pdf</source>
+        <translation>.html 网页显示各头的权重：--plot、--diff 与 --rollout 请输出 .png、.svg 或 .pdf</translation>
     </message>
     <message>
         <source>the forward pass was cancelled</source>
@@ -2124,6 +2148,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>lesson list prints the lessons: --out does not apply</source>
         <translation>lesson list 只列出课程：--out 不适用</translation>
+    </message>
+    <message>
+        <source>--out FILE.html is required (the page lesson export --html writes)</source>
+        <translation>必须给出 --out FILE.html（lesson export --html 写入的网页）</translation>
     </message>
     <message>
         <source>--out DIR is required (the folder the lecture pack is written to)</source>

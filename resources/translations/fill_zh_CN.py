@@ -95,6 +95,10 @@ ZH = {
     "All heads as image…": "全部头导出为图像…",
     "Saturation plot as image…": "饱和曲线导出为图像…",
     "Matrices as CSV or NPY…": "矩阵导出为 CSV 或 NPY…",
+    "Interactive page (.html)…": "交互式网页（.html）…",
+    "Export an interactive page": "导出交互式网页",
+    "Web page, works offline (*.html)": "网页，可离线使用 (*.html)",
+    "Wrote %1 (%2 MB)": "已写入 %1（%2 MB）",
     "Copy current head image": "复制当前头图像",
     "Copy all heads image": "复制全部头图像",
     "&Quit": "退出(&Q)",
@@ -239,6 +243,10 @@ ZH.update({
     "an OpenCL call failed: %1": "OpenCL 调用失败：%1",
     "the image would be %1 x %2 pixels; at most %3 on a side (--width, --height and --scale multiply)":
         "图像将为 %1 x %2 像素；每边最多 %3 像素（--width、--height 与 --scale 相乘）",
+    "the HTML file would be %1 MB; at most %2 MB (a shorter text, --layer L or --head N)":
+        "HTML 文件将为 %1 MB；最多 %2 MB（请缩短文本，或用 --layer L、--head N）",
+    "an .html page shows the heads' weights: --plot, --diff and --rollout draw .png, .svg or .pdf":
+        ".html 网页显示各头的权重：--plot、--diff 与 --rollout 请输出 .png、.svg 或 .pdf",
     # the option table (context attnlab::options): the same words as the command line, translated
     "--head must be between 0 and %1 (got %2)": "--head 必须在 0 到 %1 之间（收到 %2）",
     "not enough memory for these settings": "内存不足，无法按这些设置计算",
@@ -676,6 +684,7 @@ ZH.update({
     "lesson export needs a lesson's name or all (see lesson list)": "lesson export 需要课程名称或 all（见 lesson list）",
     "lesson list prints the lessons: --out does not apply": "lesson list 只列出课程：--out 不适用",
     "--out DIR is required (the folder the lecture pack is written to)": "必须给出 --out DIR（课件写入的文件夹）",
+    "--out FILE.html is required (the page lesson export --html writes)": "必须给出 --out FILE.html（lesson export --html 写入的网页）",
     "--out: %1 is a file; lesson export writes a folder": "--out：%1 是一个文件；lesson export 写入的是文件夹",
 })
 

@@ -198,6 +198,14 @@ TEST_CASE("bad input exits 2 with one line naming the problem", "[cli][errors]")
                     "does not exist");
   requireUsageError({"render", "--out", dir.path().toStdString() + "/x.bmp"}, "unknown format");
   requireUsageError({"render"}, "--out FILE is required");
+  // Issue 52: the .html page shows the heads; its own refusals name what it does not draw.
+  requireUsageError({"render", "--plot", "entropy", "--out", dir.path().toStdString() + "/x.html"},
+                    "--plot entropy draws a picture");
+  requireUsageError({"render", "--diff", "--no-scale", "--out", dir.path().toStdString() + "/x.html"},
+                    "an .html page shows the heads' weights");
+  requireUsageError({"lesson", "export", "scale", "--html", "--out", dir.path().toStdString() + "/x.png"},
+                    "--out: unknown format '.png' (use .html)");
+  requireUsageError({"lesson", "export", "scale", "--html"}, "--out FILE.html is required");
   requireUsageError({"compute", "--causal", "--source", "abc"}, "self-attention only");
   requireUsageError({"compute", "--temperature", "0"}, "--temperature must be > 0");
   requireUsageError({"compute", "--heads", "x"}, "--heads expects a whole number");

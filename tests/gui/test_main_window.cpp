@@ -318,6 +318,16 @@ class MainWindowTest : public QObject {
     const QByteArray header = npy.read(128);
     QVERIFY(header.startsWith("\x93NUMPY"));
     QVERIFY(header.contains("(8, 11, 11)"));
+    // File → Export → Interactive page: the page render --out FILE.html writes, its words in the
+    // language asked for (the browser test: tests/app/html_export.py).
+    const long long bytes = named<gui::ExportController>(window, "exportController")->exportHtml(dir.filePath("all.html"), "zh_CN");
+    QFile html(dir.filePath("all.html"));
+    QVERIFY(html.open(QIODevice::ReadOnly));
+    const QByteArray page = html.readAll();
+    QCOMPARE(page.size(), bytes);
+    QVERIFY(page.contains("<html lang=\"zh-CN\">"));
+    QVERIFY(page.contains("\"heads\":8"));
+    QVERIFY(page.contains("\"nq\":11"));
     // A bad path is an error, not a crash.
     QVERIFY_THROWS_EXCEPTION(attnlab::Error,
                              named<gui::ExportController>(window, "exportController")->exportImage(ExportTarget::kAllHeads,
@@ -703,6 +713,11 @@ class MainWindowTest : public QObject {
     QFile csv(dir.filePath("layers.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly));
     QVERIFY(csv.readLine().startsWith("layer,head,query,query_token,key,key_token"));
+    // The interactive page of the model view holds every layer.
+    named<gui::ExportController>(window, "exportController")->exportHtml(dir.filePath("layers.html"), "en");
+    QFile html(dir.filePath("layers.html"));
+    QVERIFY(html.open(QIODevice::ReadOnly));
+    QCOMPARE(html.readAll().count("\"index\":"), 2);
     for (const QString& suffix :
          {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
       const QString path = dir.filePath(QStringLiteral("layers.") + suffix);
