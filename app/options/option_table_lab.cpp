@@ -244,11 +244,11 @@ const OptionSpec kEntries[] = {
    [](const Options& o) { return o.lab.ablation == AblationMode::kZero ? std::nullopt
                                  : std::optional<QString>(QString::fromStdString(toString(o.lab.ablation))); }},
   {"logit-lens", Kind::kFlag, "", "decode every layer's residual stream through the final norm and the output layer: the top token per layer and position (nostalgebraist 2020)",
-   Group::kModel, kCompute | kWindow, Applies::kModelOnly, 0, 0, false, {},
+   Group::kModel, kInterventionCommands, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.logit_lens = true; },
    [](const Options& o) { return flag(o.lab.logit_lens); }},
   {"dla", Kind::kFlag, "", "direct logit attribution: each head's, MLP's and the embedding's part of the logit of --target (default: the prediction) at the last token",
-   Group::kModel, kCompute | kWindow, Applies::kModelOnly, 0, 0, false, {},
+   Group::kModel, kInterventionCommands, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.dla = true; },
    [](const Options& o) { return flag(o.lab.dla); }},
   {"target", Kind::kText, "TOKEN", "the token attributed or measured, one token of the model, e.g. \" Paris\" (default: the prediction)",

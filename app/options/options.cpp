@@ -478,6 +478,9 @@ Options parse(const std::vector<std::string>& raw, unsigned program) {
       fail(ATTNLAB_MSG("--plot %1 needs one layer: add --layer L"), {q(views::plotName(o.output.plot))});
     }
   }
+  if (c == kRender && (o.isGiven("logit-lens") || o.isGiven("dla")) &&
+      QFileInfo(o.output.out).suffix().toLower() != QLatin1String("html"))
+    fail(ATTNLAB_MSG("--logit-lens and --dla go into an .html page (--out FILE.html); for a picture use --plot logit-lens or --plot dla"));
   if (o.isGiven("ablation") && o.lab.ablate.empty())
     fail(ATTNLAB_MSG("--ablation says how to ablate: add --ablate L.H (e.g. --ablate 3.7)"));
   if ((o.isGiven("target") || o.isGiven("versus")) && !o.lab.dla && o.lab.patch_from.isEmpty())

@@ -16,6 +16,8 @@
 #include "attnlab/error.hpp"
 #include "attnlab/token_display.hpp"
 #include "options/message.hpp"
+#include "views/intervention_plots.hpp"
+#include "views/picture.hpp"
 #include "views/run_maps.hpp"
 
 namespace attnlab::views {
@@ -85,6 +87,31 @@ QJsonObject viewJson(const HtmlView& v) {
   if (!v.subtitle.isEmpty()) o["subtitle"] = v.subtitle;
   if (!v.caption.isEmpty()) o["caption"] = v.caption;
   if (!v.try_this.isEmpty()) o["try"] = v.try_this;
+  if (!v.notes.isEmpty()) o["notes"] = labels(v.notes);
+  if (!v.tables.empty()) {
+    QJsonArray tables;
+    for (const HtmlTable& t : v.tables) {
+      QJsonObject table;
+      table["title"] = t.title;
+      table["note"] = t.note;
+      table["columns"] = labels(t.columns);
+      table["rows"] = labels(t.rows);
+      QJsonArray cells, values;
+      for (std::size_t r = 0; r < t.cells.size(); ++r) {
+        cells.append(labels(t.cells[r]));
+        QJsonArray row;
+        for (double x : t.values[r]) row.append(std::isfinite(x) ? QJsonValue(x) : QJsonValue());
+        values.append(row);
+      }
+      table["cells"] = cells;
+      table["values"] = values;
+      table["diverging"] = t.diverging;
+      table["lo"] = t.lo;
+      table["hi"] = t.hi;
+      tables.append(table);
+    }
+    o["tables"] = tables;
+  }
   if (!v.png.isEmpty()) {
     o["png"] = QString::fromLatin1(v.png.toBase64());
     o["png_w"] = v.png_width;
@@ -232,6 +259,85 @@ void addLayers(HtmlView& v, const std::vector<const AttentionResult*>& layers,
 
 }  // namespace
 
+namespace {
+
+/// A [rows, cols] matrix as an HtmlTable of numbers (two decimals), coloured on a diverging scale.
+HtmlTable numberTable(const QString& title, const Matrix& m, const QStringList& columns) {
+  HtmlTable t;
+  t.title = title;
+  t.columns = columns;
+  t.diverging = true;
+  double top = 1e-9;
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    t.rows << QString::number(r);
+    QStringList cells;
+    std::vector<double> values;
+    for (Eigen::Index k = 0; k < m.cols(); ++k) {
+      const double x = m(r, k);
+      cells << (std::isfinite(x) ? QString::number(x, 'f', 2) : QStringLiteral("—"));
+      values.push_back(x);
+      if (std::isfinite(x)) top = std::max(top, std::abs(x));
+    }
+    t.cells.push_back(cells);
+    t.values.push_back(std::move(values));
+  }
+  t.lo = -top;
+  t.hi = top;
+  return t;
+}
+
+/// The interventions of a model run as the page's notes and tables (the pictures' words).
+void addInterventions(HtmlView& v, const results::Interventions& x, const QStringList& tokens) {
+  if (!x.ablated.empty()) v.notes << ablationLine(x);
+  if (x.lens) {
+    HtmlTable t;
+    t.title = viewText("Logit lens") + QStringLiteral(" · ") +
+              viewText("top token after each layer (colour: its probability)");
+    t.columns = tokens;
+    for (std::size_t l = 0; l < x.lens->cells.size(); ++l) {
+      t.rows << QString::number(l);
+      QStringList cells;
+      std::vector<double> values;
+      for (const LensCell& c : x.lens->cells[l]) {
+        cells << QStringLiteral("%1 %2").arg(QString::fromStdString(c.top_label)).arg(c.top_probability, 0, 'f', 2);
+        values.push_back(c.top_probability);
+      }
+      t.cells.push_back(cells);
+      t.values.push_back(std::move(values));
+    }
+    v.tables.push_back(std::move(t));
+  }
+  if (x.dla) {
+    const LogitAttribution& d = *x.dla;
+    Matrix m(d.heads.rows(), d.heads.cols() + 1);
+    m.leftCols(d.heads.cols()) = d.heads;
+    for (Eigen::Index l = 0; l < m.rows(); ++l) m(l, d.heads.cols()) = static_cast<float>(d.mlp[static_cast<std::size_t>(l)]);
+    QStringList columns;
+    for (Eigen::Index h = 0; h < d.heads.cols(); ++h) columns << viewText("head %1").arg(h);
+    columns << viewText("MLP");
+    QString what = viewText("of %1").arg(QString::fromStdString(d.target_label));
+    if (d.versus) what += QStringLiteral(" − ") + QString::fromStdString(d.versus_label);
+    HtmlTable t = numberTable(viewText("Direct logit attribution") + QStringLiteral(" ") + what, m, columns);
+    t.note = viewText("embedding %1 · sum of the parts %2 · the logit %3")
+                 .arg(d.embedding, 0, 'f', 2)
+                 .arg(d.total, 0, 'f', 3)
+                 .arg(d.logit, 0, 'f', 3);
+    v.tables.push_back(std::move(t));
+  }
+  if (x.patching) {
+    QStringList heads;
+    for (Eigen::Index h = 0; h < x.patching->heads.cols(); ++h) heads << viewText("head %1").arg(h);
+    v.tables.push_back(numberTable(viewText("Activation patching") + QStringLiteral(" · ") +
+                                       viewText("each head's output"),
+                                   x.patching->heads, heads));
+    v.tables.push_back(numberTable(viewText("Activation patching") + QStringLiteral(" · ") +
+                                       viewText("the residual stream after each layer"),
+                                   x.patching->residual, tokens));
+  }
+}
+
+}  // namespace
+
 HtmlView htmlViewOf(const std::shared_ptr<const results::Run>& r, std::optional<int> head,
                     std::optional<int> entry, ColorScale scale, Pool pool) {
   HtmlView v;
@@ -261,6 +367,7 @@ HtmlView htmlViewOf(const std::shared_ptr<const results::Run>& r, std::optional<
   v.title = maps->label.model;
   v.subtitle = describe(maps->label.spec, maps->label.model, first.heads(), first.nQ());
   if (head) v.subtitle += QStringLiteral(" · head %1").arg(*head);
+  if (r->interventions) addInterventions(v, *r->interventions, maps->query_tokens);
   v.keep = std::make_shared<
       std::pair<std::shared_ptr<RunMaps>, std::shared_ptr<std::vector<AttentionResult>>>>(maps,
                                                                                           copies);

@@ -54,6 +54,19 @@ struct HtmlGeneration {
   std::vector<Step> steps;
 };
 
+/// A table of the page (a model run's interventions: the logit lens, the logit attribution,
+/// patching): text in every cell, coloured by its value on a scale.
+struct HtmlTable {
+  QString title;
+  QString note;           ///< Under the table, or empty.
+  QStringList columns;    ///< Column headers.
+  QStringList rows;       ///< Row headers.
+  std::vector<QStringList> cells;      ///< [rows][columns]: the words shown.
+  std::vector<std::vector<double>> values;  ///< [rows][columns]: the colour's value (NaN: none).
+  bool diverging = false;  ///< Blue–white–red over [−max, max]; else viridis over [lo, hi].
+  double lo = 0, hi = 1;
+};
+
 /// One view of the page: heads over tokens (rows = queries, columns = keys), or (a lesson step
 /// without attention) a PNG figure; a lesson step's caption and prompt.
 struct HtmlView {
@@ -70,6 +83,8 @@ struct HtmlView {
   QByteArray png;      ///< A figure (PNG bytes) instead of maps, or empty.
   int png_width = 0, png_height = 0;
   std::shared_ptr<const void> keep;  ///< Owns what `layers` points into.
+  QStringList notes;                 ///< Lines under the title (an ablation's before → after).
+  std::vector<HtmlTable> tables;     ///< A model run's interventions, under the heads.
 };
 
 /// The page: one view, or a lesson's steps (Previous / Next).

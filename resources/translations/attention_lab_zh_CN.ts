@@ -2258,6 +2258,10 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>--plot %1 需要指定一层：请加上 --layer L</translation>
     </message>
     <message>
+        <source>--logit-lens and --dla go into an .html page (--out FILE.html); for a picture use --plot logit-lens or --plot dla</source>
+        <translation>--logit-lens 和 --dla 写入 .html 页面（--out FILE.html）；要输出图片请用 --plot logit-lens 或 --plot dla</translation>
+    </message>
+    <message>
         <source>--ablation says how to ablate: add --ablate L.H (e.g. --ablate 3.7)</source>
         <translation>--ablation 说明如何消融：请加上 --ablate L.H（例如 --ablate 3.7）</translation>
     </message>
@@ -2921,6 +2925,26 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>每层之后概率最高的词元（颜色：其概率）</translation>
     </message>
     <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>of %1</source>
+        <translation>：%1</translation>
+    </message>
+    <message>
+        <source>embedding %1 · sum of the parts %2 · the logit %3</source>
+        <translation>嵌入 %1 · 各部分之和 %2 · logit %3</translation>
+    </message>
+    <message>
+        <source>each head's output</source>
+        <translation>每个头的输出</translation>
+    </message>
+    <message>
+        <source>the residual stream after each layer</source>
+        <translation>每层之后的残差流</translation>
+    </message>
+    <message>
         <source>input token (the prediction is of the token after it)</source>
         <translation>输入词元（预测的是它后面的词元）</translation>
     </message>
@@ -2941,10 +2965,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>每个头</translation>
     </message>
     <message>
-        <source>MLP</source>
-        <translation>MLP</translation>
-    </message>
-    <message>
         <source>Each part through the final norm with its scale frozen at the model's own (Elhage et al. 2021): the parts — heads %1, MLPs %2, embedding %3%4 — sum to %5, the logit%6 is %7. Largest heads (layer.head): %8.</source>
         <translation>每一部分都经过最终归一化，其缩放固定为模型自身的值（Elhage 等 2021）：各部分——头 %1、MLP %2、嵌入 %3%4——之和为 %5，logit%6 为 %7。贡献最大的头（层.头）：%8。</translation>
     </message>
@@ -2959,14 +2979,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>logit</source>
         <translation>logit</translation>
-    </message>
-    <message>
-        <source>each head's output</source>
-        <translation>每个头的输出</translation>
-    </message>
-    <message>
-        <source>the residual stream after each layer</source>
-        <translation>每层之后的残差流</translation>
     </message>
     <message>
         <source>logit(%1) − logit(%2)</source>
@@ -3151,10 +3163,6 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
     <message>
         <source>Head roles · %1 · %2 layers × %3 heads</source>
         <translation>头的角色 · %1 · %2 层 × %3 个头</translation>
-    </message>
-    <message>
-        <source>of %1</source>
-        <translation>：%1</translation>
     </message>
     <message>
         <source>forced target “%1”</source>

@@ -1053,6 +1053,9 @@ ZH.update({
     "Ablate head %1.%2 (remove its output)": "消融头 %1.%2（移除其输出）",
     "Interventions: what a head does": "干预：一个头做了什么",
     "value-weighted weight": "按值加权的权重",
+    "embedding %1 · sum of the parts %2 · the logit %3": "嵌入 %1 · 各部分之和 %2 · logit %3",
+    "--logit-lens and --dla go into an .html page (--out FILE.html); for a picture use --plot logit-lens or --plot dla":
+        "--logit-lens 和 --dla 写入 .html 页面（--out FILE.html）；要输出图片请用 --plot logit-lens 或 --plot dla",
 })
 
 

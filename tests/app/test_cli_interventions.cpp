@@ -2,6 +2,7 @@
 // and --patch-from on the tiny Llama and GPT-2; the pictures of render --plot logit-lens, dla and
 // patching and the ablated model view; the refusals in one line, the window's too.
 
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QTemporaryDir>
@@ -103,6 +104,34 @@ TEST_CASE("CLI render --plot logit-lens, dla, patching and the ablated model vie
   const auto r = runCli({"render", "--model", kTinyGpt2, "--ablate", "1.1", "--out", png});
   INFO(r.err);
   CHECK(r.code == 0);
+}
+
+TEST_CASE("CLI render --out FILE.html: the ablation's line and the lens and attribution as tables",
+          "[cli][interventions][html]") {
+  QTemporaryDir dir;
+  const std::string html = (dir.path() + "/iv.html").toStdString();
+  const auto r = runCli({"render", "--model", kTinyGpt2, "--text", "the cat sat on the mat", "--ablate",
+                         "1.1", "--logit-lens", "--dla", "--out", html});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  QFile file(QString::fromStdString(html));
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  const std::string page = file.readAll().toStdString();
+  const std::string open = "<script id=\"attnlab-data\" type=\"application/json\">";
+  const auto begin = page.find(open);
+  REQUIRE(begin != std::string::npos);
+  const auto end = page.find("</script>", begin);
+  const auto data = nlohmann::json::parse(page.substr(begin + open.size(), end - begin - open.size()));
+  const auto& view = data["views"][0];
+  REQUIRE(view["notes"].size() == 1);
+  CHECK(view["notes"][0].get<std::string>().rfind("ablated (zero): 1.1 · next token", 0) == 0);
+  REQUIRE(view["tables"].size() == 2);  // the logit lens, the attribution
+  CHECK(view["tables"][0]["rows"].size() == 2);     // tiny-gpt2's layers
+  CHECK(view["tables"][0]["columns"].size() == 7);  // its tokens: t · he · ␣cat · ␣sat · ␣on · ␣the · ␣mat
+  CHECK(view["tables"][1]["columns"].back() == "MLP");
+  requireUsageError({"render", "--model", kTinyGpt2, "--logit-lens", "--out", "x.png"},
+                    "--logit-lens and --dla go into an .html page (--out FILE.html); for a picture use "
+                    "--plot logit-lens or --plot dla");
 }
 
 TEST_CASE("CLI interventions refuse bad input in one line, the window in the same words",
