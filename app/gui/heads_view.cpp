@@ -3,6 +3,8 @@
 
 #include "heads_view.hpp"
 
+#include "views/intervention_plots.hpp"
+
 #include <qcustomplot.h>
 
 #include <QHBoxLayout>
@@ -60,6 +62,7 @@ views::RunLabel runLabel(const ResultPtr& result, int entry) {
   if (entry >= 0) label.layer = r.layerIndices().at(static_cast<std::size_t>(entry));
   if (r.special_hidden) label.note = views::viewText("special tokens hidden (weights not renormalised)");
   if (r.settings.int8_activations) label.note = views::withInt8Note(label.note);
+  label.note = views::withInterventionNotes(r, label.note);  // --ablate, --value-weighted
   return label;
 }
 

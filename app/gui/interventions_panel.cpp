@@ -84,6 +84,10 @@ InterventionsPanel::InterventionsPanel(QWidget* parent) : QWidget(parent) {
   plot_->setObjectName(QStringLiteral("interventionPlot"));
   plot_->setMinimumSize(200, 240);
   layout->addWidget(plot_, 1);
+  empty_ = new QLabel;
+  empty_->setWordWrap(true);
+  empty_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  layout->addWidget(empty_, 1);
 
   connect(clear_, &QPushButton::clicked, this, [this] {
     ablate_.clear();
@@ -193,13 +197,12 @@ void InterventionsPanel::drawReading() {
                                 tr("Direct logit attribution of %1").arg(QString::fromStdString(x->dla->target_label)) + model);
   } else if (x && reading == kPatching && x->patching) {
     views::drawPatching(*plot_, *x->patching, run_->query_tokens, tr("Activation patching") + model);
-  } else {
-    auto* text = new QCPTextElement(plot_, tr("Tick “Logit lens” or “Logit attribution”, or give a "
-                                              "corrupted prompt to patch from, to see it here."));
-    plot_->plotLayout()->clear();
-    plot_->plotLayout()->addElement(0, 0, text);
   }
-  plot_->replot();
+  const bool shown = x && (x->lens || x->dla || x->patching);
+  plot_->setVisible(shown);
+  reading_->setVisible(shown);
+  empty_->setVisible(!shown);
+  if (shown) plot_->replot();
 }
 
 void InterventionsPanel::retranslate() {
@@ -225,6 +228,8 @@ void InterventionsPanel::retranslate() {
   patch_label_->setText(tr("Patch from"));
   patch_from_->setPlaceholderText(tr("a corrupted prompt of as many tokens"));
   patch_from_->setToolTip(QStringLiteral("--patch-from"));
+  empty_->setText(tr("Tick “Logit lens” or “Logit attribution”, or give a corrupted prompt to "
+                     "patch from, to see it here."));
   reading_->setItemText(kLens, tr("Logit lens"));
   reading_->setItemText(kDla, tr("Logit attribution"));
   reading_->setItemText(kPatching, tr("Activation patching"));

@@ -68,6 +68,7 @@ class InterventionsPanel : public QWidget {
   QLineEdit* patch_from_ = nullptr;
   QComboBox* reading_ = nullptr;  ///< Which picture: logit lens, attribution, patching.
   QCustomPlot* plot_ = nullptr;
+  QLabel* empty_ = nullptr;  ///< Said instead of the picture when the run holds no reading.
 };
 
 }  // namespace attnlab::gui

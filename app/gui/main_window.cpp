@@ -322,7 +322,7 @@ void MainWindow::setSettings(const options::LabSettings& s) {
   model_source_->setTranslatorAttention(s.translator_attention);
   generate_->setInt8Activations(s.int8_activations);
   interventions_->setSettings(s);
-  if (s.interventions() || s.value_weighted) interventions_dock_->show();
+  if (s.logit_lens || s.dla || !s.patch_from.isEmpty()) interventions_dock_->show();  // a reading
   if (!s.head_roles) setHeadRole(std::nullopt);  // settings without head roles: no badges
   const std::shared_ptr<const ModelInfo> info =
       shown_ && shown_->model && shown_->model->dir == s.model_dir ? shown_->model : nullptr;

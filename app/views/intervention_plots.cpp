@@ -384,6 +384,16 @@ void markAblatedHeads(QCustomPlot& plot, const std::vector<HeadRef>& heads, int 
   if (!cells.empty()) new AblationMarks(&plot, std::move(cells));
 }
 
+QString withInterventionNotes(const results::Run& r, const QString& note) {
+  QString out = note;
+  const auto join = [&out](const QString& part) {
+    out = out.isEmpty() ? part : out + QStringLiteral(" · ") + part;
+  };
+  if (r.interventions && !r.interventions->ablated.empty()) join(ablationLine(*r.interventions));
+  if (r.settings.value_weighted) join(valueWeightedNote());
+  return out;
+}
+
 QString valueWeightedNote() {
   return viewText("value-weighted: α_ij·‖v_j W_O^h‖ normalised per row (Kobayashi et al. 2020), "
                   "not the weights");

@@ -45,6 +45,10 @@ void drawPatching(QCustomPlot& plot, const PatchingResult& patching, const QStri
 void markAblatedHeads(QCustomPlot& plot, const std::vector<HeadRef>& heads, int heads_per_layer,
                       const std::vector<int>& layer_indices);
 
+/// `note` with a model run's interventions appended, as the pictures' titles say them: the
+/// ablation's line and the value-weighted note (" · " between parts).
+QString withInterventionNotes(const results::Run& run, const QString& note);
+
 /// The note of a value-weighted picture ("value-weighted: α_ij·‖v_j W_O^h‖ per row …").
 QString valueWeightedNote();
 

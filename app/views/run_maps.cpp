@@ -83,14 +83,8 @@ RunMaps mapsOf(const std::shared_ptr<const results::Run>& r, std::optional<int> 
     m.layers_total = r->model->config.layers;
     if (m.special_hidden) m.label.note = viewText("special tokens hidden (weights not renormalised)");
     if (r->settings.int8_activations) m.label.note = withInt8Note(m.label.note);
-    const auto join = [&m](const QString& part) {
-      m.label.note = m.label.note.isEmpty() ? part : m.label.note + QStringLiteral(" · ") + part;
-    };
-    if (r->interventions && !r->interventions->ablated.empty()) {
-      join(ablationLine(*r->interventions));
-      m.ablated = r->interventions->ablated;
-    }
-    if (r->settings.value_weighted) join(valueWeightedNote());
+    m.label.note = withInterventionNotes(*r, m.label.note);
+    if (r->interventions) m.ablated = r->interventions->ablated;
   } else {
     m.label.facts = syntheticFacts(r->spec);
     m.label.pad_tokens = r->run.pad_tokens;
