@@ -235,11 +235,11 @@ const OptionSpec kEntries[] = {
    [](Options& o, const Value&) { o.lab.int8_activations = true; },
    [](const Options& o) { return flag(o.lab.int8_activations); }},
   {"ablate", Kind::kText, "L.H[,L.H...]", "remove heads' outputs (layer.head from 0, e.g. 3.7,10.2) and recompute every later layer: the next token and the loss before and after",
-   Group::kModel, kInterventionCommands | kGenerate, Applies::kModelOnly, 0, 0, false, {},
+   Group::kModel, kInterventionCommands | kSweep | kGenerate, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value& v) { o.lab.ablate = parseHeadList(v.text); },
    [](const Options& o) { return headList(o.lab.ablate); }},
   {"ablation", Kind::kChoice, "A", "with --ablate: zero (the head's output 0) | mean (its mean over the text's positions) | uniform (uniform attention over the keys it sees) (default zero)",
-   Group::kModel, kInterventionCommands | kGenerate, Applies::kModelOnly, 0, 0, false, kAblations,
+   Group::kModel, kInterventionCommands | kSweep | kGenerate, Applies::kModelOnly, 0, 0, false, kAblations,
    [](Options& o, const Value& v) { o.lab.ablation = parseAblationMode(v.text.toStdString()); },
    [](const Options& o) { return o.lab.ablation == AblationMode::kZero ? std::nullopt
                                  : std::optional<QString>(QString::fromStdString(toString(o.lab.ablation))); }},
@@ -264,7 +264,7 @@ const OptionSpec kEntries[] = {
    [](Options& o, const Value& v) { o.lab.patch_from = v.text; },
    [](const Options& o) { return text(o.lab.patch_from); }},
   {"value-weighted", Kind::kFlag, "", "show alpha_ij * |v_j W_O^h| normalised per row (Kobayashi et al. 2020) instead of the weights: where a head moves information",
-   Group::kModel, kInterventionCommands, Applies::kModelOnly, 0, 0, false, {},
+   Group::kModel, kInterventionCommands | kSweep, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.value_weighted = true; },
    [](const Options& o) { return flag(o.lab.value_weighted); }},
   // min: any number reaches validate(), which names the rule (> 0)
