@@ -285,16 +285,26 @@ void drawGridFrom(QCustomPlot& plot, const GridSource& source, const std::vector
     block = got;
   }
 
-  QCPLayoutInset* inset = startPicture(plot);
-  auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
-  for (int r = 0; r < n_layers; ++r) {
-    for (int k = 0; k < h; ++k) {
-      const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(r * h + k)];
-      QCPColorMap* map = addMap(plot, inset, g, scale, viewText("head %1").arg(k));
-      fillMap(*map, source.values(r, k, g, scale));
-    }
+  QStringList names;
+  for (int r = 0; r < n_layers; ++r)
+    for (int k = 0; k < h; ++k) names << viewText("head %1").arg(k);
+  // The same number of maps as the picture on plot (a generation's next token, a new scale):
+  // its maps are placed again and refilled, not built anew (issue 50).
+  const std::vector<QCPColorMap*> kept = replaceMaps(plot, std::move(layout), scale, names);
+  HeatmapDecor* decor = decorOf(plot);
+  QCPLayoutInset* inset = nullptr;
+  if (kept.empty()) {
+    inset = startPicture(plot);
+    decor = new HeatmapDecor(&plot, std::move(layout), scale);
   }
-  new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
+  for (int m = 0; m < n_layers * h; ++m) {
+    const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(m)];
+    QCPColorMap* map =
+        kept.empty() ? addMap(plot, inset, g, scale, names[m]) : kept[static_cast<std::size_t>(m)];
+    fillMap(*map, source.values(m / h, m % h, g, scale));
+  }
+  if (kept.empty())
+    new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
   QCPAxisRect* rect = decor->rects.front();
   plot.xAxis = rect->axis(QCPAxis::atBottom);
   plot.yAxis = rect->axis(QCPAxis::atLeft);
