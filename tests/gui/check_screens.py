@@ -53,7 +53,7 @@ LAYOUTS = {
     "translator-transformer": (["--model", "dates-transformer"], ["--min-thumb", "48"]),
     # The head roles panel in the Analysis dock beside a model view badged by role (issue 50).
     "head-roles": (["--model", "$ATTNLAB_SMOLLM2_GGUF", "--head-role", "induction"],
-                   ["--min-thumb", "48", "--view", "headRolesPanel"]),
+                   ["--min-thumb", "48"]),
 }
 DOCKS = ["decode", "lesson-kvcache", "head-roles", "model-smollm2", "translator-additive", "translator-transformer"]
 LESSON_DIR = os.path.join(HERE, "..", "..", "resources", "lessons")
