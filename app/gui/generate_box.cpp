@@ -125,10 +125,10 @@ bool GenerateBox::int8Activations() const { return int8_->isChecked(); }
 void GenerateBox::setInt8Activations(bool on) { int8_->setChecked(on); }
 
 void GenerateBox::setAvailable(bool available) {
+  // Only where a model generates: in the synthetic lab and for a translator the whole box is
+  // folded away (not a greyed button and five greyed rows above the lab's own controls).
   setEnabled(available || running_);
-  // Sampling and cache choices only where a model generates: in the synthetic lab and for a
-  // translator they are folded away (not five greyed rows above the lab's own controls).
-  for (int row = 0; row < form_->rowCount(); ++row) form_->setRowVisible(row, available || running_);
+  setVisible(available || running_);
 }
 
 void GenerateBox::retranslate() {
