@@ -499,50 +499,6 @@ QCPColorMap* addMap(QCustomPlot& plot, QCPLayoutInset* inset, const MapGeometry&
   return map;
 }
 
-std::vector<QCPColorMap*> replaceMaps(QCustomPlot& plot, HeatmapLayout&& layout,
-                                      const ScaleSpec& scale, const QStringList& names) {
-  HeatmapDecor* decor = decorOf(plot);
-  const auto n = static_cast<int>(layout.maps.size());
-  auto* inset = plot.plotLayout()->elementCount() == 1
-                    ? qobject_cast<QCPLayoutInset*>(plot.plotLayout()->elementAt(0))
-                    : nullptr;
-  if (!decor || !inset || n < 1 || names.size() != n || inset->elementCount() != n ||
-      static_cast<int>(decor->rects.size()) != n || plot.plottableCount() != n) {
-    return {};
-  }
-  std::vector<QCPColorMap*> maps;
-  for (int k = 0; k < n; ++k) {
-    auto* map = dynamic_cast<CellColorMap*>(plot.plottable(k));
-    QCPAxisRect* rect = decor->rects[static_cast<std::size_t>(k)];
-    if (!map || !rect || inset->elementAt(k) != rect ||
-        map->keyAxis() != rect->axis(QCPAxis::atTop))
-      return {};
-    maps.push_back(map);
-  }
-  for (int i = plot.itemCount() - 1; i >= 0; --i) {
-    QCPAbstractItem* item = plot.item(i);
-    if (item != decor && !qobject_cast<ChangingTexts*>(item)) plot.removeItem(item);
-  }
-  decor->layout() = std::move(layout);
-  decor->setScale(scale);
-  decor->key.clear();  // not a heatmap that updateWeights may refill
-  const QSize canvas = decor->layout().canvas;
-  const double w = std::max(1, canvas.width()), h = std::max(1, canvas.height());
-  for (int k = 0; k < n; ++k) {
-    const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(k)];
-    inset->setInsetRect(
-        k, QRectF((g.cells.x() + 0.5) / w, (g.cells.y() + 0.5) / h, (g.cells.width() + 0.5) / w,
-                  (g.cells.height() + 0.5) / h));  // as addMap places them
-    QCPColorMap* map = maps[static_cast<std::size_t>(k)];
-    map->keyAxis()->setRange(-0.5, g.columns - 0.5);
-    map->valueAxis()->setRange(-0.5, g.rows - 0.5);
-    map->setGradient(scale.gradient);
-    map->setDataRange(QCPRange(scale.lo, scale.hi));
-    map->setName(names[k]);
-  }
-  return maps;
-}
-
 HeatmapDecor* decorOf(const QCustomPlot& plot) {
   for (int i = 0; i < plot.itemCount(); ++i)
     if (auto* decor = qobject_cast<HeatmapDecor*>(plot.item(i))) return decor;

@@ -142,15 +142,6 @@ QCPLayoutInset* startPicture(QCustomPlot& plot);
 /// the scale's gradient and range; returns the colour map.
 QCPColorMap* addMap(QCustomPlot& plot, QCPLayoutInset* inset, const MapGeometry& geometry,
                     const ScaleSpec& scale, const QString& name);
-/// Places the maps of plot's picture (startPicture and addMap) again, in place of a new picture
-/// with the same number of maps: each map's frame moves to its geometry in `layout`, takes the
-/// scale's gradient and range and `names` (one per map), the decor takes layout and scale, and the
-/// items other than the decor and its changing texts (badges, covers) go. The maps' cells are
-/// left to fillMap. Returns the maps in order, or an empty list (plot and layout unchanged) when
-/// the picture has another number of maps or is not such a picture. A model view redrawn at every
-/// generated token thus keeps its hundreds of axis rects instead of building them anew.
-std::vector<QCPColorMap*> replaceMaps(QCustomPlot& plot, HeatmapLayout&& layout,
-                                      const ScaleSpec& scale, const QStringList& names);
 /// The decoration item of plot's heatmap, or null.
 HeatmapDecor* decorOf(const QCustomPlot& plot);
 
