@@ -26,7 +26,9 @@ AnalysisPanel::AnalysisPanel(RenderScheduler& scheduler, QWidget* parent)
   auto make = [this](const char* name) {
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(QLatin1String(name));
-    plot->setMinimumSize(160, 80);  // a lesson's text above the tabbed panels keeps its height
+    // Low, so that a lesson's long text above the tabbed panels gets its height at 1024 × 768
+    // (the tab group is as tall as its tallest minimum; issue 50).
+    plot->setMinimumSize(160, 40);
     views::setFontScale(*plot, kSideFontScale);
     return plot;
   };

@@ -37,8 +37,11 @@ ResultPtr stepResult(const results::Generated& g) {
 
 }  // namespace
 
-GenerateBox::GenerateBox(QWidget* parent) : QWidget(parent) {
+GenerateBox::GenerateBox(RenderScheduler* scheduler, QWidget* parent)
+    : QWidget(parent), scheduler_(scheduler) {
   pool_.setMaxThreadCount(1);
+  // A step is drawn once the window has redrawn after receiving it and every replot is done.
+  if (scheduler_) connect(scheduler_, &RenderScheduler::settled, this, &GenerateBox::stepDrawn);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   auto* row = new QHBoxLayout;
@@ -91,6 +94,7 @@ GenerateBox::GenerateBox(QWidget* parent) : QWidget(parent) {
 
 GenerateBox::~GenerateBox() {
   stop_->store(true);
+  drawn_->release();
   pool_.waitForDone();
 }
 
@@ -121,10 +125,10 @@ bool GenerateBox::int8Activations() const { return int8_->isChecked(); }
 void GenerateBox::setInt8Activations(bool on) { int8_->setChecked(on); }
 
 void GenerateBox::setAvailable(bool available) {
+  // Only where a model generates: in the synthetic lab and for a translator the whole box is
+  // folded away (not a greyed button and five greyed rows above the lab's own controls).
   setEnabled(available || running_);
-  // Sampling and cache choices only where a model generates: in the synthetic lab and for a
-  // translator they are folded away (not five greyed rows above the lab's own controls).
-  for (int row = 0; row < form_->rowCount(); ++row) form_->setRowVisible(row, available || running_);
+  setVisible(available || running_);
 }
 
 void GenerateBox::retranslate() {
@@ -175,40 +179,61 @@ void GenerateBox::toggle(const options::LabSettings& settings) {
   }
   running_ = true;
   stop_ = std::make_shared<std::atomic<bool>>(false);
+  drawn_ = std::make_shared<QSemaphore>(0);
+  step_render_ = -1;
   message_->clear();
   retranslate();
   QPointer<GenerateBox> self(this);
   const std::shared_ptr<std::atomic<bool>> stop = stop_;
-  watcher_.setFuture(QtConcurrent::run(&pool_, [self, stop, settings, choices]() -> ResultPtr {
-    ResultPtr last;
-    try {
-      run::Session session;  // the model comes from the process's ModelCache (no second copy)
-      const run::GenerateRequest request{settings, choices, choices.top_k != 0, choices.seed != 0, std::nullopt};
-      session.generate(request, [&](const std::shared_ptr<const results::Generated>& g) {
-        last = stepResult(*g);
-        QMetaObject::invokeMethod(
-            self.data(), [self, last] { if (self) emit self->stepped(last); }, Qt::QueuedConnection);
-        return !stop->load();
-      });
-    } catch (const run::LoadFailure& e) {
-      auto failed = std::make_shared<ComputeResult>();
-      failed->error = e.message();
-      return failed;
-    } catch (const options::OptionError& e) {
-      auto failed = std::make_shared<ComputeResult>();
-      failed->error = e.message();
-      return failed;
-    } catch (const std::exception& e) {
-      auto failed = std::make_shared<ComputeResult>();
-      failed->error = options::Message::verbatim(QString::fromStdString(e.what()));
-      return failed;
-    }
-    return last;
-  }));
+  const std::shared_ptr<QSemaphore> drawn = scheduler_ ? drawn_ : nullptr;
+  watcher_.setFuture(
+      QtConcurrent::run(&pool_, [self, stop, drawn, settings, choices]() -> ResultPtr {
+        ResultPtr last;
+        try {
+          run::Session session;  // the model comes from the process's ModelCache (no second copy)
+          const run::GenerateRequest request{settings, choices, choices.top_k != 0,
+                                             choices.seed != 0, std::nullopt};
+          session.generate(request, [&](const std::shared_ptr<const results::Generated>& g) {
+            last = stepResult(*g);
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, last] {
+                  if (!self) return;
+                  if (self->scheduler_) self->step_render_ = self->scheduler_->renders();
+                  emit self->stepped(last);
+                },
+                Qt::QueuedConnection);
+            // The next step once this one is on screen (or after kStepWaitMs: a window that draws
+            // nothing, a step it did not take).
+            if (drawn && !stop->load()) drawn->tryAcquire(1, kStepWaitMs);
+            return !stop->load();
+          });
+        } catch (const run::LoadFailure& e) {
+          auto failed = std::make_shared<ComputeResult>();
+          failed->error = e.message();
+          return failed;
+        } catch (const options::OptionError& e) {
+          auto failed = std::make_shared<ComputeResult>();
+          failed->error = e.message();
+          return failed;
+        } catch (const std::exception& e) {
+          auto failed = std::make_shared<ComputeResult>();
+          failed->error = options::Message::verbatim(QString::fromStdString(e.what()));
+          return failed;
+        }
+        return last;
+      }));
+}
+
+void GenerateBox::stepDrawn() {
+  if (step_render_ < 0 || !scheduler_ || scheduler_->renders() <= step_render_) return;
+  step_render_ = -1;
+  drawn_->release();
 }
 
 void GenerateBox::done() {
   running_ = false;
+  step_render_ = -1;
   retranslate();
   const ResultPtr last = watcher_.result();
   if (last && last->failed()) {

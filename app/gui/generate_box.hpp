@@ -5,13 +5,15 @@
 /// window and sink tokens) on the prompt off the GUI thread; after every step the causal matrix
 /// as it grew comes back as a ComputeResult whose run the library built like a forward pass, so
 /// the heads, the model view and the next-token line draw it; the button reads Stop while it runs
-/// (the step hook returning false cancels). Refusals (an encoder, a prompt beyond the context) show inline in
-/// the engine's words, as the CLI prints them; the choices (sample temperature, seed, top-k,
-/// cache window, sink tokens) take the CLI's limits and are checked by its rule
-/// (options::checkGenerateChoices), refused inline in its words.
+/// (the step hook returning false cancels). Refusals (an encoder, a prompt beyond the context) show
+/// inline in the engine's words, as the CLI prints them; the choices (sample temperature, seed,
+/// top-k, cache window, sink tokens) take the CLI's limits and are checked by its rule
+/// (options::checkGenerateChoices), refused inline in its words. Each step waits until the
+/// window has drawn the one before (at most kStepWaitMs), so every token is drawn (issue 50).
 
 #include <QCheckBox>
 #include <QFutureWatcher>
+#include <QSemaphore>
 #include <QThreadPool>
 #include <QWidget>
 #include <atomic>
@@ -19,6 +21,7 @@
 
 #include "compute_worker.hpp"
 #include "options/options.hpp"
+#include "render_scheduler.hpp"
 
 class QDoubleSpinBox;
 class QFormLayout;
@@ -28,12 +31,17 @@ class QSpinBox;
 
 namespace attnlab::gui {
 
+/// How long a generated step waits at most for the window to draw the step before it, ms.
+inline constexpr int kStepWaitMs = 250;
+
 /// The Generate / Stop button, the max-tokens box, the sampling and cache choices and the
 /// message line.
 class GenerateBox : public QWidget {
   Q_OBJECT
  public:
-  explicit GenerateBox(QWidget* parent = nullptr);
+  /// scheduler: the window's; each step then waits until the window has drawn the one before
+  /// (every token drawn, issue 50), at most kStepWaitMs. Null: the steps do not wait.
+  explicit GenerateBox(RenderScheduler* scheduler = nullptr, QWidget* parent = nullptr);
   ~GenerateBox() override;
 
   /// Starts generating after settings.text with settings.model_dir (up to maxTokens() tokens);
@@ -42,7 +50,10 @@ class GenerateBox : public QWidget {
   /// True while a generation runs.
   bool running() const { return running_; }
   /// Stops the running generation after its current step.
-  void stop() { stop_->store(true); }
+  void stop() {
+    stop_->store(true);
+    drawn_->release();  // a step waiting to be drawn goes on to stop
+  }
   int maxTokens() const;
   /// The choices as the CLI's generate options (--max-tokens, --sample-temperature, --seed,
   /// --top-k, --cache-window (0: none, the full cache), --sink-tokens).
@@ -73,6 +84,8 @@ class GenerateBox : public QWidget {
 
  private:
   void done();
+  /// The window drew the step it was given last (its redraw and replots are done).
+  void stepDrawn();
 
   QPushButton* button_ = nullptr;
   QSpinBox* tokens_ = nullptr;
@@ -85,6 +98,11 @@ class GenerateBox : public QWidget {
   QCheckBox* int8_ = nullptr;  ///< --int8-activations
   QLabel* message_ = nullptr;
   bool running_ = false;
+  RenderScheduler* scheduler_ = nullptr;
+  /// Released once per drawn step; the generation's thread waits on it before the next step.
+  std::shared_ptr<QSemaphore> drawn_ = std::make_shared<QSemaphore>(0);
+  /// scheduler_->renders() when the last step was handed to the window, or −1: none waiting.
+  int step_render_ = -1;
   std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);
   QThreadPool pool_;
   QFutureWatcher<ResultPtr> watcher_;

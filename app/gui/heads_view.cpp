@@ -22,8 +22,8 @@
 #include "comparison.hpp"
 #include "render_scheduler.hpp"
 #include "views/analysis_plots.hpp"
-#include "views/heatmap_paint.hpp"
 #include "views/head_roles_plot.hpp"
+#include "views/heatmap_paint.hpp"
 #include "views/text.hpp"
 #include "views/token_text.hpp"
 
@@ -130,7 +130,10 @@ HeadsView::HeadsView(RenderScheduler& scheduler, QWidget* parent)
 bool HeadsView::eventFilter(QObject* watched, QEvent* event) {
   // The layout depends on the widget's size: lay out again after a resize.
   if (event->type() == QEvent::Resize && shown_) {
-    if (watched == grid_plot_ || watched == grid_scroll_) grid_dirty_ = true;
+    // The model view's plot resized by drawGrid to the picture it has just drawn needs no other.
+    const bool own = watched == grid_plot_ && grid_scrolls_ &&
+                     static_cast<QResizeEvent*>(event)->size() == views::heatmapCanvas(*grid_plot_);
+    if ((watched == grid_plot_ && !own) || watched == grid_scroll_) grid_dirty_ = true;
     if (watched == head_plot_ || watched == row_plot_) head_dirty_ = true;
     scheduler_.requestRender();
   }
@@ -251,6 +254,7 @@ void HeadsView::drawGrid() {
   views::setCanvasSize(*grid_plot_, QSize());
   views::setMinThumbnail(*grid_plot_, 0);
   const bool force = std::exchange(grid_force_, false);
+  bool replotted = false;  // the model view's plot replotted itself (resized)
   const AttentionResult& first = shown_->attention(0);
   QString note;
   difference_shown_ = false;
@@ -294,7 +298,11 @@ void HeadsView::drawGrid() {
                                                                                 : Qt::ScrollBarAlwaysOff);
     views::setCanvasSize(*grid_plot_, picture);  // what exports, hover and replots read
     if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
-    if (grid_plot_->size() != picture) grid_plot_->resize(picture);
+    if (grid_plot_->size() != picture) {
+      grid_plot_->resize(picture);
+      // A shown QCustomPlot replots at once when resized (its resizeEvent): no second replot.
+      replotted = grid_plot_->isVisible() && grid_plot_->size() == picture;
+    }
     // After the scroll area has laid out its bars for the new picture (a posted layout request).
     if (scroll_to_role_ && head_role_ && shown_->head_roles)
       QMetaObject::invokeMethod(this, [this] {
@@ -362,7 +370,12 @@ void HeadsView::drawGrid() {
   if (!compare_note.isEmpty()) note = compare_note + QStringLiteral(" · ") + note;
   grid_note_->setText(note);
   if (revealed_rows_ >= 0 || !grid_covers_.isEmpty()) grid_part_ = RenderScheduler::Part::kAll;
+  const bool covered = !grid_covers_.isEmpty();
   applyReveal(grid_plot_, gridMaps());
+  if (replotted && !covered && grid_covers_.isEmpty()) {
+    grid_part_ = RenderScheduler::Part::kAll;
+    return;  // on screen already
+  }
   scheduler_.queueReplot(grid_plot_, std::exchange(grid_part_, RenderScheduler::Part::kAll));
 }
 

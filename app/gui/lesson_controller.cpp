@@ -37,8 +37,11 @@ using lessons::View;
 constexpr double kPresentationDockFraction = 0.3;
 /// Width of a cost or decoding dock a step opens in presentation mode: this fraction of the screen.
 constexpr double kPresentationToolFraction = 0.22;
-/// The largest share of the left column the lesson takes above the inputs.
-constexpr double kLessonColumnShare = 0.6;
+/// Width of a cost or training dock whose plot a step is about: this share of the window.
+constexpr double kStepDockShare = 0.36;
+/// The largest share of the left column the lesson takes above the inputs (which scroll): at
+/// 1024 × 768 a long caption and its Try this need four fifths of it (issue 50).
+constexpr double kLessonColumnShare = 0.8;
 
 /// The model a step reads through a fetched placeholder ("@minilm" → "minilm"), or "".
 QString modelPlaceholder(const QStringList& args) {
@@ -311,15 +314,21 @@ void LessonController::showDock(QDockWidget* dock, bool wanted, bool& opened_by_
     opened_by_lesson = false;
     return;
   }
+  QMainWindow& window = host_.hostWindow();
   if (!dock->isVisible()) {
     dock->show();
     opened_by_lesson = true;
     // Presentation mode: narrow enough that the heatmap between the two columns stays large.
-    QMainWindow& window = host_.hostWindow();
     const QScreen* screen = window.screen();
     if (host_.presentationMode() && screen && !dock->isFloating())
       window.resizeDocks({dock}, {static_cast<int>(screen->geometry().width() * kPresentationToolFraction)}, Qt::Horizontal);
   }
+  // The step's own plot (the cost or the training curves; the decoding step's is the heads) as
+  // wide as an analysis plot a step brings to the front (issue 50: 280 px at 1024 × 768).
+  const int share = static_cast<int>(window.width() * kStepDockShare);
+  if (!host_.presentationMode() && !dock->isFloating() &&
+      dock != host_.toolDock(ToolDock::kDecode) && dock->width() < share)
+    window.resizeDocks({dock}, {share}, Qt::Horizontal);
   dock->raise();
 }
 
@@ -338,7 +347,9 @@ void LessonController::arrangeColumn() {
     }
   }
   if (!lesson_ || !inputs || dock_->isFloating()) return;
-  const int column = window.height();
+  // The two docks' heights, not the window's (its menu and status bars are not theirs: sizes
+  // that add up to more are scaled down together, and the lesson lost its last lines).
+  const int column = dock_->height() + inputs->height();
   // The text's height plus what is not text: the dock's title bar, the buttons, the margins.
   const int chrome = dock_->height() - panel_->scrollArea()->viewport()->height();
   const int wanted = panel_->textHeight() + chrome + 2 * dock_->fontMetrics().lineSpacing();

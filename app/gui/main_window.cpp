@@ -55,7 +55,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   model_source_->setObjectName(QStringLiteral("modelSourceBox"));
   inputs_ = new InputsPanel;
   inputs_->setObjectName(QStringLiteral("inputsPanel"));
-  generate_ = new GenerateBox;
+  generate_ = new GenerateBox(&scheduler_);
   generate_->setObjectName(QStringLiteral("generateBox"));
   generate_->setAvailable(false);
   inputs_layout->addWidget(model_source_);

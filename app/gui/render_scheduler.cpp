@@ -28,7 +28,9 @@ void RenderScheduler::requestRender() {
 
 void RenderScheduler::renderNow() {
   render_scheduled_ = false;
+  ++renders_;
   render_();
+  if (replots_.isEmpty() && !render_scheduled_) emit settled();
 }
 
 void RenderScheduler::queueReplot(QCustomPlot* plot, Part part) {
@@ -60,6 +62,7 @@ void RenderScheduler::replotNext() {
     QTimer::singleShot(0, this, &RenderScheduler::replotNext);
   } else if (!render_scheduled_) {
     emit idle();
+    emit settled();
   }
 }
 

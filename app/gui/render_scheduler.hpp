@@ -34,10 +34,14 @@ class RenderScheduler : public QObject {
   void queueReplot(QCustomPlot* plot, Part part = Part::kAll);
   /// True while a redraw or a replot is waiting.
   bool busy() const { return render_scheduled_ || !replots_.isEmpty(); }
+  /// Redraws done so far: a redraw asked for when this read n is done once it reads more than n.
+  int renders() const { return renders_; }
 
  signals:
   /// The replot queue became empty (everything asked for is on screen).
   void idle();
+  /// Everything asked for is on screen: with idle, and after a redraw that queued no replot.
+  void settled();
 
  private:
   void renderNow();
@@ -45,6 +49,7 @@ class RenderScheduler : public QObject {
 
   std::function<void()> render_;
   bool render_scheduled_ = false;
+  int renders_ = 0;
   bool replot_scheduled_ = false;
   struct Replot {
     QPointer<QCustomPlot> plot;

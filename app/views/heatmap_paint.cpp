@@ -330,26 +330,31 @@ bool drawsReadyImage(const QCPColorMap& map) {
 
 LayoutFonts pictureFonts(const QCustomPlot& plot, bool grid, int n_tokens) {
   const double scale = fontScale(plot);
-  auto font = [&plot, scale](double points, bool bold = false) {
+  auto font = [&plot](double points, double by, bool bold = false) {
     QFont f = plot.font();
-    f.setPointSizeF(points * scale);
+    f.setPointSizeF(points * by);
     f.setBold(bold);
     return f;
   };
+  // Large type (presentation) on a projector's small canvas: the title and the predictions grow
+  // by 1.3 at most, so that three title lines do not leave the map a third of a 1024 × 768
+  // screen (issue 50); the labels keep the full scale.
+  const double headline =
+      canvasSize(plot, plot.size()).height() < 900 ? std::min(scale, 1.3) : scale;
   LayoutFonts fonts;
-  fonts.title = font(14, true);
-  fonts.panel_title = font(grid ? 10.5 : 11, true);
-  fonts.axis_title = font(11, true);
+  fonts.title = font(14, headline, true);
+  fonts.panel_title = font(grid ? 10.5 : 11, scale, true);
+  fonts.axis_title = font(11, scale, true);
   // Big labels for few tokens (a projector), smaller ones for many.
   const double tick = grid ? (n_tokens <= 12 ? 11 : 10) : (n_tokens <= 12 ? 13 : 12);
-  fonts.tick = font(tick);
+  fonts.tick = font(tick, scale);
   // Large type (presentation) may shrink further before labels are thinned or staggered: the map
   // must keep its room on a small projector too.
   fonts.min_tick_points = 7 * std::min(scale, 1.25);
-  fonts.note = font(9.5);
-  fonts.bar_title = font(10.5);
-  fonts.next_tokens = font(grid ? 11 : 12);
-  fonts.group_label = font(10.5, true);
+  fonts.note = font(9.5, scale);
+  fonts.bar_title = font(10.5, scale);
+  fonts.next_tokens = font(grid ? 11 : 12, headline);
+  fonts.group_label = font(10.5, scale, true);
   return fonts;
 }
 

@@ -104,6 +104,7 @@ class HeatmapDecor : public QCPAbstractItem {
   const HeatmapLayout& layout() const { return layout_; }
   HeatmapLayout& layout() { return layout_; }
   const ScaleSpec& scale() const { return scale_; }
+  void setScale(ScaleSpec scale) { scale_ = std::move(scale); }
   /// The axis rect of each map, in map order (for the drawn cell sizes).
   std::vector<QPointer<QCPAxisRect>> rects;
   /// What the picture's layout depends on besides the weights (see updateWeights).

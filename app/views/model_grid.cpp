@@ -195,6 +195,57 @@ struct GridSource {
   std::function<MapValues(int entry, int head, const MapGeometry&, const ScaleSpec&)> values;
 };
 
+/// Places the maps of plot's picture (startPicture and addMap) again, in place of a new picture
+/// with the same number of maps: each map's frame moves to its geometry in `layout`, takes the
+/// scale's gradient and range and `names` (one per map), the decor takes layout and scale, and the
+/// items other than the decor and its changing texts (badges, covers) go. The maps' cells are
+/// left to fillMap. Returns the maps in order, or an empty list (plot and layout unchanged) when
+/// the picture has another number of maps or is not such a picture. A model view redrawn at every
+/// generated token thus keeps its hundreds of axis rects instead of building them anew.
+std::vector<QCPColorMap*> replaceMaps(QCustomPlot& plot, HeatmapLayout&& layout,
+                                      const ScaleSpec& scale, const QStringList& names) {
+  HeatmapDecor* decor = decorOf(plot);
+  const auto n = static_cast<int>(layout.maps.size());
+  auto* inset = plot.plotLayout()->elementCount() == 1
+                    ? qobject_cast<QCPLayoutInset*>(plot.plotLayout()->elementAt(0))
+                    : nullptr;
+  if (!decor || !inset || n < 1 || names.size() != n || inset->elementCount() != n ||
+      static_cast<int>(decor->rects.size()) != n || plot.plottableCount() != n) {
+    return {};
+  }
+  std::vector<QCPColorMap*> maps;
+  for (int k = 0; k < n; ++k) {
+    auto* map = qobject_cast<QCPColorMap*>(plot.plottable(k));
+    QCPAxisRect* rect = decor->rects[static_cast<std::size_t>(k)];
+    if (!map || !rect || inset->elementAt(k) != rect ||
+        map->keyAxis() != rect->axis(QCPAxis::atTop))
+      return {};
+    maps.push_back(map);
+  }
+  for (int i = plot.itemCount() - 1; i >= 0; --i) {
+    QCPAbstractItem* item = plot.item(i);
+    if (item != decor && !qobject_cast<ChangingTexts*>(item)) plot.removeItem(item);
+  }
+  decor->layout() = std::move(layout);
+  decor->setScale(scale);
+  decor->key.clear();  // not a heatmap that updateWeights may refill
+  const QSize canvas = decor->layout().canvas;
+  const double w = std::max(1, canvas.width()), h = std::max(1, canvas.height());
+  for (int k = 0; k < n; ++k) {
+    const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(k)];
+    inset->setInsetRect(
+        k, QRectF((g.cells.x() + 0.5) / w, (g.cells.y() + 0.5) / h, (g.cells.width() + 0.5) / w,
+                  (g.cells.height() + 0.5) / h));  // as addMap places them
+    QCPColorMap* map = maps[static_cast<std::size_t>(k)];
+    map->keyAxis()->setRange(-0.5, g.columns - 0.5);
+    map->valueAxis()->setRange(-0.5, g.rows - 0.5);
+    map->setGradient(scale.gradient);
+    map->setDataRange(QCPRange(scale.lo, scale.hi));
+    map->setName(names[k]);
+  }
+  return maps;
+}
+
 void drawGridFrom(QCustomPlot& plot, const GridSource& source, const std::vector<int>& layer_indices,
                   const QStringList& tokens, const RunLabel& label, const PictureOptions& picture,
                   const QStringList& key_tokens) {
@@ -286,16 +337,26 @@ void drawGridFrom(QCustomPlot& plot, const GridSource& source, const std::vector
     block = got;
   }
 
-  QCPLayoutInset* inset = startPicture(plot);
-  auto* decor = new HeatmapDecor(&plot, std::move(layout), scale);
-  for (int r = 0; r < n_layers; ++r) {
-    for (int k = 0; k < h; ++k) {
-      const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(r * h + k)];
-      QCPColorMap* map = addMap(plot, inset, g, scale, viewText("head %1").arg(k));
-      fillMap(*map, source.values(r, k, g, scale));
-    }
+  QStringList names;
+  for (int r = 0; r < n_layers; ++r)
+    for (int k = 0; k < h; ++k) names << viewText("head %1").arg(k);
+  // The same number of maps as the picture on plot (a generation's next token, a new scale):
+  // its maps are placed again and refilled, not built anew (issue 50).
+  const std::vector<QCPColorMap*> kept = replaceMaps(plot, std::move(layout), scale, names);
+  HeatmapDecor* decor = decorOf(plot);
+  QCPLayoutInset* inset = nullptr;
+  if (kept.empty()) {
+    inset = startPicture(plot);
+    decor = new HeatmapDecor(&plot, std::move(layout), scale);
   }
-  new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
+  for (int m = 0; m < n_layers * h; ++m) {
+    const MapGeometry& g = decor->layout().maps[static_cast<std::size_t>(m)];
+    QCPColorMap* map =
+        kept.empty() ? addMap(plot, inset, g, scale, names[m]) : kept[static_cast<std::size_t>(m)];
+    fillMap(*map, source.values(m / h, m % h, g, scale));
+  }
+  if (kept.empty())
+    new ChangingTexts(&plot, decor);  // after the maps: drawn over them on their layer
   QCPAxisRect* rect = decor->rects.front();
   plot.xAxis = rect->axis(QCPAxis::atBottom);
   plot.yAxis = rect->axis(QCPAxis::atLeft);

@@ -331,4 +331,36 @@ TEST_CASE("multi-head attention: nothing marked, predictions still drawn", "[vie
     CHECK_FALSE(t["text"].toString().contains(QStringLiteral("grouped-query")));
 }
 
+TEST_CASE("a model view grown by one token keeps its maps and draws as a new one",
+          "[views][model]") {
+  // Issue 50: generation redraws the model view at every token; the 30 × 9 axis rects and colour
+  // maps are placed again and refilled, and the picture is the one a fresh plot draws.
+  auto model = [](int n) {
+    std::vector<AttentionResult> layers;
+    for (int l = 0; l < 3; ++l) layers.push_back(causalResult(9, n, 70 + static_cast<unsigned>(l)));
+    return layers;
+  };
+  auto tokens = [](int n) {
+    QStringList t;
+    for (int i = 0; i < n; ++i) t << QStringLiteral("t%1").arg(i);
+    return t;
+  };
+  const views::RunLabel label = smolLabel();
+  QCustomPlot grown;
+  prepare(grown, QSize(1000, 600));
+  views::drawModelGrid(grown, model(6), {0, 1, 2}, tokens(6), label);
+  const QCPAbstractPlottable* first = grown.plottable(0);
+  views::drawModelGrid(grown, model(7), {0, 1, 2}, tokens(7), label);
+  CHECK(grown.plottable(0) == first);  // the same maps, refilled
+  QCustomPlot fresh;
+  prepare(fresh, QSize(1000, 600));
+  views::drawModelGrid(fresh, model(7), {0, 1, 2}, tokens(7), label);
+  CHECK(views::layoutJson(grown) == views::layoutJson(fresh));
+  CHECK(grown.toPixmap(1000, 600).toImage() == fresh.toPixmap(1000, 600).toImage());
+  // Another number of layers: a new picture.
+  views::drawModelGrid(grown, {model(7)[0]}, {0}, tokens(7), label);
+  CHECK(grown.plottableCount() == 9);
+  CHECK(views::layoutJson(grown)["maps"].toArray().size() == 9);
+}
+
 }  // namespace attnlab_test_model_marks

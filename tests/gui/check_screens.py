@@ -7,7 +7,20 @@ LAYOUT: default | presentation | head | lesson | lesson-presentation | lesson-en
 model-smollm2 | model-minilm | translator-additive | translator-transformer. The model layouts read ATTNLAB_SMOLLM2_GGUF /
 ATTNLAB_MINILM_DIR and exit 77 (skipped) without; the translators are bundled (their source: a date
 written in the language of the screenshot).
-The pictures stay in OUT_DIR (default: a temporary folder) to be looked at."""
+The pictures stay in OUT_DIR (default: a temporary folder) to be looked at.
+
+The matrix (issue 50): WxH may list screens ("1024x768,1280x720") and LAYOUT may be
+  lessons[:NAME:STEP,…]  every step of every lesson (resources/lessons), or the steps listed: the
+                         step's own view (its plot or panel) on screen and at least a third of the
+                         window wide and half of it high, the lesson's text (caption and Try this)
+                         without scrolling, nothing cut by the window's edge; a step on a model that
+                         is not fetched is skipped with the reason
+  docks                  every dock beside the heads: decode, lesson-kvcache, cost, head roles,
+                         generate (the model layouts), both translators
+  matrix                 lessons and docks
+The whole matrix takes several minutes on two cores (CTest: gui_screen_matrix, run only with
+ATTNLAB_SCREEN_MATRIX=1); CI runs a few steps of it (gui_screen_1024x768_lessons)."""
+import glob
 import json
 import os
 import subprocess
@@ -38,22 +51,49 @@ LAYOUTS = {
     # Rows: the 10 output characters and </s>; columns: the source's characters (9 or 15).
     "translator-additive": (["--model", "dates-additive"], ["--labels", "9"]),
     "translator-transformer": (["--model", "dates-transformer"], ["--min-thumb", "48"]),
+    # The head roles panel in the Analysis dock beside a model view badged by role (issue 50).
+    "head-roles": (["--model", "$ATTNLAB_SMOLLM2_GGUF", "--head-role", "induction"],
+                   ["--min-thumb", "48"]),
 }
+DOCKS = ["decode", "lesson-kvcache", "head-roles", "model-smollm2", "translator-additive", "translator-transformer"]
+LESSON_DIR = os.path.join(HERE, "..", "..", "resources", "lessons")
+# A lesson step's view (its "view" in the lesson file) → the objectName of what shows it.
+VIEW_OBJECTS = {"heads": "gridPlot", "compare": "gridPlot", "decode": "gridPlot", "entropy": "entropyPlot",
+                "saturation": "saturationPlot", "histogram": "histogramPlot", "cost": "costPlot",
+                "head-similarity": "lessonSimilarityPlot", "head-roles": "headRolesPanel",
+                "training": "trainingPlot"}
 
 
-def main():
-    binary, screen, layout = sys.argv[1:4]
-    out = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp(prefix="attnlab-screens-")
-    os.makedirs(out, exist_ok=True)
+def lesson_layouts(spec):
+    """(name, window arguments, checks) of every lesson step, or of those spec lists ("cost:1,scale:4")."""
+    lessons = sorted((json.load(open(f, encoding="utf-8")) for f in glob.glob(os.path.join(LESSON_DIR, "*.json"))),
+                     key=lambda d: d["order"])
+    wanted = set(spec.split(",")) if spec else None
+    out = []
+    for lesson in lessons:
+        name = os.path.splitext(os.path.basename(lesson.get("name", "")))[0] or lesson["id"]
+        for i, step in enumerate(lesson["steps"], 1):
+            key = "%s:%d" % (name, i)
+            if wanted is not None and key not in wanted:
+                continue
+            view = VIEW_OBJECTS[step.get("view", "heads")]
+            options = step.get("options", [])
+            if view == "gridPlot" and "--head" in options and options[options.index("--head") + 1] != "all":
+                view = "headPlot"  # the enlarged head
+            out.append(("lesson-%s-%d" % (name, i), ["--lesson", key], ["--view", view, "--no-scroll", "lessonPanel"]))
+    return out
+
+
+def run_layout(binary, screen, layout, args, checks, out):
+    """Screenshots of one layout in English and Chinese, checked; returns "failed", "skipped" or ""."""
     size, _, dpr = screen.partition("@")
     width, height = (int(v) for v in size.split("x"))
-    args, checks = LAYOUTS[layout]
     for i, a in enumerate(args):
         if a.startswith("$"):
             value = os.environ.get(a[1:], "")
             if not value or not os.path.exists(value):
-                print("skipped: %s is not set (scripts/fetch-model)" % a[1:])
-                sys.exit(77)
+                print("%s: skipped: %s is not set (scripts/fetch-model)" % (layout, a[1:]))
+                return "skipped"
             args = args[:i] + [value] + args[i + 1:]
     # One configuration file per screen and layout: CTest runs the layouts of a screen side by side,
     # and a shared file rewritten by one run while another's window parses it reads as "illegal value".
@@ -70,11 +110,14 @@ def main():
         command = [binary] + args + ["--lang", lang, "--screenshot", base + ".png", "--layout-json", base + ".json"]
         if layout.startswith("translator"):
             command += ["--source", DATES[lang]]
-        elif not layout.startswith("model") and not layout.startswith("lesson"):
+        elif not layout.startswith("model") and not layout.startswith("lesson") and layout != "head-roles":
             command += ["--text", text]
-        if layout == "model-smollm2":
+        if layout in ("model-smollm2", "head-roles"):
             command += ["--text", text]
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        if run.returncode != 0 and layout.startswith("lesson-") and "fetch-model" in run.stderr:
+            print("%s: skipped: %s" % (layout, run.stderr.strip().splitlines()[-1]))  # a model not fetched
+            return "skipped"
         if run.returncode != 0:
             print("%s %s: the window exited %d: %s" % (layout, lang, run.returncode, run.stderr.strip()[-400:]))
             failed = True
@@ -86,7 +129,33 @@ def main():
                                capture_output=True, text=True)
         print("%s %s: %s%s" % (layout, lang, check.stdout.strip(), check.stderr.strip() and "\n  " + check.stderr.strip().replace("\n", "\n  ")))
         failed = failed or check.returncode != 0
-    sys.exit(1 if failed else 0)
+    return "failed" if failed else ""
+
+
+def main():
+    binary, screens, layout = sys.argv[1:4]
+    out = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp(prefix="attnlab-screens-")
+    os.makedirs(out, exist_ok=True)
+    kind, _, spec = layout.partition(":")
+    if kind in ("lessons", "docks", "matrix"):
+        layouts = lesson_layouts(spec) if kind in ("lessons", "matrix") else []
+        if kind in ("docks", "matrix"):
+            layouts += [(name,) + LAYOUTS[name] for name in DOCKS]
+    else:
+        layouts = [(layout,) + LAYOUTS[layout]]
+    results = {}
+    for screen in screens.split(","):
+        for name, args, checks in layouts:
+            results[(screen, name)] = run_layout(binary, screen, name, list(args), checks, out)
+    failed = sorted("%s %s" % key for key, r in results.items() if r == "failed")
+    skipped = sorted("%s %s" % key for key, r in results.items() if r == "skipped")
+    if len(results) > 1:
+        print("%d layouts × 2 languages: %d failed, %d skipped%s" %
+              (len(results), len(failed), len(skipped), "".join("\n  failed: " + f for f in failed)))
+    if failed:
+        sys.exit(1)
+    if skipped and len(skipped) == len(results):
+        sys.exit(77)
 
 
 if __name__ == "__main__":
