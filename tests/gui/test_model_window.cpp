@@ -463,7 +463,7 @@ class ModelWindowTest : public QObject {
     s.model_dir = tinyGpt2();
     s.text = QStringLiteral("the cat sat on the mat");
     window.setSettings(s);
-    QVERIFY(waitForShown(window));
+    QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs));  // this text's run, not an earlier one
     const auto before = window.currentResult();
     auto* grid = named<QCustomPlot>(window, "gridPlot");
     const int heads = before->model->config.heads;
@@ -472,7 +472,7 @@ class ModelWindowTest : public QObject {
     QTest::mouseClick(grid, Qt::LeftButton, Qt::ControlModifier, cells.center().toPoint());
     const std::vector<attnlab::HeadRef> head_1_2 = oneHead(1, 2);
     QTRY_VERIFY_WITH_TIMEOUT(window.settings().ablate == head_1_2, kWaitMs);
-    QVERIFY(waitForShown(window));
+    QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs));
     const auto after = window.currentResult();
     QVERIFY(after->interventions);
     QVERIFY(after->interventions->ablated == head_1_2);
@@ -486,7 +486,7 @@ class ModelWindowTest : public QObject {
     QCOMPARE(after->attention(0).weights.data, before->attention(0).weights.data);
     named<QPushButton>(window, "restoreHeads")->click();
     QTRY_VERIFY_WITH_TIMEOUT(window.settings().ablate.empty(), kWaitMs);
-    QVERIFY(waitForShown(window));
+    QVERIFY(attnlab::test::waitFor(window, window.settings(), kWaitMs));
     QCOMPARE(window.currentResult()->model_run->next_tokens.front().probability,
              before->model_run->next_tokens.front().probability);
   }
