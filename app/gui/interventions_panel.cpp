@@ -8,6 +8,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -53,6 +54,7 @@ InterventionsPanel::InterventionsPanel(QWidget* parent) : QWidget(parent) {
   next_->setWordWrap(true);
   next_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(next_);
+  // Compact: the reading's picture below keeps at least half the window's height (issue 50).
   value_weighted_ = new QCheckBox;
   value_weighted_->setObjectName(QStringLiteral("valueWeighted"));
   layout->addWidget(value_weighted_);
@@ -60,9 +62,11 @@ InterventionsPanel::InterventionsPanel(QWidget* parent) : QWidget(parent) {
   lens_->setObjectName(QStringLiteral("logitLens"));
   dla_ = new QCheckBox;
   dla_->setObjectName(QStringLiteral("logitAttribution"));
-  layout->addWidget(lens_);
-  layout->addWidget(dla_);
-  auto* tokens = new QFormLayout;
+  auto* readings = new QHBoxLayout;
+  readings->addWidget(lens_);
+  readings->addWidget(dla_);
+  readings->addStretch(1);
+  layout->addLayout(readings);
   target_ = new QLineEdit;
   target_->setObjectName(QStringLiteral("targetToken"));
   versus_ = new QLineEdit;
@@ -72,9 +76,13 @@ InterventionsPanel::InterventionsPanel(QWidget* parent) : QWidget(parent) {
   target_label_ = new QLabel;
   versus_label_ = new QLabel;
   patch_label_ = new QLabel;
-  tokens->addRow(target_label_, target_);
-  tokens->addRow(versus_label_, versus_);
-  tokens->addRow(patch_label_, patch_from_);
+  auto* tokens = new QGridLayout;
+  tokens->addWidget(target_label_, 0, 0);
+  tokens->addWidget(target_, 0, 1);
+  tokens->addWidget(versus_label_, 0, 2);
+  tokens->addWidget(versus_, 0, 3);
+  tokens->addWidget(patch_label_, 1, 0);
+  tokens->addWidget(patch_from_, 1, 1, 1, 3);
   layout->addLayout(tokens);
   reading_ = new QComboBox;
   reading_->setObjectName(QStringLiteral("reading"));
@@ -206,8 +214,8 @@ void InterventionsPanel::drawReading() {
 }
 
 void InterventionsPanel::retranslate() {
-  hint_->setText(tr("Right-click a head in the model view (or Ctrl+click it) to ablate it: its "
-                    "output before W_O is removed and every later layer is computed again."));
+  hint_->setText(tr("Right-click a head in the model view (or Ctrl+click it) to ablate it."));
+  hint_->setToolTip(tr("Its output before W_O is removed and every later layer is computed again."));
   clear_->setText(tr("Restore all"));
   mode_label_->setText(tr("Ablation"));
   mode_->setItemText(0, tr("zero: the head's output set to 0"));
@@ -215,12 +223,14 @@ void InterventionsPanel::retranslate() {
   mode_->setItemText(2, tr("uniform: uniform attention over the keys it sees"));
   value_weighted_->setText(tr("Value-weighted attention: α·‖v W_O‖ instead of α"));
   value_weighted_->setToolTip(QStringLiteral("--value-weighted"));
-  lens_->setText(tr("Logit lens: the top token after every layer"));
-  lens_->setToolTip(QStringLiteral("--logit-lens"));
-  dla_->setText(tr("Logit attribution: each head's part of the logit"));
-  dla_->setToolTip(QStringLiteral("--dla"));
+  lens_->setText(tr("Logit lens"));
+  lens_->setToolTip(tr("Logit lens: the top token after every layer") + QStringLiteral(" (--logit-lens)"));
+  dla_->setText(tr("Logit attribution"));
+  dla_->setToolTip(tr("Logit attribution: each head's part of the logit") + QStringLiteral(" (--dla)"));
   target_label_->setText(tr("Target token"));
   target_->setPlaceholderText(tr("the prediction"));
+  target_->setMinimumWidth(60);
+  versus_->setMinimumWidth(60);
   target_->setToolTip(QStringLiteral("--target"));
   versus_label_->setText(tr("Versus token"));
   versus_->setPlaceholderText(tr("none"));

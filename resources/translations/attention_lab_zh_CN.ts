@@ -770,10 +770,6 @@
         <translation>勾选“logit 透镜”或“logit 归因”，或给出用于修补的损坏提示，即可在此查看。</translation>
     </message>
     <message>
-        <source>Right-click a head in the model view (or Ctrl+click it) to ablate it: its output before W_O is removed and every later layer is computed again.</source>
-        <translation>在模型视图中右键单击某个头（或按住 Ctrl 单击）即可消融它：它在 W_O 之前的输出被移除，之后的每一层都重新计算。</translation>
-    </message>
-    <message>
         <source>Restore all</source>
         <translation>全部恢复</translation>
     </message>
@@ -832,6 +828,14 @@
     <message>
         <source>Logit attribution</source>
         <translation>logit 归因</translation>
+    </message>
+    <message>
+        <source>Right-click a head in the model view (or Ctrl+click it) to ablate it.</source>
+        <translation>在模型视图中右键单击某个头（或按住 Ctrl 单击）即可消融它。</translation>
+    </message>
+    <message>
+        <source>Its output before W_O is removed and every later layer is computed again.</source>
+        <translation>它在 W_O 之前的输出被移除，之后的每一层都重新计算。</translation>
     </message>
 </context>
 <context>

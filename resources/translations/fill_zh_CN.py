@@ -1036,6 +1036,8 @@ ZH.update({
     "Right-click a head in the model view (or Ctrl+click it) to ablate it: its output before W_O is removed and every later layer is computed again.":
         "在模型视图中右键单击某个头（或按住 Ctrl 单击）即可消融它：它在 W_O 之前的输出被移除，之后的每一层都重新计算。",
     "Restore all": "全部恢复",
+    "Right-click a head in the model view (or Ctrl+click it) to ablate it.": "在模型视图中右键单击某个头（或按住 Ctrl 单击）即可消融它。",
+    "Its output before W_O is removed and every later layer is computed again.": "它在 W_O 之前的输出被移除，之后的每一层都重新计算。",
     "Ablation": "消融方式",
     "zero: the head's output set to 0": "置零：头的输出设为 0",
     "mean: its mean over the text's positions": "均值：取其在文本各位置上的平均",

@@ -61,7 +61,7 @@ LESSON_DIR = os.path.join(HERE, "..", "..", "resources", "lessons")
 VIEW_OBJECTS = {"heads": "gridPlot", "compare": "gridPlot", "decode": "gridPlot", "entropy": "entropyPlot",
                 "saturation": "saturationPlot", "histogram": "histogramPlot", "cost": "costPlot",
                 "head-similarity": "lessonSimilarityPlot", "head-roles": "headRolesPanel",
-                "training": "trainingPlot"}
+                "training": "trainingPlot", "dla": "interventionPlot", "logit-lens": "interventionPlot"}
 
 
 def lesson_layouts(spec):
