@@ -8,6 +8,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -115,7 +116,19 @@ InterventionsPanel::InterventionsPanel(QWidget* parent) : QWidget(parent) {
       }
     });
   connect(reading_, &QComboBox::currentIndexChanged, this, [this] { drawReading(); });
+  plot_->installEventFilter(this);
   retranslate();
+}
+
+bool InterventionsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::Resize && plot_->isVisible()) {
+    const QSize drawn = plot_->property("attnlabInterventionSize").toSize();
+    if (drawn != plot_->size()) {
+      plot_->setProperty("attnlabInterventionSize", plot_->size());
+      drawReading();
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void InterventionsPanel::apply(options::LabSettings& s) const {
@@ -196,6 +209,9 @@ void InterventionsPanel::refresh() {
 void InterventionsPanel::drawReading() {
   const results::Interventions* x = run_ && run_->interventions ? run_->interventions.get() : nullptr;
   views::clearPlot(*plot_);
+  // Laid out for the plot's own size (a dock just shown is not on screen yet); drawn again when
+  // the dock is resized (eventFilter).
+  views::setCanvasSize(*plot_, plot_->size());
   const int reading = reading_->currentIndex();
   const QString model = run_ && run_->model ? QStringLiteral(" · ") + run_->model->name : QString();
   if (x && reading == kLens && x->lens) {

@@ -41,6 +41,10 @@ class InterventionsPanel : public QWidget {
   void setResult(std::shared_ptr<const results::Run> run);
   void retranslate();
 
+ protected:
+  /// Draws the reading again when its plot is resized (the picture is laid out for its size).
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  signals:
   /// A choice changed: the window runs again (the kept pass is reused, the ablated layers rerun).
   void changed();
