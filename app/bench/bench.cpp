@@ -106,12 +106,13 @@ std::string textOfTokens(const attnlab::PretrainedModel& model, int target) {
 }
 
 /// --model PATH --tokens N --json: one line of JSON for tests/reference/bench_models.py.
-int runModelJson(const std::string& path, int tokens, int runs) {
+int runModelJson(const std::string& path, int tokens, int runs, bool int8_activations) {
   const auto model = attnlab::PretrainedModel::load(path);
   const double load_ms = model->loadMs();
   auto cpu = attnlab::makeCpuBackend();
   const std::string text = textOfTokens(*model, tokens);
-  const attnlab::ModelRunOptions options;
+  attnlab::ModelRunOptions options;
+  options.int8_activations = int8_activations;
   model->run(text, std::nullopt, options, *cpu);  // warm-up
   std::vector<double> times;
   attnlab::Encoding encoding;
@@ -132,7 +133,8 @@ int runModelJson(const std::string& path, int tokens, int runs) {
   return 0;
 }
 
-int runModelBench(const std::string& path, int runs, const std::vector<int>& lengths) {
+int runModelBench(const std::string& path, int runs, const std::vector<int>& lengths,
+                  bool int8_activations) {
   std::vector<double> loads;
   std::unique_ptr<attnlab::PretrainedModel> model;
   double rss_loaded = 0;
@@ -151,8 +153,9 @@ int runModelBench(const std::string& path, int runs, const std::vector<int>& len
   std::printf("model: %s (%s from %s %s, %d layers × %d heads", model->name().c_str(),
               c.model_type.c_str(), c.format.c_str(), c.weight_type.c_str(), c.layers, c.heads);
   if (c.kv_heads != c.heads) std::printf(" sharing %d K/V heads", c.kv_heads);
-  std::printf(", d_model %d)\ndevice: %s, %d threads; cpu path %s\n\n", c.d_model,
-              cpu->device().c_str(), omp_get_max_threads(), attnlab::describeCpuPath().c_str());
+  std::printf(", d_model %d)\ndevice: %s, %d threads; cpu path %s%s\n\n", c.d_model,
+              cpu->device().c_str(), omp_get_max_threads(), attnlab::describeCpuPath().c_str(),
+              int8_activations ? "; int8 activations in the weight products" : "");
   std::printf("load (header and tokenizer; the weights of a GGUF file or a Llama-family or Gemma "
               "folder stay in the mapped file, BERT's and GPT-2's are copied): first %.1f ms, "
               "median of 5 %.1f ms; resident memory after the first load %.0f MB\n",
@@ -173,6 +176,7 @@ int runModelBench(const std::string& path, int runs, const std::vector<int>& len
     // and every other layer as its pooled overview (blocks of ⌈n/128⌉ tokens: a thumbnail of at
     // most 128 cells a side), so that long inputs stay within the memory budget.
     attnlab::ModelRunOptions all_layers;
+    all_layers.int8_activations = int8_activations;
     if (target > 512) {
       all_layers.layer = c.layers - 1;
       all_layers.overview_block = (target + 127) / 128;
@@ -315,6 +319,7 @@ int main(int argc, char** argv) {
           "      the model passes' dense products at the models' shapes on the CPU path in use,\n"
           "      beside its FMA peak and Eigen's GEMM (ATTNLAB_CPU_PATH=avx512|avx2|baseline)\n"
           "  attention-lab-bench --model DIR|FILE.gguf [--runs N] [--tokens 32,128,512] [--json]\n"
+          "                     [--int8-activations]\n"
           "      a pretrained model: load time, resident memory, KV-cache size and the forward\n"
           "      pass with every head's attention kept (--json: one length, one line of JSON with\n"
           "      the ids, for tests/reference/bench_models.py)\n"
@@ -322,7 +327,7 @@ int main(int argc, char** argv) {
           "                     [--int8-activations] [--ablation]\n"
           "      generation through the KV cache, every head's row kept: prefill, ms and tokens/s\n"
           "      per generated token after each prompt length, the output layer's share\n"
-          "      (--int8-activations: the steps' products with int8 activations, as llama.cpp)\n"
+          "      (--int8-activations: the weight products with int8 activations, as llama.cpp)\n"
           "      (--ablation: a head ablated with the pass kept, as the window toggles one)\n"
           "  attention-lab-bench --decode [256,1024,4096] [--kv-heads G]\n"
           "      KV-cache decoding (O(n) per step) against recomputing the causal prefix every\n"
@@ -380,8 +385,9 @@ int main(int argc, char** argv) {
       if (!generate_prompts.empty())
         return attnlab::bench::runGenerateBench(model_dir, generate_prompts, new_tokens,
                                                 std::clamp(runs / 40, 1, 5), json, int8_activations);
-      if (json) return runModelJson(model_dir, lengths.empty() ? 32 : lengths.front(), runs);
-      return runModelBench(model_dir, runs, lengths);
+      if (json)
+        return runModelJson(model_dir, lengths.empty() ? 32 : lengths.front(), runs, int8_activations);
+      return runModelBench(model_dir, runs, lengths, int8_activations);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attention-lab-bench: %s\n", e.what());
       return 2;

@@ -199,7 +199,7 @@ TEST_CASE("Gemma 3 270M equals the independent reference on every layer and head
   CHECK(worst_llama_cpp < 0.6);  // llama.cpp's quantised products: ≤ 0.57 measured
 }
 
-TEST_CASE("Gemma 3 270M with int8 activations: the prompt's rows as float32's, each step close",
+TEST_CASE("Gemma 3 270M with int8 activations: the prompt's rows and each step close to float32's",
           "[gguf][gemma3][int8][generate]") {
   const auto path = requireGemma3();
   if (!path) return;
@@ -211,7 +211,7 @@ TEST_CASE("Gemma 3 270M with int8 activations: the prompt's rows as float32's, e
   const Generation f = generate(*model, prompt, o);
   o.run.int8_activations = true;
   const Generation q = generate(*model, prompt, o);
-  // The prompt's products have several rows: float32 either way, the same bits.
+  // The prompt's products (several rows) are int8 too: close to float32's, not equal.
   REQUIRE(f.prompt_attention.size() == q.prompt_attention.size());
   auto largestDifference = [](const Tensor3& a, const Tensor3& b) {
     REQUIRE(a.data.size() == b.data.size());
@@ -219,21 +219,26 @@ TEST_CASE("Gemma 3 270M with int8 activations: the prompt's rows as float32's, e
     for (std::size_t i = 0; i < a.data.size(); ++i) worst = std::max(worst, std::abs(a.data[i] - b.data[i]));
     return worst;
   };
+  float worst_prompt = 0;
   for (std::size_t l = 0; l < f.prompt_attention.size(); ++l)
-    CHECK(largestDifference(f.prompt_attention[l], q.prompt_attention[l]) == 0.0f);
+    worst_prompt = std::max(worst_prompt, largestDifference(f.prompt_attention[l], q.prompt_attention[l]));
+  WARN("Gemma 3 270M, int8 activations: the prompt's attention within " << worst_prompt << " of float32's");
+  CHECK(worst_prompt > 0);
+  CHECK(worst_prompt < 0.06);
   // Step 0's logits come from the output layer's one-row product (Q8_0 here): int8, close.
   REQUIRE(q.steps.size() == 4);
   CHECK(q.steps[0].token.id == f.steps[0].token.id);
   CHECK(std::abs(q.steps[0].token.probability - f.steps[0].token.probability) < 0.02);
   CHECK(q.steps[0].token.logit != f.steps[0].token.logit);  // it did run the int8 products
-  // Step 1 reads the same token: its rows (one-row Q4_K / Q6_K products) within 0.05 of float32's.
+  // Step 1 reads the same token: its rows (one-row Q4_K / Q6_K products over int8 keys and
+  // values) within 0.06 of float32's.
   REQUIRE(q.steps[0].token.id == f.steps[0].token.id);
   float worst = 0;
   for (std::size_t l = 0; l < f.steps[1].rows.size(); ++l)
     worst = std::max(worst, largestDifference(f.steps[1].rows[l], q.steps[1].rows[l]));
   WARN("Gemma 3 270M, int8 activations: step 1's rows within " << worst << " of float32's");
   CHECK(worst > 0);
-  CHECK(worst < 0.05);
+  CHECK(worst < 0.06);
 }
 
 }  // namespace attnlab_test_gemma3_real

@@ -9,10 +9,16 @@
 // - it stays within the quantisation's own bound of the float32 product: |Σ w·(x − x̃)| ≤
 //   Σ |w|·d/2 (each |x − x̃| ≤ d/2);
 // - Int8ActivationsScope switches the one-row products of the types that have an int8 kernel
-//   (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q6_K) and of no other, and restores what it found.
+//   (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q6_K) and of no other, and restores what it found;
+// - a short prompt's product (fewer than 8 rows, kInt8Rows at a time) gives each row the one-row
+//   product's value bit for bit, whatever the number of rows a call takes, and a matrix with a
+//   segment of another type stays float32 whole;
+// - a longer prompt's product (the int8 GEMM over decoded panels) equals Σ w·x̃ in double within
+//   the same bound, and is the same bits on every path.
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "attnlab/cpu_path.hpp"
@@ -75,11 +81,33 @@ struct Quantised {
   }
 };
 
-Eigen::VectorXf activations(Eigen::Index in) {
+Eigen::VectorXf activations(Eigen::Index in, float phase = 0.2f) {
   Eigen::VectorXf x(in);
   for (Eigen::Index k = 0; k < in; ++k)
-    x[k] = std::sin(0.37f * static_cast<float>(k) + 0.2f) * (1.0f + static_cast<float>(k % 7));
+    x[k] = std::sin(0.37f * static_cast<float>(k) + phase) * (1.0f + static_cast<float>(k % 7));
   return x;
+}
+
+std::uint32_t typeNamed(const char* name) {
+  for (std::uint32_t t = 0; t < 40; ++t) {
+    const GgmlTypeInfo* info = ggmlTypeInfo(t);
+    if (info != nullptr && std::string(info->name) == name) return t;
+  }
+  return 0;
+}
+
+/// The golden blocks of `name` as a WeightMatrix of rows of `in`.
+linear::StoredRows goldenRows(const char* name, Eigen::Index in) {
+  const std::uint32_t type = typeNamed(name);
+  const GgmlTypeInfo* info = ggmlTypeInfo(type);
+  linear::StoredRows s;
+  s.type = type;
+  s.rows = countOf(name) / in;
+  s.cols = in;
+  s.data = reinterpret_cast<const unsigned char*>(golden().tensor(std::string(name) + ".bytes").data);
+  s.row_bytes = static_cast<std::size_t>(in / info->block_elements * info->block_bytes);
+  s.name = name;
+  return s;
 }
 
 }  // namespace
@@ -133,8 +161,9 @@ TEST_CASE("int8 products equal the dequantised weights times the dequantised act
         const Quantised xq(x, t.block);
         std::vector<float> y(static_cast<std::size_t>(rows), NAN);
         const long cut = static_cast<long>(rows / 3);  // a thread's share starts anywhere
-        k.int8(bytes, row_bytes, static_cast<long>(in), xq.view(t.block), 0, cut, y.data());
-        k.int8(bytes, row_bytes, static_cast<long>(in), xq.view(t.block), cut, static_cast<long>(rows), y.data() + cut);
+        const kernels::Int8Activations view = xq.view(t.block);
+        k.int8(bytes, row_bytes, static_cast<long>(in), &view, 1, 0, cut, y.data(), 0);
+        k.int8(bytes, row_bytes, static_cast<long>(in), &view, 1, cut, static_cast<long>(rows), y.data() + cut, 0);
         const Eigen::VectorXd xt = xq.values(t.block);
         const Eigen::VectorXd exact = w * xt, magnitude = w.cwiseAbs() * xt.cwiseAbs();
         const Eigen::VectorXd full = w * x.cast<double>();
@@ -196,6 +225,117 @@ TEST_CASE("Int8ActivationsScope switches the one-row products of the types with 
     CHECK(same != has_int8);
     // Within 2 % of the largest product: int8's rounding, not another matrix.
     CHECK((quantised - plain).cwiseAbs().maxCoeff() <= 0.02 * plain.cwiseAbs().maxCoeff());
+  }
+}
+
+TEST_CASE("a prompt's int8 product gives every row the one-row product's value, bit for bit, "
+          "every path", "[linear][quant][int8][cpu-path]") {
+  for (const CpuPath path : supportedCpuPaths()) {
+    const kernels::QuantKernel& kernel = kernels::quantKernel(path);
+    for (const Int8Type& t : kTypes) {
+      INFO("path " << toString(path) << ", " << t.name);
+      const kernels::QuantType& k = kernel.*t.kernel;
+      const Eigen::Index in = 256;
+      const linear::StoredRows s = goldenRows(t.name, in);
+      const auto rows = static_cast<long>(s.rows);
+      std::vector<Quantised> xs;
+      std::vector<kernels::Int8Activations> views;
+      for (int i = 0; i < kernels::kInt8Rows; ++i) xs.emplace_back(activations(in, 0.3f * float(i)), t.block);
+      for (const Quantised& q : xs) views.push_back(q.view(t.block));
+      std::vector<float> one(static_cast<std::size_t>(kernels::kInt8Rows * rows));
+      for (int i = 0; i < kernels::kInt8Rows; ++i)
+        k.int8(s.data, static_cast<long>(s.row_bytes), in, &views[static_cast<std::size_t>(i)], 1, 0,
+               rows, one.data() + i * rows, 0);
+      for (int nx = 2; nx <= kernels::kInt8Rows; ++nx) {
+        INFO(nx << " rows a call");
+        std::vector<float> many(static_cast<std::size_t>(nx * rows), NAN);
+        k.int8(s.data, static_cast<long>(s.row_bytes), in, views.data(), nx, 0, rows, many.data(), rows);
+        for (long i = 0; i < nx * rows; ++i) CHECK(many[static_cast<std::size_t>(i)] == one[static_cast<std::size_t>(i)]);
+      }
+    }
+  }
+  // Through the matrix: 7 rows (a partial group of kInt8Rows) with a bias, one matrix of two
+  // segments (Q4_K and Q6_K: two activation blocks at once); each row equals its own one-row
+  // product plus the bias.
+  linear::WeightMatrix w(goldenRows("Q4_K", 256));
+  w.append(goldenRows("Q6_K", 256));
+  Matrix x(7, 256);
+  for (Eigen::Index i = 0; i < x.rows(); ++i) x.row(i) = activations(256, 0.1f * float(i)).transpose();
+  const Vector bias = Vector::LinSpaced(w.out(), -1.0f, 1.0f);
+  for (const CpuPath path : supportedCpuPaths()) {
+    INFO("path " << toString(path));
+    const linear::Int8ActivationsScope on(true);
+    const Matrix prompt = linear::timesTransposedOn(path, x, w, &bias);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+      const Matrix one = linear::timesTransposedOn(path, x.row(i), w, &bias);
+      CHECK((prompt.row(i).array() == one.row(0).array()).all());
+    }
+    const linear::Int8ActivationsScope off(false);
+    CHECK((linear::timesTransposedOn(path, x, w, &bias) - prompt).cwiseAbs().maxCoeff() > 0.0f);
+  }
+  // A segment without an int8 kernel keeps the whole matrix float32.
+  linear::WeightMatrix mixed(goldenRows("Q4_K", 256));
+  mixed.append(goldenRows("Q5_K", 256));
+  Matrix plain;
+  {
+    const linear::Int8ActivationsScope off(false);
+    plain = linear::timesTransposed(x, mixed);
+  }
+  const linear::Int8ActivationsScope on(true);
+  CHECK((linear::timesTransposed(x, mixed).array() == plain.array()).all());
+}
+
+TEST_CASE("the int8 GEMM of a prompt equals the dequantised product within float32's bound, the "
+          "same bits on every path", "[linear][quant][int8][cpu-path]") {
+  const double u = std::ldexp(1.0, -23);
+  for (const Int8Type& t : kTypes) {
+    INFO(t.name);
+    const kernels::QuantType& best = kernels::quantKernel(supportedCpuPaths().front()).*t.kernel;
+    if (best.int8_gemm == nullptr) {  // Q8_0: a prompt of 8 rows or more stays float32
+      REQUIRE(std::string(t.name) == "Q8_0");
+      const linear::WeightMatrix w(goldenRows(t.name, 256));
+      Matrix x(8, 256);
+      for (Eigen::Index i = 0; i < x.rows(); ++i) x.row(i) = activations(256, 0.7f * float(i)).transpose();
+      Matrix plain;
+      {
+        const linear::Int8ActivationsScope off(false);
+        plain = linear::timesTransposed(x, w);
+      }
+      const linear::Int8ActivationsScope on(true);
+      CHECK((linear::timesTransposed(x, w).array() == plain.array()).all());
+      CHECK((linear::timesTransposed(x.topRows(7), w).array() != plain.topRows(7).array()).any());
+      continue;
+    }
+    const Eigen::Index in = 256;
+    const linear::StoredRows s = goldenRows(t.name, in);
+    const linear::WeightMatrix w(s);
+    const GgmlTypeInfo* info = ggmlTypeInfo(s.type);
+    const std::vector<float> values = golden().floats(std::string(t.name) + ".values");
+    const Eigen::MatrixXd wd = Eigen::Map<const Matrix>(values.data(), s.rows, in).cast<double>();
+    REQUIRE(info != nullptr);
+    // 11 rows: a tile of 8 and one of 3 (or 4 + 4 + 3); an extreme row of thousands.
+    Matrix x(11, in);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) x.row(i) = activations(in, 0.7f * float(i)).transpose();
+    x.row(5) *= 3000.0f;
+    x.row(9).setZero();
+    std::optional<Matrix> first;
+    for (const CpuPath path : supportedCpuPaths()) {
+      INFO("path " << toString(path));
+      const linear::Int8ActivationsScope on(true);
+      const Matrix y = linear::timesTransposedOn(path, x, w);
+      if (!first) first = y;
+      CHECK((y.array() == first->array()).all());
+      for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        const Quantised xq(x.row(i).transpose(), t.block);
+        const Eigen::VectorXd xt = xq.values(t.block);
+        const Eigen::VectorXd exact = wd * xt, magnitude = wd.cwiseAbs() * xt.cwiseAbs();
+        for (Eigen::Index r = 0; r < w.out(); ++r) {
+          INFO("row " << i << ", output " << r);
+          REQUIRE(std::isfinite(y(i, r)));
+          CHECK(std::abs(y(i, r) - exact[r]) <= 4.0 * double(in) * u * magnitude[r] + 1e-30);
+        }
+      }
+    }
   }
 }
 

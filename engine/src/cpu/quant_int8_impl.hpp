@@ -144,11 +144,12 @@ inline float lanesSum(Vec v) {
 
 /// Q4_K × int8: block b's Σ_j sc_j·Σ q·x over its eight sub-blocks of 32 as int32 lanes, and
 /// its minimums' Σ_j m_j·Σ x; the block's d and dmin. Per block d·dx·(the first) − dmin·dx·(the
-/// second).
+/// second). The block is decoded once for R activation rows (x[i] block k, i < R).
 struct Q4_KInt8 {
   static constexpr int kBlock = 256, kBytes = 144;
-  static Ints sums(const unsigned char* b, const signed char* xq, const short* sums16, int& minus,
-                   float& d, float& dmin) {
+  template <int R>
+  static void sums(const unsigned char* b, const Int8Activations* x, long k, Ints* isum,
+                   int* minus, float& d, float& dmin) {
     alignas(16) unsigned char sm[16];
     scalesK4(b, sm);
 #if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
@@ -157,31 +158,37 @@ struct Q4_KInt8 {
     const __m128i both = _mm_load_si128(reinterpret_cast<const __m128i*>(sm));
     const __m128i sc = _mm_cvtepu8_epi16(both), m = _mm_cvtepu8_epi16(_mm_srli_si128(both, 8));
     const __m256i m_twice = _mm256_set_m128i(_mm_unpackhi_epi16(m, m), _mm_unpacklo_epi16(m, m));
-    const __m256i mins = _mm256_madd_epi16(
-        m_twice, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums16)));
-    __m128i m4 = _mm_add_epi32(_mm256_castsi256_si128(mins), _mm256_extracti128_si256(mins, 1));
-    m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0x4E));
-    m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0xB1));
-    minus = _mm_cvtsi128_si32(m4);
+    for (int i = 0; i < R; ++i) {
+      const __m256i mins = _mm256_madd_epi16(
+          m_twice, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].sums16 + k * 16)));
+      __m128i m4 = _mm_add_epi32(_mm256_castsi256_si128(mins), _mm256_extracti128_si256(mins, 1));
+      m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0x4E));
+      m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0xB1));
+      minus[i] = _mm_cvtsi128_si32(m4);
+    }
     const Scales16 scales(_mm_unpacklo_epi16(sc, sc), _mm_unpackhi_epi16(sc, sc));
 #else
     alignas(32) short s16[16];
     for (int i = 0; i < 16; ++i) s16[i] = sm[i / 2];
     const Scales16 scales(s16);
-    minus = 0;
-    for (int j = 0; j < 8; ++j) minus += sm[8 + j] * (sums16[2 * j] + sums16[2 * j + 1]);
+    for (int i = 0; i < R; ++i) {
+      const short* sums16 = x[i].sums16 + k * 16;
+      minus[i] = 0;
+      for (int j = 0; j < 8; ++j) minus[i] += sm[8 + j] * (sums16[2 * j] + sums16[2 * j + 1]);
+    }
 #endif
-    Ints isum = {};
+    for (int i = 0; i < R; ++i) isum[i] = Ints{};
     auto pair = [&]<int j>() __attribute__((always_inline)) {
 #if defined(ATTNLAB_INT8_512)
       // The 32 bytes in both halves, shifted right by 0 (low nibbles) and 4 (high) a half.
       const __m512i raw = _mm512_broadcast_i64x4(loadChunk(b + 16 + 32 * j));
       const __m512i shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
-      isum += dot64<j>(_mm512_and_si512(_mm512_srlv_epi16(raw, shift), _mm512_set1_epi8(15)),
-                       xq + 64 * j, scales);
+      const __m512i w = _mm512_and_si512(_mm512_srlv_epi16(raw, shift), _mm512_set1_epi8(15));
+      for (int i = 0; i < R; ++i) isum[i] += dot64<j>(w, x[i].q + k * 256 + 64 * j, scales);
 #else
       const Chunk v = loadChunk(b + 16 + 32 * j);
-      isum += dot64<j>(nibbleLow(v), nibbleHigh(v), xq + 64 * j, scales);
+      const Chunk lo = nibbleLow(v), hi = nibbleHigh(v);
+      for (int i = 0; i < R; ++i) isum[i] += dot64<j>(lo, hi, x[i].q + k * 256 + 64 * j, scales);
 #endif
     };
     pair.template operator()<0>();
@@ -190,60 +197,70 @@ struct Q4_KInt8 {
     pair.template operator()<3>();
     d = half(b);
     dmin = half(b + 2);
-    return isum;
   }
 };
 
 /// Q6_K × int8: block b's Σ_i sc_i·Σ q·x over its sixteen sub-blocks of 16 (q the 6-bit value,
 /// 0 … 63), and the offsets' Σ_i sc_i·32·Σ x; the block's d twice. Per block
-/// d·dx·(Σ_i sc_i·Σ (q − 32)·x).
+/// d·dx·(Σ_i sc_i·Σ (q − 32)·x). Decoded once for R activation rows.
 struct Q6_KInt8 {
   static constexpr int kBlock = 256, kBytes = 210;
-  static Ints sums(const unsigned char* b, const signed char* xq, const short* sums16, int& minus,
-                   float& d, float& dmin) {
+  template <int R>
+  static void sums(const unsigned char* b, const Int8Activations* x, long k, Ints* isum,
+                   int* minus, float& d, float& dmin) {
     const signed char* sc = reinterpret_cast<const signed char*>(b + 192);
     alignas(32) short s16[16];
     for (int i = 0; i < 16; ++i) s16[i] = sc[i];
     const Scales16 scales(s16);
-    Ints isum = {};
+    for (int i = 0; i < R; ++i) isum[i] = Ints{};
     auto half128 = [&]<int n>() __attribute__((always_inline)) {
       const unsigned char* ql = b + 64 * n;
       const Chunk a = loadChunk(ql), a2 = loadChunk(ql + 32), h = loadChunk(b + 128 + 32 * n);
       const Chunk q1 = orChunk(nibbleLow(a), bitsAt(h, 0)), q2 = orChunk(nibbleLow(a2), bitsAt(h, 2));
       const Chunk q3 = orChunk(nibbleHigh(a), bitsAt(h, 4)), q4 = orChunk(nibbleHigh(a2), bitsAt(h, 6));
-      isum += dot64<2 * n>(q1, q2, xq + 128 * n, scales);
-      isum += dot64<2 * n + 1>(q3, q4, xq + 128 * n + 64, scales);
+      for (int i = 0; i < R; ++i) {
+        const signed char* xq = x[i].q + k * 256 + 128 * n;
+        isum[i] += dot64<2 * n>(q1, q2, xq, scales);
+        isum[i] += dot64<2 * n + 1>(q3, q4, xq + 64, scales);
+      }
     };
     half128.template operator()<0>();
     half128.template operator()<1>();
-    minus = 0;
-    for (int i = 0; i < 16; ++i) minus += sc[i] * sums16[i];
-    minus *= 32;
+    for (int r = 0; r < R; ++r) {
+      const short* sums16 = x[r].sums16 + k * 16;
+      minus[r] = 0;
+      for (int i = 0; i < 16; ++i) minus[r] += sc[i] * sums16[i];
+      minus[r] *= 32;
+    }
     d = dmin = half(b + 208);
-    return isum;
   }
 };
 
-/// A K-quant (T: Q4_KInt8, Q6_KInt8) × int8 row, blocks of 256: Σ over blocks of
-/// d·dx·Σ(scaled q·x) − dmin·dx·(minus).
+/// A K-quant (T: Q4_KInt8, Q6_KInt8) × int8 row, blocks of 256, for R activation rows:
+/// y[i·ldy] = Σ over blocks of d·dx_i·Σ(scaled q·x_i) − dmin·dx_i·(minus_i). Each activation
+/// row's float32 operations are the same, in the same order, whatever R.
 template <class T>
 struct KInt8 {
   static constexpr int kBlock = 256, kBytes = T::kBytes;
-  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
-                  float* y) {
-    Vec acc = {};
-    float minus_total = 0.0f;
+  template <int R>
+  static void row(const unsigned char* row, long blocks, const Int8Activations* x,
+                  const long* ahead, float* y, long ldy) {
+    Vec acc[R] = {};
+    float minus_total[R] = {};
     for (long k = 0; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
       prefetchSpan(b + *ahead, kBytes);
-      int minus = 0;
+      Ints isum[R];
+      int minus[R];
       float d = 0, dmin = 0;
-      const Ints isum = T::sums(b, x.q + k * 256, x.sums16 + k * 16, minus, d, dmin);
-      const float dx = x.d[k];
-      acc = madd(toFloat(isum), Vec{} + d * dx, acc);
-      minus_total += dmin * dx * static_cast<float>(minus);
+      T::template sums<R>(b, x, k, isum, minus, d, dmin);
+      for (int i = 0; i < R; ++i) {
+        const float dx = x[i].d[k];
+        acc[i] = madd(toFloat(isum[i]), Vec{} + d * dx, acc[i]);
+        minus_total[i] += dmin * dx * static_cast<float>(minus[i]);
+      }
     }
-    *y = lanesSum(acc) - minus_total;
+    for (int i = 0; i < R; ++i) y[i * ldy] = lanesSum(acc[i]) - minus_total[i];
   }
 };
 
@@ -276,43 +293,54 @@ inline Ints dot32Signed(const unsigned char* w, const signed char* x) {
 #endif
 }
 
-/// Q8_0 × int8 (blocks of 32): d·dx·Σ q·x per block.
+/// Q8_0 × int8 (blocks of 32): d·dx·Σ q·x per block, for R activation rows (y[i·ldy]).
 struct Q8_0Int8 {
   static constexpr int kBlock = 32, kBytes = 34;
-  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
-                  float* y) {
+  template <int R>
+  static void row(const unsigned char* row, long blocks, const Int8Activations* x,
+                  const long* ahead, float* y, long ldy) {
 #if defined(ATTNLAB_INT8_512)
     // Two blocks a vector: the first's eight sums in lanes 0 … 7, the second's in 8 … 15.
-    __m512 acc = _mm512_setzero_ps();
+    __m512 acc[R];
+    for (int i = 0; i < R; ++i) acc[i] = _mm512_setzero_ps();
     long k = 0;
     for (; k + 2 <= blocks; k += 2) {
       const unsigned char* b = row + k * kBytes;
       prefetchSpan(b + *ahead, 2 * kBytes);
-      const __m512i both = _mm512_inserti64x4((__m512i)dot32Signed(b + 2, x.q + 32 * k),
-                                              _mm512_castsi512_si256((__m512i)dot32Signed(b + kBytes + 2, x.q + 32 * k + 32)), 1);
-      const __m512 scale = _mm512_insertf32x8(_mm512_set1_ps(half(b) * x.d[k]),
-                                              _mm256_set1_ps(half(b + kBytes) * x.d[k + 1]), 1);
-      acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(both), scale, acc);
+      const float d0 = half(b), d1 = half(b + kBytes);
+      for (int i = 0; i < R; ++i) {
+        const signed char* xq = x[i].q + 32 * k;
+        const __m512i both = _mm512_inserti64x4((__m512i)dot32Signed(b + 2, xq),
+                                                _mm512_castsi512_si256((__m512i)dot32Signed(b + kBytes + 2, xq + 32)), 1);
+        const __m512 scale = _mm512_insertf32x8(_mm512_set1_ps(d0 * x[i].d[k]),
+                                                _mm256_set1_ps(d1 * x[i].d[k + 1]), 1);
+        acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(both), scale, acc[i]);
+      }
     }
-    float total = lanesSum((Vec)acc);
+    float total[R];
+    for (int i = 0; i < R; ++i) total[i] = lanesSum((Vec)acc[i]);
     for (; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
-      const __m256i p = _mm512_castsi512_si256((__m512i)dot32Signed(b + 2, x.q + 32 * k));
-      alignas(32) int t[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(t), p);
-      int s = 0;
-      for (int l = 0; l < 8; ++l) s += t[l];
-      total += half(b) * x.d[k] * static_cast<float>(s);
+      for (int i = 0; i < R; ++i) {
+        const __m256i p = _mm512_castsi512_si256((__m512i)dot32Signed(b + 2, x[i].q + 32 * k));
+        alignas(32) int t[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t), p);
+        int s = 0;
+        for (int l = 0; l < 8; ++l) s += t[l];
+        total[i] += half(b) * x[i].d[k] * static_cast<float>(s);
+      }
     }
-    *y = total;
+    for (int i = 0; i < R; ++i) y[i * ldy] = total[i];
 #else
-    Vec acc = {};
+    Vec acc[R] = {};
     for (long k = 0; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
       prefetchSpan(b + *ahead, kBytes);
-      acc = madd(toFloat(dot32Signed(b + 2, x.q + 32 * k)), Vec{} + half(b) * x.d[k], acc);
+      const float d = half(b);
+      for (int i = 0; i < R; ++i)
+        acc[i] = madd(toFloat(dot32Signed(b + 2, x[i].q + 32 * k)), Vec{} + d * x[i].d[k], acc[i]);
     }
-    *y = lanesSum(acc);
+    for (int i = 0; i < R; ++i) y[i * ldy] = lanesSum(acc[i]);
 #endif
   }
 };
@@ -389,21 +417,23 @@ inline Ints dot32(Chunk u, const signed char* x) {
 
 /// The legacy types of 32 × int8 (blocks of 32): w = d·(u − kOffset) (Q4_0: 8, Q5_0: 16) or
 /// d·u + m (Q4_1, Q5_1: kMin), u the 4- or 5-bit value (kFifth). Per block d·dx·Σ u·x, then the
-/// offset's −kOffset·d·dx·Σ x or the minimum's m·dx·Σ x (Σ x: two of the sums of 16).
+/// offset's −kOffset·d·dx·Σ x or the minimum's m·dx·Σ x (Σ x: two of the sums of 16); the
+/// block's weights decoded once for R activation rows (y[i·ldy]).
 template <int kOffset, bool kMin, bool kFifth>
 struct Legacy32Int8 {
   static constexpr int kBlock = 32, kBytes = 18 + (kMin ? 2 : 0) + (kFifth ? 4 : 0);
-  static void row(const unsigned char* row, long blocks, const Int8Activations& x, const long* ahead,
-                  float* y) {
-    Vec acc = {};
-    float rest = 0.0f;
+  template <int R>
+  static void row(const unsigned char* row, long blocks, const Int8Activations* x,
+                  const long* ahead, float* y, long ldy) {
+    Vec acc[R] = {};
+    float rest[R] = {};
     auto weights = [&](const unsigned char* b) {
       return nibbles32(b + 2 + (kMin ? 2 : 0) + (kFifth ? 4 : 0), kFifth ? readU32(b + 2 + (kMin ? 2 : 0)) : 0u);
     };
-    auto restOf = [&](const unsigned char* b, long k) {  // the offset's or the minimum's term
-      const int sum = x.sums16[2 * k] + x.sums16[2 * k + 1];
-      if constexpr (kMin) rest += half(b + 2) * x.d[k] * static_cast<float>(sum);
-      else rest -= half(b) * x.d[k] * static_cast<float>(kOffset * sum);
+    auto restOf = [&](const unsigned char* b, long k, int i) {  // the offset's or the minimum's term
+      const int sum = x[i].sums16[2 * k] + x[i].sums16[2 * k + 1];
+      if constexpr (kMin) rest[i] += half(b + 2) * x[i].d[k] * static_cast<float>(sum);
+      else rest[i] -= half(b) * x[i].d[k] * static_cast<float>(kOffset * sum);
     };
     long k = 0;
 #if defined(ATTNLAB_INT8_512)
@@ -413,33 +443,50 @@ struct Legacy32Int8 {
       const unsigned char* b = row + k * kBytes;
       prefetchSpan(b + *ahead, 2 * kBytes);
       const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(weights(b)), weights(b + kBytes), 1);
-      const __m512i p = _mm512_madd_epi16(_mm512_maddubs_epi16(u, _mm512_loadu_si512(x.q + 32 * k)),
-                                          _mm512_set1_epi16(1));
-      const __m512 scale = _mm512_insertf32x8(_mm512_set1_ps(half(b) * x.d[k]),
-                                              _mm256_set1_ps(half(b + kBytes) * x.d[k + 1]), 1);
-      acc = (Vec)_mm512_fmadd_ps(_mm512_cvtepi32_ps(p), scale, (__m512)acc);
-      restOf(b, k);
-      restOf(b + kBytes, k + 1);
+      const float d0 = half(b), d1 = half(b + kBytes);
+      for (int i = 0; i < R; ++i) {
+        const __m512i p = _mm512_madd_epi16(_mm512_maddubs_epi16(u, _mm512_loadu_si512(x[i].q + 32 * k)),
+                                            _mm512_set1_epi16(1));
+        const __m512 scale = _mm512_insertf32x8(_mm512_set1_ps(d0 * x[i].d[k]),
+                                                _mm256_set1_ps(d1 * x[i].d[k + 1]), 1);
+        acc[i] = (Vec)_mm512_fmadd_ps(_mm512_cvtepi32_ps(p), scale, (__m512)acc[i]);
+        restOf(b, k, i);
+        restOf(b + kBytes, k + 1, i);
+      }
     }
 #endif
     for (; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
       prefetchSpan(b + *ahead, kBytes);
-      acc = madd(toFloat(dot32(weights(b), x.q + 32 * k)), Vec{} + half(b) * x.d[k], acc);
-      restOf(b, k);
+      const Chunk u = weights(b);
+      const float d = half(b);
+      for (int i = 0; i < R; ++i) {
+        acc[i] = madd(toFloat(dot32(u, x[i].q + 32 * k)), Vec{} + d * x[i].d[k], acc[i]);
+        restOf(b, k, i);
+      }
     }
-    *y = lanesSum(acc) + rest;
+    for (int i = 0; i < R; ++i) y[i * ldy] = lanesSum(acc[i]) + rest[i];
   }
 };
 
-/// Rows [r0, r1) of W (type T) times the int8 activations x, prefetching kAheadBytes on.
+/// Rows [r0, r1) of W (type T) times nx (1 … kInt8Rows) rows of int8 activations x: y[i·ldy +
+/// r − r0] for activation row i. Each weight block is read and decoded once for all nx rows;
+/// one row's numbers are the same whatever nx. Prefetches kAheadBytes on.
 template <class T>
-void rowsProductInt8(const unsigned char* rows, long row_bytes, long in, const Int8Activations& x,
-                     long r0, long r1, float* y) {
+void rowsProductInt8(const unsigned char* rows, long row_bytes, long in, const Int8Activations* x,
+                     int nx, long r0, long r1, float* y, long ldy) {
   const long blocks = in / T::kBlock;
   const long ahead_rows = aheadRows(row_bytes);
-  for (long r = r0; r < r1; ++r) {
-    const long ahead = (r + ahead_rows < r1 ? ahead_rows : r1 - 1 - r) * row_bytes;
-    T::row(rows + r * row_bytes, blocks, x, &ahead, y + (r - r0));
+  auto run = [&]<int R>() {
+    for (long r = r0; r < r1; ++r) {
+      const long ahead = (r + ahead_rows < r1 ? ahead_rows : r1 - 1 - r) * row_bytes;
+      T::template row<R>(rows + r * row_bytes, blocks, x, &ahead, y + (r - r0), ldy);
+    }
+  };
+  switch (nx) {
+    case 1: run.template operator()<1>(); break;
+    case 2: run.template operator()<2>(); break;
+    case 3: run.template operator()<3>(); break;
+    default: run.template operator()<kInt8Rows>(); break;
   }
 }

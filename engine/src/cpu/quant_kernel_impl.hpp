@@ -14,6 +14,8 @@
 // table (see dense_kernels.hpp for why).
 
 #include <string.h>
+
+#include <type_traits>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>  // intrinsics only: always inlined, never an out-of-line copy to merge
 #endif
@@ -828,30 +830,37 @@ void panel(const unsigned char* const* row, int rows, long count, float* out) {
 }
 
 #include "cpu/quant_int8_impl.hpp"
+#include "cpu/quant_gemm_int8_impl.hpp"
 
 template <class T>
 constexpr QuantType kType = {&rowsProduct<T>, &dequantise<T>, &panel<T>};
+
+/// A type with int8 kernels: the one-row product K (activations in blocks of kBlock) and, where
+/// G is not void, the GEMM decoder G.
+template <class T, class K, int kBlock, class G = void>
+constexpr QuantType int8Type() {
+  QuantType t = {&rowsProduct<T>, &dequantise<T>, &panel<T>, &rowsProductInt8<K>, kBlock};
+  if constexpr (!std::is_void_v<G>) {
+    t.int8_panel = &gemmPanel<G>;
+    t.int8_gemm = &gemmInt8<typename G::Shape>;
+    t.int8_sub = G::Shape::kSub;
+  }
+  return t;
+}
 template <>
-constexpr QuantType kType<Q4_0> = {&rowsProduct<Q4_0>, &dequantise<Q4_0>, &panel<Q4_0>,
-                                   &rowsProductInt8<Legacy32Int8<8, false, false>>, 32};
+constexpr QuantType kType<Q4_0> = int8Type<Q4_0, Legacy32Int8<8, false, false>, 32, Legacy32Gemm<8, false, false>>();
 template <>
-constexpr QuantType kType<Q4_1> = {&rowsProduct<Q4_1>, &dequantise<Q4_1>, &panel<Q4_1>,
-                                   &rowsProductInt8<Legacy32Int8<0, true, false>>, 32};
+constexpr QuantType kType<Q4_1> = int8Type<Q4_1, Legacy32Int8<0, true, false>, 32, Legacy32Gemm<0, true, false>>();
 template <>
-constexpr QuantType kType<Q5_0> = {&rowsProduct<Q5_0>, &dequantise<Q5_0>, &panel<Q5_0>,
-                                   &rowsProductInt8<Legacy32Int8<16, false, true>>, 32};
+constexpr QuantType kType<Q5_0> = int8Type<Q5_0, Legacy32Int8<16, false, true>, 32, Legacy32Gemm<16, false, true>>();
 template <>
-constexpr QuantType kType<Q5_1> = {&rowsProduct<Q5_1>, &dequantise<Q5_1>, &panel<Q5_1>,
-                                   &rowsProductInt8<Legacy32Int8<0, true, true>>, 32};
+constexpr QuantType kType<Q5_1> = int8Type<Q5_1, Legacy32Int8<0, true, true>, 32, Legacy32Gemm<0, true, true>>();
 template <>
-constexpr QuantType kType<Q4_K> = {&rowsProduct<Q4_K>, &dequantise<Q4_K>, &panel<Q4_K>,
-                                   &rowsProductInt8<KInt8<Q4_KInt8>>, 256};
+constexpr QuantType kType<Q4_K> = int8Type<Q4_K, KInt8<Q4_KInt8>, 256, Q4_KGemm>();
 template <>
-constexpr QuantType kType<Q6_K> = {&rowsProduct<Q6_K>, &dequantise<Q6_K>, &panel<Q6_K>,
-                                   &rowsProductInt8<KInt8<Q6_KInt8>>, 256};
+constexpr QuantType kType<Q6_K> = int8Type<Q6_K, KInt8<Q6_KInt8>, 256, Q6_KGemm>();
 template <>
-constexpr QuantType kType<Q8_0> = {&rowsProduct<Q8_0>, &dequantise<Q8_0>, &panel<Q8_0>,
-                                   &rowsProductInt8<Q8_0Int8>, 32};
+constexpr QuantType kType<Q8_0> = int8Type<Q8_0, Q8_0Int8, 32>();
 
 }  // namespace
 

@@ -50,20 +50,61 @@ struct Int8Activations {
 void quantiseActivations(const float* x, long in, int block, float* d, signed char* q,
                          short* sums16);
 
-/// y[r − r0] ≈ Σ_k x[k] · W[r, k] with x given as int8 (quantised with the type's int8_block):
-/// the weights' and activations' integers multiplied and summed exactly in int32, each block's
-/// float scales applied once — llama.cpp's dot products (ggml-cpu's vec_dot_q4_K_q8_K, …).
+/// The most activation rows one int8 product call takes (QuantInt8Product's nx).
+constexpr int kInt8Rows = 4;
+
+/// y[i·ldy + r − r0] ≈ Σ_k x_i[k] · W[r, k] for rows r in [r0, r1) of W and nx activation rows
+/// x_i (1 ≤ nx ≤ kInt8Rows) given as int8 (quantised with the type's int8_block): the weights'
+/// and activations' integers multiplied and summed exactly in int32, each block's float scales
+/// applied once — llama.cpp's dot products (ggml-cpu's vec_dot_q4_K_q8_K, …). Each weight block
+/// is read and decoded once for the nx rows (a prompt's product); row i's value is the same bit
+/// for bit whatever nx, so a prompt's rows equal the one-row product of a decoding step.
 using QuantInt8Product = void (*)(const unsigned char* rows, long row_bytes, long in,
-                                  const Int8Activations& x, long r0, long r1, float* y);
+                                  const Int8Activations* x, int nx, long r0, long r1, float* y,
+                                  long ldy);
+
+/// The most activation rows one QuantInt8Gemm call takes.
+constexpr int kInt8GemmRows = 8;
+
+/// Up to 16 weight rows of one type decoded for the int8 GEMM (a prompt's products), every
+/// element as w = d·sc_j·u − dmin·m_j (quant_gemm_int8_impl.hpp), per block k of the type's
+/// int8_block elements B, sub-blocks of int8_sub elements S:
+/// - u [blocks][B/4][16][4]: element 4g + t of row c at u[((k·B/4 + g)·16 + c)·4 + t], 0 … 63;
+/// - sc [blocks][B/S][16][2]: sub-block j's scale of row c, twice (its two 16-bit lanes);
+/// - mins [blocks][⌈B/S/2⌉][16][2]: the minimums of sub-blocks 2p and 2p + 1 of row c;
+/// - d, dmin [blocks][16].
+/// Rows past the panel's count are zero. Int8PanelSizes gives each array's element count.
+struct Int8Panel {
+  unsigned char* u = nullptr;
+  short* sc = nullptr;
+  short* mins = nullptr;
+  float* d = nullptr;
+  float* dmin = nullptr;
+};
+
+/// Decodes rows row[c] (c < rows ≤ 16, each `blocks` whole blocks from a block boundary) into p.
+using QuantInt8Panel = void (*)(const unsigned char* const* row, int rows, long blocks,
+                                const Int8Panel& p);
+
+/// y[i·ldy + c] = Σ_k x_i[k]·W[c, k] for the panel's rows c < rows and nx activation rows
+/// (1 ≤ nx ≤ kInt8GemmRows), quantised in blocks of the type's int8_block, with pairs[i] the
+/// sums Σ q over x_i's sub-blocks of int8_sub elements, two a 32-bit word (low half: sub-block
+/// 2p, high half: 2p + 1; 0 where a block has one sub-block), ⌈B/S/2⌉ words a block. The integer
+/// sums are exact; the float32 operations are the same, in the same order, on every path.
+using QuantInt8Gemm = void (*)(const Int8Panel& p, long blocks, const Int8Activations* x,
+                               const int* const* pairs, int nx, float* y, long ldy, int rows);
 
 /// One ggml type's kernels on one path. int8 is null (and int8_block 0) for the types read
-/// with float32 activations only.
+/// with float32 activations only; int8_gemm null for the int8 types without a prompt kernel.
 struct QuantType {
   QuantRowProduct product = nullptr;
   QuantDequantise dequantise = nullptr;
   QuantPanel panel = nullptr;
   QuantInt8Product int8 = nullptr;
   int int8_block = 0;
+  QuantInt8Panel int8_panel = nullptr;  ///< null: no int8 GEMM (prompts run the one-row kernel)
+  QuantInt8Gemm int8_gemm = nullptr;
+  int int8_sub = 0;                     ///< the int8 GEMM's sub-block (16 or 32 elements)
 };
 
 /// One path's kernels, by ggml type (each member named after the type).

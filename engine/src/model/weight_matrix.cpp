@@ -11,6 +11,7 @@
 #include <exception>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -144,7 +145,7 @@ void oneRow(const WeightMatrix& w, const float* x, float* y, const kernels::Quan
       const kernels::Int8Activations* q = k.int8_block == 32 ? x32 : x256;
       if (k.int8 != nullptr && q != nullptr) {
         segmentRuns(s, a, b, y + a, [&](const unsigned char* rows, long r0, long r1, float* yr) {
-          k.int8(rows, row_bytes, in, *q, r0, r1, yr);
+          k.int8(rows, row_bytes, in, q, 1, r0, r1, yr, 0);
         });
       } else {
         segmentRuns(s, a, b, y + a, [&](const unsigned char* rows, long r0, long r1, float* yr) {
@@ -300,6 +301,191 @@ Matrix WeightMatrix::dequantised() const {
 
 namespace {
 
+/// Whether every segment of W has an int8 one-row kernel on this path (`gemm`: and an int8 GEMM).
+bool allInt8(const WeightMatrix& w, const kernels::QuantKernel& kernel, bool gemm) {
+  return std::all_of(w.segments().begin(), w.segments().end(), [&](const WeightMatrix::Segment& s) {
+    const kernels::QuantType& k = *kernelFor(kernel, s.stored.type);
+    return k.int8 != nullptr && (!gemm || k.int8_gemm != nullptr);
+  });
+}
+
+/// The rows of x [n, in] quantised for the int8 products in blocks of `block` (32 or 256), one
+/// view a row; the storage lives as long as this object.
+struct QuantisedRows {
+  std::vector<float> d;
+  std::vector<signed char> q;
+  std::vector<short> sums16;
+  std::vector<kernels::Int8Activations> rows;
+
+  QuantisedRows(const Matrix& x, int block) {
+    const Eigen::Index n = x.rows(), in = x.cols();
+    d.resize(static_cast<std::size_t>(n * (in / block)));
+    q.resize(static_cast<std::size_t>(n * in));
+    sums16.resize(static_cast<std::size_t>(n * (in / 16)));
+    rows.resize(static_cast<std::size_t>(n));
+    const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1 && n * in >= (1 << 16);
+#pragma omp parallel for schedule(static) if (parallel)
+    for (Eigen::Index i = 0; i < n; ++i) {
+      float* di = d.data() + i * (in / block);
+      signed char* qi = q.data() + i * in;
+      short* si = sums16.data() + i * (in / 16);
+      kernels::quantiseActivations(x.row(i).data(), static_cast<long>(in), block, di, qi, si);
+      rows[static_cast<std::size_t>(i)] = {block, di, qi, si};
+    }
+  }
+};
+
+/// The sums Σ q of x_i's sub-blocks of `sub` elements, two a word, for the int8 GEMM's blocks
+/// of `block` (quant_kernels.hpp: QuantInt8Gemm's pairs), one vector a row.
+std::vector<std::vector<int>> subBlockPairs(const QuantisedRows& x, long in, int block, int sub) {
+  const int subs = block / sub, pairs = (subs + 1) / 2;
+  std::vector<std::vector<int>> out(x.rows.size());
+  for (std::size_t i = 0; i < x.rows.size(); ++i) {
+    const short* s16 = x.rows[i].sums16;
+    auto sum = [&](long j) {  // sub-block j of the row
+      return sub == 16 ? int{s16[j]} : s16[2 * j] + s16[2 * j + 1];
+    };
+    std::vector<int>& row = out[i];
+    row.resize(static_cast<std::size_t>(in / block * pairs));
+    for (long k = 0; k < in / block; ++k) {
+      for (int p = 0; p < pairs; ++p) {
+        const long j = k * subs + 2 * p;
+        const int lo = sum(j), hi = 2 * p + 1 < subs ? sum(j + 1) : 0;
+        row[static_cast<std::size_t>(k * pairs + p)] = static_cast<int>(
+            (static_cast<unsigned>(lo) & 0xFFFFu) | (static_cast<unsigned>(hi) << 16));
+      }
+    }
+  }
+  return out;
+}
+
+/// This thread's panel for the int8 GEMM: 16 rows of `in` elements in blocks of `block`,
+/// sub-blocks of `sub` (quant_kernels.hpp: Int8Panel), reused from one product to the next.
+kernels::Int8Panel int8Panel(long in, int block, int sub) {
+  struct Buffers {
+    std::vector<unsigned char> u;
+    std::vector<short> sc, mins;
+    std::vector<float> d, dmin;
+  };
+  thread_local Buffers b;
+  const long blocks = in / block, subs = block / sub;
+  b.u.resize(static_cast<std::size_t>(in * 16));
+  b.sc.resize(static_cast<std::size_t>(blocks * subs * 32));
+  b.mins.resize(static_cast<std::size_t>(blocks * ((subs + 1) / 2) * 32));
+  b.d.resize(static_cast<std::size_t>(blocks * 16));
+  b.dmin.resize(static_cast<std::size_t>(blocks * 16));
+  return {b.u.data(), b.sc.data(), b.mins.data(), b.d.data(), b.dmin.data()};
+}
+
+/// Prompts of fewer rows run the one-row int8 kernel kInt8Rows rows at a time: decoding a panel
+/// costs more than it saves.
+constexpr Eigen::Index kGemmMinRows = 8;
+
+/// Output rows [c0, c1) (one panel, c1 − c0 ≤ 16) of productInt8: the int8 GEMM where the rows
+/// are of one type that has one and x has kGemmMinRows rows or more, else the one-row kernel.
+void int8Panel16(const WeightMatrix& w, const Matrix& x, Eigen::Index c0, Eigen::Index c1,
+                 const kernels::QuantKernel& quant, const std::optional<QuantisedRows>& x32,
+                 const std::optional<QuantisedRows>& x256,
+                 const std::vector<const int*> (&pair_rows)[3], Matrix& y) {
+  const Eigen::Index n = x.rows(), out = w.out();
+  const auto in = static_cast<long>(w.in());
+  const int rows = static_cast<int>(c1 - c0);
+  const WeightMatrix::Segment& first = segmentOf(w, c0);
+  const kernels::QuantType& k = *kernelFor(quant, first.stored.type);
+  if (n >= kGemmMinRows && k.int8_gemm != nullptr && c1 <= first.row0 + first.stored.rows) {
+    const unsigned char* data[kPanel];
+    for (int r = 0; r < rows; ++r) data[r] = first.rowData(c0 + r - first.row0);
+    const long blocks = in / k.int8_block;
+    const kernels::Int8Panel panel = int8Panel(in, k.int8_block, k.int8_sub);
+    k.int8_panel(data, rows, blocks, panel);
+    const QuantisedRows& q = k.int8_block == 32 ? *x32 : *x256;
+    const int which = k.int8_block == 32 ? 0 : k.int8_sub == 32 ? 1 : 2;
+    for (Eigen::Index i0 = 0; i0 < n; i0 += kernels::kInt8GemmRows) {
+      const int nx = static_cast<int>(std::min<Eigen::Index>(kernels::kInt8GemmRows, n - i0));
+      k.int8_gemm(panel, blocks, q.rows.data() + i0, pair_rows[which].data() + i0, nx,
+                  y.data() + i0 * out + c0, static_cast<long>(out), rows);
+    }
+    return;
+  }
+  for (Eigen::Index i0 = 0; i0 < n; i0 += kernels::kInt8Rows) {
+    const int nx = static_cast<int>(std::min<Eigen::Index>(kernels::kInt8Rows, n - i0));
+    for (const WeightMatrix::Segment& s : w.segments()) {
+      const Eigen::Index a = std::max(c0, s.row0), b = std::min(c1, s.row0 + s.stored.rows);
+      if (a >= b) continue;
+      const kernels::QuantType& ks = *kernelFor(quant, s.stored.type);
+      const auto row_bytes = static_cast<long>(s.stored.row_bytes);
+      const QuantisedRows& q = ks.int8_block == 32 ? *x32 : *x256;
+      segmentRuns(s, a, b, y.data() + i0 * out + a, [&](const unsigned char* rows_at, long r0, long r1, float* yr) {
+        ks.int8(rows_at, row_bytes, in, q.rows.data() + i0, nx, r0, r1, yr, static_cast<long>(out));
+      });
+    }
+  }
+}
+
+/// y [n, out] = x · Wᵀ (+ bias, + residual) with the int8 kernels (every segment has one): x
+/// quantised once a row; threads take panels of 16 output rows. A panel of one type with an int8
+/// GEMM (n ≥ kGemmMinRows) is decoded once into the thread's panel, then every row of x passes
+/// kInt8GemmRows at a time; other rows run the one-row int8 kernel kInt8Rows rows of x at a time
+/// (each weight block decoded once for them; row i then equals x_i's one-row product bit for bit).
+Matrix productInt8(const Matrix& x, const WeightMatrix& w, const Vector* bias,
+                   const Matrix* residual, const kernels::QuantKernel& quant) {
+  const Eigen::Index n = x.rows(), out = w.out();
+  const auto in = static_cast<long>(w.in());
+  bool need32 = false, need256 = false;
+  for (const WeightMatrix::Segment& s : w.segments()) {
+    const int block = kernelFor(quant, s.stored.type)->int8_block;
+    need32 = need32 || block == 32;
+    need256 = need256 || block == 256;
+  }
+  std::optional<QuantisedRows> x32, x256;
+  if (need32) x32.emplace(x, 32);
+  if (need256) x256.emplace(x, 256);
+  // The sub-block sums each GEMM type needs, by (block, sub).
+  std::vector<std::vector<int>> pairs_32_32, pairs_256_32, pairs_256_16;
+  auto pairsFor = [&](int block, int sub) -> std::vector<std::vector<int>>& {
+    return block == 32 ? pairs_32_32 : sub == 32 ? pairs_256_32 : pairs_256_16;
+  };
+  if (n >= kGemmMinRows) {
+    for (const WeightMatrix::Segment& s : w.segments()) {
+      const kernels::QuantType& k = *kernelFor(quant, s.stored.type);
+      std::vector<std::vector<int>>& p = pairsFor(k.int8_block, k.int8_sub);
+      if (k.int8_gemm != nullptr && p.empty())
+        p = subBlockPairs(k.int8_block == 32 ? *x32 : *x256, in, k.int8_block, k.int8_sub);
+    }
+  }
+  std::vector<const int*> pair_rows[3];
+  for (int which = 0; which < 3; ++which) {
+    const auto& p = which == 0 ? pairs_32_32 : which == 1 ? pairs_256_32 : pairs_256_16;
+    for (const std::vector<int>& row : p) pair_rows[which].push_back(row.data());
+  }
+  Matrix y(n, out);
+  const Eigen::Index panels = (out + kPanel - 1) / kPanel;
+  const double macs = static_cast<double>(n) * static_cast<double>(in) * static_cast<double>(out);
+  const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1 && macs >= (1 << 18);
+  std::exception_ptr error;
+  // Thread t takes panels [P·t/T, P·(t+1)/T) and asks for the next panel's stored bytes before
+  // multiplying this one (its first touch from memory then overlaps the arithmetic).
+#pragma omp parallel if (parallel)
+  {
+    const Eigen::Index threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const Eigen::Index lo = panels * t / threads, hi = panels * (t + 1) / threads;
+    for (Eigen::Index c = lo; c < hi; ++c) {
+      try {
+        const Eigen::Index c0 = c * kPanel, c1 = std::min(out, c0 + kPanel);
+        if (c + 1 < hi) prefetchRows(w, c1, std::min(out, c1 + kPanel));
+        int8Panel16(w, x, c0, c1, quant, x32, x256, pair_rows, y);
+      } catch (...) {
+#pragma omp critical(attnlab_int8_panels)
+        error = std::current_exception();
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  if (bias) y.rowwise() += bias->transpose();
+  if (residual) y += *residual;
+  return y;
+}
+
 /// timesTransposed() on the kernels of one CPU path.
 Matrix product(const Matrix& x, const WeightMatrix& w, const Vector* bias, const Matrix* residual,
                const kernels::DenseKernel& dense, const kernels::QuantKernel& quant) {
@@ -313,6 +499,10 @@ Matrix product(const Matrix& x, const WeightMatrix& w, const Vector* bias, const
     if (residual) y.row(0) += residual->row(0);
     return y;
   }
+  // Int8 activations: prompts of kGemmMinRows rows or more only where every type has an int8
+  // GEMM (Q8_0's, by byte multiply-adds, would be slower than float32's: it stays float32).
+  if (t_int8_activations && allInt8(w, quant, n >= kGemmMinRows))
+    return productInt8(x, w, bias, residual, quant);
   const Eigen::Index step = dense.block_columns;
   const Eigen::Index blocks = (out + step - 1) / step;
   const double macs = static_cast<double>(n) * in * out;

@@ -107,12 +107,17 @@ Matrix timesTransposed(const Matrix& x, const WeightMatrix& w, const Vector* b =
 Matrix timesTransposedOn(CpuPath path, const Matrix& x, const WeightMatrix& w,
                          const Vector* b = nullptr, const Matrix* residual = nullptr);
 
-/// While one lives, the one-row products on its thread (timesVector, and timesTransposed of one
-/// row: a generation's steps, the logits of one position) multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights
-/// by the activations quantised to int8 as llama.cpp does (kernels::Int8Activations: ~0.4 % of
-/// a product's size off the float32 product, and faster); other types, and products of several
-/// rows (prompts), stay float32. ModelRunOptions::int8_activations opens one for a run. Scopes
-/// nest: the destructor restores the setting it found.
+/// While one lives, the weight products on its thread (timesTransposed and timesVector: a
+/// prompt's products, a generation's steps, the logits) multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1,
+/// Q4_K and Q6_K weights by the activations quantised to int8 as llama.cpp does
+/// (kernels::Int8Activations: ~0.4 % of a product's size off the float32 product, and faster):
+/// - one row, and prompts of fewer than 8 rows: the one-row int8 kernels (a prompt's row then
+///   equals the one-row product of the same activations bit for bit);
+/// - prompts of 8 rows or more: the int8 GEMM over panels of 16 decoded rows (the same bits on
+///   every CPU path), for Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K; a matrix with Q8_0 rows stays
+///   float32 there (its byte products are slower than float32's without VNNI).
+/// A matrix with any segment of another type stays float32 whole. ModelRunOptions::int8_activations
+/// opens one for a run. Scopes nest: the destructor restores the setting it found.
 class Int8ActivationsScope {
  public:
   explicit Int8ActivationsScope(bool on);
