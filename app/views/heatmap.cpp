@@ -273,7 +273,7 @@ QString singleHeadTitle(const AttentionResult& result, int head, const RunLabel&
 }  // namespace
 
 QString withInt8Note(const QString& note) {
-  const QString int8 = viewText("int8 activations in the one-row products (as llama.cpp; not float32's numbers)");
+  const QString int8 = viewText("int8 activations in the weight products (as llama.cpp; not float32's numbers)");
   return note.isEmpty() ? int8 : note + QStringLiteral(" · ") + int8;
 }
 

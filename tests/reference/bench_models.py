@@ -84,11 +84,12 @@ def fetch(name):
                                capture_output=True, text=True).stdout.strip())
 
 
-def ours(bench, model, tokens, runs):
-    """(median ms, ids) of attention-lab-bench --model MODEL --tokens N --runs R --json."""
+def ours(bench, model, tokens, runs, int8=False):
+    """(median ms, ids) of attention-lab-bench --model MODEL --tokens N --runs R --json
+    [--int8-activations]."""
     out = subprocess.run([str(bench), "--model", str(model), "--tokens", str(tokens), "--runs",
-                          str(runs), "--json"], check=True, capture_output=True, text=True,
-                         env=bench_env()).stdout
+                          str(runs), "--json"] + (["--int8-activations"] if int8 else []),
+                         check=True, capture_output=True, text=True, env=bench_env()).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -154,15 +155,19 @@ def versus_llama_bench(args):
     for name in args.models.split(","):
         path = model_path(name)
         for n in lengths:
-            mine, theirs = [], []
+            mine, mine8, theirs = [], [], []
             for _ in range(args.rounds):
                 info = ours(args.bench, path, n, args.runs)
                 mine.append(info["forward_ms"])
+                if args.int8:
+                    mine8.append(ours(args.bench, path, n, args.runs, int8=True)["forward_ms"])
                 peer = llama_bench(binary, path, len(info["ids"]), 0, 0, args.runs)
                 theirs.append(statistics.median(peer["samples_ns"]) / 1e6)
             m, p = statistics.median(mine), statistics.median(theirs)
-            prompt_rows.append((name, len(info["ids"]), m, p, info))
-            print(f"{name} pp{n}: ours {m:.0f} ms, llama-bench {p:.0f} ms, {p / m:.2f}×", file=sys.stderr)
+            m8 = statistics.median(mine8) if mine8 else None
+            prompt_rows.append((name, len(info["ids"]), m, p, info, m8))
+            print(f"{name} pp{n}: ours {m:.0f} ms" + (f", int8 activations {m8:.0f} ms" if m8 else "")
+                  + f", llama-bench {p:.0f} ms, {p / m:.2f}×", file=sys.stderr)
         def our_rate(n, int8):
             out = subprocess.run([str(args.bench), "--model", str(path), "--generate", str(n),
                                   "--new-tokens", "32", "--runs", str(args.runs), "--json"]
@@ -188,10 +193,12 @@ def versus_llama_bench(args):
           f"{binary.parent.parent.name}; medians of {args.rounds} alternating rounds of {args.runs} "
           f"runs; load average {os.getloadavg()[0]:.1f}\n")
     print("| model | prompt tokens | Attention Lab (ms, every head kept) | llama-bench pp (ms) "
-          "| ours vs llama-bench | peak RSS ours (MB) |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, n, m, p, info in prompt_rows:
-        print(f"| {name} | {n} | {m:.0f} | {p:.0f} | {p / m:.2f}× | {info['peak_rss_mb']:.0f} |")
+          "| ours vs llama-bench | peak RSS ours (MB) |"
+          + (" ours, int8 activations (ms) | int8 vs llama-bench |" if args.int8 else ""))
+    print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.int8 else ""))
+    for name, n, m, p, info, m8 in prompt_rows:
+        print(f"| {name} | {n} | {m:.0f} | {p:.0f} | {p / m:.2f}× | {info['peak_rss_mb']:.0f} |"
+              + (f" {m8:.0f} | {p / m8:.2f}× |" if m8 else ""))
     if gen_rows:
         int8 = args.int8
         print("\n| model | context before | Attention Lab (tokens/s, every head's row kept) "
@@ -329,7 +336,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3,
                         help="--peer llama-bench: runs per round of each side, median taken")
     parser.add_argument("--int8", action="store_true",
-                        help="with --peer llama-bench: also our generation with int8 activations "
+                        help="with --peer llama-bench: also our prompts and generation with int8 activations "
                              "(attention-lab-bench --int8-activations), llama.cpp's own arithmetic")
     parser.add_argument("--generate-lengths", default="1,512",
                         help="--peer llama-bench: prompt lengths before 32 generated tokens "
