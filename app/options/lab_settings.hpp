@@ -90,8 +90,8 @@ struct LabSettings {
   /// role badges). Independent of the text: the session keeps them while the model stays.
   bool head_roles = false;
   /// Model: the weight products (prompts, each generated token's step, the next-token
-  /// predictions) multiply Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights (Q8_0 in steps and
-  /// prompts under 8 tokens) by int8 activations, as llama.cpp does
+  /// predictions) multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights by int8
+  /// activations, as llama.cpp does
   /// (ModelRunOptions::int8_activations): faster, not float32's numbers; the pictures say so.
   bool int8_activations = false;
   /// Model: heads whose output before W_O is replaced (--ablate L.H,…; the window: a head's

@@ -19,11 +19,13 @@
 // The byte products' pair sums (at most 2·kUMax·127) add up in 16-bit lanes for kChunk groups of
 // four elements (≤ 32767: nothing wraps), then multiply-add by the sub-block's scale into 32 bits.
 
-/// What the int8 GEMM needs of a type (Gemm8<…> below): block of kBlock elements, sub-blocks of
-/// kSub, values u ≤ kUMax.
-template <int kBlock_, int kSub_, int kUMax>
+/// What the int8 GEMM needs of a type: blocks of kBlock elements, sub-blocks of kSub, values
+/// 0 ≤ u ≤ kUMax — or, kSigned (Q8_0), signed bytes |u| ≤ 127 multiplied as |u| by x with u's
+/// sign (pair sums at most 2·127·127: one group a 16-bit sum).
+template <int kBlock_, int kSub_, int kUMax, bool kSigned_ = false>
 struct Int8GemmShape {
   static constexpr int kBlock = kBlock_, kSub = kSub_;
+  static constexpr bool kSigned = kSigned_;
   static constexpr int kSubs = kBlock / kSub;              ///< sub-blocks a block
   static constexpr int kPairs = (kSubs + 1) / 2;           ///< their minimums, two a lane
   static constexpr int kGroups = kSub / 4;                 ///< groups of four a sub-block
@@ -84,6 +86,19 @@ struct Q6_KGemm {
       o.m[i] = static_cast<short>(32 * sc[i]);
     }
     o.d = o.dmin = half(b + 208);
+  }
+};
+
+/// Q8_0: w = d·q, q a signed byte (sc = 1, no minimum).
+struct Q8_0Gemm {
+  using Shape = Int8GemmShape<32, 32, 127, true>;
+  static constexpr int kBytes = 34;
+  static void decode(const unsigned char* b, Decoded<Shape>& o) {
+    memcpy(o.u, b + 2, 32);
+    o.sc[0] = 1;
+    o.m[0] = 0;
+    o.d = half(b);
+    o.dmin = 0.0f;
   }
 };
 
@@ -170,6 +185,10 @@ typedef __m512i Lanes;
 inline Lanes lanesLoad(const void* p) { return _mm512_loadu_si512(p); }
 inline Lanes lanesBroadcast(const void* p) { int v; memcpy(&v, p, 4); return _mm512_set1_epi32(v); }
 inline Lanes bytePairs(Lanes u, Lanes x) { return _mm512_maddubs_epi16(u, x); }
+inline Lanes absBytes(Lanes v) { return _mm512_abs_epi8(v); }
+inline Lanes signBytes(Lanes x, Lanes s) {  // x negated where s < 0 (where s = 0 |s| is 0)
+  return _mm512_mask_sub_epi8(x, _mm512_movepi8_mask(s), _mm512_setzero_si512(), x);
+}
 inline Lanes add16(Lanes a, Lanes b) { return _mm512_add_epi16(a, b); }
 inline Lanes pairSums(Lanes a, Lanes b) { return _mm512_madd_epi16(a, b); }
 inline Lanes add32(Lanes a, Lanes b) { return _mm512_add_epi32(a, b); }
@@ -180,6 +199,8 @@ typedef __m256i Lanes;
 inline Lanes lanesLoad(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 inline Lanes lanesBroadcast(const void* p) { int v; memcpy(&v, p, 4); return _mm256_set1_epi32(v); }
 inline Lanes bytePairs(Lanes u, Lanes x) { return _mm256_maddubs_epi16(u, x); }
+inline Lanes absBytes(Lanes v) { return _mm256_abs_epi8(v); }
+inline Lanes signBytes(Lanes x, Lanes s) { return _mm256_sign_epi8(x, s); }
 inline Lanes add16(Lanes a, Lanes b) { return _mm256_add_epi16(a, b); }
 inline Lanes pairSums(Lanes a, Lanes b) { return _mm256_madd_epi16(a, b); }
 inline Lanes add32(Lanes a, Lanes b) { return _mm256_add_epi32(a, b); }
@@ -190,6 +211,8 @@ typedef __m128i Lanes;
 inline Lanes lanesLoad(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
 inline Lanes lanesBroadcast(const void* p) { int v; memcpy(&v, p, 4); return _mm_set1_epi32(v); }
 inline Lanes bytePairs(Lanes u, Lanes x) { return _mm_maddubs_epi16(u, x); }
+inline Lanes absBytes(Lanes v) { return _mm_abs_epi8(v); }
+inline Lanes signBytes(Lanes x, Lanes s) { return _mm_sign_epi8(x, s); }
 inline Lanes add16(Lanes a, Lanes b) { return _mm_add_epi16(a, b); }
 inline Lanes pairSums(Lanes a, Lanes b) { return _mm_madd_epi16(a, b); }
 inline Lanes add32(Lanes a, Lanes b) { return _mm_add_epi32(a, b); }
@@ -216,6 +239,25 @@ inline Lanes bytePairs(Lanes u, Lanes x) {
     r.v[l] = join16(ub[0] * xb[0] + ub[1] * xb[1], ub[2] * xb[2] + ub[3] * xb[3]);
   }
   return r;
+}
+inline Lanes absBytes(Lanes v) {
+  for (int& w : v.v) {
+    signed char b[4];
+    memcpy(b, &w, 4);
+    for (signed char& c : b) c = static_cast<signed char>(c < 0 ? -c : c);
+    memcpy(&w, b, 4);
+  }
+  return v;
+}
+inline Lanes signBytes(Lanes x, Lanes s) {
+  for (int l = 0; l < kLanes; ++l) {
+    signed char xb[4], sb[4];
+    memcpy(xb, &x.v[l], 4);
+    memcpy(sb, &s.v[l], 4);
+    for (int t = 0; t < 4; ++t) xb[t] = static_cast<signed char>(sb[t] < 0 ? -xb[t] : sb[t] == 0 ? 0 : xb[t]);
+    memcpy(&x.v[l], xb, 4);
+  }
+  return x;
 }
 inline Lanes add16(Lanes a, Lanes b) {
   for (int l = 0; l < kLanes; ++l)
@@ -255,8 +297,14 @@ void gemmTile(const Int8Panel& p, long blocks, const Int8Activations* x, const i
           for (int g = g0; g < g1; ++g) {
             const int e = j * S::kSub + 4 * g;  // the group's first element in the block
             const Lanes w = lanesLoad(u + e * 16);
-            for (int i = 0; i < R; ++i)
-              a16[i] = add16(a16[i], bytePairs(w, lanesBroadcast(x[i].q + k * S::kBlock + e)));
+            if constexpr (S::kSigned) {
+              const Lanes magnitude = absBytes(w);
+              for (int i = 0; i < R; ++i)
+                a16[i] = add16(a16[i], bytePairs(magnitude, signBytes(lanesBroadcast(x[i].q + k * S::kBlock + e), w)));
+            } else {
+              for (int i = 0; i < R; ++i)
+                a16[i] = add16(a16[i], bytePairs(w, lanesBroadcast(x[i].q + k * S::kBlock + e)));
+            }
           }
           for (int i = 0; i < R; ++i) isum[i] = add32(isum[i], pairSums(a16[i], scale));
         }

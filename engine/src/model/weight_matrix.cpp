@@ -499,8 +499,7 @@ Matrix product(const Matrix& x, const WeightMatrix& w, const Vector* bias, const
     if (residual) y.row(0) += residual->row(0);
     return y;
   }
-  // Int8 activations: prompts of kGemmMinRows rows or more only where every type has an int8
-  // GEMM (Q8_0's, by byte multiply-adds, would be slower than float32's: it stays float32).
+  // Int8 activations: prompts of kGemmMinRows rows or more where every type has an int8 GEMM.
   if (t_int8_activations && allInt8(w, quant, n >= kGemmMinRows))
     return productInt8(x, w, bias, residual, quant);
   const Eigen::Index step = dense.block_columns;

@@ -114,8 +114,7 @@ Matrix timesTransposedOn(CpuPath path, const Matrix& x, const WeightMatrix& w,
 /// - one row, and prompts of fewer than 8 rows: the one-row int8 kernels (a prompt's row then
 ///   equals the one-row product of the same activations bit for bit);
 /// - prompts of 8 rows or more: the int8 GEMM over panels of 16 decoded rows (the same bits on
-///   every CPU path), for Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K; a matrix with Q8_0 rows stays
-///   float32 there (its byte products are slower than float32's without VNNI).
+///   every CPU path).
 /// A matrix with any segment of another type stays float32 whole. ModelRunOptions::int8_activations
 /// opens one for a run. Scopes nest: the destructor restores the setting it found.
 class Int8ActivationsScope {
