@@ -143,13 +143,14 @@ inline float lanesSum(Vec v) {
 }
 
 /// Q4_K × int8: block b's Σ_j sc_j·Σ q·x over its eight sub-blocks of 32 as int32 lanes, and
-/// its minimums' Σ_j m_j·Σ x; the block's d and dmin. Per block d·dx·(the first) − dmin·dx·(the
-/// second). The block is decoded once for R activation rows (x[i] block k, i < R).
+/// its minimums' Σ_j m_j·Σ x as int32 lanes (their total is the sum); the block's d and dmin.
+/// Per block d·dx·(the first) − dmin·dx·(the second). The block is decoded once for R
+/// activation rows (x[i] block k, i < R).
 struct Q4_KInt8 {
   static constexpr int kBlock = 256, kBytes = 144;
   template <int R>
   static void sums(const unsigned char* b, const Int8Activations* x, long k, Ints* isum,
-                   int* minus, float& d, float& dmin) {
+                   Ints* minus, float& d, float& dmin) {
     alignas(16) unsigned char sm[16];
     scalesK4(b, sm);
 #if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
@@ -161,10 +162,11 @@ struct Q4_KInt8 {
     for (int i = 0; i < R; ++i) {
       const __m256i mins = _mm256_madd_epi16(
           m_twice, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].sums16 + k * 16)));
-      __m128i m4 = _mm_add_epi32(_mm256_castsi256_si128(mins), _mm256_extracti128_si256(mins, 1));
-      m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0x4E));
-      m4 = _mm_add_epi32(m4, _mm_shuffle_epi32(m4, 0xB1));
-      minus[i] = _mm_cvtsi128_si32(m4);
+#if defined(ATTNLAB_INT8_512)
+      minus[i] = (Ints)_mm512_zextsi256_si512(mins);
+#else
+      minus[i] = (Ints)mins;
+#endif
     }
     const Scales16 scales(_mm_unpacklo_epi16(sc, sc), _mm_unpackhi_epi16(sc, sc));
 #else
@@ -173,8 +175,10 @@ struct Q4_KInt8 {
     const Scales16 scales(s16);
     for (int i = 0; i < R; ++i) {
       const short* sums16 = x[i].sums16 + k * 16;
-      minus[i] = 0;
-      for (int j = 0; j < 8; ++j) minus[i] += sm[8 + j] * (sums16[2 * j] + sums16[2 * j + 1]);
+      int total = 0;
+      for (int j = 0; j < 8; ++j) total += sm[8 + j] * (sums16[2 * j] + sums16[2 * j + 1]);
+      minus[i] = Ints{};
+      minus[i][0] = total;
     }
 #endif
     for (int i = 0; i < R; ++i) isum[i] = Ints{};
@@ -202,16 +206,41 @@ struct Q4_KInt8 {
 
 /// Q6_K × int8: block b's Σ_i sc_i·Σ q·x over its sixteen sub-blocks of 16 (q the 6-bit value,
 /// 0 … 63), and the offsets' Σ_i sc_i·32·Σ x; the block's d twice. Per block
-/// d·dx·(Σ_i sc_i·Σ (q − 32)·x). Decoded once for R activation rows.
+/// d·dx·(Σ_i sc_i·Σ (q − 32)·x): the offsets' Σ_i sc_i·Σ x as int32 lanes, with dmin = 32·d.
+/// Decoded once for R activation rows.
 struct Q6_KInt8 {
   static constexpr int kBlock = 256, kBytes = 210;
   template <int R>
   static void sums(const unsigned char* b, const Int8Activations* x, long k, Ints* isum,
-                   int* minus, float& d, float& dmin) {
+                   Ints* minus, float& d, float& dmin) {
     const signed char* sc = reinterpret_cast<const signed char*>(b + 192);
+#if defined(ATTNLAB_INT8_512) || defined(ATTNLAB_INT8_256)
+    // The sixteen scales as 16-bit lanes; Σ_i sc_i·(the sums of 16 of sub-block i) with one
+    // multiply-add, as lanes.
+    const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sc));
+    const Scales16 scales(_mm_cvtepi8_epi16(sc8), _mm_cvtepi8_epi16(_mm_srli_si128(sc8, 8)));
+    const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
+    for (int r = 0; r < R; ++r) {
+      const __m256i m = _mm256_madd_epi16(
+          sc16, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r].sums16 + k * 16)));
+#if defined(ATTNLAB_INT8_512)
+      minus[r] = (Ints)_mm512_zextsi256_si512(m);
+#else
+      minus[r] = (Ints)m;
+#endif
+    }
+#else
     alignas(32) short s16[16];
     for (int i = 0; i < 16; ++i) s16[i] = sc[i];
     const Scales16 scales(s16);
+    for (int r = 0; r < R; ++r) {
+      const short* sums16 = x[r].sums16 + k * 16;
+      int total = 0;
+      for (int i = 0; i < 16; ++i) total += sc[i] * sums16[i];
+      minus[r] = Ints{};
+      minus[r][0] = total;
+    }
+#endif
     for (int i = 0; i < R; ++i) isum[i] = Ints{};
     auto half128 = [&]<int n>() __attribute__((always_inline)) {
       const unsigned char* ql = b + 64 * n;
@@ -226,18 +255,14 @@ struct Q6_KInt8 {
     };
     half128.template operator()<0>();
     half128.template operator()<1>();
-    for (int r = 0; r < R; ++r) {
-      const short* sums16 = x[r].sums16 + k * 16;
-      minus[r] = 0;
-      for (int i = 0; i < 16; ++i) minus[r] += sc[i] * sums16[i];
-      minus[r] *= 32;
-    }
-    d = dmin = half(b + 208);
+    d = half(b + 208);
+    dmin = 32.0f * d;  // exact: the offsets' 32 (q − 32) carried by dmin
   }
 };
 
 /// A K-quant (T: Q4_KInt8, Q6_KInt8) × int8 row, blocks of 256, for R activation rows:
-/// y[i·ldy] = Σ over blocks of d·dx_i·Σ(scaled q·x_i) − dmin·dx_i·(minus_i). Each activation
+/// y[i·ldy] = Σ over blocks of d·dx_i·Σ(scaled q·x_i) − dmin·dx_i·(minus_i), both terms
+/// multiply-added lane by lane into one accumulator (one horizontal sum a row). Each activation
 /// row's float32 operations are the same, in the same order, whatever R.
 template <class T>
 struct KInt8 {
@@ -246,21 +271,19 @@ struct KInt8 {
   static void row(const unsigned char* row, long blocks, const Int8Activations* x,
                   const long* ahead, float* y, long ldy) {
     Vec acc[R] = {};
-    float minus_total[R] = {};
     for (long k = 0; k < blocks; ++k) {
       const unsigned char* b = row + k * kBytes;
       prefetchSpan(b + *ahead, kBytes);
-      Ints isum[R];
-      int minus[R];
+      Ints isum[R], minus[R];
       float d = 0, dmin = 0;
       T::template sums<R>(b, x, k, isum, minus, d, dmin);
       for (int i = 0; i < R; ++i) {
         const float dx = x[i].d[k];
         acc[i] = madd(toFloat(isum[i]), Vec{} + d * dx, acc[i]);
-        minus_total[i] += dmin * dx * static_cast<float>(minus[i]);
+        acc[i] = madd(toFloat(minus[i]), Vec{} - dmin * dx, acc[i]);
       }
     }
-    for (int i = 0; i < R; ++i) y[i * ldy] = lanesSum(acc[i]) - minus_total[i];
+    for (int i = 0; i < R; ++i) y[i * ldy] = lanesSum(acc[i]);
   }
 };
 
