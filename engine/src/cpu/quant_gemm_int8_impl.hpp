@@ -8,7 +8,7 @@
 //
 // Every weight of the types it takes is w = d·sc_j·u − dmin·m_j: u the element's unsigned value
 // (0 … kUMax), sc_j and m_j the integer scale and minimum of its sub-block j of kSub elements,
-// d and dmin the block's floats (Q4_K: its six-bit sc and m; Q6_K: u = q + 32, m = 32·sc, dmin =
+// d and dmin the block's floats (Q4_K, Q5_K: its six-bit sc and m; Q6_K: u = q + 32, m = 32·sc, dmin =
 // d; Q4_0 / Q5_0: sc = 1, m = 8 / 16, dmin = d; Q4_1 / Q5_1: sc = m = 1, dmin = −min). So per
 // block and activation row, exactly in int32:
 //   P = Σ_j sc_j·Σ_{k∈j} u_k·q_k   and   M = Σ_j m_j·Σ_{k∈j} q_k,
@@ -43,17 +43,27 @@ struct Decoded {
 };
 
 // The decoders, one a type: block b → Decoded (ggml's element order, as gguf_quants.cpp reads it).
-struct Q4_KGemm {
-  using Shape = Int8GemmShape<256, 32, 15>;
-  static constexpr int kBytes = 144;
+/// Q4_K, and Q5_K (kFifth: the fifth bit of element 64j + l is bit 2j of qh[l], of 64j + 32 + l
+/// bit 2j + 1).
+template <bool kFifth>
+struct QK4Gemm {
+  using Shape = Int8GemmShape<256, 32, kFifth ? 31 : 15>;
+  static constexpr int kBytes = kFifth ? 176 : 144;
   static void decode(const unsigned char* b, Decoded<Shape>& o) {
     alignas(16) unsigned char sm[16];
     scalesK4(b, sm);
+    const unsigned char* qh = b + 16;
     for (int j = 0; j < 4; ++j) {
-      const unsigned char* q = b + 16 + 32 * j;
+      const unsigned char* q = b + (kFifth ? 48 : 16) + 32 * j;
       for (int l = 0; l < 32; ++l) {
         o.u[64 * j + l] = q[l] & 15;
         o.u[64 * j + 32 + l] = q[l] >> 4;
+      }
+      if constexpr (kFifth) {
+        for (int l = 0; l < 32; ++l) {
+          o.u[64 * j + l] |= static_cast<unsigned char>(((qh[l] >> (2 * j)) & 1) << 4);
+          o.u[64 * j + 32 + l] |= static_cast<unsigned char>(((qh[l] >> (2 * j + 1)) & 1) << 4);
+        }
       }
     }
     for (int j = 0; j < 8; ++j) {
@@ -64,6 +74,8 @@ struct Q4_KGemm {
     o.dmin = half(b + 2);
   }
 };
+using Q4_KGemm = QK4Gemm<false>;
+using Q5_KGemm = QK4Gemm<true>;
 
 struct Q6_KGemm {
   using Shape = Int8GemmShape<256, 16, 63>;

@@ -27,6 +27,9 @@ inline Chunk bitsAt(Chunk v, int shift) {  // (v >> shift) & 3, moved to bits 4 
   return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x30));
 }
 inline Chunk orChunk(Chunk a, Chunk b) { return _mm256_or_si256(a, b); }
+inline Chunk bitAt(Chunk v, int shift) {  // (v >> shift) & 1, moved to bit 4 (Q5_K's fifth bit)
+  return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x10));
+}
 #endif
 #if defined(ATTNLAB_INT8_512)
 /// A block's sixteen 16-bit scales (scale i for its weights [16i, 16i + 16)).
@@ -91,6 +94,10 @@ inline __m128i bits128(__m128i v, int shift) {
   return _mm_and_si128(shift >= 4 ? _mm_srli_epi16(v, shift - 4) : _mm_slli_epi16(v, 4 - shift), _mm_set1_epi8(0x30));
 }
 inline Chunk bitsAt(Chunk v, int shift) { return {bits128(v.lo, shift), bits128(v.hi, shift)}; }
+inline __m128i bit128(__m128i v, int shift) {
+  return _mm_and_si128(shift >= 4 ? _mm_srli_epi16(v, shift - 4) : _mm_slli_epi16(v, 4 - shift), _mm_set1_epi8(0x10));
+}
+inline Chunk bitAt(Chunk v, int shift) { return {bit128(v.lo, shift), bit128(v.hi, shift)}; }
 inline Chunk orChunk(Chunk a, Chunk b) { return {_mm_or_si128(a.lo, b.lo), _mm_or_si128(a.hi, b.hi)}; }
 inline __m128i dot16(__m128i w, const signed char* x, int s) {
   return _mm_madd_epi16(_mm_maddubs_epi16(w, _mm_loadu_si128(reinterpret_cast<const __m128i*>(x))),
@@ -114,6 +121,7 @@ inline Chunk loadChunk(const unsigned char* p) { Chunk c; memcpy(c.b, p, 32); re
 inline Chunk nibbleLow(Chunk v) { for (auto& b : v.b) b &= 15; return v; }
 inline Chunk nibbleHigh(Chunk v) { for (auto& b : v.b) b >>= 4; return v; }
 inline Chunk bitsAt(Chunk v, int shift) { for (auto& b : v.b) b = static_cast<unsigned char>(((b >> shift) & 3) << 4); return v; }
+inline Chunk bitAt(Chunk v, int shift) { for (auto& b : v.b) b = static_cast<unsigned char>(((b >> shift) & 1) << 4); return v; }
 inline Chunk orChunk(Chunk a, Chunk b) { for (int i = 0; i < 32; ++i) a.b[i] |= b.b[i]; return a; }
 struct Scales16 {
   const short* s;
@@ -142,12 +150,15 @@ inline float lanesSum(Vec v) {
   return t[0];
 }
 
-/// Q4_K × int8: block b's Σ_j sc_j·Σ q·x over its eight sub-blocks of 32 as int32 lanes, and
-/// its minimums' Σ_j m_j·Σ x as int32 lanes (their total is the sum); the block's d and dmin.
-/// Per block d·dx·(the first) − dmin·dx·(the second). The block is decoded once for R
-/// activation rows (x[i] block k, i < R).
-struct Q4_KInt8 {
-  static constexpr int kBlock = 256, kBytes = 144;
+/// Q4_K (Q5_K: kFifth) × int8: block b's Σ_j sc_j·Σ q·x over its eight sub-blocks of 32 as
+/// int32 lanes, and its minimums' Σ_j m_j·Σ x as int32 lanes (their total is the sum); the
+/// block's d and dmin. Per block d·dx·(the first) − dmin·dx·(the second). The block is decoded
+/// once for R activation rows (x[i] block k, i < R). Q5_K's q: the nibble plus bit 2j (low
+/// nibbles) or 2j + 1 (high) of qh's byte, times 16.
+template <bool kFifth>
+struct QK4Int8 {
+  static constexpr int kBlock = 256, kBytes = kFifth ? 176 : 144;
+  static constexpr int kQs = kFifth ? 48 : 16;  // where the nibbles start
   template <int R>
   static void sums(const unsigned char* b, const Int8Activations* x, long k, Ints* isum,
                    Ints* minus, float& d, float& dmin) {
@@ -182,18 +193,25 @@ struct Q4_KInt8 {
     }
 #endif
     for (int i = 0; i < R; ++i) isum[i] = Ints{};
+    [[maybe_unused]] const Chunk qh = loadChunk(b + 16);
     auto pair = [&]<int j>() __attribute__((always_inline)) {
 #if defined(ATTNLAB_INT8_512)
-      // The 32 bytes in both halves, shifted right by 0 (low nibbles) and 4 (high) a half.
-      const __m512i raw = _mm512_broadcast_i64x4(loadChunk(b + 16 + 32 * j));
-      const __m512i shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
-      const __m512i w = _mm512_and_si512(_mm512_srlv_epi16(raw, shift), _mm512_set1_epi8(15));
-      for (int i = 0; i < R; ++i) isum[i] += dot64<j>(w, x[i].q + k * 256 + 64 * j, scales);
-#else
-      const Chunk v = loadChunk(b + 16 + 32 * j);
-      const Chunk lo = nibbleLow(v), hi = nibbleHigh(v);
-      for (int i = 0; i < R; ++i) isum[i] += dot64<j>(lo, hi, x[i].q + k * 256 + 64 * j, scales);
+      if constexpr (!kFifth) {
+        // The 32 bytes in both halves, shifted right by 0 (low nibbles) and 4 (high) a half.
+        const __m512i raw = _mm512_broadcast_i64x4(loadChunk(b + kQs + 32 * j));
+        const __m512i shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
+        const __m512i w = _mm512_and_si512(_mm512_srlv_epi16(raw, shift), _mm512_set1_epi8(15));
+        for (int i = 0; i < R; ++i) isum[i] += dot64<j>(w, x[i].q + k * 256 + 64 * j, scales);
+        return;
+      }
 #endif
+      const Chunk v = loadChunk(b + kQs + 32 * j);
+      Chunk lo = nibbleLow(v), hi = nibbleHigh(v);
+      if constexpr (kFifth) {
+        lo = orChunk(lo, bitAt(qh, 2 * j));
+        hi = orChunk(hi, bitAt(qh, 2 * j + 1));
+      }
+      for (int i = 0; i < R; ++i) isum[i] += dot64<j>(lo, hi, x[i].q + k * 256 + 64 * j, scales);
     };
     pair.template operator()<0>();
     pair.template operator()<1>();
@@ -260,7 +278,10 @@ struct Q6_KInt8 {
   }
 };
 
-/// A K-quant (T: Q4_KInt8, Q6_KInt8) × int8 row, blocks of 256, for R activation rows:
+using Q4_KInt8 = QK4Int8<false>;
+using Q5_KInt8 = QK4Int8<true>;
+
+/// A K-quant (T: Q4_KInt8, Q5_KInt8, Q6_KInt8) × int8 row, blocks of 256, for R activation rows:
 /// y[i·ldy] = Σ over blocks of d·dx_i·Σ(scaled q·x_i) − dmin·dx_i·(minus_i), both terms
 /// multiply-added lane by lane into one accumulator (one horizontal sum a row). Each activation
 /// row's float32 operations are the same, in the same order, whatever R.

@@ -858,6 +858,8 @@ constexpr QuantType kType<Q5_1> = int8Type<Q5_1, Legacy32Int8<0, true, true>, 32
 template <>
 constexpr QuantType kType<Q4_K> = int8Type<Q4_K, KInt8<Q4_KInt8>, 256, Q4_KGemm>();
 template <>
+constexpr QuantType kType<Q5_K> = int8Type<Q5_K, KInt8<Q5_KInt8>, 256, Q5_KGemm>();
+template <>
 constexpr QuantType kType<Q6_K> = int8Type<Q6_K, KInt8<Q6_KInt8>, 256, Q6_KGemm>();
 template <>
 constexpr QuantType kType<Q8_0> = int8Type<Q8_0, Q8_0Int8, 32, Q8_0Gemm>();
