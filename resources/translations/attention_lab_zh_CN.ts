@@ -386,8 +386,8 @@
         <translation>int8 激活值（更快，与 llama.cpp 相同）</translation>
     </message>
     <message>
-        <source>Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K and Q6_K weights by activations rounded to int8 in each step, as llama.cpp does: faster, but not float32's numbers (the picture says so)</source>
-        <translation>每一步把 Q8_0、Q4_0、Q4_1、Q5_0、Q5_1、Q4_K 和 Q6_K 权重与舍入到 int8 的激活值相乘，与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）</translation>
+        <source>Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K weights by activations rounded to int8, prompts and steps alike, as llama.cpp does: faster, but not float32's numbers (the picture says so)</source>
+        <translation>把 Q8_0、Q4_0、Q4_1、Q5_0、Q5_1、Q4_K、Q5_K 和 Q6_K 权重与舍入到 int8 的激活值相乘（提示和每一步都如此），与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）</translation>
     </message>
 </context>
 <context>
@@ -2845,8 +2845,8 @@ KV 缓存每个词元 %2 字节；多头注意力需要 %3 字节</translation>
         <translation>K/V 头 %1（共 %2 个）</translation>
     </message>
     <message>
-        <source>int8 activations in the one-row products (as llama.cpp; not float32's numbers)</source>
-        <translation>单行乘积使用 int8 激活值（与 llama.cpp 相同；数值不是 float32 的）</translation>
+        <source>int8 activations in the weight products (as llama.cpp; not float32's numbers)</source>
+        <translation>权重乘积使用 int8 激活值（与 llama.cpp 相同；数值不是 float32 的）</translation>
     </message>
     <message>
         <source>additive</source>
