@@ -325,4 +325,64 @@ TEST_CASE("the int8 GEMM of a prompt equals the dequantised product within float
   }
 }
 
+TEST_CASE("the avx512 path's int8 GEMM gives the same bits with and without AVX512-VNNI",
+          "[linear][quant][int8][cpu-path]") {
+  if (bestCpuPath() != CpuPath::kAvx512) {
+    WARN("skipped: this CPU has no AVX-512");
+    return;
+  }
+  if (!kernels::avx512Vnni()) {
+    WARN("skipped: this CPU has no AVX512-VNNI (or ATTNLAB_NO_VNNI is set)");
+    return;
+  }
+  for (const Int8Type& t : kTypes) {
+    INFO(t.name);
+    const kernels::QuantType& plain = kernels::kQuantAvx512.*t.kernel;
+    const kernels::QuantType& vnni = kernels::kQuantAvx512Vnni.*t.kernel;
+    REQUIRE(plain.int8_gemm != nullptr);
+    REQUIRE(vnni.int8_gemm != plain.int8_gemm);
+    const Eigen::Index in = 256;
+    const linear::StoredRows s = goldenRows(t.name, in);
+    const int rows = static_cast<int>(std::min<std::size_t>(s.rows, 16));
+    const unsigned char* row[16];
+    for (int c = 0; c < rows; ++c) row[c] = s.data + c * s.row_bytes;
+    const long blocks = in / t.block, subs = t.block / plain.int8_sub;
+    std::vector<unsigned char> u(static_cast<std::size_t>(in * 16));
+    std::vector<short> sc(static_cast<std::size_t>(blocks * subs * 32)), mins(static_cast<std::size_t>(blocks * ((subs + 1) / 2) * 32));
+    std::vector<float> d(static_cast<std::size_t>(blocks * 16)), dmin(d.size());
+    const kernels::Int8Panel panel{u.data(), sc.data(), mins.data(), d.data(), dmin.data()};
+    plain.int8_panel(row, rows, blocks, panel);
+    std::vector<Quantised> xs;
+    std::vector<kernels::Int8Activations> views;
+    std::vector<std::vector<int>> pairs;
+    std::vector<const int*> pair_rows;
+    for (int i = 0; i < kernels::kInt8GemmRows; ++i) {
+      Eigen::VectorXf x = activations(in, 0.9f * float(i));
+      if (i == 3) x *= 5000.0f;
+      xs.emplace_back(x, t.block);
+    }
+    for (const Quantised& q : xs) {
+      views.push_back(q.view(t.block));
+      // Σ q over each sub-block, two a word (QuantInt8Gemm's pairs).
+      const long sub = plain.int8_sub, per_block = (t.block / sub + 1) / 2;
+      std::vector<int> p(static_cast<std::size_t>(blocks * per_block), 0);
+      for (long k = 0; k < blocks; ++k) {
+        for (long j = 0; j < t.block / sub; ++j) {
+          int sum = 0;
+          for (long e = 0; e < sub; ++e) sum += q.q[static_cast<std::size_t>(k * t.block + j * sub + e)];
+          auto& word = p[static_cast<std::size_t>(k * per_block + j / 2)];
+          word = static_cast<int>(static_cast<unsigned>(word) | ((static_cast<unsigned>(sum) & 0xFFFFu) << (16 * (j % 2))));
+        }
+      }
+      pairs.push_back(std::move(p));
+    }
+    for (const auto& p : pairs) pair_rows.push_back(p.data());
+    std::vector<float> a(static_cast<std::size_t>(kernels::kInt8GemmRows * 16), NAN), b = a;
+    plain.int8_gemm(panel, blocks, views.data(), pair_rows.data(), kernels::kInt8GemmRows, a.data(), 16, rows);
+    vnni.int8_gemm(panel, blocks, views.data(), pair_rows.data(), kernels::kInt8GemmRows, b.data(), 16, rows);
+    for (int i = 0; i < kernels::kInt8GemmRows; ++i)
+      for (int c = 0; c < rows; ++c) CHECK(a[static_cast<std::size_t>(i * 16 + c)] == b[static_cast<std::size_t>(i * 16 + c)]);
+  }
+}
+
 }  // namespace attnlab_test_int8_products

@@ -126,11 +126,24 @@ const DenseKernel& activeDenseKernel() {
 const QuantKernel& quantKernel(CpuPath path) {
   (void)denseKernel(path);  // the same check
   switch (path) {
-    case CpuPath::kAvx512: return kQuantAvx512;
+    case CpuPath::kAvx512: return avx512Vnni() ? kQuantAvx512Vnni : kQuantAvx512;
     case CpuPath::kAvx2: return kQuantAvx2;
     case CpuPath::kBaseline: break;
   }
   return kQuantBaseline;
+}
+
+bool avx512Vnni() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool vnni = [] {
+    __builtin_cpu_init();
+    const char* off = std::getenv("ATTNLAB_NO_VNNI");
+    return __builtin_cpu_supports("avx512vnni") && (off == nullptr || *off == '\0');
+  }();
+  return vnni;
+#else
+  return false;
+#endif
 }
 
 const QuantKernel& activeQuantKernel() {

@@ -17,7 +17,12 @@ const DenseKernel& denseKernel(CpuPath path);
 /// The one-row quantised products of activeCpuPath(). Throws as activeCpuPath().
 const QuantKernel& activeQuantKernel();
 
-/// The one-row quantised products of `path`. Throws as denseKernel().
+/// The quantised products of `path` (avx512: kQuantAvx512Vnni where avx512Vnni()). Throws as
+/// denseKernel().
 const QuantKernel& quantKernel(CpuPath path);
+
+/// Whether the avx512 path's quantised products use AVX512-VNNI: the CPU has it and
+/// ATTNLAB_NO_VNNI is unset or empty (the same numbers either way).
+bool avx512Vnni();
 
 }  // namespace attnlab::kernels

@@ -18,6 +18,8 @@
 //
 // The byte products' pair sums (at most 2·kUMax·127) add up in 16-bit lanes for kChunk groups of
 // four elements (≤ 32767: nothing wraps), then multiply-add by the sub-block's scale into 32 bits.
+// Compiled with AVX512-VNNI (quant_kernel_avx512vnni.cpp), four products go into 32 bits at once
+// instead, and the same integers come out.
 
 /// What the int8 GEMM needs of a type: blocks of kBlock elements, sub-blocks of kSub, values
 /// 0 ≤ u ≤ kUMax — or, kSigned (Q8_0), signed bytes |u| ≤ 127 multiplied as |u| by x with u's
@@ -300,6 +302,30 @@ void gemmTile(const Int8Panel& p, long blocks, const Int8Activations* x, const i
       const short* mn = p.mins + k * S::kPairs * 32 + h * 2;
       Lanes isum[R];
       for (int i = 0; i < R; ++i) isum[i] = lanesZero();
+#if defined(ATTNLAB_INT8_512) && defined(__AVX512VNNI__)
+      // Four bytes into 32 bits at once (vpdpbusd: unsigned by signed, nothing saturates), a
+      // sub-block's sums then times its scale. Signed bytes (Q8_0) as q + 128, less 128·Σ x:
+      // the same integers as below.
+      for (int j = 0; j < S::kSubs; ++j) {
+        const __m512i scale = _mm512_srai_epi32(_mm512_slli_epi32(lanesLoad(sc + j * 32), 16), 16);
+        __m512i a32[R];
+        for (int i = 0; i < R; ++i) a32[i] = _mm512_setzero_si512();
+        for (int g = 0; g < S::kGroups; ++g) {
+          const int e = j * S::kSub + 4 * g;
+          __m512i w = lanesLoad(u + e * 16);
+          if constexpr (S::kSigned) w = _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
+          for (int i = 0; i < R; ++i)
+            a32[i] = _mm512_dpbusd_epi32(a32[i], w, lanesBroadcast(x[i].q + k * S::kBlock + e));
+        }
+        for (int i = 0; i < R; ++i) {
+          if constexpr (S::kSigned) {  // one sub-block a block: its Σ q is the pair's low half
+            const __m512i sum = _mm512_srai_epi32(_mm512_slli_epi32(lanesBroadcast(pairs[i] + k * S::kPairs), 16), 16);
+            a32[i] = _mm512_sub_epi32(a32[i], _mm512_slli_epi32(sum, 7));
+          }
+          isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(a32[i], scale));
+        }
+      }
+#else
       for (int j = 0; j < S::kSubs; ++j) {
         const Lanes scale = lanesLoad(sc + j * 32);
         for (int g0 = 0; g0 < S::kGroups; g0 += S::kChunk) {
@@ -321,6 +347,7 @@ void gemmTile(const Int8Panel& p, long blocks, const Int8Activations* x, const i
           for (int i = 0; i < R; ++i) isum[i] = add32(isum[i], pairSums(a16[i], scale));
         }
       }
+#endif
       Lanes imin[R];
       for (int i = 0; i < R; ++i) imin[i] = lanesZero();
       for (int j = 0; j < S::kPairs; ++j) {

@@ -3,9 +3,11 @@
 /// Private to the engine: the weights as a file stores them (model/weight_matrix.hpp) read by the
 /// CPU path's own vector code — the one-row product of a decoding step (x · Wᵀ for x [1, in])
 /// and the dequantisation of a run of elements into float32 (the panels a prompt's products
-/// multiply, a token's embedding row). Compiled three times from quant_kernel_impl.hpp
-/// (quant_kernel_avx512.cpp, _avx2.cpp, _baseline.cpp) with -ffp-contract=off, and picked at run
-/// time by cpu_path.cpp, like the dense kernels (dense_kernels.hpp).
+/// multiply, a token's embedding row), and the int8 products of the option that quantises the
+/// activations. Compiled from quant_kernel_impl.hpp for each path (quant_kernel_avx512.cpp,
+/// _avx2.cpp, _baseline.cpp, and _avx512vnni.cpp for the avx512 path on CPUs with AVX512-VNNI)
+/// with -ffp-contract=off, and picked at run time by cpu_path.cpp, like the dense kernels
+/// (dense_kernels.hpp).
 ///
 /// Every element is decoded exactly as at load (ggml's formulas in ggml's order of float32
 /// operations, model/gguf_quants.cpp being the scalar reading of the same formulas): a
@@ -114,8 +116,10 @@ struct QuantKernel {
       iq4_xs;
 };
 
-/// The tables, defined in the three kernel files.
+/// The tables, defined in the kernel files: the avx512 path's twice, without and with
+/// AVX512-VNNI (the same numbers; cpu_path.cpp picks the second where the CPU has it).
 extern const QuantKernel kQuantAvx512;
+extern const QuantKernel kQuantAvx512Vnni;
 extern const QuantKernel kQuantAvx2;
 extern const QuantKernel kQuantBaseline;
 
