@@ -60,7 +60,7 @@ LESSON_DIR = os.path.join(HERE, "..", "..", "resources", "lessons")
 # A lesson step's view (its "view" in the lesson file) → the objectName of what shows it.
 VIEW_OBJECTS = {"heads": "gridPlot", "compare": "gridPlot", "decode": "gridPlot", "entropy": "entropyPlot",
                 "saturation": "saturationPlot", "histogram": "histogramPlot", "cost": "costPlot",
-                "head-similarity": "lessonSimilarityPlot", "head-roles": "headRolesPanel",
+                "head-similarity": "headSimilarityPlot", "head-roles": "headRolesPanel",
                 "training": "trainingPlot", "dla": "interventionPlot", "logit-lens": "interventionPlot"}
 
 
