@@ -2,9 +2,10 @@
 """check_layout.py LAYOUT.json [options]: checks what attention-lab --layout-json wrote.
 
 Always: every heatmap's cells square and drawn where laid out; every text on screen inside the
-window and apart from every other; a map with cells under 12 px only when its title calls it an
-overview ("overview" / "概览"); every control's text uncut (not clipped sideways by the panel it sits
-in, and as wide as its one-line text needs).
+window and apart from every other; the colour bar's texts inside the part of the plot on screen
+(a picture wider than its panel scrolls sideways); a map with cells under 12 px only when its
+title calls it an overview ("overview" / "概览"); every control's text uncut (not clipped
+sideways by the panel it sits in, and as wide as its one-line text needs).
 
 Options:
   --labels N        at least N query labels (and N key labels) on the first map
@@ -46,9 +47,16 @@ def check_heatmap(heatmap, window, args, problems):
         if any(m["drawn"][k] != m[k] for k in ("x", "y", "width", "height")):
             problems.append("map drawn at %s, laid out at %s" % (m["drawn"], m))
     screen = heatmap.get("on_screen", {"x": 0, "y": 0, **window})
-    # Texts on screen (a model view scrolls: the texts below its panel are further down the page).
+    # Texts on screen (a model view scrolls: the texts below its panel are further down the page,
+    # those of a picture wider than its panel further right).
     texts = [t for t in heatmap["texts"] if t["y"] < screen["y"] + screen["height"] and
-             t["y"] + t["height"] > screen["y"]]
+             t["y"] + t["height"] > screen["y"] and t["x"] < screen["x"] + screen["width"] and
+             t["x"] + t["width"] > screen["x"]]
+    # The colour bar is read beside the maps: never scrolled sideways out of the panel.
+    for t in heatmap["texts"]:
+        if t["role"] in ("bar_tick", "bar_title") and (t["x"] < screen["x"] - 1 or
+                                                      t["x"] + t["width"] > screen["x"] + screen["width"] + 1):
+            problems.append("colour bar out of view: %r" % t["text"])
     for i, a in enumerate(texts):
         if a["x"] < -1 or a["x"] + a["width"] > window["width"] + 1:
             problems.append("outside the window: %r" % a["text"])
