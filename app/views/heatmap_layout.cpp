@@ -52,7 +52,9 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
 
   // The tick font: the largest size (down to min_tick_points) that labels every token, else the
   // request's size with thinned labels.
-  auto arrange = [&](const QFont& tick, bool stagger) {
+  // body_h: the height the grid may take; min_cell > 0: the most columns whose cells keep that
+  // size (the height unbounded), instead of the largest cells.
+  auto arrange = [&](const QFont& tick, bool stagger, double body_h, double min_cell) {
     const Labels q(req.query_labels, tick), k(req.key_labels, tick);
     Candidate best;
     for (int columns = 1; columns <= panels; ++columns) {
@@ -67,7 +69,7 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
       // Every token its cell while a token gets kMinCellPx; else (or from req.block on) blocks
       // of at least kOverviewCellPx, growing until they fit.
       c.block = std::max(1, req.block);
-      c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
+      c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body_h, f, &c.g);
       const int n = std::max(req.n_q, req.n_k);
       for (int tries = 0; tries < 64 && c.block < n; ++tries) {
         if (c.block == 1 ? c.cell >= kMinCellPx : c.cell >= kOverviewCellPx) break;
@@ -75,39 +77,59 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
         // Never past one block for the whole map (a canvas too small for any cell keeps that).
         const double wanted = std::min<double>(n, std::ceil(kOverviewCellPx / per_token));
         c.block = std::min(n, std::max(c.block + 1, std::max(2, static_cast<int>(wanted))));
-        c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
+        c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body_h, f, &c.g);
       }
-      if (columns == 1 || c.perToken() > best.perToken() * 1.02) best = c;  // ties: fewer columns
+      if (min_cell > 0) {
+        if (columns == 1 || (c.block == 1 && c.cell >= min_cell)) best = c;
+      } else if (columns == 1 || c.perToken() > best.perToken() * 1.02) {
+        best = c;  // ties: fewer columns
+      }
     }
     return std::pair<Candidate, QFont>(best, tick);
   };
   // Every token labelled first: the request's font, then smaller ones down to min_tick_points,
   // then the same sizes with the labels staggered in two lanes; only then thinned labels (with
   // the font that gives the largest cells).
-  auto [best, tick] = arrange(fonts.tick, false);
-  const auto everyToken = [](const Candidate& c) { return c.block == 1 && c.g.query_step == 1 && c.g.key_step == 1; };
-  if (std::max(req.n_q, req.n_k) <= 200 && !everyToken(best)) {
-    Candidate widest = best;
-    QFont widest_font = tick;
-    bool all = false;
-    for (bool stagger : {false, true}) {
-      for (double pt = fonts.tick.pointSizeF() - (stagger ? 0 : 0.5); pt >= fonts.min_tick_points - 1e-9 && !all; pt -= 0.5) {
-        QFont smaller = fonts.tick;
-        smaller.setPointSizeF(pt);
-        auto [c, f] = arrange(smaller, stagger);
-        if (everyToken(c)) {
-          best = c;
-          tick = f;
-          all = true;
-        } else if (c.perToken() > widest.perToken() * 1.02) {
-          widest = c;
-          widest_font = f;
+  const auto choose = [&](double body_h, double min_cell) {
+    auto [best, tick] = arrange(fonts.tick, false, body_h, min_cell);
+    const auto everyToken = [](const Candidate& c) { return c.block == 1 && c.g.query_step == 1 && c.g.key_step == 1; };
+    if (std::max(req.n_q, req.n_k) <= 200 && !everyToken(best)) {
+      Candidate widest = best;
+      QFont widest_font = tick;
+      bool all = false;
+      for (bool stagger : {false, true}) {
+        for (double pt = fonts.tick.pointSizeF() - (stagger ? 0 : 0.5); pt >= fonts.min_tick_points - 1e-9 && !all; pt -= 0.5) {
+          QFont smaller = fonts.tick;
+          smaller.setPointSizeF(pt);
+          auto [c, f] = arrange(smaller, stagger, body_h, min_cell);
+          if (everyToken(c)) {
+            best = c;
+            tick = f;
+            all = true;
+          } else if (c.perToken() > widest.perToken() * 1.02) {
+            widest = c;
+            widest_font = f;
+          }
         }
       }
+      if (!all) {
+        best = widest;
+        tick = widest_font;
+      }
     }
-    if (!all) {
-      best = widest;
-      tick = widest_font;
+    return std::pair<Candidate, QFont>(best, tick);
+  };
+  auto [best, tick] = choose(body.height(), 0);
+  // A window's scrolling panel: cells of min_cell by the width alone (fewer columns, the grid
+  // growing downward), where the height would make them smaller and the width allows it in two
+  // columns at least (one column of many heads would show one head at a time).
+  bool grown = false;
+  if (req.min_cell > 0 && best.cell < req.min_cell) {
+    auto [taller, taller_tick] = choose(1e6, req.min_cell);
+    if (taller.block == 1 && taller.cell >= req.min_cell && taller.columns >= std::min(2, panels)) {
+      best = taller;
+      tick = taller_tick;
+      grown = true;
     }
   }
   const Labels q(req.query_labels, tick), k(req.key_labels, tick);
@@ -232,7 +254,8 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   for (const DrawnText& t : layout.texts) bottom = std::max(bottom, t.rect.bottom());
   bottom = placeNotes(layout, predictions, fonts.next_tokens, std::max(kMargin, x0), bottom + 6,
                       QStringLiteral("next_tokens"), Qt::black);
-  placeNotes(layout, notes, fonts.note, std::max(kMargin, x0), bottom + (predictions.isEmpty() ? 0 : 4));
+  bottom = placeNotes(layout, notes, fonts.note, std::max(kMargin, x0), bottom + (predictions.isEmpty() ? 0 : 4));
+  if (grown) layout.canvas.setHeight(std::max(req.canvas.height(), static_cast<int>(std::ceil(bottom + kMargin))));
   return layout;
 }
 

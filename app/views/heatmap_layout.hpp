@@ -125,6 +125,12 @@ struct GridRequest {
   LayoutFonts fonts;
   int block = 0;                   ///< At least this many tokens per cell (0 = 1); more when the
                                    ///< cells would be smaller than kOverviewCellPx.
+  /// > 0: cells at least this many px (a window's scrolling panel). When the canvas's height would
+  /// make them smaller but its width allows them in two columns or more (or one panel alone), the
+  /// grid takes the most columns whose cells keep
+  /// this size and the layout's canvas grows downward (HeatmapLayout::canvas gives the size
+  /// needed; the colour bar stays within the first canvas height).
+  double min_cell = 0;
 };
 
 /// Lays out a grid of equally sized maps (a single map when panel_titles has one entry).

@@ -14,6 +14,8 @@ Options:
   --view NAME       the plot or panel NAME (its objectName in "views") on screen: at least a third
                     of the window's width and half its height shown (a lesson step's own view)
   --no-scroll NAME  the panel NAME (a lesson's text) shows all of its text without scrolling
+  --min-cell PX     every map's cells at least PX px (a projector's readable default)
+  --min-label-pt PT every token label (query and key) at least PT points
 
 Prints one line per heatmap (cell size, labels, share); exits 1 naming the first problem."""
 import argparse
@@ -79,6 +81,12 @@ def check_heatmap(heatmap, window, args, problems):
             problems.append("model view thumbnails of %d px (want %d)" % (thumb, args.min_thumb))
         if maps[0]["n_q"] <= 32 and maps[0]["block"] != 1:
             problems.append("model view pooled %d tokens into blocks of %d" % (maps[0]["n_q"], maps[0]["block"]))
+    if args.min_cell and cell < args.min_cell:
+        problems.append("%s: %.1f-px cells (want %g)" % (heatmap["plot"], cell, args.min_cell))
+    points = [t["font_points"] for t in heatmap["texts"] if t["role"] in ("query_label", "key_label")]
+    if args.min_label_pt and (not points or min(points) < args.min_label_pt):
+        problems.append("%s: token labels of %s pt (want %g)" %
+                        (heatmap["plot"], min(points) if points else "no", args.min_label_pt))
     q = [t for t in heatmap["texts"] if t["role"] == "query_label" and t.get("map", 0) == 0]
     k = [t for t in heatmap["texts"] if t["role"] == "key_label" and t.get("map", 0) == 0]
     if not model_view and args.labels and (len(q) < args.labels or len(k) < args.labels):
@@ -109,6 +117,8 @@ def main():
     parser.add_argument("--min-thumb", type=float, default=0)
     parser.add_argument("--view", action="append", default=[])
     parser.add_argument("--no-scroll", action="append", default=[])
+    parser.add_argument("--min-cell", type=float, default=0)
+    parser.add_argument("--min-label-pt", type=float, default=0)
     args = parser.parse_args()
     args.labels = max(args.labels, args.legacy_labels)
     layout = json.load(open(args.layout))
