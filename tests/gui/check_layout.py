@@ -2,10 +2,11 @@
 """check_layout.py LAYOUT.json [options]: checks what attention-lab --layout-json wrote.
 
 Always: every heatmap's cells square and drawn where laid out; every text on screen inside the
-window and apart from every other; the colour bar's texts inside the part of the plot on screen
-(a picture wider than its panel scrolls sideways); a map with cells under 12 px only when its
-title calls it an overview ("overview" / "概览"); every control's text uncut (not clipped
-sideways by the panel it sits in, and as wide as its one-line text needs).
+window and apart from every other; the colour bar's texts, where their rows are on screen, not
+scrolled sideways out of the plot's visible part (a picture wider than its panel scrolls); a
+map with cells under 12 px only when its title calls it an overview ("overview" / "概览"); every
+control's text uncut (not clipped sideways by the panel it sits in, and as wide as its one-line
+text needs).
 
 Options:
   --labels N        at least N query labels (and N key labels) on the first map
@@ -54,10 +55,12 @@ def check_heatmap(heatmap, window, args, problems):
     texts = [t for t in heatmap["texts"] if t["y"] < screen["y"] + screen["height"] and
              t["y"] + t["height"] > screen["y"] and t["x"] < screen["x"] + screen["width"] and
              t["x"] + t["width"] > screen["x"]]
-    # The colour bar is read beside the maps: never scrolled sideways out of the panel.
+    # The colour bar is read beside the maps: where the panel shows its height (not scrolled down
+    # past it, as to a head role's top head), never sideways out of the panel.
     for t in heatmap["texts"]:
-        if t["role"] in ("bar_tick", "bar_title") and (t["x"] < screen["x"] - 1 or
-                                                      t["x"] + t["width"] > screen["x"] + screen["width"] + 1):
+        shown_rows = t["y"] < screen["y"] + screen["height"] and t["y"] + t["height"] > screen["y"]
+        if t["role"] in ("bar_tick", "bar_title") and shown_rows and (
+                t["x"] < screen["x"] - 1 or t["x"] + t["width"] > screen["x"] + screen["width"] + 1):
             problems.append("colour bar out of view: %r" % t["text"])
     for i, a in enumerate(texts):
         if a["x"] < -1 or a["x"] + a["width"] > window["width"] + 1:
