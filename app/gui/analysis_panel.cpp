@@ -1,5 +1,5 @@
 /// \file analysis_panel.cpp
-/// The saturation, entropy and histogram panels.
+/// The saturation, entropy, histogram and head-similarity plots.
 
 #include "analysis_panel.hpp"
 
@@ -8,9 +8,11 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "attnlab/head_similarity.hpp"
 #include "render_scheduler.hpp"
 #include "views/analysis_plots.hpp"
 #include "views/export.hpp"
+#include "views/head_similarity_plot.hpp"
 #include "views/picture.hpp"
 #include "views/saturation_plot.hpp"
 
@@ -35,12 +37,15 @@ AnalysisPanel::AnalysisPanel(RenderScheduler& scheduler, QWidget* parent)
   saturation_plot_ = make("saturationPlot");
   entropy_plot_ = make("entropyPlot");
   histogram_plot_ = make("histogramPlot");
+  similarity_plot_ = make("headSimilarityPlot");
+  similarity_plot_->hide();
   for (QCustomPlot* bars : {entropy_plot_, histogram_plot_}) {
     bars->setNotAntialiasedElements(QCP::aePlottables);  // crisp bars, faster replots
   }
   layout->addWidget(saturation_plot_, 5);
   layout->addWidget(entropy_plot_, 3);
   layout->addWidget(histogram_plot_, 3);
+  layout->addWidget(similarity_plot_, 5);
   roles_ = new HeadRolesPanel(this);
   roles_->setObjectName(QStringLiteral("headRolesPanel"));
   layout->addWidget(roles_, 3);
@@ -56,6 +61,8 @@ void AnalysisPanel::resizeEvent(QResizeEvent* event) {
   if (drawn_keys_ >= 0) {
     drawn_dk_ = -1;  // the saturation plot is drawn again at its new width
     drawn_keys_ = -1;
+    // The similarity matrix is laid out for the plot's size: drawn again.
+    if (focus_ == AnalysisPlot::kHeadSimilarity) drawn_result_.reset();
     scheduler_.requestRender();
   }
 }
@@ -80,12 +87,14 @@ void AnalysisPanel::applyVisibility() {
   // mode), not the side panel's smaller one.
   const std::pair<QCustomPlot*, AnalysisPlot> plots[] = {{saturation_plot_, AnalysisPlot::kSaturation},
                                                          {entropy_plot_, AnalysisPlot::kEntropy},
-                                                         {histogram_plot_, AnalysisPlot::kHistogram}};
+                                                         {histogram_plot_, AnalysisPlot::kHistogram},
+                                                         {similarity_plot_, AnalysisPlot::kHeadSimilarity}};
   for (const auto& [plot, kind] : plots)
     views::setFontScale(*plot, kind != focus_ ? kSideFontScale : compact_ ? 1.4 : 1.0);
   saturation_plot_->setVisible(all || focus_ == AnalysisPlot::kSaturation);
   entropy_plot_->setVisible(all ? !compact_ : focus_ == AnalysisPlot::kEntropy);
   histogram_plot_->setVisible(all ? !compact_ : focus_ == AnalysisPlot::kHistogram);
+  similarity_plot_->setVisible(focus_ == AnalysisPlot::kHeadSimilarity);
   roles_->setVisible(roles_->hasRoles() && (all || focus_ == AnalysisPlot::kHeadRoles));
 }
 
@@ -156,6 +165,11 @@ void AnalysisPanel::drawSummaries() {
                  : tr("Histogram of this sentence's scores (all heads)"),
       result->spec);
   scheduler_.queueReplot(histogram_plot_);
+  if (focus_ == AnalysisPlot::kHeadSimilarity) {
+    views::drawHeadSimilarity(*similarity_plot_, headSimilarity(result->attention(entry)),
+                              views::viewText("Head similarity: mean Jensen–Shannon divergence between heads"));
+    scheduler_.queueReplot(similarity_plot_);
+  }
 }
 
 }  // namespace attnlab::gui

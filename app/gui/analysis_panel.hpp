@@ -2,8 +2,9 @@
 /// \file analysis_panel.hpp
 /// The side panel: the softmax-saturation curves with the current d_k marked (Monte-Carlo, cached
 /// per number of keys and seed on a worker thread), the entropy of each query row and the
-/// histogram of the scores of the layer in focus, and a model's top heads per role when it has head
-/// roles (HeadRolesPanel). Drawn by app/views, as the CLI would.
+/// histogram of the scores of the layer in focus, a model's top heads per role when it has head
+/// roles (HeadRolesPanel), and — only for a lesson step about it — the heads' similarity matrix.
+/// Drawn by app/views, as the CLI would.
 
 #include <QWidget>
 
@@ -17,7 +18,8 @@ namespace attnlab::gui {
 class RenderScheduler;
 
 /// One of the analysis panel's plots, brought forward alone by a lesson step about it.
-enum class AnalysisPlot { kNone, kSaturation, kEntropy, kHistogram, kHeadRoles };
+/// kHeadSimilarity is never among "every plot": it is shown only as a step's plot.
+enum class AnalysisPlot { kNone, kSaturation, kEntropy, kHistogram, kHeadRoles, kHeadSimilarity };
 
 /// Saturation, row entropy and score histogram.
 class AnalysisPanel : public QWidget {
@@ -45,6 +47,9 @@ class AnalysisPanel : public QWidget {
   QCustomPlot* saturationPlot() const { return saturation_plot_; }
   QCustomPlot* entropyPlot() const { return entropy_plot_; }
   QCustomPlot* histogramPlot() const { return histogram_plot_; }
+  /// The heads' mean Jensen–Shannon divergence matrix [h, h] of the layer in focus (hidden unless
+  /// it is the focus plot).
+  QCustomPlot* similarityPlot() const { return similarity_plot_; }
   /// The top heads per role of a result with head roles (hidden otherwise).
   HeadRolesPanel* headRolesPanel() const { return roles_; }
 
@@ -57,7 +62,8 @@ class AnalysisPanel : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  /// Draws the entropy and histogram plots of drawn_result_'s entry drawn_entry_.
+  /// Draws the entropy and histogram plots of drawn_result_'s entry drawn_entry_ (and the head
+  /// similarity while it is the focus plot).
   void drawSummaries();
   /// Shows the plots that compact_ and focus_ ask for.
   void applyVisibility();
@@ -77,6 +83,7 @@ class AnalysisPanel : public QWidget {
   QCustomPlot* saturation_plot_ = nullptr;
   QCustomPlot* entropy_plot_ = nullptr;
   QCustomPlot* histogram_plot_ = nullptr;
+  QCustomPlot* similarity_plot_ = nullptr;
   HeadRolesPanel* roles_ = nullptr;
 };
 

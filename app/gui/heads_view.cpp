@@ -253,6 +253,7 @@ void HeadsView::drawGrid() {
   grid_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   views::setCanvasSize(*grid_plot_, QSize());
   views::setMinThumbnail(*grid_plot_, 0);
+  views::setMinCell(*grid_plot_, 0);
   const bool force = std::exchange(grid_force_, false);
   bool replotted = false;  // the model view's plot replotted itself (resized)
   const AttentionResult& first = shown_->attention(0);
@@ -277,32 +278,16 @@ void HeadsView::drawGrid() {
                .arg(shown_->model->name)
                .arg(shown_->rollout->last);
   } else if (modelView()) {
-    // Laid out for the scroll area's width (less its scroll bar, so the layout does not change
-    // when the bar comes and goes) and grown downward when the thumbnails need it.
-    // The plot is then exactly the picture's size (the scroll area no longer sizes it).
-    const QSize area = grid_scroll_->maximumViewportSize();
-    const int bar = grid_scroll_->verticalScrollBar()->sizeHint().width();
-    const QSize canvas(std::max(1, area.width() - bar), std::max(1, area.height()));
+    // Laid out for the scroll area's width and grown downward when the thumbnails need it; the
+    // plot is then exactly the picture's size (the scroll area no longer sizes it).
+    const QSize canvas = scrollCanvas();
     views::setCanvasSize(*grid_plot_, canvas);
     views::setMinThumbnail(*grid_plot_, kMinThumbnailPx * font_scale_);
     grid_scrolls_ = true;
     views::drawModelView(*grid_plot_, *shown_, runLabel(shown_, -1), picture_);
     if (head_role_ && shown_->head_roles)
       views::markHeadRoles(*grid_plot_, *shown_->head_roles, *head_role_, views::modelViewLayers(*shown_));
-    const QSize drawn = views::heatmapCanvas(*grid_plot_);
-    const QSize picture(std::max(canvas.width(), drawn.width()), std::max(canvas.height(), drawn.height()));
-    // Sideways only when thumbnails of kMinThumbnailPx do not fit across (an 8B model's 32 × 32
-    // heads): the layout then grew the canvas's width too. AlwaysOn, not AsNeeded: the viewport
-    // shrinks now (AsNeeded shows the bar at the next layout pass, after scrollToTopHead measured).
-    grid_scroll_->setHorizontalScrollBarPolicy(picture.width() > canvas.width() ? Qt::ScrollBarAlwaysOn
-                                                                                : Qt::ScrollBarAlwaysOff);
-    views::setCanvasSize(*grid_plot_, picture);  // what exports, hover and replots read
-    if (grid_scroll_->widgetResizable()) grid_scroll_->setWidgetResizable(false);
-    if (grid_plot_->size() != picture) {
-      grid_plot_->resize(picture);
-      // A shown QCustomPlot replots at once when resized (its resizeEvent): no second replot.
-      replotted = grid_plot_->isVisible() && grid_plot_->size() == picture;
-    }
+    replotted = fitScrolled(canvas);
     // After the scroll area has laid out its bars for the new picture (a posted layout request).
     if (scroll_to_role_ && head_role_ && shown_->head_roles)
       QMetaObject::invokeMethod(this, [this] {
@@ -337,6 +322,13 @@ void HeadsView::drawGrid() {
                   .arg(views::headRoleText(*head_role_));
     }
   } else {
+    // Up to kProjectorTokens tokens, cells of kProjectorCellPx where the width allows them: the
+    // grid in fewer columns, scrolling downward.
+    const bool readable = std::max(first.nQ(), first.nK()) <= kProjectorTokens;
+    const QSize canvas = readable ? scrollCanvas() : QSize();
+    views::setCanvasSize(*grid_plot_, canvas);
+    views::setMinCell(*grid_plot_, readable ? kProjectorCellPx * font_scale_ : 0);
+    grid_scrolls_ = readable;
     // Same layout (only d_k, scaling, temperature or seed changed): refill the cells in place
     // and replot only them and the title.
     grid_part_ = RenderScheduler::Part::kCells;
@@ -346,6 +338,7 @@ void HeadsView::drawGrid() {
                           runLabel(shown_, 0), picture_);
       grid_part_ = RenderScheduler::Part::kAll;
     }
+    if (readable && fitScrolled(canvas)) replotted = true;
     publishPlan(views::mapPlan(*grid_plot_, -1));
     const int block = views::heatmapBlock(*grid_plot_);
     note = block > 1

@@ -32,6 +32,12 @@ class CompareController;
 /// scroll instead of shrinking.
 inline constexpr double kMinThumbnailPx = 48;
 
+/// Up to this many tokens the grid of heads keeps cells of kProjectorCellPx (at font scale 1)
+/// where the panel's width allows them, scrolling downward: labels and cells read on a projector
+/// at 1280 × 720 (issue 50).
+inline constexpr int kProjectorTokens = 16;
+inline constexpr double kProjectorCellPx = 20;
+
 /// The title words of entry `entry` of a result (a model layer: its name and layer; entry < 0:
 /// the model view's, without a layer).
 views::RunLabel runLabel(const ResultPtr& result, int entry);
@@ -127,6 +133,11 @@ class HeadsView : public QStackedWidget {
 
  private:
   void drawGrid();
+  /// The canvas a scrolling grid is laid out for: the scroll area's viewport less its scroll bar.
+  QSize scrollCanvas() const;  // heads_view_scroll.cpp
+  /// Shows the picture drawn for `canvas` at its own size in the scroll area (scroll bars as it
+  /// needs); true when resizing the plot replotted it.
+  bool fitScrolled(const QSize& canvas);
   void drawHead();
   void drawRow();
   void applyRowHighlight();
@@ -165,9 +176,9 @@ class HeadsView : public QStackedWidget {
 
   QLabel* grid_note_ = nullptr;
   /// Holds the grid; scrolls the model view's layers when its thumbnails would fall under
-  /// kMinThumbnailPx.
+  /// kMinThumbnailPx, and a grid of heads whose cells would fall under kProjectorCellPx.
   QScrollArea* grid_scroll_ = nullptr;
-  bool grid_scrolls_ = false;  ///< The grid is laid out for the scroll area (the model view).
+  bool grid_scrolls_ = false;  ///< The grid is laid out for the scroll area (scrollCanvas).
   QCustomPlot* grid_plot_ = nullptr;
   QPushButton* back_button_ = nullptr;
   QLabel* head_note_ = nullptr;

@@ -3,8 +3,6 @@
 
 #include "lesson_controller.hpp"
 
-#include <qcustomplot.h>
-
 #include <QAction>
 #include <QActionGroup>
 #include <QDockWidget>
@@ -20,12 +18,10 @@
 #include <stdexcept>
 
 #include "attnlab/error.hpp"
-#include "attnlab/head_similarity.hpp"
 #include "lesson_panel.hpp"
 #include "lesson_host.hpp"
 #include "options/options.hpp"
 #include "views/export.hpp"
-#include "views/head_similarity_plot.hpp"
 #include "views/picture.hpp"
 
 namespace attnlab::gui {
@@ -91,6 +87,7 @@ AnalysisPlot analysisPlotOf(View view) {
     case View::kEntropy: return AnalysisPlot::kEntropy;
     case View::kHistogram: return AnalysisPlot::kHistogram;
     case View::kHeadRoles: return AnalysisPlot::kHeadRoles;
+    case View::kHeadSimilarity: return AnalysisPlot::kHeadSimilarity;
     default: return AnalysisPlot::kNone;
   }
 }
@@ -239,7 +236,6 @@ void LessonController::show(const lessons::Lesson& lesson, int step, bool apply_
   refreshPanel();
   arrangeColumn();
   arrange_pending_ = true;
-  drawSimilarity();
   startNumbers();  // from the picture on screen now; again when the step's result arrives
 }
 
@@ -302,7 +298,6 @@ void LessonController::applyView(const lessons::Step& step) {
   showDock(host_.toolDock(ToolDock::kTraining), step.view == View::kTraining, opened_training_);
   showDock(host_.toolDock(ToolDock::kInterventions),
            step.view == View::kLogitLens || step.view == View::kDla, opened_interventions_);
-  panel_->setSimilarityVisible(step.view == View::kHeadSimilarity);
   applyAnalysisVisibility();
   host_.showAnalysisPlot(analysisPlotOf(step.view));  // the step's plot in front, large
 }
@@ -377,7 +372,6 @@ void LessonController::leave() {
   pending_head_ = -2;
   message_ = {};
   model_missing_.clear();
-  panel_->setSimilarityVisible(false);
   dock_->hide();
   host_.showAnalysisPlot(AnalysisPlot::kNone);
   applyAnalysisVisibility();  // presentation mode: hidden again, at the side panel's size
@@ -420,7 +414,6 @@ void LessonController::resultShown() {
       host_.showHead(-1);  // presentation mode keeps its one large head
     }
   }
-  drawSimilarity();
   startNumbers();
   // The first result of a step: the window is laid out now, measure the text again.
   if (std::exchange(arrange_pending_, false)) arrangeColumn();
@@ -460,20 +453,6 @@ void LessonController::numbersDone() {
   if (panel_->textHeight() > panel_->scrollArea()->viewport()->height() ||
       panel_->scrollArea()->verticalScrollBar()->maximum() > 0)
     arrangeColumn();
-}
-
-void LessonController::drawSimilarity() {
-  if (!lesson_ || lesson_->steps[static_cast<std::size_t>(step_)].view != View::kHeadSimilarity) return;
-  const ResultPtr shown = host_.currentResult();
-  if (!shown) return;
-  QCustomPlot* plot = panel_->similarityPlot();
-  // Square cells: drawHeadSimilarity's matrix is min(width − 190, height − 150) px on a side, so
-  // the plot is as tall as the panel's width makes the matrix.
-  plot->setFixedHeight(std::max(260, plot->width() - 190 + 160));
-  const AttentionResult& result = shown->attention(host_.focusEntry());
-  views::drawHeadSimilarity(*plot, headSimilarity(result),
-                            views::viewText("Head similarity: mean Jensen–Shannon divergence between heads"));
-  plot->replot();
 }
 
 void LessonController::refreshPanel() {
@@ -554,7 +533,6 @@ void LessonController::retranslate() {
   panel_->retranslate();
   refreshMenu();
   refreshPanel();
-  drawSimilarity();
 }
 
 void LessonController::setPresentation(bool on) {

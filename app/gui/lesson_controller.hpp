@@ -6,9 +6,9 @@
 /// Choosing a step applies it through the one option table: lessons::stepOptions(step) gives the
 /// options of `attention-lab-cli render`; their LabSettings go to LessonHost::setSettings, --head
 /// enlarges that head, and the step's `view` opens what it names (the saturation, entropy and
-/// histogram plots of the analysis panel — shown in presentation mode too —, the A − B difference
-/// via LessonHost::compareWith, the cost and KV-cache decoding docks, the head-similarity matrix in
-/// the panel). Nothing is hidden or locked: the user can change any control; going to a step again
+/// histogram plots and the head-similarity matrix of the analysis panel — shown in presentation
+/// mode too —, the A − B difference via LessonHost::compareWith, the cost and KV-cache decoding
+/// docks). Nothing is hidden or locked: the user can change any control; going to a step again
 /// re-applies it. After each new result the caption's live numbers are recomputed from the
 /// settings on screen (lessons::quantities, on a worker thread: the GUI never waits for them).
 /// The lesson and step are kept in QSettings ("lesson/name", "lesson/step" 1-based, "lesson/open")
@@ -72,7 +72,7 @@ class LessonController : public QObject {
   /// True while the caption's live numbers for the picture on screen are still being computed.
   bool numbersPending() const;
 
-  /// Call after every new result on screen: recomputes the live numbers (and the head similarity).
+  /// Call after every new result on screen: recomputes the live numbers.
   void resultShown();
   /// The menu, the panel and the caption in the interface language.
   void retranslate();
@@ -117,7 +117,6 @@ class LessonController : public QObject {
   void arrangeColumn();
   /// Presentation mode: the column's width, a share of the screen (restored afterwards).
   void fitDock();
-  void drawSimilarity();
   void startNumbers();
   void numbersDone();
   void refreshPanel();

@@ -3,8 +3,6 @@
 
 #include "lesson_panel.hpp"
 
-#include <qcustomplot.h>
-
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -13,9 +11,6 @@
 #include <QScrollBar>
 #include <algorithm>
 #include <QVBoxLayout>
-
-#include "views/export.hpp"
-#include "views/picture.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -65,10 +60,6 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   fetch_ = new QPushButton;
   fetch_->setObjectName(QStringLiteral("lessonFetchModel"));
   fetch_->hide();
-  similarity_ = new QCustomPlot;
-  similarity_->setObjectName(QStringLiteral("lessonSimilarityPlot"));
-  similarity_->setFixedHeight(260);  // LessonController sizes it to the panel's width
-  similarity_->hide();
   layout->addWidget(title_);
   layout->addWidget(step_label_);
   layout->addSpacing(6);
@@ -78,7 +69,6 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   layout->addSpacing(6);
   layout->addWidget(try_heading_);
   layout->addWidget(try_);
-  layout->addWidget(similarity_);
   layout->addStretch(1);
 
   scroll_ = new QScrollArea;
@@ -132,8 +122,6 @@ void LessonPanel::setLarge(bool large) {
   applyFonts();
 }
 
-void LessonPanel::setSimilarityVisible(bool visible) { similarity_->setVisible(visible); }
-
 int LessonPanel::textHeight() const {
   // Wrapped as narrow as it can be: beside a vertical scroll bar.
   const QWidget* page = scroll_->widget();
@@ -160,7 +148,6 @@ void LessonPanel::applyFonts() {
   heading.setBold(true);
   try_heading_->setFont(heading);
   for (QPushButton* b : {previous_, next_, leave_, fetch_}) b->setFont(body);
-  views::setFontScale(*similarity_, large_ ? 1.2 : 0.8);
 }
 
 void LessonPanel::changeEvent(QEvent* event) {

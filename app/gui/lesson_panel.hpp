@@ -2,13 +2,12 @@
 /// \file lesson_panel.hpp
 /// The lesson side panel (Lessons menu, issue 16): the lesson's title, "Step n of m", the step's
 /// caption with its live numbers, the "try this" prompt, an inline message (a model that is not
-/// fetched, a setting refused), the head-similarity matrix for the steps that show it, and the
-/// Previous / Next / Leave buttons. A widget only: LessonController (lesson_controller.hpp) fills
-/// it from the lesson files and applies the steps to the window.
+/// fetched, a setting refused) and the Previous / Next / Leave buttons. A widget only:
+/// LessonController (lesson_controller.hpp) fills it from the lesson files and applies the steps
+/// to the window.
 
 #include <QWidget>
 
-class QCustomPlot;
 class QLabel;
 class QPushButton;
 class QScrollArea;
@@ -39,8 +38,6 @@ class LessonPanel : public QWidget {
   /// Large type for a projector (presentation mode): every text × kPresentationScale.
   void setLarge(bool large);
   bool large() const { return large_; }
-  /// Shows or hides the head-similarity plot (a step whose view is the h × h similarity).
-  void setSimilarityVisible(bool visible);
   /// The height, px, of the scrolling text at the panel's width (wrapped), to show all of it.
   int textHeight() const;
   /// Button texts and "Step n of m" (interface language).
@@ -55,7 +52,6 @@ class LessonPanel : public QWidget {
   QPushButton* nextButton() const { return next_; }
   QPushButton* leaveButton() const { return leave_; }
   QPushButton* fetchButton() const { return fetch_; }
-  QCustomPlot* similarityPlot() const { return similarity_; }
   QScrollArea* scrollArea() const { return scroll_; }
 
  signals:
@@ -80,7 +76,6 @@ class LessonPanel : public QWidget {
   QLabel* try_heading_ = nullptr;
   QLabel* try_ = nullptr;
   QLabel* message_ = nullptr;
-  QCustomPlot* similarity_ = nullptr;
   QPushButton* previous_ = nullptr;
   QPushButton* next_ = nullptr;
   QPushButton* leave_ = nullptr;

@@ -26,6 +26,8 @@ constexpr double kMinAnnotatedCellPx = 30;
 
 /// Name of the plot property holding setCanvasSize's size.
 constexpr char kCanvasProperty[] = "attnlabViewsCanvas";
+/// Name of the plot property holding setMinCell's size.
+constexpr char kMinCellProperty[] = "attnlabViewsMinCell";
 
 bool onScreen(const QCustomPlot& plot) {
   return plot.isVisible() && plot.width() >= 100 && plot.height() >= 100;
@@ -206,6 +208,7 @@ GridRequest gridRequest(const QCustomPlot& plot, const AttentionResult& result,
   if (label.pad_tokens > 0) req.notes << viewText("hatched rows: [PAD] queries (padding; their outputs are discarded)");
   if (!groups.empty() && !single) req.notes << kvGroupsNote(label.facts);
   req.fonts = pictureFonts(plot, !single, std::max(result.nQ(), result.nK()));
+  if (!single) req.min_cell = plot.property(kMinCellProperty).toDouble();
   return req;
 }
 
@@ -347,6 +350,10 @@ void attachLegendRow(QCustomPlot& plot, QCPAxisRect* rect, QCPLegend* legend, co
   plot.xAxis2 = rect->axis(QCPAxis::atTop);
   plot.yAxis2 = rect->axis(QCPAxis::atRight);
   plot.legend = legend;
+}
+
+void setMinCell(QCustomPlot& plot, double px) {
+  plot.setProperty(kMinCellProperty, px > 0 && std::isfinite(px) ? px : 0.0);
 }
 
 void setCanvasSize(QCustomPlot& plot, const QSize& size) {

@@ -104,6 +104,12 @@ PooledCell pooledCell(const PooledAttention& pooled, int head, int row, int colu
 /// export): the picture fits its canvas.
 void setMinThumbnail(QCustomPlot& plot, double px);
 
+/// A head grid in a scrolling panel (the window): drawHeadGrid keeps cells of at least `px` px
+/// where the canvas's width allows them, in fewer columns, growing the picture downward past its
+/// canvas — heatmapCanvas then gives the height to make the plot. 0 (the default, every export):
+/// the picture fits its canvas.
+void setMinCell(QCustomPlot& plot, double px);
+
 /// Replaces the weights shown by the last drawHeatmap (head ≥ 0) or drawHeadGrid (head = −1)
 /// call on plot with result's, and updates the title and the weights printed in cells, without a
 /// new layout: the cheap path while only d_k, the scaling, the temperature or the seed change.

@@ -52,7 +52,9 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
 
   // The tick font: the largest size (down to min_tick_points) that labels every token, else the
   // request's size with thinned labels.
-  auto arrange = [&](const QFont& tick, bool stagger) {
+  // body_h: the height the grid may take; min_cell > 0: the most columns whose cells keep that
+  // size (the height unbounded), instead of the largest cells.
+  auto arrange = [&](const QFont& tick, bool stagger, double body_h, double min_cell) {
     const Labels q(req.query_labels, tick), k(req.key_labels, tick);
     Candidate best;
     for (int columns = 1; columns <= panels; ++columns) {
@@ -67,7 +69,7 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
       // Every token its cell while a token gets kMinCellPx; else (or from req.block on) blocks
       // of at least kOverviewCellPx, growing until they fit.
       c.block = std::max(1, req.block);
-      c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
+      c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body_h, f, &c.g);
       const int n = std::max(req.n_q, req.n_k);
       for (int tries = 0; tries < 64 && c.block < n; ++tries) {
         if (c.block == 1 ? c.cell >= kMinCellPx : c.cell >= kOverviewCellPx) break;
@@ -75,39 +77,59 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
         // Never past one block for the whole map (a canvas too small for any cell keeps that).
         const double wanted = std::min<double>(n, std::ceil(kOverviewCellPx / per_token));
         c.block = std::min(n, std::max(c.block + 1, std::max(2, static_cast<int>(wanted))));
-        c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body.height(), f, &c.g);
+        c.cell = bestCell(q, k, req.n_q, req.n_k, c.block, body.width(), body_h, f, &c.g);
       }
-      if (columns == 1 || c.perToken() > best.perToken() * 1.02) best = c;  // ties: fewer columns
+      if (min_cell > 0) {
+        if (columns == 1 || (c.block == 1 && c.cell >= min_cell)) best = c;
+      } else if (columns == 1 || c.perToken() > best.perToken() * 1.02) {
+        best = c;  // ties: fewer columns
+      }
     }
     return std::pair<Candidate, QFont>(best, tick);
   };
   // Every token labelled first: the request's font, then smaller ones down to min_tick_points,
   // then the same sizes with the labels staggered in two lanes; only then thinned labels (with
   // the font that gives the largest cells).
-  auto [best, tick] = arrange(fonts.tick, false);
-  const auto everyToken = [](const Candidate& c) { return c.block == 1 && c.g.query_step == 1 && c.g.key_step == 1; };
-  if (std::max(req.n_q, req.n_k) <= 200 && !everyToken(best)) {
-    Candidate widest = best;
-    QFont widest_font = tick;
-    bool all = false;
-    for (bool stagger : {false, true}) {
-      for (double pt = fonts.tick.pointSizeF() - (stagger ? 0 : 0.5); pt >= fonts.min_tick_points - 1e-9 && !all; pt -= 0.5) {
-        QFont smaller = fonts.tick;
-        smaller.setPointSizeF(pt);
-        auto [c, f] = arrange(smaller, stagger);
-        if (everyToken(c)) {
-          best = c;
-          tick = f;
-          all = true;
-        } else if (c.perToken() > widest.perToken() * 1.02) {
-          widest = c;
-          widest_font = f;
+  const auto choose = [&](double body_h, double min_cell) {
+    auto [best, tick] = arrange(fonts.tick, false, body_h, min_cell);
+    const auto everyToken = [](const Candidate& c) { return c.block == 1 && c.g.query_step == 1 && c.g.key_step == 1; };
+    if (std::max(req.n_q, req.n_k) <= 200 && !everyToken(best)) {
+      Candidate widest = best;
+      QFont widest_font = tick;
+      bool all = false;
+      for (bool stagger : {false, true}) {
+        for (double pt = fonts.tick.pointSizeF() - (stagger ? 0 : 0.5); pt >= fonts.min_tick_points - 1e-9 && !all; pt -= 0.5) {
+          QFont smaller = fonts.tick;
+          smaller.setPointSizeF(pt);
+          auto [c, f] = arrange(smaller, stagger, body_h, min_cell);
+          if (everyToken(c)) {
+            best = c;
+            tick = f;
+            all = true;
+          } else if (c.perToken() > widest.perToken() * 1.02) {
+            widest = c;
+            widest_font = f;
+          }
         }
       }
+      if (!all) {
+        best = widest;
+        tick = widest_font;
+      }
     }
-    if (!all) {
-      best = widest;
-      tick = widest_font;
+    return std::pair<Candidate, QFont>(best, tick);
+  };
+  auto [best, tick] = choose(body.height(), 0);
+  // A window's scrolling panel: cells of min_cell by the width alone (fewer columns, the grid
+  // growing downward), where the height would make them smaller and the width allows it in two
+  // columns at least (one column of many heads would show one head at a time).
+  bool grown = false;
+  if (req.min_cell > 0 && best.cell < req.min_cell) {
+    auto [taller, taller_tick] = choose(1e6, req.min_cell);
+    if (taller.block == 1 && taller.cell >= req.min_cell && taller.columns >= std::min(2, panels)) {
+      best = taller;
+      tick = taller_tick;
+      grown = true;
     }
   }
   const Labels q(req.query_labels, tick), k(req.key_labels, tick);
@@ -232,64 +254,10 @@ HeatmapLayout layoutGrid(const GridRequest& req) {
   for (const DrawnText& t : layout.texts) bottom = std::max(bottom, t.rect.bottom());
   bottom = placeNotes(layout, predictions, fonts.next_tokens, std::max(kMargin, x0), bottom + 6,
                       QStringLiteral("next_tokens"), Qt::black);
-  placeNotes(layout, notes, fonts.note, std::max(kMargin, x0), bottom + (predictions.isEmpty() ? 0 : 4));
+  bottom = placeNotes(layout, notes, fonts.note, std::max(kMargin, x0), bottom + (predictions.isEmpty() ? 0 : 4));
+  if (grown) layout.canvas.setHeight(std::max(req.canvas.height(), static_cast<int>(std::ceil(bottom + kMargin))));
   return layout;
 }
-
-namespace {
-
-/// The token labels of a model view: the queries left of every thumbnail of the first column,
-/// the keys above every thumbnail of the first row (vertical text with keys_vertical), every
-/// k-th token where they would overlap and none reaching into a neighbour's half of the gap;
-/// q_offset and k_offset px further out (clear of a K/V group's box). Maps are in (layer, head)
-/// order. True when every token is labelled.
-bool placeThumbLabels(HeatmapLayout& layout, const Labels& q, const Labels& k, const QStringList& q_text,
-                      const QStringList& k_text, bool keys_vertical, int rows, int columns,
-                      bool transposed, int n_heads, double gap, double q_offset, double k_offset) {
-  const auto mapAt = [&](int r, int c) -> const MapGeometry& {
-    const int layer = transposed ? c : r, head = transposed ? r : c;
-    return layout.maps[static_cast<std::size_t>(layer * n_heads + head)];
-  };
-  std::vector<DrawnText> texts;
-  const double cell = layout.maps.front().cell;
-  const int q_step = stepFor(q.height, cell);
-  const int k_step = stepFor(keys_vertical ? k.thickest : k.widest, cell);
-  for (int r = 0; r < rows; ++r) {
-    const MapGeometry& m = mapAt(r, 0);
-    for (int i = 0; i < m.n_q; i += q_step) {
-      const double w = q.width[static_cast<std::size_t>(i)];
-      const QRectF rect(m.cells.left() - q_offset - kLabelGap - w, m.cells.top() + (i + 0.5) * cell - q.height / 2, w, q.height);
-      if (rect.top() < m.cells.top() - gap / 2 || rect.bottom() > m.cells.bottom() + gap / 2) continue;
-      DrawnText t{QStringLiteral("query_label"), q_text[i], q.font, rect};
-      t.align = Qt::AlignRight;
-      t.panel = static_cast<int>(&m - layout.maps.data());
-      t.index = i;
-      texts.push_back(t);
-    }
-  }
-  for (int c = 0; c < columns; ++c) {
-    const MapGeometry& m = mapAt(0, c);
-    for (int j = 0; j < m.n_k; j += k_step) {
-      const double cx = m.cells.left() + (j + 0.5) * cell;
-      const QSizeF size = keys_vertical ? k.vertical[static_cast<std::size_t>(j)]
-                                        : QSizeF(k.width[static_cast<std::size_t>(j)], k.height);
-      const QRectF rect(cx - size.width() / 2, m.cells.top() - k_offset - kLabelGap - size.height(), size.width(),
-                        size.height());
-      if (rect.left() < m.cells.left() - gap / 2 || rect.right() > m.cells.right() + gap / 2) continue;
-      DrawnText t{QStringLiteral("key_label"), k_text[j], k.font, rect,
-                  keys_vertical ? Orientation::kVertical : Orientation::kHorizontal};
-      t.panel = static_cast<int>(&m - layout.maps.data());
-      t.index = j;
-      texts.push_back(t);
-    }
-  }
-  layout.query_step = q_step;
-  layout.key_step = k_step;
-  layout.texts.insert(layout.texts.end(), texts.begin(), texts.end());
-  return q_step == 1 && k_step == 1;
-}
-
-}  // namespace
 
 HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   HeatmapLayout layout;
@@ -460,12 +428,15 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   const double across_h = along(rows - 1, o.transposed) + thumb + box_pad;
   const double grid_w = o.header_w + across_w;
   const double grid_h = o.header_h + across_h;
+  // Wider than the panel (it scrolls sideways): the colour bar lies across above the grid, in the
+  // part of the picture the panel shows first; else it stands right of the grid.
+  const double band = widened ? barAcrossHeight(req.bar, fonts) + 8 : 0;
   const double x0 = snap(body.left() + std::max(0.0, (body.width() - grid_w) / 2));
-  const double y0 = snap(body.top() + std::max(0.0, (body.height() - grid_h) / 2));
+  const double y0 = snap(body.top() + band + std::max(0.0, (body.height() - band - grid_h) / 2));
   const double cx0 = x0 + o.header_w, cy0 = y0 + o.header_h;
   const double visible_h = req.canvas.height();  // the colour bar stays within the first screen
   if (grown) layout.canvas.setHeight(static_cast<int>(std::ceil(std::max<double>(req.canvas.height(), y0 + grid_h + 8 + notes_h + kMargin))));
-  if (widened) layout.canvas.setWidth(static_cast<int>(std::ceil(std::max<double>(req.canvas.width(), x0 + grid_w + bar_w + kMargin))));
+  if (widened) layout.canvas.setWidth(static_cast<int>(std::ceil(std::max<double>(req.canvas.width(), x0 + grid_w + kMargin))));
 
   for (int l = 0; l < n_layers; ++l) {
     for (int h = 0; h < n_heads; ++h) {
@@ -571,8 +542,14 @@ HeatmapLayout layoutModelGrid(const ModelGridRequest& req) {
   bar_bottom = std::min(std::max(bar_bottom, bar_top + 160),
                         (grown ? visible_h : layout.canvas.height()) - kMargin - (grown ? 0 : notes_h) -
                             QFontMetricsF(fonts.note).height() / 2);
-  placeBar(layout, QRectF(snap(x0 + grid_w + kBarGap), bar_top, kBarWidth, std::max(20.0, bar_bottom - bar_top)),
-           req.bar, fonts);
+  if (widened) {
+    // As long as the first screen allows, half an end label's room kept at the right.
+    const double length = std::clamp(req.canvas.width() - 2 * kMargin - 12, 80.0, 260.0);
+    placeBarAcross(layout, QPointF(kMargin, y0 - band), length, req.bar, fonts);
+  } else {
+    placeBar(layout, QRectF(snap(x0 + grid_w + kBarGap), bar_top, kBarWidth, std::max(20.0, bar_bottom - bar_top)),
+             req.bar, fonts);
+  }
   double y = std::min(y0 + grid_h + 8, layout.canvas.height() - kMargin - notes_h + 6);
   y = placeNotes(layout, predictions, fonts.next_tokens, kMargin, y, QStringLiteral("next_tokens"), Qt::black);
   if (!predictions.isEmpty()) y += 4;

@@ -89,6 +89,7 @@ struct HeatmapLayout {
   std::vector<MapGeometry> maps;   ///< One per panel, in panel order.
   std::vector<DrawnText> texts;    ///< Every text drawn.
   QRectF bar;                      ///< The colour bar (empty: none).
+  bool bar_across = false;         ///< The bar lies across (low values left, labels below it).
   std::vector<double> bar_ticks;   ///< Positions (fractions) of the tick labels kept.
   std::optional<double> bar_mark;  ///< Position of the marked level, when there is one.
   int columns = 1;                 ///< Panels across (model view: thumbnails across).
@@ -124,6 +125,12 @@ struct GridRequest {
   LayoutFonts fonts;
   int block = 0;                   ///< At least this many tokens per cell (0 = 1); more when the
                                    ///< cells would be smaller than kOverviewCellPx.
+  /// > 0: cells at least this many px (a window's scrolling panel). When the canvas's height would
+  /// make them smaller but its width allows them in two columns or more (or one panel alone), the
+  /// grid takes the most columns whose cells keep
+  /// this size and the layout's canvas grows downward (HeatmapLayout::canvas gives the size
+  /// needed; the colour bar stays within the first canvas height).
+  double min_cell = 0;
 };
 
 /// Lays out a grid of equally sized maps (a single map when panel_titles has one entry).
@@ -157,7 +164,8 @@ struct ModelGridRequest {
   /// would make them smaller, the thumbnails fill the width (layers down, or heads down when that
   /// makes them larger) and the layout's canvas grows downward to hold them; when even the width
   /// would, they keep this size and the canvas grows sideways too (HeatmapLayout::canvas gives
-  /// the size needed).
+  /// the size needed), the colour bar then lying across above the grid, within the canvas's
+  /// first width.
   double min_thumb = 0;
   /// ≥ 1: every thumbnail's cells hold a whole multiple of this many tokens a side (a model view
   /// drawn from pooled overviews of b × b-token blocks, PooledAttention::block).

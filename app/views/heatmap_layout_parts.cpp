@@ -211,6 +211,67 @@ double barWidth(const BarLabels& labels, const LayoutFonts& fonts) {
   return kBarWidth + kTickLength + 3 + widest + title;
 }
 
+double barAcrossHeight(const BarLabels& labels, const LayoutFonts& fonts) {
+  const double title = labels.title.isEmpty() ? 0 : QFontMetricsF(fonts.bar_title).height() + 2;
+  return title + kBarWidth + kTickLength + 1 + QFontMetricsF(fonts.note).height();
+}
+
+double placeBarAcross(HeatmapLayout& layout, const QPointF& at, double width, const BarLabels& labels,
+                      const LayoutFonts& fonts) {
+  double y = at.y();
+  if (!labels.title.isEmpty()) {
+    const QString title = elideText(labels.title, fonts.bar_title, width);
+    const QSizeF size = measureText(title, fonts.bar_title);
+    DrawnText t{QStringLiteral("bar_title"), title, fonts.bar_title, QRectF(at.x(), y, size.width(), size.height())};
+    t.align = Qt::AlignLeft;
+    layout.texts.push_back(t);
+    y += QFontMetricsF(fonts.bar_title).height() + 2;
+  }
+  const QRectF bar(at.x(), y, width, kBarWidth);
+  layout.bar = bar;
+  layout.bar_across = true;
+  const double label_y = bar.bottom() + kTickLength + 1;
+  auto rectAt = [&](double position, const QString& text) {
+    const QSizeF size = measureText(text, fonts.note);
+    return QRectF(bar.left() + position * bar.width() - size.width() / 2, label_y, size.width(), size.height());
+  };
+  std::vector<QRectF> kept;
+  auto free = [&kept](const QRectF& r) {
+    for (const QRectF& k : kept)
+      if (r.adjusted(-3, 0, 3, 0).intersects(k)) return false;
+    return true;
+  };
+  if (labels.mark) {
+    const QRectF r = rectAt(labels.mark->position, labels.mark->text);
+    kept.push_back(r);
+    layout.bar_mark = labels.mark->position;
+    layout.texts.push_back({QStringLiteral("bar_mark"), labels.mark->text, fonts.note, r,
+                            Orientation::kHorizontal, Qt::AlignLeft, QColor(0xc0, 0x00, 0x40)});
+  }
+  std::vector<std::size_t> order;
+  if (!labels.ticks.empty()) {
+    order.push_back(0);
+    if (labels.ticks.size() > 1) order.push_back(labels.ticks.size() - 1);
+    for (std::size_t i = 1; i + 1 < labels.ticks.size(); ++i) order.push_back(i);
+  }
+  std::vector<std::pair<std::size_t, QRectF>> chosen;
+  for (std::size_t i : order) {
+    const QRectF r = rectAt(labels.ticks[i].position, labels.ticks[i].text);
+    if (!free(r)) continue;
+    kept.push_back(r);
+    chosen.emplace_back(i, r);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [i, r] : chosen) {
+    layout.bar_ticks.push_back(labels.ticks[i].position);
+    DrawnText t{QStringLiteral("bar_tick"), labels.ticks[i].text, fonts.note, r};
+    t.align = Qt::AlignLeft;
+    t.index = static_cast<int>(i);
+    layout.texts.push_back(t);
+  }
+  return barAcrossHeight(labels, fonts);
+}
+
 QFont fittingFont(const QStringList& parts, QFont font, double width_px) {
   const auto widest = [&parts](const QFont& f) {
     double w = 0;
@@ -267,6 +328,57 @@ double placeNotes(HeatmapLayout& layout, const QStringList& wrapped, const QFont
     y += size.height() + 2;
   }
   return y;
+}
+
+/// The token labels of a model view: the queries left of every thumbnail of the first column,
+/// the keys above every thumbnail of the first row (vertical text with keys_vertical), every
+/// k-th token where they would overlap and none reaching into a neighbour's half of the gap;
+/// q_offset and k_offset px further out (clear of a K/V group's box). Maps are in (layer, head)
+/// order. True when every token is labelled.
+bool placeThumbLabels(HeatmapLayout& layout, const Labels& q, const Labels& k, const QStringList& q_text,
+                      const QStringList& k_text, bool keys_vertical, int rows, int columns,
+                      bool transposed, int n_heads, double gap, double q_offset, double k_offset) {
+  const auto mapAt = [&](int r, int c) -> const MapGeometry& {
+    const int layer = transposed ? c : r, head = transposed ? r : c;
+    return layout.maps[static_cast<std::size_t>(layer * n_heads + head)];
+  };
+  std::vector<DrawnText> texts;
+  const double cell = layout.maps.front().cell;
+  const int q_step = stepFor(q.height, cell);
+  const int k_step = stepFor(keys_vertical ? k.thickest : k.widest, cell);
+  for (int r = 0; r < rows; ++r) {
+    const MapGeometry& m = mapAt(r, 0);
+    for (int i = 0; i < m.n_q; i += q_step) {
+      const double w = q.width[static_cast<std::size_t>(i)];
+      const QRectF rect(m.cells.left() - q_offset - kLabelGap - w, m.cells.top() + (i + 0.5) * cell - q.height / 2, w, q.height);
+      if (rect.top() < m.cells.top() - gap / 2 || rect.bottom() > m.cells.bottom() + gap / 2) continue;
+      DrawnText t{QStringLiteral("query_label"), q_text[i], q.font, rect};
+      t.align = Qt::AlignRight;
+      t.panel = static_cast<int>(&m - layout.maps.data());
+      t.index = i;
+      texts.push_back(t);
+    }
+  }
+  for (int c = 0; c < columns; ++c) {
+    const MapGeometry& m = mapAt(0, c);
+    for (int j = 0; j < m.n_k; j += k_step) {
+      const double cx = m.cells.left() + (j + 0.5) * cell;
+      const QSizeF size = keys_vertical ? k.vertical[static_cast<std::size_t>(j)]
+                                        : QSizeF(k.width[static_cast<std::size_t>(j)], k.height);
+      const QRectF rect(cx - size.width() / 2, m.cells.top() - k_offset - kLabelGap - size.height(), size.width(),
+                        size.height());
+      if (rect.left() < m.cells.left() - gap / 2 || rect.right() > m.cells.right() + gap / 2) continue;
+      DrawnText t{QStringLiteral("key_label"), k_text[j], k.font, rect,
+                  keys_vertical ? Orientation::kVertical : Orientation::kHorizontal};
+      t.panel = static_cast<int>(&m - layout.maps.data());
+      t.index = j;
+      texts.push_back(t);
+    }
+  }
+  layout.query_step = q_step;
+  layout.key_step = k_step;
+  layout.texts.insert(layout.texts.end(), texts.begin(), texts.end());
+  return q_step == 1 && k_step == 1;
 }
 
 }  // namespace attnlab::views::detail

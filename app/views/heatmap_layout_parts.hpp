@@ -118,6 +118,14 @@ void placeBar(HeatmapLayout& layout, const QRectF& bar, const BarLabels& labels,
 /// Width the colour bar takes with its labels.
 double barWidth(const BarLabels& labels, const LayoutFonts& fonts);
 
+/// Places a colour bar lying across, `width` px long with its top-left corner of the band at `at`
+/// (low values left): its title above it, the tick labels and the mark below, kept as placeBar
+/// keeps them (the mark, the ends, then the rest). Returns the band's height (barAcrossHeight).
+double placeBarAcross(HeatmapLayout& layout, const QPointF& at, double width, const BarLabels& labels,
+                      const LayoutFonts& fonts);
+/// Height a colour bar lying across takes with its title and labels.
+double barAcrossHeight(const BarLabels& labels, const LayoutFonts& fonts);
+
 /// Shrinks font (down to 8 pt) until each part fits width_px on a line of its own.
 QFont fittingFont(const QStringList& parts, QFont font, double width_px);
 
@@ -139,5 +147,14 @@ double placeNotes(HeatmapLayout& layout, const QStringList& wrapped, const QFont
 
 /// {text}, or no line when text is empty.
 inline QStringList nonEmpty(const QString& text) { return text.isEmpty() ? QStringList() : QStringList{text}; }
+
+/// The token labels of a model view: the queries left of every thumbnail of the first column,
+/// the keys above every thumbnail of the first row (vertical text with keys_vertical), every
+/// k-th token where they would overlap and none reaching into a neighbour's half of the gap;
+/// q_offset and k_offset px further out (clear of a K/V group's box). Maps are in (layer, head)
+/// order. True when every token is labelled.
+bool placeThumbLabels(HeatmapLayout& layout, const Labels& q, const Labels& k, const QStringList& q_text,
+                      const QStringList& k_text, bool keys_vertical, int rows, int columns,
+                      bool transposed, int n_heads, double gap, double q_offset, double k_offset);
 
 }  // namespace attnlab::views::detail

@@ -401,22 +401,33 @@ void HeatmapDecor::draw(QCPPainter* painter) {
   painter->setPen(frame);
   if (!layout_.bar.isEmpty()) {
     const QRectF& bar = layout_.bar;
-    QImage strip(1, 256, QImage::Format_RGB32);
-    for (int y = 0; y < 256; ++y) {
-      const double v = scale_.lo + (scale_.hi - scale_.lo) * (255 - y) / 255.0;
-      strip.setPixel(0, y, scale_.color(v).rgb());
+    const bool across = layout_.bar_across;  // low values left, tick marks below
+    QImage strip(across ? 256 : 1, across ? 1 : 256, QImage::Format_RGB32);
+    for (int i = 0; i < 256; ++i) {
+      const double v = scale_.lo + (scale_.hi - scale_.lo) * (across ? i : 255 - i) / 255.0;
+      strip.setPixel(across ? i : 0, across ? 0 : i, scale_.color(v).rgb());
     }
     painter->drawImage(bar, strip);
     painter->setPen(frame);
     painter->drawRect(bar);
     for (double position : layout_.bar_ticks) {
-      const double y = bar.bottom() - position * bar.height();
-      painter->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+      if (across) {
+        const double x = bar.left() + position * bar.width();
+        painter->drawLine(QPointF(x, bar.bottom()), QPointF(x, bar.bottom() + 4));
+      } else {
+        const double y = bar.bottom() - position * bar.height();
+        painter->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+      }
     }
     if (layout_.bar_mark) {
-      const double y = bar.bottom() - *layout_.bar_mark * bar.height();
       painter->setPen(QPen(QColor(0xc0, 0x00, 0x40), 2.0));
-      painter->drawLine(QPointF(bar.left() - 3, y), QPointF(bar.right() + 4, y));
+      if (across) {
+        const double x = bar.left() + *layout_.bar_mark * bar.width();
+        painter->drawLine(QPointF(x, bar.top() - 3), QPointF(x, bar.bottom() + 4));
+      } else {
+        const double y = bar.bottom() - *layout_.bar_mark * bar.height();
+        painter->drawLine(QPointF(bar.left() - 3, y), QPointF(bar.right() + 4, y));
+      }
     }
   }
   painter->setAntialiasing(true);

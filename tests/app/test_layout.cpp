@@ -153,6 +153,34 @@ TEST_CASE("grid layout: the column count that gives the largest cells", "[layout
   }
 }
 
+TEST_CASE("grid layout: a minimum cell takes fewer columns and grows the canvas downward", "[layout]") {
+  // The window's default 8 heads in a 1280 × 720 projector's heads panel: 16-px cells that fit;
+  // with min_cell 20 the width holds 2 or 3 columns of 20-px cells and the grid scrolls.
+  for (int n : {11, 16}) {
+    views::GridRequest req = request(n, 8, QSize(890, 650), false, 1.0);
+    const views::HeatmapLayout fitted = views::layoutGrid(req);
+    REQUIRE(fitted.maps.front().cell < 20);
+    req.min_cell = 20;
+    const views::HeatmapLayout grown = views::layoutGrid(req);
+    INFO(n << " tokens");
+    requireClean(grown);
+    CHECK(grown.maps.front().cell >= 20);
+    CHECK(grown.columns >= 2);
+    CHECK(grown.columns < fitted.columns);
+    CHECK(grown.canvas.width() == 890);
+    CHECK(grown.canvas.height() > 650);
+    for (const views::MapGeometry& m : grown.maps) CHECK(m.cells.bottom() <= grown.canvas.height());
+    CHECK(grown.bar.bottom() <= 650);  // the colour bar in the first screen
+  }
+  // Too narrow for two columns of 20-px cells: the grid fits its canvas as before.
+  views::GridRequest narrow = request(11, 8, QSize(300, 650), false, 1.0);
+  const views::HeatmapLayout fitted = views::layoutGrid(narrow);
+  narrow.min_cell = 20;
+  const views::HeatmapLayout same = views::layoutGrid(narrow);
+  CHECK(same.canvas == fitted.canvas);
+  CHECK(same.columns == fitted.columns);
+}
+
 TEST_CASE("model view layout: square thumbnails, turned when that makes them larger", "[layout]") {
   views::ModelGridRequest req;
   for (int l = 0; l < 6; ++l) req.layer_titles << QStringLiteral("layer %1").arg(l);
@@ -175,6 +203,35 @@ TEST_CASE("model view layout: square thumbnails, turned when that makes them lar
     const QRectF span = first.united(last);
     CHECK((span.width() > 0.6 * canvas.width() || span.height() > 0.6 * canvas.height()));
   }
+}
+
+TEST_CASE("model view layout: wider than its panel, the colour bar lies across in view", "[layout]") {
+  // SmolLM2's 30 layers × 9 heads in a 230-px panel (beside the Interventions dock at 1024 × 768).
+  views::ModelGridRequest req;
+  for (int l = 0; l < 30; ++l) req.layer_titles << QStringLiteral("layer %1").arg(l);
+  for (int k = 0; k < 9; ++k) req.head_titles << QStringLiteral("head %1").arg(k);
+  req.n = 5;
+  req.title_parts = {QStringLiteral("SmolLM2-135M-Instruct")};
+  for (int i = 0; i <= 5; ++i) req.bar.ticks.push_back({i / 5.0, QString::number(i / 5.0)});
+  req.bar.title = QStringLiteral("attention weight");
+  req.fonts = fonts(1.0);
+  req.min_thumb = 48;
+  req.canvas = QSize(230, 640);
+  const views::HeatmapLayout layout = views::layoutModelGrid(req);
+  REQUIRE(layout.canvas.width() > 230);  // it scrolls sideways
+  CHECK(layout.bar_across);
+  CHECK(layout.bar.width() > layout.bar.height());
+  for (const views::DrawnText& t : layout.texts) {
+    if (!t.role.startsWith(QLatin1String("bar_"))) continue;
+    INFO(t.text.toStdString());
+    CHECK(t.rect.left() >= 0);
+    CHECK(t.rect.right() <= 230);
+  }
+  // Above the thumbnails, clear of them.
+  CHECK(layout.bar.bottom() < layout.maps.front().cells.top());
+  // A panel that holds the heads across keeps the bar standing right of the grid.
+  req.canvas = QSize(900, 640);
+  CHECK_FALSE(views::layoutModelGrid(req).bar_across);
 }
 
 }  // namespace attnlab_test_layout

@@ -2,9 +2,11 @@
 """check_layout.py LAYOUT.json [options]: checks what attention-lab --layout-json wrote.
 
 Always: every heatmap's cells square and drawn where laid out; every text on screen inside the
-window and apart from every other; a map with cells under 12 px only when its title calls it an
-overview ("overview" / "概览"); every control's text uncut (not clipped sideways by the panel it sits
-in, and as wide as its one-line text needs).
+window and apart from every other; the colour bar's texts, where their rows are on screen, not
+scrolled sideways out of the plot's visible part (a picture wider than its panel scrolls); a
+map with cells under 12 px only when its title calls it an overview ("overview" / "概览"); every
+control's text uncut (not clipped sideways by the panel it sits in, and as wide as its one-line
+text needs).
 
 Options:
   --labels N        at least N query labels (and N key labels) on the first map
@@ -13,6 +15,8 @@ Options:
   --view NAME       the plot or panel NAME (its objectName in "views") on screen: at least a third
                     of the window's width and half its height shown (a lesson step's own view)
   --no-scroll NAME  the panel NAME (a lesson's text) shows all of its text without scrolling
+  --min-cell PX     every map's cells at least PX px (a projector's readable default)
+  --min-label-pt PT every token label (query and key) at least PT points
 
 Prints one line per heatmap (cell size, labels, share); exits 1 naming the first problem."""
 import argparse
@@ -46,9 +50,18 @@ def check_heatmap(heatmap, window, args, problems):
         if any(m["drawn"][k] != m[k] for k in ("x", "y", "width", "height")):
             problems.append("map drawn at %s, laid out at %s" % (m["drawn"], m))
     screen = heatmap.get("on_screen", {"x": 0, "y": 0, **window})
-    # Texts on screen (a model view scrolls: the texts below its panel are further down the page).
+    # Texts on screen (a model view scrolls: the texts below its panel are further down the page,
+    # those of a picture wider than its panel further right).
     texts = [t for t in heatmap["texts"] if t["y"] < screen["y"] + screen["height"] and
-             t["y"] + t["height"] > screen["y"]]
+             t["y"] + t["height"] > screen["y"] and t["x"] < screen["x"] + screen["width"] and
+             t["x"] + t["width"] > screen["x"]]
+    # The colour bar is read beside the maps: where the panel shows its height (not scrolled down
+    # past it, as to a head role's top head), never sideways out of the panel.
+    for t in heatmap["texts"]:
+        shown_rows = t["y"] < screen["y"] + screen["height"] and t["y"] + t["height"] > screen["y"]
+        if t["role"] in ("bar_tick", "bar_title") and shown_rows and (
+                t["x"] < screen["x"] - 1 or t["x"] + t["width"] > screen["x"] + screen["width"] + 1):
+            problems.append("colour bar out of view: %r" % t["text"])
     for i, a in enumerate(texts):
         if a["x"] < -1 or a["x"] + a["width"] > window["width"] + 1:
             problems.append("outside the window: %r" % a["text"])
@@ -71,6 +84,12 @@ def check_heatmap(heatmap, window, args, problems):
             problems.append("model view thumbnails of %d px (want %d)" % (thumb, args.min_thumb))
         if maps[0]["n_q"] <= 32 and maps[0]["block"] != 1:
             problems.append("model view pooled %d tokens into blocks of %d" % (maps[0]["n_q"], maps[0]["block"]))
+    if args.min_cell and cell < args.min_cell:
+        problems.append("%s: %.1f-px cells (want %g)" % (heatmap["plot"], cell, args.min_cell))
+    points = [t["font_points"] for t in heatmap["texts"] if t["role"] in ("query_label", "key_label")]
+    if args.min_label_pt and (not points or min(points) < args.min_label_pt):
+        problems.append("%s: token labels of %s pt (want %g)" %
+                        (heatmap["plot"], min(points) if points else "no", args.min_label_pt))
     q = [t for t in heatmap["texts"] if t["role"] == "query_label" and t.get("map", 0) == 0]
     k = [t for t in heatmap["texts"] if t["role"] == "key_label" and t.get("map", 0) == 0]
     if not model_view and args.labels and (len(q) < args.labels or len(k) < args.labels):
@@ -101,6 +120,8 @@ def main():
     parser.add_argument("--min-thumb", type=float, default=0)
     parser.add_argument("--view", action="append", default=[])
     parser.add_argument("--no-scroll", action="append", default=[])
+    parser.add_argument("--min-cell", type=float, default=0)
+    parser.add_argument("--min-label-pt", type=float, default=0)
     args = parser.parse_args()
     args.labels = max(args.labels, args.legacy_labels)
     layout = json.load(open(args.layout))

@@ -3,7 +3,7 @@
 screen of that size (Qt's offscreen platform with a screen geometry) in English and in Chinese,
 in one layout, and checks each --layout-json with check_layout.py.
 
-LAYOUT: default | presentation | head | lesson | lesson-presentation | lesson-entropy | decode | lesson-kvcache |
+LAYOUT: default | projector | presentation | head | lesson | lesson-presentation | lesson-entropy | decode | lesson-kvcache |
 model-smollm2 | model-minilm | translator-additive | translator-transformer. The model layouts read ATTNLAB_SMOLLM2_GGUF /
 ATTNLAB_MINILM_DIR and exit 77 (skipped) without; the translators are bundled (their source: a date
 written in the language of the screenshot).
@@ -31,10 +31,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CAT = "The cat sat on the mat because it was tired."
 CHINESE = "我爱自然语言处理。注意力机制很有趣"  # 17 characters, one token each in the lab
 DATES = {"en": "March 3rd, 2021", "zh_CN": "2021年3月3日"}  # a translator's source per language
+PROJECTOR_CHINESE = "我爱自然语言处理注意力机制很有趣"  # 16 characters: the projector layout's most tokens
 
 # Per layout: the window's arguments, the check's options; "{text}" is the sentence of the language.
 LAYOUTS = {
     "default": ([], ["--labels", "{n}"]),
+    # The default window read on a projector (issue 50): up to 16 tokens, from 1280 × 720 on labels
+    # of 10 pt and cells of 20 px (the grid scrolls), not presentation mode; 16 tokens in Chinese.
+    "projector": ([], ["--labels", "{n}"]),
     "presentation": (["--presentation"], ["--labels", "{n}"]),
     "head": (["--head", "2"], ["--labels", "{n}"]),
     # A lesson step's own view in front and large, its text without scrolling (issue 50).
@@ -60,7 +64,7 @@ LESSON_DIR = os.path.join(HERE, "..", "..", "resources", "lessons")
 # A lesson step's view (its "view" in the lesson file) → the objectName of what shows it.
 VIEW_OBJECTS = {"heads": "gridPlot", "compare": "gridPlot", "decode": "gridPlot", "entropy": "entropyPlot",
                 "saturation": "saturationPlot", "histogram": "histogramPlot", "cost": "costPlot",
-                "head-similarity": "lessonSimilarityPlot", "head-roles": "headRolesPanel",
+                "head-similarity": "headSimilarityPlot", "head-roles": "headRolesPanel",
                 "training": "trainingPlot", "dla": "interventionPlot", "logit-lens": "interventionPlot"}
 
 
@@ -106,7 +110,10 @@ def run_layout(binary, screen, layout, args, checks, out):
     failed = False
     for lang, text in (("en", CAT), ("zh_CN", CHINESE)):
         base = os.path.join(out, "%s-%s-%s" % (layout, screen, lang))
-        tokens = 11 if lang == "en" else 17  # the lab's tokenizer: words and punctuation, one per character in Chinese
+        if layout == "projector" and lang == "zh_CN":
+            text = PROJECTOR_CHINESE
+        # The lab's tokenizer: words and punctuation, one per character in Chinese.
+        tokens = 11 if lang == "en" else len(text)
         command = [binary] + args + ["--lang", lang, "--screenshot", base + ".png", "--layout-json", base + ".json"]
         if layout.startswith("translator"):
             command += ["--source", DATES[lang]]
@@ -125,6 +132,8 @@ def run_layout(binary, screen, layout, args, checks, out):
         options = [c.replace("{n}", str(tokens)) for c in checks]
         if width >= 1280 and height >= 720 and layout == "default":
             options += ["--share", "0.55"]
+        if width >= 1280 and height >= 720 and layout == "projector":
+            options += ["--min-cell", "20", "--min-label-pt", "10"]
         check = subprocess.run([sys.executable, os.path.join(HERE, "check_layout.py"), base + ".json"] + options,
                                capture_output=True, text=True)
         print("%s %s: %s%s" % (layout, lang, check.stdout.strip(), check.stderr.strip() and "\n  " + check.stderr.strip().replace("\n", "\n  ")))
