@@ -86,7 +86,13 @@ void drawPanels(QCustomPlot& plot, const QString& title, std::vector<Panel> pane
   panel_font.setPointSizeF(9.5 * scale);
   QFont tick_font = plot.font();
   tick_font.setPointSizeF(8.5 * scale);
-  auto* heading = new QCPTextElement(&plot, wrapWords(title, title_font, canvas.width() - 40), title_font);
+  // The grid's panels and colour bar have fixed widths, and the layout's column is no wider than
+  // its narrowest row's maximum: the title, the captions and the note wrap to what the panels
+  // take (their cells, about 70 px of axis each, the bar), not to the canvas.
+  double content = 70.0;
+  for (const Panel& panel : panels) content += static_cast<double>(panel.values.cols()) * panel.cell_w + 70.0;
+  const double text_width = std::min(canvas.width() - 40.0, content);
+  auto* heading = new QCPTextElement(&plot, wrapWords(title, title_font, text_width), title_font);
   heading->setObjectName(QStringLiteral("title"));
   plot.plotLayout()->addElement(0, 0, heading);
   auto* grid = new QCPLayoutGrid;
@@ -99,7 +105,8 @@ void drawPanels(QCustomPlot& plot, const QString& title, std::vector<Panel> pane
     Panel& panel = panels[p];
     const auto rows = static_cast<int>(panel.values.rows());
     const auto cols = static_cast<int>(panel.values.cols());
-    auto* label = new QCPTextElement(&plot, panel.caption, panel_font);
+    auto* label = new QCPTextElement(
+        &plot, wrapWords(panel.caption, panel_font, cols * panel.cell_w + 60.0), panel_font);
     grid->addElement(0, static_cast<int>(p), label);
     auto* rect = new QCPAxisRect(&plot);
     grid->addElement(1, static_cast<int>(p), rect);
@@ -168,7 +175,7 @@ void drawPanels(QCustomPlot& plot, const QString& title, std::vector<Panel> pane
   bar->setMaximumSize(70, QWIDGETSIZE_MAX);
   // A small canvas (the window's dock) keeps its height for the cells; the note is the picture's.
   if (canvas.height() >= 420) {
-    auto* under = new QCPTextElement(&plot, wrapWords(note, panel_font, canvas.width() - 40), panel_font);
+    auto* under = new QCPTextElement(&plot, wrapWords(note, panel_font, text_width), panel_font);
     under->setObjectName(QStringLiteral("note"));
     plot.plotLayout()->addElement(2, 0, under);
     plot.plotLayout()->setRowStretchFactors({0.001, 1, 0.001});
