@@ -160,7 +160,7 @@ void GenerateBox::retranslate() {
   cache_window_->setSpecialValueText(tr("full"));
   int8_->setText(tr("int8 activations (faster, as llama.cpp)"));
   int8_->setToolTip(QStringLiteral("--int8-activations: ") +
-                    tr("Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K weights by activations rounded to "
+                    tr("Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS weights by activations rounded to "
                        "int8, prompts and steps alike, as llama.cpp does: faster, but not float32's numbers "
                        "(the picture says so)"));
 }

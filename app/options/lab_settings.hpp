@@ -90,7 +90,7 @@ struct LabSettings {
   /// role badges). Independent of the text: the session keeps them while the model stays.
   bool head_roles = false;
   /// Model: the weight products (prompts, each generated token's step, the next-token
-  /// predictions) multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K weights by int8
+  /// predictions) multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS weights by int8
   /// activations, as llama.cpp does
   /// (ModelRunOptions::int8_activations): faster, not float32's numbers; the pictures say so.
   bool int8_activations = false;

@@ -230,7 +230,7 @@ const OptionSpec kEntries[] = {
    Group::kModel, kCompute, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.head_roles = true; },
    [](const Options& o) { return flag(o.lab.head_roles); }},
-  {"int8-activations", Kind::kFlag, "", "multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K weights by int8 activations (prompts, generated tokens, next-token predictions), as llama.cpp does: faster, not float32's numbers",
+  {"int8-activations", Kind::kFlag, "", "multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS weights by int8 activations (prompts, generated tokens, next-token predictions), as llama.cpp does: faster, not float32's numbers",
    Group::kModel, kRunCommands | kGenerate, Applies::kModelOnly, 0, 0, false, {},
    [](Options& o, const Value&) { o.lab.int8_activations = true; },
    [](const Options& o) { return flag(o.lab.int8_activations); }},

@@ -302,8 +302,8 @@ ZH.update({
     "int8 activations in the weight products (as llama.cpp; not float32's numbers)":
         "权重乘积使用 int8 激活值（与 llama.cpp 相同；数值不是 float32 的）",
     "int8 activations (faster, as llama.cpp)": "int8 激活值（更快，与 llama.cpp 相同）",
-    "Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K weights by activations rounded to int8, prompts and steps alike, as llama.cpp does: faster, but not float32's numbers (the picture says so)":
-        "把 Q8_0、Q4_0、Q4_1、Q5_0、Q5_1、Q4_K、Q5_K 和 Q6_K 权重与舍入到 int8 的激活值相乘（提示和每一步都如此），与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）",
+    "Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS weights by activations rounded to int8, prompts and steps alike, as llama.cpp does: faster, but not float32's numbers (the picture says so)":
+        "把 Q8_0、Q4_0、Q4_1、Q5_0、Q5_1、Q4_K、Q5_K、Q6_K、IQ4_NL 和 IQ4_XS 权重与舍入到 int8 的激活值相乘（提示和每一步都如此），与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）",
     "%1 queries × %2 keys": "%1 个查询 × %2 个键",
     "%1 tokens": "%1 个词元",
     "overview: %1 × %1-token blocks, %2": "概览：%1 × %1 词元块，%2",

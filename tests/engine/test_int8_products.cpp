@@ -9,7 +9,7 @@
 // - it stays within the quantisation's own bound of the float32 product: |Σ w·(x − x̃)| ≤
 //   Σ |w|·d/2 (each |x − x̃| ≤ d/2);
 // - Int8ActivationsScope switches the one-row products of the types that have an int8 kernel
-//   (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) and of no other, and restores what it found;
+//   (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS) and of no other, and restores what it found;
 // - a short prompt's product (fewer than 8 rows, kInt8Rows at a time) gives each row the one-row
 //   product's value bit for bit, whatever the number of rows a call takes, and a matrix with a
 //   segment of another type stays float32 whole;
@@ -52,6 +52,8 @@ constexpr Int8Type kTypes[] = {
     {"Q4_K", 12, &kernels::QuantKernel::q4_k, 256},
     {"Q5_K", 13, &kernels::QuantKernel::q5_k, 256},
     {"Q6_K", 14, &kernels::QuantKernel::q6_k, 256},
+    {"IQ4_NL", 20, &kernels::QuantKernel::iq4_nl, 32},
+    {"IQ4_XS", 23, &kernels::QuantKernel::iq4_xs, 256},
 };
 
 const SafeTensors& golden() {
@@ -188,7 +190,7 @@ TEST_CASE("int8 products equal the dequantised weights times the dequantised act
 
 TEST_CASE("Int8ActivationsScope switches the one-row products of the types with an int8 kernel only",
           "[linear][quant][int8]") {
-  for (const char* name : {"Q8_0", "Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_K", "IQ4_XS"}) {
+  for (const char* name : {"Q8_0", "Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_K", "IQ4_XS", "Q3_K"}) {
     INFO(name);
     std::uint32_t type = 0;
     for (std::uint32_t t = 0; t < 40; ++t) {
@@ -221,7 +223,7 @@ TEST_CASE("Int8ActivationsScope switches the one-row products of the types with 
       CHECK(linear::int8Activations());
     }
     CHECK_FALSE(linear::int8Activations());
-    const bool has_int8 = std::string(name) != "IQ4_XS";
+    const bool has_int8 = std::string(name) != "Q3_K";
     const bool same = (quantised.array() == plain.array()).all();
     CHECK(same != has_int8);
     // Within 2 % of the largest product: int8's rounding, not another matrix.
@@ -276,7 +278,7 @@ TEST_CASE("a prompt's int8 product gives every row the one-row product's value, 
   }
   // A segment without an int8 kernel keeps the whole matrix float32.
   linear::WeightMatrix mixed(goldenRows("Q4_K", 256));
-  mixed.append(goldenRows("IQ4_XS", 256));
+  mixed.append(goldenRows("Q3_K", 256));
   Matrix plain;
   {
     const linear::Int8ActivationsScope off(false);

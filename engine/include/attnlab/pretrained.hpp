@@ -219,7 +219,7 @@ struct ModelRunOptions {
   /// refused before any layer runs.
   long long memory_budget = 0;
   /// The weight products (a prompt's, a generation's steps, the logits) of Q8_0, Q4_0, Q4_1,
-  /// Q5_0, Q5_1, Q4_K, Q5_K and Q6_K weights multiply the activations quantised to int8, as llama.cpp computes (its Q8_0 / Q8_K
+  /// Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS weights multiply the activations quantised to int8, as llama.cpp computes (its Q8_0 / Q8_K
   /// activations: blocks of 32 or 256 with one scale, max |x| / 127): faster on every CPU path,
   /// but no longer HuggingFace's float32 numbers (a product moves by about 0.4 % of its size). Off
   /// by default; the pictures say when it is on. Other types stay float32

@@ -22,8 +22,8 @@
 // instead, and the same integers come out.
 
 /// What the int8 GEMM needs of a type: blocks of kBlock elements, sub-blocks of kSub, values
-/// 0 ≤ u ≤ kUMax — or, kSigned (Q8_0), signed bytes |u| ≤ 127 multiplied as |u| by x with u's
-/// sign (pair sums at most 2·127·127: one group a 16-bit sum).
+/// 0 ≤ u ≤ kUMax — or, kSigned (Q8_0, IQ4_NL, IQ4_XS), signed bytes |u| ≤ 127 (Q8_0: 128)
+/// multiplied as |u| by x with u's sign (pair sums at most 2·128·127: one group a 16-bit sum).
 template <int kBlock_, int kSub_, int kUMax, bool kSigned_ = false>
 struct Int8GemmShape {
   static constexpr int kBlock = kBlock_, kSub = kSub_;
@@ -111,6 +111,30 @@ struct Q8_0Gemm {
     memcpy(o.u, b + 2, 32);
     o.sc[0] = 1;
     o.m[0] = 0;
+    o.d = half(b);
+    o.dmin = 0.0f;
+  }
+};
+
+/// IQ4_NL (blocks of 32) and IQ4_XS (kXs: blocks of 256, sub-blocks of 32 scaled by ls − 32):
+/// signed levels, w = d·sc·level, no minimum.
+template <bool kXs>
+struct IQ4Gemm {
+  using Shape = Int8GemmShape<kXs ? 256 : 32, 32, 127, true>;
+  static constexpr int kBytes = kXs ? 136 : 18;
+  static void decode(const unsigned char* b, Decoded<Shape>& o) {
+    for (int ib = 0; ib < Shape::kSubs; ++ib) {
+      if constexpr (kXs) {
+        const unsigned scales_h = static_cast<unsigned>(b[2] | b[3] << 8);
+        const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((scales_h >> (2 * ib)) & 3) << 4);
+        o.sc[ib] = static_cast<short>(ls - 32);
+        iq4Levels(b + 8 + 16 * ib, reinterpret_cast<signed char*>(o.u + 32 * ib));
+      } else {
+        o.sc[ib] = 1;
+        iq4Levels(b + 2, reinterpret_cast<signed char*>(o.u));
+      }
+      o.m[ib] = 0;
+    }
     o.d = half(b);
     o.dmin = 0.0f;
   }
@@ -318,8 +342,10 @@ void gemmTile(const Int8Panel& p, long blocks, const Int8Activations* x, const i
             a32[i] = _mm512_dpbusd_epi32(a32[i], w, lanesBroadcast(x[i].q + k * S::kBlock + e));
         }
         for (int i = 0; i < R; ++i) {
-          if constexpr (S::kSigned) {  // one sub-block a block: its Σ q is the pair's low half
-            const __m512i sum = _mm512_srai_epi32(_mm512_slli_epi32(lanesBroadcast(pairs[i] + k * S::kPairs), 16), 16);
+          if constexpr (S::kSigned) {  // sub-block j's Σ q: half j % 2 of pair word j / 2
+            const __m512i word = lanesBroadcast(pairs[i] + k * S::kPairs + j / 2);
+            const __m512i sum = j % 2 == 0 ? _mm512_srai_epi32(_mm512_slli_epi32(word, 16), 16)
+                                           : _mm512_srai_epi32(word, 16);
             a32[i] = _mm512_sub_epi32(a32[i], _mm512_slli_epi32(sum, 7));
           }
           isum[i] = _mm512_add_epi32(isum[i], _mm512_mullo_epi32(a32[i], scale));

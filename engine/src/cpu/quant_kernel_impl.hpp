@@ -862,6 +862,10 @@ constexpr QuantType kType<Q5_K> = int8Type<Q5_K, KInt8<Q5_KInt8>, 256, Q5_KGemm>
 template <>
 constexpr QuantType kType<Q6_K> = int8Type<Q6_K, KInt8<Q6_KInt8>, 256, Q6_KGemm>();
 template <>
+constexpr QuantType kType<IQ4_NL> = int8Type<IQ4_NL, IQ4Int8<false>, 32, IQ4Gemm<false>>();
+template <>
+constexpr QuantType kType<IQ4_XS> = int8Type<IQ4_XS, IQ4Int8<true>, 256, IQ4Gemm<true>>();
+template <>
 constexpr QuantType kType<Q8_0> = int8Type<Q8_0, Q8_0Int8, 32, Q8_0Gemm>();
 
 }  // namespace

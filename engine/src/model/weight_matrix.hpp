@@ -109,7 +109,7 @@ Matrix timesTransposedOn(CpuPath path, const Matrix& x, const WeightMatrix& w,
 
 /// While one lives, the weight products on its thread (timesTransposed and timesVector: a
 /// prompt's products, a generation's steps, the logits) multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1,
-/// Q4_K, Q5_K and Q6_K weights by the activations quantised to int8 as llama.cpp does
+/// Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS weights by the activations quantised to int8 as llama.cpp does
 /// (kernels::Int8Activations: ~0.4 % of a product's size off the float32 product, and faster):
 /// - one row, and prompts of fewer than 8 rows: the one-row int8 kernels (a prompt's row then
 ///   equals the one-row product of the same activations bit for bit);
