@@ -137,21 +137,18 @@ double bestCell(const Labels& q, const Labels& k, int n_q, int n_k, int block, d
   return lo;
 }
 
-void placeBar(HeatmapLayout& layout, const QRectF& bar, const BarLabels& labels,
-              const LayoutFonts& fonts) {
-  layout.bar = bar;
-  const QFontMetricsF fm(fonts.note);
-  const double x = bar.right() + kTickLength + 3;
-  auto rectAt = [&](double position, const QString& text) {
-    const QSizeF size = measureText(text, fonts.note);
-    const double y = bar.bottom() - position * bar.height() - size.height() / 2;
-    return QRectF(x, y, size.width(), size.height());
-  };
+/// The colour bar's mark and tick labels at rectAt(position, text), the mark first, then the
+/// ends, then the inner ticks, each kept only where it does not touch one kept before (`pad`
+/// widens the test: a label's rows above and below, or its sides); the kept ticks added to the
+/// layout in order. Returns the widest label kept (px).
+template <class RectAt>
+double placeBarLabels(HeatmapLayout& layout, const BarLabels& labels, const LayoutFonts& fonts,
+                      RectAt rectAt, QMarginsF pad) {
   std::vector<QRectF> kept;
   double widest = 0;
-  auto free = [&kept](const QRectF& r) {
+  auto free = [&kept, pad](const QRectF& r) {
     for (const QRectF& k : kept)
-      if (r.adjusted(0, -1, 0, 1).intersects(k)) return false;
+      if ((r + pad).intersects(k)) return false;
     return true;
   };
   if (labels.mark) {
@@ -184,6 +181,20 @@ void placeBar(HeatmapLayout& layout, const QRectF& bar, const BarLabels& labels,
     t.index = static_cast<int>(i);
     layout.texts.push_back(t);
   }
+  return widest;
+}
+
+void placeBar(HeatmapLayout& layout, const QRectF& bar, const BarLabels& labels,
+              const LayoutFonts& fonts) {
+  layout.bar = bar;
+  const QFontMetricsF fm(fonts.note);
+  const double x = bar.right() + kTickLength + 3;
+  auto rectAt = [&](double position, const QString& text) {
+    const QSizeF size = measureText(text, fonts.note);
+    const double y = bar.bottom() - position * bar.height() - size.height() / 2;
+    return QRectF(x, y, size.width(), size.height());
+  };
+  const double widest = placeBarLabels(layout, labels, fonts, rectAt, QMarginsF(0, 1, 0, 1));
   if (!labels.title.isEmpty()) {
     // As long as the bar at most: a smaller font, then elided.
     QFont font = fonts.bar_title;
@@ -235,40 +246,7 @@ double placeBarAcross(HeatmapLayout& layout, const QPointF& at, double width, co
     const QSizeF size = measureText(text, fonts.note);
     return QRectF(bar.left() + position * bar.width() - size.width() / 2, label_y, size.width(), size.height());
   };
-  std::vector<QRectF> kept;
-  auto free = [&kept](const QRectF& r) {
-    for (const QRectF& k : kept)
-      if (r.adjusted(-3, 0, 3, 0).intersects(k)) return false;
-    return true;
-  };
-  if (labels.mark) {
-    const QRectF r = rectAt(labels.mark->position, labels.mark->text);
-    kept.push_back(r);
-    layout.bar_mark = labels.mark->position;
-    layout.texts.push_back({QStringLiteral("bar_mark"), labels.mark->text, fonts.note, r,
-                            Orientation::kHorizontal, Qt::AlignLeft, QColor(0xc0, 0x00, 0x40)});
-  }
-  std::vector<std::size_t> order;
-  if (!labels.ticks.empty()) {
-    order.push_back(0);
-    if (labels.ticks.size() > 1) order.push_back(labels.ticks.size() - 1);
-    for (std::size_t i = 1; i + 1 < labels.ticks.size(); ++i) order.push_back(i);
-  }
-  std::vector<std::pair<std::size_t, QRectF>> chosen;
-  for (std::size_t i : order) {
-    const QRectF r = rectAt(labels.ticks[i].position, labels.ticks[i].text);
-    if (!free(r)) continue;
-    kept.push_back(r);
-    chosen.emplace_back(i, r);
-  }
-  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [i, r] : chosen) {
-    layout.bar_ticks.push_back(labels.ticks[i].position);
-    DrawnText t{QStringLiteral("bar_tick"), labels.ticks[i].text, fonts.note, r};
-    t.align = Qt::AlignLeft;
-    t.index = static_cast<int>(i);
-    layout.texts.push_back(t);
-  }
+  placeBarLabels(layout, labels, fonts, rectAt, QMarginsF(3, 0, 3, 0));
   return barAcrossHeight(labels, fonts);
 }
 

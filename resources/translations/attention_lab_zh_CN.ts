@@ -386,8 +386,8 @@
         <translation>int8 激活值（更快，与 llama.cpp 相同）</translation>
     </message>
     <message>
-        <source>Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K weights by activations rounded to int8, prompts and steps alike, as llama.cpp does: faster, but not float32's numbers (the picture says so)</source>
-        <translation>把 Q8_0、Q4_0、Q4_1、Q5_0、Q5_1、Q4_K、Q5_K 和 Q6_K 权重与舍入到 int8 的激活值相乘（提示和每一步都如此），与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）</translation>
+        <source>Multiply Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS weights by activations rounded to int8, prompts and steps alike, as llama.cpp does: faster, but not float32's numbers (the picture says so)</source>
+        <translation>把 Q8_0、Q4_0、Q4_1、Q5_0、Q5_1、Q4_K、Q5_K、Q6_K、IQ4_NL 和 IQ4_XS 权重与舍入到 int8 的激活值相乘（提示和每一步都如此），与 llama.cpp 相同：更快，但数值不是 float32 的（图中会注明）</translation>
     </message>
 </context>
 <context>
