@@ -125,9 +125,7 @@ struct IQ4Gemm {
   static void decode(const unsigned char* b, Decoded<Shape>& o) {
     for (int ib = 0; ib < Shape::kSubs; ++ib) {
       if constexpr (kXs) {
-        const unsigned scales_h = static_cast<unsigned>(b[2] | b[3] << 8);
-        const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((scales_h >> (2 * ib)) & 3) << 4);
-        o.sc[ib] = static_cast<short>(ls - 32);
+        o.sc[ib] = static_cast<short>(iq4xsScale(b, ib));
         iq4Levels(b + 8 + 16 * ib, reinterpret_cast<signed char*>(o.u + 32 * ib));
       } else {
         o.sc[ib] = 1;

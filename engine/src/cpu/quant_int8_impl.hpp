@@ -24,13 +24,13 @@ typedef __m256i Chunk;  // 32 weights' bytes
 inline Chunk loadChunk(const unsigned char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline Chunk nibbleLow(Chunk v) { return _mm256_and_si256(v, _mm256_set1_epi8(15)); }
 inline Chunk nibbleHigh(Chunk v) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(15)); }
-inline Chunk bitsAt(Chunk v, int shift) {  // (v >> shift) & 3, moved to bits 4 and 5
-  return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x30));
+/// (v >> shift) & (2^kWidth − 1), moved to bit 4 on: Q6_K's two high bits, Q5_K's fifth.
+template <int kWidth>
+inline Chunk bitsAt(Chunk v, int shift) {
+  return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift),
+                          _mm256_set1_epi8(static_cast<char>(((1 << kWidth) - 1) << 4)));
 }
 inline Chunk orChunk(Chunk a, Chunk b) { return _mm256_or_si256(a, b); }
-inline Chunk bitAt(Chunk v, int shift) {  // (v >> shift) & 1, moved to bit 4 (Q5_K's fifth bit)
-  return _mm256_and_si256(shift >= 4 ? _mm256_srli_epi16(v, shift - 4) : _mm256_slli_epi16(v, 4 - shift), _mm256_set1_epi8(0x10));
-}
 #endif
 #if defined(ATTNLAB_INT8_512)
 /// A block's sixteen 16-bit scales (scale i for its weights [16i, 16i + 16)).
@@ -91,14 +91,13 @@ inline Chunk nibbleHigh(Chunk v) {
   const __m128i m = _mm_set1_epi8(15);
   return {_mm_and_si128(_mm_srli_epi16(v.lo, 4), m), _mm_and_si128(_mm_srli_epi16(v.hi, 4), m)};
 }
+template <int kWidth>
 inline __m128i bits128(__m128i v, int shift) {
-  return _mm_and_si128(shift >= 4 ? _mm_srli_epi16(v, shift - 4) : _mm_slli_epi16(v, 4 - shift), _mm_set1_epi8(0x30));
+  return _mm_and_si128(shift >= 4 ? _mm_srli_epi16(v, shift - 4) : _mm_slli_epi16(v, 4 - shift),
+                       _mm_set1_epi8(static_cast<char>(((1 << kWidth) - 1) << 4)));
 }
-inline Chunk bitsAt(Chunk v, int shift) { return {bits128(v.lo, shift), bits128(v.hi, shift)}; }
-inline __m128i bit128(__m128i v, int shift) {
-  return _mm_and_si128(shift >= 4 ? _mm_srli_epi16(v, shift - 4) : _mm_slli_epi16(v, 4 - shift), _mm_set1_epi8(0x10));
-}
-inline Chunk bitAt(Chunk v, int shift) { return {bit128(v.lo, shift), bit128(v.hi, shift)}; }
+template <int kWidth>
+inline Chunk bitsAt(Chunk v, int shift) { return {bits128<kWidth>(v.lo, shift), bits128<kWidth>(v.hi, shift)}; }
 inline Chunk orChunk(Chunk a, Chunk b) { return {_mm_or_si128(a.lo, b.lo), _mm_or_si128(a.hi, b.hi)}; }
 inline __m128i dot16(__m128i w, const signed char* x, int s) {
   return _mm_madd_epi16(_mm_maddubs_epi16(w, _mm_loadu_si128(reinterpret_cast<const __m128i*>(x))),
@@ -121,8 +120,11 @@ struct Chunk {
 inline Chunk loadChunk(const unsigned char* p) { Chunk c; memcpy(c.b, p, 32); return c; }
 inline Chunk nibbleLow(Chunk v) { for (auto& b : v.b) b &= 15; return v; }
 inline Chunk nibbleHigh(Chunk v) { for (auto& b : v.b) b >>= 4; return v; }
-inline Chunk bitsAt(Chunk v, int shift) { for (auto& b : v.b) b = static_cast<unsigned char>(((b >> shift) & 3) << 4); return v; }
-inline Chunk bitAt(Chunk v, int shift) { for (auto& b : v.b) b = static_cast<unsigned char>(((b >> shift) & 1) << 4); return v; }
+template <int kWidth>
+inline Chunk bitsAt(Chunk v, int shift) {
+  for (auto& b : v.b) b = static_cast<unsigned char>(((b >> shift) & ((1 << kWidth) - 1)) << 4);
+  return v;
+}
 inline Chunk orChunk(Chunk a, Chunk b) { for (int i = 0; i < 32; ++i) a.b[i] |= b.b[i]; return a; }
 struct Scales16 {
   const short* s;
@@ -209,8 +211,8 @@ struct QK4Int8 {
       const Chunk v = loadChunk(b + kQs + 32 * j);
       Chunk lo = nibbleLow(v), hi = nibbleHigh(v);
       if constexpr (kFifth) {
-        lo = orChunk(lo, bitAt(qh, 2 * j));
-        hi = orChunk(hi, bitAt(qh, 2 * j + 1));
+        lo = orChunk(lo, bitsAt<1>(qh, 2 * j));
+        hi = orChunk(hi, bitsAt<1>(qh, 2 * j + 1));
       }
       for (int i = 0; i < R; ++i) isum[i] += dot64<j>(lo, hi, x[i].q + k * 256 + 64 * j, scales);
     };
@@ -264,8 +266,8 @@ struct Q6_KInt8 {
     auto half128 = [&]<int n>() __attribute__((always_inline)) {
       const unsigned char* ql = b + 64 * n;
       const Chunk a = loadChunk(ql), a2 = loadChunk(ql + 32), h = loadChunk(b + 128 + 32 * n);
-      const Chunk q1 = orChunk(nibbleLow(a), bitsAt(h, 0)), q2 = orChunk(nibbleLow(a2), bitsAt(h, 2));
-      const Chunk q3 = orChunk(nibbleHigh(a), bitsAt(h, 4)), q4 = orChunk(nibbleHigh(a2), bitsAt(h, 6));
+      const Chunk q1 = orChunk(nibbleLow(a), bitsAt<2>(h, 0)), q2 = orChunk(nibbleLow(a2), bitsAt<2>(h, 2));
+      const Chunk q3 = orChunk(nibbleHigh(a), bitsAt<2>(h, 4)), q4 = orChunk(nibbleHigh(a2), bitsAt<2>(h, 6));
       for (int i = 0; i < R; ++i) {
         const signed char* xq = x[i].q + k * 256 + 128 * n;
         isum[i] += dot64<2 * n>(q1, q2, xq, scales);

@@ -53,9 +53,7 @@ struct IQ4Int8 {
         float dl = d;
         const unsigned char* qs = b + 2 + 16 * ib;
         if constexpr (kXs) {
-          const unsigned scales_h = static_cast<unsigned>(b[2] | b[3] << 8);
-          const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((scales_h >> (2 * ib)) & 3) << 4);
-          dl = d * static_cast<float>(ls - 32);
+          dl = d * static_cast<float>(iq4xsScale(b, ib));
           qs = b + 8 + 16 * ib;
         }
         iq4Levels(qs, w);

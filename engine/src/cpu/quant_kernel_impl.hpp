@@ -561,16 +561,21 @@ struct IQ4_NL {
 
 // block_iq4_xs { half d; uint16 scales_h; uint8 scales_l[4]; uint8 qs[128]; }: 8 sub-blocks of
 // 32 with a 6-bit scale ls (4 bits from scales_l, 2 from scales_h), w = (d·(ls − 32))·level.
+
+/// Sub-block ib's ls − 32 of the IQ4_XS block b (the float decoder and the int8 kernels alike).
+inline int iq4xsScale(const unsigned char* b, int ib) {
+  const unsigned scales_h = static_cast<unsigned>(b[2] | b[3] << 8);
+  return (((b[4 + ib / 2] >> 4 * (ib % 2)) & 0xF) | (((scales_h >> 2 * ib) & 3) << 4)) - 32;
+}
+
 struct IQ4_XS {
   static constexpr int kBlock = 256, kBytes = 136;
   template <class S>
   static void decode(const unsigned char* b, S& s) {
     const float d = half(b);
-    const unsigned scales_h = static_cast<unsigned>(b[2] | b[3] << 8);
     #pragma GCC unroll 16
     for (int ib = 0; ib < 8; ++ib) {
-      const int ls = ((b[4 + ib / 2] >> 4 * (ib % 2)) & 0xF) | (((scales_h >> 2 * ib) & 3) << 4);
-      const float dl = d * static_cast<float>(ls - 32);
+      const float dl = d * static_cast<float>(iq4xsScale(b, ib));
       const unsigned char* q = b + 8 + 16 * ib;
       #pragma GCC unroll 16
       for (int c = 0; c < 16; c += kLanes) {
